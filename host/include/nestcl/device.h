@@ -1,0 +1,144 @@
+/*
+ * nestcl device layer: finds OpenCL devices, opens one context with N command
+ * queues ("GPU streams") per device, builds programs through an on-disk binary
+ * cache and accounts for every buffer it allocates. Everything above it (the
+ * engine, the tests, nestcl-info) reaches OpenCL through this header, so that
+ * device selection, build logs and memory limits are reported in one way.
+ *
+ * Conventions (DESIGN.md §6): every function returns 0 or a negative NESTCL_E*
+ * code; the message, with context, is in nestcl_last_error(). Nothing here
+ * prints or exits.
+ */
+#ifndef NESTCL_DEVICE_H
+#define NESTCL_DEVICE_H
+
+#ifndef CL_TARGET_OPENCL_VERSION
+#define CL_TARGET_OPENCL_VERSION 120
+#endif
+#include <CL/cl.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Status codes. */
+#define NESTCL_OK 0
+#define NESTCL_EINVAL (-1)  /* bad argument or user input (usage error) */
+#define NESTCL_ENODEV (-2)  /* no device matches the spec */
+#define NESTCL_EBUILD (-3)  /* program build failed; message holds the build log */
+#define NESTCL_ENOMEM (-4)  /* allocation over the device's limits; message holds the sizes */
+#define NESTCL_ECL (-5)     /* another OpenCL error; message names the call and the code */
+#define NESTCL_EIO (-6)     /* file system error (cache, output files) */
+#define NESTCL_ERUNTIME (-7) /* other run-time failure (overflow detected, MPI, ...) */
+
+/* The message of the last failure in this thread, never NULL. */
+const char *nestcl_last_error(void);
+/* Sets the thread's message (printf-style) and returns code; for use by all of libnestcl. */
+int nestcl_set_error(int code, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+/* Name of an OpenCL error code, e.g. "CL_OUT_OF_RESOURCES". */
+const char *nestcl_cl_error_name(cl_int err);
+
+/* What nestcl-info prints about one device. */
+typedef struct nestcl_device_info {
+  int platform_index;
+  int device_index;          /* index within its platform */
+  int type_index;            /* index among devices of the same type (cpu/gpu/accelerator) over all platforms */
+  char platform_name[128];
+  char device_name[256];
+  char vendor[128];
+  char driver_version[128];
+  char device_version[128];
+  const char *type;          /* "cpu", "gpu", "accelerator", "other" */
+  cl_uint compute_units;
+  cl_ulong global_mem_bytes;
+  cl_ulong max_alloc_bytes;
+  int fp64;                  /* cl_khr_fp64 or a 1.2+ device reporting double support */
+  int int64_atomics;         /* cl_khr_int64_base_atomics */
+  size_t preferred_wg_multiple; /* CL_KERNEL_PREFERRED_WORK_GROUP_SIZE_MULTIPLE of a trivial kernel */
+  cl_platform_id platform;
+  cl_device_id device;
+} nestcl_device_info;
+
+/* All devices of all platforms. *out is malloc'ed; free() it. */
+int nestcl_list_devices(nestcl_device_info **out, int *count);
+
+/*
+ * Resolves a device spec: "cpu", "gpu", "gpu:1", "<platform substring>:<index>",
+ * or NULL/"" meaning $NESTCL_DEVICE, and if that is unset: the first GPU, else
+ * the first device. A spec that matches nothing returns NESTCL_ENODEV with a
+ * message listing every device available. A malformed spec returns NESTCL_EINVAL.
+ */
+int nestcl_select_device(const char *spec, nestcl_device_info *out);
+
+/* One context on one device, with n_queues in-order command queues. */
+typedef struct nestcl_device nestcl_device;
+
+int nestcl_device_open(const char *spec, int n_queues, nestcl_device **out);
+void nestcl_device_close(nestcl_device *dev);
+const nestcl_device_info *nestcl_device_get_info(const nestcl_device *dev);
+cl_context nestcl_device_context(const nestcl_device *dev);
+cl_device_id nestcl_device_id(const nestcl_device *dev);
+int nestcl_device_queue_count(const nestcl_device *dev);
+cl_command_queue nestcl_device_queue(const nestcl_device *dev, int index);
+
+/*
+ * Program building with a binary cache. The key is a hash of the source,
+ * the options, the device name and the driver version. The cache directory is
+ * $NESTCL_CACHE_DIR, else $XDG_CACHE_HOME/nestcl, else $HOME/.cache/nestcl;
+ * NESTCL_CACHE_DIR=off disables the cache. Entries are written to a temporary
+ * file and renamed, so concurrent processes never see half an entry; an entry
+ * whose checksum or binary does not load is rebuilt and overwritten.
+ * On a build failure the message holds the device name and the full build log.
+ * Every program gets "-cl-fp32-correctly-rounded-divide-sqrt"-free, fast-math-free
+ * options; callers add -D values.
+ */
+int nestcl_program_build(nestcl_device *dev, const char *source, const char *options, cl_program *out);
+
+typedef struct nestcl_cache_stats {
+  unsigned long hits;      /* served from the on-disk cache */
+  unsigned long misses;    /* compiled from source and stored */
+  unsigned long corrupt;   /* entries found corrupt and rebuilt */
+} nestcl_cache_stats;
+void nestcl_device_cache_stats(const nestcl_device *dev, nestcl_cache_stats *out);
+
+/* Accounted buffers. 'what' names the buffer in error messages and in memory reports. */
+typedef enum nestcl_mem_class {
+  NESTCL_MEM_STATE = 0,
+  NESTCL_MEM_RING,
+  NESTCL_MEM_SYNAPSES,
+  NESTCL_MEM_RECORDING,
+  NESTCL_MEM_OTHER,
+  NESTCL_MEM_CLASSES
+} nestcl_mem_class;
+
+typedef struct nestcl_buffer {
+  cl_mem mem;
+  size_t bytes;
+  nestcl_mem_class cls;
+} nestcl_buffer;
+
+/*
+ * Allocates bytes on the device. A request above the device's max allocation,
+ * or above what remains of its global memory (or of NESTCL_DEVICE_MEMORY_LIMIT
+ * bytes, when set), fails with NESTCL_ENOMEM and a message giving the sizes
+ * requested, in use and available. host_ptr may be NULL; if given, the buffer is
+ * initialised from it (CL_MEM_COPY_HOST_PTR). bytes == 0 allocates a 1-byte
+ * buffer so kernels always get a valid argument.
+ */
+int nestcl_buffer_alloc(nestcl_device *dev, nestcl_mem_class cls, const char *what, size_t bytes,
+                        cl_mem_flags flags, const void *host_ptr, nestcl_buffer *out);
+void nestcl_buffer_free(nestcl_device *dev, nestcl_buffer *buf);
+/* Bytes in use on this device, per class and in total. */
+size_t nestcl_device_bytes_in_use(const nestcl_device *dev, nestcl_mem_class cls);
+size_t nestcl_device_bytes_total(const nestcl_device *dev);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,174 @@
+/*
+ * The contract between nestcl-translate's output and the runtime. For every
+ * translated model the translator emits (into the build tree):
+ *
+ *   <model>.cl       the OpenCL kernel nestcl_update_<model> (source text, also
+ *                    embedded as a string in <model>_desc.c)
+ *   <model>_cpu.c    the equivalent C loop <model>_update_cpu (same SoA, same order
+ *                    of floating-point operations)
+ *   <model>_desc.c   the nestcl_model descriptor below: fields, channels, host
+ *                    helpers translated from the model's constructors,
+ *                    pre_run_hook(), handle() and get/set_status
+ *   <model>_glue.hpp the C++ glue that packs/unpacks one NEST node into SoA slot i
+ *
+ * and one nestcl_models.c that lists all models of the build
+ * (nestcl_builtin_models). The runtime never needs to know a model by name: it
+ * allocates one device array per field, in descriptor order, and passes them to
+ * the kernel after the fixed leading arguments documented at
+ * nestcl_update_args.
+ *
+ * SoA layout. A scalar field is an array [n]. A fixed array of length L, or a
+ * std::vector<double> whose length is the population's receptor count K, is an
+ * array [L or K][n]: element k of neuron i is at k * n + i. bool fields are
+ * stored as int32 (OpenCL buffers cannot hold bool), size_t as uint64, long as
+ * int64, int as int32, double as double.
+ *
+ * Ring buffers. All input buffers of a model (each RingBuffer, each channel of a
+ * MultiChannelInputBuffer, each element of a std::vector<RingBuffer>) are
+ * channels of one ring of int64 fixed-point values laid out [slot][channel][n],
+ * see nestcl_fixed.h. NEST's get_modulo(lag) is slot = (origin_steps + lag) mod
+ * ring_slots. Reading a channel converts to double; get_value() and
+ * reset_values_all_channels() zero what they read, as in NEST.
+ *
+ * Spikes. A spike emitted at lag by local neuron i is appended as (i, lag) to a
+ * compact list with one atomic counter. The capacity is n * (to - from); the
+ * counter still counts past the capacity, so overflow is detected on the host.
+ */
+#ifndef NESTCL_MODEL_H
+#define NESTCL_MODEL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum nestcl_field_type {
+  NESTCL_T_DOUBLE = 0, /* double */
+  NESTCL_T_LONG,       /* long -> int64 */
+  NESTCL_T_INT,        /* int -> int32 */
+  NESTCL_T_BOOL,       /* bool -> int32 */
+  NESTCL_T_SIZE        /* size_t / unsigned long -> uint64 */
+} nestcl_field_type;
+
+typedef enum nestcl_field_role {
+  NESTCL_ROLE_STATE = 0,  /* State_ */
+  NESTCL_ROLE_PARAMETER,  /* Parameters_ */
+  NESTCL_ROLE_INTERNAL,   /* Variables_ */
+  NESTCL_ROLE_BUFFER      /* Buffers_ members that are not ring buffers (rare) */
+} nestcl_field_role;
+
+typedef struct nestcl_field {
+  const char *member;      /* C++ member name, e.g. "y3_" */
+  const char *struct_name; /* "State_", "Parameters_", "Variables_", "Buffers_" */
+  const char *nest_name;   /* NEST's name where get_status() exposes the member directly, e.g. "V_m"; NULL otherwise */
+  nestcl_field_role role;
+  nestcl_field_type type;
+  int array_len;           /* 0: scalar; > 0: fixed array of this length; -1: per-receptor vector of length K */
+} nestcl_field;
+
+typedef struct nestcl_channel_group {
+  const char *buffer;      /* Buffers_ member, e.g. "input_buffer_" or "spikes_ex_" */
+  const char *name;        /* channel name, e.g. "SYN_EX"; the buffer name for a plain RingBuffer */
+  int count;               /* channels in the group; -1: one per receptor (K) */
+  int is_current;          /* fed by CurrentEvent rather than SpikeEvent */
+} nestcl_channel_group;
+
+/* Bytes of one element in the SoA for each nestcl_field_type. */
+static inline size_t nestcl_field_type_size(nestcl_field_type t)
+{
+  return (t == NESTCL_T_DOUBLE || t == NESTCL_T_LONG || t == NESTCL_T_SIZE) ? 8u : 4u;
+}
+
+/* One emitted spike: local neuron index and lag within the super step. */
+typedef struct nestcl_spike {
+  uint32_t index;
+  uint32_t lag;
+} nestcl_spike;
+
+/*
+ * The fixed leading arguments of every update, in this order, for the C loop
+ * (as this struct) and the OpenCL kernel (as separate arguments of the same
+ * names and the types given in brackets):
+ *
+ *   n              [uint]    neurons in this block
+ *   K              [uint]    receptor count of the population (0 if the model has none)
+ *   origin_steps   [long]    origin.get_steps()
+ *   from, to       [int]     lag range of this call
+ *   resolution_ms  [double]  Time::get_resolution().get_ms()
+ *   ring_slots     [uint]    slots of the ring (min_delay + max_delay)
+ *   n_channels     [uint]    channels of the ring (groups expanded with K)
+ *   ring           [__global long *]
+ *   spike_count    [__global uint *]  one counter, incremented atomically
+ *   spikes         [__global uint2 *] (index, lag) pairs; capacity spike_capacity
+ *   spike_capacity [uint]
+ *   rec_interval   [long]    0: no recording; else B_.logger_.record_data(step) stores all
+ *                            recordable fields when (step + 1) % rec_interval == 0 ...
+ *   rec            [__global double *] ... at rec[((lag - from) * n_rec + r) * n + i],
+ *                            r over the model's recordable fields (see nestcl_model.recordables)
+ *
+ * followed by one pointer per field, in descriptor order ([__global T *]).
+ */
+typedef struct nestcl_update_args {
+  uint32_t n;
+  uint32_t K;
+  int64_t origin_steps;
+  int from, to;
+  double resolution_ms;
+  uint32_t ring_slots;
+  uint32_t n_channels;
+  int64_t *ring;
+  uint32_t *spike_count;
+  nestcl_spike *spikes;
+  uint32_t spike_capacity;
+  int64_t rec_interval;
+  double *rec;
+} nestcl_update_args;
+
+/* Number of fixed leading kernel arguments before the field pointers. */
+#define NESTCL_UPDATE_FIXED_ARGS 14
+
+typedef struct nestcl_model {
+  const char *name;            /* "iaf_psc_alpha" */
+  const char *source_file;     /* the .cpp (or .h) it was translated from */
+  const char *source_hash;     /* hash of the model's source text */
+  const nestcl_field *fields;
+  int n_fields;
+  const nestcl_channel_group *channels;
+  int n_channel_groups;
+  const int *recordables;      /* indices into fields: what rec stores, in this order */
+  int n_recordables;
+  int has_receptors;           /* K is meaningful */
+
+  const char *kernel_source;   /* OpenCL C, without the runtime headers (nestcl_rt.cl prepends them) */
+  const char *kernel_name;     /* "nestcl_update_<model>" */
+
+  /* The C loop: updates neurons [0, a->n) through lags [from, to). */
+  void (*update_cpu)(const nestcl_update_args *a, void *const *fields);
+
+  /* Host helpers (C, translated from the model), all for SoA slot i of n. */
+  /* Parameters_() and State_(const Parameters_&) defaults. */
+  void (*set_defaults)(void *const *fields, size_t n, size_t i, uint32_t K);
+  /* pre_run_hook(): computes Variables_ from Parameters_. 0 or a NESTCL_E* code. */
+  int (*pre_run)(void *const *fields, size_t n, size_t i, uint32_t K, double resolution_ms);
+  /*
+   * handle(SpikeEvent&) / handle(CurrentEvent&): where an event with this weight
+   * (and rport) lands: the ring channel and the value added. 0, or NESTCL_EINVAL
+   * for an rport the model rejects.
+   */
+  int (*route_spike)(double weight, long rport, uint32_t K, int *channel, double *value);
+  int (*route_current)(double current, double weight, long rport, uint32_t K, int *channel, double *value);
+  /* get_status()/set_status() for one NEST name; NESTCL_EINVAL for an unknown name or a rejected value. */
+  int (*get_status)(void *const *fields, size_t n, size_t i, uint32_t K, const char *name, double *value);
+  int (*set_status)(void *const *fields, size_t n, size_t i, uint32_t K, const char *name, double value);
+} nestcl_model;
+
+/* Every model translated in this build (generated nestcl_models.c). */
+extern const nestcl_model *const nestcl_builtin_models[];
+extern const int nestcl_builtin_model_count;
+
+#ifdef __cplusplus
+}
+#endif
+#endif
