@@ -1,0 +1,70 @@
+/*
+ * nestcl's NEST-API shim: the exceptions models throw from set_status() and
+ * handles_test_event(). Messages follow NEST's wording closely enough for tests
+ * to check them.
+ */
+#ifndef EXCEPTIONS_H
+#define EXCEPTIONS_H
+
+#include <stdexcept>
+#include <string>
+
+namespace nest
+{
+class KernelException : public std::runtime_error
+{
+public:
+  explicit KernelException( const std::string& what )
+    : std::runtime_error( what )
+  {
+  }
+};
+
+class BadProperty : public KernelException
+{
+public:
+  explicit BadProperty( const std::string& what )
+    : KernelException( what )
+  {
+  }
+};
+
+class BadParameter : public KernelException
+{
+public:
+  explicit BadParameter( const std::string& what )
+    : KernelException( what )
+  {
+  }
+};
+
+class UnknownReceptorType : public KernelException
+{
+public:
+  UnknownReceptorType( long receptor_type, const std::string& name )
+    : KernelException( "Receptor type " + std::to_string( receptor_type ) + " is not available in " + name + "." )
+  {
+  }
+};
+
+class IncompatibleReceptorType : public KernelException
+{
+public:
+  IncompatibleReceptorType( long receptor_type, const std::string& name, const std::string& event )
+    : KernelException(
+      "Receptor type " + std::to_string( receptor_type ) + " in " + name + " does not accept " + event + "." )
+  {
+  }
+};
+
+class UnexpectedEvent : public KernelException
+{
+public:
+  UnexpectedEvent()
+    : KernelException( "Target does not handle this event type." )
+  {
+  }
+};
+}  // namespace nest
+
+#endif

@@ -1,0 +1,48 @@
+/*
+ * nestcl's NEST-API shim: the status-dictionary names (NEST 3.10 keeps them as
+ * std::string constants in namespace nest::names). Only names this project's
+ * models use are listed.
+ */
+#ifndef NEST_NAMES_H
+#define NEST_NAMES_H
+
+#include <string>
+
+namespace nest
+{
+namespace names
+{
+const std::string a( "a" );
+const std::string b( "b" );
+const std::string c( "c" );
+const std::string d( "d" );
+const std::string C_m( "C_m" );
+const std::string consistent_integration( "consistent_integration" );
+const std::string E_L( "E_L" );
+const std::string I( "I" );
+const std::string I_e( "I_e" );
+const std::string I_syn( "I_syn" );
+const std::string I_syn_ex( "I_syn_ex" );
+const std::string I_syn_in( "I_syn_in" );
+const std::string n_synapses( "n_synapses" );
+const std::string origin( "origin" );
+const std::string rate( "rate" );
+const std::string recordables( "recordables" );
+const std::string refractory_input( "refractory_input" );
+const std::string start( "start" );
+const std::string stop( "stop" );
+const std::string t_ref( "t_ref" );
+const std::string t_spike( "t_spike" );
+const std::string tau_m( "tau_m" );
+const std::string tau_syn( "tau_syn" );
+const std::string tau_syn_ex( "tau_syn_ex" );
+const std::string tau_syn_in( "tau_syn_in" );
+const std::string U_m( "U_m" );
+const std::string V_m( "V_m" );
+const std::string V_min( "V_min" );
+const std::string V_reset( "V_reset" );
+const std::string V_th( "V_th" );
+}  // namespace names
+}  // namespace nest
+
+#endif

@@ -1,0 +1,116 @@
+/*
+ * nestcl's NEST-API shim: nest::Node, the base of every model. It keeps NEST's
+ * virtual interface (update, pre_run_hook, handle, get/set_status), so a test
+ * can drive a model through a Node& even where the model declares those
+ * members private, as NEST's models do.
+ */
+#ifndef NODE_H
+#define NODE_H
+
+#include <cstddef>
+#include <string>
+
+#include "dictionary.h"
+#include "event.h"
+#include "exceptions.h"
+#include "nest_names.h"
+#include "nest_time.h"
+#include "nest_types.h"
+
+namespace nest
+{
+class Node
+{
+public:
+  Node() = default;
+  Node( const Node& ) = default;
+  virtual ~Node() = default;
+
+  size_t
+  get_node_id() const
+  {
+    return node_id_;
+  }
+  void
+  set_node_id_( size_t id )
+  {
+    node_id_ = id;
+  }
+  virtual std::string
+  get_name() const
+  {
+    return "node";
+  }
+
+  /* Brings state and buffers to their initial condition (NEST's Node::init()). */
+  void
+  init()
+  {
+    init_state_();
+    init_buffers_();
+  }
+
+  virtual void pre_run_hook() = 0;
+  virtual void update( Time const&, const long, const long ) = 0;
+
+  virtual void
+  handle( SpikeEvent& )
+  {
+    throw UnexpectedEvent();
+  }
+  virtual void
+  handle( CurrentEvent& )
+  {
+    throw UnexpectedEvent();
+  }
+  virtual void
+  handle( DataLoggingRequest& )
+  {
+    throw UnexpectedEvent();
+  }
+  virtual size_t
+  handles_test_event( SpikeEvent&, size_t )
+  {
+    throw UnexpectedEvent();
+  }
+  virtual size_t
+  handles_test_event( CurrentEvent&, size_t )
+  {
+    throw UnexpectedEvent();
+  }
+  virtual size_t
+  handles_test_event( DataLoggingRequest&, size_t )
+  {
+    throw UnexpectedEvent();
+  }
+  /* Devices fix the per-target content of an event here (poisson_generator). */
+  virtual void
+  event_hook( DSSpikeEvent& )
+  {
+  }
+
+  virtual void
+  get_status( Dictionary& ) const
+  {
+  }
+  virtual void
+  set_status( const Dictionary& )
+  {
+  }
+
+protected:
+  virtual void
+  init_state_()
+  {
+  }
+  virtual void
+  init_buffers_()
+  {
+  }
+
+private:
+  size_t node_id_ = 0;
+};
+}  // namespace nest
+
+#endif
