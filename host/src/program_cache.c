@@ -168,14 +168,13 @@ static int build_error(nestcl_device *dev, cl_program prog, cl_int err) {
   size_t n = 0;
   char *log = NULL;
   if (clGetProgramBuildInfo(prog, dev->info.device, CL_PROGRAM_BUILD_LOG, 0, NULL, &n) == CL_SUCCESS &&
-      (log = malloc(n + 1)) != NULL &&
-      clGetProgramBuildInfo(prog, dev->info.device, CL_PROGRAM_BUILD_LOG, n, log, NULL) == CL_SUCCESS) {
-    log[n] = '\0';
-  } else if (log) {
-    log[0] = '\0';
-  }
-  int rc = nestcl_set_error(NESTCL_EBUILD, "device %s: clBuildProgram failed:\n%s%s(%s)", dev->info.device_name,
-                            log ? log : "(no build log)", log && *log ? "\n" : "", nestcl_cl_error_name(err));
+      (log = calloc(n + 1, 1)) != NULL)
+    clGetProgramBuildInfo(prog, dev->info.device, CL_PROGRAM_BUILD_LOG, n, log, NULL);
+  size_t len = log ? strlen(log) : 0;
+  while (len > 0 && (log[len - 1] == '\n' || log[len - 1] == ' ')) log[--len] = '\0';
+  int rc = len ? nestcl_set_error(NESTCL_EBUILD, "device %s: clBuildProgram failed:\n%s", dev->info.device_name, log)
+               : nestcl_set_error(NESTCL_EBUILD, "device %s: clBuildProgram failed:\n(no build log; %s)",
+                                  dev->info.device_name, nestcl_cl_error_name(err));
   free(log);
   return rc;
 }
