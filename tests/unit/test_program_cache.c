@@ -5,7 +5,10 @@
  * the driver) is counted as corrupt, rebuilt, and the program still computes
  * the right thing. A syntax error yields the compiler's own message.
  *
- * usage: test_program_cache build_error|hit|truncate|flip|refused
+ * Several processes filling the same empty cache at once must leave one sound
+ * entry and no temporary files.
+ *
+ * usage: test_program_cache build_error|hit|truncate|flip|refused|concurrent
  * The cache-counting modes need NESTCL_CACHE_DIR set to a folder of their own,
  * which they empty first.
  */
@@ -13,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "check.h"
@@ -158,6 +162,29 @@ int main(int argc, char **argv) {
   }
 
   wipe_cache(1);
+  if (strcmp(mode, "concurrent") == 0) {
+    /* Fork before this process touches OpenCL: a driver's threads do not survive fork(). */
+    enum { KIDS = 4 };
+    pid_t kids[KIDS];
+    for (int i = 0; i < KIDS; i++) {
+      kids[i] = fork();
+      CHECK(kids[i] >= 0);
+      if (kids[i] == 0) {
+        nestcl_cache_stats own = build_once();
+        _exit(own.hits + own.misses == 1 && own.corrupt == 0 ? 0 : 1);
+      }
+    }
+    for (int i = 0; i < KIDS; i++) {
+      int status;
+      CHECK(waitpid(kids[i], &status, 0) == kids[i]);
+      CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    }
+    CHECK(wipe_cache(0) == 1);
+    nestcl_cache_stats st = build_once();
+    CHECK(st.hits == 1 && st.misses == 0 && st.corrupt == 0);
+    printf("program cache concurrent ok\n");
+    return 0;
+  }
   nestcl_cache_stats st = build_once();
   CHECK(st.misses == 1 && st.hits == 0 && st.corrupt == 0);
   CHECK(wipe_cache(0) == 1); /* exactly one entry, no temporary file left behind */
