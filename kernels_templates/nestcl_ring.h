@@ -1,0 +1,99 @@
+/*
+ * nestcl_ring.h: the ring-buffer and spike-list helpers that translated update
+ * code (OpenCL kernels and C loops alike) and the delivery code of the engine
+ * use instead of NEST's RingBuffer, MultiChannelInputBuffer and SpikeEvent
+ * sending. The layout is the one of host/include/nestcl/model.h: one int64
+ * fixed-point ring [slot][channel][n] per population, slot = (origin_steps +
+ * lag) mod ring_slots as NEST's get_modulo(lag); spikes go to a compact
+ * (index, lag) list behind one counter. Compiled as C and as OpenCL C.
+ */
+#ifndef NESTCL_RING_H
+#define NESTCL_RING_H
+
+#ifndef __OPENCL_C_VERSION__
+#include "nestcl_types.h"
+#include "nestcl_fixed.h"
+#endif
+
+/* The ring slot of a lag: (origin_steps + lag) mod ring_slots, never negative. */
+NESTCL_INLINE nestcl_u32 nestcl_ring_slot(nestcl_i64 origin_steps, nestcl_i64 lag, nestcl_u32 ring_slots)
+{
+  nestcl_i64 r = (origin_steps + lag) % (nestcl_i64)ring_slots;
+  if (r < 0) {
+    r += (nestcl_i64)ring_slots;
+  }
+  return (nestcl_u32)r;
+}
+
+/* Element index of (slot, channel, neuron); 64-bit because rings can exceed 2^32 entries. */
+NESTCL_INLINE nestcl_u64 nestcl_ring_index(nestcl_u32 n_channels, nestcl_u32 n, nestcl_u32 slot, nestcl_u32 ch,
+                                           nestcl_u32 i)
+{
+  return ((nestcl_u64)slot * n_channels + ch) * n + i;
+}
+
+/* Reads one channel of a slot as a double without clearing it. */
+NESTCL_INLINE double nestcl_ring_peek(NESTCL_GLOBAL const nestcl_i64 *ring, nestcl_u32 n_channels, nestcl_u32 n,
+                                      nestcl_u32 slot, nestcl_u32 ch, nestcl_u32 i)
+{
+  return nestcl_fixed_to_double(ring[nestcl_ring_index(n_channels, n, slot, ch, i)]);
+}
+
+/* NEST's RingBuffer::get_value(): reads and zeroes, so the slot is clean for its next turn. */
+NESTCL_INLINE double nestcl_ring_take(NESTCL_GLOBAL nestcl_i64 *ring, nestcl_u32 n_channels, nestcl_u32 n,
+                                      nestcl_u32 slot, nestcl_u32 ch, nestcl_u32 i)
+{
+  nestcl_u64 at = nestcl_ring_index(n_channels, n, slot, ch, i);
+  nestcl_i64 v = ring[at];
+  ring[at] = 0;
+  return nestcl_fixed_to_double(v);
+}
+
+/* MultiChannelInputBuffer::reset_values_all_channels(): zeroes every channel of the slot for neuron i. */
+NESTCL_INLINE void nestcl_ring_zero_all(NESTCL_GLOBAL nestcl_i64 *ring, nestcl_u32 n_channels, nestcl_u32 n,
+                                        nestcl_u32 slot, nestcl_u32 i)
+{
+  for (nestcl_u32 ch = 0; ch < n_channels; ++ch) {
+    ring[nestcl_ring_index(n_channels, n, slot, ch, i)] = 0;
+  }
+}
+
+/* Adds a fixed-point value: atomic on the device, plain on the CPU (see nestcl_fixed_add). */
+NESTCL_INLINE void nestcl_ring_add_fixed(NESTCL_GLOBAL nestcl_i64 *ring, nestcl_u32 n_channels, nestcl_u32 n,
+                                         nestcl_u32 slot, nestcl_u32 ch, nestcl_u32 i, nestcl_i64 v)
+{
+  nestcl_fixed_add(ring + nestcl_ring_index(n_channels, n, slot, ch, i), v);
+}
+
+/* The same for a double (a weight): converted once, then added exactly. */
+NESTCL_INLINE void nestcl_ring_add(NESTCL_GLOBAL nestcl_i64 *ring, nestcl_u32 n_channels, nestcl_u32 n,
+                                   nestcl_u32 slot, nestcl_u32 ch, nestcl_u32 i, double value)
+{
+  nestcl_ring_add_fixed(ring, n_channels, n, slot, ch, i, nestcl_fixed_from_double(value));
+}
+
+/*
+ * Appends spike (i, lag) to the list. The counter always advances, even past
+ * the capacity, so the host sees an overflow as count > cap; only entries below
+ * the capacity are written. The order of a kernel's list depends on scheduling;
+ * consumers must not rely on it (the host sorts where order matters).
+ */
+NESTCL_INLINE void nestcl_emit_spike(NESTCL_GLOBAL nestcl_u32 *count, NESTCL_GLOBAL nestcl_spike_t *spikes,
+                                     nestcl_u32 cap, nestcl_u32 i, nestcl_u32 lag)
+{
+#ifdef __OPENCL_C_VERSION__
+  nestcl_u32 at = atomic_inc(count);
+  if (at < cap) {
+    spikes[at] = (uint2)(i, lag);
+  }
+#else
+  nestcl_u32 at = *count;
+  *count = at + 1u;
+  if (at < cap) {
+    spikes[at].index = i;
+    spikes[at].lag = lag;
+  }
+#endif
+}
+
+#endif /* NESTCL_RING_H */

@@ -1,0 +1,85 @@
+/*
+ * nestcl_types.h: the first of the runtime headers that are compiled twice,
+ * once as C11 (the CPU path and the host) and once as OpenCL C 1.2 (the host
+ * prepends their text to every kernel source, see nestcl_rt_source.h). It maps
+ * the few types and qualifiers that differ between the two languages onto one
+ * set of names, so that every helper after it is written once and performs the
+ * same operations in the same order on both paths (DESIGN.md §3). In OpenCL mode
+ * nothing here may #include: the text is concatenated, not preprocessed from files.
+ */
+#ifndef NESTCL_TYPES_H
+#define NESTCL_TYPES_H
+
+#ifdef __OPENCL_C_VERSION__
+
+#pragma OPENCL EXTENSION cl_khr_fp64 : enable
+#pragma OPENCL EXTENSION cl_khr_int64_base_atomics : enable
+/* No fused multiply-add anywhere: the C path is built with -ffp-contract=off. */
+#pragma OPENCL FP_CONTRACT OFF
+
+typedef uchar nestcl_u8;
+typedef int nestcl_i32;
+typedef uint nestcl_u32;
+typedef long nestcl_i64;
+typedef ulong nestcl_u64;
+typedef double nestcl_f64;
+/* (index, lag) of one emitted spike; layout-compatible with struct nestcl_spike. */
+typedef uint2 nestcl_spike_t;
+
+#define NESTCL_GLOBAL __global
+#define NESTCL_CONSTANT __constant
+/*
+ * OpenCL C 1.2 allows static functions; "static inline" gives every program its
+ * own internal copy, so a build with -cl-opt-disable that does not inline still
+ * links (a bare C99 "inline" definition provides no external symbol).
+ */
+#define NESTCL_INLINE static inline
+#define NESTCL_I64_C(x) x##L
+#define NESTCL_U64_C(x) x##UL
+#define NESTCL_I64_MAX 0x7fffffffffffffffL
+#define NESTCL_I64_MIN (-NESTCL_I64_MAX - 1L)
+
+/* Reinterpretation of the bits of a double, which C spells with a union. */
+#define nestcl_f64_bits(x) as_ulong(x)
+#define nestcl_bits_f64(u) as_double(u)
+
+#else /* C11 */
+
+#include <math.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "nestcl/model.h" /* struct nestcl_spike: the C twin of uint2 */
+
+typedef uint8_t nestcl_u8;
+typedef int32_t nestcl_i32;
+typedef uint32_t nestcl_u32;
+typedef int64_t nestcl_i64;
+typedef uint64_t nestcl_u64;
+typedef double nestcl_f64;
+typedef nestcl_spike nestcl_spike_t;
+
+#define NESTCL_GLOBAL
+#define NESTCL_CONSTANT const
+#define NESTCL_INLINE static inline
+#define NESTCL_I64_C(x) INT64_C(x)
+#define NESTCL_U64_C(x) UINT64_C(x)
+#define NESTCL_I64_MAX INT64_MAX
+#define NESTCL_I64_MIN INT64_MIN
+
+static inline uint64_t nestcl_f64_bits(double x)
+{
+  union { double d; uint64_t u; } v;
+  v.d = x;
+  return v.u;
+}
+
+static inline double nestcl_bits_f64(uint64_t u)
+{
+  union { double d; uint64_t u; } v;
+  v.u = u;
+  return v.d;
+}
+
+#endif /* __OPENCL_C_VERSION__ */
+
+#endif /* NESTCL_TYPES_H */

@@ -1,0 +1,23 @@
+# Included from tests/unit/CMakeLists.txt: tests of the runtime headers in
+# kernels_templates/ (Philox and derived draws, fixed point, ring helpers).
+# The C-only ones are fast and run in the sanitizer build too; the OpenCL one
+# compares the device with the C path bit for bit.
+if(DEFINED NESTCL_UNIT_ENV)
+  set(NESTCL_NUMERIC_ENV ${NESTCL_UNIT_ENV})
+else()
+  set(NESTCL_NUMERIC_ENV ${NESTCL_TEST_ENV})
+endif()
+
+foreach(t philox fixed ring)
+  add_executable(test_numeric_${t} ${CMAKE_CURRENT_SOURCE_DIR}/test_numeric_${t}.c)
+  target_link_libraries(test_numeric_${t} PRIVATE nestcl_kernels OpenMP::OpenMP_C m)
+  add_test(NAME unit.numeric_${t} COMMAND test_numeric_${t})
+  set_tests_properties(unit.numeric_${t} PROPERTIES
+    ENVIRONMENT "${NESTCL_NUMERIC_ENV}" LABELS "unit;sanitize" TIMEOUT 120)
+endforeach()
+
+add_executable(test_numeric_opencl ${CMAKE_CURRENT_SOURCE_DIR}/test_numeric_opencl.c)
+target_link_libraries(test_numeric_opencl PRIVATE nestcl nestcl_rt_source nestcl_kernels m)
+add_test(NAME unit.numeric_opencl COMMAND test_numeric_opencl)
+set_tests_properties(unit.numeric_opencl PROPERTIES
+  ENVIRONMENT "${NESTCL_NUMERIC_ENV}" LABELS "unit" SKIP_RETURN_CODE ${NESTCL_SKIP_CODE} TIMEOUT 300)

@@ -1,0 +1,91 @@
+/*
+ * Unit test of kernels_templates/nestcl_ring.h on the C path: slot arithmetic
+ * (NEST's get_modulo, including negative and large step counts), the
+ * [slot][channel][n] layout that model.h fixes, read-and-clear semantics, and
+ * spike-list overflow detection. The OpenCL side runs the same helpers in
+ * test_numeric_opencl.c.
+ */
+#include "nestcl_ring.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int failures;
+
+#define CHECK(cond, ...)                                                                                     \
+  do {                                                                                                       \
+    if (!(cond)) {                                                                                           \
+      fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);                                                   \
+      fprintf(stderr, __VA_ARGS__);                                                                          \
+      fputc('\n', stderr);                                                                                   \
+      failures++;                                                                                            \
+    }                                                                                                        \
+  } while (0)
+
+static void test_slot(void)
+{
+  CHECK(nestcl_ring_slot(0, 0, 30) == 0, "slot 0");
+  CHECK(nestcl_ring_slot(15, 14, 30) == 29 && nestcl_ring_slot(15, 15, 30) == 0, "wrap");
+  CHECK(nestcl_ring_slot(-1, 0, 30) == 29 && nestcl_ring_slot(-31, 0, 30) == 29, "negative origin");
+  CHECK(nestcl_ring_slot(INT64_C(1) << 40, 3, 7) == (uint32_t)(((INT64_C(1) << 40) + 3) % 7), "large origin");
+  for (int64_t origin = -100; origin < 100; ++origin) {
+    uint32_t s = nestcl_ring_slot(origin, 5, 16);
+    CHECK(s < 16 && (int64_t)s == ((origin + 5) % 16 + 16) % 16, "slot of %lld", (long long)origin);
+  }
+}
+
+static void test_ring(void)
+{
+  enum { SLOTS = 4, CH = 3, N = 5 };
+  int64_t ring[SLOTS * CH * N];
+  memset(ring, 0, sizeof ring);
+  nestcl_ring_add(ring, CH, N, 2, 1, 4, 1.5);
+  nestcl_ring_add(ring, CH, N, 2, 1, 4, -0.25);
+  nestcl_ring_add_fixed(ring, CH, N, 2, 2, 4, nestcl_fixed_from_double(7.0));
+  nestcl_ring_add(ring, CH, N, 3, 0, 0, 2.0);
+  /* model.h: element (slot, ch, i) is at (slot * n_channels + ch) * n + i */
+  CHECK(ring[(2 * CH + 1) * N + 4] == nestcl_fixed_from_double(1.25), "layout [slot][channel][n]");
+  CHECK(ring[(3 * CH + 0) * N + 0] == nestcl_fixed_from_double(2.0), "layout of the last slot");
+  CHECK(nestcl_ring_peek(ring, CH, N, 2, 1, 4) == 1.25, "peek");
+  CHECK(nestcl_ring_peek(ring, CH, N, 2, 1, 4) == 1.25, "peek must not clear");
+  CHECK(nestcl_ring_take(ring, CH, N, 2, 1, 4) == 1.25, "take");
+  CHECK(nestcl_ring_peek(ring, CH, N, 2, 1, 4) == 0.0, "take must clear");
+  CHECK(nestcl_ring_peek(ring, CH, N, 2, 2, 4) == 7.0, "other channel untouched");
+  nestcl_ring_add(ring, CH, N, 2, 0, 4, 3.0);
+  nestcl_ring_add(ring, CH, N, 2, 0, 3, 9.0);
+  nestcl_ring_zero_all(ring, CH, N, 2, 4);
+  for (uint32_t ch = 0; ch < CH; ++ch) {
+    CHECK(nestcl_ring_peek(ring, CH, N, 2, ch, 4) == 0.0, "zero_all channel %u", ch);
+  }
+  CHECK(nestcl_ring_peek(ring, CH, N, 2, 0, 3) == 9.0, "zero_all must leave other neurons");
+  CHECK(nestcl_ring_peek(ring, CH, N, 3, 0, 0) == 2.0, "zero_all must leave other slots");
+}
+
+static void test_spikes(void)
+{
+  nestcl_spike_t spikes[3];
+  uint32_t count = 0;
+  memset(spikes, 0xff, sizeof spikes);
+  nestcl_emit_spike(&count, spikes, 2, 10, 0);
+  nestcl_emit_spike(&count, spikes, 2, 11, 14);
+  nestcl_emit_spike(&count, spikes, 2, 12, 3); /* beyond the capacity: counted, not written */
+  CHECK(count == 3, "count %u", count);
+  CHECK(spikes[0].index == 10 && spikes[0].lag == 0 && spikes[1].index == 11 && spikes[1].lag == 14,
+        "spike entries");
+  CHECK(spikes[2].index == 0xffffffffu, "write past the capacity");
+  CHECK(sizeof(nestcl_spike_t) == 8, "nestcl_spike must match uint2");
+}
+
+int main(void)
+{
+  test_slot();
+  test_ring();
+  test_spikes();
+  if (failures) {
+    fprintf(stderr, "%d check(s) failed\n", failures);
+    return 1;
+  }
+  printf("ok\n");
+  return 0;
+}
