@@ -73,10 +73,15 @@ int nestcl_list_devices(nestcl_device_info **out, int *count);
  * or NULL/"" meaning $NESTCL_DEVICE, and if that is unset: the first GPU, else
  * the first device. A spec that matches nothing returns NESTCL_ENODEV with a
  * message listing every device available. A malformed spec returns NESTCL_EINVAL.
+ * Details: type names and substrings are case-insensitive; a substring may
+ * match the platform or the device name, and its index counts the matching
+ * devices in listing order ("<substring>" alone means index 0); a bare number
+ * "N" is the N-th device of nestcl_list_devices.
  */
 int nestcl_select_device(const char *spec, nestcl_device_info *out);
 
-/* One context on one device, with n_queues in-order command queues. */
+/* One context on one device, with n_queues in-order command queues (profiling
+ * enabled, so kernels can be timed from their events). */
 typedef struct nestcl_device nestcl_device;
 
 int nestcl_device_open(const char *spec, int n_queues, nestcl_device **out);
@@ -96,14 +101,15 @@ cl_command_queue nestcl_device_queue(const nestcl_device *dev, int index);
  * whose checksum or binary does not load is rebuilt and overwritten.
  * On a build failure the message holds the device name and the full build log.
  * Every program gets "-cl-fp32-correctly-rounded-divide-sqrt"-free, fast-math-free
- * options; callers add -D values.
+ * options; callers add -D values. "-cl-std=CL1.2" is added unless the options
+ * already name a -cl-std. NESTCL_VERBOSE=1 logs each hit and miss on stderr.
  */
 int nestcl_program_build(nestcl_device *dev, const char *source, const char *options, cl_program *out);
 
 typedef struct nestcl_cache_stats {
   unsigned long hits;      /* served from the on-disk cache */
-  unsigned long misses;    /* compiled from source and stored */
-  unsigned long corrupt;   /* entries found corrupt and rebuilt */
+  unsigned long misses;    /* compiled from source (and stored, unless the cache is off) */
+  unsigned long corrupt;   /* entries found corrupt and rebuilt; each is also a miss */
 } nestcl_cache_stats;
 void nestcl_device_cache_stats(const nestcl_device *dev, nestcl_cache_stats *out);
 
@@ -126,7 +132,7 @@ typedef struct nestcl_buffer {
 /*
  * Allocates bytes on the device. A request above the device's max allocation,
  * or above what remains of its global memory (or of NESTCL_DEVICE_MEMORY_LIMIT
- * bytes, when set), fails with NESTCL_ENOMEM and a message giving the sizes
+ * bytes, when set and smaller; a K, M or G suffix is allowed), fails with NESTCL_ENOMEM and a message giving the sizes
  * requested, in use and available. host_ptr may be NULL; if given, the buffer is
  * initialised from it (CL_MEM_COPY_HOST_PTR). bytes == 0 allocates a 1-byte
  * buffer so kernels always get a valid argument.
