@@ -39,7 +39,7 @@ typedef uint2 nestcl_spike_t;
 #define NESTCL_I64_MAX 0x7fffffffffffffffL
 #define NESTCL_I64_MIN (-NESTCL_I64_MAX - 1L)
 
-/* Reinterpretation of the bits of a double, which C spells with a union. */
+/* Reinterpretation of the bits of a double (memcpy in C, valid in C++ too). */
 #define nestcl_f64_bits(x) as_ulong(x)
 #define nestcl_bits_f64(u) as_double(u)
 
@@ -48,6 +48,7 @@ typedef uint2 nestcl_spike_t;
 #include <math.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 #include "nestcl/model.h" /* struct nestcl_spike: the C twin of uint2 */
 
 typedef uint8_t nestcl_u8;
@@ -68,16 +69,16 @@ typedef nestcl_spike nestcl_spike_t;
 
 static inline uint64_t nestcl_f64_bits(double x)
 {
-  union { double d; uint64_t u; } v;
-  v.d = x;
-  return v.u;
+  uint64_t u;
+  memcpy(&u, &x, sizeof u);
+  return u;
 }
 
 static inline double nestcl_bits_f64(uint64_t u)
 {
-  union { double d; uint64_t u; } v;
-  v.u = u;
-  return v.d;
+  double x;
+  memcpy(&x, &u, sizeof x);
+  return x;
 }
 
 #endif /* __OPENCL_C_VERSION__ */
