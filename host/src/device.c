@@ -176,15 +176,12 @@ int nestcl_query_wg_multiple(cl_context ctx, nestcl_device_info *info) {
   return 0;
 }
 
+/* Listing must work even when one device's compiler is broken: that is when
+ * people run nestcl-info. Such a device shows a work-group multiple of 0. */
 int nestcl_list_devices(nestcl_device_info **out, int *count) {
   if (!out || !count) return nestcl_set_error(NESTCL_EINVAL, "nestcl_list_devices: NULL argument");
   int rc = enumerate(out, count);
-  for (int i = 0; rc == 0 && i < *count; i++) rc = nestcl_query_wg_multiple(NULL, &(*out)[i]);
-  if (rc) {
-    free(*out);
-    *out = NULL;
-    *count = 0;
-  }
+  for (int i = 0; rc == 0 && i < *count; i++) nestcl_query_wg_multiple(NULL, &(*out)[i]);
   return rc;
 }
 
@@ -293,7 +290,8 @@ int nestcl_select_device_basic(const char *spec, nestcl_device_info *out) {
 
 int nestcl_select_device(const char *spec, nestcl_device_info *out) {
   int rc = nestcl_select_device_basic(spec, out);
-  return rc ? rc : nestcl_query_wg_multiple(NULL, out);
+  if (rc == 0) nestcl_query_wg_multiple(NULL, out); /* as in nestcl_list_devices: 0 when the probe fails */
+  return rc;
 }
 
 /* NESTCL_DEVICE_MEMORY_LIMIT: bytes, optionally with a K, M or G (binary) suffix. */

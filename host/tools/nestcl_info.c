@@ -75,7 +75,10 @@ static void print_text(const nestcl_device_info *d, int n) {
            (double)d[i].max_alloc_bytes / (1 << 30));
     printf("  fp64                   %s\n", d[i].fp64 ? "yes" : "no");
     printf("  int64 atomics          %s\n", d[i].int64_atomics ? "yes" : "no");
-    printf("  preferred wg multiple  %zu\n", d[i].preferred_wg_multiple);
+    if (d[i].preferred_wg_multiple)
+      printf("  preferred wg multiple  %zu\n", d[i].preferred_wg_multiple);
+    else
+      printf("  preferred wg multiple  unknown (the probe kernel did not build)\n");
     printf("  device version         %s\n", d[i].device_version);
     printf("  driver version         %s\n", d[i].driver_version);
   }
