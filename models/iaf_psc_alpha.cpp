@@ -176,6 +176,7 @@ iaf_psc_alpha::iaf_psc_alpha()
   : ArchivingNode()
   , P_()
   , S_()
+  , V_() // zeroed: Variables_ that pre_run_hook leaves alone still pack to defined values
   , B_( *this )
 {
   recordablesMap_.create();
@@ -185,6 +186,7 @@ iaf_psc_alpha::iaf_psc_alpha( const iaf_psc_alpha& n )
   : ArchivingNode( n )
   , P_( n.P_ )
   , S_( n.S_ )
+  , V_( n.V_ )
   , B_( n.B_, *this )
 {
 }

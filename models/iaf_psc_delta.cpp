@@ -159,6 +159,7 @@ iaf_psc_delta::iaf_psc_delta()
   : ArchivingNode()
   , P_()
   , S_()
+  , V_() // zeroed: Variables_ that pre_run_hook leaves alone still pack to defined values
   , B_( *this )
 {
   recordablesMap_.create();
@@ -168,6 +169,7 @@ iaf_psc_delta::iaf_psc_delta( const iaf_psc_delta& n )
   : ArchivingNode( n )
   , P_( n.P_ )
   , S_( n.S_ )
+  , V_( n.V_ )
   , B_( n.B_, *this )
 {
 }

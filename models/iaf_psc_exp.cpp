@@ -157,6 +157,7 @@ iaf_psc_exp::iaf_psc_exp()
   : ArchivingNode()
   , P_()
   , S_()
+  , V_() // zeroed: Variables_ that pre_run_hook leaves alone still pack to defined values
   , B_( *this )
 {
   recordablesMap_.create();
@@ -166,6 +167,7 @@ iaf_psc_exp::iaf_psc_exp( const iaf_psc_exp& n )
   : ArchivingNode( n )
   , P_( n.P_ )
   , S_( n.S_ )
+  , V_( n.V_ )
   , B_( n.B_, *this )
 {
 }

@@ -159,6 +159,7 @@ iaf_psc_exp_multisynapse::iaf_psc_exp_multisynapse()
   : ArchivingNode()
   , P_()
   , S_( P_ )
+  , V_() // zeroed: Variables_ that pre_run_hook leaves alone still pack to defined values
   , B_( *this )
 {
   recordablesMap_.create();
@@ -169,6 +170,7 @@ iaf_psc_exp_multisynapse::iaf_psc_exp_multisynapse( const iaf_psc_exp_multisynap
   : ArchivingNode( n )
   , P_( n.P_ )
   , S_( n.S_ )
+  , V_( n.V_ )
   , B_( n.B_, *this )
 {
   resize_receptors_();

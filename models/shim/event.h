@@ -109,10 +109,10 @@ public:
   {
     sender_ = &s;
   }
-  Node*
+  Node&
   get_receiver() const
   {
-    return receiver_;
+    return *receiver_;
   }
   void
   set_receiver( Node& r )

@@ -6,12 +6,14 @@
  * (tic_t(ms * TICS_PER_MS + 0.5)), tics -> steps rounds up
  * ((tics + TICS_PER_STEP - 1) * (1.0 / TICS_PER_STEP), truncated), and
  * set_resolution(ms) rounds TICS_PER_MS * ms to whole tics. The infinity
- * limits of NEST's Time are not modelled: the harness never needs them.
+ * limits of NEST's Time are reduced to pos_inf()/neg_inf(), far-away times
+ * that devices use as "never"; arithmetic does not saturate at them.
  */
 #ifndef NEST_TIME_H
 #define NEST_TIME_H
 
 #include <cmath>
+#include <limits>
 
 #include "nest_types.h"
 
@@ -98,6 +100,24 @@ public:
   get_resolution()
   {
     return Time( tic( Range::TICS_PER_STEP ) );
+  }
+
+  static Time
+  pos_inf()
+  {
+    return Time( tic( INF_TICS_ ) );
+  }
+
+  static Time
+  neg_inf()
+  {
+    return Time( tic( -INF_TICS_ ) );
+  }
+
+  bool
+  is_finite() const
+  {
+    return tics > -INF_TICS_ and tics < INF_TICS_;
   }
 
   static tic_t
@@ -210,6 +230,9 @@ public:
   }
 
 private:
+  /* Far enough to be "never", near enough that get_steps() stays exact in a long. */
+  static constexpr tic_t INF_TICS_ = std::numeric_limits< tic_t >::max() / 8;
+
   tic_t tics;
 };
 

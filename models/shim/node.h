@@ -36,6 +36,13 @@ public:
   {
     node_id_ = id;
   }
+  /* The shim runs everything on thread 0. */
+  size_t
+  get_thread() const
+  {
+    return 0;
+  }
+
   virtual std::string
   get_name() const
   {
