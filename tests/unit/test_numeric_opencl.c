@@ -7,7 +7,8 @@
  * 10^5 work items in 10 shuffled orders (one kernel run each), which must give
  * the C total exactly; and the ring and spike-list helpers. This is the
  * acceptance test of DESIGN.md §3's claim that a CPU VP and a GPU VP draw and
- * accumulate the same numbers. Uses the default device (NESTCL_DEVICE, else
+ * accumulate the same numbers. The draws are repeated with the program built
+ * with -cl-opt-disable, so an optimiser that changes floating point shows. Uses the default device (NESTCL_DEVICE, else
  * the first GPU, else PoCL); exits 77 (skip) when there is no OpenCL device.
  */
 #include "nestcl/device.h"
@@ -432,14 +433,19 @@ int main(void)
   CHECK(src != NULL, "out of memory");
   snprintf(src, len, "%s%s", nestcl_rt_source, kernels);
   CHECK(nestcl_program_build(dev, src, "", &prog) == 0, "building the runtime headers as OpenCL");
-  free(src);
 
   test_kat();
   test_draws();
   test_fixed();
   test_spikes();
-
   clReleaseProgram(prog);
+
+  /* The optimiser must not change a draw either (contraction, reassociation). */
+  CHECK(nestcl_program_build(dev, src, "-cl-opt-disable", &prog) == 0, "building with -cl-opt-disable");
+  test_draws();
+  clReleaseProgram(prog);
+  free(src);
+
   nestcl_device_close(dev);
   printf("ok\n");
   return 0;
