@@ -19,19 +19,27 @@
  * second coordinate, < 2^48), and "block" numbers the successive Philox blocks
  * (4 words each) of one (id, step) stream, for draws that need more than one
  * block. A stream therefore never depends on the VP, thread or device that
- * simulates the neuron. A stream holds 2^16 blocks; the loops below never go
- * beyond that.
+ * simulates the neuron. A stream holds 2^16 blocks (the block field wraps after
+ * that); the loops below stay within it.
  *
- * Derived draws and what they consume:
- *   nestcl_rng_uniform   [0, 1), 53 bits: words 0 and 1 of block 0 (words 2, 3 unused).
+ * Derived draws and what they consume, starting at the block that ctr names
+ * (block 0 for a counter from nestcl_rng_counter):
+ *   nestcl_rng_uniform   [0, 1), 53 bits: words 0 and 1 of that block (2 and 3 unused).
  *   nestcl_rng_normal    Marsaglia's polar method: one block per attempt (two
- *                        uniforms), blocks 0, 1, ... until accepted; 4/pi = 1.27
+ *                        uniforms), blocks b, b+1, ... until accepted; 4/pi = 1.27
  *                        blocks on average. Returns the first of the pair.
- *   nestcl_rng_poisson   inversion by sequential search, one uniform (block 0,
- *                        words 0-1) per chunk; see nestcl_poisson_setup.
+ *   nestcl_rng_poisson   inversion by sequential search, one uniform (two words)
+ *                        per chunk, two chunks per block; see nestcl_poisson_setup.
  * The nestcl_stream_* forms draw from a nestcl_rng_stream that hands out the
- * words of blocks 0, 1, 2, ... in order, two words per uniform, so several draws
- * can share one (id, step) stream.
+ * words of blocks b, b+1, ... in order, two words per uniform, so several draws
+ * can share one (id, step) stream and each consumes exactly what it needs.
+ *
+ * Accuracy: uniforms are multiples of 2^-53. The normal uses nestcl_log, within
+ * 1 ulp of glibc's log (it differs in the last bit for about 7% of arguments in
+ * (0, 1)); sqrt and / are correctly rounded in C and in OpenCL C (double), so
+ * each normal is within a few ulp of the exact transform of its uniforms and,
+ * above all, the same bits everywhere. The Poisson draw is exact in
+ * distribution up to the rounding of its cumulative sums (1e-16).
  */
 #ifndef NESTCL_PHILOX_H
 #define NESTCL_PHILOX_H
