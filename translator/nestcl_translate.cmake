@@ -1,0 +1,73 @@
+# nestcl_translate_models(TARGET <lib> SOURCES_DIR <dir> INCLUDES <dirs...> [STD <c++std>])
+#
+# Runs nestcl-translate over every model in SOURCES_DIR at build time, into
+# ${CMAKE_CURRENT_BINARY_DIR}/gen, and builds the STATIC C library <lib> from the
+# generated C loops, descriptors and registry. The generated directory is a
+# public include directory of <lib> (for the <model>_glue.hpp headers).
+#
+# The model list is known at configure time: a header declares a model when a
+# line reads "class <name> : public <Node base>" with a base the translator
+# also accepts (Node, StructuralPlasticityNode, ...ArchivingNode), so the
+# custom command can name every file it produces. Any model the translator
+# cannot translate makes it exit non-zero, which fails the build with its
+# diagnostics on the console.
+set(NESTCL_TRANSLATOR_DIR ${CMAKE_CURRENT_LIST_DIR})
+
+function(nestcl_translate_models)
+  cmake_parse_arguments(NTM "" "TARGET;SOURCES_DIR;STD" "INCLUDES" ${ARGN})
+  if(NOT NTM_TARGET OR NOT NTM_SOURCES_DIR)
+    message(FATAL_ERROR "nestcl_translate_models: TARGET and SOURCES_DIR are required")
+  endif()
+  if(NOT NTM_STD)
+    set(NTM_STD c++17)
+  endif()
+  get_filename_component(src_dir ${NTM_SOURCES_DIR} ABSOLUTE)
+  set(gen ${CMAKE_CURRENT_BINARY_DIR}/gen)
+
+  file(GLOB headers CONFIGURE_DEPENDS ${src_dir}/*.h)
+  file(GLOB sources CONFIGURE_DEPENDS ${src_dir}/*.cpp)
+  list(SORT headers)
+  set(models)
+  foreach(h IN LISTS headers)
+    file(STRINGS ${h} lines REGEX "^[ \t]*class[ \t]+[A-Za-z_][A-Za-z0-9_]*[ \t]*(final[ \t]*)?:[ \t]*public[ \t]+")
+    foreach(line IN LISTS lines)
+      if(line MATCHES "class[ \t]+([A-Za-z_][A-Za-z0-9_]*)[ \t]*(final[ \t]*)?:[ \t]*public[ \t]+(nest::)?([A-Za-z_]*ArchivingNode|Node|StructuralPlasticityNode)([ \t<{,]|$)")
+        list(APPEND models ${CMAKE_MATCH_1})
+      endif()
+    endforeach()
+  endforeach()
+  if(NOT models)
+    message(FATAL_ERROR "nestcl_translate_models: no model class found in ${src_dir}")
+  endif()
+
+  set(outputs ${gen}/nestcl_models.c)
+  set(c_sources ${gen}/nestcl_models.c)
+  foreach(m IN LISTS models)
+    list(APPEND outputs ${gen}/${m}.cl ${gen}/${m}_cpu.c ${gen}/${m}_desc.c ${gen}/${m}_glue.hpp)
+    list(APPEND c_sources ${gen}/${m}_cpu.c ${gen}/${m}_desc.c)
+  endforeach()
+
+  set(include_args)
+  set(include_deps)
+  foreach(d IN LISTS NTM_INCLUDES)
+    get_filename_component(ad ${d} ABSOLUTE)
+    list(APPEND include_args -I ${ad})
+    file(GLOB hs CONFIGURE_DEPENDS ${ad}/*.h)
+    list(APPEND include_deps ${hs})
+  endforeach()
+
+  add_custom_command(OUTPUT ${outputs}
+    COMMAND nestcl-translate ${src_dir} -o ${gen} ${include_args} -std=${NTM_STD}
+            --report json --report-file ${gen}/report.json
+    DEPENDS nestcl-translate ${headers} ${sources} ${include_deps}
+    COMMENT "Translating models in ${src_dir} (${models})"
+    VERBATIM)
+  add_custom_target(${NTM_TARGET}_translate DEPENDS ${outputs})
+
+  add_library(${NTM_TARGET} STATIC ${c_sources})
+  add_dependencies(${NTM_TARGET} ${NTM_TARGET}_translate)
+  target_include_directories(${NTM_TARGET} PUBLIC ${gen})
+  target_link_libraries(${NTM_TARGET} PUBLIC nestcl nestcl_kernels m)
+  set_target_properties(${NTM_TARGET} PROPERTIES POSITION_INDEPENDENT_CODE ON)
+  set(${NTM_TARGET}_MODELS ${models} PARENT_SCOPE)
+endfunction()

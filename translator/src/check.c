@@ -1,0 +1,137 @@
+/*
+ * Model-level checks (see check.h). libclang 14 has no operator kind query, so
+ * an assignment is recognised by the operator text between its operands.
+ */
+#include "check.h"
+
+#include "parse.h"
+#include "strbuf.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const reserved[] = {
+  "n", "K", "origin_steps", "resolution_ms", "ring_slots", "n_channels", "ring", "spike_count",
+  "spikes", "spike_capacity", "rec_interval", "rec", "weight", "current", "rport", "channel", "value",
+};
+
+typedef struct check_walk {
+  ir_model *m;
+  CXCursor fn;
+} check_walk;
+
+typedef struct kids {
+  CXCursor c[4];
+  int n;
+} kids;
+
+static enum CXChildVisitResult first_kids(CXCursor c, CXCursor parent, CXClientData data)
+{
+  kids *k = data;
+  (void)parent;
+  if (k->n < 4)
+    k->c[k->n++] = c;
+  return CXChildVisit_Continue;
+}
+
+static CXCursor strip(CXCursor c)
+{
+  for (;;) {
+    enum CXCursorKind kind = clang_getCursorKind(c);
+    kids k;
+    if (kind != CXCursor_UnexposedExpr && kind != CXCursor_ParenExpr)
+      return c;
+    k.n = 0;
+    clang_visitChildren(c, first_kids, &k);
+    if (k.n != 1)
+      return c;
+    c = k.c[0];
+  }
+}
+
+static void mark_written(ir_model *m, CXCursor lhs)
+{
+  CXCursor l = strip(lhs);
+  int fi;
+  if (clang_getCursorKind(l) == CXCursor_ArraySubscriptExpr || clang_getCursorKind(l) == CXCursor_CallExpr) {
+    kids k;
+    k.n = 0;
+    clang_visitChildren(l, first_kids, &k);
+    if (k.n < 1)
+      return;
+    l = strip(k.c[0]);
+  }
+  if (clang_getCursorKind(l) != CXCursor_MemberRefExpr)
+    return;
+  fi = ir_find_field(m, clang_getCursorReferenced(l));
+  if (fi >= 0)
+    m->fields[fi].written_in_update = 1;
+}
+
+/* The operator text between two sibling operands, trimmed. */
+static int op_between_is_assign(ir_model *m, CXCursor a, CXCursor b)
+{
+  CXFile f;
+  unsigned ab, ae, bb, be;
+  size_t size;
+  const char *t;
+  unsigned p;
+  if (cursor_offsets(a, &f, &ab, &ae) || cursor_offsets(b, NULL, &bb, &be) || bb < ae)
+    return 0;
+  t = clang_getFileContents(m->tu->tu, f, &size);
+  if (!t || bb > size)
+    return 0;
+  for (p = ae; p < bb; p++)
+    if (t[p] == '=')
+      return (p + 1 < bb && t[p + 1] == '=') ? 0 : (p > ae && (t[p - 1] == '!' || t[p - 1] == '<' || t[p - 1] == '>')) ? 0 : 1;
+  return 0;
+}
+
+static enum CXChildVisitResult visit(CXCursor c, CXCursor parent, CXClientData data)
+{
+  check_walk *w = data;
+  enum CXCursorKind kind = clang_getCursorKind(c);
+  (void)parent;
+  if (kind == CXCursor_CompoundAssignOperator || kind == CXCursor_UnaryOperator) {
+    kids k;
+    k.n = 0;
+    clang_visitChildren(c, first_kids, &k);
+    if (k.n >= 1)
+      mark_written(w->m, k.c[0]);
+  } else if (kind == CXCursor_BinaryOperator) {
+    kids k;
+    k.n = 0;
+    clang_visitChildren(c, first_kids, &k);
+    if (k.n == 2 && op_between_is_assign(w->m, k.c[0], k.c[1]))
+      mark_written(w->m, k.c[0]);
+  } else if (kind == CXCursor_VarDecl || kind == CXCursor_ParmDecl) {
+    char *n = cursor_spelling(c);
+    size_t j;
+    for (j = 0; j < sizeof reserved / sizeof reserved[0]; j++)
+      if (!strcmp(n, reserved[j]) || !strncmp(n, "nestcl_", 7) || !strncmp(n, "NESTCL_", 7)) {
+        char *where = cursor_where(c);
+        char *t = xasprintf("%s: error: local '%s' is not supported on the device "
+                            "(it shadows an identifier of the generated code)", where, n);
+        ir_diag_add(w->m, 1, t);
+        free(t);
+        free(where);
+        break;
+      }
+    free(n);
+  }
+  return CXChildVisit_Recurse;
+}
+
+void check_model(ir_model *m)
+{
+  static const ir_method_id hot[] = {IR_M_UPDATE, IR_M_HANDLE_SPIKE, IR_M_HANDLE_CURRENT};
+  size_t k;
+  for (k = 0; k < sizeof hot / sizeof hot[0]; k++) {
+    check_walk w;
+    if (!m->has_method[hot[k]])
+      continue;
+    w.m = m;
+    w.fn = m->methods[hot[k]];
+    clang_visitChildren(w.fn, visit, &w);
+  }
+}

@@ -1,0 +1,15 @@
+/*
+ * Model-level checks of nestcl-translate, run on the IR before rendering:
+ * which parameters update() writes (those cannot be specialised as build-time
+ * constants), and locals that would shadow the identifiers the generated code
+ * introduces. Construct-level refusals (unknown calls, new, throw, ...) are
+ * issued by the rewriter where it meets them.
+ */
+#ifndef NESTCL_TR_CHECK_H
+#define NESTCL_TR_CHECK_H
+
+#include "ir.h"
+
+void check_model(ir_model *m);
+
+#endif

@@ -1,0 +1,45 @@
+/*
+ * The emitters of nestcl-translate and what they share: translate_model()
+ * renders every method of a checked model once (the update body for kernel
+ * and C loop alike, the handlers, the host helpers), and each emitter turns
+ * that into one output file's text. Nothing here touches the file system;
+ * main.c writes the texts atomically once the whole model has succeeded.
+ */
+#ifndef NESTCL_TR_EMIT_H
+#define NESTCL_TR_EMIT_H
+
+#include "ir.h"
+#include "strbuf.h"
+
+typedef struct tr_rendered {
+  char *update_body;      /* the CompoundStmt of update(), rewritten */
+  int update_transcendental;
+  char *route_spike;      /* body statements of route_spike, or NULL (no handler) */
+  char *route_current;
+  char *prerun_body;      /* NULL: not translated (see the model's notes) */
+  unsigned char *prerun_used;
+  char *defaults_body;
+  unsigned char *defaults_used;
+  char *get_status_body;
+  unsigned char *get_used;
+} tr_rendered;
+
+/* Renders everything; errors go to m->diags (m->failed set). 0 or -1. */
+int translate_model(ir_model *m, tr_rendered *r);
+void tr_rendered_free(tr_rendered *r);
+
+/* The comment header every generated file starts with. */
+void emit_file_header(strbuf *b, const ir_model *m, const char *what, const char *comment_open,
+                      const char *comment_close);
+/* Definitions shared verbatim by the kernel and the C loop. */
+void emit_update_prelude(strbuf *b, const ir_model *m);
+void emit_update_epilogue(strbuf *b, const ir_model *m);
+
+void emit_cl(strbuf *b, const ir_model *m, const tr_rendered *r);
+void emit_c(strbuf *b, const ir_model *m, const tr_rendered *r);
+void emit_desc(strbuf *b, const ir_model *m, const tr_rendered *r, const char *kernel_text);
+void emit_glue(strbuf *b, const ir_model *m);
+/* nestcl_models.c for the translated models (sorted by name by the caller). */
+void emit_registry(strbuf *b, ir_model *const *models, int n);
+
+#endif

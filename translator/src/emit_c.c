@@ -1,0 +1,43 @@
+/*
+ * C emitter: <model>_update_cpu, the same update text as the kernel inside a
+ * plain loop over the neurons of the block, on the same SoA arrays and with
+ * the same runtime helpers (kernels_templates/nestcl_*.h compiled as C), so
+ * the floating-point operations are the kernel's and the original's.
+ */
+#include "emit.h"
+
+void emit_c(strbuf *b, const ir_model *m, const tr_rendered *r)
+{
+  int j;
+  static const char *const fixed[] = {"n", "K", "origin_steps", "from", "to", "resolution_ms", "ring_slots",
+                                      "n_channels", "ring", "spike_count", "spikes", "spike_capacity",
+                                      "rec_interval", "rec"};
+  emit_file_header(b, m, "C loop of update() for the CPU path.", "/*", "*/");
+  sb_puts(b, "#include <float.h>\n#include <limits.h>\n#include <math.h>\n#include <stdbool.h>\n"
+             "#include <stddef.h>\n#include <stdint.h>\n\n"
+             "#include \"nestcl_types.h\"\n#include \"nestcl_fixed.h\"\n#include \"nestcl_ring.h\"\n"
+             "#include \"nestcl/model.h\"\n\n"
+             "/* The model's own locals may go unused once its buffers became ring reads. */\n"
+             "#pragma GCC diagnostic ignored \"-Wunused-variable\"\n"
+             "#pragma GCC diagnostic ignored \"-Wunused-but-set-variable\"\n\n");
+  emit_update_prelude(b, m);
+  sb_printf(b, "void %s_update_cpu(const nestcl_update_args *a, void *const *fields);\n\n", m->name);
+  sb_printf(b, "void %s_update_cpu(const nestcl_update_args *a, void *const *fields)\n{\n", m->name);
+  sb_puts(b, "  const uint32_t n = a->n;\n  const uint32_t K = a->K;\n  const int64_t origin_steps = a->origin_steps;\n"
+             "  const int from = a->from;\n  const int to = a->to;\n  const double resolution_ms = a->resolution_ms;\n"
+             "  const uint32_t ring_slots = a->ring_slots;\n  const uint32_t n_channels = a->n_channels;\n"
+             "  int64_t *const ring = a->ring;\n  uint32_t *const spike_count = a->spike_count;\n"
+             "  nestcl_spike *const spikes = a->spikes;\n  const uint32_t spike_capacity = a->spike_capacity;\n"
+             "  const int64_t rec_interval = a->rec_interval;\n  double *const rec = a->rec;\n");
+  for (j = 0; j < m->n_fields; j++)
+    sb_printf(b, "  %s *const %s = (%s *)fields[%d];\n", ir_type_c(m->fields[j].type), m->fields[j].c_name,
+              ir_type_c(m->fields[j].type), j);
+  for (j = 0; j < (int)(sizeof fixed / sizeof fixed[0]); j++)
+    sb_printf(b, "  (void)%s;\n", fixed[j]);
+  for (j = 0; j < m->n_fields; j++)
+    sb_printf(b, "  (void)%s;\n", m->fields[j].c_name);
+  sb_puts(b, "  for (uint32_t nestcl_i = 0; nestcl_i < n; ++nestcl_i)\n  ");
+  sb_puts(b, r->update_body);
+  sb_puts(b, "\n}\n");
+  emit_update_epilogue(b, m);
+}

@@ -1,0 +1,29 @@
+/*
+ * OpenCL emitter: the kernel nestcl_update_<model>, one work-item per neuron
+ * with NEST's lag loop inside, the 14 fixed arguments of model.h and then one
+ * __global pointer per field in descriptor order. The runtime prepends its
+ * headers (nestcl_rt_source), so this text includes nothing.
+ */
+#include "emit.h"
+
+void emit_cl(strbuf *b, const ir_model *m, const tr_rendered *r)
+{
+  int j;
+  emit_file_header(b, m, "OpenCL C kernel (the runtime prepends nestcl_rt_source).", "/*", "*/");
+  if (r->update_transcendental)
+    sb_puts(b, "/* update() calls transcendental built-ins: their results may differ from the\n"
+               "   C library's in the last ulp. */\n");
+  sb_puts(b, "#pragma OPENCL FP_CONTRACT OFF\n\n");
+  emit_update_prelude(b, m);
+  sb_printf(b, "__kernel void nestcl_update_%s(const uint n, const uint K, const long origin_steps, const int from,\n"
+               "    const int to, const double resolution_ms, const uint ring_slots, const uint n_channels,\n"
+               "    __global long *ring, __global uint *spike_count, __global uint2 *spikes, const uint spike_capacity,\n"
+               "    const long rec_interval, __global double *rec",
+            m->name);
+  for (j = 0; j < m->n_fields; j++)
+    sb_printf(b, ",\n    __global %s *%s", ir_type_cl(m->fields[j].type), m->fields[j].c_name);
+  sb_puts(b, ")\n{\n  const uint nestcl_i = (uint)get_global_id(0);\n  if (nestcl_i >= n)\n    return;\n  ");
+  sb_puts(b, r->update_body);
+  sb_puts(b, "\n}\n");
+  emit_update_epilogue(b, m);
+}

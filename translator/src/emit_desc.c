@@ -1,0 +1,159 @@
+/*
+ * Descriptor emitter: <model>_desc.c defines nestcl_model_<model> (model.h)
+ * with the field table, channel groups, recordables, the kernel source as a
+ * string, and the host helpers translated from the model's constructors,
+ * pre_run_hook(), handle() and get(). A helper that could not be translated
+ * is a NULL pointer; the report says why.
+ */
+#include "emit.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static void field_decls(strbuf *b, const ir_model *m, const unsigned char *used)
+{
+  int j;
+  for (j = 0; j < m->n_fields; j++)
+    if (used[j])
+      sb_printf(b, "  %s *const %s = (%s *)fields[%d];\n", ir_type_c(m->fields[j].type), m->fields[j].c_name,
+                ir_type_c(m->fields[j].type), j);
+}
+
+void emit_desc(strbuf *b, const ir_model *m, const tr_rendered *r, const char *kernel_text)
+{
+  int j;
+  const char *nm = m->name;
+  emit_file_header(b, m, "field descriptor and host helpers.", "/*", "*/");
+  sb_puts(b, "#include <float.h>\n#include <limits.h>\n#include <math.h>\n#include <stdbool.h>\n"
+             "#include <stddef.h>\n#include <stdint.h>\n#include <string.h>\n\n"
+             "#include \"nestcl/device.h\"\n#include \"nestcl/model.h\"\n\n"
+             "/* The model's own locals and parameters may go unused in a helper. */\n"
+             "#pragma GCC diagnostic ignored \"-Wunused-variable\"\n"
+             "#pragma GCC diagnostic ignored \"-Wunused-but-set-variable\"\n"
+             "#pragma GCC diagnostic ignored \"-Wunused-parameter\"\n"
+             "#pragma GCC diagnostic ignored \"-Wunused-function\"\n\n");
+  sb_printf(b, "void %s_update_cpu(const nestcl_update_args *a, void *const *fields);\n\n", nm);
+
+  sb_printf(b, "static const nestcl_field %s_fields[] = {\n", nm);
+  for (j = 0; j < m->n_fields; j++) {
+    const ir_field *f = &m->fields[j];
+    static const char *const roles[] = {"NESTCL_ROLE_STATE", "NESTCL_ROLE_PARAMETER", "NESTCL_ROLE_INTERNAL",
+                                        "NESTCL_ROLE_BUFFER"};
+    sb_printf(b, "  {\"%s\", \"%s\", ", f->member, f->struct_name);
+    if (f->nest_name)
+      sb_printf(b, "\"%s\", ", f->nest_name);
+    else
+      sb_puts(b, "NULL, ");
+    sb_printf(b, "%s, %s, %d},\n", roles[f->role], ir_type_enum(f->type), f->array_len);
+  }
+  if (!m->n_fields)
+    sb_puts(b, "  {NULL, NULL, NULL, NESTCL_ROLE_STATE, NESTCL_T_DOUBLE, 0},\n");
+  sb_puts(b, "};\n\n");
+
+  sb_printf(b, "static const nestcl_channel_group %s_channels[] = {\n", nm);
+  for (j = 0; j < m->n_channels; j++)
+    sb_printf(b, "  {\"%s\", \"%s\", %d, %d},\n", m->channels[j].buffer, m->channels[j].name, m->channels[j].count,
+              m->channels[j].is_current);
+  if (!m->n_channels)
+    sb_puts(b, "  {NULL, NULL, 0, 0},\n");
+  sb_puts(b, "};\n\n");
+
+  sb_printf(b, "static const int %s_recordables[] = {", nm);
+  for (j = 0; j < m->n_recordables; j++)
+    sb_printf(b, "%s%d", j ? ", " : "", m->recordables[j]);
+  if (!m->n_recordables)
+    sb_puts(b, "0");
+  sb_puts(b, "};\n\n");
+
+  sb_printf(b, "static const char %s_kernel_source[] =\n  \"", nm);
+  sb_put_c_escaped(b, kernel_text);
+  sb_puts(b, "\";\n\n");
+
+  /* Host helpers. */
+  sb_puts(b, "/* NEST's Time( Time::ms( x ) ).get_steps(): round to the nearest tic (1000 per ms),\n"
+             "   then up to whole steps. */\n"
+             "static long nestcl_ms_to_steps(double ms, double resolution_ms)\n{\n"
+             "  const long tics_per_step = (long)(resolution_ms * 1000.0 + 0.5);\n"
+             "  const long tics = (long)(ms * 1000.0 + 0.5);\n"
+             "  return (tics + tics_per_step - 1) / tics_per_step;\n}\n\n"
+             "/* Time::delay_ms_to_steps(): rounds to the nearest step. */\n"
+             "static long nestcl_delay_ms_to_steps(double ms, double resolution_ms)\n{\n"
+             "  return (long)floor(ms / resolution_ms + 0.5);\n}\n\n"
+             "static int nestcl_route(int *channel, double *value, int ch, double v)\n{\n"
+             "  *channel = ch;\n  *value = v;\n  return 0;\n}\n\n");
+
+  if (r->defaults_body) {
+    sb_printf(b, "static void %s_set_defaults(void *const *fields, size_t n, size_t nestcl_i, uint32_t K)\n{\n", nm);
+    for (j = 0; j < m->n_fields; j++) {
+      const ir_field *f = &m->fields[j];
+      const char *ct = ir_type_c(f->type);
+      if (f->array_len == 0)
+        sb_printf(b, "  ((%s *)fields[%d])[nestcl_i] = 0;\n", ct, j);
+      else if (f->array_len > 0)
+        sb_printf(b, "  for (size_t nestcl_k = 0; nestcl_k < %d; ++nestcl_k)\n    ((%s *)fields[%d])[nestcl_k * n + nestcl_i] = 0;\n",
+                  f->array_len, ct, j);
+      else
+        sb_printf(b, "  for (size_t nestcl_k = 0; nestcl_k < K; ++nestcl_k)\n    ((%s *)fields[%d])[nestcl_k * n + nestcl_i] = 0;\n",
+                  ct, j);
+    }
+    sb_puts(b, "  {\n");
+    field_decls(b, m, r->defaults_used);
+    sb_puts(b, r->defaults_body);
+    sb_puts(b, "  }\n}\n\n");
+  }
+  if (r->prerun_body) {
+    sb_printf(b, "static int %s_pre_run(void *const *fields, size_t n, size_t nestcl_i, uint32_t K, double resolution_ms)\n{\n",
+              nm);
+    field_decls(b, m, r->prerun_used);
+    sb_puts(b, "  ");
+    sb_puts(b, r->prerun_body);
+    sb_puts(b, "\n  return 0;\n}\n\n");
+  }
+  if (r->route_spike) {
+    sb_printf(b, "static int %s_route_spike(double weight, long rport, uint32_t K, int *channel, double *value)\n{\n  ", nm);
+    sb_puts(b, r->route_spike);
+    sb_puts(b, "\n  return NESTCL_EINVAL;\n}\n\n");
+  }
+  if (r->route_current) {
+    sb_printf(b, "static int %s_route_current(double current, double weight, long rport, uint32_t K, int *channel,\n"
+                 "                                double *value)\n{\n  ", nm);
+    sb_puts(b, r->route_current);
+    sb_puts(b, "\n  return NESTCL_EINVAL;\n}\n\n");
+  }
+  if (r->get_status_body) {
+    sb_printf(b, "static int %s_get_status(void *const *fields, size_t n, size_t nestcl_i, uint32_t K, const char *name,\n"
+                 "                             double *value)\n{\n", nm);
+    field_decls(b, m, r->get_used);
+    sb_puts(b, r->get_status_body);
+    sb_printf(b, "  return nestcl_set_error(NESTCL_EINVAL, \"%s: no status entry '%%s'\", name);\n}\n\n", nm);
+  }
+
+  sb_printf(b, "const nestcl_model nestcl_model_%s = {\n", nm);
+  sb_printf(b, "  \"%s\",\n  \"", nm);
+  sb_put_c_escaped(b, m->source_file);
+  sb_printf(b, "\",\n  \"%s\",\n", m->source_hash);
+  sb_printf(b, "  %s_fields,\n  %d,\n  %s_channels,\n  %d,\n  %s_recordables,\n  %d,\n  %d,\n", nm, m->n_fields, nm,
+            m->n_channels, nm, m->n_recordables, m->has_receptors);
+  sb_printf(b, "  %s_kernel_source,\n  \"nestcl_update_%s\",\n  %s_update_cpu,\n", nm, nm, nm);
+  if (r->defaults_body) sb_printf(b, "  %s_set_defaults,\n", nm); else sb_puts(b, "  NULL,\n");
+  if (r->prerun_body) sb_printf(b, "  %s_pre_run,\n", nm); else sb_puts(b, "  NULL,\n");
+  if (r->route_spike) sb_printf(b, "  %s_route_spike,\n", nm); else sb_puts(b, "  NULL,\n");
+  if (r->route_current) sb_printf(b, "  %s_route_current,\n", nm); else sb_puts(b, "  NULL,\n");
+  if (r->get_status_body) sb_printf(b, "  %s_get_status,\n", nm); else sb_puts(b, "  NULL,\n");
+  sb_puts(b, "  NULL,\n};\n");
+}
+
+void emit_registry(strbuf *b, ir_model *const *models, int n)
+{
+  int j;
+  sb_puts(b, "/* Generated by nestcl-translate. Do not edit.\n   nestcl_models.c: every model translated in this run, sorted by name. */\n");
+  sb_puts(b, "#include <stddef.h>\n\n#include \"nestcl/model.h\"\n\n");
+  for (j = 0; j < n; j++)
+    sb_printf(b, "extern const nestcl_model nestcl_model_%s;\n", models[j]->name);
+  sb_puts(b, "\nconst nestcl_model *const nestcl_builtin_models[] = {\n");
+  for (j = 0; j < n; j++)
+    sb_printf(b, "  &nestcl_model_%s,\n", models[j]->name);
+  if (!n)
+    sb_puts(b, "  NULL,\n");
+  sb_printf(b, "};\nconst int nestcl_builtin_model_count = %d;\n", n);
+}

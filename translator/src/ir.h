@@ -1,0 +1,136 @@
+/*
+ * The model IR of nestcl-translate: what parse.c finds in a NEST model class
+ * (its structs, fields, input buffers and the methods the runtime needs) and
+ * what the emitters read. It holds libclang cursors, so it lives only as long
+ * as the translation unit it came from.
+ *
+ * The IR is deliberately not neuron-specific: a model has a kind and a list of
+ * entry points (update() for neurons today; the GSL dynamics callback of ODE
+ * models and a synapse's send() are further entry kinds with their own
+ * rewrite modes), and fields carry their struct and role, so a synapse's
+ * per-connection state or an ODE state vector y_[] fit the same tables.
+ */
+#ifndef NESTCL_TR_IR_H
+#define NESTCL_TR_IR_H
+
+#include <clang-c/Index.h>
+#include <stddef.h>
+
+/* Same numbering as nestcl_field_type / nestcl_field_role in nestcl/model.h. */
+typedef enum ir_type { IR_T_DOUBLE = 0, IR_T_LONG, IR_T_INT, IR_T_BOOL, IR_T_SIZE } ir_type;
+typedef enum ir_role { IR_ROLE_STATE = 0, IR_ROLE_PARAMETER, IR_ROLE_INTERNAL, IR_ROLE_BUFFER } ir_role;
+
+typedef enum ir_model_kind {
+  IR_KIND_NEURON = 0, /* update(Time const&, long, long) */
+  IR_KIND_SYNAPSE     /* send(): not translated yet */
+} ir_model_kind;
+
+typedef struct ir_field {
+  char *member;      /* "y3_" */
+  char *struct_name; /* "State_" */
+  char *nest_name;   /* "V_m" or NULL */
+  ir_role role;
+  ir_type type;
+  int array_len;     /* 0 scalar, > 0 fixed array, -1 per receptor (K) */
+  char *c_name;      /* "S__y3_": the SoA array's identifier in generated code */
+  int written_in_update; /* parameters written in update() are not specialisable */
+  CXCursor decl;
+} ir_field;
+
+typedef enum ir_buffer_kind {
+  IR_BUF_RING = 0,   /* RingBuffer: one channel */
+  IR_BUF_MULTI,      /* MultiChannelInputBuffer<N>: N channels */
+  IR_BUF_VECTOR      /* std::vector<RingBuffer>: K channels */
+} ir_buffer_kind;
+
+typedef struct ir_channel_group {
+  char *buffer;      /* Buffers_ member */
+  char *name;        /* channel name: the buffer name, or the Buffers_ enum name */
+  int count;         /* -1: K */
+  int is_current;
+  ir_buffer_kind kind;
+  int base_fixed;    /* first channel = base_fixed + base_k * K */
+  int base_k;
+  CXCursor decl;
+} ir_channel_group;
+
+/* What each of a model's methods is, for the emitters. */
+typedef enum ir_method_id {
+  IR_M_UPDATE = 0,
+  IR_M_HANDLE_SPIKE,
+  IR_M_HANDLE_CURRENT,
+  IR_M_PRE_RUN,
+  IR_M_PARAMS_CTOR,
+  IR_M_STATE_CTOR,
+  IR_M_PARAMS_GET,
+  IR_M_STATE_GET,
+  IR_M_PARAMS_SET,
+  IR_M_STATE_SET,
+  IR_M_COUNT
+} ir_method_id;
+
+/* A macro expansion in the model's own files (assert, INFINITY, ...). */
+typedef struct ir_macro {
+  CXFile file;
+  unsigned begin, end; /* byte offsets */
+  char *name;
+} ir_macro;
+
+/* One parsed translation unit; several models may share it. */
+typedef struct ir_tu {
+  CXTranslationUnit tu;
+  ir_macro *macros;
+  int n_macros;
+} ir_tu;
+
+typedef struct ir_diag {
+  char *text;        /* "file:line:col: error: ..." */
+  int is_error;
+} ir_diag;
+
+typedef struct ir_model {
+  char *name;              /* class name, e.g. "iaf_psc_alpha" */
+  ir_model_kind kind;
+  char *source_file;       /* the .cpp (or .h) as given on the command line */
+  char *header_file;       /* the .h, or NULL */
+  char source_hash[17];    /* FNV-1a 64 of header + source text, hex */
+  ir_tu *tu;
+  CXCursor cls;
+  CXCursor structs[4];     /* State_, Parameters_, Variables_, Buffers_ (null cursor if absent) */
+  CXCursor methods[IR_M_COUNT];
+  int has_method[IR_M_COUNT];
+  ir_field *fields;
+  int n_fields;
+  ir_channel_group *channels;
+  int n_channels;
+  int *recordables;        /* field indices */
+  int n_recordables;
+  int has_receptors;
+  int failed;              /* an error diagnostic was issued: CPU-only */
+  ir_diag *diags;
+  int n_diags;
+  char **helper_notes;     /* host helpers left out (NULL pointer) and why */
+  int n_helper_notes;
+} ir_model;
+
+extern const char *const ir_struct_names[4];
+extern const char *const ir_struct_prefix[4]; /* "S_", "P_", "V_", "B_" */
+
+ir_model *ir_model_new(const char *name);
+void ir_model_free(ir_model *m);
+ir_field *ir_add_field(ir_model *m);
+ir_channel_group *ir_add_channel_group(ir_model *m);
+/* Field index by its declaration cursor, or -1. */
+int ir_find_field(const ir_model *m, CXCursor decl);
+int ir_find_field_by_name(const ir_model *m, const char *struct_name, const char *member);
+int ir_find_channel_group(const ir_model *m, CXCursor decl);
+/* The expression for the group's first channel, e.g. "2" or "(1 + K)". */
+char *ir_channel_base_expr(const ir_channel_group *g);
+void ir_diag_add(ir_model *m, int is_error, const char *text);
+void ir_note_add(ir_model *m, const char *text);
+/* "nestcl_field_type" spelling of t, and the C/OpenCL element types. */
+const char *ir_type_enum(ir_type t);
+const char *ir_type_c(ir_type t);   /* double, int64_t, int32_t, int32_t, uint64_t */
+const char *ir_type_cl(ir_type t);  /* double, long, int, int, ulong */
+
+#endif

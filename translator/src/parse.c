@@ -1,0 +1,815 @@
+/*
+ * libclang front end (see parse.h). A model class is a class defined in the
+ * unit's own files that derives directly from one of NEST's node bases (Node,
+ * StructuralPlasticityNode, or an ...ArchivingNode); devices (StimulationDevice,
+ * RecordingDevice) are not neurons and are left alone. Only the unit's files
+ * are walked: NEST's headers are parsed for types but never visited, which
+ * keeps a unit at the cost of the parse itself.
+ */
+#include "parse.h"
+
+#include "strbuf.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+char *cursor_spelling(CXCursor c)
+{
+  CXString s = clang_getCursorSpelling(c);
+  char *r = xstrdup(clang_getCString(s) ? clang_getCString(s) : "");
+  clang_disposeString(s);
+  return r;
+}
+
+char *cursor_qualified_name(CXCursor c)
+{
+  strbuf b;
+  char *parts[32];
+  int n = 0, k;
+  CXCursor p = c;
+  sb_init(&b);
+  while (!clang_Cursor_isNull(p) && n < 32) {
+    enum CXCursorKind kind = clang_getCursorKind(p);
+    if (kind == CXCursor_TranslationUnit || clang_isInvalid(kind))
+      break;
+    parts[n++] = cursor_spelling(p);
+    p = clang_getCursorSemanticParent(p);
+  }
+  for (k = n - 1; k >= 0; k--) {
+    /* NEST's own namespace adds nothing to the names the tables use. */
+    if (!(k == n - 1 && !strcmp(parts[k], "nest") && n > 1)) {
+      if (b.len)
+        sb_puts(&b, "::");
+      sb_puts(&b, parts[k]);
+    }
+    free(parts[k]);
+  }
+  return sb_take(&b);
+}
+
+int cursor_offsets(CXCursor c, CXFile *file, unsigned *begin, unsigned *end)
+{
+  CXSourceRange r = clang_getCursorExtent(c);
+  CXFile f1 = NULL, f2 = NULL;
+  unsigned b = 0, e = 0;
+  clang_getSpellingLocation(clang_getRangeStart(r), &f1, NULL, NULL, &b);
+  clang_getSpellingLocation(clang_getRangeEnd(r), &f2, NULL, NULL, &e);
+  if (!f1 || !f2 || !clang_File_isEqual(f1, f2) || e < b)
+    return -1;
+  if (file)
+    *file = f1;
+  *begin = b;
+  *end = e;
+  return 0;
+}
+
+char *cursor_where(CXCursor c)
+{
+  CXSourceRange r = clang_getCursorExtent(c);
+  CXFile f = NULL;
+  unsigned line = 0, col = 0;
+  CXString name;
+  char *res;
+  clang_getSpellingLocation(clang_getRangeStart(r), &f, &line, &col, NULL);
+  if (!f)
+    clang_getSpellingLocation(clang_getCursorLocation(c), &f, &line, &col, NULL);
+  name = clang_getFileName(f);
+  res = xasprintf("%s:%u:%u", clang_getCString(name) ? clang_getCString(name) : "<unknown>", line, col);
+  clang_disposeString(name);
+  return res;
+}
+
+int is_node_base_name(const char *name)
+{
+  size_t n = strlen(name), a = strlen("ArchivingNode");
+  return !strcmp(name, "Node") || !strcmp(name, "StructuralPlasticityNode") ||
+         (n >= a && !strcmp(name + n - a, "ArchivingNode"));
+}
+
+int parse_text_declares_model(const char *t)
+{
+  /* Looks for "public <Base>" with a node base; comments may match too, which
+   * only costs a parse. */
+  const char *p = t;
+  while ((p = strstr(p, "public")) != NULL) {
+    const char *q = p + 6;
+    char id[128];
+    size_t k = 0;
+    p = q;
+    if (!isspace((unsigned char)*q))
+      continue;
+    while (isspace((unsigned char)*q))
+      q++;
+    if (!strncmp(q, "nest::", 6))
+      q += 6;
+    while ((isalnum((unsigned char)*q) || *q == '_') && k + 1 < sizeof id)
+      id[k++] = *q++;
+    id[k] = 0;
+    if (k && is_node_base_name(id))
+      return 1;
+  }
+  return 0;
+}
+
+/* ---- walking the unit ---- */
+
+typedef struct walk {
+  tr_parsed *out;
+  CXFile files[2];
+  int n_files;
+  const tr_unit *unit;
+} walk;
+
+static int in_unit_files(walk *w, CXCursor c)
+{
+  CXFile f = NULL;
+  int k;
+  clang_getSpellingLocation(clang_getCursorLocation(c), &f, NULL, NULL, NULL);
+  if (!f)
+    return 0;
+  for (k = 0; k < w->n_files; k++)
+    if (clang_File_isEqual(f, w->files[k]))
+      return 1;
+  return 0;
+}
+
+static CXCursor direct_node_base(CXCursor cls, char **base_name);
+
+typedef struct base_find {
+  CXCursor found;
+  char *name;
+} base_find;
+
+static enum CXChildVisitResult visit_bases(CXCursor c, CXCursor parent, CXClientData data)
+{
+  base_find *bf = data;
+  (void)parent;
+  if (clang_getCursorKind(c) == CXCursor_CXXBaseSpecifier) {
+    CXCursor ref = clang_getTypeDeclaration(clang_getCursorType(c));
+    char *name = cursor_spelling(ref);
+    if (clang_Cursor_isNull(ref) || !*name) {
+      /* A template base (UrbanczikArchivingNode< P >) names its template. */
+      free(name);
+      name = cursor_spelling(c);
+      {
+        char *lt = strchr(name, '<');
+        char *colon;
+        if (lt)
+          *lt = 0;
+        while ((colon = strstr(name, "::")) != NULL)
+          memmove(name, colon + 2, strlen(colon + 2) + 1);
+        while (*name && isspace((unsigned char)name[strlen(name) - 1]))
+          name[strlen(name) - 1] = 0;
+      }
+    }
+    if (is_node_base_name(name) && clang_Cursor_isNull(bf->found)) {
+      bf->found = c;
+      bf->name = name;
+    } else {
+      free(name);
+    }
+  }
+  return CXChildVisit_Continue;
+}
+
+static CXCursor direct_node_base(CXCursor cls, char **base_name)
+{
+  base_find bf;
+  bf.found = clang_getNullCursor();
+  bf.name = NULL;
+  clang_visitChildren(cls, visit_bases, &bf);
+  if (base_name)
+    *base_name = bf.name;
+  else
+    free(bf.name);
+  return bf.found;
+}
+
+static int struct_index(const char *name)
+{
+  int k;
+  for (k = 0; k < 4; k++)
+    if (!strcmp(name, ir_struct_names[k]))
+      return k;
+  return -1;
+}
+
+/* The declaration name of a record type, e.g. "vector", and its first template argument. */
+static char *type_decl_name(CXType t)
+{
+  return cursor_spelling(clang_getTypeDeclaration(clang_getCanonicalType(t)));
+}
+
+static int scalar_type(CXType t, ir_type *out)
+{
+  switch (clang_getCanonicalType(t).kind) {
+  case CXType_Double: *out = IR_T_DOUBLE; return 1;
+  case CXType_Long: case CXType_LongLong: *out = IR_T_LONG; return 1;
+  case CXType_Int: *out = IR_T_INT; return 1;
+  case CXType_Bool: *out = IR_T_BOOL; return 1;
+  case CXType_ULong: case CXType_ULongLong: *out = IR_T_SIZE; return 1;
+  default: return 0;
+  }
+}
+
+static void add_diag_at(ir_model *m, CXCursor at, int is_error, const char *fmt_text)
+{
+  char *where = cursor_where(at);
+  char *t = xasprintf("%s: %s: %s", where, is_error ? "error" : "warning", fmt_text);
+  ir_diag_add(m, is_error, t);
+  free(t);
+  free(where);
+}
+
+typedef struct field_walk {
+  ir_model *m;
+  int si;
+} field_walk;
+
+static void add_channel_groups(ir_model *m, CXCursor decl, const char *member, ir_buffer_kind kind, int count);
+
+static enum CXChildVisitResult visit_fields(CXCursor c, CXCursor parent, CXClientData data)
+{
+  field_walk *fw = data;
+  ir_model *m = fw->m;
+  CXType t;
+  ir_type ty;
+  char *member, *dn;
+  (void)parent;
+  if (clang_getCursorKind(c) != CXCursor_FieldDecl)
+    return CXChildVisit_Continue;
+  member = cursor_spelling(c);
+  t = clang_getCursorType(c);
+  dn = type_decl_name(t);
+  if (fw->si == 3) {
+    /* Buffers_: input buffers become ring channels; plain scalars stay fields. */
+    CXType ct = clang_getCanonicalType(t);
+    if (!strcmp(dn, "RingBuffer")) {
+      add_channel_groups(m, c, member, IR_BUF_RING, 1);
+    } else if (!strcmp(dn, "MultiChannelInputBuffer")) {
+      CXString sp = clang_getTypeSpelling(ct);
+      const char *lt = strchr(clang_getCString(sp), '<');
+      int count = lt ? atoi(lt + 1) : 0;
+      clang_disposeString(sp);
+      if (count <= 0) {
+        char *msg = xasprintf("input buffer '%s' is not supported on the device (channel count unknown)", member);
+        add_diag_at(m, c, 1, msg);
+        free(msg);
+      } else {
+        add_channel_groups(m, c, member, IR_BUF_MULTI, count);
+      }
+    } else if (!strcmp(dn, "vector") && clang_Type_getNumTemplateArguments(ct) >= 1) {
+      char *en = type_decl_name(clang_Type_getTemplateArgumentAsType(ct, 0));
+      if (!strcmp(en, "RingBuffer"))
+        add_channel_groups(m, c, member, IR_BUF_VECTOR, -1);
+      free(en);
+    } else if (scalar_type(t, &ty)) {
+      ir_field *f = ir_add_field(m);
+      f->member = member;
+      member = NULL;
+      f->struct_name = xstrdup("Buffers_");
+      f->role = IR_ROLE_BUFFER;
+      f->type = ty;
+      f->decl = c;
+    }
+    /* Loggers and other host-side members stay on the host; a use of one in
+     * update() is diagnosed there. */
+    free(member);
+    free(dn);
+    return CXChildVisit_Continue;
+  }
+  {
+    ir_field *f;
+    int len = 0, ok = 1;
+    CXType ct = clang_getCanonicalType(t);
+    if (ct.kind == CXType_ConstantArray) {
+      len = (int)clang_getArraySize(ct);
+      ok = scalar_type(clang_getArrayElementType(ct), &ty) && len > 0;
+    } else if (!strcmp(dn, "vector") && clang_Type_getNumTemplateArguments(ct) >= 1) {
+      len = -1;
+      ok = scalar_type(clang_Type_getTemplateArgumentAsType(ct, 0), &ty);
+    } else {
+      ok = scalar_type(t, &ty);
+    }
+    if (!ok) {
+      CXString ts = clang_getTypeSpelling(t);
+      char *msg = xasprintf("field '%s::%s' of type '%s' is not supported on the device (no SoA layout for this type)",
+                            ir_struct_names[fw->si], member, clang_getCString(ts));
+      clang_disposeString(ts);
+      add_diag_at(m, c, 1, msg);
+      free(msg);
+      free(member);
+      free(dn);
+      return CXChildVisit_Continue;
+    }
+    if (len == -1)
+      m->has_receptors = 1;
+    f = ir_add_field(m);
+    f->member = member;
+    f->struct_name = xstrdup(ir_struct_names[fw->si]);
+    f->role = fw->si == 0 ? IR_ROLE_STATE : fw->si == 1 ? IR_ROLE_PARAMETER : IR_ROLE_INTERNAL;
+    f->type = ty;
+    f->array_len = len;
+    f->decl = c;
+  }
+  free(dn);
+  return CXChildVisit_Continue;
+}
+
+/* Enum constants of Buffers_ name the channels of a MultiChannelInputBuffer. */
+typedef struct enum_names {
+  char *names[64];
+  int set[64];
+} enum_names;
+
+static enum CXChildVisitResult visit_enum_consts(CXCursor c, CXCursor parent, CXClientData data)
+{
+  enum_names *en = data;
+  (void)parent;
+  if (clang_getCursorKind(c) == CXCursor_EnumDecl)
+    return CXChildVisit_Recurse;
+  if (clang_getCursorKind(c) == CXCursor_EnumConstantDecl) {
+    long long v = clang_getEnumConstantDeclValue(c);
+    if (v >= 0 && v < 64 && !en->set[v]) {
+      en->names[v] = cursor_spelling(c);
+      en->set[v] = 1;
+    }
+  }
+  return CXChildVisit_Continue;
+}
+
+static void add_channel_groups(ir_model *m, CXCursor decl, const char *member, ir_buffer_kind kind, int count)
+{
+  if (kind == IR_BUF_MULTI) {
+    enum_names en;
+    int k;
+    memset(&en, 0, sizeof en);
+    clang_visitChildren(m->structs[3], visit_enum_consts, &en);
+    for (k = 0; k < count; k++) {
+      ir_channel_group *g = ir_add_channel_group(m);
+      g->buffer = xstrdup(member);
+      g->name = (k < 64 && en.set[k]) ? xstrdup(en.names[k]) : xasprintf("%s%d", member, k);
+      g->count = 1;
+      g->kind = kind;
+      g->decl = decl;
+    }
+    for (k = 0; k < 64; k++)
+      free(en.names[k]);
+  } else {
+    ir_channel_group *g = ir_add_channel_group(m);
+    g->buffer = xstrdup(member);
+    g->name = xstrdup(member);
+    g->count = count;
+    g->kind = kind;
+    g->decl = decl;
+    if (count < 0)
+      m->has_receptors = 1;
+  }
+}
+
+typedef struct class_walk {
+  ir_model *m;
+} class_walk;
+
+static int param_type_name_is(CXCursor fn, int arg, const char *name)
+{
+  CXCursor p = clang_Cursor_getArgument(fn, (unsigned)arg);
+  CXType t = clang_getCursorType(p);
+  char *n;
+  int r;
+  if (t.kind == CXType_LValueReference || t.kind == CXType_RValueReference)
+    t = clang_getPointeeType(t);
+  n = type_decl_name(t);
+  r = !strcmp(n, name);
+  free(n);
+  return r;
+}
+
+/* Classifies a method or constructor definition of the model or its structs. */
+static void note_method(ir_model *m, CXCursor c)
+{
+  CXCursor parent = clang_getCanonicalCursor(clang_getCursorSemanticParent(c));
+  char *name = cursor_spelling(c);
+  int nargs = clang_Cursor_getNumArguments(c);
+  int id = -1, si = -1, k;
+  enum CXCursorKind kind = clang_getCursorKind(c);
+  if (clang_equalCursors(parent, clang_getCanonicalCursor(m->cls))) {
+    if (!strcmp(name, "update") && nargs == 3)
+      id = IR_M_UPDATE;
+    else if (!strcmp(name, "handle") && nargs == 1 && param_type_name_is(c, 0, "SpikeEvent"))
+      id = IR_M_HANDLE_SPIKE;
+    else if (!strcmp(name, "handle") && nargs == 1 && param_type_name_is(c, 0, "CurrentEvent"))
+      id = IR_M_HANDLE_CURRENT;
+    else if (!strcmp(name, "pre_run_hook") || !strcmp(name, "calibrate"))
+      id = IR_M_PRE_RUN;
+  } else {
+    for (k = 0; k < 3; k++)
+      if (!clang_Cursor_isNull(m->structs[k]) && clang_equalCursors(parent, clang_getCanonicalCursor(m->structs[k])))
+        si = k;
+    if (si == 1 && kind == CXCursor_Constructor && nargs == 0)
+      id = IR_M_PARAMS_CTOR;
+    else if (si == 0 && kind == CXCursor_Constructor &&
+             (nargs == 0 || (nargs == 1 && param_type_name_is(c, 0, "Parameters_"))))
+      id = IR_M_STATE_CTOR;
+    else if (si == 1 && !strcmp(name, "get"))
+      id = IR_M_PARAMS_GET;
+    else if (si == 0 && !strcmp(name, "get"))
+      id = IR_M_STATE_GET;
+    else if (si == 1 && !strcmp(name, "set"))
+      id = IR_M_PARAMS_SET;
+    else if (si == 0 && !strcmp(name, "set"))
+      id = IR_M_STATE_SET;
+  }
+  free(name);
+  if (id >= 0 && !m->has_method[id]) {
+    m->methods[id] = c;
+    m->has_method[id] = 1;
+  }
+}
+
+static enum CXChildVisitResult visit_class(CXCursor c, CXCursor parent, CXClientData data)
+{
+  class_walk *cw = data;
+  enum CXCursorKind kind = clang_getCursorKind(c);
+  (void)parent;
+  if ((kind == CXCursor_StructDecl || kind == CXCursor_ClassDecl) && clang_isCursorDefinition(c)) {
+    char *n = cursor_spelling(c);
+    int si = struct_index(n);
+    free(n);
+    if (si >= 0 && clang_Cursor_isNull(cw->m->structs[si])) {
+      cw->m->structs[si] = c;
+      return CXChildVisit_Recurse; /* inline constructors and getters */
+    }
+    return CXChildVisit_Continue;
+  }
+  if ((kind == CXCursor_CXXMethod || kind == CXCursor_Constructor) && clang_isCursorDefinition(c))
+    note_method(cw->m, c);
+  return CXChildVisit_Continue;
+}
+
+static enum CXChildVisitResult visit_top(CXCursor c, CXCursor parent, CXClientData data)
+{
+  walk *w = data;
+  enum CXCursorKind kind = clang_getCursorKind(c);
+  (void)parent;
+  if (kind == CXCursor_MacroExpansion) {
+    if (in_unit_files(w, c)) {
+      ir_tu *t = &w->out->tu;
+      CXFile f;
+      unsigned b, e;
+      if (!cursor_offsets(c, &f, &b, &e)) {
+        t->macros = xrealloc(t->macros, sizeof *t->macros * (size_t)(t->n_macros + 1));
+        t->macros[t->n_macros].file = f;
+        t->macros[t->n_macros].begin = b;
+        t->macros[t->n_macros].end = e;
+        t->macros[t->n_macros].name = cursor_spelling(c);
+        t->n_macros++;
+      }
+    }
+    return CXChildVisit_Continue;
+  }
+  if (!in_unit_files(w, c))
+    return CXChildVisit_Continue;
+  if (kind == CXCursor_Namespace || kind == CXCursor_LinkageSpec)
+    return CXChildVisit_Recurse;
+  if ((kind == CXCursor_ClassDecl || kind == CXCursor_StructDecl) && clang_isCursorDefinition(c)) {
+    char *base = NULL;
+    CXCursor b = direct_node_base(c, &base);
+    if (!clang_Cursor_isNull(b)) {
+      char *name = cursor_spelling(c);
+      ir_model *m = ir_model_new(name);
+      class_walk cw;
+      free(name);
+      m->cls = c;
+      m->tu = &w->out->tu;
+      m->source_file = xstrdup(w->unit->source);
+      m->header_file = w->unit->header ? xstrdup(w->unit->header) : NULL;
+      cw.m = m;
+      clang_visitChildren(c, visit_class, &cw);
+      w->out->models = xrealloc(w->out->models, sizeof *w->out->models * (size_t)(w->out->n_models + 1));
+      w->out->models[w->out->n_models++] = m;
+    }
+    free(base);
+    return CXChildVisit_Continue;
+  }
+  if (kind == CXCursor_ClassTemplate) {
+    CXCursor b = direct_node_base(c, NULL);
+    if (!clang_Cursor_isNull(b)) {
+      char *name = cursor_spelling(c);
+      ir_model *m = ir_model_new(name);
+      char *msg = xasprintf("class template '%s' is not supported on the device (a template model has no single instance to translate)", name);
+      free(name);
+      m->cls = c;
+      m->tu = &w->out->tu;
+      m->source_file = xstrdup(w->unit->source);
+      m->header_file = w->unit->header ? xstrdup(w->unit->header) : NULL;
+      add_diag_at(m, c, 1, msg);
+      free(msg);
+      w->out->models = xrealloc(w->out->models, sizeof *w->out->models * (size_t)(w->out->n_models + 1));
+      w->out->models[w->out->n_models++] = m;
+    }
+    return CXChildVisit_Continue;
+  }
+  if ((kind == CXCursor_CXXMethod || kind == CXCursor_Constructor) && clang_isCursorDefinition(c)) {
+    int k;
+    for (k = 0; k < w->out->n_models; k++)
+      note_method(w->out->models[k], c);
+  }
+  return CXChildVisit_Continue;
+}
+
+/* ---- per-model post-processing ---- */
+
+static int strip_kind_is(CXCursor c, enum CXCursorKind k);
+
+typedef struct child_list {
+  CXCursor *c;
+  int n;
+} child_list;
+
+static enum CXChildVisitResult collect_children(CXCursor c, CXCursor parent, CXClientData data)
+{
+  child_list *l = data;
+  (void)parent;
+  l->c = xrealloc(l->c, sizeof *l->c * (size_t)(l->n + 1));
+  l->c[l->n++] = c;
+  return CXChildVisit_Continue;
+}
+
+static CXCursor strip(CXCursor c)
+{
+  for (;;) {
+    enum CXCursorKind k = clang_getCursorKind(c);
+    if (k == CXCursor_UnexposedExpr || k == CXCursor_ParenExpr) {
+      child_list l = {NULL, 0};
+      clang_visitChildren(c, collect_children, &l);
+      if (l.n == 1) {
+        c = l.c[0];
+        free(l.c);
+        continue;
+      }
+      free(l.c);
+    }
+    return c;
+  }
+}
+
+static int strip_kind_is(CXCursor c, enum CXCursorKind k)
+{
+  return clang_getCursorKind(strip(c)) == k;
+}
+
+/* NEST names from get(): `d[ names::X ] = member;` or `def< T >( d, names::X, member )`. */
+typedef struct getter_walk {
+  ir_model *m;
+} getter_walk;
+
+static void note_nest_name(ir_model *m, CXCursor key, CXCursor value)
+{
+  CXCursor k = strip(key), v = strip(value);
+  int fi;
+  if (clang_getCursorKind(v) != CXCursor_MemberRefExpr)
+    return;
+  fi = ir_find_field(m, clang_getCursorReferenced(v));
+  if (fi < 0 || m->fields[fi].nest_name || m->fields[fi].array_len != 0)
+    return;
+  if (clang_getCursorKind(k) == CXCursor_DeclRefExpr) {
+    char *q = cursor_qualified_name(clang_getCursorReferenced(k));
+    if (!strncmp(q, "names::", 7))
+      m->fields[fi].nest_name = xstrdup(q + 7);
+    free(q);
+  }
+}
+
+static enum CXChildVisitResult visit_getter(CXCursor c, CXCursor parent, CXClientData data)
+{
+  getter_walk *gw = data;
+  (void)parent;
+  if (clang_getCursorKind(c) == CXCursor_CallExpr) {
+    char *n = cursor_spelling(c);
+    child_list l = {NULL, 0};
+    clang_visitChildren(c, collect_children, &l);
+    if (!strcmp(n, "operator=") && l.n == 3) {
+      /* d[ key ] = value: child 0 is the subscript call */
+      CXCursor sub = strip(l.c[0]);
+      char *sn = cursor_spelling(sub);
+      if (!strcmp(sn, "operator[]")) {
+        child_list s2 = {NULL, 0};
+        clang_visitChildren(sub, collect_children, &s2);
+        if (s2.n == 3)
+          note_nest_name(gw->m, s2.c[2], l.c[2]);
+        free(s2.c);
+      }
+      free(sn);
+    } else if (!strcmp(n, "def") && clang_Cursor_getNumArguments(c) == 3) {
+      note_nest_name(gw->m, clang_Cursor_getArgument(c, 1), clang_Cursor_getArgument(c, 2));
+    }
+    free(l.c);
+    free(n);
+  }
+  return CXChildVisit_Recurse;
+}
+
+/* Channels written by handle(CurrentEvent&) are current channels. */
+static enum CXChildVisitResult visit_current_handler(CXCursor c, CXCursor parent, CXClientData data)
+{
+  ir_model *m = data;
+  (void)parent;
+  if (clang_getCursorKind(c) == CXCursor_CallExpr) {
+    char *n = cursor_spelling(c);
+    if (!strcmp(n, "add_value")) {
+      child_list l = {NULL, 0};
+      clang_visitChildren(c, collect_children, &l);
+      if (l.n >= 1 && clang_getCursorKind(l.c[0]) == CXCursor_MemberRefExpr) {
+        child_list b = {NULL, 0};
+        clang_visitChildren(l.c[0], collect_children, &b);
+        if (b.n >= 1) {
+          CXCursor base = strip(b.c[0]);
+          if (clang_getCursorKind(base) == CXCursor_CallExpr) { /* B_.v_[k] */
+            child_list s = {NULL, 0};
+            clang_visitChildren(base, collect_children, &s);
+            if (s.n >= 1)
+              base = strip(s.c[0]);
+            free(s.c);
+          }
+          if (clang_getCursorKind(base) == CXCursor_MemberRefExpr) {
+            int gi = ir_find_channel_group(m, clang_getCursorReferenced(base));
+            if (gi >= 0) {
+              if (m->channels[gi].kind == IR_BUF_MULTI) {
+                CXCursor ch = strip(clang_Cursor_getArgument(c, 1));
+                CXCursor ref = clang_getCursorReferenced(ch);
+                if (clang_getCursorKind(ref) == CXCursor_EnumConstantDecl) {
+                  long long v = clang_getEnumConstantDeclValue(ref);
+                  if (v >= 0 && gi + v < m->n_channels && !strcmp(m->channels[gi + v].buffer, m->channels[gi].buffer))
+                    m->channels[gi + v].is_current = 1;
+                }
+              } else {
+                m->channels[gi].is_current = 1;
+              }
+            }
+          }
+        }
+        free(b.c);
+      }
+      free(l.c);
+    }
+    free(n);
+  }
+  return CXChildVisit_Recurse;
+}
+
+static void finish_model(ir_model *m)
+{
+  int k, fixed = 0, kk = 0;
+  static const char *const prefix[4] = {"S__", "P__", "V__", "B__"};
+  if (clang_getCursorKind(m->cls) == CXCursor_ClassTemplate)
+    return;
+  for (k = 0; k < 4; k++) {
+    field_walk fw;
+    if (clang_Cursor_isNull(m->structs[k]))
+      continue;
+    fw.m = m;
+    fw.si = k;
+    clang_visitChildren(m->structs[k], visit_fields, &fw);
+  }
+  for (k = 0; k < m->n_fields; k++) {
+    int si = struct_index(m->fields[k].struct_name);
+    m->fields[k].c_name = xasprintf("%s%s", prefix[si], m->fields[k].member);
+  }
+  for (k = 0; k < m->n_channels; k++) {
+    ir_channel_group *g = &m->channels[k];
+    g->base_fixed = fixed;
+    g->base_k = kk;
+    if (g->count < 0)
+      kk++;
+    else
+      fixed += g->count;
+  }
+  for (k = 0; k < 2; k++) {
+    int id = k == 0 ? IR_M_PARAMS_GET : IR_M_STATE_GET;
+    getter_walk gw;
+    gw.m = m;
+    if (m->has_method[id])
+      clang_visitChildren(m->methods[id], visit_getter, &gw);
+  }
+  if (m->has_method[IR_M_HANDLE_CURRENT])
+    clang_visitChildren(m->methods[IR_M_HANDLE_CURRENT], visit_current_handler, m);
+  /* Recordables: every State_ field in descriptor order (documented in model.h's
+   * terms: rec holds what the model's state is, whatever its recordables map
+   * derives from it on the host). */
+  for (k = 0; k < m->n_fields; k++)
+    if (m->fields[k].role == IR_ROLE_STATE) {
+      m->recordables = xrealloc(m->recordables, sizeof(int) * (size_t)(m->n_recordables + 1));
+      m->recordables[m->n_recordables++] = k;
+    }
+  if (!m->has_method[IR_M_UPDATE]) {
+    char *msg = xasprintf("class '%s' is not supported on the device (it has no update(Time const&, long, long))", m->name);
+    add_diag_at(m, m->cls, 1, msg);
+    free(msg);
+  }
+  (void)strip_kind_is;
+}
+
+/* FNV-1a 64 over the model's files: names the exact source a file came from. */
+static void hash_files(const tr_unit *u, char out[17])
+{
+  uint64_t h = 1469598103934665603ULL;
+  const char *files[2];
+  int k;
+  files[0] = u->header;
+  files[1] = (u->header && !strcmp(u->header, u->source)) ? NULL : u->source;
+  for (k = 0; k < 2; k++) {
+    FILE *f;
+    int ch;
+    if (!files[k])
+      continue;
+    f = fopen(files[k], "rb");
+    if (!f)
+      continue;
+    while ((ch = getc(f)) != EOF) {
+      h ^= (unsigned char)ch;
+      h *= 1099511628211ULL;
+    }
+    fclose(f);
+  }
+  snprintf(out, 17, "%016llx", (unsigned long long)h);
+}
+
+int parse_unit(CXIndex idx, const tr_unit *u, const char *const *args, int nargs, tr_parsed *out)
+{
+  enum CXErrorCode err;
+  unsigned k, nd;
+  walk w;
+  strbuf errs;
+  int had_error = 0;
+  memset(out, 0, sizeof *out);
+  err = clang_parseTranslationUnit2(idx, u->source, args, nargs, NULL, 0,
+                                    CXTranslationUnit_DetailedPreprocessingRecord | CXTranslationUnit_KeepGoing,
+                                    &out->tu.tu);
+  if (err != CXError_Success || !out->tu.tu) {
+    fprintf(stderr, "error: libclang could not parse %s (code %d)\n", u->source, (int)err);
+    return -1;
+  }
+  memset(&w, 0, sizeof w);
+  w.out = out;
+  w.unit = u;
+  w.files[w.n_files] = clang_getFile(out->tu.tu, u->source);
+  if (w.files[w.n_files])
+    w.n_files++;
+  if (u->header && strcmp(u->header, u->source)) {
+    w.files[w.n_files] = clang_getFile(out->tu.tu, u->header);
+    if (w.files[w.n_files])
+      w.n_files++;
+  }
+  clang_visitChildren(clang_getTranslationUnitCursor(out->tu.tu), visit_top, &w);
+
+  /* Parse errors (a missing include among them) make every model of the unit CPU-only. */
+  sb_init(&errs);
+  nd = clang_getNumDiagnostics(out->tu.tu);
+  for (k = 0; k < nd; k++) {
+    CXDiagnostic d = clang_getDiagnostic(out->tu.tu, k);
+    enum CXDiagnosticSeverity s = clang_getDiagnosticSeverity(d);
+    if (s >= CXDiagnostic_Error) {
+      CXString t = clang_formatDiagnostic(d, CXDiagnostic_DisplaySourceLocation | CXDiagnostic_DisplayColumn);
+      int j;
+      if (!out->n_models) {
+        ir_model *m = ir_model_new(u->base);
+        m->tu = &out->tu;
+        m->source_file = xstrdup(u->source);
+        m->header_file = u->header ? xstrdup(u->header) : NULL;
+        out->models = xrealloc(out->models, sizeof *out->models);
+        out->models[out->n_models++] = m;
+      }
+      for (j = 0; j < out->n_models; j++)
+        ir_diag_add(out->models[j], 1, clang_getCString(t));
+      clang_disposeString(t);
+      had_error = 1;
+    }
+    clang_disposeDiagnostic(d);
+  }
+  sb_free(&errs);
+  for (k = 0; k < (unsigned)out->n_models; k++) {
+    ir_model *m = out->models[k];
+    hash_files(u, m->source_hash);
+    if (!had_error)
+      finish_model(m);
+  }
+  return 0;
+}
+
+void parse_free(tr_parsed *p)
+{
+  int k;
+  for (k = 0; k < p->n_models; k++)
+    ir_model_free(p->models[k]);
+  free(p->models);
+  for (k = 0; k < p->tu.n_macros; k++)
+    free(p->tu.macros[k].name);
+  free(p->tu.macros);
+  if (p->tu.tu)
+    clang_disposeTranslationUnit(p->tu.tu);
+  memset(p, 0, sizeof *p);
+}

@@ -1,0 +1,41 @@
+/*
+ * Front end of nestcl-translate: parses one model unit (a .cpp with its .h, or
+ * a lone .h) with libclang and builds the model IR of every model class it
+ * defines: the structs, their fields and types, the input buffers and the
+ * methods the emitters translate. Parse errors and unsupported field types
+ * become diagnostics on the model (or on a placeholder model named after the
+ * file when no class could be found).
+ */
+#ifndef NESTCL_TR_PARSE_H
+#define NESTCL_TR_PARSE_H
+
+#include "ir.h"
+
+typedef struct tr_unit {
+  char *base;   /* model file name without directory and extension */
+  char *source; /* the file libclang parses: the .cpp, else the .h */
+  char *header; /* the .h or NULL */
+} tr_unit;
+
+typedef struct tr_parsed {
+  ir_tu tu;
+  ir_model **models;
+  int n_models;
+} tr_parsed;
+
+/* 0, or -1 when libclang could not even start (run-time error, message on stderr). */
+int parse_unit(CXIndex idx, const tr_unit *u, const char *const *args, int nargs, tr_parsed *out);
+void parse_free(tr_parsed *p);
+
+/* Whether text declares a class deriving directly from a NEST node base (cheap pre-filter). */
+int parse_text_declares_model(const char *text);
+
+/* Shared cursor helpers (also used by rewrite.c and check.c). */
+char *cursor_spelling(CXCursor c);
+char *cursor_qualified_name(CXCursor c); /* "nest::numerics::expm1" without "nest::" */
+int cursor_offsets(CXCursor c, CXFile *file, unsigned *begin, unsigned *end);
+/* "file:line:col" of the cursor's start, malloc'ed. */
+char *cursor_where(CXCursor c);
+int is_node_base_name(const char *name);
+
+#endif

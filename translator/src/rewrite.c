@@ -1,0 +1,1151 @@
+/*
+ * Source-range rewriting of model code (see rewrite.h). render() copies the
+ * text of a node, recursing into its children in source order; a node that
+ * needs translating is replaced as a whole by text built from its rendered
+ * operands. Nodes from macro expansions are recognised by their extent (the
+ * expansion's range, recorded by parse.c) and handled by macro name.
+ *
+ * Every identifier the generated code introduces is one of the kernel's fixed
+ * arguments (n, K, origin_steps, from, to, resolution_ms, ring_slots,
+ * n_channels, ring, spike_count, spikes, spike_capacity, rec_interval, rec),
+ * the neuron index nestcl_i, a field array (S__x, P__x, V__x, B__x) or a
+ * nestcl_/NESTCL_ helper; check.c refuses model locals that would shadow them.
+ */
+#include "rewrite.h"
+
+#include "mathtable.h"
+#include "parse.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct rw_alias {
+  CXCursor var;
+  int group;  /* first channel group of the buffer */
+  char *slot; /* rendered slot expression */
+} rw_alias;
+
+typedef struct rw_subst {
+  CXCursor parm;
+  char *text;
+} rw_subst;
+
+struct rw_ctx {
+  ir_model *m;
+  rw_mode mode;
+  CXCursor fn;
+  int fatal;
+  int n_errors;
+  char *first_error;
+  unsigned char *used;
+  int transcendental;
+  rw_alias *aliases;
+  int n_aliases;
+  rw_subst *substs;
+  int n_substs;
+  int depth;
+};
+
+typedef struct kids {
+  CXCursor *c;
+  int n;
+} kids;
+
+static enum CXChildVisitResult collect(CXCursor c, CXCursor parent, CXClientData data)
+{
+  kids *k = data;
+  (void)parent;
+  k->c = xrealloc(k->c, sizeof *k->c * (size_t)(k->n + 1));
+  k->c[k->n++] = c;
+  return CXChildVisit_Continue;
+}
+
+static kids children(CXCursor c)
+{
+  kids k = {NULL, 0};
+  clang_visitChildren(c, collect, &k);
+  return k;
+}
+
+static CXCursor strip(CXCursor c)
+{
+  for (;;) {
+    enum CXCursorKind k = clang_getCursorKind(c);
+    if (k == CXCursor_UnexposedExpr || k == CXCursor_ParenExpr) {
+      kids ch = children(c);
+      if (ch.n == 1) {
+        c = ch.c[0];
+        free(ch.c);
+        continue;
+      }
+      free(ch.c);
+    }
+    return c;
+  }
+}
+
+rw_ctx *rw_new(ir_model *m, rw_mode mode, CXCursor fn, int fatal)
+{
+  rw_ctx *c = xcalloc(1, sizeof *c);
+  c->m = m;
+  c->mode = mode;
+  c->fn = fn;
+  c->fatal = fatal;
+  c->used = xcalloc((size_t)(m->n_fields ? m->n_fields : 1), 1);
+  return c;
+}
+
+void rw_free(rw_ctx *c)
+{
+  int k;
+  if (!c)
+    return;
+  for (k = 0; k < c->n_aliases; k++)
+    free(c->aliases[k].slot);
+  for (k = 0; k < c->n_substs; k++)
+    free(c->substs[k].text);
+  free(c->aliases);
+  free(c->substs);
+  free(c->used);
+  free(c->first_error);
+  free(c);
+}
+
+int rw_errors(const rw_ctx *c) { return c->n_errors; }
+const char *rw_first_error(const rw_ctx *c) { return c->first_error ? c->first_error : ""; }
+const unsigned char *rw_used_fields(const rw_ctx *c) { return c->used; }
+int rw_used_transcendental(const rw_ctx *c) { return c->transcendental; }
+
+static void error_at(rw_ctx *c, CXCursor at, const char *construct, const char *why)
+{
+  char *where = cursor_where(at);
+  char *t = xasprintf("%s: error: %s is not supported on the device (%s)", where, construct, why);
+  int k, dup = 0;
+  c->n_errors++;
+  if (c->fatal) {
+    for (k = 0; k < c->m->n_diags; k++)
+      if (!strcmp(c->m->diags[k].text, t))
+        dup = 1;
+    if (!dup)
+      ir_diag_add(c->m, 1, t);
+  } else if (!c->first_error) {
+    c->first_error = xasprintf("%s is not supported (%s) at %s", construct, why, where);
+  }
+  free(t);
+  free(where);
+}
+
+static void warning_at(rw_ctx *c, CXCursor at, const char *text)
+{
+  char *where = cursor_where(at);
+  char *t = xasprintf("%s: warning: %s", where, text);
+  int k;
+  for (k = 0; k < c->m->n_diags; k++)
+    if (!strcmp(c->m->diags[k].text, t))
+      break;
+  if (c->fatal && k == c->m->n_diags)
+    ir_diag_add(c->m, 0, t);
+  free(t);
+  free(where);
+}
+
+CXCursor rw_body_of(CXCursor fn)
+{
+  kids k = children(fn);
+  CXCursor r = clang_getNullCursor();
+  int j;
+  for (j = 0; j < k.n; j++)
+    if (clang_getCursorKind(k.c[j]) == CXCursor_CompoundStmt)
+      r = k.c[j];
+  free(k.c);
+  return r;
+}
+
+/* ---- source text ---- */
+
+static const char *file_text(rw_ctx *c, CXFile f, size_t *size)
+{
+  return clang_getFileContents(c->m->tu->tu, f, size);
+}
+
+static int is_ident_char(char ch)
+{
+  return isalnum((unsigned char)ch) || ch == '_';
+}
+
+/* Copies text between nodes: C++'s alternative operator spellings become C's. */
+static void emit_gap(const char *t, unsigned from, unsigned to, strbuf *out)
+{
+  unsigned p = from;
+  while (p < to) {
+    char ch = t[p];
+    if (ch == '/' && p + 1 < to && t[p + 1] == '/') {
+      unsigned q = p;
+      while (q < to && t[q] != '\n')
+        q++;
+      sb_putn(out, t + p, q - p);
+      p = q;
+    } else if (ch == '/' && p + 1 < to && t[p + 1] == '*') {
+      unsigned q = p + 2;
+      while (q + 1 < to && !(t[q] == '*' && t[q + 1] == '/'))
+        q++;
+      q = q + 2 <= to ? q + 2 : to;
+      sb_putn(out, t + p, q - p);
+      p = q;
+    } else if (ch == '"' || ch == '\'') {
+      unsigned q = p + 1;
+      while (q < to && t[q] != ch) {
+        if (t[q] == '\\')
+          q++;
+        q++;
+      }
+      q = q + 1 <= to ? q + 1 : to;
+      sb_putn(out, t + p, q - p);
+      p = q;
+    } else if (is_ident_char(ch) && (p == from || !is_ident_char(t[p - 1]))) {
+      static const char *const alt[][2] = {{"and", "&&"}, {"or", "||"}, {"not", "!"}, {"not_eq", "!="},
+                                           {"bitand", "&"}, {"bitor", "|"}, {"xor", "^"}, {"compl", "~"},
+                                           {"and_eq", "&="}, {"or_eq", "|="}, {"xor_eq", "^="}};
+      unsigned q = p;
+      size_t k, len;
+      while (q < to && is_ident_char(t[q]))
+        q++;
+      len = q - p;
+      for (k = 0; k < sizeof alt / sizeof alt[0]; k++)
+        if (strlen(alt[k][0]) == len && !strncmp(t + p, alt[k][0], len))
+          break;
+      if (k < sizeof alt / sizeof alt[0])
+        sb_puts(out, alt[k][1]);
+      else
+        sb_putn(out, t + p, len);
+      p = q;
+    } else {
+      sb_putc(out, ch);
+      p++;
+    }
+  }
+}
+
+static const ir_macro *macro_at(rw_ctx *c, CXFile f, unsigned b, unsigned e)
+{
+  int k;
+  for (k = 0; k < c->m->tu->n_macros; k++) {
+    const ir_macro *mc = &c->m->tu->macros[k];
+    if (mc->begin == b && mc->end == e && clang_File_isEqual(mc->file, f))
+      return mc;
+  }
+  return NULL;
+}
+
+/* ---- helpers on cursors ---- */
+
+static int is_model_scope(rw_ctx *c, CXCursor decl)
+{
+  CXCursor p = clang_getCanonicalCursor(decl);
+  int k;
+  if (clang_equalCursors(p, clang_getCanonicalCursor(c->m->cls)))
+    return 1;
+  for (k = 0; k < 4; k++)
+    if (!clang_Cursor_isNull(c->m->structs[k]) && clang_equalCursors(p, clang_getCanonicalCursor(c->m->structs[k])))
+      return 1;
+  return 0;
+}
+
+static char *decl_name_of_type(CXType t)
+{
+  if (t.kind == CXType_LValueReference || t.kind == CXType_RValueReference || t.kind == CXType_Pointer)
+    t = clang_getPointeeType(t);
+  return cursor_spelling(clang_getTypeDeclaration(clang_getCanonicalType(t)));
+}
+
+/* The canonical C spelling of a type ("unsigned long", "double"), malloc'ed. */
+static char *c_type_spelling(CXType t)
+{
+  CXString s = clang_getTypeSpelling(clang_getCanonicalType(t));
+  char *r = xstrdup(clang_getCString(s));
+  clang_disposeString(s);
+  return r;
+}
+
+static int is_host_mode(rw_ctx *c)
+{
+  return c->mode == RW_PRERUN || c->mode == RW_DEFAULTS || c->mode == RW_GET;
+}
+
+static void render_to(rw_ctx *c, CXCursor cur, char **out)
+{
+  strbuf b;
+  sb_init(&b);
+  rw_render(c, cur, &b);
+  *out = sb_take(&b);
+}
+
+/* The field access text for field fi (scalar, or element idx of an array). */
+static void emit_field(rw_ctx *c, CXCursor at, int fi, const char *idx, strbuf *out)
+{
+  ir_field *f = &c->m->fields[fi];
+  c->used[fi] = 1;
+  if (c->mode == RW_ROUTE_SPIKE || c->mode == RW_ROUTE_CURRENT) {
+    char *what = xasprintf("field '%s::%s' in a handler", f->struct_name, f->member);
+    error_at(c, at, what, "event routing has no access to node state");
+    free(what);
+    return;
+  }
+  if (f->array_len != 0) {
+    if (!idx) {
+      char *what = xasprintf("array field '%s::%s' without a subscript", f->struct_name, f->member);
+      error_at(c, at, what, "only element accesses map to the SoA layout");
+      free(what);
+      return;
+    }
+    sb_printf(out, "%s[(size_t)(%s) * n + nestcl_i]", f->c_name, idx);
+    return;
+  }
+  if (c->mode == RW_UPDATE && f->role == IR_ROLE_PARAMETER && !f->written_in_update)
+    sb_printf(out, "NESTCL_P_%s", f->member);
+  else
+    sb_printf(out, "%s[nestcl_i]", f->c_name);
+}
+
+/* ---- calls ---- */
+
+static CXCursor member_base(CXCursor call)
+{
+  kids k = children(call);
+  CXCursor r = clang_getNullCursor();
+  if (k.n >= 1 && clang_getCursorKind(k.c[0]) == CXCursor_MemberRefExpr) {
+    kids b = children(k.c[0]);
+    if (b.n >= 1)
+      r = b.c[0];
+    free(b.c);
+  }
+  free(k.c);
+  return r;
+}
+
+static int callee_named(CXCursor call, const char *name)
+{
+  char *n = cursor_spelling(call);
+  int r = !strcmp(n, name);
+  free(n);
+  return r;
+}
+
+/* Depth-first search for a call named name below cur. */
+typedef struct find_call {
+  const char *name;
+  CXCursor found;
+} find_call;
+
+static enum CXChildVisitResult visit_find_call(CXCursor c, CXCursor parent, CXClientData data)
+{
+  find_call *fc = data;
+  (void)parent;
+  if ((clang_getCursorKind(c) == CXCursor_CallExpr) && callee_named(c, fc->name)) {
+    fc->found = c;
+    return CXChildVisit_Break;
+  }
+  return CXChildVisit_Recurse;
+}
+
+static CXCursor find_call_below(CXCursor cur, const char *name)
+{
+  find_call fc;
+  fc.name = name;
+  fc.found = clang_getNullCursor();
+  if (clang_getCursorKind(cur) == CXCursor_CallExpr && callee_named(cur, name))
+    return cur;
+  clang_visitChildren(cur, visit_find_call, &fc);
+  return fc.found;
+}
+
+/* Channel expression of a buffer access base (B_.b_ or B_.v_[k]); -1 if none. */
+static int channel_of_base(rw_ctx *c, CXCursor base, char **chan)
+{
+  CXCursor b = strip(base);
+  *chan = NULL;
+  if (clang_getCursorKind(b) == CXCursor_MemberRefExpr) {
+    int gi = ir_find_channel_group(c->m, clang_getCursorReferenced(b));
+    if (gi >= 0 && c->m->channels[gi].kind == IR_BUF_RING) {
+      *chan = ir_channel_base_expr(&c->m->channels[gi]);
+      return gi;
+    }
+    return -1;
+  }
+  if (clang_getCursorKind(b) == CXCursor_CallExpr && callee_named(b, "operator[]")) {
+    kids k = children(b);
+    int gi = -1;
+    if (k.n == 3 && clang_getCursorKind(strip(k.c[0])) == CXCursor_MemberRefExpr) {
+      gi = ir_find_channel_group(c->m, clang_getCursorReferenced(strip(k.c[0])));
+      if (gi >= 0 && c->m->channels[gi].kind == IR_BUF_VECTOR) {
+        char *idx, *base_e = ir_channel_base_expr(&c->m->channels[gi]);
+        render_to(c, k.c[2], &idx);
+        *chan = xasprintf("%s + (%s)", base_e, idx);
+        free(idx);
+        free(base_e);
+      } else {
+        gi = -1;
+      }
+    }
+    free(k.c);
+    return gi;
+  }
+  return -1;
+}
+
+static void render_arg(rw_ctx *c, CXCursor call, int k, strbuf *out)
+{
+  rw_render(c, clang_Cursor_getArgument(call, (unsigned)k), out);
+}
+
+static int inline_method(rw_ctx *c, CXCursor cur, CXCursor callee, strbuf *out)
+{
+  CXCursor def = clang_getCursorDefinition(callee);
+  CXCursor body, ret, expr;
+  kids stmts, rk;
+  int k, nargs, saved_substs;
+  if (clang_Cursor_isNull(def) || c->depth > 8)
+    return 0;
+  body = rw_body_of(def);
+  if (clang_Cursor_isNull(body))
+    return 0;
+  stmts = children(body);
+  if (stmts.n != 1 || clang_getCursorKind(stmts.c[0]) != CXCursor_ReturnStmt) {
+    free(stmts.c);
+    return 0;
+  }
+  ret = stmts.c[0];
+  free(stmts.c);
+  rk = children(ret);
+  if (rk.n != 1) {
+    free(rk.c);
+    return 0;
+  }
+  expr = rk.c[0];
+  free(rk.c);
+  nargs = clang_Cursor_getNumArguments(cur);
+  saved_substs = c->n_substs;
+  for (k = 0; k < nargs && k < clang_Cursor_getNumArguments(def); k++) {
+    char *a;
+    render_to(c, clang_Cursor_getArgument(cur, (unsigned)k), &a);
+    c->substs = xrealloc(c->substs, sizeof *c->substs * (size_t)(c->n_substs + 1));
+    c->substs[c->n_substs].parm = clang_Cursor_getArgument(def, (unsigned)k);
+    c->substs[c->n_substs].text = xasprintf("(%s)", a);
+    c->n_substs++;
+    free(a);
+  }
+  c->depth++;
+  sb_putc(out, '(');
+  rw_render(c, expr, out);
+  sb_putc(out, ')');
+  c->depth--;
+  while (c->n_substs > saved_substs)
+    free(c->substs[--c->n_substs].text);
+  return 1;
+}
+
+static int is_per_receptor_container(rw_ctx *c, CXCursor base)
+{
+  CXCursor b = strip(base);
+  CXCursor ref;
+  int fi, gi;
+  if (clang_getCursorKind(b) != CXCursor_MemberRefExpr)
+    return 0;
+  ref = clang_getCursorReferenced(b);
+  fi = ir_find_field(c->m, ref);
+  if (fi >= 0)
+    return c->m->fields[fi].array_len == -1;
+  gi = ir_find_channel_group(c->m, ref);
+  return gi >= 0 && c->m->channels[gi].kind == IR_BUF_VECTOR;
+}
+
+static int handle_call(rw_ctx *c, CXCursor cur, strbuf *out)
+{
+  CXCursor callee = clang_getCursorReferenced(cur);
+  char *name = cursor_spelling(callee);
+  char *qname = cursor_qualified_name(callee);
+  char *cls = cursor_spelling(clang_getCursorSemanticParent(callee));
+  CXCursor base = member_base(cur);
+  int nargs = clang_Cursor_getNumArguments(cur);
+  int handled = 1, k;
+  const math_entry *me;
+  enum CXCursorKind ck = clang_getCursorKind(callee);
+  if (!*name) {
+    free(name);
+    name = cursor_spelling(cur);
+  }
+
+  if (!strcmp(name, "operator[]")) {
+    kids ch = children(cur);
+    if (ch.n == 3) {
+      CXCursor b = strip(ch.c[0]);
+      CXCursor ref = clang_getCursorReferenced(b);
+      int fi = clang_getCursorKind(b) == CXCursor_MemberRefExpr ? ir_find_field(c->m, ref) : -1;
+      if (fi >= 0) {
+        char *idx;
+        render_to(c, ch.c[2], &idx);
+        emit_field(c, cur, fi, idx, out);
+        free(idx);
+        free(ch.c);
+        goto done;
+      }
+      if (clang_getCursorKind(b) == CXCursor_DeclRefExpr) {
+        for (k = 0; k < c->n_aliases; k++)
+          if (clang_equalCursors(clang_getCanonicalCursor(ref), clang_getCanonicalCursor(c->aliases[k].var))) {
+            char *idx, *be = ir_channel_base_expr(&c->m->channels[c->aliases[k].group]);
+            render_to(c, ch.c[2], &idx);
+            sb_printf(out, "nestcl_ring_peek(ring, n_channels, n, %s, %s + %s, nestcl_i)", c->aliases[k].slot, be, idx);
+            free(idx);
+            free(be);
+            free(ch.c);
+            goto done;
+          }
+      }
+    }
+    free(ch.c);
+    error_at(c, cur, "subscript operator", "only SoA fields and input buffer channels can be indexed");
+    goto done;
+  }
+
+  /* vector<double>::size() of a per-receptor vector is the receptor count. */
+  if (!strcmp(name, "size") && nargs == 0 && !clang_Cursor_isNull(base) && is_per_receptor_container(c, base)) {
+    sb_puts(out, "(size_t)K");
+    goto done;
+  }
+
+  /* Time::get_resolution().get_ms() */
+  if (!strcmp(name, "get_ms") && !clang_Cursor_isNull(base) &&
+      !clang_Cursor_isNull(find_call_below(base, "get_resolution"))) {
+    sb_puts(out, "resolution_ms");
+    goto done;
+  }
+  if (!strcmp(name, "get_steps") && !clang_Cursor_isNull(base)) {
+    CXCursor b = strip(base);
+    if (clang_getCursorKind(b) == CXCursor_DeclRefExpr && c->mode == RW_UPDATE &&
+        clang_getCursorKind(clang_getCursorReferenced(b)) == CXCursor_ParmDecl &&
+        clang_equalCursors(clang_getCanonicalCursor(clang_getCursorReferenced(b)),
+                           clang_getCanonicalCursor(clang_Cursor_getArgument(c->fn, 0)))) {
+      sb_puts(out, "origin_steps");
+      goto done;
+    }
+    if (is_host_mode(c)) {
+      CXCursor ms = find_call_below(base, "ms");
+      if (!clang_Cursor_isNull(ms) && clang_Cursor_getNumArguments(ms) == 1) {
+        sb_puts(out, "nestcl_ms_to_steps(");
+        render_arg(c, ms, 0, out);
+        sb_puts(out, ", resolution_ms)");
+        goto done;
+      }
+      if (!clang_Cursor_isNull(find_call_below(base, "get_resolution"))) {
+        sb_puts(out, "1L");
+        goto done;
+      }
+    }
+  }
+  if (!strcmp(qname, "Time::delay_ms_to_steps") && nargs == 1 && is_host_mode(c)) {
+    sb_puts(out, "nestcl_delay_ms_to_steps(");
+    render_arg(c, cur, 0, out);
+    sb_puts(out, ", resolution_ms)");
+    goto done;
+  }
+
+  me = math_lookup(qname, nargs);
+  if (me) {
+    CXType rt = clang_getCursorType(cur);
+    char *rts = c_type_spelling(rt);
+    if (me->transcendental)
+      c->transcendental = 1;
+    if (me->kind == MATH_CONST) {
+      const char *v = math_limit(me->name, rts);
+      if (v)
+        sb_puts(out, v);
+      else
+        error_at(c, cur, "this numeric_limits member", "no device constant for this type");
+    } else if (me->kind == MATH_MINMAX) {
+      const char *suffix = !strcmp(rts, "double") ? "d" : (!strcmp(rts, "long") || !strcmp(rts, "int")) ? "l" : NULL;
+      if (!suffix) {
+        error_at(c, cur, "std::min/std::max on this type", "only double, long and int are mapped");
+      } else {
+        sb_printf(out, "nestcl_%s_%s(", me->name, suffix);
+        render_arg(c, cur, 0, out);
+        sb_puts(out, ", ");
+        render_arg(c, cur, 1, out);
+        sb_putc(out, ')');
+      }
+    } else {
+      sb_printf(out, "%s(", me->name);
+      for (k = 0; k < nargs; k++) {
+        if (k)
+          sb_puts(out, ", ");
+        render_arg(c, cur, k, out);
+      }
+      sb_putc(out, ')');
+    }
+    free(rts);
+    goto done;
+  }
+
+  if (c->mode == RW_UPDATE) {
+    char *chan = NULL;
+    if (!strcmp(name, "get_value") && !strcmp(cls, "RingBuffer") && nargs == 1 &&
+        channel_of_base(c, base, &chan) >= 0) {
+      sb_printf(out, "nestcl_ring_take(ring, n_channels, n, nestcl_ring_slot(origin_steps, ");
+      render_arg(c, cur, 0, out);
+      sb_printf(out, ", ring_slots), %s, nestcl_i)", chan);
+      free(chan);
+      goto done;
+    }
+    if (!strcmp(name, "get_modulo") && nargs == 1) {
+      sb_puts(out, "nestcl_ring_slot(origin_steps, ");
+      render_arg(c, cur, 0, out);
+      sb_puts(out, ", ring_slots)");
+      goto done;
+    }
+    if (!strcmp(name, "reset_values_all_channels") && nargs == 1 && !clang_Cursor_isNull(base) &&
+        clang_getCursorKind(strip(base)) == CXCursor_MemberRefExpr) {
+      int gi = ir_find_channel_group(c->m, clang_getCursorReferenced(strip(base)));
+      if (gi >= 0) {
+        int cnt = 0, j;
+        char *be = ir_channel_base_expr(&c->m->channels[gi]);
+        for (j = gi; j < c->m->n_channels && !strcmp(c->m->channels[j].buffer, c->m->channels[gi].buffer); j++)
+          cnt++;
+        sb_puts(out, "nestcl_ring_zero_channels(ring, n_channels, n, ");
+        render_arg(c, cur, 0, out);
+        sb_printf(out, ", %s, %d, nestcl_i)", be, cnt);
+        free(be);
+        goto done;
+      }
+    }
+    if (!strcmp(name, "set_spiketime") && nargs >= 1) {
+      CXCursor st = find_call_below(clang_Cursor_getArgument(cur, 0), "step");
+      if (!clang_Cursor_isNull(st) && clang_Cursor_getNumArguments(st) == 1) {
+        sb_puts(out, "NESTCL_SET_SPIKETIME(nestcl_i, ");
+        render_arg(c, st, 0, out);
+        sb_putc(out, ')');
+        goto done;
+      }
+    }
+    if (!strcmp(name, "send") && !strcmp(cls, "EventDeliveryManager") && nargs == 3) {
+      CXCursor ev = strip(clang_Cursor_getArgument(cur, 1));
+      char *evt = decl_name_of_type(clang_getCursorType(ev));
+      int is_spike = !strcmp(evt, "SpikeEvent");
+      free(evt);
+      if (is_spike) {
+        sb_puts(out, "nestcl_emit_spike(spike_count, spikes, spike_capacity, nestcl_i, ");
+        render_arg(c, cur, 2, out);
+        sb_putc(out, ')');
+      } else {
+        error_at(c, cur, "sending an event other than SpikeEvent", "only spikes are delivered from the device");
+      }
+      goto done;
+    }
+    if (!strcmp(name, "record_data") && nargs == 1) {
+      sb_puts(out, "NESTCL_RECORD(");
+      render_arg(c, cur, 0, out);
+      sb_putc(out, ')');
+      goto done;
+    }
+    if (!strcmp(name, "spike_event_is_due") && nargs == 1) {
+      warning_at(c, cur, "spike_event_is_due(): the device path implements the dynamic spike condition only "
+                         "(neurons with ignore_and_spike must stay on the CPU)");
+      sb_puts(out, "NESTCL_SPIKE_EVENT_IS_DUE(");
+      render_arg(c, cur, 0, out);
+      sb_putc(out, ')');
+      goto done;
+    }
+  }
+
+  if (c->mode == RW_ROUTE_SPIKE || c->mode == RW_ROUTE_CURRENT) {
+    char *chan = NULL;
+    if (!strcmp(name, "add_value") && (nargs == 2 || nargs == 3) && !clang_Cursor_isNull(base)) {
+      CXCursor b = strip(base);
+      int gi = -1;
+      if (nargs == 2) {
+        gi = channel_of_base(c, base, &chan);
+      } else if (clang_getCursorKind(b) == CXCursor_MemberRefExpr) {
+        gi = ir_find_channel_group(c->m, clang_getCursorReferenced(b));
+        if (gi >= 0 && c->m->channels[gi].kind == IR_BUF_MULTI) {
+          char *ch, *be = ir_channel_base_expr(&c->m->channels[gi]);
+          render_to(c, clang_Cursor_getArgument(cur, 1), &ch);
+          chan = xasprintf("%s + (%s)", be, ch);
+          free(ch);
+          free(be);
+        } else {
+          gi = -1;
+        }
+      }
+      if (gi >= 0) {
+        sb_printf(out, "return nestcl_route(channel, value, %s, ", chan);
+        render_arg(c, cur, nargs - 1, out);
+        sb_putc(out, ')');
+        free(chan);
+        goto done;
+      }
+    }
+    if (!strcmp(name, "get_weight")) { sb_puts(out, "weight"); goto done; }
+    if (!strcmp(name, "get_multiplicity")) { sb_puts(out, "1"); goto done; }
+    if (!strcmp(name, "get_rport")) { sb_puts(out, "rport"); goto done; }
+    if (!strcmp(name, "get_current") && c->mode == RW_ROUTE_CURRENT) { sb_puts(out, "current"); goto done; }
+    if (!strcmp(name, "get_delay_steps")) { sb_puts(out, "1"); goto done; }
+    if (!strcmp(name, "get_rel_delivery_steps") || !strcmp(name, "get_modulo")) { sb_puts(out, "0"); goto done; }
+  }
+
+  if (c->mode == RW_PRERUN || c->mode == RW_DEFAULTS) {
+    if ((!strcmp(name, "init") && !strcmp(cls, "UniversalDataLogger")) ||
+        ((!strcmp(name, "resize") || !strcmp(name, "clear") || !strcmp(name, "assign")) && !clang_Cursor_isNull(base) &&
+         is_per_receptor_container(c, base))) {
+      /* Per-receptor storage is sized by the runtime (K); the logger is NEST's. */
+      sb_puts(out, "((void)0)");
+      goto done;
+    }
+  }
+
+  /* A model's own one-line getter is inlined. */
+  if ((ck == CXCursor_CXXMethod) && is_model_scope(c, clang_getCursorSemanticParent(callee)) &&
+      !clang_CXXMethod_isVirtual(callee) && inline_method(c, cur, callee, out))
+    goto done;
+
+  if (ck == CXCursor_CXXMethod && clang_CXXMethod_isVirtual(callee)) {
+    char *what = xasprintf("virtual call to '%s'", qname);
+    error_at(c, cur, what, "virtual dispatch");
+    free(what);
+    goto done;
+  }
+  {
+    char *what = xasprintf("call to '%s'", *qname ? qname : name);
+    error_at(c, cur, what, "not in the built-in table");
+    free(what);
+  }
+done:
+  free(name);
+  free(qname);
+  free(cls);
+  return handled;
+}
+
+/* ---- declarations ---- */
+
+static void render_vardecl(rw_ctx *c, CXCursor cur, const char *t, unsigned b, unsigned e, int from_name, strbuf *out)
+{
+  CXType ty = clang_getCursorType(cur);
+  unsigned name_off = 0, pos;
+  CXFile f;
+  kids ch;
+  int k;
+  char *vname = cursor_spelling(cur);
+  clang_getSpellingLocation(clang_getCursorLocation(cur), &f, NULL, NULL, &name_off);
+  if (ty.kind == CXType_LValueReference || ty.kind == CXType_RValueReference || ty.kind == CXType_Pointer) {
+    char *what = xasprintf("%s '%s'", ty.kind == CXType_Pointer ? "pointer" : "reference", vname);
+    error_at(c, cur, what, "unresolvable pointer");
+    free(what);
+    free(vname);
+    return;
+  }
+  if (clang_getCursorKind(cur) == CXCursor_VarDecl && clang_getCanonicalType(ty).kind == CXType_Record) {
+    char *what = xasprintf("local object '%s'", vname);
+    error_at(c, cur, what, "only scalar locals exist on the device");
+    free(what);
+    free(vname);
+    return;
+  }
+  free(vname);
+  if (name_off < b || name_off > e)
+    name_off = b;
+  pos = b;
+  if (!from_name) {
+    /* The written type is kept unless it is C++-only (auto, std::size_t, ...). */
+    int cpp_only = 0;
+    unsigned p;
+    for (p = b; p + 1 < name_off; p++)
+      if ((t[p] == ':' && t[p + 1] == ':') || (!strncmp(t + p, "auto", 4) && (p == b || !is_ident_char(t[p - 1])) &&
+                                                !is_ident_char(t[p + 4])))
+        cpp_only = 1;
+    if (cpp_only) {
+      char *ts = c_type_spelling(ty);
+      sb_printf(out, "%s ", ts);
+      free(ts);
+      pos = name_off;
+    }
+  } else {
+    pos = name_off;
+  }
+  ch = children(cur);
+  for (k = 0; k < ch.n; k++) {
+    CXFile cf;
+    unsigned cb, ce;
+    if (clang_getCursorKind(ch.c[k]) == CXCursor_TypeRef || clang_getCursorKind(ch.c[k]) == CXCursor_NamespaceRef)
+      continue;
+    if (cursor_offsets(ch.c[k], &cf, &cb, &ce) || !clang_File_isEqual(cf, f) || cb < pos || ce > e)
+      continue;
+    emit_gap(t, pos, cb, out);
+    rw_render(c, ch.c[k], out);
+    pos = ce;
+  }
+  free(ch.c);
+  emit_gap(t, pos, e, out);
+}
+
+static int handle_declstmt(rw_ctx *c, CXCursor cur, const char *t, unsigned b, unsigned e, strbuf *out)
+{
+  kids ch = children(cur);
+  int k;
+  unsigned pos = b;
+  CXFile f;
+  unsigned dummy;
+  if (ch.n == 1 && clang_getCursorKind(ch.c[0]) == CXCursor_VarDecl) {
+    CXCursor v = ch.c[0];
+    char *tn = decl_name_of_type(clang_getCursorType(v));
+    if (!strcmp(tn, "SpikeEvent") && c->mode == RW_UPDATE) {
+      char *vn = cursor_spelling(v);
+      sb_printf(out, "/* SpikeEvent %s: the spike goes to the spike list */", vn);
+      free(vn);
+      free(tn);
+      free(ch.c);
+      return 1;
+    }
+    free(tn);
+    {
+      kids vk = children(v);
+      int j;
+      for (j = 0; j < vk.n; j++) {
+        CXCursor call = strip(vk.c[j]);
+        if (clang_getCursorKind(call) == CXCursor_CallExpr && callee_named(call, "get_values_all_channels") &&
+            clang_Cursor_getNumArguments(call) == 1 && c->mode == RW_UPDATE) {
+          CXCursor bb = strip(member_base(call));
+          int gi = clang_getCursorKind(bb) == CXCursor_MemberRefExpr
+                       ? ir_find_channel_group(c->m, clang_getCursorReferenced(bb))
+                       : -1;
+          if (gi >= 0) {
+            char *slot, *vn = cursor_spelling(v);
+            render_to(c, clang_Cursor_getArgument(call, 0), &slot);
+            c->aliases = xrealloc(c->aliases, sizeof *c->aliases * (size_t)(c->n_aliases + 1));
+            c->aliases[c->n_aliases].var = v;
+            c->aliases[c->n_aliases].group = gi;
+            c->aliases[c->n_aliases].slot = slot;
+            c->n_aliases++;
+            sb_printf(out, "/* %s: the channels of B_.%s at this slot are read from the ring */", vn,
+                      c->m->channels[gi].buffer);
+            free(vn);
+            free(vk.c);
+            free(ch.c);
+            return 1;
+          }
+        }
+      }
+      free(vk.c);
+    }
+  }
+  clang_getSpellingLocation(clang_getCursorLocation(cur), &f, NULL, NULL, &dummy);
+  for (k = 0; k < ch.n; k++) {
+    CXFile cf;
+    unsigned cb, ce;
+    if (cursor_offsets(ch.c[k], &cf, &cb, &ce))
+      continue;
+    if (k == 0) {
+      emit_gap(t, pos, cb, out);
+      if (clang_getCursorKind(ch.c[k]) == CXCursor_VarDecl)
+        render_vardecl(c, ch.c[k], t, cb, ce, 0, out);
+      else
+        rw_render(c, ch.c[k], out);
+      pos = ce;
+    } else {
+      unsigned name_off = 0;
+      clang_getSpellingLocation(clang_getCursorLocation(ch.c[k]), NULL, NULL, NULL, &name_off);
+      if (name_off < pos)
+        continue;
+      emit_gap(t, pos, name_off, out);
+      render_vardecl(c, ch.c[k], t, cb, ce, 1, out);
+      pos = ce;
+    }
+  }
+  free(ch.c);
+  emit_gap(t, pos, e, out);
+  return 1;
+}
+
+/* ---- the renderer ---- */
+
+void rw_render(rw_ctx *c, CXCursor cur, strbuf *out)
+{
+  CXFile f;
+  unsigned b, e, pos;
+  size_t size;
+  const char *t;
+  enum CXCursorKind kind = clang_getCursorKind(cur);
+  kids ch;
+  int k;
+  const ir_macro *mc;
+
+  if (cursor_offsets(cur, &f, &b, &e))
+    return; /* implicit node (default argument, ...) */
+  t = file_text(c, f, &size);
+  if (!t || e > size)
+    return;
+
+  mc = macro_at(c, f, b, e);
+  if (mc) {
+    if (!strcmp(mc->name, "assert")) {
+      if (c->mode == RW_PRERUN) {
+        /* the condition: the argument text between the parentheses */
+        unsigned lp = b, rp = e;
+        while (lp < e && t[lp] != '(')
+          lp++;
+        while (rp > lp && t[rp - 1] != ')')
+          rp--;
+        if (lp < e && rp > lp + 1) {
+          /* re-render the argument's AST: the first descendant inside the parentheses */
+          sb_puts(out, "if (!(");
+          {
+            kids stack = children(cur);
+            int done = 0, j;
+            while (stack.n && !done) {
+              CXCursor x = stack.c[0];
+              CXFile xf;
+              unsigned xb, xe;
+              memmove(stack.c, stack.c + 1, sizeof *stack.c * (size_t)(stack.n - 1));
+              stack.n--;
+              if (!cursor_offsets(x, &xf, &xb, &xe) && xb > lp && xe < rp && clang_File_isEqual(xf, f)) {
+                rw_render(c, x, out);
+                done = 1;
+              } else {
+                kids more = children(x);
+                for (j = 0; j < more.n; j++) {
+                  stack.c = xrealloc(stack.c, sizeof *stack.c * (size_t)(stack.n + 1));
+                  stack.c[stack.n++] = more.c[j];
+                }
+                free(more.c);
+              }
+            }
+            free(stack.c);
+            if (!done)
+              sb_puts(out, "1");
+          }
+          sb_puts(out, ")) return nestcl_set_error(NESTCL_EINVAL, \"");
+          sb_put_c_escaped(out, c->m->name);
+          sb_puts(out, ": assertion failed: ");
+          {
+            char *txt = xstrndup(t + lp + 1, rp - lp - 2);
+            sb_put_c_escaped(out, txt);
+            free(txt);
+          }
+          sb_puts(out, "\")");
+          return;
+        }
+      }
+      sb_puts(out, "((void)0) /* assert */");
+      return;
+    }
+    if (!strcmp(mc->name, "INFINITY") || !strcmp(mc->name, "NAN") || !strcmp(mc->name, "M_PI") ||
+        !strcmp(mc->name, "M_E") || !strcmp(mc->name, "DBL_MAX") || !strcmp(mc->name, "HUGE_VAL")) {
+      sb_putn(out, t + b, e - b);
+      return;
+    }
+    {
+      char *what = xasprintf("macro '%s'", mc->name);
+      error_at(c, cur, what, "macros are only expanded for the built-in constants and assert");
+      free(what);
+      return;
+    }
+  }
+
+  switch (kind) {
+  case CXCursor_CallExpr:
+    if (handle_call(c, cur, out))
+      return;
+    break;
+  case CXCursor_MemberRefExpr: {
+    CXCursor ref = clang_getCursorReferenced(cur);
+    int fi = ir_find_field(c->m, ref);
+    if (fi >= 0) {
+      emit_field(c, cur, fi, NULL, out);
+      return;
+    }
+    if (clang_getCursorKind(ref) == CXCursor_FieldDecl) {
+      char *q = cursor_qualified_name(ref);
+      char *what = xasprintf("member '%s'", q);
+      error_at(c, cur, what, ir_find_channel_group(c->m, ref) >= 0 ? "input buffers are read through get_value()"
+                                                                    : "not a field of State_, Parameters_ or Variables_");
+      free(what);
+      free(q);
+      return;
+    }
+    break;
+  }
+  case CXCursor_ArraySubscriptExpr: {
+    ch = children(cur);
+    if (ch.n == 2) {
+      CXCursor bse = strip(ch.c[0]);
+      int fi = clang_getCursorKind(bse) == CXCursor_MemberRefExpr ? ir_find_field(c->m, clang_getCursorReferenced(bse)) : -1;
+      if (fi >= 0) {
+        char *idx;
+        render_to(c, ch.c[1], &idx);
+        emit_field(c, cur, fi, idx, out);
+        free(idx);
+        free(ch.c);
+        return;
+      }
+    }
+    free(ch.c);
+    break;
+  }
+  case CXCursor_DeclRefExpr: {
+    CXCursor ref = clang_getCursorReferenced(cur);
+    enum CXCursorKind rk = clang_getCursorKind(ref);
+    for (k = 0; k < c->n_substs; k++)
+      if (clang_equalCursors(clang_getCanonicalCursor(ref), clang_getCanonicalCursor(c->substs[k].parm))) {
+        sb_puts(out, c->substs[k].text);
+        return;
+      }
+    if (rk == CXCursor_EnumConstantDecl) {
+      char *n = cursor_spelling(ref);
+      sb_printf(out, "(%lld /* %s */)", clang_getEnumConstantDeclValue(ref), n);
+      free(n);
+      return;
+    }
+    if (rk == CXCursor_ParmDecl && c->mode == RW_UPDATE) {
+      int j;
+      for (j = 0; j < 3; j++)
+        if (clang_equalCursors(clang_getCanonicalCursor(ref), clang_getCanonicalCursor(clang_Cursor_getArgument(c->fn, (unsigned)j))))
+          break;
+      if (j == 1 || j == 2) {
+        sb_puts(out, j == 1 ? "from" : "to");
+        return;
+      }
+      if (j == 0) {
+        error_at(c, cur, "this use of 'origin'", "only origin.get_steps() is available on the device");
+        return;
+      }
+    }
+    if (rk == CXCursor_ParmDecl && (c->mode == RW_ROUTE_SPIKE || c->mode == RW_ROUTE_CURRENT)) {
+      char *tn = decl_name_of_type(clang_getCursorType(ref));
+      int is_event = strstr(tn, "Event") != NULL;
+      free(tn);
+      if (is_event) {
+        error_at(c, cur, "this use of the event", "only its weight, multiplicity, rport and current are routed");
+        return;
+      }
+    }
+    if (rk == CXCursor_VarDecl) {
+      CXCursor sp = clang_getCursorSemanticParent(ref);
+      enum CXCursorKind spk = clang_getCursorKind(sp);
+      for (k = 0; k < c->n_aliases; k++)
+        if (clang_equalCursors(clang_getCanonicalCursor(ref), clang_getCanonicalCursor(c->aliases[k].var))) {
+          error_at(c, cur, "this use of an input buffer's channels", "only input[ channel ] is read from the ring");
+          return;
+        }
+      if (spk != CXCursor_FunctionDecl && spk != CXCursor_CXXMethod && spk != CXCursor_Constructor) {
+        char *q = cursor_qualified_name(ref);
+        const math_entry *me = math_lookup(q, -1);
+        if (me && me->kind == MATH_VAR) {
+          sb_puts(out, me->name);
+        } else {
+          char *what = xasprintf("global '%s'", q);
+          error_at(c, cur, what, "not in the built-in table");
+          free(what);
+        }
+        free(q);
+        return;
+      }
+    }
+    if (rk == CXCursor_FieldDecl) {
+      char *n = cursor_spelling(ref);
+      char *what = xasprintf("member '%s'", n);
+      error_at(c, cur, what, "not a field of State_, Parameters_ or Variables_");
+      free(what);
+      free(n);
+      return;
+    }
+    break;
+  }
+  case CXCursor_DeclStmt:
+    if (handle_declstmt(c, cur, t, b, e, out))
+      return;
+    break;
+  case CXCursor_VarDecl:
+    render_vardecl(c, cur, t, b, e, 0, out);
+    return;
+  case CXCursor_CXXThisExpr:
+    error_at(c, cur, "'this'", "unresolvable pointer");
+    return;
+  case CXCursor_CXXNewExpr:
+    error_at(c, cur, "'new'", "heap allocation");
+    return;
+  case CXCursor_CXXDeleteExpr:
+    error_at(c, cur, "'delete'", "heap allocation");
+    return;
+  case CXCursor_CXXThrowExpr:
+    if (c->mode == RW_PRERUN || c->mode == RW_DEFAULTS) {
+      sb_printf(out, "return nestcl_set_error(NESTCL_EINVAL, \"%s: rejected by the model\")", c->m->name);
+      return;
+    }
+    error_at(c, cur, "'throw'", "exceptions");
+    return;
+  case CXCursor_CXXTryStmt:
+    error_at(c, cur, "'try'", "exceptions");
+    return;
+  case CXCursor_LambdaExpr:
+    error_at(c, cur, "lambda", "closures");
+    return;
+  case CXCursor_CXXNullPtrLiteralExpr:
+    error_at(c, cur, "'nullptr'", "unresolvable pointer");
+    return;
+  case CXCursor_StringLiteral:
+    if (c->mode == RW_UPDATE) {
+      error_at(c, cur, "string literal", "no strings on the device");
+      return;
+    }
+    break;
+  case CXCursor_CXXStaticCastExpr:
+  case CXCursor_CXXFunctionalCastExpr:
+  case CXCursor_CStyleCastExpr: {
+    CXType ty = clang_getCursorType(cur);
+    char *ts = c_type_spelling(ty);
+    CXCursor inner = clang_getNullCursor();
+    ch = children(cur);
+    for (k = 0; k < ch.n; k++) {
+      enum CXCursorKind ik = clang_getCursorKind(ch.c[k]);
+      if (ik != CXCursor_TypeRef && ik != CXCursor_NamespaceRef && ik != CXCursor_TemplateRef)
+        inner = ch.c[k];
+    }
+    free(ch.c);
+    if (clang_getCanonicalType(ty).kind == CXType_Record || clang_getCanonicalType(ty).kind == CXType_Pointer) {
+      error_at(c, cur, "this cast", "only casts to arithmetic types exist on the device");
+      free(ts);
+      return;
+    }
+    sb_printf(out, "((%s)(", ts);
+    if (!clang_Cursor_isNull(inner))
+      rw_render(c, inner, out);
+    sb_puts(out, "))");
+    free(ts);
+    return;
+  }
+  case CXCursor_UnaryOperator: {
+    /* *this only appears in send(), which is replaced as a whole. */
+    break;
+  }
+  default:
+    break;
+  }
+
+  /* Pass-through: the original text with the children rendered in place. */
+  pos = b;
+  ch = children(cur);
+  for (k = 0; k < ch.n; k++) {
+    CXFile cf;
+    unsigned cb, ce;
+    enum CXCursorKind ik = clang_getCursorKind(ch.c[k]);
+    if (ik == CXCursor_TypeRef || ik == CXCursor_NamespaceRef || ik == CXCursor_TemplateRef ||
+        ik == CXCursor_MemberRef || clang_isAttribute(ik))
+      continue;
+    if (cursor_offsets(ch.c[k], &cf, &cb, &ce) || !clang_File_isEqual(cf, f) || cb < pos || ce > e)
+      continue;
+    emit_gap(t, pos, cb, out);
+    rw_render(c, ch.c[k], out);
+    pos = ce;
+  }
+  free(ch.c);
+  emit_gap(t, pos, e, out);
+}

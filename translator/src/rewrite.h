@@ -1,0 +1,44 @@
+/*
+ * The rewriter of nestcl-translate: renders a method body (or one expression)
+ * of a model as C / OpenCL C text. It is Clang's Rewriter idea in C: the
+ * original source text is copied between the AST nodes that need a change,
+ * and only those nodes' ranges are replaced, so comments, layout and the
+ * author's structure survive. What a node becomes depends on the mode: the
+ * same S_.y3_ is a SoA read in update(), a host array slot in pre_run, and
+ * e.get_weight() only means something in a handler.
+ */
+#ifndef NESTCL_TR_REWRITE_H
+#define NESTCL_TR_REWRITE_H
+
+#include "ir.h"
+#include "strbuf.h"
+
+typedef enum rw_mode {
+  RW_UPDATE = 0,    /* update(): kernel and C loop body */
+  RW_PRERUN,        /* pre_run_hook(): host C */
+  RW_DEFAULTS,      /* constructors: host C */
+  RW_ROUTE_SPIKE,   /* handle(SpikeEvent&) */
+  RW_ROUTE_CURRENT, /* handle(CurrentEvent&) */
+  RW_GET            /* one expression of get() */
+} rw_mode;
+
+typedef struct rw_ctx rw_ctx;
+
+/*
+ * fatal: errors become the model's diagnostics (the model is then CPU-only);
+ * otherwise the first reason is kept for a note and the text is discarded.
+ */
+rw_ctx *rw_new(ir_model *m, rw_mode mode, CXCursor fn, int fatal);
+void rw_free(rw_ctx *c);
+void rw_render(rw_ctx *c, CXCursor cur, strbuf *out);
+int rw_errors(const rw_ctx *c);
+const char *rw_first_error(const rw_ctx *c);
+/* Per field of the model: referenced by what was rendered. */
+const unsigned char *rw_used_fields(const rw_ctx *c);
+/* Whether the render used transcendental built-ins (documented in the output). */
+int rw_used_transcendental(const rw_ctx *c);
+
+/* The body of a function definition (its CompoundStmt), or a null cursor. */
+CXCursor rw_body_of(CXCursor fn);
+
+#endif

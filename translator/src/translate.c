@@ -1,0 +1,364 @@
+/*
+ * Renders a checked model (see emit.h). update() and the two handlers are
+ * required: an error there makes the model CPU-only. The host helpers
+ * (constructors, pre_run_hook, get()) are optional: where one cannot be
+ * translated its function pointer stays NULL and the report says why, since
+ * with NEST present the runtime can run the original on the node and pack it.
+ */
+#include "emit.h"
+
+#include "parse.h"
+#include "rewrite.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct kids {
+  CXCursor *c;
+  int n;
+} kids;
+
+static enum CXChildVisitResult collect(CXCursor c, CXCursor parent, CXClientData data)
+{
+  kids *k = data;
+  (void)parent;
+  k->c = xrealloc(k->c, sizeof *k->c * (size_t)(k->n + 1));
+  k->c[k->n++] = c;
+  return CXChildVisit_Continue;
+}
+
+static kids children(CXCursor c)
+{
+  kids k = {NULL, 0};
+  clang_visitChildren(c, collect, &k);
+  return k;
+}
+
+static char *render_body(ir_model *m, ir_method_id id, rw_mode mode, int fatal, unsigned char **used, int *transc)
+{
+  rw_ctx *c;
+  CXCursor body;
+  strbuf b;
+  char *res = NULL;
+  if (!m->has_method[id])
+    return NULL;
+  body = rw_body_of(m->methods[id]);
+  if (clang_Cursor_isNull(body))
+    return NULL;
+  c = rw_new(m, mode, m->methods[id], fatal);
+  sb_init(&b);
+  rw_render(c, body, &b);
+  if (rw_errors(c)) {
+    if (!fatal) {
+      static const char *const what[IR_M_COUNT] = {"update", "handle(SpikeEvent&)", "handle(CurrentEvent&)",
+                                                   "pre_run_hook", "Parameters_()", "State_()",
+                                                   "Parameters_::get", "State_::get", "Parameters_::set",
+                                                   "State_::set"};
+      char *note = xasprintf("%s not translated: %s", what[id], rw_first_error(c));
+      ir_note_add(m, note);
+      free(note);
+    }
+    sb_free(&b);
+  } else {
+    res = sb_take(&b);
+    if (used) {
+      *used = xcalloc((size_t)(m->n_fields ? m->n_fields : 1), 1);
+      memcpy(*used, rw_used_fields(c), (size_t)m->n_fields);
+    }
+    if (transc)
+      *transc = rw_used_transcendental(c);
+  }
+  rw_free(c);
+  return res;
+}
+
+/* Constructors: the member initialisers, then the body. */
+static int render_ctor(ir_model *m, ir_method_id id, strbuf *out, unsigned char *used)
+{
+  CXCursor fn = m->methods[id];
+  kids k = children(fn);
+  rw_ctx *c = rw_new(m, RW_DEFAULTS, fn, 0);
+  int j, ok = 1;
+  for (j = 0; j < k.n; j++) {
+    enum CXCursorKind kind = clang_getCursorKind(k.c[j]);
+    if (kind == CXCursor_MemberRef && j + 1 < k.n) {
+      int fi = ir_find_field(m, clang_getCursorReferenced(k.c[j]));
+      CXCursor init = k.c[j + 1];
+      enum CXCursorKind ik = clang_getCursorKind(init);
+      if (ik == CXCursor_MemberRef || ik == CXCursor_CompoundStmt)
+        continue; /* value-initialised: already zero */
+      j++;
+      if (fi < 0)
+        continue;
+      used[fi] = 1;
+      if (m->fields[fi].array_len == -1) {
+        /* vector( count, value ): every receptor gets value; other forms leave zeros. */
+        kids ik2 = children(init);
+        CXCursor call = init;
+        while (clang_getCursorKind(call) != CXCursor_CallExpr && ik2.n == 1) {
+          call = ik2.c[0];
+          free(ik2.c);
+          ik2 = children(call);
+        }
+        free(ik2.c);
+        if (clang_getCursorKind(call) == CXCursor_CallExpr && clang_Cursor_getNumArguments(call) >= 2) {
+          sb_printf(out, "  for (uint32_t nestcl_k = 0; nestcl_k < K; ++nestcl_k)\n    %s[(size_t)nestcl_k * n + nestcl_i] = ",
+                    m->fields[fi].c_name);
+          rw_render(c, clang_Cursor_getArgument(call, 1), out);
+          sb_puts(out, ";\n");
+        }
+      } else if (m->fields[fi].array_len > 0) {
+        continue; /* array initialisers other than value-initialisation are not mapped */
+      } else {
+        strbuf e;
+        sb_init(&e);
+        rw_render(c, init, &e);
+        if (e.len)
+          sb_printf(out, "  %s[nestcl_i] = %s;\n", m->fields[fi].c_name, sb_str(&e));
+        sb_free(&e);
+      }
+    } else if (kind == CXCursor_CompoundStmt) {
+      sb_puts(out, "  ");
+      rw_render(c, k.c[j], out);
+      sb_puts(out, "\n");
+    }
+  }
+  free(k.c);
+  for (j = 0; j < m->n_fields; j++)
+    if (rw_used_fields(c)[j])
+      used[j] = 1;
+  if (rw_errors(c)) {
+    char *note = xasprintf("set_defaults not translated: %s", rw_first_error(c));
+    ir_note_add(m, note);
+    free(note);
+    ok = 0;
+  }
+  rw_free(c);
+  return ok;
+}
+
+/* get(): `d[ names::X ] = expr;` and `def< T >( d, names::X, expr )` statements. */
+static void render_getter(ir_model *m, ir_method_id id, strbuf *out, unsigned char *used)
+{
+  CXCursor body = rw_body_of(m->methods[id]);
+  kids st = children(body);
+  int j;
+  for (j = 0; j < st.n; j++) {
+    CXCursor s = st.c[j];
+    CXCursor key = clang_getNullCursor(), val = clang_getNullCursor();
+    char *n = cursor_spelling(s);
+    if (clang_getCursorKind(s) == CXCursor_CallExpr && !strcmp(n, "operator=")) {
+      kids a = children(s);
+      if (a.n == 3) {
+        kids sub = children(a.c[0]);
+        CXCursor sc = a.c[0];
+        while (clang_getCursorKind(sc) == CXCursor_UnexposedExpr && sub.n == 1) {
+          sc = sub.c[0];
+          free(sub.c);
+          sub = children(sc);
+        }
+        if (sub.n == 3) {
+          key = sub.c[2];
+          val = a.c[2];
+        }
+        free(sub.c);
+      }
+      free(a.c);
+    } else if (clang_getCursorKind(s) == CXCursor_CallExpr && !strcmp(n, "def") && clang_Cursor_getNumArguments(s) == 3) {
+      key = clang_Cursor_getArgument(s, 1);
+      val = clang_Cursor_getArgument(s, 2);
+    }
+    free(n);
+    if (!clang_Cursor_isNull(key)) {
+      CXType vt = clang_getCanonicalType(clang_getCursorType(val));
+      CXCursor kr = clang_getCursorReferenced(key);
+      char *q;
+      while (clang_getCursorKind(kr) != CXCursor_VarDecl && clang_getCursorKind(key) == CXCursor_UnexposedExpr) {
+        kids kk = children(key);
+        if (kk.n != 1) {
+          free(kk.c);
+          break;
+        }
+        key = kk.c[0];
+        free(kk.c);
+        kr = clang_getCursorReferenced(key);
+      }
+      q = cursor_qualified_name(kr);
+      if (!strncmp(q, "names::", 7) && (vt.kind == CXType_Double || vt.kind == CXType_Long || vt.kind == CXType_Int ||
+                                        vt.kind == CXType_Bool || vt.kind == CXType_ULong)) {
+        rw_ctx *c = rw_new(m, RW_GET, m->methods[id], 0);
+        strbuf e;
+        int f;
+        sb_init(&e);
+        rw_render(c, val, &e);
+        if (!rw_errors(c)) {
+          sb_printf(out, "  if (!strcmp(name, \"%s\")) {\n    *value = (double)(%s);\n    return 0;\n  }\n", q + 7,
+                    sb_str(&e));
+          for (f = 0; f < m->n_fields; f++)
+            if (rw_used_fields(c)[f])
+              used[f] = 1;
+        }
+        sb_free(&e);
+        rw_free(c);
+      }
+      free(q);
+    }
+  }
+  free(st.c);
+}
+
+int translate_model(ir_model *m, tr_rendered *r)
+{
+  memset(r, 0, sizeof *r);
+  if (m->failed)
+    return -1;
+  r->update_body = render_body(m, IR_M_UPDATE, RW_UPDATE, 1, NULL, &r->update_transcendental);
+  r->route_spike = render_body(m, IR_M_HANDLE_SPIKE, RW_ROUTE_SPIKE, 1, NULL, NULL);
+  r->route_current = render_body(m, IR_M_HANDLE_CURRENT, RW_ROUTE_CURRENT, 1, NULL, NULL);
+  if (m->failed)
+    return -1;
+  if (m->has_method[IR_M_PRE_RUN])
+    r->prerun_body = render_body(m, IR_M_PRE_RUN, RW_PRERUN, 0, &r->prerun_used, NULL);
+  else
+    ir_note_add(m, "pre_run not translated: the model has no pre_run_hook()");
+  {
+    strbuf d;
+    int ok = 1;
+    sb_init(&d);
+    r->defaults_used = xcalloc((size_t)(m->n_fields ? m->n_fields : 1), 1);
+    if (m->has_method[IR_M_PARAMS_CTOR])
+      ok &= render_ctor(m, IR_M_PARAMS_CTOR, &d, r->defaults_used);
+    if (m->has_method[IR_M_STATE_CTOR])
+      ok &= render_ctor(m, IR_M_STATE_CTOR, &d, r->defaults_used);
+    if (ok)
+      r->defaults_body = sb_take(&d);
+    else
+      sb_free(&d);
+  }
+  if (m->has_method[IR_M_PARAMS_GET] || m->has_method[IR_M_STATE_GET]) {
+    strbuf g;
+    sb_init(&g);
+    r->get_used = xcalloc((size_t)(m->n_fields ? m->n_fields : 1), 1);
+    if (m->has_method[IR_M_PARAMS_GET])
+      render_getter(m, IR_M_PARAMS_GET, &g, r->get_used);
+    if (m->has_method[IR_M_STATE_GET])
+      render_getter(m, IR_M_STATE_GET, &g, r->get_used);
+    r->get_status_body = sb_take(&g);
+  }
+  return 0;
+}
+
+void tr_rendered_free(tr_rendered *r)
+{
+  free(r->update_body);
+  free(r->route_spike);
+  free(r->route_current);
+  free(r->prerun_body);
+  free(r->prerun_used);
+  free(r->defaults_body);
+  free(r->defaults_used);
+  free(r->get_status_body);
+  free(r->get_used);
+  memset(r, 0, sizeof *r);
+}
+
+void emit_file_header(strbuf *b, const ir_model *m, const char *what, const char *co, const char *cc)
+{
+  sb_printf(b, "%s Generated by nestcl-translate from %s", co, m->source_file);
+  if (m->header_file && strcmp(m->header_file, m->source_file))
+    sb_printf(b, " and %s", m->header_file);
+  sb_printf(b, " (fnv1a64 %s). Do not edit.\n", m->source_hash);
+  sb_printf(b, "   %s: %s %s\n", m->name, what, cc);
+}
+
+/* Number of recorded values per neuron and lag (NESTCL_N_REC). */
+static void n_rec_expr(strbuf *b, const ir_model *m)
+{
+  int fixed = 0, kk = 0, j;
+  for (j = 0; j < m->n_recordables; j++) {
+    const ir_field *f = &m->fields[m->recordables[j]];
+    if (f->array_len == -1)
+      kk++;
+    else
+      fixed += f->array_len > 0 ? f->array_len : 1;
+  }
+  if (kk)
+    sb_printf(b, "(%d + %d * (size_t)K)", fixed, kk);
+  else
+    sb_printf(b, "%d", fixed);
+}
+
+void emit_update_prelude(strbuf *b, const ir_model *m)
+{
+  int j;
+  sb_puts(b, "#ifndef NESTCL_TRANSLATED_HELPERS\n"
+             "#define NESTCL_TRANSLATED_HELPERS\n"
+             "/* std::min / std::max with C++'s comparison order (fmin/fmax differ on NaN and -0). */\n"
+             "NESTCL_INLINE double nestcl_min_d(double a, double b) { return b < a ? b : a; }\n"
+             "NESTCL_INLINE double nestcl_max_d(double a, double b) { return a < b ? b : a; }\n"
+             "NESTCL_INLINE nestcl_i64 nestcl_min_l(nestcl_i64 a, nestcl_i64 b) { return b < a ? b : a; }\n"
+             "NESTCL_INLINE nestcl_i64 nestcl_max_l(nestcl_i64 a, nestcl_i64 b) { return a < b ? b : a; }\n"
+             "/* MultiChannelInputBuffer::reset_values_all_channels(): the buffer's own channels only. */\n"
+             "NESTCL_INLINE void nestcl_ring_zero_channels(NESTCL_GLOBAL nestcl_i64 *ring, nestcl_u32 n_channels, nestcl_u32 n,\n"
+             "                                             nestcl_u32 slot, nestcl_u32 first, nestcl_u32 count, nestcl_u32 i)\n"
+             "{\n"
+             "  for (nestcl_u32 ch = first; ch < first + count; ++ch)\n"
+             "    ring[nestcl_ring_index(n_channels, n, slot, ch, i)] = 0;\n"
+             "}\n"
+             "#endif\n"
+             "/* Hooks the runtime may define before this text: spike-time bookkeeping and\n"
+             "   NEST's ignore_and_spike mechanism (off on the device). */\n"
+             "#ifndef NESTCL_SET_SPIKETIME\n"
+             "#define NESTCL_SET_SPIKETIME(i, step) ((void)0)\n"
+             "#endif\n"
+             "#ifndef NESTCL_SPIKE_EVENT_IS_DUE\n"
+             "#define NESTCL_SPIKE_EVENT_IS_DUE(x) (x)\n"
+             "#endif\n\n");
+  sb_puts(b, "/* Parameters: -DNESTCL_CONST_<member>=value turns a per-neuron read into a constant. */\n");
+  for (j = 0; j < m->n_fields; j++) {
+    const ir_field *f = &m->fields[j];
+    if (f->role != IR_ROLE_PARAMETER || f->array_len != 0 || f->written_in_update)
+      continue;
+    sb_printf(b, "#ifdef NESTCL_CONST_%s\n#define NESTCL_P_%s (NESTCL_CONST_%s)\n#else\n#define NESTCL_P_%s (%s[nestcl_i])\n#endif\n",
+              f->member, f->member, f->member, f->member, f->c_name);
+  }
+  sb_puts(b, "\n/* Ring channels: ");
+  for (j = 0; j < m->n_channels; j++) {
+    char *be = ir_channel_base_expr(&m->channels[j]);
+    sb_printf(b, "%s%s.%s = %s", j ? ", " : "", m->channels[j].buffer, m->channels[j].name, be);
+    free(be);
+  }
+  sb_puts(b, " */\n\n");
+  sb_puts(b, "/* B_.logger_.record_data( step ): every recordable (the State_ fields, in descriptor\n"
+             "   order) at rec[((lag - from) * NESTCL_N_REC + r) * n + i]. */\n#define NESTCL_N_REC ");
+  n_rec_expr(b, m);
+  sb_puts(b, "\n#define NESTCL_RECORD(step) \\\n  do { \\\n    const nestcl_i64 nestcl_step_ = (step); \\\n"
+             "    if (rec_interval > 0 && (nestcl_step_ + 1) % rec_interval == 0) { \\\n"
+             "      const size_t nestcl_row_ = (size_t)(nestcl_step_ - origin_steps - from) * NESTCL_N_REC; \\\n"
+             "      size_t nestcl_r_ = 0; \\\n");
+  for (j = 0; j < m->n_recordables; j++) {
+    const ir_field *f = &m->fields[m->recordables[j]];
+    if (f->array_len == 0)
+      sb_printf(b, "      rec[(nestcl_row_ + nestcl_r_++) * n + nestcl_i] = (double)%s[nestcl_i]; \\\n", f->c_name);
+    else if (f->array_len > 0)
+      sb_printf(b, "      for (size_t nestcl_k_ = 0; nestcl_k_ < %d; ++nestcl_k_) \\\n"
+                   "        rec[(nestcl_row_ + nestcl_r_++) * n + nestcl_i] = (double)%s[nestcl_k_ * n + nestcl_i]; \\\n",
+                f->array_len, f->c_name);
+    else
+      sb_printf(b, "      for (size_t nestcl_k_ = 0; nestcl_k_ < K; ++nestcl_k_) \\\n"
+                   "        rec[(nestcl_row_ + nestcl_r_++) * n + nestcl_i] = (double)%s[nestcl_k_ * n + nestcl_i]; \\\n",
+                f->c_name);
+  }
+  sb_puts(b, "      (void)nestcl_r_; \\\n    } \\\n  } while (0)\n\n");
+}
+
+void emit_update_epilogue(strbuf *b, const ir_model *m)
+{
+  int j;
+  sb_puts(b, "\n#undef NESTCL_RECORD\n#undef NESTCL_N_REC\n");
+  for (j = 0; j < m->n_fields; j++) {
+    const ir_field *f = &m->fields[j];
+    if (f->role == IR_ROLE_PARAMETER && f->array_len == 0 && !f->written_in_update)
+      sb_printf(b, "#undef NESTCL_P_%s\n", f->member);
+  }
+}
