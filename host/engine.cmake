@@ -1,0 +1,49 @@
+# The engine of libnestcl (issue 4): populations, CSR connectivity, the super
+# step cycle over CPU threads (OpenMP) and OpenCL streams, MPI spike exchange,
+# and the `nestcl` driver. Included from host/CMakeLists.txt.
+set(NESTCL_CORE_DIR ${PROJECT_SOURCE_DIR}/kernels_templates/core)
+# The hand-written kernels travel inside the library: nestcl_core.h (shared with
+# the C twins) followed by engine_kernels.cl; nestcl_rt_source is prepended at
+# run time.
+nestcl_embed(${CMAKE_CURRENT_BINARY_DIR}/engine_kernels_source.c nestcl_engine_kernels_source
+  ${NESTCL_CORE_DIR}/nestcl_core.h ${NESTCL_CORE_DIR}/engine_kernels.cl)
+file(WRITE ${CMAKE_CURRENT_BINARY_DIR}/engine_kernels_source.h.in
+  "/* Generated: the engine's OpenCL kernels as text (engine.cmake). */\nextern const char nestcl_engine_kernels_source[];\n")
+configure_file(${CMAKE_CURRENT_BINARY_DIR}/engine_kernels_source.h.in
+  ${CMAKE_CURRENT_BINARY_DIR}/engine_kernels_source.h COPYONLY)
+
+target_sources(nestcl PRIVATE
+  ${CMAKE_CURRENT_LIST_DIR}/src/engine/api.c
+  ${CMAKE_CURRENT_LIST_DIR}/src/engine/build.c
+  ${CMAKE_CURRENT_LIST_DIR}/src/engine/cycle.c
+  ${CMAKE_CURRENT_LIST_DIR}/src/engine/core_cpu.c
+  ${CMAKE_CURRENT_LIST_DIR}/src/engine/record.c
+  ${CMAKE_CURRENT_LIST_DIR}/src/engine/psp.c
+  ${CMAKE_CURRENT_BINARY_DIR}/engine_kernels_source.c)
+target_include_directories(nestcl PRIVATE
+  ${CMAKE_CURRENT_BINARY_DIR}
+  ${PROJECT_SOURCE_DIR}/kernels_templates)
+target_link_libraries(nestcl PUBLIC OpenMP::OpenMP_C PRIVATE nestcl_rt_source)
+if(NESTCL_WITH_MPI)
+  target_link_libraries(nestcl PUBLIC MPI::MPI_C)
+  target_compile_definitions(nestcl PUBLIC NESTCL_WITH_MPI=1)
+endif()
+
+# The driver `nestcl run hpc_benchmark ...` needs the translated models
+# (nestcl_models, defined later in models/), so it is added once every folder
+# has been read; without that library the driver is skipped with a message.
+function(nestcl_engine_add_driver)
+  if(NOT TARGET nestcl_models)
+    message(STATUS "nestcl driver: skipped (no nestcl_models library: translator or models not built)")
+    return()
+  endif()
+  add_executable(nestcl_cli ${PROJECT_SOURCE_DIR}/host/cli/nestcl_main.c
+    ${PROJECT_SOURCE_DIR}/host/cli/hpc_benchmark.c ${PROJECT_SOURCE_DIR}/host/cli/json.c)
+  target_link_libraries(nestcl_cli PRIVATE nestcl nestcl_models)
+  execute_process(COMMAND git -C ${PROJECT_SOURCE_DIR} rev-parse --short=12 HEAD
+    OUTPUT_VARIABLE _commit OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET)
+  target_compile_definitions(nestcl_cli PRIVATE NESTCL_GIT_COMMIT="${_commit}")
+  set_target_properties(nestcl_cli PROPERTIES OUTPUT_NAME nestcl RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/bin)
+  install(TARGETS nestcl_cli RUNTIME DESTINATION bin)
+endfunction()
+cmake_language(DEFER DIRECTORY ${PROJECT_SOURCE_DIR} CALL nestcl_engine_add_driver)

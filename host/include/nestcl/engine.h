@@ -1,0 +1,232 @@
+/*
+ * nestcl engine: the public C API that builds and simulates a network the way a
+ * NEST user does (SetKernelStatus, Create, SetStatus, Connect, Simulate), on a
+ * mix of CPU threads and OpenCL streams (DESIGN.md §1-§3). Neurons are models of
+ * the translator's registry (model.h); the engine never knows a model by name
+ * beyond looking it up in the table it is given. Everything is described first
+ * (populations, connections, inputs, recorders) and instantiated on the first
+ * nestcl_engine_simulate(): the VPs get their neurons in weighted contiguous
+ * blocks, each VP draws the synapses onto its own neurons into a CSR over
+ * global source ids, and state, rings and synapses are made resident once.
+ *
+ * Random draws are keyed so that nothing depends on the partition (VPs, threads,
+ * streams, ranks): key (seed, purpose), counter (global id, step), see
+ * nestcl_philox.h and the per-use keying documented at each function below.
+ *
+ * Conventions: functions return 0 or a negative NESTCL_E* code with the
+ * message in nestcl_last_error(); nothing prints or exits.
+ */
+#ifndef NESTCL_ENGINE_H
+#define NESTCL_ENGINE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "nestcl/device.h"
+#include "nestcl/model.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct nestcl_engine nestcl_engine;
+
+typedef enum nestcl_weight_type {
+  NESTCL_WEIGHT_FLOAT = 0, /* 4 bytes per synapse (default) */
+  NESTCL_WEIGHT_DOUBLE     /* 8 bytes per synapse */
+} nestcl_weight_type;
+
+typedef struct nestcl_engine_config {
+  double resolution_ms;  /* simulation step h (NEST's resolution); default 0.1 */
+  double min_delay_ms;   /* 0: the smallest delay of all connections */
+  double max_delay_ms;   /* 0: the largest delay of all connections */
+  uint32_t seed;         /* key[0] of every random stream; default 12345 */
+  int cpu_threads;       /* T_C: CPU VPs, each one OpenMP thread (default 1) */
+  int gpu_streams;       /* T_G: OpenCL VPs, each one command queue on the device (default 0) */
+  const char *device;    /* device spec for the streams (device.h); NULL: the default */
+  double gpu_fraction;   /* alpha in [0, 1]: share of each population on the streams;
+                            negative: T_G / (T_C + T_G). Must be 0 without streams and 1
+                            without threads. */
+  nestcl_weight_type weight_type;
+  int use_mpi;           /* with an MPI build: split the network over MPI_COMM_WORLD's ranks
+                            (MPI must be initialised by the caller) */
+} nestcl_engine_config;
+
+void nestcl_engine_config_defaults(nestcl_engine_config *c);
+
+/* Validates the configuration (alpha in [0,1], positive resolution, ...). */
+int nestcl_engine_create(const nestcl_engine_config *c, nestcl_engine **out);
+void nestcl_engine_destroy(nestcl_engine *e);
+
+/*
+ * The models populations may use, looked up by name. The table is not copied
+ * and must outlive the engine. The driver passes nestcl_builtin_models; tests
+ * may pass their own.
+ */
+int nestcl_engine_set_models(nestcl_engine *e, const nestcl_model *const *models, int count);
+
+/* A value that is constant or drawn per neuron / per synapse. */
+typedef enum nestcl_dist_kind {
+  NESTCL_DIST_CONSTANT = 0, /* a */
+  NESTCL_DIST_NORMAL,       /* mean a, standard deviation b */
+  NESTCL_DIST_UNIFORM,      /* [a, b) */
+  NESTCL_DIST_NORMAL_CLIPPED /* normal(a, b) redrawn until in [lo, hi] (as NEST's redraw) */
+} nestcl_dist_kind;
+
+typedef struct nestcl_value {
+  nestcl_dist_kind kind;
+  double a, b;
+  double lo, hi;
+} nestcl_value;
+
+nestcl_value nestcl_constant(double v);
+nestcl_value nestcl_normal(double mean, double sd);
+nestcl_value nestcl_uniform(double low, double high);
+nestcl_value nestcl_normal_clipped(double mean, double sd, double lo, double hi);
+
+/*
+ * Creates n neurons of the named model; their global ids follow those of the
+ * populations created before. K is the receptor count for multi-receptor
+ * models (ignored otherwise). *pop receives the population's handle.
+ */
+int nestcl_engine_create_population(nestcl_engine *e, const char *model, uint32_t n, uint32_t K, int *pop);
+/* Global id of neuron 0 of the population, and its size. */
+int nestcl_engine_population_range(const nestcl_engine *e, int pop, uint64_t *first_gid, uint32_t *n);
+
+/*
+ * SetStatus: sets a parameter or state variable by its NEST name (the model's
+ * set_status) on every neuron of the population, in the order of the calls,
+ * before pre_run. A drawn value of the k-th call for neuron gid uses the stream
+ * key (seed, NESTCL_RNG_PURPOSE_INIT), counter (gid, k).
+ */
+int nestcl_engine_set(nestcl_engine *e, int pop, const char *name, nestcl_value v);
+
+typedef enum nestcl_rule {
+  NESTCL_RULE_FIXED_INDEGREE = 0,
+  NESTCL_RULE_FIXED_OUTDEGREE,
+  NESTCL_RULE_ALL_TO_ALL,
+  NESTCL_RULE_ONE_TO_ONE
+} nestcl_rule;
+
+typedef struct nestcl_conn_spec {
+  nestcl_rule rule;
+  uint32_t degree;       /* in- or out-degree of the fixed_* rules */
+  int allow_autapses;    /* NEST's defaults: 1 */
+  int allow_multapses;   /* NEST's defaults: 1 */
+} nestcl_conn_spec;
+
+typedef struct nestcl_syn_spec {
+  nestcl_value weight;   /* pA (or the model's unit); the sign picks the receptor through route_spike */
+  nestcl_value delay_ms; /* rounded to steps as NEST does */
+  long rport;            /* receptor port passed to route_spike (0 for most models) */
+} nestcl_syn_spec;
+
+/*
+ * Connect(sources, targets, conn_spec, syn_spec) with static synapses.
+ * Random draws (projection p = order of the Connect calls) use the key
+ * (seed, NESTCL_RNG_PURPOSE_CONNECT) and the counter
+ *   id   = target gid (fixed_indegree, all_to_all, one_to_one) or source gid (fixed_outdegree),
+ *   step = p << 34 | kind << 32 | j
+ * with kind 0: the partner draws (word a % 4 of block step j = a / 4, a = attempt),
+ * kind 1: the weight and kind 2: the delay of the row's j-th synapse.
+ * So a synapse never depends on which VP builds it.
+ */
+int nestcl_engine_connect(nestcl_engine *e, int source_pop, int target_pop, const nestcl_conn_spec *conn,
+                          const nestcl_syn_spec *syn);
+
+/*
+ * poisson_generator connected all_to_all to the population: every target gets
+ * its own train, drawn on the device at each step s with key
+ * (seed, NESTCL_RNG_PURPOSE_POISSON), counter (gid | g << 40, s), g = index of
+ * the generator; k spikes at s add k * weight at s + delay.
+ */
+int nestcl_engine_add_poisson(nestcl_engine *e, int target_pop, double rate_hz, double weight, double delay_ms,
+                              long rport);
+/* dc_generator: amplitude (pA) through the model's route_current at every step. */
+int nestcl_engine_add_dc(nestcl_engine *e, int target_pop, double amplitude, double delay_ms);
+
+/* spike_recorder on neurons [first, first + count) of the population (local indices). */
+int nestcl_engine_add_spike_recorder(nestcl_engine *e, int pop, uint32_t first, uint32_t count, int *rec);
+/*
+ * multimeter on neurons [first, first + count) of the population, sampling the
+ * named recordables (NEST names or C++ member names of the model's recordable
+ * fields) every interval_ms, at the end of each step whose (step + 1) is a
+ * multiple of the interval in steps (the model's record_data hook).
+ */
+int nestcl_engine_add_multimeter(nestcl_engine *e, int pop, uint32_t first, uint32_t count,
+                                 const char *const *recordables, int n_recordables, double interval_ms, int *rec);
+
+/*
+ * Builds the network on the first call (validation, partition, connectivity,
+ * device upload), then advances time by t_ms (a multiple of the resolution).
+ * May be called repeatedly; state carries over.
+ */
+int nestcl_engine_simulate(nestcl_engine *e, double t_ms);
+/* Builds without simulating (for measuring build time and memory). */
+int nestcl_engine_prepare(nestcl_engine *e);
+
+/* Spikes recorded so far: (gid, step) pairs sorted by step, then gid. Spike time = (step + 1) * h. */
+int nestcl_engine_spikes(const nestcl_engine *e, int rec, const uint64_t **gids, const int64_t **steps, size_t *n);
+/*
+ * Multimeter samples: n_samples rows of (step, gid) in time order, then gid;
+ * values[row * n_recordables + r]. Sample time = (step + 1) * h.
+ */
+int nestcl_engine_samples(const nestcl_engine *e, int rec, const int64_t **steps, const uint64_t **gids,
+                          const double **values, size_t *n_samples, int *n_recordables);
+
+/* Phases of the cycle, timed per VP. */
+typedef enum nestcl_phase {
+  NESTCL_PHASE_UPDATE = 0,
+  NESTCL_PHASE_DELIVER,
+  NESTCL_PHASE_EXCHANGE,
+  NESTCL_PHASE_POISSON,
+  NESTCL_PHASE_OTHER,
+  NESTCL_PHASES
+} nestcl_phase;
+
+const char *nestcl_phase_name(nestcl_phase p);
+
+typedef struct nestcl_vp_stats {
+  int is_gpu;
+  uint32_t neurons;          /* local neurons of this VP (all populations) */
+  uint64_t synapses;         /* synapses onto them */
+  double seconds[NESTCL_PHASES];
+} nestcl_vp_stats;
+
+typedef struct nestcl_engine_stats {
+  int rank, n_ranks;
+  int n_vps;                 /* VPs of this rank */
+  const nestcl_vp_stats *vps;
+  uint64_t neurons;          /* whole network */
+  uint64_t synapses;         /* whole network (summed over ranks) */
+  uint64_t local_synapses;   /* this rank */
+  uint64_t spikes;           /* emitted by all neurons since the build */
+  uint64_t synaptic_events;  /* synapses walked for those spikes, whole network */
+  int64_t steps;             /* simulated steps */
+  double build_nodes_s, build_connections_s, build_upload_s;
+  double simulate_s;         /* wall time inside simulate() */
+  /* Bytes of this rank by class (NESTCL_MEM_*): on the device (streams) and in host memory (CPU VPs). */
+  size_t device_bytes[NESTCL_MEM_CLASSES];
+  size_t host_bytes[NESTCL_MEM_CLASSES];
+  double bytes_per_synapse;  /* synapse bytes (CSR: row pointers, targets, weights, delays) / local synapses */
+  const char *device_name;   /* NULL without streams */
+  const char *device_driver;
+  int min_delay_steps, max_delay_steps;
+} nestcl_engine_stats;
+
+int nestcl_engine_get_stats(const nestcl_engine *e, nestcl_engine_stats *out);
+
+/*
+ * The peak of the PSP (mV) of a unit (1 pA) alpha-shaped current in an
+ * iaf_psc_alpha neuron at rest, and the time of the peak (ms): the conversion
+ * of hpc_benchmark (BENCHMARKS.md) is J[pA] = J[mV] / v_max. Uses the -1 branch
+ * of Lambert's W, computed by Halley iterations.
+ */
+int nestcl_alpha_psp_peak(double tau_m, double tau_syn, double C_m, double *t_max, double *v_max);
+/* W_{-1}(x) for x in [-1/e, 0). */
+double nestcl_lambert_wm1(double x);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,694 @@
+/*
+ * The engine's description API: configuration, populations, settings,
+ * connections, inputs and recorders are checked and stored here as the user
+ * gives them; nothing is drawn or allocated for the network until the first
+ * simulate() (build.c). Errors name the offending value and the rule it breaks.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "engine_internal.h"
+#include "nestcl_philox.h"
+
+double eng_now(void)
+{
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+int64_t eng_ms_to_steps(double ms, double h)
+{
+  /* NEST: ms -> tics (1000 per ms, rounded to nearest) -> steps of tics_per_step. */
+  int64_t tics = llround(ms * 1000.0);
+  int64_t tps = llround(h * 1000.0);
+  if (tps <= 0) {
+    return 0;
+  }
+  return tics / tps;
+}
+
+double eng_draw(const nestcl_value *v, uint32_t seed, uint32_t purpose, uint64_t id, uint64_t step)
+{
+  if (v->kind == NESTCL_DIST_CONSTANT) {
+    return v->a;
+  }
+  nestcl_rng_stream s = nestcl_stream_init(nestcl_rng_key(seed, purpose), nestcl_rng_counter(id, step));
+  switch (v->kind) {
+  case NESTCL_DIST_UNIFORM:
+    return v->a + (v->b - v->a) * nestcl_stream_uniform(&s);
+  case NESTCL_DIST_NORMAL:
+    return v->a + v->b * nestcl_stream_normal(&s);
+  case NESTCL_DIST_NORMAL_CLIPPED:
+    /* Redraw until in bounds (NEST's redraw); the stream bound keeps it finite. */
+    for (int attempt = 0; attempt < 1000; ++attempt) {
+      double x = v->a + v->b * nestcl_stream_normal(&s);
+      if (x >= v->lo && x <= v->hi) {
+        return x;
+      }
+    }
+    return v->a < v->lo ? v->lo : (v->a > v->hi ? v->hi : v->a);
+  default:
+    return v->a;
+  }
+}
+
+nestcl_value nestcl_constant(double v)
+{
+  nestcl_value r = {NESTCL_DIST_CONSTANT, v, 0.0, -INFINITY, INFINITY};
+  return r;
+}
+
+nestcl_value nestcl_normal(double mean, double sd)
+{
+  nestcl_value r = {NESTCL_DIST_NORMAL, mean, sd, -INFINITY, INFINITY};
+  return r;
+}
+
+nestcl_value nestcl_uniform(double low, double high)
+{
+  nestcl_value r = {NESTCL_DIST_UNIFORM, low, high, low, high};
+  return r;
+}
+
+nestcl_value nestcl_normal_clipped(double mean, double sd, double lo, double hi)
+{
+  nestcl_value r = {NESTCL_DIST_NORMAL_CLIPPED, mean, sd, lo, hi};
+  return r;
+}
+
+const char *nestcl_phase_name(nestcl_phase p)
+{
+  static const char *names[] = {"update", "deliver", "exchange", "poisson", "other"};
+  return (p >= 0 && p < NESTCL_PHASES) ? names[p] : "?";
+}
+
+void nestcl_engine_config_defaults(nestcl_engine_config *c)
+{
+  memset(c, 0, sizeof *c);
+  c->resolution_ms = 0.1;
+  c->seed = 12345u;
+  c->cpu_threads = 1;
+  c->gpu_streams = 0;
+  c->gpu_fraction = -1.0;
+  c->weight_type = NESTCL_WEIGHT_FLOAT;
+}
+
+int nestcl_engine_create(const nestcl_engine_config *c, nestcl_engine **out)
+{
+  *out = NULL;
+  if (!(c->resolution_ms > 0.0) || llround(c->resolution_ms * 1000.0) < 1) {
+    return nestcl_set_error(NESTCL_EINVAL, "resolution %g ms: must be a positive multiple of 0.001 ms",
+                            c->resolution_ms);
+  }
+  if (c->cpu_threads < 0 || c->gpu_streams < 0 || c->cpu_threads + c->gpu_streams < 1) {
+    return nestcl_set_error(NESTCL_EINVAL, "threads %d, streams %d: need at least one CPU thread or GPU stream",
+                            c->cpu_threads, c->gpu_streams);
+  }
+  if (c->cpu_threads > 256 || c->gpu_streams > 64) {
+    return nestcl_set_error(NESTCL_EINVAL, "threads %d, streams %d: at most 256 threads and 64 streams",
+                            c->cpu_threads, c->gpu_streams);
+  }
+  double alpha = c->gpu_fraction;
+  if (alpha < 0.0 && alpha != -1.0) {
+    return nestcl_set_error(NESTCL_EINVAL, "gpu fraction %g outside [0, 1]", alpha);
+  }
+  if (alpha > 1.0 || alpha != alpha) {
+    return nestcl_set_error(NESTCL_EINVAL, "gpu fraction %g outside [0, 1]", alpha);
+  }
+  if (alpha == -1.0) {
+    alpha = (double)c->gpu_streams / (double)(c->cpu_threads + c->gpu_streams);
+  }
+  if (alpha > 0.0 && c->gpu_streams == 0) {
+    return nestcl_set_error(NESTCL_EINVAL, "gpu fraction %g but no GPU streams", alpha);
+  }
+  if (alpha < 1.0 && c->cpu_threads == 0) {
+    return nestcl_set_error(NESTCL_EINVAL, "gpu fraction %g but no CPU threads for the rest", alpha);
+  }
+  if (c->min_delay_ms < 0.0 || c->max_delay_ms < 0.0 ||
+      (c->max_delay_ms > 0.0 && c->min_delay_ms > c->max_delay_ms)) {
+    return nestcl_set_error(NESTCL_EINVAL, "min_delay %g ms / max_delay %g ms: must be positive, min <= max",
+                            c->min_delay_ms, c->max_delay_ms);
+  }
+  if (c->min_delay_ms > 0.0 && c->min_delay_ms < c->resolution_ms) {
+    return nestcl_set_error(NESTCL_EINVAL, "min_delay %g ms is below the resolution %g ms", c->min_delay_ms,
+                            c->resolution_ms);
+  }
+#ifndef NESTCL_WITH_MPI
+  if (c->use_mpi) {
+    return nestcl_set_error(NESTCL_EINVAL, "this build of nestcl has no MPI (configure with NESTCL_WITH_MPI=ON)");
+  }
+#endif
+  nestcl_engine *e = calloc(1, sizeof *e);
+  if (!e) {
+    return nestcl_set_error(NESTCL_ENOMEM, "out of host memory");
+  }
+  e->cfg = *c;
+  e->cfg.gpu_fraction = alpha;
+  e->cfg.device = NULL; /* the caller's string may not outlive us: copied below */
+  if (c->device) {
+    snprintf(e->device_spec, sizeof e->device_spec, "%s", c->device);
+    e->cfg.device = e->device_spec;
+  }
+  e->n_ranks = 1;
+  *out = e;
+  return 0;
+}
+
+void nestcl_engine_destroy(nestcl_engine *e)
+{
+  if (!e) {
+    return;
+  }
+  eng_free_built(e);
+  for (int p = 0; p < e->n_pops; ++p) {
+    free(e->pops[p].settings);
+  }
+  free(e->pops);
+  free(e->projs);
+  free(e->drives);
+  eng_recorders_free(e);
+  free(e->recs);
+  free(e);
+}
+
+int nestcl_engine_set_models(nestcl_engine *e, const nestcl_model *const *models, int count)
+{
+  if (count < 0 || (count > 0 && !models)) {
+    return nestcl_set_error(NESTCL_EINVAL, "model table: bad count %d", count);
+  }
+  e->models = models;
+  e->n_models = count;
+  return 0;
+}
+
+static int check_description_open(const nestcl_engine *e, const char *what)
+{
+  if (e->built) {
+    return nestcl_set_error(NESTCL_EINVAL, "%s after the first simulate(): the network is already built", what);
+  }
+  return 0;
+}
+
+static int check_pop(const nestcl_engine *e, int pop)
+{
+  if (pop < 0 || pop >= e->n_pops) {
+    return nestcl_set_error(NESTCL_EINVAL, "no population %d (have %d)", pop, e->n_pops);
+  }
+  return 0;
+}
+
+int nestcl_engine_create_population(nestcl_engine *e, const char *model, uint32_t n, uint32_t K, int *pop)
+{
+  int rc = check_description_open(e, "Create");
+  if (rc) {
+    return rc;
+  }
+  const nestcl_model *m = NULL;
+  for (int i = 0; i < e->n_models && model; ++i) {
+    if (strcmp(e->models[i]->name, model) == 0) {
+      m = e->models[i];
+    }
+  }
+  if (!m) {
+    char list[512] = "";
+    size_t used = 0;
+    for (int i = 0; i < e->n_models && used < sizeof list - 1; ++i) {
+      int w = snprintf(list + used, sizeof list - used, "%s%s", i ? ", " : "", e->models[i]->name);
+      used += w > 0 ? (size_t)w : 0;
+    }
+    return nestcl_set_error(NESTCL_EINVAL, "unknown model '%s' (models in this build: %s)", model ? model : "(null)",
+                            e->n_models ? list : "none");
+  }
+  if (n == 0) {
+    return nestcl_set_error(NESTCL_EINVAL, "population of %s with 0 neurons", m->name);
+  }
+  if (e->n_global + n > (uint64_t)UINT32_MAX) {
+    return nestcl_set_error(NESTCL_EINVAL, "more than 2^32 - 1 neurons in all");
+  }
+  uint32_t channels = 0;
+  for (int g = 0; g < m->n_channel_groups; ++g) {
+    channels += m->channels[g].count < 0 ? (m->has_receptors ? K : 0) : (uint32_t)m->channels[g].count;
+  }
+  if (channels > 256) {
+    return nestcl_set_error(NESTCL_EINVAL, "%s with K=%u has %u ring channels; at most 256 are supported", m->name, K,
+                            channels);
+  }
+  eng_population *np = realloc(e->pops, (size_t)(e->n_pops + 1) * sizeof *np);
+  if (!np) {
+    return nestcl_set_error(NESTCL_ENOMEM, "out of host memory");
+  }
+  e->pops = np;
+  eng_population *p = &e->pops[e->n_pops];
+  memset(p, 0, sizeof *p);
+  p->model = m;
+  p->n = n;
+  p->K = m->has_receptors ? K : 0;
+  p->first = e->n_global;
+  p->n_channels = channels;
+  e->n_global += n;
+  *pop = e->n_pops++;
+  return 0;
+}
+
+int nestcl_engine_population_range(const nestcl_engine *e, int pop, uint64_t *first_gid, uint32_t *n)
+{
+  int rc = check_pop(e, pop);
+  if (rc) {
+    return rc;
+  }
+  *first_gid = e->pops[pop].first;
+  *n = e->pops[pop].n;
+  return 0;
+}
+
+static int check_value(const nestcl_value *v, const char *what)
+{
+  if (v->kind < NESTCL_DIST_CONSTANT || v->kind > NESTCL_DIST_NORMAL_CLIPPED) {
+    return nestcl_set_error(NESTCL_EINVAL, "%s: unknown distribution %d", what, (int)v->kind);
+  }
+  if (!isfinite(v->a) || ((v->kind != NESTCL_DIST_CONSTANT) && !isfinite(v->b))) {
+    return nestcl_set_error(NESTCL_EINVAL, "%s: parameters must be finite", what);
+  }
+  if ((v->kind == NESTCL_DIST_NORMAL || v->kind == NESTCL_DIST_NORMAL_CLIPPED) && v->b < 0.0) {
+    return nestcl_set_error(NESTCL_EINVAL, "%s: negative standard deviation %g", what, v->b);
+  }
+  if (v->kind == NESTCL_DIST_UNIFORM && !(v->b > v->a)) {
+    return nestcl_set_error(NESTCL_EINVAL, "%s: uniform needs low < high (got %g, %g)", what, v->a, v->b);
+  }
+  if (v->kind == NESTCL_DIST_NORMAL_CLIPPED && !(v->hi >= v->lo)) {
+    return nestcl_set_error(NESTCL_EINVAL, "%s: clipped normal needs lo <= hi", what);
+  }
+  return 0;
+}
+
+int nestcl_engine_set(nestcl_engine *e, int pop, const char *name, nestcl_value v)
+{
+  int rc = check_description_open(e, "SetStatus");
+  if (rc || (rc = check_pop(e, pop)) || (rc = check_value(&v, name ? name : "value"))) {
+    return rc;
+  }
+  eng_population *p = &e->pops[pop];
+  if (!name || strlen(name) >= NESTCL_NAME_MAX) {
+    return nestcl_set_error(NESTCL_EINVAL, "bad parameter name");
+  }
+  /* Probe the name on a scratch neuron now, so an unknown name fails here and not in the build. */
+  const nestcl_model *m = p->model;
+  void **probe = calloc((size_t)m->n_fields, sizeof *probe);
+  int ok = probe != NULL;
+  for (int f = 0; ok && f < m->n_fields; ++f) {
+    size_t len = m->fields[f].array_len == 0 ? 1 : (m->fields[f].array_len < 0 ? (p->K ? p->K : 1)
+                                                                             : (size_t)m->fields[f].array_len);
+    probe[f] = calloc(len, 8);
+    ok = probe[f] != NULL;
+  }
+  if (ok) {
+    m->set_defaults(probe, 1, 0, p->K);
+    rc = m->set_status(probe, 1, 0, p->K, name, v.kind == NESTCL_DIST_CONSTANT ? v.a : v.a);
+  }
+  for (int f = 0; probe && f < m->n_fields; ++f) {
+    free(probe[f]);
+  }
+  free(probe);
+  if (!ok) {
+    return nestcl_set_error(NESTCL_ENOMEM, "out of host memory");
+  }
+  if (rc) {
+    return nestcl_set_error(NESTCL_EINVAL, "%s: cannot set '%s': %s", m->name, name, nestcl_last_error());
+  }
+  eng_setting *ns = realloc(p->settings, (size_t)(p->n_settings + 1) * sizeof *ns);
+  if (!ns) {
+    return nestcl_set_error(NESTCL_ENOMEM, "out of host memory");
+  }
+  p->settings = ns;
+  snprintf(ns[p->n_settings].name, NESTCL_NAME_MAX, "%s", name);
+  ns[p->n_settings].v = v;
+  p->n_settings++;
+  return 0;
+}
+
+/* A delay (constant or the bounds of its distribution) against resolution and min/max delay. */
+static int check_delay(const nestcl_engine *e, const nestcl_value *d)
+{
+  int rc = check_value(d, "delay");
+  if (rc) {
+    return rc;
+  }
+  double h = e->cfg.resolution_ms;
+  double lo = d->a, hi = d->a;
+  if (d->kind == NESTCL_DIST_NORMAL) {
+    return nestcl_set_error(NESTCL_EINVAL,
+                            "delay: an unbounded normal can draw delays below the resolution; use a clipped normal");
+  }
+  if (d->kind == NESTCL_DIST_UNIFORM) {
+    lo = d->a;
+    hi = d->b;
+  } else if (d->kind == NESTCL_DIST_NORMAL_CLIPPED) {
+    lo = d->lo;
+    hi = d->hi;
+  }
+  if (lo < 0.0) {
+    return nestcl_set_error(NESTCL_EINVAL, "delay %g ms is negative", lo);
+  }
+  if (eng_ms_to_steps(lo, h) < 1) {
+    return nestcl_set_error(NESTCL_EINVAL, "delay %g ms is below the resolution %g ms", lo, h);
+  }
+  if (e->cfg.min_delay_ms > 0.0 && eng_ms_to_steps(lo, h) < eng_ms_to_steps(e->cfg.min_delay_ms, h)) {
+    return nestcl_set_error(NESTCL_EINVAL, "delay %g ms is below min_delay %g ms", lo, e->cfg.min_delay_ms);
+  }
+  if (e->cfg.max_delay_ms > 0.0 && eng_ms_to_steps(hi, h) > eng_ms_to_steps(e->cfg.max_delay_ms, h)) {
+    return nestcl_set_error(NESTCL_EINVAL, "delay %g ms is above max_delay %g ms", hi, e->cfg.max_delay_ms);
+  }
+  if (!isfinite(hi) || eng_ms_to_steps(hi, h) > 65535) {
+    return nestcl_set_error(NESTCL_EINVAL, "delay %g ms exceeds 65535 steps", hi);
+  }
+  return 0;
+}
+
+int nestcl_engine_connect(nestcl_engine *e, int source_pop, int target_pop, const nestcl_conn_spec *conn,
+                          const nestcl_syn_spec *syn)
+{
+  int rc = check_description_open(e, "Connect");
+  if (rc || (rc = check_pop(e, source_pop)) || (rc = check_pop(e, target_pop))) {
+    return rc;
+  }
+  if ((rc = check_value(&syn->weight, "weight")) || (rc = check_delay(e, &syn->delay_ms))) {
+    return rc;
+  }
+  if (e->n_projs >= (1 << 14)) {
+    return nestcl_set_error(NESTCL_EINVAL, "more than 16384 Connect calls");
+  }
+  const eng_population *s = &e->pops[source_pop], *t = &e->pops[target_pop];
+  int same = source_pop == target_pop;
+  switch (conn->rule) {
+  case NESTCL_RULE_FIXED_INDEGREE:
+  case NESTCL_RULE_FIXED_OUTDEGREE: {
+    uint32_t pool = conn->rule == NESTCL_RULE_FIXED_INDEGREE ? s->n : t->n;
+    if (!conn->allow_autapses && same) {
+      pool -= 1;
+    }
+    if (conn->degree > 0 && pool == 0) {
+      return nestcl_set_error(NESTCL_EINVAL, "%s: no partner to draw from (autapses off, one neuron)",
+                              conn->rule == NESTCL_RULE_FIXED_INDEGREE ? "fixed_indegree" : "fixed_outdegree");
+    }
+    if (!conn->allow_multapses && conn->degree > pool) {
+      return nestcl_set_error(NESTCL_EINVAL, "%s: degree %u exceeds the %u possible partners without multapses",
+                              conn->rule == NESTCL_RULE_FIXED_INDEGREE ? "fixed_indegree" : "fixed_outdegree",
+                              conn->degree, pool);
+    }
+    break;
+  }
+  case NESTCL_RULE_ALL_TO_ALL:
+    break;
+  case NESTCL_RULE_ONE_TO_ONE:
+    if (s->n != t->n) {
+      return nestcl_set_error(NESTCL_EINVAL, "one_to_one: populations differ in size (%u, %u)", s->n, t->n);
+    }
+    break;
+  default:
+    return nestcl_set_error(NESTCL_EINVAL, "unknown connection rule %d", (int)conn->rule);
+  }
+  /* The receptor must be one the model accepts (its handle() would throw otherwise). */
+  int ch;
+  double val;
+  double w = syn->weight.kind == NESTCL_DIST_CONSTANT ? syn->weight.a : 1.0;
+  if (t->model->route_spike(w, syn->rport, t->K, &ch, &val) != 0) {
+    return nestcl_set_error(NESTCL_EINVAL, "%s does not accept spikes at rport %ld", t->model->name, syn->rport);
+  }
+  eng_projection *np = realloc(e->projs, (size_t)(e->n_projs + 1) * sizeof *np);
+  if (!np) {
+    return nestcl_set_error(NESTCL_ENOMEM, "out of host memory");
+  }
+  e->projs = np;
+  e->projs[e->n_projs].src = source_pop;
+  e->projs[e->n_projs].tgt = target_pop;
+  e->projs[e->n_projs].conn = *conn;
+  e->projs[e->n_projs].syn = *syn;
+  e->n_projs++;
+  return 0;
+}
+
+static int add_drive(nestcl_engine *e, const eng_drive *d)
+{
+  eng_drive *nd = realloc(e->drives, (size_t)(e->n_drives + 1) * sizeof *nd);
+  if (!nd) {
+    return nestcl_set_error(NESTCL_ENOMEM, "out of host memory");
+  }
+  e->drives = nd;
+  e->drives[e->n_drives++] = *d;
+  return 0;
+}
+
+int nestcl_engine_add_poisson(nestcl_engine *e, int target_pop, double rate_hz, double weight, double delay_ms,
+                              long rport)
+{
+  int rc = check_description_open(e, "Connect(poisson_generator)");
+  if (rc || (rc = check_pop(e, target_pop))) {
+    return rc;
+  }
+  nestcl_value dv = nestcl_constant(delay_ms);
+  if ((rc = check_delay(e, &dv))) {
+    return rc;
+  }
+  if (!(rate_hz >= 0.0) || !isfinite(rate_hz) || !isfinite(weight)) {
+    return nestcl_set_error(NESTCL_EINVAL, "poisson_generator: rate %g Hz must be finite and >= 0", rate_hz);
+  }
+  int ch;
+  double val;
+  const eng_population *t = &e->pops[target_pop];
+  if (t->model->route_spike(weight, rport, t->K, &ch, &val) != 0) {
+    return nestcl_set_error(NESTCL_EINVAL, "%s does not accept spikes at rport %ld", t->model->name, rport);
+  }
+  eng_drive d;
+  memset(&d, 0, sizeof d);
+  d.pop = target_pop;
+  d.is_poisson = 1;
+  d.rate_hz = rate_hz;
+  d.weight = weight;
+  d.delay_ms = delay_ms;
+  d.rport = rport;
+  uint32_t gen = 0;
+  for (int i = 0; i < e->n_drives; ++i) {
+    gen += (uint32_t)e->drives[i].is_poisson;
+  }
+  if (gen >= 256) {
+    return nestcl_set_error(NESTCL_EINVAL, "at most 256 poisson_generator connections");
+  }
+  d.gen = gen;
+  return add_drive(e, &d);
+}
+
+int nestcl_engine_add_dc(nestcl_engine *e, int target_pop, double amplitude, double delay_ms)
+{
+  int rc = check_description_open(e, "Connect(dc_generator)");
+  if (rc || (rc = check_pop(e, target_pop))) {
+    return rc;
+  }
+  nestcl_value dv = nestcl_constant(delay_ms);
+  if ((rc = check_delay(e, &dv))) {
+    return rc;
+  }
+  const eng_population *t = &e->pops[target_pop];
+  int ch;
+  double val;
+  if (!t->model->route_current || t->model->route_current(amplitude, 1.0, 0, t->K, &ch, &val) != 0) {
+    return nestcl_set_error(NESTCL_EINVAL, "%s does not accept currents", t->model->name);
+  }
+  eng_drive d;
+  memset(&d, 0, sizeof d);
+  d.pop = target_pop;
+  d.amplitude = amplitude;
+  d.weight = 1.0;
+  d.delay_ms = delay_ms;
+  return add_drive(e, &d);
+}
+
+static int add_recorder(nestcl_engine *e, const eng_recorder *r, int *out)
+{
+  eng_recorder *nr = realloc(e->recs, (size_t)(e->n_recs + 1) * sizeof *nr);
+  if (!nr) {
+    return nestcl_set_error(NESTCL_ENOMEM, "out of host memory");
+  }
+  e->recs = nr;
+  e->recs[e->n_recs] = *r;
+  *out = e->n_recs++;
+  return 0;
+}
+
+static int check_range(const nestcl_engine *e, int pop, uint32_t first, uint32_t count)
+{
+  int rc = check_pop(e, pop);
+  if (rc) {
+    return rc;
+  }
+  if (count == 0 || (uint64_t)first + count > e->pops[pop].n) {
+    return nestcl_set_error(NESTCL_EINVAL, "neurons [%u, %u) outside population %d of %u", first, first + count, pop,
+                            e->pops[pop].n);
+  }
+  return 0;
+}
+
+int nestcl_engine_add_spike_recorder(nestcl_engine *e, int pop, uint32_t first, uint32_t count, int *rec)
+{
+  int rc = check_description_open(e, "Connect(spike_recorder)");
+  if (rc || (rc = check_range(e, pop, first, count))) {
+    return rc;
+  }
+  eng_recorder r;
+  memset(&r, 0, sizeof r);
+  r.pop = pop;
+  r.first = first;
+  r.count = count;
+  return add_recorder(e, &r, rec);
+}
+
+int nestcl_engine_add_multimeter(nestcl_engine *e, int pop, uint32_t first, uint32_t count,
+                                 const char *const *recordables, int n_recordables, double interval_ms, int *rec)
+{
+  int rc = check_description_open(e, "Connect(multimeter)");
+  if (rc || (rc = check_range(e, pop, first, count))) {
+    return rc;
+  }
+  eng_population *p = &e->pops[pop];
+  const nestcl_model *m = p->model;
+  if (n_recordables < 1 || n_recordables > 16) {
+    return nestcl_set_error(NESTCL_EINVAL, "multimeter: 1 to 16 recordables");
+  }
+  int64_t iv = eng_ms_to_steps(interval_ms, e->cfg.resolution_ms);
+  if (iv < 1 || fabs((double)iv * e->cfg.resolution_ms - interval_ms) > 1e-9) {
+    return nestcl_set_error(NESTCL_EINVAL, "multimeter interval %g ms is not a positive multiple of the resolution",
+                            interval_ms);
+  }
+  if (p->rec_interval_steps && p->rec_interval_steps != iv) {
+    return nestcl_set_error(NESTCL_EINVAL, "population %d already has a multimeter with another interval", pop);
+  }
+  eng_recorder r;
+  memset(&r, 0, sizeof r);
+  r.is_multimeter = 1;
+  r.pop = pop;
+  r.first = first;
+  r.count = count;
+  r.n_rec = n_recordables;
+  r.interval_steps = (int)iv;
+  for (int k = 0; k < n_recordables; ++k) {
+    int found = -1;
+    for (int j = 0; j < m->n_recordables && found < 0; ++j) {
+      const nestcl_field *f = &m->fields[m->recordables[j]];
+      if ((f->nest_name && strcmp(f->nest_name, recordables[k]) == 0) || strcmp(f->member, recordables[k]) == 0) {
+        found = j;
+      }
+    }
+    if (found < 0) {
+      return nestcl_set_error(NESTCL_EINVAL, "%s has no recordable '%s'", m->name, recordables[k]);
+    }
+    if (m->fields[m->recordables[found]].array_len != 0) {
+      return nestcl_set_error(NESTCL_EINVAL, "multimeter: '%s' is an array field (not supported)", recordables[k]);
+    }
+    r.rec_index[k] = found;
+  }
+  p->rec_interval_steps = (int)iv;
+  return add_recorder(e, &r, rec);
+}
+
+int nestcl_engine_prepare(nestcl_engine *e)
+{
+  if (e->built) {
+    return 0;
+  }
+  int rc = eng_build(e);
+  if (rc) {
+    eng_free_built(e);
+    return rc;
+  }
+  e->built = 1;
+  return 0;
+}
+
+int nestcl_engine_simulate(nestcl_engine *e, double t_ms)
+{
+  double h = e->cfg.resolution_ms;
+  int64_t steps = eng_ms_to_steps(t_ms, h);
+  if (!(t_ms >= 0.0) || fabs((double)steps * h - t_ms) > 1e-9 * (t_ms > 1 ? t_ms : 1)) {
+    return nestcl_set_error(NESTCL_EINVAL, "simulate(%g ms): not a non-negative multiple of the resolution %g ms",
+                            t_ms, h);
+  }
+  int rc = nestcl_engine_prepare(e);
+  if (rc) {
+    return rc;
+  }
+  double t0 = eng_now();
+  rc = eng_run(e, steps);
+  e->simulate_s += eng_now() - t0;
+  return rc;
+}
+
+int nestcl_engine_spikes(const nestcl_engine *e, int rec, const uint64_t **gids, const int64_t **steps, size_t *n)
+{
+  if (rec < 0 || rec >= e->n_recs || e->recs[rec].is_multimeter) {
+    return nestcl_set_error(NESTCL_EINVAL, "no spike recorder %d", rec);
+  }
+  *gids = e->recs[rec].gids;
+  *steps = e->recs[rec].steps;
+  *n = e->recs[rec].n;
+  return 0;
+}
+
+int nestcl_engine_samples(const nestcl_engine *e, int rec, const int64_t **steps, const uint64_t **gids,
+                          const double **values, size_t *n_samples, int *n_recordables)
+{
+  if (rec < 0 || rec >= e->n_recs || !e->recs[rec].is_multimeter) {
+    return nestcl_set_error(NESTCL_EINVAL, "no multimeter %d", rec);
+  }
+  const eng_recorder *r = &e->recs[rec];
+  *steps = r->s_steps;
+  *gids = r->s_gids;
+  *values = r->s_values;
+  *n_samples = r->s_n;
+  *n_recordables = r->n_rec;
+  return 0;
+}
+
+int nestcl_engine_get_stats(const nestcl_engine *e, nestcl_engine_stats *out)
+{
+  memset(out, 0, sizeof *out);
+  out->rank = e->rank;
+  out->n_ranks = e->n_ranks;
+  out->neurons = e->n_global;
+  if (!e->built) {
+    return nestcl_set_error(NESTCL_EINVAL, "statistics before the network is built");
+  }
+  out->n_vps = e->n_vps;
+  for (int v = 0; v < e->n_vps; ++v) {
+    e->vp_stats[v] = e->vps[v].st;
+  }
+  out->vps = e->vp_stats;
+  out->synapses = e->synapses_total;
+  out->local_synapses = e->local_synapses;
+  out->spikes = e->spikes_total;
+  out->synaptic_events = e->events_total;
+  out->steps = e->steps_done;
+  out->build_nodes_s = e->build_nodes_s;
+  out->build_connections_s = e->build_conn_s;
+  out->build_upload_s = e->build_upload_s;
+  out->simulate_s = e->simulate_s;
+  size_t syn_bytes = 0;
+  for (int c = 0; c < NESTCL_MEM_CLASSES; ++c) {
+    out->device_bytes[c] = e->dev ? nestcl_device_bytes_in_use(e->dev, (nestcl_mem_class)c) : 0;
+    for (int v = 0; v < e->n_vps; ++v) {
+      out->host_bytes[c] += e->vps[v].host_bytes[c];
+    }
+  }
+  syn_bytes = out->device_bytes[NESTCL_MEM_SYNAPSES] + out->host_bytes[NESTCL_MEM_SYNAPSES];
+  out->bytes_per_synapse = e->local_synapses ? (double)syn_bytes / (double)e->local_synapses : 0.0;
+  if (e->dev) {
+    const nestcl_device_info *info = nestcl_device_get_info(e->dev);
+    out->device_name = info->device_name;
+    out->device_driver = info->driver_version;
+  }
+  out->min_delay_steps = e->min_delay;
+  out->max_delay_steps = e->max_delay;
+  return 0;
+}

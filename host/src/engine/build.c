@@ -1,0 +1,916 @@
+/*
+ * Instantiation of the described network (the first simulate()): the
+ * partition of every population into weighted contiguous blocks over the VPs
+ * (CPU VPs first, then the GPU streams, per MPI rank), the neurons' state
+ * (defaults, settings, pre_run), the synapses onto each block drawn in the VP
+ * that owns the targets into a CSR over global source ids, and the upload of
+ * everything a GPU VP needs to stay resident on the device.
+ *
+ * Draws never depend on the partition: sources of target t in projection p
+ * come from the Philox stream (seed, CONNECT; id t, step p<<34 | kind<<32 | j),
+ * see engine.h. Memory: per block the CSR keeps row pointers over all global
+ * sources (8 bytes x (N + 1), amortised over the block's synapses), a 32-bit
+ * target word (channel << 24 | local index), a float or double weight, and a
+ * 16-bit delay per synapse only when the block's delays differ.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <omp.h>
+#ifdef NESTCL_WITH_MPI
+#include <mpi.h>
+#endif
+
+#include "engine_internal.h"
+#include "engine_kernels_source.h"
+#include "nestcl_fixed.h"
+#include "nestcl_philox.h"
+#include "nestcl_rt_source.h"
+#include "core/nestcl_core.h"
+
+/* ---- partition ---------------------------------------------------------- */
+
+static void block_range(const nestcl_engine *e, const eng_population *p, int vp, uint32_t *lo, uint32_t *n)
+{
+  uint64_t R = (uint64_t)e->n_ranks, r = (uint64_t)e->rank;
+  uint64_t rlo = p->n * r / R, rhi = p->n * (r + 1) / R;
+  uint64_t nr = rhi - rlo;
+  uint64_t n_gpu = (uint64_t)llround(e->cfg.gpu_fraction * (double)nr);
+  if (e->cfg.gpu_streams == 0) {
+    n_gpu = 0;
+  }
+  if (e->cfg.cpu_threads == 0) {
+    n_gpu = nr;
+  }
+  uint64_t n_cpu = nr - n_gpu;
+  uint64_t a, b;
+  int TC = e->cfg.cpu_threads, TG = e->cfg.gpu_streams;
+  if (vp < TC) {
+    a = rlo + n_cpu * (uint64_t)vp / (uint64_t)TC;
+    b = rlo + n_cpu * (uint64_t)(vp + 1) / (uint64_t)TC;
+  } else {
+    int g = vp - TC;
+    a = rlo + n_cpu + n_gpu * (uint64_t)g / (uint64_t)TG;
+    b = rlo + n_cpu + n_gpu * (uint64_t)(g + 1) / (uint64_t)TG;
+  }
+  *lo = (uint32_t)a;
+  *n = (uint32_t)(b - a);
+}
+
+static size_t field_len(const nestcl_field *f, uint32_t K)
+{
+  return f->array_len == 0 ? 1u : (f->array_len < 0 ? (size_t)K : (size_t)f->array_len);
+}
+
+/* ---- neurons ------------------------------------------------------------ */
+
+static int build_nodes(nestcl_engine *e, eng_vp *vp, eng_block *b)
+{
+  const eng_population *p = &e->pops[b->pop];
+  const nestcl_model *m = p->model;
+  b->fields = calloc((size_t)m->n_fields, sizeof *b->fields);
+  if (!b->fields) {
+    return nestcl_set_error(NESTCL_ENOMEM, "out of host memory");
+  }
+  size_t state_bytes = 0;
+  for (int f = 0; f < m->n_fields; ++f) {
+    size_t bytes = nestcl_field_type_size(m->fields[f].type) * field_len(&m->fields[f], p->K) * b->n;
+    b->fields[f] = calloc(bytes ? bytes : 1, 1);
+    if (!b->fields[f]) {
+      return nestcl_set_error(NESTCL_ENOMEM, "out of host memory (%zu bytes for %s.%s)", bytes, m->name,
+                              m->fields[f].member);
+    }
+    state_bytes += bytes;
+  }
+  for (uint32_t i = 0; i < b->n; ++i) {
+    m->set_defaults(b->fields, b->n, i, p->K);
+    uint64_t gid = b->first_gid + i;
+    for (int k = 0; k < p->n_settings; ++k) {
+      double v = eng_draw(&p->settings[k].v, e->cfg.seed, NESTCL_RNG_PURPOSE_INIT, gid, (uint64_t)k);
+      if (m->set_status(b->fields, b->n, i, p->K, p->settings[k].name, v) != 0) {
+        return nestcl_set_error(NESTCL_EINVAL, "%s neuron %llu: %s = %g rejected: %s", m->name,
+                                (unsigned long long)gid, p->settings[k].name, v, nestcl_last_error());
+      }
+    }
+    if (m->pre_run(b->fields, b->n, i, p->K, e->cfg.resolution_ms) != 0) {
+      return nestcl_set_error(NESTCL_EINVAL, "%s neuron %llu: pre_run failed: %s", m->name, (unsigned long long)gid,
+                              nestcl_last_error());
+    }
+  }
+  size_t ring_bytes = (size_t)e->ring_slots * b->n_channels * b->n * sizeof(int64_t);
+  b->spike_cap = b->n * (uint32_t)e->min_delay;
+  b->ring = calloc(ring_bytes ? ring_bytes : 1, 1);
+  b->spikes = calloc(b->spike_cap ? b->spike_cap : 1, sizeof *b->spikes);
+  if (p->rec_interval_steps) {
+    b->rec_elems = (size_t)e->min_delay * (size_t)m->n_recordables * b->n;
+    b->rec = calloc(b->rec_elems ? b->rec_elems : 1, sizeof(double));
+  }
+  if (!b->ring || !b->spikes || (p->rec_interval_steps && !b->rec)) {
+    return nestcl_set_error(NESTCL_ENOMEM, "out of host memory (ring of %zu bytes)", ring_bytes);
+  }
+  if (!vp->is_gpu) {
+    vp->host_bytes[NESTCL_MEM_STATE] += state_bytes;
+    vp->host_bytes[NESTCL_MEM_RING] += ring_bytes;
+    vp->host_bytes[NESTCL_MEM_RECORDING] += b->rec_elems * sizeof(double);
+    vp->host_bytes[NESTCL_MEM_OTHER] += (size_t)b->spike_cap * sizeof *b->spikes;
+  }
+  return 0;
+}
+
+/* ---- connectivity ------------------------------------------------------- */
+
+/* Words of the partner-draw stream of one (id, projection): word a of block a / 4. */
+typedef struct wordseq {
+  nestcl_philox_key key;
+  uint64_t id, base, blk;
+  nestcl_philox_ctr buf;
+  int have;
+} wordseq;
+
+static void wordseq_init(wordseq *w, uint32_t seed, uint64_t id, uint64_t base)
+{
+  w->key = nestcl_rng_key(seed, NESTCL_RNG_PURPOSE_CONNECT);
+  w->id = id;
+  w->base = base;
+  w->have = 0;
+  w->blk = 0;
+}
+
+static uint32_t wordseq_get(wordseq *w, uint64_t a)
+{
+  uint64_t b = a >> 2;
+  if (!w->have || b != w->blk) {
+    w->buf = nestcl_philox4x32_10(nestcl_rng_counter(w->id, w->base | b), w->key);
+    w->blk = b;
+    w->have = 1;
+  }
+  return w->buf.v[a & 3];
+}
+
+/* Uniform integer in [0, n) from a 32-bit word (multiply-shift; bias below n / 2^32). */
+static inline uint32_t word_below(uint32_t word, uint32_t n)
+{
+  return (uint32_t)(((uint64_t)word * (uint64_t)n) >> 32);
+}
+
+static uint64_t proj_step(int p, int kind, uint64_t j)
+{
+  return ((uint64_t)p << 34) | ((uint64_t)kind << 32) | (j & 0xffffffffu);
+}
+
+/* Synapses onto one block in target-major order, before sorting by source. */
+typedef struct coo {
+  uint32_t *src;
+  uint32_t *tgt;   /* packed channel << 24 | local index */
+  double *w;
+  uint16_t *d;
+  uint64_t n, cap;
+} coo;
+
+static int coo_push(coo *c, uint32_t src, uint32_t tgt, double w, uint16_t d)
+{
+  if (c->n == c->cap) {
+    uint64_t cap = c->cap ? c->cap * 2 : 4096;
+    uint32_t *s = realloc(c->src, cap * sizeof *s);
+    if (s) c->src = s;
+    uint32_t *t = realloc(c->tgt, cap * sizeof *t);
+    if (t) c->tgt = t;
+    double *w2 = realloc(c->w, cap * sizeof *w2);
+    if (w2) c->w = w2;
+    uint16_t *d2 = realloc(c->d, cap * sizeof *d2);
+    if (d2) c->d = d2;
+    if (!s || !t || !w2 || !d2) {
+      return nestcl_set_error(NESTCL_ENOMEM, "out of host memory building synapses (%llu)", (unsigned long long)cap);
+    }
+    c->cap = cap;
+  }
+  c->src[c->n] = src;
+  c->tgt[c->n] = tgt;
+  c->w[c->n] = w;
+  c->d[c->n] = d;
+  c->n++;
+  return 0;
+}
+
+static void coo_free(coo *c)
+{
+  free(c->src);
+  free(c->tgt);
+  free(c->w);
+  free(c->d);
+  memset(c, 0, sizeof *c);
+}
+
+typedef struct marks {
+  uint32_t *stamp;
+  uint32_t size, now;
+} marks;
+
+static int marks_next(marks *m, uint32_t size)
+{
+  if (size > m->size) {
+    uint32_t *s = realloc(m->stamp, (size_t)size * sizeof *s);
+    if (!s) {
+      return nestcl_set_error(NESTCL_ENOMEM, "out of host memory");
+    }
+    memset(s + m->size, 0, (size_t)(size - m->size) * sizeof *s);
+    m->stamp = s;
+    m->size = size;
+  }
+  if (++m->now == 0) {
+    memset(m->stamp, 0, (size_t)m->size * sizeof *m->stamp);
+    m->now = 1;
+  }
+  return 0;
+}
+
+/* One synapse: the weight and delay of the row's j-th synapse, routed through the model. */
+static int add_synapse(const nestcl_engine *e, coo *c, const eng_projection *pr, int p, const eng_population *tp,
+                       uint64_t row_id, uint64_t j, uint32_t src_gid, uint32_t tgt_local)
+{
+  double w = eng_draw(&pr->syn.weight, e->cfg.seed, NESTCL_RNG_PURPOSE_CONNECT, row_id, proj_step(p, 1, j));
+  double dms = eng_draw(&pr->syn.delay_ms, e->cfg.seed, NESTCL_RNG_PURPOSE_CONNECT, row_id, proj_step(p, 2, j));
+  int64_t d = eng_ms_to_steps(dms, e->cfg.resolution_ms);
+  if (d < e->min_delay || d > e->max_delay) {
+    return nestcl_set_error(NESTCL_EINVAL, "drawn delay %g ms outside [min_delay, max_delay]", dms);
+  }
+  int ch;
+  double value;
+  if (tp->model->route_spike(w, pr->syn.rport, tp->K, &ch, &value) != 0 || ch < 0 || (uint32_t)ch >= tp->n_channels) {
+    return nestcl_set_error(NESTCL_EINVAL, "%s rejects a spike of weight %g at rport %ld", tp->model->name, w,
+                            pr->syn.rport);
+  }
+  return coo_push(c, src_gid, ((uint32_t)ch << NESTCL_TARGET_INDEX_BITS) | tgt_local, value, (uint16_t)d);
+}
+
+static int draw_projection(const nestcl_engine *e, const eng_block *b, int p, coo *c, marks *mk)
+{
+  const eng_projection *pr = &e->projs[p];
+  const eng_population *sp = &e->pops[pr->src], *tp = &e->pops[pr->tgt];
+  uint32_t seed = e->cfg.seed;
+  int same = pr->src == pr->tgt;
+  int rc = 0;
+  switch (pr->conn.rule) {
+  case NESTCL_RULE_FIXED_INDEGREE:
+    for (uint32_t i = 0; i < b->n && !rc; ++i) {
+      uint64_t t = b->first_gid + i;
+      wordseq ws;
+      wordseq_init(&ws, seed, t, proj_step(p, 0, 0));
+      if (!pr->conn.allow_multapses && (rc = marks_next(mk, sp->n))) {
+        break;
+      }
+      uint64_t a = 0;
+      for (uint32_t j = 0; j < pr->conn.degree && !rc;) {
+        uint32_t s = word_below(wordseq_get(&ws, a++), sp->n);
+        uint64_t sg = sp->first + s;
+        if (!pr->conn.allow_autapses && same && sg == t) {
+          continue;
+        }
+        if (!pr->conn.allow_multapses) {
+          if (mk->stamp[s] == mk->now) {
+            continue;
+          }
+          mk->stamp[s] = mk->now;
+        }
+        rc = add_synapse(e, c, pr, p, tp, t, j, (uint32_t)sg, i);
+        ++j;
+      }
+    }
+    break;
+  case NESTCL_RULE_FIXED_OUTDEGREE: {
+    /* Every block redraws all sources' targets and keeps its own: the draw is keyed by source. */
+    uint64_t lo = b->first_gid, hi = b->first_gid + b->n;
+    for (uint32_t s = 0; s < sp->n && !rc; ++s) {
+      uint64_t sg = sp->first + s;
+      wordseq ws;
+      wordseq_init(&ws, seed, sg, proj_step(p, 0, 0));
+      if (!pr->conn.allow_multapses && (rc = marks_next(mk, tp->n))) {
+        break;
+      }
+      uint64_t a = 0;
+      for (uint32_t j = 0; j < pr->conn.degree && !rc;) {
+        uint32_t t = word_below(wordseq_get(&ws, a++), tp->n);
+        uint64_t tg = tp->first + t;
+        if (!pr->conn.allow_autapses && same && sg == tg) {
+          continue;
+        }
+        if (!pr->conn.allow_multapses) {
+          if (mk->stamp[t] == mk->now) {
+            continue;
+          }
+          mk->stamp[t] = mk->now;
+        }
+        if (tg >= lo && tg < hi) {
+          rc = add_synapse(e, c, pr, p, tp, sg, j, (uint32_t)sg, (uint32_t)(tg - lo));
+        }
+        ++j;
+      }
+    }
+    break;
+  }
+  case NESTCL_RULE_ALL_TO_ALL:
+    for (uint32_t i = 0; i < b->n && !rc; ++i) {
+      uint64_t t = b->first_gid + i;
+      for (uint32_t s = 0; s < sp->n && !rc; ++s) {
+        uint64_t sg = sp->first + s;
+        if (!pr->conn.allow_autapses && same && sg == t) {
+          continue;
+        }
+        rc = add_synapse(e, c, pr, p, tp, t, s, (uint32_t)sg, i);
+      }
+    }
+    break;
+  case NESTCL_RULE_ONE_TO_ONE:
+    for (uint32_t i = 0; i < b->n && !rc; ++i) {
+      uint64_t t = b->first_gid + i;
+      uint64_t sg = sp->first + (t - tp->first);
+      if (!pr->conn.allow_autapses && same) {
+        continue;
+      }
+      rc = add_synapse(e, c, pr, p, tp, t, 0, (uint32_t)sg, i);
+    }
+    break;
+  }
+  return rc;
+}
+
+static int build_synapses(nestcl_engine *e, eng_vp *vp, eng_block *b, marks *mk)
+{
+  coo c;
+  memset(&c, 0, sizeof c);
+  int rc = 0;
+  if (b->n > 0) {
+    for (int p = 0; p < e->n_projs && !rc; ++p) {
+      if (e->projs[p].tgt == b->pop) {
+        rc = draw_projection(e, b, p, &c, mk);
+      }
+    }
+  }
+  uint64_t N = e->n_global;
+  b->row_ptr = calloc(N + 1, sizeof *b->row_ptr);
+  b->target = malloc((c.n ? c.n : 1) * sizeof *b->target);
+  size_t wsize = e->cfg.weight_type == NESTCL_WEIGHT_DOUBLE ? sizeof(double) : sizeof(float);
+  b->weight = malloc((c.n ? c.n : 1) * wsize);
+  if (!rc && (!b->row_ptr || !b->target || !b->weight)) {
+    rc = nestcl_set_error(NESTCL_ENOMEM, "out of host memory for %llu synapses", (unsigned long long)c.n);
+  }
+  if (rc) {
+    coo_free(&c);
+    return rc;
+  }
+  int hom = 1;
+  for (uint64_t k = 0; k < c.n; ++k) {
+    b->row_ptr[c.src[k] + 1]++;
+    hom = hom && c.d[k] == c.d[0];
+  }
+  for (uint64_t s = 0; s < N; ++s) {
+    uint64_t len = b->row_ptr[s + 1];
+    if (len > b->max_row) {
+      b->max_row = (uint32_t)len;
+    }
+    b->row_ptr[s + 1] += b->row_ptr[s];
+  }
+  if (!hom) {
+    b->delay = malloc(c.n * sizeof *b->delay);
+    if (!b->delay) {
+      coo_free(&c);
+      return nestcl_set_error(NESTCL_ENOMEM, "out of host memory for delays");
+    }
+  }
+  b->delay_hom = hom ? (c.n ? c.d[0] : (uint32_t)e->min_delay) : NESTCL_DELAY_PER_SYNAPSE;
+  /* Stable scatter: within a row, synapses keep target-major order (ascending targets). */
+  uint64_t *cursor = malloc(N * sizeof *cursor);
+  if (!cursor) {
+    coo_free(&c);
+    return nestcl_set_error(NESTCL_ENOMEM, "out of host memory");
+  }
+  memcpy(cursor, b->row_ptr, N * sizeof *cursor);
+  for (uint64_t k = 0; k < c.n; ++k) {
+    uint64_t at = cursor[c.src[k]]++;
+    b->target[at] = c.tgt[k];
+    if (wsize == sizeof(double)) {
+      ((double *)b->weight)[at] = c.w[k];
+    } else {
+      ((float *)b->weight)[at] = (float)c.w[k];
+    }
+    if (!hom) {
+      b->delay[at] = c.d[k];
+    }
+  }
+  free(cursor);
+  b->nnz = c.n;
+  coo_free(&c);
+  vp->synapses += b->nnz;
+  if (!vp->is_gpu) {
+    vp->host_bytes[NESTCL_MEM_SYNAPSES] += (N + 1) * sizeof(uint64_t) + b->nnz * (sizeof(uint32_t) + wsize) +
+                                           (hom ? 0 : b->nnz * sizeof(uint16_t));
+  }
+  return 0;
+}
+
+/* ---- device ------------------------------------------------------------- */
+
+static size_t block_device_bytes(const nestcl_engine *e, const eng_block *b)
+{
+  const eng_population *p = &e->pops[b->pop];
+  const nestcl_model *m = p->model;
+  size_t bytes = 0;
+  for (int f = 0; f < m->n_fields; ++f) {
+    bytes += nestcl_field_type_size(m->fields[f].type) * field_len(&m->fields[f], p->K) * b->n;
+  }
+  size_t wsize = e->cfg.weight_type == NESTCL_WEIGHT_DOUBLE ? 8 : 4;
+  bytes += (size_t)e->ring_slots * b->n_channels * b->n * 8 + 4 + (size_t)b->spike_cap * 8 + b->rec_elems * 8;
+  bytes += (e->n_global + 1) * 8 + b->nnz * (4 + wsize) + (b->delay ? b->nnz * 2 : 0);
+  return bytes;
+}
+
+static size_t memory_limit_env(void)
+{
+  const char *s = getenv("NESTCL_DEVICE_MEMORY_LIMIT");
+  if (!s || !*s) {
+    return (size_t)-1;
+  }
+  char *end;
+  double v = strtod(s, &end);
+  if (*end == 'K' || *end == 'k') v *= 1024.0;
+  else if (*end == 'M' || *end == 'm') v *= 1024.0 * 1024.0;
+  else if (*end == 'G' || *end == 'g') v *= 1024.0 * 1024.0 * 1024.0;
+  return v > 0 ? (size_t)v : (size_t)-1;
+}
+
+static int check_device_budget(nestcl_engine *e)
+{
+  size_t need = 0;
+  for (int v = 0; v < e->n_vps; ++v) {
+    if (!e->vps[v].is_gpu) {
+      continue;
+    }
+    for (int p = 0; p < e->n_pops; ++p) {
+      need += block_device_bytes(e, &e->vps[v].blocks[p]);
+    }
+    need += e->n_global * (size_t)e->min_delay * 8;
+  }
+  const nestcl_device_info *info = nestcl_device_get_info(e->dev);
+  size_t avail = (size_t)info->global_mem_bytes;
+  size_t lim = memory_limit_env();
+  if (lim < avail) {
+    avail = lim;
+  }
+  size_t used = nestcl_device_bytes_total(e->dev);
+  avail = avail > used ? avail - used : 0;
+  if (need > avail) {
+    return nestcl_set_error(NESTCL_ENOMEM,
+                            "the network needs %zu bytes on device '%s' (%llu synapses) but only %zu bytes are "
+                            "available; use fewer neurons, a smaller --gpu-fraction, or more devices",
+                            need, info->device_name, (unsigned long long)e->local_synapses, avail);
+  }
+  return 0;
+}
+
+static int cl_check(cl_int err, const char *what)
+{
+  if (err != CL_SUCCESS) {
+    return nestcl_set_error(NESTCL_ECL, "%s failed: %s", what, nestcl_cl_error_name(err));
+  }
+  return 0;
+}
+
+static int build_programs(nestcl_engine *e)
+{
+  int rc = 0;
+  e->model_programs = calloc((size_t)e->n_pops, sizeof *e->model_programs);
+  if (!e->model_programs) {
+    return nestcl_set_error(NESTCL_ENOMEM, "out of host memory");
+  }
+  for (int p = 0; p < e->n_pops && !rc; ++p) {
+    int same = -1;
+    for (int q = 0; q < p && same < 0; ++q) {
+      if (e->pops[q].model == e->pops[p].model) {
+        same = q;
+      }
+    }
+    if (same >= 0) {
+      e->model_programs[p] = e->model_programs[same];
+      clRetainProgram(e->model_programs[p]);
+      continue;
+    }
+    const char *ks = e->pops[p].model->kernel_source;
+    size_t len = strlen(nestcl_rt_source) + strlen(ks) + 2;
+    char *src = malloc(len);
+    if (!src) {
+      return nestcl_set_error(NESTCL_ENOMEM, "out of host memory");
+    }
+    snprintf(src, len, "%s\n%s", nestcl_rt_source, ks);
+    rc = nestcl_program_build(e->dev, src, "", &e->model_programs[p]);
+    free(src);
+  }
+  if (rc) {
+    return rc;
+  }
+  size_t len = strlen(nestcl_rt_source) + strlen(nestcl_engine_kernels_source) + 2;
+  char *src = malloc(len);
+  if (!src) {
+    return nestcl_set_error(NESTCL_ENOMEM, "out of host memory");
+  }
+  snprintf(src, len, "%s\n%s", nestcl_rt_source, nestcl_engine_kernels_source);
+  const char *opt = e->cfg.weight_type == NESTCL_WEIGHT_DOUBLE ? "-DNESTCL_W_T=double -DNESTCL_W_SUFFIX=_d"
+                                                               : "-DNESTCL_W_T=float -DNESTCL_W_SUFFIX=_f";
+  rc = nestcl_program_build(e->dev, src, opt, &e->core_program);
+  free(src);
+  return rc;
+}
+
+static int upload_block(nestcl_engine *e, eng_vp *vp, eng_block *b, int pop)
+{
+  const eng_population *p = &e->pops[pop];
+  const nestcl_model *m = p->model;
+  nestcl_device *dev = e->dev;
+  int rc = 0;
+  char what[160];
+  b->b_fields = calloc((size_t)m->n_fields, sizeof *b->b_fields);
+  if (!b->b_fields) {
+    return nestcl_set_error(NESTCL_ENOMEM, "out of host memory");
+  }
+  for (int f = 0; f < m->n_fields && !rc; ++f) {
+    size_t bytes = nestcl_field_type_size(m->fields[f].type) * field_len(&m->fields[f], p->K) * b->n;
+    snprintf(what, sizeof what, "%s.%s", m->name, m->fields[f].member);
+    rc = nestcl_buffer_alloc(dev, NESTCL_MEM_STATE, what, bytes, CL_MEM_READ_WRITE | (bytes ? CL_MEM_COPY_HOST_PTR : 0),
+                             bytes ? b->fields[f] : NULL, &b->b_fields[f]);
+  }
+  size_t ring_bytes = (size_t)e->ring_slots * b->n_channels * b->n * 8;
+  size_t wsize = e->cfg.weight_type == NESTCL_WEIGHT_DOUBLE ? 8 : 4;
+  if (!rc) rc = nestcl_buffer_alloc(dev, NESTCL_MEM_RING, "ring", ring_bytes, CL_MEM_READ_WRITE | (ring_bytes ? CL_MEM_COPY_HOST_PTR : 0), ring_bytes ? b->ring : NULL, &b->b_ring);
+  if (!rc) rc = nestcl_buffer_alloc(dev, NESTCL_MEM_OTHER, "spike count", 4, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, &b->spike_count, &b->b_count);
+  if (!rc) rc = nestcl_buffer_alloc(dev, NESTCL_MEM_OTHER, "spike list", (size_t)b->spike_cap * 8, CL_MEM_READ_WRITE, NULL, &b->b_spikes);
+  if (!rc) rc = nestcl_buffer_alloc(dev, NESTCL_MEM_RECORDING, "recording", b->rec_elems * 8, CL_MEM_READ_WRITE, NULL, &b->b_rec);
+  size_t rp = (size_t)(e->n_global + 1) * 8;
+  if (!rc) rc = nestcl_buffer_alloc(dev, NESTCL_MEM_SYNAPSES, "CSR row pointers", rp, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, b->row_ptr, &b->b_row);
+  if (!rc) rc = nestcl_buffer_alloc(dev, NESTCL_MEM_SYNAPSES, "CSR targets", b->nnz * 4, CL_MEM_READ_ONLY | (b->nnz ? CL_MEM_COPY_HOST_PTR : 0), b->nnz ? b->target : NULL, &b->b_target);
+  if (!rc) rc = nestcl_buffer_alloc(dev, NESTCL_MEM_SYNAPSES, "CSR weights", b->nnz * wsize, CL_MEM_READ_ONLY | (b->nnz ? CL_MEM_COPY_HOST_PTR : 0), b->nnz ? b->weight : NULL, &b->b_weight);
+  if (!rc) rc = nestcl_buffer_alloc(dev, NESTCL_MEM_SYNAPSES, "CSR delays", b->delay ? b->nnz * 2 : 0, CL_MEM_READ_ONLY | (b->delay && b->nnz ? CL_MEM_COPY_HOST_PTR : 0), b->delay && b->nnz ? b->delay : NULL, &b->b_delay);
+  if (rc) {
+    return rc;
+  }
+  cl_int err;
+  b->k_update = clCreateKernel(e->model_programs[pop], m->kernel_name, &err);
+  if ((rc = cl_check(err, "clCreateKernel(update)"))) return rc;
+  b->k_deliver = clCreateKernel(e->core_program, "nestcl_deliver", &err);
+  if ((rc = cl_check(err, "clCreateKernel(nestcl_deliver)"))) return rc;
+  b->k_drive = clCreateKernel(e->core_program, "nestcl_drive", &err);
+  if ((rc = cl_check(err, "clCreateKernel(nestcl_drive)"))) return rc;
+  /* Arguments that never change. */
+  cl_uint K = p->K, slots = (cl_uint)e->ring_slots, nch = b->n_channels, n = b->n, cap = b->spike_cap;
+  cl_double h = e->cfg.resolution_ms;
+  cl_long riv = p->rec_interval_steps;
+  err = clSetKernelArg(b->k_update, 0, sizeof n, &n);
+  err |= clSetKernelArg(b->k_update, 1, sizeof K, &K);
+  err |= clSetKernelArg(b->k_update, 5, sizeof h, &h);
+  err |= clSetKernelArg(b->k_update, 6, sizeof slots, &slots);
+  err |= clSetKernelArg(b->k_update, 7, sizeof nch, &nch);
+  err |= clSetKernelArg(b->k_update, 8, sizeof(cl_mem), &b->b_ring.mem);
+  err |= clSetKernelArg(b->k_update, 9, sizeof(cl_mem), &b->b_count.mem);
+  err |= clSetKernelArg(b->k_update, 10, sizeof(cl_mem), &b->b_spikes.mem);
+  err |= clSetKernelArg(b->k_update, 11, sizeof cap, &cap);
+  err |= clSetKernelArg(b->k_update, 12, sizeof riv, &riv);
+  err |= clSetKernelArg(b->k_update, 13, sizeof(cl_mem), &b->b_rec.mem);
+  for (int f = 0; f < m->n_fields; ++f) {
+    err |= clSetKernelArg(b->k_update, (cl_uint)(NESTCL_UPDATE_FIXED_ARGS + f), sizeof(cl_mem), &b->b_fields[f].mem);
+  }
+  if ((rc = cl_check(err, "clSetKernelArg(update)"))) return rc;
+  err = clSetKernelArg(b->k_deliver, 3, sizeof(cl_mem), &b->b_row.mem);
+  err |= clSetKernelArg(b->k_deliver, 4, sizeof(cl_mem), &b->b_target.mem);
+  err |= clSetKernelArg(b->k_deliver, 5, sizeof(cl_mem), &b->b_weight.mem);
+  err |= clSetKernelArg(b->k_deliver, 6, sizeof(cl_mem), &b->b_delay.mem);
+  cl_uint dh = b->delay_hom;
+  err |= clSetKernelArg(b->k_deliver, 7, sizeof dh, &dh);
+  err |= clSetKernelArg(b->k_deliver, 8, sizeof(cl_mem), &b->b_ring.mem);
+  err |= clSetKernelArg(b->k_deliver, 9, sizeof slots, &slots);
+  err |= clSetKernelArg(b->k_deliver, 10, sizeof n, &n);
+  err |= clSetKernelArg(b->k_deliver, 11, sizeof nch, &nch);
+  err |= clSetKernelArg(b->k_deliver, 0, sizeof(cl_mem), &vp->b_global.mem);
+  err |= clSetKernelArg(b->k_drive, 0, sizeof(cl_mem), &b->b_ring.mem);
+  err |= clSetKernelArg(b->k_drive, 1, sizeof nch, &nch);
+  err |= clSetKernelArg(b->k_drive, 2, sizeof n, &n);
+  err |= clSetKernelArg(b->k_drive, 3, sizeof slots, &slots);
+  cl_ulong first = b->first_gid;
+  err |= clSetKernelArg(b->k_drive, 5, sizeof first, &first);
+  cl_uint seed = e->cfg.seed;
+  err |= clSetKernelArg(b->k_drive, 13, sizeof seed, &seed);
+  if ((rc = cl_check(err, "clSetKernelArg(core)"))) return rc;
+  /* The device owns the data now: the host copies go. */
+  for (int f = 0; f < m->n_fields; ++f) {
+    free(b->fields[f]);
+    b->fields[f] = NULL;
+  }
+  free(b->ring);
+  b->ring = NULL;
+  free(b->target);
+  b->target = NULL;
+  free(b->weight);
+  b->weight = NULL;
+  free(b->delay);
+  b->delay = NULL;
+  /* row_ptr stays: the host needs nothing of it, but out-degree counting ran already; drop it too. */
+  free(b->row_ptr);
+  b->row_ptr = NULL;
+  return 0;
+}
+
+/* ---- driver ------------------------------------------------------------- */
+
+static void delay_bounds(const nestcl_engine *e, int64_t *lo, int64_t *hi)
+{
+  double h = e->cfg.resolution_ms;
+  *lo = INT64_MAX;
+  *hi = 0;
+  for (int p = 0; p < e->n_projs; ++p) {
+    const nestcl_value *d = &e->projs[p].syn.delay_ms;
+    double a = d->a, b = d->a;
+    if (d->kind == NESTCL_DIST_UNIFORM) {
+      b = d->b;
+    } else if (d->kind == NESTCL_DIST_NORMAL_CLIPPED) {
+      a = d->lo;
+      b = d->hi;
+    }
+    int64_t sa = eng_ms_to_steps(a, h), sb = eng_ms_to_steps(b, h);
+    *lo = sa < *lo ? sa : *lo;
+    *hi = sb > *hi ? sb : *hi;
+  }
+  for (int k = 0; k < e->n_drives; ++k) {
+    int64_t s = eng_ms_to_steps(e->drives[k].delay_ms, h);
+    *lo = s < *lo ? s : *lo;
+    *hi = s > *hi ? s : *hi;
+  }
+}
+
+int eng_build(nestcl_engine *e)
+{
+  double t0 = eng_now();
+  e->rank = 0;
+  e->n_ranks = 1;
+#ifdef NESTCL_WITH_MPI
+  if (e->cfg.use_mpi) {
+    int init = 0;
+    MPI_Initialized(&init);
+    if (!init) {
+      return nestcl_set_error(NESTCL_EINVAL, "use_mpi set but MPI is not initialised");
+    }
+    MPI_Comm_rank(MPI_COMM_WORLD, &e->rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &e->n_ranks);
+  }
+#endif
+  if (e->n_pops == 0) {
+    return nestcl_set_error(NESTCL_EINVAL, "no neurons to simulate");
+  }
+  e->n_vps = e->cfg.cpu_threads + e->cfg.gpu_streams;
+  uint64_t total_vps = (uint64_t)e->n_vps * (uint64_t)e->n_ranks;
+  if (total_vps > e->n_global) {
+    return nestcl_set_error(NESTCL_EINVAL, "more virtual processes (%llu = %d ranks x (%d threads + %d streams)) than "
+                            "neurons (%llu)", (unsigned long long)total_vps, e->n_ranks, e->cfg.cpu_threads,
+                            e->cfg.gpu_streams, (unsigned long long)e->n_global);
+  }
+  double h = e->cfg.resolution_ms;
+  int64_t lo, hi;
+  delay_bounds(e, &lo, &hi);
+  if (lo == INT64_MAX) {
+    lo = hi = eng_ms_to_steps(1.0, h) > 0 ? eng_ms_to_steps(1.0, h) : 1;
+  }
+  if (e->cfg.min_delay_ms > 0.0) {
+    lo = eng_ms_to_steps(e->cfg.min_delay_ms, h);
+  }
+  if (e->cfg.max_delay_ms > 0.0) {
+    hi = eng_ms_to_steps(e->cfg.max_delay_ms, h);
+  }
+  if (hi < lo) {
+    hi = lo;
+  }
+  e->min_delay = (int)lo;
+  e->max_delay = (int)hi;
+  e->ring_slots = (int)(lo + hi);
+
+  /* Drives: channel and fixed-point value per input spike / current. */
+  for (int k = 0; k < e->n_drives; ++k) {
+    eng_drive *d = &e->drives[k];
+    const eng_population *tp = &e->pops[d->pop];
+    double value;
+    int rc = d->is_poisson ? tp->model->route_spike(d->weight, d->rport, tp->K, &d->channel, &value)
+                           : tp->model->route_current(d->amplitude, 1.0, 0, tp->K, &d->channel, &value);
+    if (rc || d->channel < 0 || (uint32_t)d->channel >= tp->n_channels) {
+      return nestcl_set_error(NESTCL_EINVAL, "%s rejects the input of generator %d", tp->model->name, k);
+    }
+    d->value_fixed = nestcl_fixed_from_double(value);
+    d->delay_steps = (int)eng_ms_to_steps(d->delay_ms, h);
+    if (d->is_poisson) {
+      nestcl_poisson_param pp;
+      if (nestcl_poisson_setup(d->rate_hz * h * 1e-3, &pp) != 0) {
+        return nestcl_set_error(NESTCL_EINVAL, "poisson_generator rate %g Hz is too high for one stream", d->rate_hz);
+      }
+      d->mu = pp.mu;
+      d->exp_neg_mu = pp.exp_neg_mu;
+      d->chunks = pp.chunks;
+    }
+  }
+
+  e->vps = calloc((size_t)e->n_vps, sizeof *e->vps);
+  e->vp_stats = calloc((size_t)e->n_vps, sizeof *e->vp_stats);
+  if (!e->vps || !e->vp_stats) {
+    return nestcl_set_error(NESTCL_ENOMEM, "out of host memory");
+  }
+  for (int v = 0; v < e->n_vps; ++v) {
+    eng_vp *vp = &e->vps[v];
+    vp->is_gpu = v >= e->cfg.cpu_threads;
+    vp->queue = vp->is_gpu ? v - e->cfg.cpu_threads : -1;
+    vp->st.is_gpu = vp->is_gpu;
+    vp->blocks = calloc((size_t)e->n_pops, sizeof *vp->blocks);
+    if (!vp->blocks) {
+      return nestcl_set_error(NESTCL_ENOMEM, "out of host memory");
+    }
+    for (int p = 0; p < e->n_pops; ++p) {
+      eng_block *b = &vp->blocks[p];
+      uint32_t first, n;
+      block_range(e, &e->pops[p], v, &first, &n);
+      b->pop = p;
+      b->n = n;
+      b->first_gid = e->pops[p].first + first;
+      b->n_channels = e->pops[p].n_channels;
+      if (n > NESTCL_TARGET_INDEX_MASK) {
+        return nestcl_set_error(NESTCL_EINVAL, "a VP would hold %u neurons of one population; at most 2^24 (use "
+                                "more threads or streams)", n);
+      }
+      vp->neurons += n;
+    }
+    vp->st.neurons = vp->neurons;
+  }
+  if (e->cfg.gpu_streams > 0) {
+    int rc = nestcl_device_open(e->cfg.device, e->cfg.gpu_streams, &e->dev);
+    if (rc) {
+      return rc;
+    }
+    const nestcl_device_info *info = nestcl_device_get_info(e->dev);
+    if (!info->fp64 || !info->int64_atomics) {
+      return nestcl_set_error(NESTCL_ENODEV, "device '%s' lacks %s, which the engine needs", info->device_name,
+                              !info->fp64 ? "double precision (cl_khr_fp64)" : "64-bit atomics");
+    }
+  }
+
+  /* Neurons and synapses: each VP builds its own blocks, in parallel. */
+  double t_nodes = 0.0;
+#pragma omp parallel num_threads(e->n_vps)
+  {
+    marks mk = {NULL, 0, 0};
+#pragma omp for schedule(dynamic, 1)
+    for (int v = 0; v < e->n_vps; ++v) {
+      for (int p = 0; p < e->n_pops && e->vps[v].status == 0; ++p) {
+        eng_vp_fail(&e->vps[v], build_nodes(e, &e->vps[v], &e->vps[v].blocks[p]));
+      }
+    }
+#pragma omp single
+    t_nodes = eng_now();
+#pragma omp for schedule(dynamic, 1)
+    for (int v = 0; v < e->n_vps; ++v) {
+      for (int p = 0; p < e->n_pops && e->vps[v].status == 0; ++p) {
+        eng_vp_fail(&e->vps[v], build_synapses(e, &e->vps[v], &e->vps[v].blocks[p], &mk));
+      }
+    }
+    free(mk.stamp);
+  }
+  int status = eng_vps_status(e);
+  if (status) {
+    return status;
+  }
+  e->build_nodes_s = t_nodes - t0;
+  e->local_synapses = 0;
+  for (int v = 0; v < e->n_vps; ++v) {
+    e->local_synapses += e->vps[v].synapses;
+    e->vps[v].st.synapses = e->vps[v].synapses;
+  }
+  /* Out-degrees over the whole network, for the synaptic event count. */
+  e->out_degree = calloc(e->n_global ? e->n_global : 1, sizeof *e->out_degree);
+  if (!e->out_degree) {
+    return nestcl_set_error(NESTCL_ENOMEM, "out of host memory");
+  }
+  for (int v = 0; v < e->n_vps; ++v) {
+    for (int p = 0; p < e->n_pops; ++p) {
+      const eng_block *b = &e->vps[v].blocks[p];
+      for (uint64_t s = 0; s < e->n_global; ++s) {
+        e->out_degree[s] += (uint32_t)(b->row_ptr[s + 1] - b->row_ptr[s]);
+      }
+    }
+  }
+  e->synapses_total = e->local_synapses;
+#ifdef NESTCL_WITH_MPI
+  if (e->n_ranks > 1) {
+    MPI_Allreduce(MPI_IN_PLACE, e->out_degree, (int)e->n_global, MPI_UINT32_T, MPI_SUM, MPI_COMM_WORLD);
+    unsigned long long s = e->local_synapses, tot = 0;
+    MPI_Allreduce(&s, &tot, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
+    e->synapses_total = tot;
+  }
+#endif
+  double t1 = eng_now();
+  e->build_conn_s = t1 - t_nodes;
+
+  e->global_cap = e->n_global * (size_t)e->min_delay;
+  e->global = malloc(2 * e->global_cap * sizeof *e->global);
+  e->gather_tmp = malloc(2 * e->global_cap * sizeof *e->gather_tmp);
+  if (!e->global || !e->gather_tmp) {
+    return nestcl_set_error(NESTCL_ENOMEM, "out of host memory for the spike lists");
+  }
+  for (int v = 0; v < e->n_vps; ++v) {
+    eng_vp *vp = &e->vps[v];
+    vp->out_cap = vp->neurons * (size_t)e->min_delay;
+    vp->out = malloc(2 * (vp->out_cap ? vp->out_cap : 1) * sizeof *vp->out);
+    if (!vp->out) {
+      return nestcl_set_error(NESTCL_ENOMEM, "out of host memory for the spike lists");
+    }
+  }
+  if (e->dev) {
+    int rc = check_device_budget(e);
+    if (!rc) rc = build_programs(e);
+    for (int v = 0; v < e->n_vps && !rc; ++v) {
+      eng_vp *vp = &e->vps[v];
+      if (!vp->is_gpu) {
+        continue;
+      }
+      rc = nestcl_buffer_alloc(e->dev, NESTCL_MEM_OTHER, "global spike list", e->global_cap * 8, CL_MEM_READ_ONLY,
+                               NULL, &vp->b_global);
+      for (int p = 0; p < e->n_pops && !rc; ++p) {
+        rc = upload_block(e, vp, &vp->blocks[p], p);
+      }
+    }
+    if (rc) {
+      return rc;
+    }
+  }
+  e->build_upload_s = eng_now() - t1;
+  return 0;
+}
+
+void eng_free_built(nestcl_engine *e)
+{
+  for (int v = 0; e->vps && v < e->n_vps; ++v) {
+    eng_vp *vp = &e->vps[v];
+    for (int p = 0; vp->blocks && p < e->n_pops; ++p) {
+      eng_block *b = &vp->blocks[p];
+      const nestcl_model *m = e->pops[p].model;
+      if (b->fields) {
+        for (int f = 0; f < m->n_fields; ++f) {
+          free(b->fields[f]);
+        }
+      }
+      free(b->fields);
+      free(b->ring);
+      free(b->spikes);
+      free(b->rec);
+      free(b->row_ptr);
+      free(b->target);
+      free(b->weight);
+      free(b->delay);
+      if (e->dev) {
+        if (b->b_fields) {
+          for (int f = 0; f < m->n_fields; ++f) {
+            nestcl_buffer_free(e->dev, &b->b_fields[f]);
+          }
+        }
+        nestcl_buffer_free(e->dev, &b->b_ring);
+        nestcl_buffer_free(e->dev, &b->b_count);
+        nestcl_buffer_free(e->dev, &b->b_spikes);
+        nestcl_buffer_free(e->dev, &b->b_rec);
+        nestcl_buffer_free(e->dev, &b->b_row);
+        nestcl_buffer_free(e->dev, &b->b_target);
+        nestcl_buffer_free(e->dev, &b->b_weight);
+        nestcl_buffer_free(e->dev, &b->b_delay);
+      }
+      free(b->b_fields);
+      if (b->k_update) clReleaseKernel(b->k_update);
+      if (b->k_deliver) clReleaseKernel(b->k_deliver);
+      if (b->k_drive) clReleaseKernel(b->k_drive);
+    }
+    if (e->dev) {
+      nestcl_buffer_free(e->dev, &vp->b_global);
+    }
+    free(vp->blocks);
+    free(vp->out);
+  }
+  free(e->vps);
+  e->vps = NULL;
+  free(e->vp_stats);
+  e->vp_stats = NULL;
+  if (e->model_programs) {
+    for (int p = 0; p < e->n_pops; ++p) {
+      if (e->model_programs[p]) clReleaseProgram(e->model_programs[p]);
+    }
+  }
+  free(e->model_programs);
+  e->model_programs = NULL;
+  if (e->core_program) clReleaseProgram(e->core_program);
+  e->core_program = NULL;
+  if (e->dev) nestcl_device_close(e->dev);
+  e->dev = NULL;
+  free(e->global);
+  free(e->gather_tmp);
+  free(e->out_degree);
+  e->global = e->gather_tmp = e->out_degree = NULL;
+  e->built = 0;
+}

@@ -1,0 +1,429 @@
+/*
+ * The simulation cycle of DESIGN.md §1. One OpenMP thread per VP runs, per
+ * slice of a super step: update (CPU VPs: the model's C loop; GPU VPs: the
+ * model kernel on the VP's own queue, so streams and threads co-execute), the
+ * Poisson/DC drive, and at the end of a full super step the spike lists:
+ * sorted per VP by (lag, gid), gathered into one global list (MPI_Allgatherv
+ * across ranks), sorted again by (lag, gid) so that everything downstream sees
+ * the same order whatever the partition, and delivered by every VP into its own
+ * ring through its CSR (fixed-point, so the sum does not depend on the order).
+ * Only spike lists, and multimeter samples when asked for, cross between host
+ * and device; nothing is allocated in the loop.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <omp.h>
+#ifdef NESTCL_WITH_MPI
+#include <mpi.h>
+#endif
+
+#include "engine_internal.h"
+#include "core/nestcl_core.h"
+
+void eng_vp_fail(eng_vp *vp, int rc)
+{
+  if (rc && !vp->status) {
+    vp->status = rc;
+    snprintf(vp->err, sizeof vp->err, "%s", nestcl_last_error());
+  }
+}
+
+int eng_vps_status(nestcl_engine *e)
+{
+  for (int v = 0; v < e->n_vps; ++v) {
+    if (e->vps[v].status) {
+      return nestcl_set_error(e->vps[v].status, "%s", e->vps[v].err);
+    }
+  }
+  return 0;
+}
+
+static int cl_fail(cl_int err, const char *what)
+{
+  return nestcl_set_error(NESTCL_ECL, "%s failed: %s", what, nestcl_cl_error_name(err));
+}
+
+static int cmp_spike(const void *a, const void *b)
+{
+  const uint32_t *x = a, *y = b;
+  if (x[1] != y[1]) {
+    return x[1] < y[1] ? -1 : 1;
+  }
+  return x[0] < y[0] ? -1 : (x[0] > y[0]);
+}
+
+/* Update and drive of one slice on a CPU VP. */
+static int cpu_update(nestcl_engine *e, eng_vp *vp, int64_t origin, int from, int to)
+{
+  double t0 = eng_now();
+  for (int p = 0; p < e->n_pops; ++p) {
+    eng_block *b = &vp->blocks[p];
+    if (b->n == 0) {
+      continue;
+    }
+    const eng_population *pop = &e->pops[p];
+    if (from == 0) {
+      b->spike_count = 0;
+    }
+    nestcl_update_args a;
+    a.n = b->n;
+    a.K = pop->K;
+    a.origin_steps = origin;
+    a.from = from;
+    a.to = to;
+    a.resolution_ms = e->cfg.resolution_ms;
+    a.ring_slots = (uint32_t)e->ring_slots;
+    a.n_channels = b->n_channels;
+    a.ring = b->ring;
+    a.spike_count = &b->spike_count;
+    a.spikes = b->spikes;
+    a.spike_capacity = b->spike_cap;
+    a.rec_interval = pop->rec_interval_steps;
+    a.rec = b->rec;
+    pop->model->update_cpu(&a, b->fields);
+  }
+  double t1 = eng_now();
+  for (int p = 0; p < e->n_pops; ++p) {
+    eng_block *b = &vp->blocks[p];
+    for (int k = 0; k < e->n_drives && b->n; ++k) {
+      if (e->drives[k].pop == p) {
+        eng_cpu_drive(b, &e->drives[k], e->cfg.seed, (uint32_t)e->ring_slots, origin, from, to);
+      }
+    }
+  }
+  double t2 = eng_now();
+  vp->st.seconds[NESTCL_PHASE_UPDATE] += t1 - t0;
+  vp->st.seconds[NESTCL_PHASE_POISSON] += t2 - t1;
+  return 0;
+}
+
+static int gpu_update(nestcl_engine *e, eng_vp *vp, int64_t origin, int from, int to)
+{
+  static const cl_uint zero = 0;
+  cl_command_queue q = nestcl_device_queue(e->dev, vp->queue);
+  double t0 = eng_now();
+  cl_int err = CL_SUCCESS;
+  cl_long org = origin;
+  cl_int f = from, t = to;
+  for (int p = 0; p < e->n_pops && err == CL_SUCCESS; ++p) {
+    eng_block *b = &vp->blocks[p];
+    if (b->n == 0) {
+      continue;
+    }
+    if (from == 0) {
+      err = clEnqueueWriteBuffer(q, b->b_count.mem, CL_FALSE, 0, sizeof zero, &zero, 0, NULL, NULL);
+    }
+    err |= clSetKernelArg(b->k_update, 2, sizeof org, &org);
+    err |= clSetKernelArg(b->k_update, 3, sizeof f, &f);
+    err |= clSetKernelArg(b->k_update, 4, sizeof t, &t);
+    size_t gsize = b->n;
+    if (err == CL_SUCCESS) {
+      err = clEnqueueNDRangeKernel(q, b->k_update, 1, NULL, &gsize, NULL, 0, NULL, NULL);
+    }
+  }
+  if (err == CL_SUCCESS) {
+    err = clFinish(q);
+  }
+  if (err != CL_SUCCESS) {
+    return cl_fail(err, "update kernel");
+  }
+  double t1 = eng_now();
+  for (int p = 0; p < e->n_pops && err == CL_SUCCESS; ++p) {
+    eng_block *b = &vp->blocks[p];
+    for (int k = 0; k < e->n_drives && b->n && err == CL_SUCCESS; ++k) {
+      const eng_drive *d = &e->drives[k];
+      if (d->pop != p) {
+        continue;
+      }
+      cl_uint ch = (cl_uint)d->channel, gen = d->gen, chunks = d->chunks;
+      cl_int delay = d->delay_steps, isp = d->is_poisson;
+      cl_long value = d->value_fixed;
+      cl_double mu = d->mu, emu = d->exp_neg_mu;
+      err = clSetKernelArg(b->k_drive, 4, sizeof ch, &ch);
+      err |= clSetKernelArg(b->k_drive, 6, sizeof gen, &gen);
+      err |= clSetKernelArg(b->k_drive, 7, sizeof org, &org);
+      err |= clSetKernelArg(b->k_drive, 8, sizeof f, &f);
+      err |= clSetKernelArg(b->k_drive, 9, sizeof t, &t);
+      err |= clSetKernelArg(b->k_drive, 10, sizeof delay, &delay);
+      err |= clSetKernelArg(b->k_drive, 11, sizeof value, &value);
+      err |= clSetKernelArg(b->k_drive, 12, sizeof isp, &isp);
+      err |= clSetKernelArg(b->k_drive, 14, sizeof mu, &mu);
+      err |= clSetKernelArg(b->k_drive, 15, sizeof emu, &emu);
+      err |= clSetKernelArg(b->k_drive, 16, sizeof chunks, &chunks);
+      size_t gsize = b->n;
+      if (err == CL_SUCCESS) {
+        err = clEnqueueNDRangeKernel(q, b->k_drive, 1, NULL, &gsize, NULL, 0, NULL, NULL);
+      }
+    }
+  }
+  if (err == CL_SUCCESS) {
+    err = clFinish(q);
+  }
+  if (err != CL_SUCCESS) {
+    return cl_fail(err, "drive kernel");
+  }
+  vp->st.seconds[NESTCL_PHASE_UPDATE] += t1 - t0;
+  vp->st.seconds[NESTCL_PHASE_POISSON] += eng_now() - t1;
+  return 0;
+}
+
+/* The VP's spikes of the finished super step as sorted (gid, lag) pairs. */
+static int collect_spikes(nestcl_engine *e, eng_vp *vp)
+{
+  vp->n_out = 0;
+  for (int p = 0; p < e->n_pops; ++p) {
+    eng_block *b = &vp->blocks[p];
+    if (b->n == 0) {
+      continue;
+    }
+    if (vp->is_gpu) {
+      cl_command_queue q = nestcl_device_queue(e->dev, vp->queue);
+      cl_int err = clEnqueueReadBuffer(q, b->b_count.mem, CL_TRUE, 0, 4, &b->spike_count, 0, NULL, NULL);
+      uint32_t n = b->spike_count < b->spike_cap ? b->spike_count : b->spike_cap;
+      if (err == CL_SUCCESS && n > 0) {
+        err = clEnqueueReadBuffer(q, b->b_spikes.mem, CL_TRUE, 0, (size_t)n * 8, b->spikes, 0, NULL, NULL);
+      }
+      if (err != CL_SUCCESS) {
+        return cl_fail(err, "reading the spike list");
+      }
+    }
+    if (b->spike_count > b->spike_cap) {
+      return nestcl_set_error(NESTCL_ERUNTIME, "spike list overflow: %u spikes for a capacity of %u",
+                              b->spike_count, b->spike_cap);
+    }
+    for (uint32_t j = 0; j < b->spike_count; ++j) {
+      if (b->spikes[j].index >= b->n || b->spikes[j].lag >= (uint32_t)e->min_delay) {
+        return nestcl_set_error(NESTCL_ERUNTIME, "bad spike (%u, %u) from %s", b->spikes[j].index,
+                                b->spikes[j].lag, e->pops[p].model->name);
+      }
+      vp->out[2 * vp->n_out] = (uint32_t)(b->first_gid + b->spikes[j].index);
+      vp->out[2 * vp->n_out + 1] = b->spikes[j].lag;
+      vp->n_out++;
+    }
+  }
+  qsort(vp->out, vp->n_out, 2 * sizeof(uint32_t), cmp_spike);
+  return 0;
+}
+
+/* Master thread: the global list of the super step (all VPs, all ranks), sorted. */
+static int exchange(nestcl_engine *e, int64_t origin)
+{
+  size_t n = 0;
+  for (int v = 0; v < e->n_vps; ++v) {
+    memcpy(e->global + 2 * n, e->vps[v].out, e->vps[v].n_out * 2 * sizeof(uint32_t));
+    n += e->vps[v].n_out;
+  }
+#ifdef NESTCL_WITH_MPI
+  if (e->n_ranks > 1) {
+    int *counts = malloc((size_t)e->n_ranks * 2 * sizeof *counts);
+    if (!counts) {
+      return nestcl_set_error(NESTCL_ENOMEM, "out of host memory");
+    }
+    int *displs = counts + e->n_ranks;
+    int mine = (int)(2 * n);
+    MPI_Allgather(&mine, 1, MPI_INT, counts, 1, MPI_INT, MPI_COMM_WORLD);
+    size_t total = 0;
+    for (int r = 0; r < e->n_ranks; ++r) {
+      displs[r] = (int)total;
+      total += (size_t)counts[r];
+    }
+    if (total > 2 * e->global_cap) {
+      free(counts);
+      return nestcl_set_error(NESTCL_ERUNTIME, "global spike list overflow");
+    }
+    memcpy(e->gather_tmp, e->global, 2 * n * sizeof(uint32_t));
+    int rc = MPI_Allgatherv(e->gather_tmp, mine, MPI_UINT32_T, e->global, counts, displs, MPI_UINT32_T,
+                            MPI_COMM_WORLD);
+    free(counts);
+    if (rc != MPI_SUCCESS) {
+      return nestcl_set_error(NESTCL_ERUNTIME, "MPI_Allgatherv failed (%d)", rc);
+    }
+    n = total / 2;
+  }
+#endif
+  qsort(e->global, n, 2 * sizeof(uint32_t), cmp_spike);
+  e->n_global_spikes = n;
+  e->spikes_total += n;
+  for (size_t s = 0; s < n; ++s) {
+    e->events_total += e->out_degree[e->global[2 * s]];
+  }
+  return eng_record_spikes(e, e->global, n, origin);
+}
+
+static int deliver(nestcl_engine *e, eng_vp *vp, int64_t origin)
+{
+  size_t n = e->n_global_spikes;
+  if (n == 0) {
+    return 0;
+  }
+  int wd = e->cfg.weight_type == NESTCL_WEIGHT_DOUBLE;
+  if (!vp->is_gpu) {
+    for (int p = 0; p < e->n_pops; ++p) {
+      eng_cpu_deliver(&vp->blocks[p], wd, (uint32_t)e->ring_slots, e->global, n, origin);
+    }
+    return 0;
+  }
+  cl_command_queue q = nestcl_device_queue(e->dev, vp->queue);
+  cl_int err = clEnqueueWriteBuffer(q, vp->b_global.mem, CL_TRUE, 0, n * 8, e->global, 0, NULL, NULL);
+  cl_uint ns = (cl_uint)n;
+  cl_long org = origin;
+  for (int p = 0; p < e->n_pops && err == CL_SUCCESS; ++p) {
+    eng_block *b = &vp->blocks[p];
+    if (b->n == 0 || b->nnz == 0) {
+      continue;
+    }
+    err = clSetKernelArg(b->k_deliver, 1, sizeof ns, &ns);
+    err |= clSetKernelArg(b->k_deliver, 2, sizeof org, &org);
+    size_t g = b->max_row < 256 ? (b->max_row ? b->max_row : 1) : 256;
+    size_t gsize[2] = {n, g};
+    if (err == CL_SUCCESS) {
+      err = clEnqueueNDRangeKernel(q, b->k_deliver, 2, NULL, gsize, NULL, 0, NULL, NULL);
+    }
+  }
+  if (err == CL_SUCCESS) {
+    err = clFinish(q);
+  }
+  return err == CL_SUCCESS ? 0 : cl_fail(err, "delivery kernel");
+}
+
+static int drain_recording(nestcl_engine *e, eng_vp *vp)
+{
+  if (!vp->is_gpu) {
+    return 0;
+  }
+  cl_command_queue q = nestcl_device_queue(e->dev, vp->queue);
+  for (int p = 0; p < e->n_pops; ++p) {
+    eng_block *b = &vp->blocks[p];
+    if (b->rec_elems && b->n) {
+      cl_int err = clEnqueueReadBuffer(q, b->b_rec.mem, CL_TRUE, 0, b->rec_elems * 8, b->rec, 0, NULL, NULL);
+      if (err != CL_SUCCESS) {
+        return cl_fail(err, "reading recording buffers");
+      }
+    }
+  }
+  return 0;
+}
+
+static int any_failed(const nestcl_engine *e)
+{
+  for (int v = 0; v < e->n_vps; ++v) {
+    if (e->vps[v].status) {
+      return 1;
+    }
+  }
+  return 0;
+}
+
+int eng_run(nestcl_engine *e, int64_t steps)
+{
+  if (steps <= 0) {
+    return 0;
+  }
+  int recording = 0;
+  for (int p = 0; p < e->n_pops; ++p) {
+    recording |= e->pops[p].rec_interval_steps != 0;
+  }
+  omp_set_dynamic(0);
+  int threads_ok = 1;
+  const int64_t origin0 = e->origin;
+  const int lag0 = e->lag;
+  e->abort = 0;
+  e->ex_status = 0;
+/*
+ * Every thread must take the same branch at every barrier, or the region
+ * deadlocks: the decision to stop is taken by the master between two barriers
+ * and only read after the second.
+ */
+#define SYNC_ABORT()                                        \
+  _Pragma("omp barrier")                                    \
+  _Pragma("omp master")                                     \
+  e->abort = any_failed(e) || e->ex_status != 0;            \
+  _Pragma("omp barrier")
+#pragma omp parallel num_threads(e->n_vps)
+  {
+    if (omp_get_num_threads() != e->n_vps) {
+#pragma omp single
+      threads_ok = 0;
+    } else {
+      int v = omp_get_thread_num();
+      eng_vp *vp = &e->vps[v];
+      int64_t origin = origin0;
+      int lag = lag0;
+      int64_t left = steps;
+      while (left > 0) {
+        int from = lag;
+        int to = (int64_t)(e->min_delay - from) < left ? e->min_delay : from + (int)left;
+        eng_vp_fail(vp, vp->is_gpu ? gpu_update(e, vp, origin, from, to) : cpu_update(e, vp, origin, from, to));
+        double t_ex = eng_now();
+        if (to == e->min_delay && !vp->status) {
+          eng_vp_fail(vp, collect_spikes(e, vp));
+        }
+        SYNC_ABORT();
+        if (e->abort) {
+          break;
+        }
+        if (to == e->min_delay) {
+#pragma omp master
+          {
+            int rc = exchange(e, origin);
+            if (rc) {
+              e->ex_status = rc;
+              snprintf(e->ex_err, sizeof e->ex_err, "%s", nestcl_last_error());
+            }
+          }
+          SYNC_ABORT();
+          if (e->abort) {
+            break;
+          }
+          double t_dl = eng_now();
+          vp->st.seconds[NESTCL_PHASE_EXCHANGE] += t_dl - t_ex;
+          eng_vp_fail(vp, deliver(e, vp, origin));
+          vp->st.seconds[NESTCL_PHASE_DELIVER] += eng_now() - t_dl;
+        }
+        if (recording) {
+          double t_o = eng_now();
+          eng_vp_fail(vp, drain_recording(e, vp));
+          SYNC_ABORT();
+          if (e->abort) {
+            break;
+          }
+#pragma omp master
+          {
+            int rc = eng_record_samples(e, origin, from, to);
+            if (rc) {
+              e->ex_status = rc;
+              snprintf(e->ex_err, sizeof e->ex_err, "%s", nestcl_last_error());
+            }
+          }
+#pragma omp barrier
+          vp->st.seconds[NESTCL_PHASE_OTHER] += eng_now() - t_o;
+        }
+        left -= to - from;
+        lag = to;
+        if (lag == e->min_delay) {
+          origin += e->min_delay;
+          lag = 0;
+        }
+      }
+    }
+  }
+#undef SYNC_ABORT
+  if (!threads_ok) {
+    return nestcl_set_error(NESTCL_ERUNTIME, "OpenMP gave fewer than the %d threads the VPs need", e->n_vps);
+  }
+  int rc = eng_vps_status(e);
+  if (rc) {
+    return rc;
+  }
+  if (e->ex_status) {
+    return nestcl_set_error(e->ex_status, "%s", e->ex_err);
+  }
+  /* All threads advanced identically; replay the arithmetic for the engine's clock. */
+  int64_t total = (int64_t)lag0 + steps;
+  e->origin = origin0 + (total / e->min_delay) * e->min_delay;
+  e->lag = (int)(total % e->min_delay);
+  e->steps_done += steps;
+  return 0;
+}

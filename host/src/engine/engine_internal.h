@@ -1,0 +1,189 @@
+/*
+ * The engine's object and the pieces its files share: the network description
+ * (populations, projections, drives, recorders) as the user gave it, and what
+ * the build makes of it (VPs, each with one block per population, each block
+ * with its state, ring, spike list and the CSR of the synapses onto it).
+ * Files: api.c (description and validation), build.c (partition, state,
+ * connectivity, upload), cycle.c (simulate), record.c (recorders), psp.c.
+ */
+#ifndef NESTCL_ENGINE_INTERNAL_H
+#define NESTCL_ENGINE_INTERNAL_H
+
+#include <stdint.h>
+
+#include "nestcl/engine.h"
+
+#define NESTCL_NAME_MAX 64
+
+typedef struct eng_setting {
+  char name[NESTCL_NAME_MAX];
+  nestcl_value v;
+} eng_setting;
+
+typedef struct eng_population {
+  const nestcl_model *model;
+  uint32_t n;
+  uint32_t K;
+  uint64_t first;       /* global id of neuron 0 */
+  uint32_t n_channels;  /* ring channels with K expanded */
+  eng_setting *settings;
+  int n_settings;
+  int rec_interval_steps; /* multimeter sampling of this population; 0: none */
+} eng_population;
+
+typedef struct eng_projection {
+  int src, tgt;
+  nestcl_conn_spec conn;
+  nestcl_syn_spec syn;
+} eng_projection;
+
+typedef struct eng_drive {
+  int pop;
+  int is_poisson;
+  double rate_hz;        /* poisson */
+  double amplitude;      /* dc */
+  double weight;
+  double delay_ms;
+  long rport;
+  uint32_t gen;          /* index among the poisson generators (stream separation) */
+  /* resolved at build */
+  int delay_steps;
+  int channel;
+  int64_t value_fixed;
+  double mu, exp_neg_mu;
+  uint32_t chunks;
+} eng_drive;
+
+typedef struct eng_recorder {
+  int is_multimeter;
+  int pop;
+  uint32_t first, count;
+  /* spike recorder: (gid, step) */
+  uint64_t *gids;
+  int64_t *steps;
+  size_t n, cap_gids, cap_steps;
+  /* multimeter */
+  int n_rec;            /* recordables sampled */
+  int rec_index[16];    /* index into the model's recordables */
+  int interval_steps;
+  int64_t *s_steps;
+  uint64_t *s_gids;
+  double *s_values;
+  size_t s_n, cap_s_steps, cap_s_gids, cap_s_values;
+} eng_recorder;
+
+/* The neurons of one population on one VP, and the synapses onto them. */
+typedef struct eng_block {
+  int pop;
+  uint32_t n;            /* may be 0 */
+  uint64_t first_gid;
+  uint32_t n_channels;
+  /* host arrays (CPU VPs keep them; GPU VPs free them after upload) */
+  void **fields;
+  int64_t *ring;
+  nestcl_spike *spikes;
+  uint32_t spike_count;
+  uint32_t spike_cap;
+  double *rec;           /* [min_delay][n_recordables][n] when the population is sampled */
+  size_t rec_elems;
+  /* CSR over global source ids */
+  uint64_t *row_ptr;     /* [n_global + 1] */
+  uint32_t *target;      /* channel << 24 | local index */
+  void *weight;          /* float or double */
+  uint16_t *delay;       /* per synapse; NULL when homogeneous */
+  uint32_t delay_hom;    /* steps, or NESTCL_DELAY_PER_SYNAPSE */
+  uint64_t nnz;
+  uint32_t max_row;      /* longest row, sizes the delivery kernel */
+  /* device (GPU VPs) */
+  nestcl_buffer *b_fields;
+  nestcl_buffer b_ring, b_count, b_spikes, b_rec, b_row, b_target, b_weight, b_delay;
+  cl_kernel k_update, k_deliver, k_drive;
+} eng_block;
+
+typedef struct eng_vp {
+  int is_gpu;
+  int queue;             /* stream index on the device */
+  eng_block *blocks;     /* one per population */
+  uint32_t neurons;
+  uint64_t synapses;
+  /* this super step's spikes as (gid, lag), sorted */
+  uint32_t *out;         /* pairs */
+  size_t n_out, out_cap;
+  nestcl_buffer b_global; /* the global spike list (GPU VPs) */
+  size_t global_cap;
+  nestcl_vp_stats st;
+  size_t host_bytes[NESTCL_MEM_CLASSES];
+  int status;            /* error of this VP's thread (build or cycle) */
+  char err[512];         /* its message: error messages are per thread */
+} eng_vp;
+
+struct nestcl_engine {
+  nestcl_engine_config cfg;
+  const nestcl_model *const *models;
+  int n_models;
+  eng_population *pops;
+  int n_pops;
+  eng_projection *projs;
+  int n_projs;
+  eng_drive *drives;
+  int n_drives;
+  eng_recorder *recs;
+  int n_recs;
+  uint64_t n_global;
+
+  int built;
+  int rank, n_ranks;
+  int n_vps;             /* of this rank */
+  eng_vp *vps;
+  int min_delay, max_delay, ring_slots;
+  int64_t steps_done;
+  int64_t origin;        /* first step of the current super step */
+  int lag;               /* steps of it already simulated (partial simulate() calls) */
+  int abort;             /* written by the master thread between two barriers only */
+  int ex_status;         /* failure of the master's exchange / recording */
+  char ex_err[512];
+
+  nestcl_device *dev;
+  cl_program *model_programs; /* per population (NULL entries for CPU-only runs) */
+  cl_program core_program;
+
+  /* global spike list of the current super step: (gid, lag) pairs */
+  uint32_t *global;
+  size_t n_global_spikes, global_cap;
+  uint32_t *gather_tmp;
+  size_t gather_cap;
+  uint32_t *out_degree;  /* per global source, over all ranks */
+
+  uint64_t spikes_total, events_total, synapses_total, local_synapses;
+  double build_nodes_s, build_conn_s, build_upload_s, simulate_s;
+  nestcl_vp_stats *vp_stats;
+  char device_spec[256];
+};
+
+double eng_now(void);
+/* Rounds a time in ms to steps of h as NEST does (through tics of 1 us). */
+int64_t eng_ms_to_steps(double ms, double h);
+/* The value for (purpose stream) drawn from a Philox stream. */
+double eng_draw(const nestcl_value *v, uint32_t seed, uint32_t purpose, uint64_t id, uint64_t step);
+
+int eng_build(nestcl_engine *e);
+void eng_free_built(nestcl_engine *e);
+int eng_run(nestcl_engine *e, int64_t steps);
+/* Records a worker thread's failure in its VP (message copied). */
+void eng_vp_fail(eng_vp *vp, int rc);
+/* The first failure of any VP, re-raised in the calling thread; 0 if none. */
+int eng_vps_status(nestcl_engine *e);
+
+/* C twins of the core kernels (core_cpu.c). */
+void eng_cpu_deliver(eng_block *b, int weight_double, uint32_t ring_slots, const uint32_t *spikes, size_t n_spikes,
+                     int64_t origin);
+void eng_cpu_drive(eng_block *b, const eng_drive *d, uint32_t seed, uint32_t ring_slots, int64_t origin, int from,
+                   int to);
+
+/* Recorders (record.c). */
+int eng_record_spikes(nestcl_engine *e, const uint32_t *spikes, size_t n, int64_t origin);
+/* Multimeter samples of the slice [from, to) of the super step at origin, from the blocks' rec mirrors. */
+int eng_record_samples(nestcl_engine *e, int64_t origin, int from, int to);
+void eng_recorders_free(nestcl_engine *e);
+
+#endif

@@ -1,0 +1,42 @@
+/*
+ * engine_kernels.cl: the engine's hand-written kernels. The host builds them
+ * from nestcl_rt_source + nestcl_core.h + this text, with -DNESTCL_W_T=float
+ * (or double) -DNESTCL_W_SUFFIX=_f (or _d). The work is in nestcl_core.h, which
+ * the CPU VPs run as C.
+ */
+
+/*
+ * Delivery of one super step's global spike list into this block's ring.
+ * Work-item (s, g): spike s, synapses row_start + g, + G, + 2G, ... of its row,
+ * G = get_global_size(1), so neighbouring work-items touch neighbouring synapses.
+ * Additions are 64-bit integer atomics: the sum does not depend on their order.
+ */
+__kernel void nestcl_deliver(__global const uint2 *spikes, uint n_spikes, long origin,
+                             __global const ulong *row_ptr, __global const uint *target,
+                             __global const NESTCL_W_T *weight, __global const nestcl_u16 *delay, uint delay_hom,
+                             __global long *ring, uint ring_slots, uint n, uint n_channels)
+{
+  size_t s = get_global_id(0);
+  if (s >= n_spikes) {
+    return;
+  }
+  uint2 sp = spikes[s];
+  ulong k0 = row_ptr[sp.x] + get_global_id(1);
+  ulong k1 = row_ptr[sp.x + 1];
+  NESTCL_CORE_CAT(nestcl_deliver_range, NESTCL_W_SUFFIX)(ring, n_channels, n, ring_slots, target, weight, delay,
+                                                         delay_hom, origin + (long)sp.y, k0, k1,
+                                                         (ulong)get_global_size(1));
+}
+
+/* poisson_generator / dc_generator input of one block, one work-item per neuron. */
+__kernel void nestcl_drive(__global long *ring, uint n_channels, uint n, uint ring_slots, uint ch, ulong first_gid,
+                           uint gen, long origin, int from, int to, int delay, long value, int is_poisson, uint seed,
+                           double mu, double exp_neg_mu, uint chunks)
+{
+  uint i = (uint)get_global_id(0);
+  if (i >= n) {
+    return;
+  }
+  nestcl_drive_neuron(ring, n_channels, n, ring_slots, ch, i, first_gid, gen, origin, from, to, delay, value,
+                      is_poisson, seed, mu, exp_neg_mu, chunks);
+}

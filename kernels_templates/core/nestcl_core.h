@@ -1,0 +1,93 @@
+/*
+ * nestcl_core.h: the engine's per-synapse delivery and per-neuron drive
+ * (poisson_generator, dc_generator), written once for both paths: the OpenCL
+ * kernels of engine_kernels.cl call these functions, and the CPU VPs call the
+ * very same text compiled as C (host/src/engine/core_cpu.c), so a GPU VP and a
+ * CPU VP add the same fixed-point integers into their rings (DESIGN.md §3).
+ *
+ * The weight type is a parameter of this text: define NESTCL_W_T (float or
+ * double) and NESTCL_W_SUFFIX (_f or _d) before including it. C includes it
+ * twice, once per weight type; OpenCL gets it once with -D values. Without
+ * NESTCL_W_T only the common part (constants, the drive) is defined.
+ *
+ * CSR target word: bits 0..23 the target's local index within its block,
+ * bits 24..31 the ring channel (route_spike's answer), so one 32-bit word per
+ * synapse names both. Blocks are limited to 2^24 neurons and 256 channels
+ * (checked on the host).
+ */
+#ifndef NESTCL_CORE_COMMON
+#define NESTCL_CORE_COMMON
+#ifndef __OPENCL_C_VERSION__
+#include "nestcl_philox.h"
+#include "nestcl_ring.h"
+#endif
+#define NESTCL_TARGET_INDEX_BITS 24
+#define NESTCL_TARGET_INDEX_MASK 0x00ffffffu
+/* delay_hom value meaning "per-synapse delays in the delay array". */
+#define NESTCL_DELAY_PER_SYNAPSE 0xffffffffu
+#ifdef __OPENCL_C_VERSION__
+typedef ushort nestcl_u16;
+#else
+typedef uint16_t nestcl_u16;
+#endif
+
+/*
+ * The drive of neuron i (local index) of a block whose first global id is
+ * first_gid, for the steps origin + [from, to): k inputs of the given
+ * fixed-point value at step s land in the slot of s + delay. Poisson: k drawn
+ * with key (seed, PURPOSE_POISSON), counter (gid | gen << 40, s); DC: k = 1.
+ */
+NESTCL_INLINE void nestcl_drive_neuron(NESTCL_GLOBAL nestcl_i64 *ring, nestcl_u32 n_channels, nestcl_u32 n,
+                                       nestcl_u32 ring_slots, nestcl_u32 ch, nestcl_u32 i, nestcl_u64 first_gid,
+                                       nestcl_u32 gen, nestcl_i64 origin, nestcl_i32 from, nestcl_i32 to,
+                                       nestcl_i32 delay, nestcl_i64 value, nestcl_i32 is_poisson, nestcl_u32 seed,
+                                       double mu, double exp_neg_mu, nestcl_u32 chunks)
+{
+  nestcl_philox_key key = nestcl_rng_key(seed, NESTCL_RNG_PURPOSE_POISSON);
+  nestcl_u64 id = (first_gid + i) | ((nestcl_u64)gen << 40);
+  for (nestcl_i32 lag = from; lag < to; ++lag) {
+    nestcl_i64 step = origin + lag;
+    nestcl_u32 k = 1u;
+    if (is_poisson) {
+      k = nestcl_rng_poisson(key, nestcl_rng_counter(id, (nestcl_u64)step), mu, exp_neg_mu, chunks);
+    }
+    if (k != 0u) {
+      nestcl_u32 slot = nestcl_ring_slot(step, delay, ring_slots);
+      nestcl_ring_add_fixed(ring, n_channels, n, slot, ch, i, (nestcl_i64)((nestcl_u64)k * (nestcl_u64)value));
+    }
+  }
+}
+#endif /* NESTCL_CORE_COMMON */
+
+#ifdef NESTCL_W_T
+#define NESTCL_CORE_CAT2(a, b) a##b
+#define NESTCL_CORE_CAT(a, b) NESTCL_CORE_CAT2(a, b)
+
+/*
+ * Synapses [k0, k1) of one row with stride, for a spike emitted at step
+ * spike_step: weight converted to fixed point (the same rounding on both
+ * paths), added at slot (spike_step + delay).
+ */
+NESTCL_INLINE void NESTCL_CORE_CAT(nestcl_deliver_range, NESTCL_W_SUFFIX)(
+    NESTCL_GLOBAL nestcl_i64 *ring, nestcl_u32 n_channels, nestcl_u32 n, nestcl_u32 ring_slots,
+    NESTCL_GLOBAL const nestcl_u32 *target, NESTCL_GLOBAL const NESTCL_W_T *weight,
+    NESTCL_GLOBAL const nestcl_u16 *delay, nestcl_u32 delay_hom, nestcl_i64 spike_step, nestcl_u64 k0,
+    nestcl_u64 k1, nestcl_u64 stride)
+{
+  if (delay_hom != NESTCL_DELAY_PER_SYNAPSE) {
+    nestcl_u32 slot = nestcl_ring_slot(spike_step, (nestcl_i64)delay_hom, ring_slots);
+    for (nestcl_u64 k = k0; k < k1; k += stride) {
+      nestcl_u32 t = target[k];
+      nestcl_ring_add_fixed(ring, n_channels, n, slot, t >> NESTCL_TARGET_INDEX_BITS, t & NESTCL_TARGET_INDEX_MASK,
+                            nestcl_fixed_from_double((double)weight[k]));
+    }
+  } else {
+    for (nestcl_u64 k = k0; k < k1; k += stride) {
+      nestcl_u32 t = target[k];
+      nestcl_u32 slot = nestcl_ring_slot(spike_step, (nestcl_i64)delay[k], ring_slots);
+      nestcl_ring_add_fixed(ring, n_channels, n, slot, t >> NESTCL_TARGET_INDEX_BITS, t & NESTCL_TARGET_INDEX_MASK,
+                            nestcl_fixed_from_double((double)weight[k]));
+    }
+  }
+}
+#endif /* NESTCL_W_T */
