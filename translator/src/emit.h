@@ -22,6 +22,7 @@ typedef struct tr_rendered {
   unsigned char *defaults_used;
   char *get_status_body;
   unsigned char *get_used;
+  char *set_status_body;  /* NULL: not translated */
 } tr_rendered;
 
 /* Renders everything; errors go to m->diags (m->failed set). 0 or -1. */

@@ -31,7 +31,8 @@ void emit_desc(strbuf *b, const ir_model *m, const tr_rendered *r, const char *k
              "#pragma GCC diagnostic ignored \"-Wunused-variable\"\n"
              "#pragma GCC diagnostic ignored \"-Wunused-but-set-variable\"\n"
              "#pragma GCC diagnostic ignored \"-Wunused-parameter\"\n"
-             "#pragma GCC diagnostic ignored \"-Wunused-function\"\n\n");
+             "#pragma GCC diagnostic ignored \"-Wunused-function\"\n"
+             "#pragma GCC diagnostic ignored \"-Wunused-label\"\n\n");
   sb_printf(b, "void %s_update_cpu(const nestcl_update_args *a, void *const *fields);\n\n", nm);
 
   sb_printf(b, "static const nestcl_field %s_fields[] = {\n", nm);
@@ -128,6 +129,36 @@ void emit_desc(strbuf *b, const ir_model *m, const tr_rendered *r, const char *k
     sb_printf(b, "  return nestcl_set_error(NESTCL_EINVAL, \"%s: no status entry '%%s'\", name);\n}\n\n", nm);
   }
 
+  if (r->set_status_body) {
+    sb_puts(b, "/* NEST's update_value_param(): sets the member when the dictionary names it. */\n"
+               "static int nestcl_set_d(const char *name, const char *key, double value, double *member, int *hit)\n"
+               "{\n  if (strcmp(name, key))\n    return 0;\n  *member = value;\n  *hit = 1;\n  return 1;\n}\n"
+               "static int nestcl_set_l(const char *name, const char *key, double value, int64_t *member, int *hit)\n"
+               "{\n  if (strcmp(name, key))\n    return 0;\n  *member = (int64_t)value;\n  *hit = 1;\n  return 1;\n}\n"
+               "static int nestcl_set_i(const char *name, const char *key, double value, int32_t *member, int *hit)\n"
+               "{\n  if (strcmp(name, key))\n    return 0;\n  *member = (int32_t)value;\n  *hit = 1;\n  return 1;\n}\n"
+               "static int nestcl_set_b(const char *name, const char *key, double value, int32_t *member, int *hit)\n"
+               "{\n  if (strcmp(name, key))\n    return 0;\n  *member = value != 0.0;\n  *hit = 1;\n  return 1;\n}\n\n");
+    sb_printf(b, "static int %s_set_status(void *const *fields, size_t n, size_t nestcl_i, uint32_t K, const char *name,\n"
+                 "                             double value)\n{\n", nm);
+    for (j = 0; j < m->n_fields; j++) {
+      const ir_field *f = &m->fields[j];
+      if (f->array_len == 0 && (f->role == IR_ROLE_PARAMETER || f->role == IR_ROLE_STATE))
+        sb_printf(b, "  %s %s = ((%s *)fields[%d])[nestcl_i];\n", ir_type_c(f->type), f->c_name, ir_type_c(f->type), j);
+      else if (f->role == IR_ROLE_PARAMETER || f->role == IR_ROLE_STATE)
+        sb_printf(b, "  %s *const %s = (%s *)fields[%d];\n", ir_type_c(f->type), f->c_name, ir_type_c(f->type), j);
+    }
+    sb_puts(b, "  double nestcl_shift = 0.0;\n  int nestcl_hit = 0;\n");
+    sb_puts(b, r->set_status_body);
+    sb_printf(b, "  if (!nestcl_hit)\n    return nestcl_set_error(NESTCL_EINVAL, \"%s: no status entry '%%s'\", name);\n", nm);
+    for (j = 0; j < m->n_fields; j++) {
+      const ir_field *f = &m->fields[j];
+      if (f->array_len == 0 && (f->role == IR_ROLE_PARAMETER || f->role == IR_ROLE_STATE))
+        sb_printf(b, "  ((%s *)fields[%d])[nestcl_i] = %s;\n", ir_type_c(f->type), j, f->c_name);
+    }
+    sb_puts(b, "  return 0;\n}\n\n");
+  }
+
   sb_printf(b, "const nestcl_model nestcl_model_%s = {\n", nm);
   sb_printf(b, "  \"%s\",\n  \"", nm);
   sb_put_c_escaped(b, m->source_file);
@@ -140,7 +171,8 @@ void emit_desc(strbuf *b, const ir_model *m, const tr_rendered *r, const char *k
   if (r->route_spike) sb_printf(b, "  %s_route_spike,\n", nm); else sb_puts(b, "  NULL,\n");
   if (r->route_current) sb_printf(b, "  %s_route_current,\n", nm); else sb_puts(b, "  NULL,\n");
   if (r->get_status_body) sb_printf(b, "  %s_get_status,\n", nm); else sb_puts(b, "  NULL,\n");
-  sb_puts(b, "  NULL,\n};\n");
+  if (r->set_status_body) sb_printf(b, "  %s_set_status,\n", nm); else sb_puts(b, "  NULL,\n");
+  sb_puts(b, "};\n");
 }
 
 void emit_registry(strbuf *b, ir_model *const *models, int n)

@@ -46,6 +46,7 @@ struct rw_ctx {
   rw_subst *substs;
   int n_substs;
   int depth;
+  char label[64]; /* RW_SET: where a return statement goes */
 };
 
 typedef struct kids {
@@ -114,6 +115,7 @@ void rw_free(rw_ctx *c)
 }
 
 int rw_errors(const rw_ctx *c) { return c->n_errors; }
+void rw_set_return_label(rw_ctx *c, const char *label) { snprintf(c->label, sizeof c->label, "%s", label); }
 const char *rw_first_error(const rw_ctx *c) { return c->first_error ? c->first_error : ""; }
 const unsigned char *rw_used_fields(const rw_ctx *c) { return c->used; }
 int rw_used_transcendental(const rw_ctx *c) { return c->transcendental; }
@@ -271,7 +273,7 @@ static char *c_type_spelling(CXType t)
 
 static int is_host_mode(rw_ctx *c)
 {
-  return c->mode == RW_PRERUN || c->mode == RW_DEFAULTS || c->mode == RW_GET;
+  return c->mode == RW_PRERUN || c->mode == RW_DEFAULTS || c->mode == RW_GET || c->mode == RW_SET;
 }
 
 static void render_to(rw_ctx *c, CXCursor cur, char **out)
@@ -291,6 +293,11 @@ static void emit_field(rw_ctx *c, CXCursor at, int fi, const char *idx, strbuf *
     char *what = xasprintf("field '%s::%s' in a handler", f->struct_name, f->member);
     error_at(c, at, what, "event routing has no access to node state");
     free(what);
+    return;
+  }
+  if (c->mode == RW_SET && f->array_len == 0) {
+    /* set_status() works on copies of the slot's scalars (NEST's ptmp/stmp). */
+    sb_puts(out, f->c_name);
     return;
   }
   if (f->array_len != 0) {
@@ -702,6 +709,50 @@ static int handle_call(rw_ctx *c, CXCursor cur, strbuf *out)
     }
   }
 
+  if (c->mode == RW_SET && (!strcmp(name, "update_value_param") || !strcmp(name, "updateValue")) && nargs >= 3) {
+    CXCursor key = clang_getCursorReferenced(strip(clang_Cursor_getArgument(cur, 1)));
+
+    char *q = cursor_qualified_name(key);
+    CXType lt = clang_getCanonicalType(clang_getCursorType(clang_Cursor_getArgument(cur, 2)));
+    const char *suffix = lt.kind == CXType_Double ? "d" : lt.kind == CXType_Long ? "l" : lt.kind == CXType_Int ? "i"
+                         : lt.kind == CXType_Bool ? "b" : NULL;
+    if (!strncmp(q, "names::", 7) && !suffix && clang_getCursorKind(strip(clang_Cursor_getArgument(cur, 2))) == CXCursor_MemberRefExpr &&
+        ir_find_field(c->m, clang_getCursorReferenced(strip(clang_Cursor_getArgument(cur, 2)))) >= 0) {
+      /* A per-receptor vector cannot take one double: it is set through NEST and the glue. */
+      sb_printf(out, "0 /* %s: not a scalar */", q + 7);
+      free(q);
+      goto done;
+    }
+    if (!strncmp(q, "names::", 7) && suffix) {
+      sb_printf(out, "nestcl_set_%s(name, \"%s\", value, &(", suffix, q + 7);
+      render_arg(c, cur, 2, out);
+      sb_puts(out, "), &nestcl_hit)");
+      free(q);
+      goto done;
+    }
+    free(q);
+  }
+
+  if (c->mode == RW_SET && !strcmp(name, "update_value") && nargs == 2) {
+    CXCursor key = clang_getCursorReferenced(strip(clang_Cursor_getArgument(cur, 0)));
+    CXCursor lv = strip(clang_Cursor_getArgument(cur, 1));
+    char *q = cursor_qualified_name(key);
+    CXType lt = clang_getCanonicalType(clang_getCursorType(lv));
+    int fi = clang_getCursorKind(lv) == CXCursor_MemberRefExpr ? ir_find_field(c->m, clang_getCursorReferenced(lv)) : -1;
+    if (!strncmp(q, "names::", 7) && fi >= 0) {
+      if (c->m->fields[fi].array_len != 0) {
+        sb_printf(out, "0 /* %s: not a scalar */", q + 7);
+      } else {
+        const char *suffix = lt.kind == CXType_Double ? "d" : lt.kind == CXType_Long ? "l" : lt.kind == CXType_Int ? "i"
+                             : lt.kind == CXType_Bool ? "b" : "d";
+        sb_printf(out, "nestcl_set_%s(name, \"%s\", value, &(%s), &nestcl_hit)", suffix, q + 7, c->m->fields[fi].c_name);
+      }
+      free(q);
+      goto done;
+    }
+    free(q);
+  }
+
   /* A model's own one-line getter is inlined. */
   if ((ck == CXCursor_CXXMethod) && is_model_scope(c, clang_getCursorSemanticParent(callee)) &&
       !clang_CXXMethod_isVirtual(callee) && inline_method(c, cur, callee, out))
@@ -998,6 +1049,11 @@ void rw_render(rw_ctx *c, CXCursor cur, strbuf *out)
         sb_puts(out, c->substs[k].text);
         return;
       }
+    if (rk == CXCursor_ParmDecl && c->mode == RW_SET &&
+        clang_getCanonicalType(clang_getCursorType(ref)).kind == CXType_Double) {
+      sb_puts(out, "nestcl_shift");
+      return;
+    }
     if (rk == CXCursor_EnumConstantDecl) {
       char *n = cursor_spelling(ref);
       sb_printf(out, "(%lld /* %s */)", clang_getEnumConstantDeclValue(ref), n);
@@ -1059,6 +1115,21 @@ void rw_render(rw_ctx *c, CXCursor cur, strbuf *out)
     }
     break;
   }
+  case CXCursor_ReturnStmt:
+    if (c->mode == RW_SET) {
+      /* Parameters_::set returns the E_L shift that State_::set takes. */
+      ch = children(cur);
+      sb_puts(out, "{ ");
+      if (ch.n == 1) {
+        sb_puts(out, "nestcl_ret = (");
+        rw_render(c, ch.c[0], out);
+        sb_puts(out, "); ");
+      }
+      sb_printf(out, "goto %s; }", c->label[0] ? c->label : "nestcl_done");
+      free(ch.c);
+      return;
+    }
+    break;
   case CXCursor_DeclStmt:
     if (handle_declstmt(c, cur, t, b, e, out))
       return;
@@ -1076,6 +1147,38 @@ void rw_render(rw_ctx *c, CXCursor cur, strbuf *out)
     error_at(c, cur, "'delete'", "heap allocation");
     return;
   case CXCursor_CXXThrowExpr:
+    if (c->mode == RW_SET) {
+      /* throw BadProperty( "why" ): the message travels with the error code. */
+      CXCursor lit = clang_getNullCursor();
+      kids stack = children(cur);
+      while (stack.n && clang_Cursor_isNull(lit)) {
+        CXCursor x = stack.c[--stack.n];
+        if (clang_getCursorKind(x) == CXCursor_StringLiteral) {
+          lit = x;
+        } else {
+          kids more = children(x);
+          for (k = 0; k < more.n; k++) {
+            stack.c = xrealloc(stack.c, sizeof *stack.c * (size_t)(stack.n + 1));
+            stack.c[stack.n++] = more.c[k];
+          }
+          free(more.c);
+        }
+      }
+      free(stack.c);
+      sb_printf(out, "return nestcl_set_error(NESTCL_EINVAL, \"%%s: %%s\", \"%s\", ", c->m->name);
+      if (!clang_Cursor_isNull(lit)) {
+        CXFile lf;
+        unsigned lb, le;
+        if (!cursor_offsets(lit, &lf, &lb, &le) && clang_File_isEqual(lf, f))
+          sb_putn(out, t + lb, le - lb);
+        else
+          sb_puts(out, "\"rejected by the model\"");
+      } else {
+        sb_puts(out, "\"rejected by the model\"");
+      }
+      sb_putc(out, ')');
+      return;
+    }
     if (c->mode == RW_PRERUN || c->mode == RW_DEFAULTS) {
       sb_printf(out, "return nestcl_set_error(NESTCL_EINVAL, \"%s: rejected by the model\")", c->m->name);
       return;

@@ -19,7 +19,8 @@ typedef enum rw_mode {
   RW_DEFAULTS,      /* constructors: host C */
   RW_ROUTE_SPIKE,   /* handle(SpikeEvent&) */
   RW_ROUTE_CURRENT, /* handle(CurrentEvent&) */
-  RW_GET            /* one expression of get() */
+  RW_GET,           /* one expression of get() */
+  RW_SET            /* Parameters_::set / State_::set on local copies of one slot */
 } rw_mode;
 
 typedef struct rw_ctx rw_ctx;
@@ -32,6 +33,8 @@ rw_ctx *rw_new(ir_model *m, rw_mode mode, CXCursor fn, int fatal);
 void rw_free(rw_ctx *c);
 void rw_render(rw_ctx *c, CXCursor cur, strbuf *out);
 int rw_errors(const rw_ctx *c);
+/* RW_SET: the label a return statement jumps to (after storing its value in nestcl_ret). */
+void rw_set_return_label(rw_ctx *c, const char *label);
 const char *rw_first_error(const rw_ctx *c);
 /* Per field of the model: referenced by what was rendered. */
 const unsigned char *rw_used_fields(const rw_ctx *c);

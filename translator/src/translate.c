@@ -207,6 +207,47 @@ static void render_getter(ir_model *m, ir_method_id id, strbuf *out, unsigned ch
   free(st.c);
 }
 
+/*
+ * set(): Parameters_::set, then State_::set, on local copies of the slot's
+ * scalar fields (declared by emit_desc.c), so a rejected value changes nothing.
+ */
+static char *render_setter(ir_model *m)
+{
+  static const ir_method_id ids[2] = {IR_M_PARAMS_SET, IR_M_STATE_SET};
+  static const char *const labels[2] = {"nestcl_params_done", "nestcl_state_done"};
+  strbuf b;
+  int k;
+  sb_init(&b);
+  for (k = 0; k < 2; k++) {
+    rw_ctx *c;
+    CXCursor body;
+    if (!m->has_method[ids[k]])
+      continue;
+    body = rw_body_of(m->methods[ids[k]]);
+    if (clang_Cursor_isNull(body))
+      continue;
+    c = rw_new(m, RW_SET, m->methods[ids[k]], 0);
+    rw_set_return_label(c, labels[k]);
+    sb_puts(&b, "  {\n    double nestcl_ret = 0.0;\n    ");
+    rw_render(c, body, &b);
+    sb_printf(&b, "\n  %s:\n    nestcl_shift = nestcl_ret;\n  }\n", labels[k]);
+    if (rw_errors(c)) {
+      char *note = xasprintf("set_status not translated: %s", rw_first_error(c));
+      ir_note_add(m, note);
+      free(note);
+      rw_free(c);
+      sb_free(&b);
+      return NULL;
+    }
+    rw_free(c);
+  }
+  if (!b.len) {
+    sb_free(&b);
+    return NULL;
+  }
+  return sb_take(&b);
+}
+
 int translate_model(ir_model *m, tr_rendered *r)
 {
   memset(r, 0, sizeof *r);
@@ -245,6 +286,8 @@ int translate_model(ir_model *m, tr_rendered *r)
       render_getter(m, IR_M_STATE_GET, &g, r->get_used);
     r->get_status_body = sb_take(&g);
   }
+  if (m->has_method[IR_M_PARAMS_SET] || m->has_method[IR_M_STATE_SET])
+    r->set_status_body = render_setter(m);
   return 0;
 }
 
@@ -259,6 +302,7 @@ void tr_rendered_free(tr_rendered *r)
   free(r->defaults_used);
   free(r->get_status_body);
   free(r->get_used);
+  free(r->set_status_body);
   memset(r, 0, sizeof *r);
 }
 
