@@ -76,13 +76,6 @@ izhikevich::Parameters_::set( const Dictionary& d, Node* node )
   update_value_param( d, names::c, c_, node );
   update_value_param( d, names::d, d_, node );
   update_value_param( d, names::consistent_integration, consistent_integration_, node );
-
-  const double h = Time::get_resolution().get_ms();
-  if ( !consistent_integration_ && h != 1.0 )
-  {
-    // The half-step scheme of the publication assumes h = 1 ms.
-    throw BadProperty( "Integration scheme of the original publication requires a resolution of 1 ms." );
-  }
 }
 
 void

@@ -4,7 +4,10 @@
  *   v >= V_th: v = c, u = u + d,
  * integrated with forward Euler on the time grid: by default both variables
  * from the values at the start of the step (consistent_integration), or with
- * the two half-steps of v of the original publication. A spike of weight w
+ * the two half-steps of v of the original publication, which assumes a
+ * resolution of 1 ms (NEST merely logs a hint otherwise; this model leaves
+ * the choice to the user and set_status() independent of the resolution, so
+ * that it translates to a host helper without it). A spike of weight w
  * makes v jump by w mV. nestcl's own NEST-style source (NEST 3.10 names and
  * layout, written for this project); translator input and native reference.
  * It has no Variables_: nothing is precomputed.

@@ -1,0 +1,1108 @@
+/*
+ * Trajectory harness: proves a translated model equal to its original. The
+ * natively compiled model (models/ against models/shim) runs NEST-style, its
+ * input delivered through its own handle() functions; the translated C loop
+ * (<model>_update_cpu) and the translated OpenCL kernel (on the selected
+ * device, PoCL in CI) run the same population on SoA filled from the native
+ * nodes through the generated glue (nestcl_glue::pack_<model>), their input
+ * routed by the translated route_spike/route_current into the fixed-point
+ * ring. After every step every field of every neuron is compared bit for bit
+ * (memcmp of the SoA), and so are the emitted spikes and the recording hook's
+ * output. It also checks the translated host helpers: pre_run against
+ * pre_run_hook() (Variables_ bit for bit), set_defaults against the
+ * constructors, get_status against the native status dictionary, and the glue
+ * round trip (unpack then pack).
+ *
+ * Inputs are deterministic per (neuron, step): excitatory and inhibitory
+ * spikes and a piecewise constant current, each a multiple of 2^-16, so that
+ * double sums in the native ring buffers equal the exact fixed-point sums.
+ * The only tolerance is the documented one for transcendental calls inside
+ * update() on the OpenCL path (see Setup::cl_tolerant_fields).
+ *
+ * Built once per model with -DNESTCL_MODEL=<model> and
+ * -DNESTCL_GLUE_HEADER="<model>_glue.hpp".
+ */
+#include <algorithm>
+#include <cinttypes>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include NESTCL_GLUE_HEADER
+
+#include "nestcl/device.h"
+#include "nestcl/model.h"
+#include "nestcl_fixed.h"
+#include "nestcl_rt_source.h"
+#include "shim_driver.hpp"
+
+#define NESTCL_CAT2( a, b ) a##b
+#define NESTCL_CAT( a, b ) NESTCL_CAT2( a, b )
+#define NESTCL_STR2( x ) #x
+#define NESTCL_STR( x ) NESTCL_STR2( x )
+
+extern "C" const nestcl_model NESTCL_CAT( nestcl_model_, NESTCL_MODEL );
+
+namespace
+{
+using Model = nest::NESTCL_MODEL;
+const char* const MODEL_NAME = NESTCL_STR( NESTCL_MODEL );
+const nestcl_model* const DESC = &NESTCL_CAT( nestcl_model_, NESTCL_MODEL );
+
+const long MIN_DELAY = 10; // lags per super step
+const long MAX_DELAY = 20;
+const long RING_SLOTS = MIN_DELAY + MAX_DELAY;
+const long REC_INTERVAL = 3; // records every third step: the hook's condition is tested too
+
+void
+pack( const Model& m, void* const* f, size_t n, size_t i )
+{
+  nestcl_glue::NESTCL_CAT( pack_, NESTCL_MODEL )( m, f, n, i );
+}
+
+void
+unpack( Model& m, void* const* f, size_t n, size_t i )
+{
+  nestcl_glue::NESTCL_CAT( unpack_, NESTCL_MODEL )( m, f, n, i );
+}
+
+/* ---- deterministic input ---------------------------------------------- */
+
+uint64_t
+mix( uint64_t z )
+{
+  z += 0x9e3779b97f4a7c15ULL;
+  z = ( z ^ ( z >> 30 ) ) * 0xbf58476d1ce4e5b9ULL;
+  z = ( z ^ ( z >> 27 ) ) * 0x94d049bb133111ebULL;
+  return z ^ ( z >> 31 );
+}
+
+/* Uniform in [0, 1) from (a, b, stream). */
+double
+u01( uint64_t a, uint64_t b, uint64_t stream )
+{
+  return ( mix( mix( mix( stream ) ^ a ) ^ b ) >> 11 ) * ( 1.0 / 9007199254740992.0 );
+}
+
+/* Nearest multiple of 2^-16: exact in the ring's fixed point and in double sums. */
+double
+q16( double x )
+{
+  return std::round( x * 65536.0 ) / 65536.0;
+}
+
+struct SpikeIn
+{
+  double weight;
+  long rport;
+};
+
+struct CurrentIn
+{
+  double current;
+  long rport;
+};
+
+/* What one model's population looks like and what drives it. */
+struct Setup
+{
+  double resolution_ms = 0.1;
+  uint32_t K = 0;
+  std::function< void( size_t, nest::Dictionary& ) > params;
+  double p_ex = 0, w_ex = 0, p_in = 0, w_in = 0; // spike probability per step and mean weight
+  double I_lo = 0, I_hi = 0;                     // current level range (changes every 1000 steps)
+  std::function< long( size_t, long, bool ) > rport = []( size_t, long, bool ) { return 0L; };
+  std::function< void( size_t, long, std::vector< CurrentIn >& ) > extra_currents;
+  /*
+   * Fields that may differ on the OpenCL path, because update() itself calls a
+   * transcendental function whose device implementation may differ from glibc
+   * in the last bits; bounded by |a - b| <= cl_tolerance * max(1, |a|, |b|).
+   * Spike times must still be identical.
+   */
+  std::vector< std::string > cl_tolerant_fields;
+  double cl_tolerance = 0;
+};
+
+double
+pick( size_t i, uint64_t stream, double lo, double hi )
+{
+  return lo + ( hi - lo ) * u01( i, 0, stream );
+}
+
+/* Shared by the iaf models: membrane, threshold and refractoriness, heterogeneous. */
+void
+iaf_common( size_t i, nest::Dictionary& d, bool has_lower_bound )
+{
+  static const double t_refs[] = { 0.0, 0.5, 1.0, 2.0, 2.04, 3.33 }; // 2.04 and 3.33 round up to whole steps
+  const double E_L = pick( i, 1, -75.0, -65.0 );
+  const double V_th = E_L + pick( i, 2, 10.0, 20.0 );
+  d[ nest::names::tau_m ] = pick( i, 3, 5.0, 20.0 );
+  d[ nest::names::C_m ] = pick( i, 4, 150.0, 350.0 );
+  d[ nest::names::t_ref ] = t_refs[ i % 6 ];
+  d[ nest::names::E_L ] = E_L;
+  d[ nest::names::V_th ] = V_th;
+  d[ nest::names::V_reset ] = E_L - pick( i, 5, 0.0, 5.0 );
+  d[ nest::names::I_e ] = pick( i, 6, 0.0, 50.0 );
+  d[ nest::names::V_m ] = E_L + ( V_th - E_L ) * u01( i, 0, 7 );
+  if ( has_lower_bound && i % 5 == 0 )
+  {
+    d[ nest::names::V_min ] = E_L - 3.0;
+  }
+}
+
+Setup
+make_setup( const std::string& model )
+{
+  Setup s;
+  if ( model == "iaf_psc_alpha" || model == "iaf_psc_exp" )
+  {
+    const bool alpha = model == "iaf_psc_alpha";
+    s.params = [ alpha ]( size_t i, nest::Dictionary& d )
+    {
+      iaf_common( i, d, alpha );
+      const double tau_m = d.get< double >( nest::names::tau_m );
+      // Every 17th neuron has tau_syn_ex == tau_m, every 23rd tau_syn_in == tau_m:
+      // the propagators' singular branch.
+      d[ nest::names::tau_syn_ex ] = i % 17 == 0 ? tau_m : pick( i, 8, 0.5, 5.0 );
+      d[ nest::names::tau_syn_in ] = i % 23 == 0 ? tau_m : pick( i, 9, 0.5, 5.0 );
+    };
+    s.p_ex = 0.05;
+    s.w_ex = alpha ? 30.0 : 80.0;
+    s.p_in = 0.03;
+    s.w_in = alpha ? 50.0 : 130.0;
+    s.I_lo = 250.0;
+    s.I_hi = 450.0;
+    if ( !alpha )
+    {
+      // Receptor 1 currents pass through the excitatory synapse (odd neurons).
+      s.extra_currents = []( size_t i, long t, std::vector< CurrentIn >& out )
+      {
+        if ( i % 2 == 1 )
+        {
+          out.push_back( { q16( 50.0 * u01( i, t / 700, 21 ) ), 1 } );
+        }
+      };
+    }
+  }
+  else if ( model == "iaf_psc_delta" )
+  {
+    s.params = []( size_t i, nest::Dictionary& d )
+    {
+      iaf_common( i, d, true );
+      d[ nest::names::refractory_input ] = i % 3 == 0;
+    };
+    s.p_ex = 0.05;
+    s.w_ex = 0.3;
+    s.p_in = 0.03;
+    s.w_in = 0.5;
+    s.I_lo = 250.0;
+    s.I_hi = 450.0;
+    // update() calls std::exp for input arriving while refractory (refractory_input).
+    s.cl_tolerant_fields = { "y3_", "refr_spikes_buffer_" };
+    s.cl_tolerance = 1e-12;
+  }
+  else if ( model == "izhikevich" )
+  {
+    // 1 ms steps, so half of the population can use the publication's scheme.
+    s.resolution_ms = 1.0;
+    s.params = []( size_t i, nest::Dictionary& d )
+    {
+      const double b = pick( i, 2, 0.2, 0.25 );
+      const double v = pick( i, 7, -70.0, -60.0 );
+      d[ nest::names::a ] = pick( i, 1, 0.02, 0.1 );
+      d[ nest::names::b ] = b;
+      d[ nest::names::c ] = pick( i, 3, -65.0, -50.0 );
+      d[ nest::names::d ] = pick( i, 4, 2.0, 8.0 );
+      d[ nest::names::I_e ] = pick( i, 5, 0.0, 5.0 );
+      d[ nest::names::consistent_integration ] = i % 2 == 0;
+      if ( i % 7 == 0 )
+      {
+        d[ nest::names::V_min ] = -80.0;
+      }
+      d[ nest::names::V_m ] = v;
+      d[ nest::names::U_m ] = b * v;
+    };
+    s.p_ex = 0.1;
+    s.w_ex = 3.0;
+    s.p_in = 0.05;
+    s.w_in = 3.0;
+    s.I_lo = 0.0;
+    s.I_hi = 10.0;
+  }
+  else if ( model == "iaf_psc_exp_multisynapse" )
+  {
+    s.K = 3;
+    s.params = []( size_t i, nest::Dictionary& d )
+    {
+      iaf_common( i, d, false );
+      const double tau_m = d.get< double >( nest::names::tau_m );
+      d[ nest::names::tau_syn ] = std::vector< double > {
+        pick( i, 8, 0.5, 2.5 ), i % 13 == 0 ? tau_m : pick( i, 9, 2.0, 6.0 ), pick( i, 10, 5.0, 10.0 ) };
+    };
+    s.p_ex = 0.05;
+    s.w_ex = 80.0;
+    s.p_in = 0.03;
+    s.w_in = 130.0;
+    s.I_lo = 250.0;
+    s.I_hi = 450.0;
+    // Excitatory input on receptors 1 and 2, inhibitory on 3.
+    s.rport = []( size_t i, long t, bool excitatory ) { return excitatory ? 1L + ( u01( i, t, 22 ) < 0.5 ? 0 : 1 ) : 3L; };
+  }
+  else
+  {
+    std::fprintf( stderr, "error: no trajectory set-up for model '%s'\n", model.c_str() );
+    std::exit( 1 );
+  }
+  return s;
+}
+
+void
+spikes_for( const Setup& s, size_t i, long t, std::vector< SpikeIn >& out )
+{
+  out.clear();
+  const double p_ex = s.p_ex * ( 0.5 + u01( i, 0, 31 ) );
+  const double p_in = s.p_in * ( 0.5 + u01( i, 0, 32 ) );
+  if ( u01( i, t, 33 ) < p_ex )
+  {
+    out.push_back( { q16( s.w_ex * ( 0.5 + u01( i, t, 34 ) ) ), s.rport( i, t, true ) } );
+  }
+  if ( u01( i, t, 35 ) < p_in )
+  {
+    out.push_back( { -q16( s.w_in * ( 0.5 + u01( i, t, 36 ) ) ), s.rport( i, t, false ) } );
+  }
+}
+
+void
+currents_for( const Setup& s, size_t i, long t, std::vector< CurrentIn >& out )
+{
+  out.clear();
+  out.push_back( { q16( s.I_lo + ( s.I_hi - s.I_lo ) * u01( i, t / 1000, 37 ) ), 0 } );
+  if ( s.extra_currents )
+  {
+    s.extra_currents( i, t, out );
+  }
+}
+
+/* ---- SoA --------------------------------------------------------------- */
+
+struct SoA
+{
+  size_t n = 0;
+  uint32_t K = 0;
+  std::vector< std::vector< unsigned char > > data;
+  std::vector< void* > ptrs;
+
+  static size_t
+  per_neuron( const nestcl_field& f, uint32_t K )
+  {
+    return f.array_len == 0 ? 1 : f.array_len > 0 ? static_cast< size_t >( f.array_len ) : K;
+  }
+
+  SoA( size_t n_, uint32_t K_ )
+    : n( n_ )
+    , K( K_ )
+  {
+    for ( int f = 0; f < DESC->n_fields; ++f )
+    {
+      data.emplace_back( bytes( f ), 0 );
+    }
+    for ( auto& d : data )
+    {
+      ptrs.push_back( d.data() );
+    }
+  }
+  SoA( const SoA& o )
+    : n( o.n )
+    , K( o.K )
+    , data( o.data )
+  {
+    for ( auto& d : data )
+    {
+      ptrs.push_back( d.data() );
+    }
+  }
+  SoA& operator=( const SoA& ) = delete;
+
+  size_t
+  bytes( int f ) const
+  {
+    const nestcl_field& fd = DESC->fields[ f ];
+    return nestcl_field_type_size( fd.type ) * per_neuron( fd, K ) * n;
+  }
+  void* const*
+  fields() const
+  {
+    return ptrs.data();
+  }
+};
+
+/* Value of element e (k * n + i) of field f as a double, for messages and recording. */
+double
+value_of( const SoA& s, int f, size_t e )
+{
+  const void* p = s.ptrs[ f ];
+  switch ( DESC->fields[ f ].type )
+  {
+  case NESTCL_T_DOUBLE:
+    return static_cast< const double* >( p )[ e ];
+  case NESTCL_T_LONG:
+    return static_cast< double >( static_cast< const int64_t* >( p )[ e ] );
+  case NESTCL_T_SIZE:
+    return static_cast< double >( static_cast< const uint64_t* >( p )[ e ] );
+  default:
+    return static_cast< double >( static_cast< const int32_t* >( p )[ e ] );
+  }
+}
+
+std::string
+describe( int f, size_t e, size_t n, double want, double got )
+{
+  char buf[ 512 ];
+  std::snprintf( buf,
+    sizeof buf,
+    "%s::%s neuron %zu element %zu: native %.17g, translated %.17g",
+    DESC->fields[ f ].struct_name,
+    DESC->fields[ f ].member,
+    e % n,
+    e / n,
+    want,
+    got );
+  return buf;
+}
+
+bool
+tolerant( const Setup& s, int f )
+{
+  for ( const auto& name : s.cl_tolerant_fields )
+  {
+    if ( name == DESC->fields[ f ].member )
+    {
+      return true;
+    }
+  }
+  return false;
+}
+
+/*
+ * Compares the fields with the given roles (-1: all) of want and got. Exact
+ * unless tolerance > 0 and the field is listed tolerant; then the largest
+ * scaled deviation goes to *max_dev. Returns an empty string or the first
+ * mismatch.
+ */
+std::string
+compare( const SoA& want, const SoA& got, int role, const Setup* tol, double* max_dev )
+{
+  for ( int f = 0; f < DESC->n_fields; ++f )
+  {
+    if ( role >= 0 && DESC->fields[ f ].role != role )
+    {
+      continue;
+    }
+    const size_t b = want.bytes( f );
+    if ( std::memcmp( want.data[ f ].data(), got.data[ f ].data(), b ) == 0 )
+    {
+      continue;
+    }
+    const size_t elems = b / nestcl_field_type_size( DESC->fields[ f ].type );
+    const bool tolerate = tol && tol->cl_tolerance > 0 && tolerant( *tol, f ) && DESC->fields[ f ].type == NESTCL_T_DOUBLE;
+    for ( size_t e = 0; e < elems; ++e )
+    {
+      const size_t sz = nestcl_field_type_size( DESC->fields[ f ].type );
+      if ( std::memcmp( want.data[ f ].data() + e * sz, got.data[ f ].data() + e * sz, sz ) == 0 )
+      {
+        continue;
+      }
+      const double a = value_of( want, f, e ), g = value_of( got, f, e );
+      if ( tolerate )
+      {
+        const double dev = std::fabs( a - g ) / std::max( { 1.0, std::fabs( a ), std::fabs( g ) } );
+        if ( dev <= tol->cl_tolerance )
+        {
+          *max_dev = std::max( *max_dev, dev );
+          continue;
+        }
+      }
+      return describe( f, e, want.n, a, g );
+    }
+  }
+  return "";
+}
+
+struct Spike
+{
+  uint32_t index, lag;
+  bool
+  operator<( const Spike& o ) const
+  {
+    return index != o.index ? index < o.index : lag < o.lag;
+  }
+  bool
+  operator==( const Spike& o ) const
+  {
+    return index == o.index && lag == o.lag;
+  }
+};
+
+uint32_t
+n_channels( uint32_t K )
+{
+  uint32_t c = 0;
+  for ( int g = 0; g < DESC->n_channel_groups; ++g )
+  {
+    c += DESC->channels[ g ].count < 0 ? K : static_cast< uint32_t >( DESC->channels[ g ].count );
+  }
+  return c;
+}
+
+/* Rows of the recording block per step and, per row, the (field, element k). */
+std::vector< std::pair< int, size_t > >
+recording_rows( uint32_t K )
+{
+  std::vector< std::pair< int, size_t > > rows;
+  for ( int r = 0; r < DESC->n_recordables; ++r )
+  {
+    const int f = DESC->recordables[ r ];
+    for ( size_t k = 0; k < SoA::per_neuron( DESC->fields[ f ], K ); ++k )
+    {
+      rows.push_back( { f, k } );
+    }
+  }
+  return rows;
+}
+
+/* Checks rec after one step of lag: written iff the hook's condition holds, with the fields' values. */
+std::string
+check_recording( const std::vector< double >& rec, const SoA& s, const std::vector< std::pair< int, size_t > >& rows,
+  long step )
+{
+  const bool due = ( step + 1 ) % REC_INTERVAL == 0;
+  for ( size_t r = 0; r < rows.size(); ++r )
+  {
+    for ( size_t i = 0; i < s.n; ++i )
+    {
+      const double got = rec[ r * s.n + i ];
+      const double want = value_of( s, rows[ r ].first, rows[ r ].second * s.n + i );
+      if ( due ? std::memcmp( &got, &want, sizeof got ) != 0 : !std::isnan( got ) )
+      {
+        char buf[ 256 ];
+        std::snprintf( buf,
+          sizeof buf,
+          "recording at step %ld (%s), row %zu (%s), neuron %zu: %.17g, expected %.17g",
+          step,
+          due ? "due" : "not due",
+          r,
+          DESC->fields[ rows[ r ].first ].member,
+          i,
+          got,
+          due ? want : NAN );
+        return buf;
+      }
+    }
+  }
+  return "";
+}
+
+/* ---- OpenCL path -------------------------------------------------------- */
+
+struct ClPath
+{
+  nestcl_device* dev = nullptr;
+  cl_program prog = nullptr;
+  cl_kernel kernel = nullptr;
+  cl_command_queue q = nullptr;
+  nestcl_buffer ring {}, count {}, spikes {}, rec {};
+  std::vector< nestcl_buffer > fields;
+
+  ~ClPath()
+  {
+    if ( dev )
+    {
+      for ( auto& b : fields )
+      {
+        nestcl_buffer_free( dev, &b );
+      }
+      nestcl_buffer_free( dev, &ring );
+      nestcl_buffer_free( dev, &count );
+      nestcl_buffer_free( dev, &spikes );
+      nestcl_buffer_free( dev, &rec );
+      if ( kernel )
+      {
+        clReleaseKernel( kernel );
+      }
+      if ( prog )
+      {
+        clReleaseProgram( prog );
+      }
+      nestcl_device_close( dev );
+    }
+  }
+};
+
+#define CL_CHECK( call, what )                                                                              \
+  do                                                                                                       \
+  {                                                                                                        \
+    const cl_int err_ = ( call );                                                                          \
+    if ( err_ != CL_SUCCESS )                                                                              \
+    {                                                                                                      \
+      std::fprintf( stderr, "error: %s: %s\n", what, nestcl_cl_error_name( err_ ) );                       \
+      return 1;                                                                                            \
+    }                                                                                                      \
+  } while ( 0 )
+
+/* Returns 0, 1 (error), or NESTCL_SKIP (77) when there is no OpenCL device. */
+int
+cl_open( ClPath& cl, const char* spec, const SoA& init, size_t ring_elems, size_t rec_elems )
+{
+  int rc = nestcl_device_open( spec, 1, &cl.dev );
+  if ( rc == NESTCL_ENODEV )
+  {
+    std::fprintf( stderr, "skip: no OpenCL device: %s\n", nestcl_last_error() );
+    cl.dev = nullptr;
+    return 77;
+  }
+  if ( rc )
+  {
+    std::fprintf( stderr, "error: %s\n", nestcl_last_error() );
+    cl.dev = nullptr;
+    return 1;
+  }
+  const std::string source = std::string( nestcl_rt_source ) + DESC->kernel_source;
+  if ( nestcl_program_build( cl.dev, source.c_str(), "", &cl.prog ) )
+  {
+    std::fprintf( stderr, "error: %s\n", nestcl_last_error() );
+    return 1;
+  }
+  cl_int err = CL_SUCCESS;
+  cl.kernel = clCreateKernel( cl.prog, DESC->kernel_name, &err );
+  CL_CHECK( err, "clCreateKernel" );
+  cl.q = nestcl_device_queue( cl.dev, 0 );
+  const cl_mem_flags rw = CL_MEM_READ_WRITE;
+  std::vector< int64_t > zero_ring( ring_elems, 0 );
+  if ( nestcl_buffer_alloc( cl.dev, NESTCL_MEM_RING, "ring", ring_elems * 8, rw, zero_ring.data(), &cl.ring )
+    || nestcl_buffer_alloc( cl.dev, NESTCL_MEM_OTHER, "spike count", 4, rw, nullptr, &cl.count )
+    || nestcl_buffer_alloc( cl.dev, NESTCL_MEM_OTHER, "spikes", init.n * 8, rw, nullptr, &cl.spikes )
+    || nestcl_buffer_alloc( cl.dev, NESTCL_MEM_RECORDING, "rec", rec_elems * 8, rw, nullptr, &cl.rec ) )
+  {
+    std::fprintf( stderr, "error: %s\n", nestcl_last_error() );
+    return 1;
+  }
+  cl.fields.resize( DESC->n_fields );
+  for ( int f = 0; f < DESC->n_fields; ++f )
+  {
+    if ( nestcl_buffer_alloc(
+           cl.dev, NESTCL_MEM_STATE, DESC->fields[ f ].member, init.bytes( f ), rw, init.ptrs[ f ], &cl.fields[ f ] ) )
+    {
+      std::fprintf( stderr, "error: %s\n", nestcl_last_error() );
+      return 1;
+    }
+  }
+  const cl_uint n = static_cast< cl_uint >( init.n ), K = init.K;
+  const cl_double h = nest::Time::get_resolution().get_ms();
+  const cl_uint slots = RING_SLOTS, nch = n_channels( init.K ), cap = static_cast< cl_uint >( init.n );
+  const cl_long rec_interval = REC_INTERVAL;
+  CL_CHECK( clSetKernelArg( cl.kernel, 0, sizeof n, &n ), "arg n" );
+  CL_CHECK( clSetKernelArg( cl.kernel, 1, sizeof K, &K ), "arg K" );
+  CL_CHECK( clSetKernelArg( cl.kernel, 5, sizeof h, &h ), "arg resolution_ms" );
+  CL_CHECK( clSetKernelArg( cl.kernel, 6, sizeof slots, &slots ), "arg ring_slots" );
+  CL_CHECK( clSetKernelArg( cl.kernel, 7, sizeof nch, &nch ), "arg n_channels" );
+  CL_CHECK( clSetKernelArg( cl.kernel, 8, sizeof( cl_mem ), &cl.ring.mem ), "arg ring" );
+  CL_CHECK( clSetKernelArg( cl.kernel, 9, sizeof( cl_mem ), &cl.count.mem ), "arg spike_count" );
+  CL_CHECK( clSetKernelArg( cl.kernel, 10, sizeof( cl_mem ), &cl.spikes.mem ), "arg spikes" );
+  CL_CHECK( clSetKernelArg( cl.kernel, 11, sizeof cap, &cap ), "arg spike_capacity" );
+  CL_CHECK( clSetKernelArg( cl.kernel, 12, sizeof rec_interval, &rec_interval ), "arg rec_interval" );
+  CL_CHECK( clSetKernelArg( cl.kernel, 13, sizeof( cl_mem ), &cl.rec.mem ), "arg rec" );
+  for ( int f = 0; f < DESC->n_fields; ++f )
+  {
+    CL_CHECK(
+      clSetKernelArg( cl.kernel, NESTCL_UPDATE_FIXED_ARGS + f, sizeof( cl_mem ), &cl.fields[ f ].mem ), "arg field" );
+  }
+  return 0;
+}
+
+/* One lag on the device; reads back every field, the spikes and the recording block. */
+int
+cl_step( ClPath& cl, long origin, long lag, SoA& out, std::vector< Spike >& spikes, std::vector< double >& rec )
+{
+  const cl_long o = origin;
+  const cl_int from = static_cast< cl_int >( lag ), to = static_cast< cl_int >( lag + 1 );
+  const cl_uint zero = 0;
+  CL_CHECK( clSetKernelArg( cl.kernel, 2, sizeof o, &o ), "arg origin_steps" );
+  CL_CHECK( clSetKernelArg( cl.kernel, 3, sizeof from, &from ), "arg from" );
+  CL_CHECK( clSetKernelArg( cl.kernel, 4, sizeof to, &to ), "arg to" );
+  CL_CHECK( clEnqueueWriteBuffer( cl.q, cl.count.mem, CL_FALSE, 0, 4, &zero, 0, nullptr, nullptr ), "reset count" );
+  CL_CHECK( clEnqueueWriteBuffer( cl.q, cl.rec.mem, CL_FALSE, 0, rec.size() * 8, rec.data(), 0, nullptr, nullptr ),
+    "reset rec" );
+  const size_t global = out.n;
+  CL_CHECK( clEnqueueNDRangeKernel( cl.q, cl.kernel, 1, nullptr, &global, nullptr, 0, nullptr, nullptr ), "kernel" );
+  for ( int f = 0; f < DESC->n_fields; ++f )
+  {
+    CL_CHECK(
+      clEnqueueReadBuffer( cl.q, cl.fields[ f ].mem, CL_FALSE, 0, out.bytes( f ), out.ptrs[ f ], 0, nullptr, nullptr ),
+      "read field" );
+  }
+  cl_uint count = 0;
+  CL_CHECK( clEnqueueReadBuffer( cl.q, cl.count.mem, CL_TRUE, 0, 4, &count, 0, nullptr, nullptr ), "read count" );
+  if ( count > out.n )
+  {
+    std::fprintf( stderr, "error: OpenCL spike list overflow (%u > %zu)\n", count, out.n );
+    return 1;
+  }
+  spikes.resize( count );
+  if ( count )
+  {
+    CL_CHECK( clEnqueueReadBuffer( cl.q, cl.spikes.mem, CL_TRUE, 0, count * 8, spikes.data(), 0, nullptr, nullptr ),
+      "read spikes" );
+  }
+  CL_CHECK( clEnqueueReadBuffer( cl.q, cl.rec.mem, CL_TRUE, 0, rec.size() * 8, rec.data(), 0, nullptr, nullptr ),
+    "read rec" );
+  return 0;
+}
+
+/* ---- host helper checks -------------------------------------------------- */
+
+int
+check_host_helpers( const Setup& s, const std::vector< std::unique_ptr< Model > >& nodes, const SoA& soa )
+{
+  // pre_run from the packed parameters must reproduce pre_run_hook()'s Variables_ bit for bit.
+  if ( !DESC->pre_run )
+  {
+    return nestcl_test::fail( "pre_run", "the descriptor has no translated pre_run" );
+  }
+  SoA tmp( soa );
+  for ( int f = 0; f < DESC->n_fields; ++f )
+  {
+    if ( DESC->fields[ f ].role == NESTCL_ROLE_INTERNAL )
+    {
+      std::fill( tmp.data[ f ].begin(), tmp.data[ f ].end(), 0 );
+    }
+  }
+  for ( size_t i = 0; i < soa.n; ++i )
+  {
+    if ( DESC->pre_run( tmp.fields(), soa.n, i, soa.K, nest::Time::get_resolution().get_ms() ) != 0 )
+    {
+      return nestcl_test::fail( "pre_run", std::string( "returned an error: " ) + nestcl_last_error() );
+    }
+  }
+  std::string diff = compare( soa, tmp, NESTCL_ROLE_INTERNAL, nullptr, nullptr );
+  if ( !diff.empty() )
+  {
+    return nestcl_test::fail( "pre_run", diff );
+  }
+
+  // set_defaults must match the constructors (a default node, with its own receptor count).
+  Model def;
+  uint32_t K_def = 0;
+  if ( DESC->has_receptors )
+  {
+    nest::Dictionary d;
+    def.get_status( d );
+    K_def = d.known( "n_synapses" ) ? static_cast< uint32_t >( d.get< long >( "n_synapses" ) ) : 1;
+  }
+  if ( DESC->set_defaults )
+  {
+    SoA a( 1, K_def ), b( 1, K_def );
+    pack( def, a.fields(), 1, 0 );
+    DESC->set_defaults( b.fields(), 1, 0, K_def );
+    for ( int role : { NESTCL_ROLE_STATE, NESTCL_ROLE_PARAMETER } )
+    {
+      diff = compare( a, b, role, nullptr, nullptr );
+      if ( !diff.empty() )
+      {
+        return nestcl_test::fail( "set_defaults", diff );
+      }
+    }
+  }
+  else
+  {
+    return nestcl_test::fail( "set_defaults", "the descriptor has no translated set_defaults" );
+  }
+
+  // get_status: every number the translation reports equals the native dictionary's.
+  if ( DESC->get_status )
+  {
+    size_t matched = 0;
+    for ( size_t i = 0; i < std::min< size_t >( soa.n, 50 ); ++i )
+    {
+      nest::Dictionary d;
+      nodes[ i ]->get_status( d );
+      for ( const auto& entry : d )
+      {
+        double want;
+        if ( const double* p = std::get_if< double >( &entry.second ) )
+        {
+          want = *p;
+        }
+        else if ( const bool* q = std::get_if< bool >( &entry.second ) )
+        {
+          want = *q ? 1.0 : 0.0;
+        }
+        else
+        {
+          continue;
+        }
+        double got = 0;
+        if ( DESC->get_status( soa.fields(), soa.n, i, soa.K, entry.first.c_str(), &got ) != 0 )
+        {
+          continue;
+        }
+        if ( std::memcmp( &got, &want, sizeof got ) != 0 )
+        {
+          char buf[ 256 ];
+          std::snprintf( buf, sizeof buf, "'%s' of neuron %zu: %.17g, native %.17g", entry.first.c_str(), i, got, want );
+          return nestcl_test::fail( "get_status", buf );
+        }
+        ++matched;
+      }
+    }
+    double v;
+    if ( matched == 0 || DESC->get_status( soa.fields(), soa.n, 0, soa.K, "no_such_name", &v ) == 0 )
+    {
+      return nestcl_test::fail( "get_status", "no name matched, or an unknown name was accepted" );
+    }
+  }
+  (void) s;
+  return 0;
+}
+
+void
+usage( FILE* f )
+{
+  std::fprintf( f,
+    "usage: %s [--neurons N] [--steps S] [--device SPEC] [--no-opencl] [--host-only]\n"
+    "Runs %s natively, as translated C loop and as translated OpenCL kernel on the\n"
+    "same input and compares all fields bit for bit after every step.\n"
+    "  --neurons N    population size (default 1000)\n"
+    "  --steps S      simulation steps (default 10000)\n"
+    "  --device SPEC  OpenCL device (see nestcl-info; default $NESTCL_DEVICE or the first)\n"
+    "  --no-opencl    compare the C loop only\n"
+    "  --host-only    check only the translated host helpers (pre_run, set_defaults,\n"
+    "                 get_status) against the native model\n"
+    "Exit status: 0 equal, 1 a difference or an error, 2 usage, 77 no OpenCL device.\n",
+    "nestcl_trajectory_" NESTCL_STR( NESTCL_MODEL ),
+    MODEL_NAME );
+}
+} // namespace
+
+int
+main( int argc, char** argv )
+{
+  size_t N = 1000;
+  long steps = 10000;
+  const char* device = nullptr;
+  bool use_cl = true;
+  bool host_only = false;
+  for ( int a = 1; a < argc; ++a )
+  {
+    const std::string arg = argv[ a ];
+    if ( arg == "--help" )
+    {
+      usage( stdout );
+      return 0;
+    }
+    if ( arg == "--version" )
+    {
+      std::printf( "nestcl_trajectory %s\n", MODEL_NAME );
+      return 0;
+    }
+    if ( arg == "--no-opencl" )
+    {
+      use_cl = false;
+    }
+    else if ( arg == "--host-only" )
+    {
+      host_only = true;
+    }
+    else if ( ( arg == "--neurons" || arg == "--steps" || arg == "--device" ) && a + 1 < argc )
+    {
+      const char* v = argv[ ++a ];
+      if ( arg == "--device" )
+      {
+        device = v;
+        continue;
+      }
+      char* end = nullptr;
+      const long x = std::strtol( v, &end, 10 );
+      if ( *end || x <= 0 )
+      {
+        std::fprintf( stderr, "error: %s needs a positive integer\n", arg.c_str() );
+        return 2;
+      }
+      if ( arg == "--neurons" )
+      {
+        N = static_cast< size_t >( x );
+      }
+      else
+      {
+        steps = x;
+      }
+    }
+    else
+    {
+      std::fprintf( stderr, "error: unknown argument '%s'\n", arg.c_str() );
+      usage( stderr );
+      return 2;
+    }
+  }
+
+  const Setup setup = make_setup( MODEL_NAME );
+  const uint32_t K = DESC->has_receptors ? setup.K : 0;
+  nestcl_test::setup_kernel( setup.resolution_ms, MIN_DELAY, MAX_DELAY );
+  const double h = nest::Time::get_resolution().get_ms();
+
+  // Native population, heterogeneous, prepared as NEST's Simulate() would.
+  std::vector< std::unique_ptr< Model > > nodes;
+  for ( size_t i = 0; i < N; ++i )
+  {
+    nodes.emplace_back( new Model() );
+    nodes.back()->set_node_id_( i + 1 );
+    nest::Dictionary d;
+    setup.params( i, d );
+    nodes.back()->set_status( d );
+    nodes.back()->init();
+    static_cast< nest::Node& >( *nodes.back() ).pre_run_hook();
+  }
+
+  SoA ref( N, K ), cpu( N, K ), clo( N, K );
+  for ( size_t i = 0; i < N; ++i )
+  {
+    pack( *nodes[ i ], cpu.fields(), N, i );
+  }
+  if ( check_host_helpers( setup, nodes, cpu ) )
+  {
+    return 1;
+  }
+  if ( host_only )
+  {
+    std::printf( "{\"model\": \"%s\", \"neurons\": %zu, \"pre_run\": \"bit-identical\", \"set_defaults\": \"bit-identical\", "
+                 "\"get_status\": \"equal\"}\n",
+      MODEL_NAME,
+      N );
+    return 0;
+  }
+
+  const uint32_t nch = n_channels( K );
+  const size_t ring_elems = static_cast< size_t >( RING_SLOTS ) * nch * N;
+  std::vector< int64_t > ring( ring_elems, 0 ), cl_ring( ring_elems, 0 );
+  const auto rows = recording_rows( K );
+  const std::vector< double > rec_blank( rows.size() * N, NAN );
+  std::vector< double > rec( rec_blank ), cl_rec( rec_blank );
+
+  ClPath cl;
+  if ( use_cl )
+  {
+    const int rc = cl_open( cl, device, cpu, ring_elems, rec_blank.size() );
+    if ( rc )
+    {
+      return rc;
+    }
+  }
+
+  std::vector< SpikeIn > sp;
+  std::vector< CurrentIn > cur;
+  std::vector< nestcl_spike > cpu_spikes( N );
+  std::vector< Spike > want, got, cl_got;
+  size_t total_spikes = 0;
+  double cl_max_dev = 0;
+
+  // Routes an event of neuron i due at step t into the translated ring, as the engine's delivery will.
+  auto route = [ & ]( size_t i, long t, int rc, int ch, double value, const char* what ) -> bool
+  {
+    if ( rc != 0 || ch < 0 || static_cast< uint32_t >( ch ) >= nch )
+    {
+      std::fprintf( stderr, "FAIL %s: route of neuron %zu at step %ld gave rc %d channel %d\n", what, i, t, rc, ch );
+      return false;
+    }
+    const uint32_t slot = static_cast< uint32_t >( t % RING_SLOTS );
+    const size_t at = ( static_cast< size_t >( slot ) * nch + static_cast< uint32_t >( ch ) ) * N + i;
+    ring[ at ] = nestcl_fixed_sum( ring[ at ], nestcl_fixed_from_double( value ) );
+    return true;
+  };
+
+  for ( long origin = 0; origin < steps; origin += MIN_DELAY )
+  {
+    nestcl_test::set_slice_origin( origin );
+
+    // The device ring must still equal the C ring: both consumed the same slots.
+    if ( use_cl )
+    {
+      if ( clEnqueueReadBuffer( cl.q, cl.ring.mem, CL_TRUE, 0, ring_elems * 8, cl_ring.data(), 0, nullptr, nullptr )
+          != CL_SUCCESS
+        || cl_ring != ring )
+      {
+        return nestcl_test::fail( "ring", "OpenCL ring differs from the C ring at a super-step boundary" );
+      }
+    }
+
+    // Spikes due one super step ahead, currents due in this one.
+    for ( size_t i = 0; i < N; ++i )
+    {
+      for ( long t = origin + MIN_DELAY; t < origin + 2 * MIN_DELAY; ++t )
+      {
+        spikes_for( setup, i, t, sp );
+        for ( const SpikeIn& e : sp )
+        {
+          nestcl_test::deliver_spike( *nodes[ i ], t, e.weight, e.rport );
+          int ch = -1;
+          double v = 0;
+          const int rc = DESC->route_spike( e.weight, e.rport, K, &ch, &v );
+          if ( !route( i, t, rc, ch, v, "route_spike" ) )
+          {
+            return 1;
+          }
+        }
+      }
+      for ( long t = origin; t < origin + MIN_DELAY; ++t )
+      {
+        currents_for( setup, i, t, cur );
+        for ( const CurrentIn& c : cur )
+        {
+          nestcl_test::deliver_current( *nodes[ i ], t, c.current, 1.0, c.rport );
+          int ch = -1;
+          double v = 0;
+          const int rc = DESC->route_current( c.current, 1.0, c.rport, K, &ch, &v );
+          if ( !route( i, t, rc, ch, v, "route_current" ) )
+          {
+            return 1;
+          }
+        }
+      }
+    }
+    if ( use_cl
+      && clEnqueueWriteBuffer( cl.q, cl.ring.mem, CL_TRUE, 0, ring_elems * 8, ring.data(), 0, nullptr, nullptr )
+        != CL_SUCCESS )
+    {
+      return nestcl_test::fail( "ring", "upload failed" );
+    }
+
+    for ( long lag = 0; lag < MIN_DELAY && origin + lag < steps; ++lag )
+    {
+      const long step = origin + lag;
+
+      // Native.
+      for ( auto& node : nodes )
+      {
+        nestcl_test::update_lag( *node, lag );
+      }
+      want.clear();
+      for ( const auto& e : nest::kernel().event_delivery_manager.emitted_spikes_ )
+      {
+        if ( e.step != step + 1 || e.lag != lag )
+        {
+          return nestcl_test::fail( "native", "send() stamped a spike outside this step" );
+        }
+        want.push_back( { static_cast< uint32_t >( e.node_id - 1 ), static_cast< uint32_t >( lag ) } );
+      }
+      nest::kernel().event_delivery_manager.emitted_spikes_.clear();
+      std::sort( want.begin(), want.end() );
+      total_spikes += want.size();
+      for ( size_t i = 0; i < N; ++i )
+      {
+        pack( *nodes[ i ], ref.fields(), N, i );
+      }
+
+      // Translated C loop.
+      uint32_t count = 0;
+      rec = rec_blank;
+      nestcl_update_args a {};
+      a.n = static_cast< uint32_t >( N );
+      a.K = K;
+      a.origin_steps = origin;
+      a.from = static_cast< int >( lag );
+      a.to = static_cast< int >( lag + 1 );
+      a.resolution_ms = h;
+      a.ring_slots = RING_SLOTS;
+      a.n_channels = nch;
+      a.ring = ring.data();
+      a.spike_count = &count;
+      a.spikes = cpu_spikes.data();
+      a.spike_capacity = static_cast< uint32_t >( N );
+      a.rec_interval = REC_INTERVAL;
+      a.rec = rec.data();
+      DESC->update_cpu( &a, cpu.fields() );
+      if ( count > N )
+      {
+        return nestcl_test::fail( "cpu", "spike list overflow" );
+      }
+      got.clear();
+      for ( uint32_t s = 0; s < count; ++s )
+      {
+        got.push_back( { cpu_spikes[ s ].index, cpu_spikes[ s ].lag } );
+      }
+      std::sort( got.begin(), got.end() );
+
+      std::string diff = compare( ref, cpu, -1, nullptr, nullptr );
+      if ( diff.empty() && got != want )
+      {
+        diff = "spikes differ (" + std::to_string( got.size() ) + " vs native " + std::to_string( want.size() ) + ")";
+      }
+      if ( diff.empty() )
+      {
+        diff = check_recording( rec, cpu, rows, step );
+      }
+      if ( !diff.empty() )
+      {
+        std::fprintf( stderr, "FAIL C loop, step %ld: %s\n", step, diff.c_str() );
+        return 1;
+      }
+
+      // Translated OpenCL kernel.
+      if ( use_cl )
+      {
+        cl_rec = rec_blank;
+        if ( cl_step( cl, origin, lag, clo, cl_got, cl_rec ) )
+        {
+          return 1;
+        }
+        std::sort( cl_got.begin(), cl_got.end() );
+        diff = compare( ref, clo, -1, &setup, &cl_max_dev );
+        if ( diff.empty() && cl_got != want )
+        {
+          diff = "spikes differ (" + std::to_string( cl_got.size() ) + " vs native " + std::to_string( want.size() ) + ")";
+        }
+        if ( diff.empty() && cl_max_dev == 0 )
+        {
+          diff = check_recording( cl_rec, clo, rows, step );
+        }
+        if ( !diff.empty() )
+        {
+          std::fprintf( stderr, "FAIL OpenCL, step %ld: %s\n", step, diff.c_str() );
+          return 1;
+        }
+      }
+    }
+  }
+
+  // The glue round trip: unpack the final SoA into the nodes, pack again, nothing changes.
+  SoA again( N, K );
+  for ( size_t i = 0; i < N; ++i )
+  {
+    unpack( *nodes[ i ], cpu.fields(), N, i );
+    pack( *nodes[ i ], again.fields(), N, i );
+  }
+  const std::string diff = compare( cpu, again, -1, nullptr, nullptr );
+  if ( !diff.empty() )
+  {
+    return nestcl_test::fail( "glue round trip", diff );
+  }
+  if ( total_spikes < N / 10 )
+  {
+    return nestcl_test::fail( "set-up", "the input drives too few spikes to test spike emission" );
+  }
+
+  std::printf( "{\"model\": \"%s\", \"neurons\": %zu, \"steps\": %ld, \"resolution_ms\": %g, \"spikes\": %zu, "
+               "\"c_loop\": \"bit-identical\", \"opencl\": \"%s\", \"opencl_max_scaled_deviation\": %g}\n",
+    MODEL_NAME,
+    N,
+    steps,
+    h,
+    total_spikes,
+    !use_cl ? "skipped" : cl_max_dev == 0 ? "bit-identical" : "within tolerance",
+    cl_max_dev );
+  return 0;
+}
