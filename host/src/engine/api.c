@@ -285,6 +285,34 @@ static int check_value(const nestcl_value *v, const char *what)
   return 0;
 }
 
+int eng_set_value(const nestcl_model *m, void *const *fields, size_t n, size_t i, uint32_t K, const char *name,
+                  double v)
+{
+  if (m->set_status) {
+    return m->set_status(fields, n, i, K, name, v);
+  }
+  /*
+   * A model without a translated set_status: only a scalar field that NEST's
+   * get_status exposes directly (nest_name) can be written, as NEST would.
+   */
+  for (int f = 0; f < m->n_fields; ++f) {
+    const nestcl_field *fd = &m->fields[f];
+    if (fd->nest_name && strcmp(fd->nest_name, name) == 0 && fd->array_len == 0) {
+      switch (fd->type) {
+      case NESTCL_T_DOUBLE: ((double *)fields[f])[i] = v; return 0;
+      case NESTCL_T_LONG: ((int64_t *)fields[f])[i] = (int64_t)v; return 0;
+      case NESTCL_T_INT: ((int32_t *)fields[f])[i] = (int32_t)v; return 0;
+      case NESTCL_T_BOOL: ((int32_t *)fields[f])[i] = v != 0.0; return 0;
+      case NESTCL_T_SIZE: ((uint64_t *)fields[f])[i] = (uint64_t)v; return 0;
+      }
+    }
+  }
+  (void)n;
+  (void)K;
+  return nestcl_set_error(NESTCL_EINVAL, "%s has no translated set_status and '%s' is not a field it exposes directly",
+                          m->name, name);
+}
+
 int nestcl_engine_set(nestcl_engine *e, int pop, const char *name, nestcl_value v)
 {
   int rc = check_description_open(e, "SetStatus");
@@ -295,7 +323,7 @@ int nestcl_engine_set(nestcl_engine *e, int pop, const char *name, nestcl_value 
   if (!name || strlen(name) >= NESTCL_NAME_MAX) {
     return nestcl_set_error(NESTCL_EINVAL, "bad parameter name");
   }
-  /* Probe the name on a scratch neuron now, so an unknown name fails here and not in the build. */
+  /* Probe on a scratch neuron now, so an unknown name or a rejected value fails here, not in the build. */
   const nestcl_model *m = p->model;
   void **probe = calloc((size_t)m->n_fields, sizeof *probe);
   int ok = probe != NULL;
@@ -306,8 +334,12 @@ int nestcl_engine_set(nestcl_engine *e, int pop, const char *name, nestcl_value 
     ok = probe[f] != NULL;
   }
   if (ok) {
+    /* The earlier settings first: checks such as V_reset < V_th depend on them. */
     m->set_defaults(probe, 1, 0, p->K);
-    rc = m->set_status(probe, 1, 0, p->K, name, v.kind == NESTCL_DIST_CONSTANT ? v.a : v.a);
+    for (int k = 0; k < p->n_settings; ++k) {
+      (void)eng_set_value(m, probe, 1, 0, p->K, p->settings[k].name, p->settings[k].v.a);
+    }
+    rc = eng_set_value(m, probe, 1, 0, p->K, name, v.a);
   }
   for (int f = 0; probe && f < m->n_fields; ++f) {
     free(probe[f]);

@@ -89,7 +89,7 @@ static int build_nodes(nestcl_engine *e, eng_vp *vp, eng_block *b)
     uint64_t gid = b->first_gid + i;
     for (int k = 0; k < p->n_settings; ++k) {
       double v = eng_draw(&p->settings[k].v, e->cfg.seed, NESTCL_RNG_PURPOSE_INIT, gid, (uint64_t)k);
-      if (m->set_status(b->fields, b->n, i, p->K, p->settings[k].name, v) != 0) {
+      if (eng_set_value(m, b->fields, b->n, i, p->K, p->settings[k].name, v) != 0) {
         return nestcl_set_error(NESTCL_EINVAL, "%s neuron %llu: %s = %g rejected: %s", m->name,
                                 (unsigned long long)gid, p->settings[k].name, v, nestcl_last_error());
       }

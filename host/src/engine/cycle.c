@@ -360,23 +360,27 @@ int eng_run(nestcl_engine *e, int64_t steps)
         if (to == e->min_delay && !vp->status) {
           eng_vp_fail(vp, collect_spikes(e, vp));
         }
-        SYNC_ABORT();
-        if (e->abort) {
-          break;
-        }
-        if (to == e->min_delay) {
+        /*
+         * Two barriers per super step: the master exchanges (when the super
+         * step is complete) and decides whether to stop between them.
+         */
+#pragma omp barrier
 #pragma omp master
-          {
+        {
+          if (!any_failed(e) && to == e->min_delay) {
             int rc = exchange(e, origin);
             if (rc) {
               e->ex_status = rc;
               snprintf(e->ex_err, sizeof e->ex_err, "%s", nestcl_last_error());
             }
           }
-          SYNC_ABORT();
-          if (e->abort) {
-            break;
-          }
+          e->abort = any_failed(e) || e->ex_status != 0;
+        }
+#pragma omp barrier
+        if (e->abort) {
+          break;
+        }
+        if (to == e->min_delay) {
           double t_dl = eng_now();
           vp->st.seconds[NESTCL_PHASE_EXCHANGE] += t_dl - t_ex;
           eng_vp_fail(vp, deliver(e, vp, origin));

@@ -166,6 +166,9 @@ int64_t eng_ms_to_steps(double ms, double h);
 /* The value for (purpose stream) drawn from a Philox stream. */
 double eng_draw(const nestcl_value *v, uint32_t seed, uint32_t purpose, uint64_t id, uint64_t step);
 
+/* SetStatus of one neuron: the model's set_status, or a direct write of a field NEST exposes by name. */
+int eng_set_value(const nestcl_model *m, void *const *fields, size_t n, size_t i, uint32_t K, const char *name,
+                  double v);
 int eng_build(nestcl_engine *e);
 void eng_free_built(nestcl_engine *e);
 int eng_run(nestcl_engine *e, int64_t steps);

@@ -1,0 +1,616 @@
+/*
+ * `nestcl run hpc_benchmark`: NEST's pynest/examples/hpc_benchmark.py network
+ * (BENCHMARKS.md) on the engine. NE = 9000 S, NI = 2250 S iaf_psc_alpha
+ * neurons, in-degree CE = 9000 from E and CI = 2250 from I whatever S
+ * (fixed_indegree, no autapses, multapses), delay 1.5 ms, J_E = 0.14 mV
+ * converted to pA through the alpha PSP peak, g = -5, one Poisson train per
+ * neuron at nu_ext * CE * 1000 Hz, V_m ~ normal(5.7, 7.2); presimulation, then
+ * the measured simulation. E->E is static here, with the STDP synapse's
+ * initial weight J_E. The results JSON (benchmarks/results.schema.md) is
+ * written to a temporary file and renamed, so a failed run leaves no file.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+#include <unistd.h>
+
+#ifdef NESTCL_WITH_MPI
+#include <mpi.h>
+#endif
+
+#include "cli.h"
+#include "json.h"
+#include "nestcl/engine.h"
+#include "nestcl/version.h"
+
+#ifndef NESTCL_GIT_COMMIT
+#define NESTCL_GIT_COMMIT ""
+#endif
+
+typedef struct hpc_opts {
+  double scale, simtime, presim, dt, delay, gpu_fraction;
+  int gpu_fraction_auto;
+  int threads, streams;
+  const char *device;
+  const char *model;
+  unsigned long seed;
+  long record;
+  const char *out;
+  int weight_double;
+  int mpi;
+  int quiet;
+} hpc_opts;
+
+void cli_hpc_benchmark_help(void)
+{
+  printf("usage: nestcl run hpc_benchmark [flags]\n"
+         "\n"
+         "NEST's hpc_benchmark (balanced random network, iaf_psc_alpha, Poisson drive;\n"
+         "E->E static with the STDP synapse's initial weight).\n"
+         "\n"
+         "  --scale S            network size: NE = 9000 S, NI = 2250 S (default 0.1)\n"
+         "  --simtime MS         measured simulation time (default 250)\n"
+         "  --presim MS          presimulation before it (default 50)\n"
+         "  --threads N          CPU threads (CPU VPs; default 1)\n"
+         "  --streams N          OpenCL streams on the device (GPU VPs; default 0)\n"
+         "  --gpu-fraction A     share of neurons on the streams, in [0, 1], or 'auto'\n"
+         "                       (streams / (threads + streams); the default)\n"
+         "  --device SPEC        OpenCL device: cpu, gpu, gpu:1, <platform>:<index>\n"
+         "                       (default: $NESTCL_DEVICE, else the first GPU, else the first device)\n"
+         "  --seed N             random seed (default 12345)\n"
+         "  --record N           record spikes of the first N E neurons for rate and CV (default 1000)\n"
+         "  --out FILE           results JSON to FILE (default: stdout)\n"
+         "  --weight-type T      float (default) or double synaptic weights\n"
+         "  --dt MS              resolution (default 0.1)\n"
+         "  --delay MS           synaptic delay of all connections (default 1.5)\n"
+         "  --model NAME         neuron model (default iaf_psc_alpha)\n"
+         "  --mpi                split the network over the MPI ranks (run under mpiexec)\n"
+         "  --quiet              no progress line\n"
+         "  --help, --version\n");
+}
+
+static int parse_double(const char *flag, const char *v, double *out)
+{
+  char *end;
+  errno = 0;
+  double d = v ? strtod(v, &end) : 0.0;
+  if (!v || errno || end == v || *end || !isfinite(d)) {
+    fprintf(stderr, "error: %s needs a number (got '%s')\n", flag, v ? v : "");
+    return -1;
+  }
+  *out = d;
+  return 0;
+}
+
+static int parse_long(const char *flag, const char *v, long *out)
+{
+  char *end;
+  errno = 0;
+  long l = v ? strtol(v, &end, 10) : 0;
+  if (!v || errno || end == v || *end) {
+    fprintf(stderr, "error: %s needs an integer (got '%s')\n", flag, v ? v : "");
+    return -1;
+  }
+  *out = l;
+  return 0;
+}
+
+/* Returns -1 (usage error reported), 0, or 1 for --help/--version. */
+static int parse(int argc, char **argv, hpc_opts *o)
+{
+  memset(o, 0, sizeof *o);
+  o->scale = 0.1;
+  o->simtime = 250.0;
+  o->presim = 50.0;
+  o->dt = 0.1;
+  o->delay = 1.5;
+  o->gpu_fraction_auto = 1;
+  o->threads = 1;
+  o->streams = 0;
+  o->seed = 12345;
+  o->record = 1000;
+  o->model = "iaf_psc_alpha";
+  for (int i = 1; i < argc; ++i) {
+    const char *a = argv[i];
+    const char *v = NULL;
+    char flag[64];
+    const char *eq = strchr(a, '=');
+    if (strncmp(a, "--", 2) == 0 && eq && (size_t)(eq - a) < sizeof flag) {
+      memcpy(flag, a, (size_t)(eq - a));
+      flag[eq - a] = 0;
+      v = eq + 1;
+      a = flag;
+    }
+    long l;
+#define VALUE() (v ? v : (i + 1 < argc ? argv[++i] : NULL))
+    if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+      cli_hpc_benchmark_help();
+      return 1;
+    } else if (strcmp(a, "--version") == 0) {
+      printf("nestcl %s\n", nestcl_version());
+      return 1;
+    } else if (strcmp(a, "--scale") == 0) {
+      if (parse_double(a, VALUE(), &o->scale)) return -1;
+    } else if (strcmp(a, "--simtime") == 0) {
+      if (parse_double(a, VALUE(), &o->simtime)) return -1;
+    } else if (strcmp(a, "--presim") == 0) {
+      if (parse_double(a, VALUE(), &o->presim)) return -1;
+    } else if (strcmp(a, "--dt") == 0) {
+      if (parse_double(a, VALUE(), &o->dt)) return -1;
+    } else if (strcmp(a, "--delay") == 0) {
+      if (parse_double(a, VALUE(), &o->delay)) return -1;
+    } else if (strcmp(a, "--threads") == 0) {
+      if (parse_long(a, VALUE(), &l)) return -1;
+      if (l < 0 || l > 256) {
+        fprintf(stderr, "error: --threads %ld outside [0, 256]\n", l);
+        return -1;
+      }
+      o->threads = (int)l;
+    } else if (strcmp(a, "--streams") == 0) {
+      if (parse_long(a, VALUE(), &l)) return -1;
+      if (l < 0 || l > 64) {
+        fprintf(stderr, "error: --streams %ld outside [0, 64]\n", l);
+        return -1;
+      }
+      o->streams = (int)l;
+    } else if (strcmp(a, "--gpu-fraction") == 0) {
+      const char *x = VALUE();
+      if (x && strcmp(x, "auto") == 0) {
+        o->gpu_fraction_auto = 1;
+      } else {
+        if (parse_double(a, x, &o->gpu_fraction)) return -1;
+        o->gpu_fraction_auto = 0;
+        if (o->gpu_fraction < 0.0 || o->gpu_fraction > 1.0) {
+          fprintf(stderr, "error: --gpu-fraction %g outside [0, 1]\n", o->gpu_fraction);
+          return -1;
+        }
+      }
+    } else if (strcmp(a, "--device") == 0) {
+      o->device = VALUE();
+      if (!o->device) {
+        fprintf(stderr, "error: --device needs a spec\n");
+        return -1;
+      }
+    } else if (strcmp(a, "--model") == 0) {
+      o->model = VALUE();
+      if (!o->model) {
+        fprintf(stderr, "error: --model needs a name\n");
+        return -1;
+      }
+    } else if (strcmp(a, "--seed") == 0) {
+      if (parse_long(a, VALUE(), &l)) return -1;
+      if (l < 0 || l > 0xffffffffL) {
+        fprintf(stderr, "error: --seed %ld outside [0, 2^32)\n", l);
+        return -1;
+      }
+      o->seed = (unsigned long)l;
+    } else if (strcmp(a, "--record") == 0) {
+      if (parse_long(a, VALUE(), &o->record)) return -1;
+      if (o->record < 0) {
+        fprintf(stderr, "error: --record %ld is negative\n", o->record);
+        return -1;
+      }
+    } else if (strcmp(a, "--out") == 0) {
+      o->out = VALUE();
+      if (!o->out || !*o->out) {
+        fprintf(stderr, "error: --out needs a file name\n");
+        return -1;
+      }
+    } else if (strcmp(a, "--weight-type") == 0) {
+      const char *x = VALUE();
+      if (x && strcmp(x, "float") == 0) {
+        o->weight_double = 0;
+      } else if (x && strcmp(x, "double") == 0) {
+        o->weight_double = 1;
+      } else {
+        fprintf(stderr, "error: --weight-type must be float or double\n");
+        return -1;
+      }
+    } else if (strcmp(a, "--mpi") == 0) {
+      o->mpi = 1;
+    } else if (strcmp(a, "--quiet") == 0) {
+      o->quiet = 1;
+    } else {
+      fprintf(stderr, "error: unknown flag '%s' (try --help)\n", argv[i]);
+      return -1;
+    }
+#undef VALUE
+  }
+  if (!(o->scale > 0.0) || o->scale > 1000.0) {
+    fprintf(stderr, "error: --scale %g must be in (0, 1000]\n", o->scale);
+    return -1;
+  }
+  if (o->simtime < 0.0 || o->presim < 0.0) {
+    fprintf(stderr, "error: --simtime and --presim must not be negative\n");
+    return -1;
+  }
+  if (o->threads + o->streams < 1) {
+    fprintf(stderr, "error: need at least one of --threads and --streams\n");
+    return -1;
+  }
+  return 0;
+}
+
+static int exit_code(int rc)
+{
+  return rc == NESTCL_EINVAL ? CLI_USAGE : CLI_RUNTIME;
+}
+
+/* Simulates t_ms in pieces, with a progress line on stderr. */
+static int simulate_progress(nestcl_engine *e, const char *what, double t_ms, double dt, int quiet, double *wall)
+{
+  double t0, done = 0.0;
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  t0 = (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+  int tty = isatty(2);
+  /* Pieces of about 5 % (whole steps); each call may split a super step, which the engine handles. */
+  double piece = t_ms / 20.0;
+  piece = dt * ceil(piece / dt);
+  if (piece < dt) {
+    piece = dt;
+  }
+  int last_report = -1;
+  while (done < t_ms - 0.5 * dt) {
+    double step = piece < t_ms - done ? piece : t_ms - done;
+    step = dt * floor(step / dt + 0.5);
+    int rc = nestcl_engine_simulate(e, step);
+    if (rc) {
+      if (!quiet && tty) fputc('\n', stderr);
+      return rc;
+    }
+    done += step;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    double el = (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec - t0;
+    int pct = (int)(100.0 * done / t_ms + 0.5);
+    if (!quiet && (tty || pct / 25 != last_report / 25)) {
+      fprintf(stderr, "%snestcl: %s %.1f / %.1f ms (%3d %%), %.1f s, real-time factor %.2f%s", tty ? "\r" : "", what,
+              done, t_ms, pct, el, el / (done * 1e-3), tty ? "" : "\n");
+      last_report = pct;
+    }
+  }
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  *wall = (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec - t0;
+  if (!quiet && tty) {
+    fputc('\n', stderr);
+  }
+  return 0;
+}
+
+static const char *class_names[NESTCL_MEM_CLASSES] = {"state", "ring", "synapses", "recording", "other"};
+
+static void write_bytes(json *j, const size_t *b)
+{
+  json_begin_object(j);
+  size_t tot = 0;
+  for (int c = 0; c < NESTCL_MEM_CLASSES; ++c) {
+    json_key(j, class_names[c]);
+    json_integer(j, (long long)b[c]);
+    tot += b[c];
+  }
+  json_key(j, "total");
+  json_integer(j, (long long)tot);
+  json_end_object(j);
+}
+
+static void write_phases(json *j, const double *s)
+{
+  json_begin_object(j);
+  for (int p = 0; p < NESTCL_PHASES; ++p) {
+    json_key(j, nestcl_phase_name((nestcl_phase)p));
+    json_number(j, s[p]);
+  }
+  json_end_object(j);
+}
+
+static int write_file(const char *path, const json *j)
+{
+  if (!path) {
+    fwrite(j->buf, 1, j->len, stdout);
+    fputc('\n', stdout);
+    return fflush(stdout) == 0 ? 0 : -1;
+  }
+  size_t n = strlen(path) + 32;
+  char *tmp = malloc(n);
+  if (!tmp) {
+    return -1;
+  }
+  snprintf(tmp, n, "%s.tmp.%ld", path, (long)getpid());
+  FILE *f = fopen(tmp, "w");
+  int ok = f && fwrite(j->buf, 1, j->len, f) == j->len && fputc('\n', f) != EOF;
+  if (f && fclose(f) != 0) {
+    ok = 0;
+  }
+  if (ok && rename(tmp, path) != 0) {
+    ok = 0;
+  }
+  if (!ok) {
+    fprintf(stderr, "error: cannot write %s: %s\n", path, strerror(errno));
+    remove(tmp);
+  }
+  free(tmp);
+  return ok ? 0 : -1;
+}
+
+int cli_run_hpc_benchmark(int argc, char **argv)
+{
+  hpc_opts o;
+  int pr = parse(argc, argv, &o);
+  if (pr) {
+    return pr > 0 ? CLI_OK : CLI_USAGE;
+  }
+  int rank = 0, ranks = 1;
+#ifdef NESTCL_WITH_MPI
+  if (o.mpi) {
+    int provided;
+    MPI_Init_thread(NULL, NULL, MPI_THREAD_FUNNELED, &provided);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &ranks);
+  }
+#else
+  if (o.mpi) {
+    fprintf(stderr, "error: --mpi: this nestcl was built without MPI\n");
+    return CLI_USAGE;
+  }
+#endif
+  int code = CLI_OK;
+  nestcl_engine *e = NULL;
+  json j;
+  json_init(&j);
+
+  /* Network parameters (BENCHMARKS.md). */
+  const double tau_syn = 0.32582722403722841, tau_m = 10.0, C_m = 250.0, V_th = 20.0;
+  const uint32_t NE = (uint32_t)(9000.0 * o.scale), NI = (uint32_t)(2250.0 * o.scale);
+  const uint32_t CE = 9000, CI = 2250;
+  const double g = -5.0, eta = 1.685, JE_mV = 0.14;
+  double t_max = 0.0, v_max = 1.0;
+  int rc = nestcl_alpha_psp_peak(tau_m, tau_syn, C_m, &t_max, &v_max);
+  double JE = JE_mV / v_max, JI = g * JE;
+  double nu_th = V_th / ((double)CE * tau_m / C_m * JE * exp(1.0) * tau_syn);
+  double p_rate = eta * nu_th * (double)CE * 1000.0;
+  int pe = -1, pi = -1, rec = -1;
+  uint32_t nrec = o.record > (long)NE ? NE : (uint32_t)o.record;
+
+  nestcl_engine_config cfg;
+  nestcl_engine_config_defaults(&cfg);
+  cfg.resolution_ms = o.dt;
+  cfg.seed = (uint32_t)o.seed;
+  cfg.cpu_threads = o.threads;
+  cfg.gpu_streams = o.streams;
+  cfg.gpu_fraction = o.gpu_fraction_auto ? -1.0 : o.gpu_fraction;
+  cfg.device = o.device;
+  cfg.weight_type = o.weight_double ? NESTCL_WEIGHT_DOUBLE : NESTCL_WEIGHT_FLOAT;
+  cfg.use_mpi = o.mpi;
+  if (NE < 1 || NI < 1) {
+    fprintf(stderr, "error: --scale %g gives %u E and %u I neurons; need at least one of each\n", o.scale, NE, NI);
+    code = CLI_USAGE;
+    goto done;
+  }
+  if (!rc) rc = nestcl_engine_create(&cfg, &e);
+  if (!rc) rc = nestcl_engine_set_models(e, nestcl_builtin_models, nestcl_builtin_model_count);
+  if (!rc) rc = nestcl_engine_create_population(e, o.model, NE, 0, &pe);
+  if (!rc) rc = nestcl_engine_create_population(e, o.model, NI, 0, &pi);
+  /* NEST applies E_L before the thresholds it offsets, and V_m last. */
+  static const char *names[] = {"E_L", "C_m", "tau_m", "t_ref", "V_th", "V_reset", "tau_syn_ex", "tau_syn_in"};
+  const double values[] = {0.0, C_m, tau_m, 0.5, V_th, 0.0, tau_syn, tau_syn};
+  for (int p = 0; p < 2 && !rc; ++p) {
+    for (int k = 0; k < 8 && !rc; ++k) {
+      rc = nestcl_engine_set(e, p ? pi : pe, names[k], nestcl_constant(values[k]));
+    }
+    if (!rc) rc = nestcl_engine_set(e, p ? pi : pe, "V_m", nestcl_normal(5.7, 7.2));
+  }
+  nestcl_conn_spec ce = {NESTCL_RULE_FIXED_INDEGREE, CE, 0, 1}, ci = {NESTCL_RULE_FIXED_INDEGREE, CI, 0, 1};
+  nestcl_syn_spec sex = {nestcl_constant(JE), nestcl_constant(o.delay), 0};
+  nestcl_syn_spec sin_ = {nestcl_constant(JI), nestcl_constant(o.delay), 0};
+  if (!rc) rc = nestcl_engine_add_poisson(e, pe, p_rate, JE, o.delay, 0);
+  if (!rc) rc = nestcl_engine_add_poisson(e, pi, p_rate, JE, o.delay, 0);
+  if (!rc) rc = nestcl_engine_connect(e, pe, pe, &ce, &sex);
+  if (!rc) rc = nestcl_engine_connect(e, pi, pe, &ci, &sin_);
+  if (!rc) rc = nestcl_engine_connect(e, pe, pi, &ce, &sex);
+  if (!rc) rc = nestcl_engine_connect(e, pi, pi, &ci, &sin_);
+  if (!rc && nrec > 0) rc = nestcl_engine_add_spike_recorder(e, pe, 0, nrec, &rec);
+  if (!rc) {
+    if (!o.quiet && rank == 0) {
+      fprintf(stderr, "nestcl: building hpc_benchmark at scale %g: %u neurons, %.1f M synapses\n", o.scale, NE + NI,
+              (double)(NE + NI) * (CE + CI) * 1e-6);
+    }
+    rc = nestcl_engine_prepare(e);
+  }
+  double presim_wall = 0.0, sim_wall = 0.0;
+  nestcl_engine_stats s0, s1;
+  nestcl_vp_stats *vp0 = NULL;
+  if (!rc) rc = simulate_progress(e, "presim", o.presim, o.dt, o.quiet || rank, &presim_wall);
+  if (!rc) {
+    nestcl_engine_get_stats(e, &s0);
+    vp0 = malloc((size_t)s0.n_vps * sizeof *vp0);
+    if (vp0) memcpy(vp0, s0.vps, (size_t)s0.n_vps * sizeof *vp0);
+  }
+  if (!rc) rc = simulate_progress(e, "sim", o.simtime, o.dt, o.quiet || rank, &sim_wall);
+  if (rc) {
+    fprintf(stderr, "error: %s\n", nestcl_last_error());
+    code = exit_code(rc);
+    free(vp0);
+    goto done;
+  }
+  nestcl_engine_get_stats(e, &s1);
+
+  /* Activity of the recorded E neurons over the measured window. */
+  int64_t from_step = (int64_t)llround(o.presim / o.dt);
+  size_t n_sim_spikes = 0;
+  double cv_sum = 0.0;
+  long cv_n = 0;
+  if (rec >= 0) {
+    const uint64_t *gids;
+    const int64_t *steps;
+    size_t n;
+    nestcl_engine_spikes(e, rec, &gids, &steps, &n);
+    int64_t *last = malloc(nrec * sizeof *last);
+    double *sum = calloc(nrec, sizeof *sum), *sum2 = calloc(nrec, sizeof *sum2);
+    long *cnt = calloc(nrec, sizeof *cnt);
+    if (!last || !sum || !sum2 || !cnt) {
+      fprintf(stderr, "error: out of host memory\n");
+      code = CLI_RUNTIME;
+      free(last); free(sum); free(sum2); free(cnt); free(vp0);
+      goto done;
+    }
+    for (uint32_t k = 0; k < nrec; ++k) last[k] = -1;
+    uint64_t first;
+    uint32_t npe;
+    nestcl_engine_population_range(e, pe, &first, &npe);
+    for (size_t k = 0; k < n; ++k) {
+      if (steps[k] < from_step) continue;
+      n_sim_spikes++;
+      uint32_t i = (uint32_t)(gids[k] - first);
+      if (last[i] >= 0) {
+        double isi = (double)(steps[k] - last[i]) * o.dt;
+        sum[i] += isi;
+        sum2[i] += isi * isi;
+        cnt[i]++;
+      }
+      last[i] = steps[k];
+    }
+    for (uint32_t i = 0; i < nrec; ++i) {
+      if (cnt[i] >= 2) {
+        double m = sum[i] / (double)cnt[i];
+        double var = sum2[i] / (double)cnt[i] - m * m;
+        cv_sum += sqrt(var > 0.0 ? var : 0.0) / m;
+        cv_n++;
+      }
+    }
+    free(last); free(sum); free(sum2); free(cnt);
+  }
+  double rate = (nrec && o.simtime > 0) ? (double)n_sim_spikes / (double)nrec / (o.simtime * 1e-3) : 0.0;
+  uint64_t events = s1.synaptic_events - s0.synaptic_events;
+  uint64_t spikes = s1.spikes - s0.spikes;
+  struct rusage ru;
+  getrusage(RUSAGE_SELF, &ru);
+
+  json_begin_object(&j);
+  json_key(&j, "schema"); json_string(&j, "nestcl-results/1");
+  json_key(&j, "benchmark"); json_string(&j, "hpc_benchmark");
+  json_key(&j, "config");
+  json_begin_object(&j);
+  json_key(&j, "argv"); json_begin_array(&j);
+  for (int k = 0; k < argc; ++k) json_string(&j, argv[k]);
+  json_end_array(&j);
+  json_key(&j, "scale"); json_number(&j, o.scale);
+  json_key(&j, "simtime_ms"); json_number(&j, o.simtime);
+  json_key(&j, "presim_ms"); json_number(&j, o.presim);
+  json_key(&j, "resolution_ms"); json_number(&j, o.dt);
+  json_key(&j, "delay_ms"); json_number(&j, o.delay);
+  json_key(&j, "model"); json_string(&j, o.model);
+  json_key(&j, "threads"); json_integer(&j, o.threads);
+  json_key(&j, "streams"); json_integer(&j, o.streams);
+  json_key(&j, "gpu_fraction"); json_number(&j, o.gpu_fraction_auto ? (double)o.streams / (o.threads + o.streams) : o.gpu_fraction);
+  json_key(&j, "device_spec"); if (o.device) json_string(&j, o.device); else json_null(&j);
+  json_key(&j, "device_name"); if (s1.device_name) json_string(&j, s1.device_name); else json_null(&j);
+  json_key(&j, "device_driver"); if (s1.device_driver) json_string(&j, s1.device_driver); else json_null(&j);
+  json_key(&j, "seed"); json_integer(&j, (long long)o.seed);
+  json_key(&j, "record"); json_integer(&j, nrec);
+  json_key(&j, "weight_type"); json_string(&j, o.weight_double ? "double" : "float");
+  json_key(&j, "mpi_ranks"); json_integer(&j, ranks);
+  json_key(&j, "version"); json_string(&j, nestcl_version());
+  json_key(&j, "git_commit"); if (*NESTCL_GIT_COMMIT) json_string(&j, NESTCL_GIT_COMMIT); else json_null(&j);
+  json_end_object(&j);
+
+  json_key(&j, "network");
+  json_begin_object(&j);
+  json_key(&j, "neurons"); json_integer(&j, (long long)s1.neurons);
+  json_key(&j, "NE"); json_integer(&j, NE);
+  json_key(&j, "NI"); json_integer(&j, NI);
+  json_key(&j, "CE"); json_integer(&j, CE);
+  json_key(&j, "CI"); json_integer(&j, CI);
+  json_key(&j, "synapses"); json_integer(&j, (long long)s1.synapses);
+  json_key(&j, "psp_t_max_ms"); json_number(&j, t_max);
+  json_key(&j, "pA_per_mV"); json_number(&j, 1.0 / v_max);
+  json_key(&j, "J_E_pA"); json_number(&j, JE);
+  json_key(&j, "J_I_pA"); json_number(&j, JI);
+  json_key(&j, "poisson_rate_hz"); json_number(&j, p_rate);
+  json_key(&j, "min_delay_steps"); json_integer(&j, s1.min_delay_steps);
+  json_end_object(&j);
+
+  json_key(&j, "build_time_s");
+  json_begin_object(&j);
+  json_key(&j, "nodes"); json_number(&j, s1.build_nodes_s);
+  json_key(&j, "connections"); json_number(&j, s1.build_connections_s);
+  json_key(&j, "upload"); json_number(&j, s1.build_upload_s);
+  json_key(&j, "total"); json_number(&j, s1.build_nodes_s + s1.build_connections_s + s1.build_upload_s);
+  json_end_object(&j);
+
+  json_key(&j, "simulation");
+  json_begin_object(&j);
+  json_key(&j, "presim_wall_s"); json_number(&j, presim_wall);
+  json_key(&j, "sim_wall_s"); json_number(&j, sim_wall);
+  json_key(&j, "real_time_factor"); json_number(&j, o.simtime > 0 ? sim_wall / (o.simtime * 1e-3) : 0.0);
+  json_key(&j, "vps");
+  json_begin_array(&j);
+  double tot[NESTCL_PHASES] = {0};
+  for (int v = 0; v < s1.n_vps; ++v) {
+    double ph[NESTCL_PHASES];
+    for (int p = 0; p < NESTCL_PHASES; ++p) {
+      ph[p] = s1.vps[v].seconds[p] - (vp0 ? vp0[v].seconds[p] : 0.0);
+      tot[p] += ph[p];
+    }
+    json_begin_object(&j);
+    json_key(&j, "kind"); json_string(&j, s1.vps[v].is_gpu ? "stream" : "thread");
+    json_key(&j, "neurons"); json_integer(&j, s1.vps[v].neurons);
+    json_key(&j, "synapses"); json_integer(&j, (long long)s1.vps[v].synapses);
+    json_key(&j, "phases_s"); write_phases(&j, ph);
+    json_end_object(&j);
+  }
+  json_end_array(&j);
+  json_key(&j, "phases_sum_s"); write_phases(&j, tot);
+  json_end_object(&j);
+  free(vp0);
+
+  json_key(&j, "activity");
+  json_begin_object(&j);
+  json_key(&j, "spikes"); json_integer(&j, (long long)spikes);
+  json_key(&j, "recorded_neurons"); json_integer(&j, nrec);
+  json_key(&j, "recorded_spikes"); json_integer(&j, (long long)n_sim_spikes);
+  json_key(&j, "mean_rate_hz"); json_number(&j, rate);
+  json_key(&j, "network_rate_hz"); json_number(&j, o.simtime > 0 ? (double)spikes / (double)s1.neurons / (o.simtime * 1e-3) : 0.0);
+  json_key(&j, "cv_isi"); if (cv_n) json_number(&j, cv_sum / (double)cv_n); else json_null(&j);
+  json_key(&j, "synaptic_events"); json_integer(&j, (long long)events);
+  json_key(&j, "synaptic_events_per_s"); json_number(&j, sim_wall > 0 ? (double)events / sim_wall : 0.0);
+  json_key(&j, "synaptic_events_per_s_per_vp"); json_number(&j, sim_wall > 0 ? (double)events / sim_wall / (o.threads + o.streams) / ranks : 0.0);
+  json_end_object(&j);
+
+  json_key(&j, "memory");
+  json_begin_object(&j);
+  json_key(&j, "device_bytes"); write_bytes(&j, s1.device_bytes);
+  json_key(&j, "host_vp_bytes"); write_bytes(&j, s1.host_bytes);
+  json_key(&j, "bytes_per_synapse"); json_number(&j, s1.bytes_per_synapse);
+  json_key(&j, "host_peak_rss_bytes"); json_integer(&j, (long long)ru.ru_maxrss * 1024);
+  json_end_object(&j);
+  json_end_object(&j);
+
+  if (j.failed) {
+    fprintf(stderr, "error: out of host memory writing the results\n");
+    code = CLI_RUNTIME;
+  } else if (rank == 0 && write_file(o.out, &j) != 0) {
+    code = CLI_RUNTIME;
+  } else if (!o.quiet && rank == 0) {
+    fprintf(stderr, "nestcl: %llu spikes, %.2f Hz, CV %.3f, %.3g synaptic events/s, %.2f bytes/synapse\n",
+            (unsigned long long)spikes, rate, cv_n ? cv_sum / (double)cv_n : 0.0,
+            sim_wall > 0 ? (double)events / sim_wall : 0.0, s1.bytes_per_synapse);
+  }
+
+done:
+  if (rc && code == CLI_OK) {
+    fprintf(stderr, "error: %s\n", nestcl_last_error());
+    code = exit_code(rc);
+  }
+  json_free(&j);
+  nestcl_engine_destroy(e);
+#ifdef NESTCL_WITH_MPI
+  if (o.mpi) {
+    MPI_Finalize();
+  }
+#endif
+  return code;
+}
