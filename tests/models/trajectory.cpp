@@ -873,6 +873,41 @@ main( int argc, char** argv )
   {
     pack( *nodes[ i ], cpu.fields(), N, i );
   }
+  // Status dictionaries set only some state (V_m); the rest (synaptic currents,
+  // refractory counters, pending input) starts heterogeneous through the glue,
+  // which also exercises unpack_<model>.
+  for ( int f = 0; f < DESC->n_fields; ++f )
+  {
+    const nestcl_field& fd = DESC->fields[ f ];
+    if ( fd.role != NESTCL_ROLE_STATE || fd.nest_name )
+    {
+      continue;
+    }
+    const size_t elems = SoA::per_neuron( fd, K ) * N;
+    for ( size_t e = 0; e < elems; ++e )
+    {
+      if ( fd.type == NESTCL_T_DOUBLE )
+      {
+        static_cast< double* >( cpu.ptrs[ f ] )[ e ] = q16( 20.0 * ( u01( e, f, 41 ) - 0.5 ) );
+      }
+      else if ( fd.type == NESTCL_T_INT )
+      {
+        static_cast< int32_t* >( cpu.ptrs[ f ] )[ e ] = static_cast< int32_t >( ( e % N ) % 7 );
+      }
+    }
+  }
+  for ( size_t i = 0; i < N; ++i )
+  {
+    unpack( *nodes[ i ], cpu.fields(), N, i );
+    pack( *nodes[ i ], ref.fields(), N, i );
+  }
+  {
+    const std::string diff = compare( cpu, ref, -1, nullptr, nullptr );
+    if ( !diff.empty() )
+    {
+      return nestcl_test::fail( "glue unpack", diff );
+    }
+  }
   if ( check_host_helpers( setup, nodes, cpu ) )
   {
     return 1;
