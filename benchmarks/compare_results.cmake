@@ -1,0 +1,20 @@
+# cmake -DA=<a.json> -DB=<b.json> -P compare_results.cmake
+#
+# Two runs of the same network on different paths (CPU threads vs OpenCL
+# streams) must give the same activity: spike count, recorded spikes, mean
+# rate and CV of ISI, compared as exact text (the engine is bit-reproducible).
+foreach(f A B)
+  if(NOT EXISTS "${${f}}")
+    message(FATAL_ERROR "compare_results: no file '${${f}}'")
+  endif()
+  file(READ "${${f}}" doc_${f})
+endforeach()
+foreach(key spikes recorded_spikes mean_rate_hz cv_isi synaptic_events)
+  string(JSON a GET "${doc_A}" activity ${key})
+  string(JSON b GET "${doc_B}" activity ${key})
+  if(NOT a STREQUAL b)
+    message(FATAL_ERROR "compare_results: activity.${key} differs: ${a} vs ${b}")
+  endif()
+endforeach()
+string(JSON a GET "${doc_A}" activity mean_rate_hz)
+message(STATUS "compare_results: identical activity (mean rate ${a} Hz)")

@@ -1,0 +1,123 @@
+# cmake -DJSON=<results.json> [-DRATE_MIN=x -DRATE_MAX=y] -P validate_results.cmake
+#
+# Checks a results file of `nestcl run hpc_benchmark` against the schema of
+# results.schema.md: every required key present with its JSON type, and the
+# simple invariants between values (positive sizes, synapses = neurons x
+# (CE + CI), per-VP phase objects). With RATE_MIN/RATE_MAX, also that the mean
+# rate lies in that band. Fails (FATAL_ERROR) with the first problem found.
+if(NOT JSON OR NOT EXISTS "${JSON}")
+  message(FATAL_ERROR "validate_results: no such file '${JSON}'")
+endif()
+file(READ "${JSON}" doc)
+
+# key path (dot separated) -> expected type (string(JSON TYPE) names)
+set(required
+  "schema:STRING" "benchmark:STRING"
+  "config:OBJECT" "config.argv:ARRAY" "config.scale:NUMBER" "config.simtime_ms:NUMBER" "config.presim_ms:NUMBER"
+  "config.resolution_ms:NUMBER" "config.delay_ms:NUMBER" "config.model:STRING" "config.threads:NUMBER"
+  "config.streams:NUMBER" "config.gpu_fraction:NUMBER" "config.seed:NUMBER" "config.record:NUMBER"
+  "config.weight_type:STRING" "config.mpi_ranks:NUMBER" "config.version:STRING"
+  "network:OBJECT" "network.neurons:NUMBER" "network.NE:NUMBER" "network.NI:NUMBER" "network.CE:NUMBER"
+  "network.CI:NUMBER" "network.synapses:NUMBER" "network.J_E_pA:NUMBER" "network.J_I_pA:NUMBER"
+  "network.poisson_rate_hz:NUMBER" "network.min_delay_steps:NUMBER"
+  "build_time_s:OBJECT" "build_time_s.nodes:NUMBER" "build_time_s.connections:NUMBER" "build_time_s.upload:NUMBER"
+  "build_time_s.total:NUMBER"
+  "simulation:OBJECT" "simulation.presim_wall_s:NUMBER" "simulation.sim_wall_s:NUMBER"
+  "simulation.real_time_factor:NUMBER" "simulation.vps:ARRAY" "simulation.phases_sum_s:OBJECT"
+  "activity:OBJECT" "activity.spikes:NUMBER" "activity.recorded_neurons:NUMBER" "activity.recorded_spikes:NUMBER"
+  "activity.mean_rate_hz:NUMBER" "activity.network_rate_hz:NUMBER" "activity.synaptic_events:NUMBER"
+  "activity.synaptic_events_per_s:NUMBER" "activity.synaptic_events_per_s_per_vp:NUMBER"
+  "memory:OBJECT" "memory.device_bytes:OBJECT" "memory.host_vp_bytes:OBJECT" "memory.bytes_per_synapse:NUMBER"
+  "memory.host_peak_rss_bytes:NUMBER")
+# keys that may be null (no device, too few spikes, no git)
+set(nullable "config.device_spec" "config.device_name" "config.device_driver" "config.git_commit" "activity.cv_isi")
+
+function(json_type out path)
+  string(REPLACE "." ";" keys "${path}")
+  string(JSON t ERROR_VARIABLE err TYPE "${doc}" ${keys})
+  if(err)
+    set(t "MISSING")
+  endif()
+  set(${out} "${t}" PARENT_SCOPE)
+endfunction()
+
+function(json_get out path)
+  string(REPLACE "." ";" keys "${path}")
+  string(JSON v GET "${doc}" ${keys})
+  set(${out} "${v}" PARENT_SCOPE)
+endfunction()
+
+string(JSON top_type ERROR_VARIABLE err TYPE "${doc}")
+if(err OR NOT top_type STREQUAL "OBJECT")
+  message(FATAL_ERROR "validate_results: ${JSON} is not a JSON object: ${err}")
+endif()
+foreach(entry IN LISTS required)
+  string(REPLACE ":" ";" kv "${entry}")
+  list(GET kv 0 path)
+  list(GET kv 1 want)
+  json_type(t "${path}")
+  if(NOT t STREQUAL want)
+    message(FATAL_ERROR "validate_results: ${path} is ${t}, want ${want}")
+  endif()
+endforeach()
+foreach(path IN LISTS nullable)
+  json_type(t "${path}")
+  if(t STREQUAL "MISSING")
+    message(FATAL_ERROR "validate_results: ${path} is missing (it may be null)")
+  endif()
+endforeach()
+foreach(cls state ring synapses recording other total)
+  json_type(t "memory.device_bytes.${cls}")
+  json_type(t2 "memory.host_vp_bytes.${cls}")
+  if(NOT t STREQUAL "NUMBER" OR NOT t2 STREQUAL "NUMBER")
+    message(FATAL_ERROR "validate_results: memory.*.${cls} missing or not a number")
+  endif()
+endforeach()
+json_get(schema "schema")
+if(NOT schema STREQUAL "nestcl-results/1")
+  message(FATAL_ERROR "validate_results: schema '${schema}', want nestcl-results/1")
+endif()
+string(JSON n_vps LENGTH "${doc}" simulation vps)
+json_get(threads "config.threads")
+json_get(streams "config.streams")
+math(EXPR want_vps "${threads} + ${streams}")
+if(NOT n_vps EQUAL want_vps)
+  message(FATAL_ERROR "validate_results: ${n_vps} VP entries for ${threads} threads + ${streams} streams")
+endif()
+math(EXPR last "${n_vps} - 1")
+foreach(v RANGE ${last})
+  foreach(k kind neurons synapses phases_s)
+    string(JSON t ERROR_VARIABLE err TYPE "${doc}" simulation vps ${v} ${k})
+    if(err)
+      message(FATAL_ERROR "validate_results: simulation.vps[${v}].${k} missing")
+    endif()
+  endforeach()
+  foreach(p update deliver exchange poisson other)
+    string(JSON t ERROR_VARIABLE err TYPE "${doc}" simulation vps ${v} phases_s ${p})
+    if(err OR NOT t STREQUAL "NUMBER")
+      message(FATAL_ERROR "validate_results: simulation.vps[${v}].phases_s.${p} missing")
+    endif()
+  endforeach()
+endforeach()
+json_get(neurons "network.neurons")
+json_get(ne "network.NE")
+json_get(ni "network.NI")
+json_get(ce "network.CE")
+json_get(ci "network.CI")
+json_get(syn "network.synapses")
+math(EXPR sum "${ne} + ${ni}")
+math(EXPR want_syn "${neurons} * (${ce} + ${ci})")
+if(NOT sum EQUAL neurons OR NOT syn EQUAL want_syn OR neurons LESS 1)
+  message(FATAL_ERROR "validate_results: ${neurons} neurons (NE ${ne} + NI ${ni}), ${syn} synapses (want ${want_syn})")
+endif()
+json_get(bps "memory.bytes_per_synapse")
+if(bps LESS_EQUAL 0)
+  message(FATAL_ERROR "validate_results: bytes_per_synapse ${bps}")
+endif()
+json_get(rate "activity.mean_rate_hz")
+if(DEFINED RATE_MIN AND DEFINED RATE_MAX)
+  if(rate LESS RATE_MIN OR rate GREATER RATE_MAX)
+    message(FATAL_ERROR "validate_results: mean rate ${rate} Hz outside the band [${RATE_MIN}, ${RATE_MAX}] Hz")
+  endif()
+endif()
+message(STATUS "validate_results: ${JSON} valid; ${neurons} neurons, ${syn} synapses, rate ${rate} Hz, ${bps} bytes/synapse")
