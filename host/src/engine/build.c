@@ -749,6 +749,14 @@ int eng_build(nestcl_engine *e)
       return rc;
     }
     const nestcl_device_info *info = nestcl_device_get_info(e->dev);
+    /* Work-items per spike of the delivery kernel (neighbours take neighbouring
+       synapses). 256 was best of 1..1024 on PoCL here; NESTCL_DELIVER_WIDTH
+       overrides it for tuning on other devices. */
+    e->deliver_width = 256u;
+    const char *w = getenv("NESTCL_DELIVER_WIDTH");
+    if (w && atoi(w) > 0) {
+      e->deliver_width = (uint32_t)atoi(w);
+    }
     if (!info->fp64 || !info->int64_atomics) {
       return nestcl_set_error(NESTCL_ENODEV, "device '%s' lacks %s, which the engine needs", info->device_name,
                               !info->fp64 ? "double precision (cl_khr_fp64)" : "64-bit atomics");

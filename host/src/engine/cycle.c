@@ -276,7 +276,7 @@ static int deliver(nestcl_engine *e, eng_vp *vp, int64_t origin)
     }
     err = clSetKernelArg(b->k_deliver, 1, sizeof ns, &ns);
     err |= clSetKernelArg(b->k_deliver, 2, sizeof org, &org);
-    size_t g = b->max_row < 256 ? (b->max_row ? b->max_row : 1) : 256;
+    size_t g = e->deliver_width < b->max_row ? e->deliver_width : (b->max_row ? b->max_row : 1);
     size_t gsize[2] = {n, g};
     if (err == CL_SUCCESS) {
       err = clEnqueueNDRangeKernel(q, b->k_deliver, 2, NULL, gsize, NULL, 0, NULL, NULL);

@@ -146,6 +146,7 @@ struct nestcl_engine {
   nestcl_device *dev;
   cl_program *model_programs; /* per population (NULL entries for CPU-only runs) */
   cl_program core_program;
+  uint32_t deliver_width; /* work-items per spike in the delivery kernel */
 
   /* global spike list of the current super step: (gid, lag) pairs */
   uint32_t *global;
