@@ -15,7 +15,7 @@ void emit_c(strbuf *b, const ir_model *m, const tr_rendered *r)
   emit_file_header(b, m, "C loop of update() for the CPU path.", "/*", "*/");
   sb_puts(b, "#include <float.h>\n#include <limits.h>\n#include <math.h>\n#include <stdbool.h>\n"
              "#include <stddef.h>\n#include <stdint.h>\n\n"
-             "#include \"nestcl_types.h\"\n#include \"nestcl_fixed.h\"\n#include \"nestcl_ring.h\"\n"
+             "#include \"nestcl_types.h\"\n#include \"nestcl_philox.h\"\n#include \"nestcl_fixed.h\"\n#include \"nestcl_ring.h\"\n"
              "#include \"nestcl/model.h\"\n\n"
              "/* The model's own locals may go unused once its buffers became ring reads. */\n"
              "#pragma GCC diagnostic ignored \"-Wunused-variable\"\n"

@@ -137,6 +137,8 @@ void emit_desc(strbuf *b, const ir_model *m, const tr_rendered *r, const char *k
                "{\n  if (strcmp(name, key))\n    return 0;\n  *member = (int64_t)value;\n  *hit = 1;\n  return 1;\n}\n"
                "static int nestcl_set_i(const char *name, const char *key, double value, int32_t *member, int *hit)\n"
                "{\n  if (strcmp(name, key))\n    return 0;\n  *member = (int32_t)value;\n  *hit = 1;\n  return 1;\n}\n"
+               "static int nestcl_set_u(const char *name, const char *key, double value, uint32_t *member, int *hit)\n"
+               "{\n  if (strcmp(name, key))\n    return 0;\n  *member = (uint32_t)value;\n  *hit = 1;\n  return 1;\n}\n"
                "static int nestcl_set_b(const char *name, const char *key, double value, int32_t *member, int *hit)\n"
                "{\n  if (strcmp(name, key))\n    return 0;\n  *member = value != 0.0;\n  *hit = 1;\n  return 1;\n}\n\n");
     sb_printf(b, "static int %s_set_status(void *const *fields, size_t n, size_t nestcl_i, uint32_t K, const char *name,\n"

@@ -16,7 +16,8 @@ static const char *const members[4] = {"S_", "P_", "V_", "B_"};
 
 static const char *cxx_type(ir_type t)
 {
-  static const char *const n[] = {"double", "std::int64_t", "std::int32_t", "std::int32_t", "std::uint64_t"};
+  static const char *const n[] = {"double", "std::int64_t", "std::int32_t", "std::int32_t", "std::uint64_t",
+                                  "std::uint32_t"};
   return n[t];
 }
 

@@ -130,18 +130,19 @@ void ir_note_add(ir_model *m, const char *text)
 
 const char *ir_type_enum(ir_type t)
 {
-  static const char *const n[] = {"NESTCL_T_DOUBLE", "NESTCL_T_LONG", "NESTCL_T_INT", "NESTCL_T_BOOL", "NESTCL_T_SIZE"};
+  static const char *const n[] = {"NESTCL_T_DOUBLE", "NESTCL_T_LONG", "NESTCL_T_INT", "NESTCL_T_BOOL", "NESTCL_T_SIZE",
+                                  "NESTCL_T_INT"};
   return n[t];
 }
 
 const char *ir_type_c(ir_type t)
 {
-  static const char *const n[] = {"double", "int64_t", "int32_t", "int32_t", "uint64_t"};
+  static const char *const n[] = {"double", "int64_t", "int32_t", "int32_t", "uint64_t", "uint32_t"};
   return n[t];
 }
 
 const char *ir_type_cl(ir_type t)
 {
-  static const char *const n[] = {"double", "long", "int", "int", "ulong"};
+  static const char *const n[] = {"double", "long", "int", "int", "ulong", "uint"};
   return n[t];
 }

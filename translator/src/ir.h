@@ -16,8 +16,13 @@
 #include <clang-c/Index.h>
 #include <stddef.h>
 
-/* Same numbering as nestcl_field_type / nestcl_field_role in nestcl/model.h. */
-typedef enum ir_type { IR_T_DOUBLE = 0, IR_T_LONG, IR_T_INT, IR_T_BOOL, IR_T_SIZE } ir_type;
+/*
+ * Same numbering as nestcl_field_type / nestcl_field_role in nestcl/model.h.
+ * IR_T_UINT (unsigned int, e.g. NEST's refractory counters) is stored in the
+ * descriptor as NESTCL_T_INT: same 4 bytes, same bits; the generated code
+ * accesses it as unsigned, so its arithmetic is the original's.
+ */
+typedef enum ir_type { IR_T_DOUBLE = 0, IR_T_LONG, IR_T_INT, IR_T_BOOL, IR_T_SIZE, IR_T_UINT } ir_type;
 typedef enum ir_role { IR_ROLE_STATE = 0, IR_ROLE_PARAMETER, IR_ROLE_INTERNAL, IR_ROLE_BUFFER } ir_role;
 
 typedef enum ir_model_kind {

@@ -393,7 +393,7 @@ int main(int argc, char **argv)
         /* A file named explicitly, or pre-filtered as a model, without a node class. */
         ir_model *m = ir_model_new(units.u[k].base);
         char *t = xasprintf("%s:1:1: error: no NEST model class found (a class deriving from Node, "
-                            "ArchivingNode or StructuralPlasticityNode)", units.u[k].source);
+                            "ArchivingNode or StructuralPlasticityNode; preprocessor conditions may hide it)", units.u[k].source);
         m->source_file = xstrdup(units.u[k].source);
         m->tu = &parsed[k].tu;
         ir_diag_add(m, 1, t);
@@ -426,6 +426,9 @@ int main(int argc, char **argv)
         all = xrealloc(all, sizeof *all * (size_t)(n_all + 1));
         all[n_all++] = m;
       }
+      /* Only names and diagnostics are needed from here on: a directory of
+       * NEST models would otherwise hold every parsed unit in memory. */
+      parse_release_tu(&parsed[k]);
     }
     free(args);
   }

@@ -211,6 +211,7 @@ static int scalar_type(CXType t, ir_type *out)
   case CXType_Int: *out = IR_T_INT; return 1;
   case CXType_Bool: *out = IR_T_BOOL; return 1;
   case CXType_ULong: case CXType_ULongLong: *out = IR_T_SIZE; return 1;
+  case CXType_UInt: *out = IR_T_UINT; return 1;
   default: return 0;
   }
 }
@@ -295,12 +296,14 @@ static enum CXChildVisitResult visit_fields(CXCursor c, CXCursor parent, CXClien
       ok = scalar_type(t, &ty);
     }
     if (!ok) {
+      /* No SoA layout: the member stays in the NEST node; a use on the device
+       * path is refused where it occurs. */
       CXString ts = clang_getTypeSpelling(t);
-      char *msg = xasprintf("field '%s::%s' of type '%s' is not supported on the device (no SoA layout for this type)",
-                            ir_struct_names[fw->si], member, clang_getCString(ts));
+      char *note = xasprintf("field '%s::%s' of type '%s' stays on the host (no SoA layout for this type)",
+                             ir_struct_names[fw->si], member, clang_getCString(ts));
       clang_disposeString(ts);
-      add_diag_at(m, c, 1, msg);
-      free(msg);
+      ir_note_add(m, note);
+      free(note);
       free(member);
       free(dn);
       return CXChildVisit_Continue;
@@ -800,16 +803,25 @@ int parse_unit(CXIndex idx, const tr_unit *u, const char *const *args, int nargs
   return 0;
 }
 
-void parse_free(tr_parsed *p)
+void parse_release_tu(tr_parsed *p)
 {
   int k;
-  for (k = 0; k < p->n_models; k++)
-    ir_model_free(p->models[k]);
-  free(p->models);
   for (k = 0; k < p->tu.n_macros; k++)
     free(p->tu.macros[k].name);
   free(p->tu.macros);
+  p->tu.macros = NULL;
+  p->tu.n_macros = 0;
   if (p->tu.tu)
     clang_disposeTranslationUnit(p->tu.tu);
+  p->tu.tu = NULL;
+}
+
+void parse_free(tr_parsed *p)
+{
+  int k;
+  parse_release_tu(p);
+  for (k = 0; k < p->n_models; k++)
+    ir_model_free(p->models[k]);
+  free(p->models);
   memset(p, 0, sizeof *p);
 }

@@ -26,6 +26,8 @@ typedef struct tr_parsed {
 /* 0, or -1 when libclang could not even start (run-time error, message on stderr). */
 int parse_unit(CXIndex idx, const tr_unit *u, const char *const *args, int nargs, tr_parsed *out);
 void parse_free(tr_parsed *p);
+/* Disposes the translation unit but keeps the models for the report (their cursors become invalid). */
+void parse_release_tu(tr_parsed *p);
 
 /* Whether text declares a class deriving directly from a NEST node base (cheap pre-filter). */
 int parse_text_declares_model(const char *text);

@@ -47,6 +47,8 @@ struct rw_ctx {
   int n_substs;
   int depth;
   char label[64]; /* RW_SET: where a return statement goes */
+  char *lag_var;  /* RW_UPDATE: the variable of the lag loop (for random draws) */
+  int rng_sites;  /* random draws rendered so far: each call site gets its own stream */
 };
 
 typedef struct kids {
@@ -87,6 +89,46 @@ static CXCursor strip(CXCursor c)
   }
 }
 
+/* The lag loop of update(): the for statement whose condition reads the 'to' parameter. */
+typedef struct lag_find {
+  CXCursor to;
+  char *name;
+  int hit;
+} lag_find;
+
+static enum CXChildVisitResult visit_refs_to(CXCursor c, CXCursor parent, CXClientData data)
+{
+  lag_find *lf = data;
+  (void)parent;
+  if (clang_getCursorKind(c) == CXCursor_DeclRefExpr &&
+      clang_equalCursors(clang_getCanonicalCursor(clang_getCursorReferenced(c)), clang_getCanonicalCursor(lf->to))) {
+    lf->hit = 1;
+    return CXChildVisit_Break;
+  }
+  return CXChildVisit_Recurse;
+}
+
+static enum CXChildVisitResult visit_find_lag(CXCursor c, CXCursor parent, CXClientData data)
+{
+  lag_find *lf = data;
+  (void)parent;
+  if (lf->name)
+    return CXChildVisit_Break;
+  if (clang_getCursorKind(c) == CXCursor_ForStmt) {
+    kids k = children(c);
+    if (k.n >= 2 && clang_getCursorKind(k.c[0]) == CXCursor_DeclStmt) {
+      kids d = children(k.c[0]);
+      lf->hit = 0;
+      clang_visitChildren(k.c[1], visit_refs_to, lf);
+      if (lf->hit && d.n >= 1 && clang_getCursorKind(d.c[0]) == CXCursor_VarDecl)
+        lf->name = cursor_spelling(d.c[0]);
+      free(d.c);
+    }
+    free(k.c);
+  }
+  return CXChildVisit_Recurse;
+}
+
 rw_ctx *rw_new(ir_model *m, rw_mode mode, CXCursor fn, int fatal)
 {
   rw_ctx *c = xcalloc(1, sizeof *c);
@@ -95,6 +137,14 @@ rw_ctx *rw_new(ir_model *m, rw_mode mode, CXCursor fn, int fatal)
   c->fn = fn;
   c->fatal = fatal;
   c->used = xcalloc((size_t)(m->n_fields ? m->n_fields : 1), 1);
+  if (mode == RW_UPDATE && clang_Cursor_getNumArguments(fn) == 3) {
+    lag_find lf;
+    lf.to = clang_Cursor_getArgument(fn, 2);
+    lf.name = NULL;
+    lf.hit = 0;
+    clang_visitChildren(fn, visit_find_lag, &lf);
+    c->lag_var = lf.name;
+  }
   return c;
 }
 
@@ -111,6 +161,7 @@ void rw_free(rw_ctx *c)
   free(c->substs);
   free(c->used);
   free(c->first_error);
+  free(c->lag_var);
   free(c);
 }
 
@@ -419,11 +470,21 @@ static int inline_method(rw_ctx *c, CXCursor cur, CXCursor callee, strbuf *out)
   if (clang_Cursor_isNull(body))
     return 0;
   stmts = children(body);
-  if (stmts.n != 1 || clang_getCursorKind(stmts.c[0]) != CXCursor_ReturnStmt) {
+  /* A single return, after nothing but assertions (dropped, as NDEBUG would). */
+  for (k = 0; k + 1 < stmts.n; k++) {
+    CXFile af;
+    unsigned ab, ae;
+    const ir_macro *mc = cursor_offsets(stmts.c[k], &af, &ab, &ae) ? NULL : macro_at(c, af, ab, ae);
+    if (!mc || strcmp(mc->name, "assert")) {
+      free(stmts.c);
+      return 0;
+    }
+  }
+  if (stmts.n < 1 || clang_getCursorKind(stmts.c[stmts.n - 1]) != CXCursor_ReturnStmt) {
     free(stmts.c);
     return 0;
   }
-  ret = stmts.c[0];
+  ret = stmts.c[stmts.n - 1];
   free(stmts.c);
   rk = children(ret);
   if (rk.n != 1) {
@@ -654,6 +715,18 @@ static int handle_call(rw_ctx *c, CXCursor cur, strbuf *out)
       sb_putc(out, ')');
       goto done;
     }
+    if ((!strcmp(name, "drand") || !strcmp(name, "operator()")) && nargs == 0 && strstr(cls, "RandomGenerator")) {
+      /* NEST's per-thread generator becomes a counter-based stream per neuron,
+       * step and call site (nestcl_philox.h); its numbers differ from NEST's. */
+      if (!c->lag_var) {
+        error_at(c, cur, "a random draw outside the lag loop", "draws are keyed by neuron and step");
+        goto done;
+      }
+      warning_at(c, cur, "random draw: the device uses its own counter-based stream (NESTCL_DRAND), "
+                         "statistically but not bitwise equal to NEST's");
+      sb_printf(out, "NESTCL_DRAND(nestcl_i, origin_steps + %s, %d)", c->lag_var, c->rng_sites++);
+      goto done;
+    }
     if (!strcmp(name, "spike_event_is_due") && nargs == 1) {
       warning_at(c, cur, "spike_event_is_due(): the device path implements the dynamic spike condition only "
                          "(neurons with ignore_and_spike must stay on the CPU)");
@@ -700,7 +773,7 @@ static int handle_call(rw_ctx *c, CXCursor cur, strbuf *out)
   }
 
   if (c->mode == RW_PRERUN || c->mode == RW_DEFAULTS) {
-    if ((!strcmp(name, "init") && !strcmp(cls, "UniversalDataLogger")) ||
+    if ((!strcmp(name, "init") && strstr(cls, "UniversalDataLogger")) ||
         ((!strcmp(name, "resize") || !strcmp(name, "clear") || !strcmp(name, "assign")) && !clang_Cursor_isNull(base) &&
          is_per_receptor_container(c, base))) {
       /* Per-receptor storage is sized by the runtime (K); the logger is NEST's. */
@@ -715,7 +788,7 @@ static int handle_call(rw_ctx *c, CXCursor cur, strbuf *out)
     char *q = cursor_qualified_name(key);
     CXType lt = clang_getCanonicalType(clang_getCursorType(clang_Cursor_getArgument(cur, 2)));
     const char *suffix = lt.kind == CXType_Double ? "d" : lt.kind == CXType_Long ? "l" : lt.kind == CXType_Int ? "i"
-                         : lt.kind == CXType_Bool ? "b" : NULL;
+                         : lt.kind == CXType_Bool ? "b" : lt.kind == CXType_UInt ? "u" : NULL;
     if (!strncmp(q, "names::", 7) && !suffix && clang_getCursorKind(strip(clang_Cursor_getArgument(cur, 2))) == CXCursor_MemberRefExpr &&
         ir_find_field(c->m, clang_getCursorReferenced(strip(clang_Cursor_getArgument(cur, 2)))) >= 0) {
       /* A per-receptor vector cannot take one double: it is set through NEST and the glue. */
@@ -744,7 +817,7 @@ static int handle_call(rw_ctx *c, CXCursor cur, strbuf *out)
         sb_printf(out, "0 /* %s: not a scalar */", q + 7);
       } else {
         const char *suffix = lt.kind == CXType_Double ? "d" : lt.kind == CXType_Long ? "l" : lt.kind == CXType_Int ? "i"
-                             : lt.kind == CXType_Bool ? "b" : "d";
+                             : lt.kind == CXType_Bool ? "b" : lt.kind == CXType_UInt ? "u" : "d";
         sb_printf(out, "nestcl_set_%s(name, \"%s\", value, &(%s), &nestcl_hit)", suffix, q + 7, c->m->fields[fi].c_name);
       }
       free(q);
@@ -790,6 +863,13 @@ static void render_vardecl(rw_ctx *c, CXCursor cur, const char *t, unsigned b, u
   if (ty.kind == CXType_LValueReference || ty.kind == CXType_RValueReference || ty.kind == CXType_Pointer) {
     char *what = xasprintf("%s '%s'", ty.kind == CXType_Pointer ? "pointer" : "reference", vname);
     error_at(c, cur, what, "unresolvable pointer");
+    free(what);
+    free(vname);
+    return;
+  }
+  if (clang_getCursorKind(cur) == CXCursor_VarDecl && clang_Cursor_getStorageClass(cur) == CX_SC_Static) {
+    char *what = xasprintf("static local '%s'", vname);
+    error_at(c, cur, what, "state shared between neurons");
     free(what);
     free(vname);
     return;
@@ -1186,7 +1266,19 @@ void rw_render(rw_ctx *c, CXCursor cur, strbuf *out)
     error_at(c, cur, "'throw'", "exceptions");
     return;
   case CXCursor_CXXTryStmt:
+  case CXCursor_CXXCatchStmt:
     error_at(c, cur, "'try'", "exceptions");
+    return;
+  case CXCursor_CXXForRangeStmt:
+    error_at(c, cur, "range-based for", "iterators; loop over an index");
+    return;
+  case CXCursor_CXXDynamicCastExpr:
+  case CXCursor_CXXTypeidExpr:
+    error_at(c, cur, kind == CXCursor_CXXTypeidExpr ? "'typeid'" : "'dynamic_cast'", "run-time type information");
+    return;
+  case CXCursor_CXXReinterpretCastExpr:
+  case CXCursor_CXXConstCastExpr:
+    error_at(c, cur, kind == CXCursor_CXXConstCastExpr ? "'const_cast'" : "'reinterpret_cast'", "unresolvable pointer");
     return;
   case CXCursor_LambdaExpr:
     error_at(c, cur, "lambda", "closures");

@@ -357,6 +357,20 @@ void emit_update_prelude(strbuf *b, const ir_model *m)
              "#endif\n"
              "#ifndef NESTCL_SPIKE_EVENT_IS_DUE\n"
              "#define NESTCL_SPIKE_EVENT_IS_DUE(x) (x)\n"
+             "#endif\n"
+             "/* Random draws of the model: uniform [0, 1) from Philox keyed by (seed, purpose + call\n"
+             "   site) with counter (neuron id, step). The runtime defines NESTCL_NEURON_ID(i) to the\n"
+             "   global id so the stream does not depend on the partition. */\n"
+             "#ifndef NESTCL_MODEL_RNG_SEED\n"
+             "#define NESTCL_MODEL_RNG_SEED 0u\n"
+             "#endif\n"
+             "#ifndef NESTCL_NEURON_ID\n"
+             "#define NESTCL_NEURON_ID(i) ((nestcl_u64)(i))\n"
+             "#endif\n"
+             "#ifndef NESTCL_DRAND\n"
+             "#define NESTCL_DRAND(i, step, site) \\\n"
+             "  nestcl_rng_uniform(nestcl_rng_key(NESTCL_MODEL_RNG_SEED, NESTCL_RNG_PURPOSE_MODEL + (site)), \\\n"
+             "                     nestcl_rng_counter(NESTCL_NEURON_ID(i), (nestcl_u64)(step)))\n"
              "#endif\n\n");
   sb_puts(b, "/* Parameters: -DNESTCL_CONST_<member>=value turns a per-neuron read into a constant. */\n");
   for (j = 0; j < m->n_fields; j++) {
