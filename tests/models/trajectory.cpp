@@ -476,19 +476,25 @@ recording_rows( uint32_t K )
   return rows;
 }
 
-/* Checks rec after one step of lag: written iff the hook's condition holds, with the fields' values. */
+/*
+ * Checks block `block` (= lag - from) of rec after an update call: written iff
+ * the hook's condition holds for step, with the values of s (the native state
+ * after that step); tolerant fields as in compare().
+ */
 std::string
-check_recording( const std::vector< double >& rec, const SoA& s, const std::vector< std::pair< int, size_t > >& rows,
-  long step )
+check_recording( const std::vector< double >& rec, size_t block, const SoA& s,
+  const std::vector< std::pair< int, size_t > >& rows, long step, const Setup* tol )
 {
   const bool due = ( step + 1 ) % REC_INTERVAL == 0;
   for ( size_t r = 0; r < rows.size(); ++r )
   {
     for ( size_t i = 0; i < s.n; ++i )
     {
-      const double got = rec[ r * s.n + i ];
+      const double got = rec[ ( block * rows.size() + r ) * s.n + i ];
       const double want = value_of( s, rows[ r ].first, rows[ r ].second * s.n + i );
-      if ( due ? std::memcmp( &got, &want, sizeof got ) != 0 : !std::isnan( got ) )
+      const bool tolerated = due && tol && tol->cl_tolerance > 0 && tolerant( *tol, rows[ r ].first )
+        && std::fabs( got - want ) <= tol->cl_tolerance * std::max( { 1.0, std::fabs( got ), std::fabs( want ) } );
+      if ( due ? std::memcmp( &got, &want, sizeof got ) != 0 && !tolerated : !std::isnan( got ) )
       {
         char buf[ 256 ];
         std::snprintf( buf,
@@ -586,7 +592,7 @@ cl_open( ClPath& cl, const char* spec, const SoA& init, size_t ring_elems, size_
   std::vector< int64_t > zero_ring( ring_elems, 0 );
   if ( nestcl_buffer_alloc( cl.dev, NESTCL_MEM_RING, "ring", ring_elems * 8, rw, zero_ring.data(), &cl.ring )
     || nestcl_buffer_alloc( cl.dev, NESTCL_MEM_OTHER, "spike count", 4, rw, nullptr, &cl.count )
-    || nestcl_buffer_alloc( cl.dev, NESTCL_MEM_OTHER, "spikes", init.n * 8, rw, nullptr, &cl.spikes )
+    || nestcl_buffer_alloc( cl.dev, NESTCL_MEM_OTHER, "spikes", init.n * MIN_DELAY * 8, rw, nullptr, &cl.spikes )
     || nestcl_buffer_alloc( cl.dev, NESTCL_MEM_RECORDING, "rec", rec_elems * 8, rw, nullptr, &cl.rec ) )
   {
     std::fprintf( stderr, "error: %s\n", nestcl_last_error() );
@@ -604,7 +610,7 @@ cl_open( ClPath& cl, const char* spec, const SoA& init, size_t ring_elems, size_
   }
   const cl_uint n = static_cast< cl_uint >( init.n ), K = init.K;
   const cl_double h = nest::Time::get_resolution().get_ms();
-  const cl_uint slots = RING_SLOTS, nch = n_channels( init.K ), cap = static_cast< cl_uint >( init.n );
+  const cl_uint slots = RING_SLOTS, nch = n_channels( init.K ), cap = static_cast< cl_uint >( init.n * MIN_DELAY );
   const cl_long rec_interval = REC_INTERVAL;
   CL_CHECK( clSetKernelArg( cl.kernel, 0, sizeof n, &n ), "arg n" );
   CL_CHECK( clSetKernelArg( cl.kernel, 1, sizeof K, &K ), "arg K" );
@@ -625,12 +631,13 @@ cl_open( ClPath& cl, const char* spec, const SoA& init, size_t ring_elems, size_
   return 0;
 }
 
-/* One lag on the device; reads back every field, the spikes and the recording block. */
+/* Lags [lag_from, lag_to) on the device; reads back every field, the spikes and the recording block. */
 int
-cl_step( ClPath& cl, long origin, long lag, SoA& out, std::vector< Spike >& spikes, std::vector< double >& rec )
+cl_step( ClPath& cl, long origin, long lag_from, long lag_to, SoA& out, std::vector< Spike >& spikes,
+  std::vector< double >& rec )
 {
   const cl_long o = origin;
-  const cl_int from = static_cast< cl_int >( lag ), to = static_cast< cl_int >( lag + 1 );
+  const cl_int from = static_cast< cl_int >( lag_from ), to = static_cast< cl_int >( lag_to );
   const cl_uint zero = 0;
   CL_CHECK( clSetKernelArg( cl.kernel, 2, sizeof o, &o ), "arg origin_steps" );
   CL_CHECK( clSetKernelArg( cl.kernel, 3, sizeof from, &from ), "arg from" );
@@ -648,7 +655,7 @@ cl_step( ClPath& cl, long origin, long lag, SoA& out, std::vector< Spike >& spik
   }
   cl_uint count = 0;
   CL_CHECK( clEnqueueReadBuffer( cl.q, cl.count.mem, CL_TRUE, 0, 4, &count, 0, nullptr, nullptr ), "read count" );
-  if ( count > out.n )
+  if ( count > out.n * ( lag_to - lag_from ) )
   {
     std::fprintf( stderr, "error: OpenCL spike list overflow (%u > %zu)\n", count, out.n );
     return 1;
@@ -925,7 +932,7 @@ main( int argc, char** argv )
   const size_t ring_elems = static_cast< size_t >( RING_SLOTS ) * nch * N;
   std::vector< int64_t > ring( ring_elems, 0 ), cl_ring( ring_elems, 0 );
   const auto rows = recording_rows( K );
-  const std::vector< double > rec_blank( rows.size() * N, NAN );
+  const std::vector< double > rec_blank( rows.size() * N * MIN_DELAY, NAN );
   std::vector< double > rec( rec_blank ), cl_rec( rec_blank );
 
   ClPath cl;
@@ -940,8 +947,14 @@ main( int argc, char** argv )
 
   std::vector< SpikeIn > sp;
   std::vector< CurrentIn > cur;
-  std::vector< nestcl_spike > cpu_spikes( N );
-  std::vector< Spike > want, got, cl_got;
+  std::vector< nestcl_spike > cpu_spikes( N * MIN_DELAY );
+  std::vector< Spike > want_all, want, got, cl_got;
+  std::vector< SoA > refs; // native state after each lag of the super step
+  refs.reserve( MIN_DELAY );
+  for ( long lag = 0; lag < MIN_DELAY; ++lag )
+  {
+    refs.emplace_back( N, K );
+  }
   size_t total_spikes = 0;
   double cl_max_dev = 0;
 
@@ -1015,98 +1028,116 @@ main( int argc, char** argv )
       return nestcl_test::fail( "ring", "upload failed" );
     }
 
-    for ( long lag = 0; lag < MIN_DELAY && origin + lag < steps; ++lag )
+    // Native: NEST's loop, one lag at a time; the state after each lag is kept.
+    const long lags = std::min( MIN_DELAY, steps - origin );
+    want_all.clear();
+    for ( long lag = 0; lag < lags; ++lag )
     {
       const long step = origin + lag;
-
-      // Native.
       for ( auto& node : nodes )
       {
         nestcl_test::update_lag( *node, lag );
       }
-      want.clear();
       for ( const auto& e : nest::kernel().event_delivery_manager.emitted_spikes_ )
       {
         if ( e.step != step + 1 || e.lag != lag )
         {
           return nestcl_test::fail( "native", "send() stamped a spike outside this step" );
         }
-        want.push_back( { static_cast< uint32_t >( e.node_id - 1 ), static_cast< uint32_t >( lag ) } );
+        want_all.push_back( { static_cast< uint32_t >( e.node_id - 1 ), static_cast< uint32_t >( lag ) } );
       }
       nest::kernel().event_delivery_manager.emitted_spikes_.clear();
-      std::sort( want.begin(), want.end() );
-      total_spikes += want.size();
       for ( size_t i = 0; i < N; ++i )
       {
-        pack( *nodes[ i ], ref.fields(), N, i );
+        pack( *nodes[ i ], refs[ lag ].fields(), N, i );
       }
+    }
+    total_spikes += want_all.size();
 
-      // Translated C loop.
+    // Translated: odd super steps in one call over all lags (as the engine
+    // runs them: the lag loop inside the kernel), even ones lag by lag (every
+    // intermediate state compared).
+    const bool whole = ( origin / MIN_DELAY ) % 2 == 1;
+    for ( long from = 0; from < lags; from = whole ? lags : from + 1 )
+    {
+      const long to = whole ? lags : from + 1;
+      want.clear();
+      for ( const Spike& sp_ : want_all )
+      {
+        if ( sp_.lag >= from && sp_.lag < to )
+        {
+          want.push_back( sp_ );
+        }
+      }
+      std::sort( want.begin(), want.end() );
+      const SoA& ref_to = refs[ to - 1 ];
+
+      // The C loop.
       uint32_t count = 0;
       rec = rec_blank;
       nestcl_update_args a {};
       a.n = static_cast< uint32_t >( N );
       a.K = K;
       a.origin_steps = origin;
-      a.from = static_cast< int >( lag );
-      a.to = static_cast< int >( lag + 1 );
+      a.from = static_cast< int >( from );
+      a.to = static_cast< int >( to );
       a.resolution_ms = h;
       a.ring_slots = RING_SLOTS;
       a.n_channels = nch;
       a.ring = ring.data();
       a.spike_count = &count;
       a.spikes = cpu_spikes.data();
-      a.spike_capacity = static_cast< uint32_t >( N );
+      a.spike_capacity = static_cast< uint32_t >( N * ( to - from ) );
       a.rec_interval = REC_INTERVAL;
       a.rec = rec.data();
       DESC->update_cpu( &a, cpu.fields() );
-      if ( count > N )
+      if ( count > a.spike_capacity )
       {
         return nestcl_test::fail( "cpu", "spike list overflow" );
       }
       got.clear();
-      for ( uint32_t s = 0; s < count; ++s )
+      for ( uint32_t k = 0; k < count; ++k )
       {
-        got.push_back( { cpu_spikes[ s ].index, cpu_spikes[ s ].lag } );
+        got.push_back( { cpu_spikes[ k ].index, cpu_spikes[ k ].lag } );
       }
       std::sort( got.begin(), got.end() );
 
-      std::string diff = compare( ref, cpu, -1, nullptr, nullptr );
+      std::string diff = compare( ref_to, cpu, -1, nullptr, nullptr );
       if ( diff.empty() && got != want )
       {
         diff = "spikes differ (" + std::to_string( got.size() ) + " vs native " + std::to_string( want.size() ) + ")";
       }
-      if ( diff.empty() )
+      for ( long lag = from; diff.empty() && lag < to; ++lag )
       {
-        diff = check_recording( rec, cpu, rows, step );
+        diff = check_recording( rec, lag - from, refs[ lag ], rows, origin + lag, nullptr );
       }
       if ( !diff.empty() )
       {
-        std::fprintf( stderr, "FAIL C loop, step %ld: %s\n", step, diff.c_str() );
+        std::fprintf( stderr, "FAIL C loop, steps %ld..%ld: %s\n", origin + from, origin + to - 1, diff.c_str() );
         return 1;
       }
 
-      // Translated OpenCL kernel.
+      // The OpenCL kernel.
       if ( use_cl )
       {
         cl_rec = rec_blank;
-        if ( cl_step( cl, origin, lag, clo, cl_got, cl_rec ) )
+        if ( cl_step( cl, origin, from, to, clo, cl_got, cl_rec ) )
         {
           return 1;
         }
         std::sort( cl_got.begin(), cl_got.end() );
-        diff = compare( ref, clo, -1, &setup, &cl_max_dev );
+        diff = compare( ref_to, clo, -1, &setup, &cl_max_dev );
         if ( diff.empty() && cl_got != want )
         {
           diff = "spikes differ (" + std::to_string( cl_got.size() ) + " vs native " + std::to_string( want.size() ) + ")";
         }
-        if ( diff.empty() && cl_max_dev == 0 )
+        for ( long lag = from; diff.empty() && lag < to; ++lag )
         {
-          diff = check_recording( cl_rec, clo, rows, step );
+          diff = check_recording( cl_rec, lag - from, refs[ lag ], rows, origin + lag, &setup );
         }
         if ( !diff.empty() )
         {
-          std::fprintf( stderr, "FAIL OpenCL, step %ld: %s\n", step, diff.c_str() );
+          std::fprintf( stderr, "FAIL OpenCL, steps %ld..%ld: %s\n", origin + from, origin + to - 1, diff.c_str() );
           return 1;
         }
       }
