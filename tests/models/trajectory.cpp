@@ -514,6 +514,26 @@ check_recording( const std::vector< double >& rec, size_t block, const SoA& s,
   return "";
 }
 
+/*
+ * The harness's own check (--perturb): one-ulp changes of a neuron's state
+ * must be caught. Every scalar double state field is nudged, because some
+ * (input currents) are overwritten by the next step and would hide it.
+ */
+void
+perturb_one_ulp( SoA& s, size_t i )
+{
+  for ( int f = 0; f < DESC->n_fields; ++f )
+  {
+    if ( DESC->fields[ f ].role == NESTCL_ROLE_STATE && DESC->fields[ f ].type == NESTCL_T_DOUBLE
+      && DESC->fields[ f ].array_len == 0 )
+    {
+      double& x = static_cast< double* >( s.ptrs[ f ] )[ i ];
+      x = std::nextafter( x, HUGE_VAL );
+      std::fprintf( stderr, "perturbed %s of neuron %zu by one ulp\n", DESC->fields[ f ].member, i );
+    }
+  }
+}
+
 /* ---- OpenCL path -------------------------------------------------------- */
 
 struct ClPath
@@ -790,6 +810,8 @@ usage( FILE* f )
     "  --no-opencl    compare the C loop only\n"
     "  --host-only    check only the translated host helpers (pre_run, set_defaults,\n"
     "                 get_status) against the native model\n"
+    "  --perturb S    after step S, change every scalar double state field of one\n"
+    "                 neuron in the C loop by one ulp (the harness must report a FAIL)\n"
     "Exit status: 0 equal, 1 a difference or an error, 2 usage, 77 no OpenCL device.\n",
     "nestcl_trajectory_" NESTCL_STR( NESTCL_MODEL ),
     MODEL_NAME );
@@ -804,6 +826,7 @@ main( int argc, char** argv )
   const char* device = nullptr;
   bool use_cl = true;
   bool host_only = false;
+  long perturb_step = -1;
   for ( int a = 1; a < argc; ++a )
   {
     const std::string arg = argv[ a ];
@@ -825,7 +848,7 @@ main( int argc, char** argv )
     {
       host_only = true;
     }
-    else if ( ( arg == "--neurons" || arg == "--steps" || arg == "--device" ) && a + 1 < argc )
+    else if ( ( arg == "--neurons" || arg == "--steps" || arg == "--device" || arg == "--perturb" ) && a + 1 < argc )
     {
       const char* v = argv[ ++a ];
       if ( arg == "--device" )
@@ -843,6 +866,10 @@ main( int argc, char** argv )
       if ( arg == "--neurons" )
       {
         N = static_cast< size_t >( x );
+      }
+      else if ( arg == "--perturb" )
+      {
+        perturb_step = x;
       }
       else
       {
@@ -1115,6 +1142,10 @@ main( int argc, char** argv )
       {
         std::fprintf( stderr, "FAIL C loop, steps %ld..%ld: %s\n", origin + from, origin + to - 1, diff.c_str() );
         return 1;
+      }
+      if ( perturb_step >= origin + from && perturb_step < origin + to )
+      {
+        perturb_one_ulp( cpu, N / 2 );
       }
 
       // The OpenCL kernel.
