@@ -906,6 +906,10 @@ int eng_build(nestcl_engine *e)
   double t1 = eng_now();
   e->build_conn_s = t1 - t_nodes;
 
+  e->mpi_counts = calloc(2 * (size_t)e->n_ranks, sizeof *e->mpi_counts);
+  if (!e->mpi_counts) {
+    return nestcl_set_error(NESTCL_ENOMEM, "out of host memory");
+  }
   e->global_cap = e->n_global * (size_t)e->min_delay;
   e->global = malloc(2 * e->global_cap * sizeof *e->global);
   e->gather_tmp = malloc(2 * e->global_cap * sizeof *e->gather_tmp);
@@ -1006,6 +1010,8 @@ void eng_free_built(nestcl_engine *e)
   free(e->global);
   free(e->gather_tmp);
   free(e->out_degree);
+  free(e->mpi_counts);
+  e->mpi_counts = NULL;
   e->global = e->gather_tmp = e->out_degree = NULL;
   e->built = 0;
 }

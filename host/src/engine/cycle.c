@@ -217,10 +217,7 @@ static int exchange(nestcl_engine *e, int64_t origin)
   }
 #ifdef NESTCL_WITH_MPI
   if (e->n_ranks > 1) {
-    int *counts = malloc((size_t)e->n_ranks * 2 * sizeof *counts);
-    if (!counts) {
-      return nestcl_set_error(NESTCL_ENOMEM, "out of host memory");
-    }
+    int *counts = e->mpi_counts;
     int *displs = counts + e->n_ranks;
     int mine = (int)(2 * n);
     MPI_Allgather(&mine, 1, MPI_INT, counts, 1, MPI_INT, MPI_COMM_WORLD);
@@ -230,13 +227,11 @@ static int exchange(nestcl_engine *e, int64_t origin)
       total += (size_t)counts[r];
     }
     if (total > 2 * e->global_cap) {
-      free(counts);
       return nestcl_set_error(NESTCL_ERUNTIME, "global spike list overflow");
     }
     memcpy(e->gather_tmp, e->global, 2 * n * sizeof(uint32_t));
     int rc = MPI_Allgatherv(e->gather_tmp, mine, MPI_UINT32_T, e->global, counts, displs, MPI_UINT32_T,
                             MPI_COMM_WORLD);
-    free(counts);
     if (rc != MPI_SUCCESS) {
       return nestcl_set_error(NESTCL_ERUNTIME, "MPI_Allgatherv failed (%d)", rc);
     }

@@ -153,6 +153,7 @@ struct nestcl_engine {
   size_t n_global_spikes, global_cap;
   uint32_t *gather_tmp;
   size_t gather_cap;
+  int *mpi_counts;        /* [2 * n_ranks]: Allgatherv counts and displacements */
   uint32_t *out_degree;  /* per global source, over all ranks */
 
   uint64_t spikes_total, events_total, synapses_total, local_synapses;
