@@ -160,48 +160,28 @@ static uint64_t proj_step(int p, int kind, uint64_t j)
   return ((uint64_t)p << 34) | ((uint64_t)kind << 32) | (j & 0xffffffffu);
 }
 
-/* Synapses onto one block in target-major order, before sorting by source. */
-typedef struct coo {
-  uint32_t *src;
-  uint32_t *tgt;   /* packed channel << 24 | local index */
-  double *w;
-  uint16_t *d;
-  uint64_t n, cap;
-} coo;
-
-static int coo_push(coo *c, uint32_t src, uint32_t tgt, double w, uint16_t d)
-{
-  if (c->n == c->cap) {
-    uint64_t cap = c->cap ? c->cap * 2 : 4096;
-    uint32_t *s = realloc(c->src, cap * sizeof *s);
-    if (s) c->src = s;
-    uint32_t *t = realloc(c->tgt, cap * sizeof *t);
-    if (t) c->tgt = t;
-    double *w2 = realloc(c->w, cap * sizeof *w2);
-    if (w2) c->w = w2;
-    uint16_t *d2 = realloc(c->d, cap * sizeof *d2);
-    if (d2) c->d = d2;
-    if (!s || !t || !w2 || !d2) {
-      return nestcl_set_error(NESTCL_ENOMEM, "out of host memory building synapses (%llu)", (unsigned long long)cap);
-    }
-    c->cap = cap;
-  }
-  c->src[c->n] = src;
-  c->tgt[c->n] = tgt;
-  c->w[c->n] = w;
-  c->d[c->n] = d;
-  c->n++;
-  return 0;
-}
-
-static void coo_free(coo *c)
-{
-  free(c->src);
-  free(c->tgt);
-  free(c->w);
-  free(c->d);
-  memset(c, 0, sizeof *c);
-}
+/*
+ * The CSR is built in two passes over the same deterministic draws, so no
+ * temporary list of all synapses is ever held: pass 0 counts each source's row
+ * (and sees whether all delays are equal), pass 1 redraws and places every
+ * synapse at its row's cursor. Within a row synapses stay in target-major
+ * draw order.
+ */
+typedef struct sink {
+  int pass;
+  uint64_t *row_ptr;   /* pass 0: counts at [src + 1] */
+  uint64_t *cursor;    /* pass 1: next free slot per source */
+  uint32_t *target;
+  float *weight_f;
+  double *weight_d;
+  uint16_t *delay;     /* pass 1, only when delays differ */
+  uint64_t n;
+  int have_delay, hom;
+  uint16_t delay0;
+  /* the projection being drawn: route of a constant weight, computed once */
+  int const_route, const_ch;
+  double const_value;
+} sink;
 
 typedef struct marks {
   uint32_t *stamp;
@@ -227,31 +207,74 @@ static int marks_next(marks *m, uint32_t size)
 }
 
 /* One synapse: the weight and delay of the row's j-th synapse, routed through the model. */
-static int add_synapse(const nestcl_engine *e, coo *c, const eng_projection *pr, int p, const eng_population *tp,
+static int add_synapse(const nestcl_engine *e, sink *k, const eng_projection *pr, int p, const eng_population *tp,
                        uint64_t row_id, uint64_t j, uint32_t src_gid, uint32_t tgt_local)
 {
-  double w = eng_draw(&pr->syn.weight, e->cfg.seed, NESTCL_RNG_PURPOSE_CONNECT, row_id, proj_step(p, 1, j));
-  double dms = eng_draw(&pr->syn.delay_ms, e->cfg.seed, NESTCL_RNG_PURPOSE_CONNECT, row_id, proj_step(p, 2, j));
-  int64_t d = eng_ms_to_steps(dms, e->cfg.resolution_ms);
-  if (d < e->min_delay || d > e->max_delay) {
-    return nestcl_set_error(NESTCL_EINVAL, "drawn delay %g ms outside [min_delay, max_delay]", dms);
+  int64_t d = k->have_delay ? k->delay0 : 0;
+  if (pr->syn.delay_ms.kind != NESTCL_DIST_CONSTANT || !k->have_delay) {
+    double dms = eng_draw(&pr->syn.delay_ms, e->cfg.seed, NESTCL_RNG_PURPOSE_CONNECT, row_id, proj_step(p, 2, j));
+    d = eng_ms_to_steps(dms, e->cfg.resolution_ms);
+    if (d < e->min_delay || d > e->max_delay) {
+      return nestcl_set_error(NESTCL_EINVAL, "drawn delay %g ms outside [min_delay, max_delay]", dms);
+    }
   }
-  int ch;
-  double value;
-  if (tp->model->route_spike(w, pr->syn.rport, tp->K, &ch, &value) != 0 || ch < 0 || (uint32_t)ch >= tp->n_channels) {
-    return nestcl_set_error(NESTCL_EINVAL, "%s rejects a spike of weight %g at rport %ld", tp->model->name, w,
-                            pr->syn.rport);
+  if (k->pass == 0) {
+    if (!k->have_delay) {
+      k->have_delay = 1;
+      k->delay0 = (uint16_t)d;
+    }
+    k->hom = k->hom && d == k->delay0;
+    k->row_ptr[src_gid + 1]++;
+    k->n++;
+    return 0;
   }
-  return coo_push(c, src_gid, ((uint32_t)ch << NESTCL_TARGET_INDEX_BITS) | tgt_local, value, (uint16_t)d);
+  int ch = k->const_ch;
+  double value = k->const_value;
+  if (!k->const_route) {
+    double w = eng_draw(&pr->syn.weight, e->cfg.seed, NESTCL_RNG_PURPOSE_CONNECT, row_id, proj_step(p, 1, j));
+    if (tp->model->route_spike(w, pr->syn.rport, tp->K, &ch, &value) != 0 || ch < 0 ||
+        (uint32_t)ch >= tp->n_channels) {
+      return nestcl_set_error(NESTCL_EINVAL, "%s rejects a spike of weight %g at rport %ld", tp->model->name, w,
+                              pr->syn.rport);
+    }
+  }
+  uint64_t at = k->cursor[src_gid]++;
+  k->target[at] = ((uint32_t)ch << NESTCL_TARGET_INDEX_BITS) | tgt_local;
+  if (k->weight_d) {
+    k->weight_d[at] = value;
+  } else {
+    k->weight_f[at] = (float)value;
+  }
+  if (k->delay) {
+    k->delay[at] = (uint16_t)d;
+  }
+  k->n++;
+  return 0;
 }
 
-static int draw_projection(const nestcl_engine *e, const eng_block *b, int p, coo *c, marks *mk)
+static int draw_projection(const nestcl_engine *e, const eng_block *b, int p, sink *c, marks *mk)
 {
   const eng_projection *pr = &e->projs[p];
   const eng_population *sp = &e->pops[pr->src], *tp = &e->pops[pr->tgt];
   uint32_t seed = e->cfg.seed;
   int same = pr->src == pr->tgt;
   int rc = 0;
+  c->const_route = pr->syn.weight.kind == NESTCL_DIST_CONSTANT;
+  if (c->const_route && (tp->model->route_spike(pr->syn.weight.a, pr->syn.rport, tp->K, &c->const_ch,
+                                                &c->const_value) != 0 ||
+                         c->const_ch < 0 || (uint32_t)c->const_ch >= tp->n_channels)) {
+    return nestcl_set_error(NESTCL_EINVAL, "%s rejects a spike of weight %g at rport %ld", tp->model->name,
+                            pr->syn.weight.a, pr->syn.rport);
+  }
+  /* A constant delay is drawn (rounded) once per projection. */
+  if (pr->syn.delay_ms.kind == NESTCL_DIST_CONSTANT) {
+    int64_t dd = eng_ms_to_steps(pr->syn.delay_ms.a, e->cfg.resolution_ms);
+    if (c->pass == 0) {
+      c->hom = c->hom && (!c->have_delay || dd == c->delay0);
+    }
+    c->have_delay = 1;
+    c->delay0 = (uint16_t)dd;
+  }
   switch (pr->conn.rule) {
   case NESTCL_RULE_FIXED_INDEGREE:
     for (uint32_t i = 0; i < b->n && !rc; ++i) {
@@ -338,74 +361,66 @@ static int draw_projection(const nestcl_engine *e, const eng_block *b, int p, co
 
 static int build_synapses(nestcl_engine *e, eng_vp *vp, eng_block *b, marks *mk)
 {
-  coo c;
-  memset(&c, 0, sizeof c);
+  uint64_t N = e->n_global;
+  sink k;
+  memset(&k, 0, sizeof k);
+  k.hom = 1;
+  b->row_ptr = calloc(N + 1, sizeof *b->row_ptr);
+  if (!b->row_ptr) {
+    return nestcl_set_error(NESTCL_ENOMEM, "out of host memory for row pointers");
+  }
+  k.row_ptr = b->row_ptr;
   int rc = 0;
-  if (b->n > 0) {
-    for (int p = 0; p < e->n_projs && !rc; ++p) {
+  for (int pass = 0; pass < 2 && !rc; ++pass) {
+    k.pass = pass;
+    k.n = 0;
+    if (pass == 1) {
+      for (uint64_t s = 0; s < N; ++s) {
+        uint64_t len = b->row_ptr[s + 1];
+        if (len > b->max_row) {
+          b->max_row = (uint32_t)len;
+        }
+        b->row_ptr[s + 1] += b->row_ptr[s];
+      }
+      b->nnz = b->row_ptr[N];
+      size_t wsize = e->cfg.weight_type == NESTCL_WEIGHT_DOUBLE ? sizeof(double) : sizeof(float);
+      b->target = malloc((b->nnz ? b->nnz : 1) * sizeof *b->target);
+      b->weight = malloc((b->nnz ? b->nnz : 1) * wsize);
+      k.cursor = malloc((N ? N : 1) * sizeof *k.cursor);
+      if (!k.hom) {
+        b->delay = malloc((b->nnz ? b->nnz : 1) * sizeof *b->delay);
+      }
+      if (!b->target || !b->weight || !k.cursor || (!k.hom && !b->delay)) {
+        rc = nestcl_set_error(NESTCL_ENOMEM, "out of host memory for %llu synapses", (unsigned long long)b->nnz);
+        break;
+      }
+      memcpy(k.cursor, b->row_ptr, N * sizeof *k.cursor);
+      k.target = b->target;
+      k.weight_f = wsize == sizeof(float) ? b->weight : NULL;
+      k.weight_d = wsize == sizeof(double) ? b->weight : NULL;
+      k.delay = b->delay;
+      b->delay_hom = k.hom ? (k.have_delay ? k.delay0 : (uint32_t)e->min_delay) : NESTCL_DELAY_PER_SYNAPSE;
+    }
+    k.have_delay = 0;
+    for (int p = 0; p < e->n_projs && !rc && b->n > 0; ++p) {
       if (e->projs[p].tgt == b->pop) {
-        rc = draw_projection(e, b, p, &c, mk);
+        rc = draw_projection(e, b, p, &k, mk);
       }
     }
+    if (!rc && pass == 1 && k.n != b->nnz) {
+      rc = nestcl_set_error(NESTCL_ERUNTIME, "internal: the second pass drew %llu synapses, the first %llu",
+                            (unsigned long long)k.n, (unsigned long long)b->nnz);
+    }
   }
-  uint64_t N = e->n_global;
-  b->row_ptr = calloc(N + 1, sizeof *b->row_ptr);
-  b->target = malloc((c.n ? c.n : 1) * sizeof *b->target);
-  size_t wsize = e->cfg.weight_type == NESTCL_WEIGHT_DOUBLE ? sizeof(double) : sizeof(float);
-  b->weight = malloc((c.n ? c.n : 1) * wsize);
-  if (!rc && (!b->row_ptr || !b->target || !b->weight)) {
-    rc = nestcl_set_error(NESTCL_ENOMEM, "out of host memory for %llu synapses", (unsigned long long)c.n);
-  }
+  free(k.cursor);
   if (rc) {
-    coo_free(&c);
     return rc;
   }
-  int hom = 1;
-  for (uint64_t k = 0; k < c.n; ++k) {
-    b->row_ptr[c.src[k] + 1]++;
-    hom = hom && c.d[k] == c.d[0];
-  }
-  for (uint64_t s = 0; s < N; ++s) {
-    uint64_t len = b->row_ptr[s + 1];
-    if (len > b->max_row) {
-      b->max_row = (uint32_t)len;
-    }
-    b->row_ptr[s + 1] += b->row_ptr[s];
-  }
-  if (!hom) {
-    b->delay = malloc(c.n * sizeof *b->delay);
-    if (!b->delay) {
-      coo_free(&c);
-      return nestcl_set_error(NESTCL_ENOMEM, "out of host memory for delays");
-    }
-  }
-  b->delay_hom = hom ? (c.n ? c.d[0] : (uint32_t)e->min_delay) : NESTCL_DELAY_PER_SYNAPSE;
-  /* Stable scatter: within a row, synapses keep target-major order (ascending targets). */
-  uint64_t *cursor = malloc(N * sizeof *cursor);
-  if (!cursor) {
-    coo_free(&c);
-    return nestcl_set_error(NESTCL_ENOMEM, "out of host memory");
-  }
-  memcpy(cursor, b->row_ptr, N * sizeof *cursor);
-  for (uint64_t k = 0; k < c.n; ++k) {
-    uint64_t at = cursor[c.src[k]]++;
-    b->target[at] = c.tgt[k];
-    if (wsize == sizeof(double)) {
-      ((double *)b->weight)[at] = c.w[k];
-    } else {
-      ((float *)b->weight)[at] = (float)c.w[k];
-    }
-    if (!hom) {
-      b->delay[at] = c.d[k];
-    }
-  }
-  free(cursor);
-  b->nnz = c.n;
-  coo_free(&c);
   vp->synapses += b->nnz;
   if (!vp->is_gpu) {
+    size_t wsize = e->cfg.weight_type == NESTCL_WEIGHT_DOUBLE ? sizeof(double) : sizeof(float);
     vp->host_bytes[NESTCL_MEM_SYNAPSES] += (N + 1) * sizeof(uint64_t) + b->nnz * (sizeof(uint32_t) + wsize) +
-                                           (hom ? 0 : b->nnz * sizeof(uint16_t));
+                                           (b->delay ? b->nnz * sizeof(uint16_t) : 0);
   }
   return 0;
 }
