@@ -282,6 +282,7 @@ int main(int argc, char **argv)
   int n_all = 0, failed = 0, runtime_error = 0;
   tr_parsed *parsed;
   CXIndex idx;
+  int rc = 0;
 
   inputs = xcalloc((size_t)argc, sizeof *inputs);
   cargs = xcalloc((size_t)argc * 2 + 8, sizeof *cargs);
@@ -289,14 +290,17 @@ int main(int argc, char **argv)
     const char *a = argv[k];
     if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
       usage(stdout);
-      return 0;
+      rc = 0;
+      goto out;
     } else if (!strcmp(a, "--version")) {
       printf("nestcl-translate %s\n", NESTCL_VERSION_STRING);
-      return 0;
+      rc = 0;
+      goto out;
     } else if (!strcmp(a, "-o") || !strcmp(a, "--output")) {
       if (++k >= argc) {
         fprintf(stderr, "error: %s needs a directory\n", a);
-        return 2;
+        rc = 2;
+        goto out;
       }
       outdir = argv[k];
     } else if (!strncmp(a, "--output=", 9)) {
@@ -304,7 +308,8 @@ int main(int argc, char **argv)
     } else if (!strcmp(a, "-I") || !strcmp(a, "-D")) {
       if (++k >= argc) {
         fprintf(stderr, "error: %s needs an argument\n", a);
-        return 2;
+        rc = 2;
+        goto out;
       }
       cargs[n_cargs++] = xasprintf("%s%s", a, argv[k]);
     } else if (!strncmp(a, "-I", 2) || !strncmp(a, "-D", 2)) {
@@ -314,7 +319,8 @@ int main(int argc, char **argv)
     } else if (!strcmp(a, "--report")) {
       if (++k >= argc) {
         fprintf(stderr, "error: --report needs json or text\n");
-        return 2;
+        rc = 2;
+        goto out;
       }
       report = argv[k];
     } else if (!strncmp(a, "--report=", 9)) {
@@ -322,36 +328,42 @@ int main(int argc, char **argv)
     } else if (!strcmp(a, "--report-file")) {
       if (++k >= argc) {
         fprintf(stderr, "error: --report-file needs a file name\n");
-        return 2;
+        rc = 2;
+        goto out;
       }
       report_file = argv[k];
     } else if (!strncmp(a, "--report-file=", 14)) {
       report_file = a + 14;
     } else if (a[0] == '-' && a[1]) {
       fprintf(stderr, "error: unknown option '%s' (see --help)\n", a);
-      return 2;
+      rc = 2;
+      goto out;
     } else {
       inputs[n_inputs++] = a;
     }
   }
   if (report && strcmp(report, "json") && strcmp(report, "text")) {
     fprintf(stderr, "error: --report takes json or text, not '%s'\n", report);
-    return 2;
+    rc = 2;
+    goto out;
   }
   if (!n_inputs) {
     fprintf(stderr, "error: no model file or directory given (see --help)\n");
-    return 2;
+    rc = 2;
+    goto out;
   }
   if (!outdir) {
     fprintf(stderr, "error: no output directory given (-o DIR)\n");
-    return 2;
+    rc = 2;
+    goto out;
   }
   for (k = 0; k < n_inputs; k++) {
     const char *in = inputs[k];
     if (dir_exists(in)) {
       if (gather_dir(&units, in)) {
         fprintf(stderr, "error: cannot read directory %s: %s\n", in, strerror(errno));
-        return 1;
+        rc = 1;
+        goto out;
       }
     } else if (file_exists(in) && (ends_with(in, ".cpp") || ends_with(in, ".h"))) {
       char *base = xstrndup(in, strlen(in) - (ends_with(in, ".cpp") ? 4 : 2));
@@ -365,12 +377,14 @@ int main(int argc, char **argv)
       free(base);
     } else {
       fprintf(stderr, "error: '%s' is not a model file (.h, .cpp) or a directory\n", in);
-      return 2;
+      rc = 2;
+      goto out;
     }
   }
   if (mkdir_p(outdir)) {
     fprintf(stderr, "error: cannot create output directory %s: %s\n", outdir, strerror(errno));
-    return 1;
+    rc = 1;
+    goto out;
   }
 
   {
@@ -468,21 +482,22 @@ int main(int argc, char **argv)
     free(ok);
   }
 
-  for (k = 0; k < units.n; k++) {
+  for (k = 0; k < units.n; k++)
     parse_free(&parsed[k]);
+  free(parsed);
+  free(all);
+  clang_disposeIndex(idx);
+  rc = runtime_error ? 1 : failed ? 3 : 0;
+out:
+  for (k = 0; k < units.n; k++) {
     free(units.u[k].base);
     free(units.u[k].source);
     free(units.u[k].header);
   }
-  free(parsed);
   free(units.u);
-  free(all);
-  clang_disposeIndex(idx);
   for (k = 0; k < n_cargs; k++)
     free((char *)cargs[k]);
   free(cargs);
   free(inputs);
-  if (runtime_error)
-    return 1;
-  return failed ? 3 : 0;
+  return rc;
 }
