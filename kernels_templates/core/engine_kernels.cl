@@ -31,12 +31,12 @@ __kernel void nestcl_deliver(__global const uint2 *spikes, uint n_spikes, long o
 /* poisson_generator / dc_generator input of one block, one work-item per neuron. */
 __kernel void nestcl_drive(__global long *ring, uint n_channels, uint n, uint ring_slots, uint ch, ulong first_gid,
                            uint gen, long origin, int from, int to, int delay, long value, int is_poisson, uint seed,
-                           double mu, double exp_neg_mu, uint chunks)
+                           __global const double *cdf, uint cdf_len, uint kstop, uint chunks)
 {
   uint i = (uint)get_global_id(0);
   if (i >= n) {
     return;
   }
   nestcl_drive_neuron(ring, n_channels, n, ring_slots, ch, i, first_gid, gen, origin, from, to, delay, value,
-                      is_poisson, seed, mu, exp_neg_mu, chunks);
+                      is_poisson, seed, cdf, cdf_len, kstop, chunks);
 }

@@ -32,16 +32,46 @@ typedef uint16_t nestcl_u16;
 #endif
 
 /*
+ * Poisson(mu) by inversion, as nestcl_poisson_invert (nestcl_philox.h) but
+ * with its cumulative sums precomputed: cdf[k] is the F the loop there holds
+ * after k terms, built on the host with the very same operations, up to the
+ * term that no longer changes F; kstop is the count that loop returns there.
+ * The smallest k with u < cdf[k] (binary search; cdf is strictly increasing),
+ * or kstop when there is none, is therefore exactly what the loop returns,
+ * without a division per term.
+ */
+NESTCL_INLINE nestcl_u32 nestcl_poisson_table(double u, NESTCL_GLOBAL const double *cdf, nestcl_u32 len,
+                                              nestcl_u32 kstop)
+{
+  if (u >= cdf[len - 1u]) {
+    return kstop;
+  }
+  nestcl_u32 lo = 0u, hi = len - 1u; /* answer in [lo, hi] */
+  while (lo < hi) {
+    nestcl_u32 mid = (lo + hi) / 2u;
+    if (u < cdf[mid]) {
+      hi = mid;
+    } else {
+      lo = mid + 1u;
+    }
+  }
+  return lo;
+}
+
+/*
  * The drive of neuron i (local index) of a block whose first global id is
  * first_gid, for the steps origin + [from, to): k inputs of the given
- * fixed-point value at step s land in the slot of s + delay. Poisson: k drawn
- * with key (seed, PURPOSE_POISSON), counter (gid | gen << 40, s); DC: k = 1.
+ * fixed-point value at step s land in the slot of s + delay. Poisson: k is the
+ * sum of 'chunks' table inversions of successive uniforms of the stream with
+ * key (seed, PURPOSE_POISSON), counter (gid | gen << 40, s), as
+ * nestcl_rng_poisson draws it; DC: k = 1.
  */
 NESTCL_INLINE void nestcl_drive_neuron(NESTCL_GLOBAL nestcl_i64 *ring, nestcl_u32 n_channels, nestcl_u32 n,
                                        nestcl_u32 ring_slots, nestcl_u32 ch, nestcl_u32 i, nestcl_u64 first_gid,
                                        nestcl_u32 gen, nestcl_i64 origin, nestcl_i32 from, nestcl_i32 to,
                                        nestcl_i32 delay, nestcl_i64 value, nestcl_i32 is_poisson, nestcl_u32 seed,
-                                       double mu, double exp_neg_mu, nestcl_u32 chunks)
+                                       NESTCL_GLOBAL const double *cdf, nestcl_u32 cdf_len, nestcl_u32 kstop,
+                                       nestcl_u32 chunks)
 {
   nestcl_philox_key key = nestcl_rng_key(seed, NESTCL_RNG_PURPOSE_POISSON);
   nestcl_u64 id = (first_gid + i) | ((nestcl_u64)gen << 40);
@@ -49,7 +79,11 @@ NESTCL_INLINE void nestcl_drive_neuron(NESTCL_GLOBAL nestcl_i64 *ring, nestcl_u3
     nestcl_i64 step = origin + lag;
     nestcl_u32 k = 1u;
     if (is_poisson) {
-      k = nestcl_rng_poisson(key, nestcl_rng_counter(id, (nestcl_u64)step), mu, exp_neg_mu, chunks);
+      nestcl_rng_stream s = nestcl_stream_init(key, nestcl_rng_counter(id, (nestcl_u64)step));
+      k = 0u;
+      for (nestcl_u32 c = 0u; c < chunks; ++c) {
+        k += nestcl_poisson_table(nestcl_stream_uniform(&s), cdf, cdf_len, kstop);
+      }
     }
     if (k != 0u) {
       nestcl_u32 slot = nestcl_ring_slot(step, delay, ring_slots);

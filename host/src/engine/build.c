@@ -747,6 +747,41 @@ static void delay_bounds(const nestcl_engine *e, int64_t *lo, int64_t *hi)
   }
 }
 
+/*
+ * The cumulative sums of nestcl_poisson_invert (nestcl_philox.h) computed with
+ * its exact operations, for nestcl_poisson_table (nestcl_core.h).
+ */
+static int poisson_table(eng_drive *d, double mu, double exp_neg_mu)
+{
+  size_t cap = 64;
+  free(d->cdf);
+  d->cdf = malloc(cap * sizeof *d->cdf);
+  if (!d->cdf) {
+    return nestcl_set_error(NESTCL_ENOMEM, "out of host memory");
+  }
+  double p = exp_neg_mu, F = p;
+  d->cdf[0] = F;
+  d->cdf_len = 1;
+  for (uint32_t k = 1;; ++k) {
+    p = p * mu / (double)k;
+    double next = F + p;
+    if (next == F || k > 1000000u) {
+      d->kstop = k;
+      return 0;
+    }
+    F = next;
+    if (d->cdf_len == cap) {
+      cap *= 2;
+      double *t = realloc(d->cdf, cap * sizeof *t);
+      if (!t) {
+        return nestcl_set_error(NESTCL_ENOMEM, "out of host memory");
+      }
+      d->cdf = t;
+    }
+    d->cdf[d->cdf_len++] = F;
+  }
+}
+
 int eng_build(nestcl_engine *e)
 {
   double t0 = eng_now();
@@ -809,9 +844,17 @@ int eng_build(nestcl_engine *e)
       if (nestcl_poisson_setup(d->rate_hz * h * 1e-3, &pp) != 0) {
         return nestcl_set_error(NESTCL_EINVAL, "poisson_generator rate %g Hz is too high for one stream", d->rate_hz);
       }
-      d->mu = pp.mu;
-      d->exp_neg_mu = pp.exp_neg_mu;
       d->chunks = pp.chunks;
+      int rc2 = poisson_table(d, pp.mu, pp.exp_neg_mu);
+      if (rc2) {
+        return rc2;
+      }
+    } else {
+      d->chunks = 0;
+      int rc2 = poisson_table(d, 0.0, 1.0); /* a valid one-entry table for the kernel argument */
+      if (rc2) {
+        return rc2;
+      }
     }
   }
 
@@ -942,6 +985,11 @@ int eng_build(nestcl_engine *e)
   if (e->dev) {
     int rc = check_device_budget(e);
     if (!rc) rc = build_programs(e);
+    for (int k = 0; k < e->n_drives && !rc; ++k) {
+      eng_drive *d = &e->drives[k];
+      rc = nestcl_buffer_alloc(e->dev, NESTCL_MEM_OTHER, "poisson table", d->cdf_len * sizeof(double),
+                               CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, d->cdf, &d->b_cdf);
+    }
     for (int v = 0; v < e->n_vps && !rc; ++v) {
       eng_vp *vp = &e->vps[v];
       if (!vp->is_gpu) {
@@ -1020,6 +1068,13 @@ void eng_free_built(nestcl_engine *e)
   e->model_programs = NULL;
   if (e->core_program) clReleaseProgram(e->core_program);
   e->core_program = NULL;
+  for (int k = 0; k < e->n_drives; ++k) {
+    if (e->dev) {
+      nestcl_buffer_free(e->dev, &e->drives[k].b_cdf);
+    }
+    free(e->drives[k].cdf);
+    e->drives[k].cdf = NULL;
+  }
   if (e->dev) nestcl_device_close(e->dev);
   e->dev = NULL;
   free(e->global);

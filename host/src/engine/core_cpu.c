@@ -43,9 +43,13 @@ void eng_cpu_deliver(eng_block *b, int weight_double, uint32_t ring_slots, const
 void eng_cpu_drive(eng_block *b, const eng_drive *d, uint32_t seed, uint32_t ring_slots, int64_t origin, int from,
                    int to)
 {
-  for (uint32_t i = 0; i < b->n; ++i) {
-    nestcl_drive_neuron(b->ring, b->n_channels, b->n, ring_slots, (uint32_t)d->channel, i, b->first_gid, d->gen,
-                        origin, from, to, d->delay_steps, d->value_fixed, d->is_poisson, seed, d->mu, d->exp_neg_mu,
-                        d->chunks);
+  /* Step-major: each step writes one ring slot row, contiguous over neurons (the kernel's
+     work-item order does not matter there; here it keeps the writes in cache). */
+  for (int lag = from; lag < to; ++lag) {
+    for (uint32_t i = 0; i < b->n; ++i) {
+      nestcl_drive_neuron(b->ring, b->n_channels, b->n, ring_slots, (uint32_t)d->channel, i, b->first_gid, d->gen,
+                          origin, lag, lag + 1, d->delay_steps, d->value_fixed, d->is_poisson, seed, d->cdf,
+                          d->cdf_len, d->kstop, d->chunks);
+    }
   }
 }

@@ -140,7 +140,7 @@ static int gpu_update(nestcl_engine *e, eng_vp *vp, int64_t origin, int from, in
       cl_uint ch = (cl_uint)d->channel, gen = d->gen, chunks = d->chunks;
       cl_int delay = d->delay_steps, isp = d->is_poisson;
       cl_long value = d->value_fixed;
-      cl_double mu = d->mu, emu = d->exp_neg_mu;
+      cl_uint cdf_len = d->cdf_len, kstop = d->kstop;
       err = clSetKernelArg(b->k_drive, 4, sizeof ch, &ch);
       err |= clSetKernelArg(b->k_drive, 6, sizeof gen, &gen);
       err |= clSetKernelArg(b->k_drive, 7, sizeof org, &org);
@@ -149,9 +149,10 @@ static int gpu_update(nestcl_engine *e, eng_vp *vp, int64_t origin, int from, in
       err |= clSetKernelArg(b->k_drive, 10, sizeof delay, &delay);
       err |= clSetKernelArg(b->k_drive, 11, sizeof value, &value);
       err |= clSetKernelArg(b->k_drive, 12, sizeof isp, &isp);
-      err |= clSetKernelArg(b->k_drive, 14, sizeof mu, &mu);
-      err |= clSetKernelArg(b->k_drive, 15, sizeof emu, &emu);
-      err |= clSetKernelArg(b->k_drive, 16, sizeof chunks, &chunks);
+      err |= clSetKernelArg(b->k_drive, 14, sizeof(cl_mem), &d->b_cdf.mem);
+      err |= clSetKernelArg(b->k_drive, 15, sizeof cdf_len, &cdf_len);
+      err |= clSetKernelArg(b->k_drive, 16, sizeof kstop, &kstop);
+      err |= clSetKernelArg(b->k_drive, 17, sizeof chunks, &chunks);
       size_t gsize = b->n;
       if (err == CL_SUCCESS) {
         err = clEnqueueNDRangeKernel(q, b->k_drive, 1, NULL, &gsize, NULL, 0, NULL, NULL);

@@ -50,8 +50,10 @@ typedef struct eng_drive {
   int delay_steps;
   int channel;
   int64_t value_fixed;
-  double mu, exp_neg_mu;
-  uint32_t chunks;
+  uint32_t chunks;       /* Poisson(lambda) = sum of chunks Poisson(mu) draws */
+  double *cdf;           /* the inversion table of Poisson(mu) (nestcl_poisson_table) */
+  uint32_t cdf_len, kstop;
+  nestcl_buffer b_cdf;   /* the same on the device */
 } eng_drive;
 
 typedef struct eng_recorder {
