@@ -7,8 +7,9 @@
 # skipped (matched by the test's SKIP_REGULAR_EXPRESSION).
 #
 # Writes ${OUT}/coverage.md (model, translated or not, reason) and requires
-# iaf_psc_alpha, iaf_psc_exp and iaf_psc_delta to translate and their kernels
-# to build on the OpenCL device (-DCLBUILD=<nestcl_tr_clbuild>).
+# iaf_psc_alpha, iaf_psc_exp and iaf_psc_delta to translate, every translated
+# kernel to build on the OpenCL device (-DCLBUILD=<nestcl_tr_clbuild>) and, with
+# -DCC=<C compiler> -DKERNELS_DIR=... -DHOST_INCLUDE=..., the generated C to compile.
 foreach(v TRANSLATOR OUT CLBUILD)
   if(NOT DEFINED ${v})
     message(FATAL_ERROR "check_real_nest.cmake: -D${v}=... is required")
@@ -74,13 +75,24 @@ endforeach()
 file(WRITE ${OUT}/coverage.md "${table}")
 message(STATUS "${ntr} of ${n} NEST neuron models translate; table in ${OUT}/coverage.md")
 
-set(kernels)
 foreach(m iaf_psc_alpha iaf_psc_exp iaf_psc_delta)
   if(NOT EXISTS ${OUT}/gen/${m}.cl)
     message(FATAL_ERROR "NEST's ${m} does not translate; see ${OUT}/coverage.md and ${OUT}/diagnostics.txt")
   endif()
-  list(APPEND kernels ${OUT}/gen/${m}.cl)
 endforeach()
+# Every translated model's C compiles warning-free (as the build would compile it).
+if(DEFINED CC)
+  file(GLOB csources ${OUT}/gen/*_cpu.c ${OUT}/gen/*_desc.c)
+  foreach(c IN LISTS csources)
+    execute_process(COMMAND ${CC} -std=c11 -D_POSIX_C_SOURCE=200809L -Wall -Wextra -Werror -ffp-contract=off
+                            -fsyntax-only -I ${KERNELS_DIR} -I ${HOST_INCLUDE} ${c}
+      RESULT_VARIABLE crc ERROR_VARIABLE cerr)
+    if(NOT crc EQUAL 0)
+      message(FATAL_ERROR "${c} does not compile:\n${cerr}")
+    endif()
+  endforeach()
+endif()
+file(GLOB kernels ${OUT}/gen/*.cl)
 execute_process(COMMAND ${CLBUILD} ${kernels} RESULT_VARIABLE brc OUTPUT_VARIABLE bout ERROR_VARIABLE berr)
 if(brc EQUAL 77)
   message(STATUS "skipped: no OpenCL device to build NEST's kernels")
@@ -89,4 +101,4 @@ endif()
 if(NOT brc EQUAL 0)
   message(FATAL_ERROR "kernels of NEST's models do not build:\n${bout}${berr}")
 endif()
-message(STATUS "NEST's iaf_psc_alpha, iaf_psc_exp and iaf_psc_delta translate and their kernels build")
+message(STATUS "NEST's iaf_psc_alpha, iaf_psc_exp and iaf_psc_delta translate; every translated kernel builds and its C compiles")

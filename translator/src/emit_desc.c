@@ -137,6 +137,8 @@ void emit_desc(strbuf *b, const ir_model *m, const tr_rendered *r, const char *k
                "{\n  if (strcmp(name, key))\n    return 0;\n  *member = (int64_t)value;\n  *hit = 1;\n  return 1;\n}\n"
                "static int nestcl_set_i(const char *name, const char *key, double value, int32_t *member, int *hit)\n"
                "{\n  if (strcmp(name, key))\n    return 0;\n  *member = (int32_t)value;\n  *hit = 1;\n  return 1;\n}\n"
+               "/* A per-receptor vector is set through NEST and the glue, never from one double. */\n"
+               "static int nestcl_set_vector(const char *key)\n{\n  (void)key;\n  return 0;\n}\n"
                "static int nestcl_set_u(const char *name, const char *key, double value, uint32_t *member, int *hit)\n"
                "{\n  if (strcmp(name, key))\n    return 0;\n  *member = (uint32_t)value;\n  *hit = 1;\n  return 1;\n}\n"
                "static int nestcl_set_b(const char *name, const char *key, double value, int32_t *member, int *hit)\n"

@@ -792,7 +792,7 @@ static int handle_call(rw_ctx *c, CXCursor cur, strbuf *out)
     if (!strncmp(q, "names::", 7) && !suffix && clang_getCursorKind(strip(clang_Cursor_getArgument(cur, 2))) == CXCursor_MemberRefExpr &&
         ir_find_field(c->m, clang_getCursorReferenced(strip(clang_Cursor_getArgument(cur, 2)))) >= 0) {
       /* A per-receptor vector cannot take one double: it is set through NEST and the glue. */
-      sb_printf(out, "0 /* %s: not a scalar */", q + 7);
+      sb_printf(out, "nestcl_set_vector(\"%s\")", q + 7);
       free(q);
       goto done;
     }
@@ -814,7 +814,7 @@ static int handle_call(rw_ctx *c, CXCursor cur, strbuf *out)
     int fi = clang_getCursorKind(lv) == CXCursor_MemberRefExpr ? ir_find_field(c->m, clang_getCursorReferenced(lv)) : -1;
     if (!strncmp(q, "names::", 7) && fi >= 0) {
       if (c->m->fields[fi].array_len != 0) {
-        sb_printf(out, "0 /* %s: not a scalar */", q + 7);
+        sb_printf(out, "nestcl_set_vector(\"%s\")", q + 7);
       } else {
         const char *suffix = lt.kind == CXType_Double ? "d" : lt.kind == CXType_Long ? "l" : lt.kind == CXType_Int ? "i"
                              : lt.kind == CXType_Bool ? "b" : lt.kind == CXType_UInt ? "u" : "d";

@@ -72,6 +72,31 @@ static char *render_body(ir_model *m, ir_method_id id, rw_mode mode, int fatal, 
   return res;
 }
 
+typedef struct list_find {
+  CXCursor found;
+} list_find;
+
+static enum CXChildVisitResult visit_init_list(CXCursor c, CXCursor parent, CXClientData data)
+{
+  list_find *lf = data;
+  (void)parent;
+  if (clang_getCursorKind(c) == CXCursor_InitListExpr) {
+    lf->found = c;
+    return CXChildVisit_Break;
+  }
+  return CXChildVisit_Recurse;
+}
+
+static CXCursor find_init_list(CXCursor c)
+{
+  list_find lf;
+  lf.found = clang_getNullCursor();
+  if (clang_getCursorKind(c) == CXCursor_InitListExpr)
+    return c;
+  clang_visitChildren(c, visit_init_list, &lf);
+  return lf.found;
+}
+
 /* Constructors: the member initialisers, then the body. */
 static int render_ctor(ir_model *m, ir_method_id id, strbuf *out, unsigned char *used)
 {
@@ -101,11 +126,29 @@ static int render_ctor(ir_model *m, ir_method_id id, strbuf *out, unsigned char 
           ik2 = children(call);
         }
         free(ik2.c);
-        if (clang_getCursorKind(call) == CXCursor_CallExpr && clang_Cursor_getNumArguments(call) >= 2) {
-          sb_printf(out, "  for (uint32_t nestcl_k = 0; nestcl_k < K; ++nestcl_k)\n    %s[(size_t)nestcl_k * n + nestcl_i] = ",
-                    m->fields[fi].c_name);
-          rw_render(c, clang_Cursor_getArgument(call, 1), out);
-          sb_puts(out, ";\n");
+        CXCursor list = find_init_list(init);
+        if (!clang_Cursor_isNull(list)) {
+          /* vector{ a, b, ... }: element k where the population has it */
+          kids el = children(list);
+          int e;
+          for (e = 0; e < el.n; e++) {
+            strbuf v;
+            sb_init(&v);
+            rw_render(c, el.c[e], &v);
+            if (v.len)
+              sb_printf(out, "  if (K > %d)\n    %s[(size_t)%d * n + nestcl_i] = %s;\n", e, m->fields[fi].c_name, e,
+                        sb_str(&v));
+            sb_free(&v);
+          }
+          free(el.c);
+        } else if (clang_getCursorKind(call) == CXCursor_CallExpr && clang_Cursor_getNumArguments(call) >= 2) {
+          strbuf v;
+          sb_init(&v);
+          rw_render(c, clang_Cursor_getArgument(call, 1), &v);
+          if (v.len)
+            sb_printf(out, "  for (uint32_t nestcl_k = 0; nestcl_k < K; ++nestcl_k)\n    %s[(size_t)nestcl_k * n + nestcl_i] = %s;\n",
+                      m->fields[fi].c_name, sb_str(&v));
+          sb_free(&v);
         }
       } else if (m->fields[fi].array_len > 0) {
         continue; /* array initialisers other than value-initialisation are not mapped */
