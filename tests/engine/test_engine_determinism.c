@@ -3,7 +3,7 @@
  * 2,000 neurons, in-degree 200, 200 ms, gives bit-identical spike trains with
  * 1 and 2 CPU threads, 1 and 2 PoCL streams, and 1 thread + 1 stream at
  * alpha 0.3 and 0.7; also when simulate() is called in pieces that split super
- * steps (70 + 130 ms). Needs an OpenCL device with fp64 and 64-bit atomics
+ * steps (70 + 130 ms), and with double instead of float weights. Needs an OpenCL device with fp64 and 64-bit atomics
  * (PoCL here); without one it skips.
  */
 #include <stdio.h>
@@ -28,13 +28,15 @@ int main(void)
     fprintf(stderr, "FAIL: network not in a useful regime (rate %.2f Hz) or wrong synapse count\n", rate);
     return 1;
   }
-  struct { const char *name; int threads, streams; double alpha; const double *pieces; int n; } runs[] = {
-      {"1 thread, 70+130 ms", 1, 0, 0.0, split, 2},
-      {"2 threads", 2, 0, 0.0, whole, 1},
-      {"1 stream", 0, 1, 1.0, whole, 1},
-      {"2 streams", 0, 2, 1.0, whole, 1},
-      {"1 thread + 1 stream, alpha 0.3", 1, 1, 0.3, whole, 1},
-      {"1 thread + 1 stream, alpha 0.7, 70+130 ms", 1, 1, 0.7, split, 2},
+  /* Weights 60 and -300 pA are exact in float, so double weights give the same trains. */
+  struct { const char *name; int threads, streams; double alpha; const double *pieces; int n; int wd; } runs[] = {
+      {"1 thread, 70+130 ms", 1, 0, 0.0, split, 2, 0},
+      {"2 threads", 2, 0, 0.0, whole, 1, 0},
+      {"1 stream", 0, 1, 1.0, whole, 1, 0},
+      {"2 streams", 0, 2, 1.0, whole, 1, 0},
+      {"1 thread + 1 stream, alpha 0.3", 1, 1, 0.3, whole, 1, 0},
+      {"1 thread + 1 stream, alpha 0.7, 70+130 ms", 1, 1, 0.7, split, 2, 0},
+      {"1 thread + 1 stream, alpha 0.5, double weights", 1, 1, 0.5, whole, 1, 1},
   };
   int fails = 0;
   for (size_t k = 0; k < sizeof runs / sizeof runs[0]; ++k) {
@@ -42,6 +44,7 @@ int main(void)
     c.cpu_threads = runs[k].threads;
     c.gpu_streams = runs[k].streams;
     c.gpu_fraction = runs[k].alpha;
+    c.weight_type = runs[k].wd ? NESTCL_WEIGHT_DOUBLE : NESTCL_WEIGHT_FLOAT;
     brunel_result r;
     int rc = brunel_run(&c, 2000, 200, runs[k].pieces, runs[k].n, &r);
     if (rc == NESTCL_ENODEV) {
