@@ -55,8 +55,8 @@ void cli_hpc_benchmark_help(void)
          "  --scale S            network size: NE = 9000 S, NI = 2250 S (default 0.1)\n"
          "  --simtime MS         measured simulation time (default 250)\n"
          "  --presim MS          presimulation before it (default 50)\n"
-         "  --threads N          CPU threads (CPU VPs; default 1)\n"
-         "  --streams N          OpenCL streams on the device (GPU VPs; default 0)\n"
+         "  --threads N          CPU threads (CPU VPs; default 0)\n"
+         "  --streams N          OpenCL streams on the device (GPU VPs; default 1)\n"
          "  --gpu-fraction A     share of neurons on the streams, in [0, 1], or 'auto'\n"
          "                       (streams / (threads + streams); the default)\n"
          "  --device SPEC        OpenCL device: cpu, gpu, gpu:1, <platform>:<index>\n"
@@ -109,8 +109,9 @@ static int parse(int argc, char **argv, hpc_opts *o)
   o->dt = 0.1;
   o->delay = 1.5;
   o->gpu_fraction_auto = 1;
-  o->threads = 1;
-  o->streams = 0;
+  /* The main job runs on the default OpenCL device; --threads N --streams 0 is the pure C path. */
+  o->threads = 0;
+  o->streams = 1;
   o->seed = 12345;
   o->record = 1000;
   o->model = "iaf_psc_alpha";
