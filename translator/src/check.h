@@ -1,8 +1,7 @@
 /*
  * Model-level checks of nestcl-translate, run on the IR before rendering:
  * which parameters update() writes (those cannot be specialised as build-time
- * constants), and locals that would shadow the identifiers the generated code
- * introduces. Construct-level refusals (unknown calls, new, throw, ...) are
+ * constants), and locals using the nestcl_ prefix of the generated code. Construct-level refusals (unknown calls, new, throw, ...) are
  * issued by the rewriter where it meets them.
  */
 #ifndef NESTCL_TR_CHECK_H

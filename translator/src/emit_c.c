@@ -19,7 +19,9 @@ void emit_c(strbuf *b, const ir_model *m, const tr_rendered *r)
              "#include \"nestcl/model.h\"\n\n"
              "/* The model's own locals may go unused once its buffers became ring reads. */\n"
              "#pragma GCC diagnostic ignored \"-Wunused-variable\"\n"
-             "#pragma GCC diagnostic ignored \"-Wunused-but-set-variable\"\n\n");
+             "#pragma GCC diagnostic ignored \"-Wunused-but-set-variable\"\n"
+             "/* The model's own mixed-sign comparisons are kept as written (same semantics as in C++). */\n"
+             "#pragma GCC diagnostic ignored \"-Wsign-compare\"\n\n");
   emit_update_prelude(b, m);
   sb_printf(b, "void %s_update_cpu(const nestcl_update_args *a, void *const *fields);\n\n", m->name);
   sb_printf(b, "void %s_update_cpu(const nestcl_update_args *a, void *const *fields)\n{\n", m->name);

@@ -30,6 +30,8 @@ void emit_desc(strbuf *b, const ir_model *m, const tr_rendered *r, const char *k
              "/* The model's own locals and parameters may go unused in a helper. */\n"
              "#pragma GCC diagnostic ignored \"-Wunused-variable\"\n"
              "#pragma GCC diagnostic ignored \"-Wunused-but-set-variable\"\n"
+             "/* The model's own mixed-sign comparisons are kept as written (same semantics as in C++). */\n"
+             "#pragma GCC diagnostic ignored \"-Wsign-compare\"\n"
              "#pragma GCC diagnostic ignored \"-Wunused-parameter\"\n"
              "#pragma GCC diagnostic ignored \"-Wunused-function\"\n"
              "#pragma GCC diagnostic ignored \"-Wunused-label\"\n\n");

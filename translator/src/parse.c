@@ -263,9 +263,22 @@ static enum CXChildVisitResult visit_fields(CXCursor c, CXCursor parent, CXClien
         add_channel_groups(m, c, member, IR_BUF_MULTI, count);
       }
     } else if (!strcmp(dn, "vector") && clang_Type_getNumTemplateArguments(ct) >= 1) {
-      char *en = type_decl_name(clang_Type_getTemplateArgumentAsType(ct, 0));
-      if (!strcmp(en, "RingBuffer"))
+      CXType et = clang_Type_getTemplateArgumentAsType(ct, 0);
+      char *en = type_decl_name(et);
+      if (!strcmp(en, "RingBuffer")) {
         add_channel_groups(m, c, member, IR_BUF_VECTOR, -1);
+      } else if (scalar_type(et, &ty)) {
+        /* NESTML keeps per-receptor input sums of a step in Buffers_ */
+        ir_field *f = ir_add_field(m);
+        f->member = member;
+        member = NULL;
+        f->struct_name = xstrdup("Buffers_");
+        f->role = IR_ROLE_BUFFER;
+        f->type = ty;
+        f->array_len = -1;
+        f->decl = c;
+        m->has_receptors = 1;
+      }
       free(en);
     } else if (scalar_type(t, &ty)) {
       ir_field *f = ir_add_field(m);

@@ -9,7 +9,8 @@
  * arguments (n, K, origin_steps, from, to, resolution_ms, ring_slots,
  * n_channels, ring, spike_count, spikes, spike_capacity, rec_interval, rec),
  * the neuron index nestcl_i, a field array (S__x, P__x, V__x, B__x) or a
- * nestcl_/NESTCL_ helper; check.c refuses model locals that would shadow them.
+ * nestcl_/NESTCL_ helper. Model locals named like one of the arguments are
+ * renamed nestcl_l_<name>; check.c refuses locals with the nestcl_ prefix.
  */
 #include "rewrite.h"
 
@@ -292,6 +293,28 @@ static const ir_macro *macro_at(rw_ctx *c, CXFile f, unsigned b, unsigned e)
   return NULL;
 }
 
+/* Names the generated code gives its own variables and arguments. */
+static int is_reserved_name(const char *n)
+{
+  static const char *const reserved[] = {"n", "K", "origin_steps", "from", "to", "resolution_ms", "ring_slots",
+                                         "n_channels", "ring", "spike_count", "spikes", "spike_capacity",
+                                         "rec_interval", "rec", "weight", "current", "rport", "channel", "value",
+                                         "name", "fields"};
+  size_t k;
+  for (k = 0; k < sizeof reserved / sizeof reserved[0]; k++)
+    if (!strcmp(n, reserved[k]))
+      return 1;
+  return 0;
+}
+
+static int is_local_decl(CXCursor d)
+{
+  enum CXCursorKind k = clang_getCursorKind(d);
+  enum CXCursorKind pk = clang_getCursorKind(clang_getCursorSemanticParent(d));
+  return k == CXCursor_VarDecl &&
+         (pk == CXCursor_FunctionDecl || pk == CXCursor_CXXMethod || pk == CXCursor_Constructor);
+}
+
 /* ---- helpers on cursors ---- */
 
 static int is_model_scope(rw_ctx *c, CXCursor decl)
@@ -514,9 +537,35 @@ static int inline_method(rw_ctx *c, CXCursor cur, CXCursor callee, strbuf *out)
   return 1;
 }
 
+/* A call to the model's own getter whose body is `return <member>;` stands for that member. */
+static CXCursor getter_target(rw_ctx *c, CXCursor e)
+{
+  CXCursor callee, def, body;
+  kids st;
+  if (clang_getCursorKind(e) != CXCursor_CallExpr || clang_Cursor_getNumArguments(e) != 0)
+    return e;
+  callee = clang_getCursorReferenced(e);
+  if (clang_getCursorKind(callee) != CXCursor_CXXMethod || !is_model_scope(c, clang_getCursorSemanticParent(callee)))
+    return e;
+  def = clang_getCursorDefinition(callee);
+  body = clang_Cursor_isNull(def) ? def : rw_body_of(def);
+  if (clang_Cursor_isNull(body))
+    return e;
+  st = children(body);
+  if (st.n == 1 && clang_getCursorKind(st.c[0]) == CXCursor_ReturnStmt) {
+    kids r = children(st.c[0]);
+    if (r.n == 1 && clang_getCursorKind(strip(r.c[0])) == CXCursor_MemberRefExpr &&
+        ir_find_field(c->m, clang_getCursorReferenced(strip(r.c[0]))) >= 0)
+      e = strip(r.c[0]);
+    free(r.c);
+  }
+  free(st.c);
+  return e;
+}
+
 static int is_per_receptor_container(rw_ctx *c, CXCursor base)
 {
-  CXCursor b = strip(base);
+  CXCursor b = getter_target(c, strip(base));
   CXCursor ref;
   int fi, gi;
   if (clang_getCursorKind(b) != CXCursor_MemberRefExpr)
@@ -548,7 +597,7 @@ static int handle_call(rw_ctx *c, CXCursor cur, strbuf *out)
   if (!strcmp(name, "operator[]")) {
     kids ch = children(cur);
     if (ch.n == 3) {
-      CXCursor b = strip(ch.c[0]);
+      CXCursor b = getter_target(c, strip(ch.c[0]));
       CXCursor ref = clang_getCursorReferenced(b);
       int fi = clang_getCursorKind(b) == CXCursor_MemberRefExpr ? ir_find_field(c->m, ref) : -1;
       if (fi >= 0) {
@@ -580,6 +629,10 @@ static int handle_call(rw_ctx *c, CXCursor cur, strbuf *out)
   /* vector<double>::size() of a per-receptor vector is the receptor count. */
   if (!strcmp(name, "size") && nargs == 0 && !clang_Cursor_isNull(base) && is_per_receptor_container(c, base)) {
     sb_puts(out, "(size_t)K");
+    goto done;
+  }
+  if (!strcmp(name, "empty") && nargs == 0 && !clang_Cursor_isNull(base) && is_per_receptor_container(c, base)) {
+    sb_puts(out, "(K == 0)");
     goto done;
   }
 
@@ -622,7 +675,12 @@ static int handle_call(rw_ctx *c, CXCursor cur, strbuf *out)
   me = math_lookup(qname, nargs);
   if (me) {
     CXType rt = clang_getCursorType(cur);
-    char *rts = c_type_spelling(rt);
+    char *rts;
+    if (rt.kind == CXType_LValueReference || rt.kind == CXType_RValueReference)
+      rt = clang_getPointeeType(rt);
+    rt = clang_getCanonicalType(rt);
+    rts = xstrdup(rt.kind == CXType_Double ? "double" : rt.kind == CXType_Long ? "long" : rt.kind == CXType_Int ? "int"
+                  : "other");
     if (me->transcendental)
       c->transcendental = 1;
     if (me->kind == MATH_CONST) {
@@ -902,6 +960,15 @@ static void render_vardecl(rw_ctx *c, CXCursor cur, const char *t, unsigned b, u
   } else {
     pos = name_off;
   }
+  {
+    char *vn = cursor_spelling(cur);
+    if (is_reserved_name(vn) && name_off >= pos && name_off + strlen(vn) <= e && !strncmp(t + name_off, vn, strlen(vn))) {
+      emit_gap(t, pos, name_off, out);
+      sb_printf(out, "nestcl_l_%s", vn);
+      pos = name_off + (unsigned)strlen(vn);
+    }
+    free(vn);
+  }
   ch = children(cur);
   for (k = 0; k < ch.n; k++) {
     CXFile cf;
@@ -916,6 +983,41 @@ static void render_vardecl(rw_ctx *c, CXCursor cur, const char *t, unsigned b, u
   }
   free(ch.c);
   emit_gap(t, pos, e, out);
+}
+
+/* NESTML-generated update()s define helper lambdas (get_t) they may never call. */
+typedef struct ref_find {
+  CXCursor var;
+  int hit;
+} ref_find;
+
+static enum CXChildVisitResult visit_ref_find(CXCursor c, CXCursor parent, CXClientData data)
+{
+  ref_find *rf = data;
+  (void)parent;
+  if (clang_getCursorKind(c) == CXCursor_DeclRefExpr &&
+      clang_equalCursors(clang_getCanonicalCursor(clang_getCursorReferenced(c)), clang_getCanonicalCursor(rf->var))) {
+    rf->hit = 1;
+    return CXChildVisit_Break;
+  }
+  return CXChildVisit_Recurse;
+}
+
+static int lambda_unused(rw_ctx *c, CXCursor v)
+{
+  kids k = children(v);
+  int j, is_lambda = 0;
+  ref_find rf;
+  for (j = 0; j < k.n; j++)
+    if (clang_getCursorKind(strip(k.c[j])) == CXCursor_LambdaExpr)
+      is_lambda = 1;
+  free(k.c);
+  if (!is_lambda)
+    return 0;
+  rf.var = v;
+  rf.hit = 0;
+  clang_visitChildren(c->fn, visit_ref_find, &rf);
+  return !rf.hit;
 }
 
 static int handle_declstmt(rw_ctx *c, CXCursor cur, const char *t, unsigned b, unsigned e, strbuf *out)
@@ -937,6 +1039,13 @@ static int handle_declstmt(rw_ctx *c, CXCursor cur, const char *t, unsigned b, u
       return 1;
     }
     free(tn);
+    if (lambda_unused(c, v)) {
+      char *vn = cursor_spelling(v);
+      sb_printf(out, "/* %s: an unused lambda, dropped */", vn);
+      free(vn);
+      free(ch.c);
+      return 1;
+    }
     {
       kids vk = children(v);
       int j;
@@ -1163,6 +1272,15 @@ void rw_render(rw_ctx *c, CXCursor cur, strbuf *out)
         return;
       }
     }
+    if (rk == CXCursor_VarDecl && is_local_decl(ref)) {
+      char *vn = cursor_spelling(ref);
+      int renamed = is_reserved_name(vn);
+      if (renamed)
+        sb_printf(out, "nestcl_l_%s", vn);
+      free(vn);
+      if (renamed)
+        return;
+    }
     if (rk == CXCursor_VarDecl) {
       CXCursor sp = clang_getCursorSemanticParent(ref);
       enum CXCursorKind spk = clang_getCursorKind(sp);
@@ -1171,6 +1289,27 @@ void rw_render(rw_ctx *c, CXCursor cur, strbuf *out)
           error_at(c, cur, "this use of an input buffer's channels", "only input[ channel ] is read from the ring");
           return;
         }
+      if (is_model_scope(c, sp)) {
+        /* static const / constexpr members of the model are their values */
+        CXEvalResult ev = clang_Cursor_Evaluate(ref);
+        int done_ev = 0;
+        if (ev) {
+          CXEvalResultKind ek = clang_EvalResult_getKind(ev);
+          if (ek == CXEval_Int) {
+            if (clang_EvalResult_isUnsignedInt(ev))
+              sb_printf(out, "%lluUL", clang_EvalResult_getAsUnsigned(ev));
+            else
+              sb_printf(out, "%lldL", clang_EvalResult_getAsLongLong(ev));
+            done_ev = 1;
+          } else if (ek == CXEval_Float) {
+            sb_printf(out, "%.17g", clang_EvalResult_getAsDouble(ev));
+            done_ev = 1;
+          }
+          clang_EvalResult_dispose(ev);
+        }
+        if (done_ev)
+          return;
+      }
       if (spk != CXCursor_FunctionDecl && spk != CXCursor_CXXMethod && spk != CXCursor_Constructor) {
         char *q = cursor_qualified_name(ref);
         const math_entry *me = math_lookup(q, -1);

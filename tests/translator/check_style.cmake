@@ -1,0 +1,51 @@
+# Robustness inputs that must translate (cmake -P): each inputs/<case>.h exits
+# 0, its generated C compiles warning-free with -Werror, its kernel builds on
+# the OpenCL device, and the kernel shows the expected rewrites.
+#   -DTRANSLATOR=... -DCLBUILD=... -DCC=... -DSOURCE_DIR=<tests/translator> -DSHIM=...
+#   -DKERNELS_DIR=... -DHOST_INCLUDE=... -DOUT=<scratch dir>
+foreach(v TRANSLATOR CLBUILD CC SOURCE_DIR SHIM KERNELS_DIR HOST_INCLUDE OUT)
+  if(NOT DEFINED ${v})
+    message(FATAL_ERROR "check_style.cmake: -D${v}=... is required")
+  endif()
+endforeach()
+file(REMOVE_RECURSE ${OUT})
+
+# case -> regular expressions its kernel must match (no square brackets: they
+# would stop CMake from splitting the list)
+set(expect_ok_model "nestcl_ring_take\\(" "NESTCL_P_theta_")
+set(expect_nestml_style
+  "get_t: an unused lambda, dropped"          # NESTML's get_t
+  "double nestcl_l_n = 0.0"                    # a local named like the argument n, renamed
+  "nestcl_l_n \\+= B__spike_inputs_grid_sum_." # ... and its uses; vector via a reference getter
+  "k < \\(size_t\\)K"                          # .size() of a per-receptor vector
+  "i < 2UL"                                    # static const member folded to its value
+  "S__ode_state.\\(size_t\\)\\(\\(0 /\\* V_m \\*/\\)\\) \\* n \\+ nestcl_i." # ode_state[ State_::V_m ]
+  "nestcl_max_d\\("                            # std::max on doubles
+  "S__r.nestcl_i. == 0 && ")               # 'and'
+
+foreach(case ok_model nestml_style)
+  execute_process(COMMAND ${TRANSLATOR} inputs/${case}.h -o ${OUT} -I ${SHIM}
+    WORKING_DIRECTORY ${SOURCE_DIR} RESULT_VARIABLE rc ERROR_VARIABLE err)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "${case}: exit ${rc}\n${err}")
+  endif()
+  foreach(c ${OUT}/${case}_cpu.c ${OUT}/${case}_desc.c)
+    execute_process(COMMAND ${CC} -std=c11 -D_POSIX_C_SOURCE=200809L -Wall -Wextra -Werror -ffp-contract=off
+                            -fsyntax-only -I ${KERNELS_DIR} -I ${HOST_INCLUDE} ${c}
+      RESULT_VARIABLE crc ERROR_VARIABLE cerr)
+    if(NOT crc EQUAL 0)
+      message(FATAL_ERROR "${c} does not compile:\n${cerr}")
+    endif()
+  endforeach()
+  execute_process(COMMAND ${CLBUILD} ${OUT}/${case}.cl RESULT_VARIABLE brc OUTPUT_VARIABLE bout ERROR_VARIABLE berr)
+  if(NOT brc EQUAL 0 AND NOT brc EQUAL 77)
+    message(FATAL_ERROR "${case}.cl does not build:\n${bout}${berr}")
+  endif()
+  file(READ ${OUT}/${case}.cl cl)
+  foreach(re IN LISTS expect_${case})
+    if(NOT cl MATCHES "${re}")
+      message(FATAL_ERROR "${case}.cl lacks /${re}/")
+    endif()
+  endforeach()
+endforeach()
+message(STATUS "robustness inputs translate, compile and build")
