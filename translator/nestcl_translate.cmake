@@ -11,7 +11,6 @@
 # custom command can name every file it produces. Any model the translator
 # cannot translate makes it exit non-zero, which fails the build with its
 # diagnostics on the console.
-set(NESTCL_TRANSLATOR_DIR ${CMAKE_CURRENT_LIST_DIR})
 
 function(nestcl_translate_models)
   cmake_parse_arguments(NTM "" "TARGET;SOURCES_DIR;STD" "INCLUDES" ${ARGN})
@@ -59,7 +58,9 @@ function(nestcl_translate_models)
   add_custom_command(OUTPUT ${outputs}
     COMMAND nestcl-translate ${src_dir} -o ${gen} ${include_args} -std=${NTM_STD}
             --report json --report-file ${gen}/report.json
-    DEPENDS nestcl-translate ${headers} ${sources} ${include_deps}
+    COMMAND ${CMAKE_COMMAND} -DREPORT=${gen}/report.json "-DEXPECTED=${models}"
+            -P ${CMAKE_CURRENT_FUNCTION_LIST_DIR}/check_models.cmake
+    DEPENDS nestcl-translate ${headers} ${sources} ${include_deps} ${CMAKE_CURRENT_FUNCTION_LIST_DIR}/check_models.cmake
     COMMENT "Translating models in ${src_dir} (${models})"
     VERBATIM)
   add_custom_target(${NTM_TARGET}_translate DEPENDS ${outputs})
