@@ -5,9 +5,9 @@
  * It is compiled as C and as OpenCL C; every derived draw uses integer operations
  * and the IEEE operations + - * / and sqrt only, all of which are correctly
  * rounded on both paths, so a draw is bit-identical on the CPU and on any OpenCL
- * device. That is why the logarithm needed by the normal draw is implemented here
- * (nestcl_log) instead of taken from libm or the OpenCL built-ins, whose results
- * may differ in the last bit.
+ * device. That is why the logarithm needed by the normal draw is the project's own
+ * (nestcl_log, in nestcl_math.h) instead of libm's or the OpenCL built-in,
+ * whose results may differ in the last bit.
  *
  * Keying (DESIGN.md §3): a random stream is named by
  *   key     = (seed, purpose)            key[0] = 32-bit seed, key[1] = purpose
@@ -46,6 +46,7 @@
 
 #ifndef __OPENCL_C_VERSION__
 #include "nestcl_types.h"
+#include "nestcl_math.h" /* nestcl_log; in OpenCL its text comes before this one */
 #endif
 
 /* Purposes (key[1]). Assigned here so that no two users share a stream. */
@@ -131,62 +132,6 @@ NESTCL_INLINE double nestcl_u01_53(nestcl_u32 hi, nestcl_u32 lo)
 {
   nestcl_u64 m = ((nestcl_u64)(hi >> 5) << 26) | (nestcl_u64)(lo >> 6);
   return (double)m * (1.0 / 9007199254740992.0);
-}
-
-/*
- * Natural logarithm from + - * / only. x = 2^k * m with m in [sqrt(1/2), sqrt(2))
- * taken from the bits; log(m) = log(1 + f) = 2 atanh(s) with s = f / (2 + f),
- * |s| <= 0.1716, evaluated as f - (f^2/2 - s (f^2/2 + R(s^2))) so that the
- * large terms are exact and the rounding errors sit in the small correction;
- * R is the atanh series 2/3 z + 2/5 z^2 + ... + 2/23 z^11, whose truncation
- * error is below 2^-58 relative. k ln 2 is split into an exact part (ln2_hi has
- * 21 significant bits) and a small one. Measured against glibc's log: at most
- * 1 ulp (tests/unit/test_numeric_philox.c).
- */
-NESTCL_INLINE double nestcl_log(double x)
-{
-  if (!(x > 0.0)) {
-    return x == 0.0 ? -INFINITY : NAN; /* also NaN for NaN input */
-  }
-  if (x == INFINITY) {
-    return x;
-  }
-  nestcl_i32 k = 0;
-  nestcl_u64 bits = nestcl_f64_bits(x);
-  if (bits < NESTCL_U64_C(0x0010000000000000)) { /* subnormal: scale into the normal range */
-    x = x * 18014398509481984.0; /* 2^54, exact */
-    bits = nestcl_f64_bits(x);
-    k = -54;
-  }
-  k += (nestcl_i32)(bits >> 52) - 1023;
-  nestcl_u64 frac = bits & NESTCL_U64_C(0x000fffffffffffff);
-  if (frac > NESTCL_U64_C(0x6a09e667f3bcd)) { /* m > sqrt(2): use m / 2 */
-    bits = frac | NESTCL_U64_C(0x3fe0000000000000);
-    k += 1;
-  } else {
-    bits = frac | NESTCL_U64_C(0x3ff0000000000000);
-  }
-  double m = nestcl_bits_f64(bits);
-  double f = m - 1.0; /* exact: m is within a factor 2 of 1 */
-  double s = f / (2.0 + f);
-  double z = s * s;
-  double r = 2.0 / 23.0;
-  r = 2.0 / 21.0 + z * r;
-  r = 2.0 / 19.0 + z * r;
-  r = 2.0 / 17.0 + z * r;
-  r = 2.0 / 15.0 + z * r;
-  r = 2.0 / 13.0 + z * r;
-  r = 2.0 / 11.0 + z * r;
-  r = 2.0 / 9.0 + z * r;
-  r = 2.0 / 7.0 + z * r;
-  r = 2.0 / 5.0 + z * r;
-  r = 2.0 / 3.0 + z * r;
-  r = z * r;
-  double hfsq = 0.5 * f * f;
-  double dk = (double)k;
-  const double ln2_hi = 0x1.62e42p-1;            /* 21 bits: dk * ln2_hi is exact */
-  const double ln2_lo = 0x1.fdf473de6af28p-22;   /* ln 2 - ln2_hi */
-  return dk * ln2_hi - ((hfsq - (s * (hfsq + r) + dk * ln2_lo)) - f);
 }
 
 /* Block 0 of (key, ctr) as a uniform in [0, 1): consumes words 0 and 1. */

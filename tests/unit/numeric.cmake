@@ -1,7 +1,7 @@
 # Included from tests/unit/CMakeLists.txt: tests of the runtime headers in
-# kernels_templates/ (Philox and derived draws, fixed point, ring helpers).
-# The C-only ones are fast and run in the sanitizer build too; the OpenCL one
-# compares the device with the C path bit for bit.
+# kernels_templates/ (Philox and derived draws, fixed point, ring helpers,
+# portable math). The C-only ones are fast and run in the sanitizer build too;
+# the OpenCL ones compare the device with the C path bit for bit.
 if(DEFINED NESTCL_UNIT_ENV)
   set(NESTCL_NUMERIC_ENV ${NESTCL_UNIT_ENV})
 else()
@@ -20,4 +20,18 @@ add_executable(test_numeric_opencl ${CMAKE_CURRENT_SOURCE_DIR}/test_numeric_open
 target_link_libraries(test_numeric_opencl PRIVATE nestcl nestcl_rt_source nestcl_kernels m)
 add_test(NAME unit.numeric_opencl COMMAND test_numeric_opencl)
 set_tests_properties(unit.numeric_opencl PROPERTIES
+  ENVIRONMENT "${NESTCL_NUMERIC_ENV}" LABELS "unit" SKIP_RETURN_CODE ${NESTCL_SKIP_CODE} TIMEOUT 300)
+
+# The portable transcendental functions (nestcl_math.h): accuracy against glibc
+# on the C path (fast, sanitizer build too), and C against OpenCL bit for bit.
+add_executable(test_numeric_math ${CMAKE_CURRENT_SOURCE_DIR}/test_numeric_math.c)
+target_link_libraries(test_numeric_math PRIVATE nestcl_kernels m)
+add_test(NAME unit.numeric_math COMMAND test_numeric_math)
+set_tests_properties(unit.numeric_math PROPERTIES
+  ENVIRONMENT "${NESTCL_NUMERIC_ENV}" LABELS "unit;sanitize" SKIP_RETURN_CODE ${NESTCL_SKIP_CODE} TIMEOUT 120)
+
+add_executable(test_numeric_math_opencl ${CMAKE_CURRENT_SOURCE_DIR}/test_numeric_math_opencl.c)
+target_link_libraries(test_numeric_math_opencl PRIVATE nestcl nestcl_rt_source nestcl_kernels m)
+add_test(NAME unit.numeric_math_opencl COMMAND test_numeric_math_opencl)
+set_tests_properties(unit.numeric_math_opencl PROPERTIES
   ENVIRONMENT "${NESTCL_NUMERIC_ENV}" LABELS "unit" SKIP_RETURN_CODE ${NESTCL_SKIP_CODE} TIMEOUT 300)
