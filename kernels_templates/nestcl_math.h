@@ -337,6 +337,41 @@ NESTCL_MATH_TABLE double nestcl_math_log_table[182] = {
   0x1.62c82f2b9c795p-2, 0x1.7b7af915300e5p-57, /* 181 */
 };
 
+/* 128 / i, rounded to nearest, for i = 91..181: f / c by a product instead of a division. */
+NESTCL_MATH_TABLE double nestcl_math_inv_table[91] = {
+  0x1.6816816816817p+0, 0x1.642c8590b2164p+0, 0x1.6058160581606p+0,
+  0x1.5c9882b931057p+0, 0x1.58ed2308158edp+0, 0x1.5555555555555p+0,
+  0x1.51d07eae2f815p+0, 0x1.4e5e0a72f0539p+0, 0x1.4afd6a052bf5bp+0,
+  0x1.47ae147ae147bp+0, 0x1.446f86562d9fbp+0, 0x1.4141414141414p+0,
+  0x1.3e22cbce4a902p+0, 0x1.3b13b13b13b14p+0, 0x1.3813813813814p+0,
+  0x1.3521cfb2b78c1p+0, 0x1.323e34a2b10bfp+0, 0x1.2f684bda12f68p+0,
+  0x1.2c9fb4d812ca0p+0, 0x1.29e4129e4129ep+0, 0x1.27350b8812735p+0,
+  0x1.2492492492492p+0, 0x1.21fb78121fb78p+0, 0x1.1f7047dc11f70p+0,
+  0x1.1cf06ada2811dp+0, 0x1.1a7b9611a7b96p+0, 0x1.1811811811812p+0,
+  0x1.15b1e5f75270dp+0, 0x1.135c81135c811p+0, 0x1.1111111111111p+0,
+  0x1.0ecf56be69c90p+0, 0x1.0c9714fbcda3bp+0, 0x1.0a6810a6810a7p+0,
+  0x1.0842108421084p+0, 0x1.0624dd2f1a9fcp+0, 0x1.0410410410410p+0,
+  0x1.0204081020408p+0, 0x1.0000000000000p+0, 0x1.fc07f01fc07f0p-1,
+  0x1.f81f81f81f820p-1, 0x1.f44659e4a4271p-1, 0x1.f07c1f07c1f08p-1,
+  0x1.ecc07b301ecc0p-1, 0x1.e9131abf0b767p-1, 0x1.e573ac901e574p-1,
+  0x1.e1e1e1e1e1e1ep-1, 0x1.de5d6e3f8868ap-1, 0x1.dae6076b981dbp-1,
+  0x1.d77b654b82c34p-1, 0x1.d41d41d41d41dp-1, 0x1.d0cb58f6ec074p-1,
+  0x1.cd85689039b0bp-1, 0x1.ca4b3055ee191p-1, 0x1.c71c71c71c71cp-1,
+  0x1.c3f8f01c3f8f0p-1, 0x1.c0e070381c0e0p-1, 0x1.bdd2b899406f7p-1,
+  0x1.bacf914c1bad0p-1, 0x1.b7d6c3dda338bp-1, 0x1.b4e81b4e81b4fp-1,
+  0x1.b2036406c80d9p-1, 0x1.af286bca1af28p-1, 0x1.ac5701ac5701bp-1,
+  0x1.a98ef606a63bep-1, 0x1.a6d01a6d01a6dp-1, 0x1.a41a41a41a41ap-1,
+  0x1.a16d3f97a4b02p-1, 0x1.9ec8e951033d9p-1, 0x1.9c2d14ee4a102p-1,
+  0x1.999999999999ap-1, 0x1.970e4f80cb872p-1, 0x1.948b0fcd6e9e0p-1,
+  0x1.920fb49d0e229p-1, 0x1.8f9c18f9c18fap-1, 0x1.8d3018d3018d3p-1,
+  0x1.8acb90f6bf3aap-1, 0x1.886e5f0abb04ap-1, 0x1.8618618618618p-1,
+  0x1.83c977ab2beddp-1, 0x1.8181818181818p-1, 0x1.7f405fd017f40p-1,
+  0x1.7d05f417d05f4p-1, 0x1.7ad2208e0ecc3p-1, 0x1.78a4c8178a4c8p-1,
+  0x1.767dce434a9b1p-1, 0x1.745d1745d1746p-1, 0x1.724287f46debcp-1,
+  0x1.702e05c0b8170p-1, 0x1.6e1f76b4337c7p-1, 0x1.6c16c16c16c17p-1,
+  0x1.6a13cd1537290p-1,
+};
+
 /* 128 / ln 2, and ln2 / 128 = C1 + C2 with C1 of 29 bits: k C1 is exact for |k| < 2^24. */
 #define NESTCL_MATH_INV_LN2_128 0x1.71547652b82fep+7
 #define NESTCL_MATH_LN2_128_C1 0x1.62e42ffp-8
@@ -526,7 +561,7 @@ NESTCL_INLINE double nestcl_log(double x)
 }
 
 /*
- * log1p(zh + zl) for |zh| < 2^-7.5, |zl| <= ulp(zh), as hi + lo with |lo| below
+ * log1p(zh + zl) for |zh| < 2^-7.5, |zl| <= 2 ulp(zh), as hi + lo with |lo| below
  * 2^-8 |hi|: z - z^2/2 + Q, with z^2 in zh exact plus 2 zh zl, and the series
  * Q = z^3/3 - z^4/4 + ... + z^11/11 (next term below 2^-93) in zh alone.
  */
@@ -574,10 +609,15 @@ NESTCL_INLINE nestcl_dd nestcl_math_log_dd(double x)
   nestcl_i32 i = (nestcl_i32)(m * 128.0 + 0.5); /* 91..181 */
   double c = (double)i * (1.0 / 128.0);
   double f = m - c; /* exact (Sterbenz), |f| <= 2^-8 */
-  /* z = f / c as zh + zl: the remainder f - zh c of a rounded quotient is a double. */
-  double zh = f / c;
+  /*
+   * z = f / c as zh + zl. zh = f (1/c) is within 2 ulp of f / c, close enough
+   * that the remainder f - zh c is a double and comes out exact from Dekker's
+   * product; the small rounding of zl = remainder (1/c) is far below 2^-100.
+   */
+  double ic = nestcl_math_inv_table[i - 91];
+  double zh = f * ic;
   nestcl_dd zc = nestcl_dd_two_prod(zh, c);
-  double zl = ((f - zc.hi) - zc.lo) / c;
+  double zl = ((f - zc.hi) - zc.lo) * ic;
   nestcl_dd lz = nestcl_math_log1p_small(zh, zl);
   /* k ln2 + log c + log1p(z), the large parts in two-sums. */
   double kd = (double)k;

@@ -1,13 +1,14 @@
 /*
  * Unit test of kernels_templates/nestcl_math.h on the C path: the tables
- * against long double, the special values of C99 Annex F bit for bit, exact
- * powers, and for each of exp, expm1, log1p and pow about 10^6 arguments
- * (numeric_math_inputs.h) compared with glibc and with the long double
- * functions as a more precise reference. It asserts that no result is more
- * than 1 ulp from glibc's and none more than MAX_ERROR ulp from the true value
- * (as far as long double tells), and prints the histogram of distances to
- * glibc and the fraction of results that differ from it. The OpenCL twin of
- * these functions is compared bit for bit in test_numeric_math_opencl.c.
+ * against long double (and 128/i against C's correctly rounded division), the
+ * special values of C99 Annex F bit for bit, exact powers, and for each of
+ * exp, expm1, log1p and pow about 10^6 arguments (numeric_math_inputs.h)
+ * compared with glibc and with the long double functions as a more precise
+ * reference. It asserts that no result is more than 1 ulp from glibc's and
+ * none more than max_error ulp from the true value (as far as long double
+ * tells), and prints the histogram of distances to glibc and the fraction of
+ * results that differ from it. The OpenCL twin of these functions is compared
+ * bit for bit in test_numeric_math_opencl.c.
  */
 #include "nestcl_math.h"
 #include "numeric_math_inputs.h"
@@ -105,6 +106,9 @@ static void test_tables(void)
     long double ref = logl((long double)i / 128.0L);
     long double d = ((long double)nestcl_math_log_table[2 * (i - 91)] - ref) + nestcl_math_log_table[2 * (i - 91) + 1];
     CHECK(fabsl(d) < 0x1p-62L * (fabsl(ref) + 0x1p-60L), "log table entry %d off by %Lg", i, d);
+  }
+  for (int i = 91; i <= 181; ++i) {
+    CHECK(nestcl_math_inv_table[i - 91] == 128.0 / (double)i, "inverse table entry %d", i);
   }
   CHECK(nestcl_math_log_table[2 * (128 - 91)] == 0.0 && nestcl_math_log_table[2 * (128 - 91) + 1] == 0.0,
         "log(1) must be exactly 0 in the table");
