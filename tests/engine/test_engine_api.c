@@ -85,6 +85,18 @@ int main(void)
   expect(nestcl_engine_connect(e, p, p, &conn, &syn), NESTCL_EINVAL, "below min_delay", "delay < min_delay");
   nestcl_engine_destroy(e);
 
+  /* Weights that could overflow the fixed-point ring (|sum| < 2^31) are refused at build time. */
+  e = make(1, 0, 0.0);
+  nestcl_engine_create_population(e, "test_lif", 10, 0, &p);
+  conn.rule = NESTCL_RULE_FIXED_INDEGREE;
+  conn.degree = 5;
+  conn.allow_multapses = 1;
+  syn.weight = nestcl_constant(1e9);
+  syn.delay_ms = nestcl_constant(1.0);
+  expect(nestcl_engine_connect(e, p, p, &conn, &syn), 0, NULL, "connect with 1e9 pA");
+  expect(nestcl_engine_simulate(e, 1.0), NESTCL_EINVAL, "overflow the fixed-point ring", "fixed-point overflow");
+  nestcl_engine_destroy(e);
+
   e = make(3, 0, 0.0);
   nestcl_engine_create_population(e, "test_lif", 2, 0, &p);
   expect(nestcl_engine_simulate(e, 1.0), NESTCL_EINVAL, "more virtual processes", "more VPs than neurons");

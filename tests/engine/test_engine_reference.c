@@ -72,7 +72,8 @@ static void add(int p, uint64_t row_id, uint64_t j, uint32_t src, uint32_t tgt)
   syns[n_syn].tgt = tgt;
   syns[n_syn].ch = w >= 0.0 ? 0 : 1;
   syns[n_syn].w = (double)(float)w;
-  syns[n_syn].d = (int)(llround(d * 1000.0) / llround(H * 1000.0));
+  /* ms -> tics (1 us, nearest) -> steps (nearest), as NEST rounds delays */
+  syns[n_syn].d = (int)((llround(d * 1000.0) + llround(H * 1000.0) / 2) / llround(H * 1000.0));
   n_syn++;
 }
 

@@ -22,13 +22,13 @@ double eng_now(void)
 
 int64_t eng_ms_to_steps(double ms, double h)
 {
-  /* NEST: ms -> tics (1000 per ms, rounded to nearest) -> steps of tics_per_step. */
+  /* NEST: ms -> tics (1000 per ms, rounded to nearest) -> steps of tics_per_step, rounded to nearest. */
   int64_t tics = llround(ms * 1000.0);
   int64_t tps = llround(h * 1000.0);
   if (tps <= 0) {
     return 0;
   }
-  return tics / tps;
+  return tics >= 0 ? (tics + tps / 2) / tps : -((-tics + tps / 2) / tps);
 }
 
 double eng_draw(const nestcl_value *v, uint32_t seed, uint32_t purpose, uint64_t id, uint64_t step)
@@ -385,13 +385,14 @@ static int check_delay(const nestcl_engine *e, const nestcl_value *d)
   if (lo < 0.0) {
     return nestcl_set_error(NESTCL_EINVAL, "delay %g ms is negative", lo);
   }
-  if (eng_ms_to_steps(lo, h) < 1) {
+  /* Compared in ms (to a microsecond, NEST's tic): a delay is never rounded up into range. */
+  if (lo < h - 5e-4) {
     return nestcl_set_error(NESTCL_EINVAL, "delay %g ms is below the resolution %g ms", lo, h);
   }
-  if (e->cfg.min_delay_ms > 0.0 && eng_ms_to_steps(lo, h) < eng_ms_to_steps(e->cfg.min_delay_ms, h)) {
+  if (e->cfg.min_delay_ms > 0.0 && lo < e->cfg.min_delay_ms - 5e-4) {
     return nestcl_set_error(NESTCL_EINVAL, "delay %g ms is below min_delay %g ms", lo, e->cfg.min_delay_ms);
   }
-  if (e->cfg.max_delay_ms > 0.0 && eng_ms_to_steps(hi, h) > eng_ms_to_steps(e->cfg.max_delay_ms, h)) {
+  if (e->cfg.max_delay_ms > 0.0 && hi > e->cfg.max_delay_ms + 5e-4) {
     return nestcl_set_error(NESTCL_EINVAL, "delay %g ms is above max_delay %g ms", hi, e->cfg.max_delay_ms);
   }
   if (!isfinite(hi) || eng_ms_to_steps(hi, h) > 65535) {

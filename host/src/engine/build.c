@@ -175,6 +175,8 @@ typedef struct sink {
   float *weight_f;
   double *weight_d;
   uint16_t *delay;     /* pass 1, only when delays differ */
+  uint32_t *indegree;  /* pass 1: synapses per local target (for the overflow bound) */
+  double max_abs;      /* pass 1: largest |weight| routed into the ring */
   uint64_t n;
   int have_delay, hom;
   uint16_t delay0;
@@ -240,6 +242,10 @@ static int add_synapse(const nestcl_engine *e, sink *k, const eng_projection *pr
   }
   uint64_t at = k->cursor[src_gid]++;
   k->target[at] = ((uint32_t)ch << NESTCL_TARGET_INDEX_BITS) | tgt_local;
+  k->indegree[tgt_local]++;
+  if (fabs(value) > k->max_abs) {
+    k->max_abs = fabs(value);
+  }
   if (k->weight_d) {
     k->weight_d[at] = value;
   } else {
@@ -359,6 +365,37 @@ static int draw_projection(const nestcl_engine *e, const eng_block *b, int p, si
   return rc;
 }
 
+/*
+ * The fixed-point ring holds |sum| < 2^31 per slot (nestcl_fixed.h). Bound the
+ * worst case of one slot of one neuron: every synapse onto it at the largest
+ * weight, plus every drive at its largest count (the inversion table's end
+ * times its chunks), and refuse a network that could overflow.
+ */
+static int check_fixed_range(const nestcl_engine *e, const eng_block *b, const uint32_t *indegree, double max_abs)
+{
+  uint64_t max_in = 0;
+  for (uint32_t i = 0; i < b->n; ++i) {
+    max_in = indegree[i] > max_in ? indegree[i] : max_in;
+  }
+  uint64_t events = max_in;
+  for (int k = 0; k < e->n_drives; ++k) {
+    const eng_drive *d = &e->drives[k];
+    if (d->pop != b->pop) {
+      continue;
+    }
+    double v = fabs(nestcl_fixed_to_double(d->value_fixed));
+    max_abs = v > max_abs ? v : max_abs;
+    events += d->is_poisson ? (uint64_t)d->kstop * d->chunks : 1u;
+  }
+  if (!nestcl_fixed_fits(max_abs, events)) {
+    return nestcl_set_error(NESTCL_EINVAL,
+                            "%s: up to %llu inputs of |w| <= %g per step could overflow the fixed-point ring "
+                            "(|sum| must stay below 2^31)", e->pops[b->pop].model->name, (unsigned long long)events,
+                            max_abs);
+  }
+  return 0;
+}
+
 static int build_synapses(nestcl_engine *e, eng_vp *vp, eng_block *b, marks *mk)
 {
   uint64_t N = e->n_global;
@@ -387,10 +424,11 @@ static int build_synapses(nestcl_engine *e, eng_vp *vp, eng_block *b, marks *mk)
       b->target = malloc((b->nnz ? b->nnz : 1) * sizeof *b->target);
       b->weight = malloc((b->nnz ? b->nnz : 1) * wsize);
       k.cursor = malloc((N ? N : 1) * sizeof *k.cursor);
+      k.indegree = calloc(b->n ? b->n : 1, sizeof *k.indegree);
       if (!k.hom) {
         b->delay = malloc((b->nnz ? b->nnz : 1) * sizeof *b->delay);
       }
-      if (!b->target || !b->weight || !k.cursor || (!k.hom && !b->delay)) {
+      if (!b->target || !b->weight || !k.cursor || !k.indegree || (!k.hom && !b->delay)) {
         rc = nestcl_set_error(NESTCL_ENOMEM, "out of host memory for %llu synapses", (unsigned long long)b->nnz);
         break;
       }
@@ -413,6 +451,10 @@ static int build_synapses(nestcl_engine *e, eng_vp *vp, eng_block *b, marks *mk)
     }
   }
   free(k.cursor);
+  if (!rc) {
+    rc = check_fixed_range(e, b, k.indegree, k.max_abs);
+  }
+  free(k.indegree);
   if (rc) {
     return rc;
   }
