@@ -639,7 +639,10 @@ static int handle_call(rw_ctx *c, CXCursor cur, strbuf *out)
   /* Time::get_resolution().get_ms() */
   if (!strcmp(name, "get_ms") && !clang_Cursor_isNull(base) &&
       !clang_Cursor_isNull(find_call_below(base, "get_resolution"))) {
-    sb_puts(out, "resolution_ms");
+    if (c->mode == RW_UPDATE || c->mode == RW_PRERUN)
+      sb_puts(out, "resolution_ms");
+    else
+      error_at(c, cur, "Time::get_resolution() in this helper", "only update() and pre_run_hook() know the resolution");
     goto done;
   }
   if (!strcmp(name, "get_steps") && !clang_Cursor_isNull(base)) {
@@ -651,7 +654,7 @@ static int handle_call(rw_ctx *c, CXCursor cur, strbuf *out)
       sb_puts(out, "origin_steps");
       goto done;
     }
-    if (is_host_mode(c)) {
+    if (c->mode == RW_PRERUN) {
       CXCursor ms = find_call_below(base, "ms");
       if (!clang_Cursor_isNull(ms) && clang_Cursor_getNumArguments(ms) == 1) {
         sb_puts(out, "nestcl_ms_to_steps(");
@@ -665,7 +668,7 @@ static int handle_call(rw_ctx *c, CXCursor cur, strbuf *out)
       }
     }
   }
-  if (!strcmp(qname, "Time::delay_ms_to_steps") && nargs == 1 && is_host_mode(c)) {
+  if (!strcmp(qname, "Time::delay_ms_to_steps") && nargs == 1 && c->mode == RW_PRERUN) {
     sb_puts(out, "nestcl_delay_ms_to_steps(");
     render_arg(c, cur, 0, out);
     sb_puts(out, ", resolution_ms)");
@@ -1105,6 +1108,23 @@ static int handle_declstmt(rw_ctx *c, CXCursor cur, const char *t, unsigned b, u
   return 1;
 }
 
+/* Whether the operator between a binary operator's two operands is a plain '='. */
+static int is_plain_assign(rw_ctx *c, kids ops)
+{
+  CXFile f;
+  unsigned ab, ae, bb, be, p;
+  size_t size;
+  const char *t;
+  if (ops.n != 2 || cursor_offsets(ops.c[0], &f, &ab, &ae) || cursor_offsets(ops.c[1], NULL, &bb, &be) || bb < ae)
+    return 0;
+  t = file_text(c, f, &size);
+  if (!t || bb > size)
+    return 0;
+  for (p = ae; p < bb && (t[p] == ' ' || t[p] == '\t' || t[p] == '\n'); p++)
+    ;
+  return p < bb && t[p] == '=' && (p + 1 >= bb || t[p + 1] != '=');
+}
+
 /* ---- the renderer ---- */
 
 void rw_render(rw_ctx *c, CXCursor cur, strbuf *out)
@@ -1177,6 +1197,10 @@ void rw_render(rw_ctx *c, CXCursor cur, strbuf *out)
       sb_puts(out, "((void)0) /* assert */");
       return;
     }
+    if (!strcmp(mc->name, "LOG") && is_host_mode(c)) {
+      sb_puts(out, "((void)0) /* NEST's LOG: messages stay with NEST */");
+      return;
+    }
     if (!strcmp(mc->name, "INFINITY") || !strcmp(mc->name, "NAN") || !strcmp(mc->name, "M_PI") ||
         !strcmp(mc->name, "M_E") || !strcmp(mc->name, "DBL_MAX") || !strcmp(mc->name, "HUGE_VAL")) {
       sb_putn(out, t + b, e - b);
@@ -1188,6 +1212,29 @@ void rw_render(rw_ctx *c, CXCursor cur, strbuf *out)
       free(what);
       return;
     }
+  }
+
+  if ((c->mode == RW_PRERUN || c->mode == RW_DEFAULTS) &&
+      (kind == CXCursor_BinaryOperator || (kind == CXCursor_CallExpr && callee_named(cur, "operator=")))) {
+    /* V_.rng_ = get_vp_specific_rng( ... ): members without SoA layout live in
+     * the NEST node, so their set-up stays there too. */
+    kids ops = children(cur);
+    int dropped = 0;
+    if (ops.n == 2 || ops.n == 3) {
+      CXCursor lhs = strip(ops.c[0]);
+      CXCursor ref = clang_getCursorReferenced(lhs);
+      if (clang_getCursorKind(lhs) == CXCursor_MemberRefExpr && clang_getCursorKind(ref) == CXCursor_FieldDecl &&
+          ir_find_field(c->m, ref) < 0 && ir_find_channel_group(c->m, ref) < 0 &&
+          is_model_scope(c, clang_getCursorSemanticParent(ref)) && (kind == CXCursor_CallExpr || is_plain_assign(c, ops))) {
+        char *fn = cursor_spelling(ref);
+        sb_printf(out, "((void)0) /* %s stays on the host */", fn);
+        free(fn);
+        dropped = 1;
+      }
+    }
+    free(ops.c);
+    if (dropped)
+      return;
   }
 
   switch (kind) {
