@@ -1,6 +1,11 @@
 /*
- * The small Brunel network of the engine tests (test_lif neurons): 80 % E,
- * 20 % I, fixed in-degree from each, delay 1.5 ms, Poisson drive, V_m drawn.
+ * The Brunel network of the engine tests: 80 % E, 20 % I neurons of one model,
+ * fixed in-degree (80 % from E, 20 % from I, no autapses), delay 1.5 ms, one
+ * Poisson train per neuron, V_m drawn, E and I spike trains recorded. What
+ * varies between models (the model table and name, the parameters set on
+ * both populations, the weights and the drive) is a brunel_net; the two nets
+ * the tests use are the hand-written test_lif (no translator needed) and the
+ * translated iaf_psc_alpha (the product path, when nestcl_models is built).
  * Shared by the determinism tests (threads, streams, mixes, MPI ranks).
  */
 #ifndef NESTCL_TEST_BRUNEL_H
@@ -8,6 +13,31 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include "nestcl/engine.h"
+
+#define BRUNEL_MAX_SETTINGS 12
+
+typedef struct brunel_net {
+  const char *label;                /* for messages */
+  const nestcl_model *const *models;
+  int n_models;
+  const char *model;
+  /* Constants set on both populations, in this order, before V_m (NEST applies E_L first). */
+  const char *names[BRUNEL_MAX_SETTINGS];
+  double values[BRUNEL_MAX_SETTINGS];
+  int n_settings;
+  nestcl_value V_m;
+  double J_E;                       /* weight of E synapses and of the Poisson input (model units, pA) */
+  double g;                         /* I synapses weigh -g J_E */
+  double poisson_rate_hz;           /* of each neuron's train */
+  double rate_min, rate_max;        /* band of the mean rate (Hz) at seed 4242, 2,000 neurons, 200 ms */
+} brunel_net;
+
+/* test_lif: J_E 60 pA, g 5, 14 kHz drive (62 Hz). */
+brunel_net brunel_test_lif(void);
+#ifdef NESTCL_TEST_HAVE_BUILTIN_MODELS
+/* The translated iaf_psc_alpha of nestcl_builtin_models (see brunel.c for the regime). */
+brunel_net brunel_iaf_psc_alpha(void);
+#endif
 
 typedef struct brunel_result {
   uint64_t *gids;
@@ -17,8 +47,8 @@ typedef struct brunel_result {
 } brunel_result;
 
 /* Builds and runs; t_ms split into the given pieces (simulate() called per piece). Returns 0 or NESTCL_E*. */
-int brunel_run(const nestcl_engine_config *cfg, uint32_t n_neurons, uint32_t indegree, const double *pieces,
-               int n_pieces, brunel_result *out);
+int brunel_run(const brunel_net *net, const nestcl_engine_config *cfg, uint32_t n_neurons, uint32_t indegree,
+               const double *pieces, int n_pieces, brunel_result *out);
 void brunel_free(brunel_result *r);
 /* 0 when equal; else prints the first difference to stderr. */
 int brunel_compare(const char *what, const brunel_result *a, const brunel_result *b);

@@ -5,9 +5,14 @@
  * walks the whole synapse list for the step's spikes and adds weights into an
  * absolute-time input table [step][channel][neuron], with the same fixed-point
  * conversion (weights rounded to float first, as the engine stores them) and
- * the same Philox streams. The engine (1 thread, 2 threads, thread + stream)
- * must agree spike for spike, on a network that uses every connection rule,
- * drawn weights, drawn (heterogeneous) delays and two Poisson generators.
+ * the same Philox streams. The neuron itself is the model's own C update
+ * called for one neuron and one step at a time (n = 1, a one-slot ring filled
+ * from the table), so what is checked is everything around the neuron:
+ * connectivity, routing, delays, rings, drive, spike lists and exchange. The
+ * engine (1 thread, 2 threads, thread + stream) must agree spike for spike, on
+ * a network that uses every connection rule, drawn weights, drawn
+ * (heterogeneous) delays and two Poisson generators; for the translated
+ * iaf_psc_alpha (when nestcl_models is built) and for test_lif.
  */
 #include <math.h>
 #include <stdio.h>
@@ -18,6 +23,7 @@
 #include "nestcl_fixed.h"
 #include "nestcl_philox.h"
 #include "test_lif.h"
+#include "brunel.h"
 
 #define NA 240u
 #define NB 60u
@@ -28,6 +34,20 @@
 
 typedef struct syn { uint32_t src, tgt; int ch; double w; int d; } syn;
 
+/* The model under test, its settings (applied before V_m, as the engine's SetStatus calls) and weight scale. */
+typedef struct ref_model {
+  const char *label;
+  const nestcl_model *const *models;
+  int n_models;
+  const nestcl_model *m;
+  const char *const *names;
+  const double *values;
+  int n_settings;
+  double wscale;
+} ref_model;
+
+static const ref_model *M;
+
 typedef struct proj_desc {
   int src_first, src_n, tgt_first, tgt_n;
   nestcl_rule rule;
@@ -36,7 +56,8 @@ typedef struct proj_desc {
   nestcl_value w, d;
 } proj_desc;
 
-static const proj_desc P[4] = {
+static proj_desc P[4]; /* P0 with M's weight scale */
+static const proj_desc P0[4] = {
     {0, NA, 0, NA, NESTCL_RULE_FIXED_INDEGREE, 20, 0, 1, {NESTCL_DIST_CONSTANT, 60.0, 0, 0, 0}, {NESTCL_DIST_CONSTANT, 1.5, 0, 0, 0}},
     {0, NA, NA, NB, NESTCL_RULE_FIXED_INDEGREE, 20, 1, 0, {NESTCL_DIST_NORMAL, 60.0, 30.0, 0, 0}, {NESTCL_DIST_UNIFORM, 1.0, 3.0, 1.0, 3.0}},
     {NA, NB, 0, NA, NESTCL_RULE_FIXED_OUTDEGREE, 50, 1, 1, {NESTCL_DIST_CONSTANT, -300.0, 0, 0, 0}, {NESTCL_DIST_CONSTANT, 1.0, 0, 0, 0}},
@@ -70,8 +91,14 @@ static void add(int p, uint64_t row_id, uint64_t j, uint32_t src, uint32_t tgt)
   }
   syns[n_syn].src = src;
   syns[n_syn].tgt = tgt;
-  syns[n_syn].ch = w >= 0.0 ? 0 : 1;
-  syns[n_syn].w = (double)(float)w;
+  int ch;
+  double value;
+  if (M->m->route_spike(w, 0, 0, &ch, &value) != 0) {
+    fprintf(stderr, "FAIL: %s rejects weight %g\n", M->label, w);
+    exit(1);
+  }
+  syns[n_syn].ch = ch;
+  syns[n_syn].w = (double)(float)value;
   /* ms -> tics (1 us, nearest) -> steps (nearest), as NEST rounds delays */
   syns[n_syn].d = (int)((llround(d * 1000.0) + llround(H * 1000.0) / 2) / llround(H * 1000.0));
   n_syn++;
@@ -127,21 +154,24 @@ static int engine_run(int threads, int streams, double alpha, uint64_t **g, int6
   c.gpu_streams = streams;
   c.gpu_fraction = alpha;
   nestcl_engine *e;
-  int rc = nestcl_engine_create(&c, &e), pa, pb, rec;
+  int rc = nestcl_engine_create(&c, &e), pa = -1, pb = -1, rec = -1, rec_b = -1;
   if (rc) return rc;
-  nestcl_engine_set_models(e, test_lif_models, 1);
-  nestcl_engine_create_population(e, "test_lif", NA, 0, &pa);
-  nestcl_engine_create_population(e, "test_lif", NB, 0, &pb);
-  nestcl_engine_set(e, pa, "V_m", nestcl_normal(10.0, 5.0));
-  nestcl_engine_set(e, pb, "V_m", nestcl_normal(10.0, 5.0));
+  rc = nestcl_engine_set_models(e, M->models, M->n_models);
+  if (!rc) rc = nestcl_engine_create_population(e, M->m->name, NA, 0, &pa);
+  if (!rc) rc = nestcl_engine_create_population(e, M->m->name, NB, 0, &pb);
+  for (int k = 0; k < 2 && !rc; ++k) {
+    for (int j = 0; j < M->n_settings && !rc; ++j) {
+      rc = nestcl_engine_set(e, k ? pb : pa, M->names[j], nestcl_constant(M->values[j]));
+    }
+    if (!rc) rc = nestcl_engine_set(e, k ? pb : pa, "V_m", nestcl_normal(10.0, 5.0));
+  }
   for (int p = 0; p < 4 && !rc; ++p) {
     nestcl_conn_spec cs = {P[p].rule, P[p].degree, P[p].autapses, P[p].multapses};
     nestcl_syn_spec ss = {P[p].w, P[p].d, 0};
     rc = nestcl_engine_connect(e, P[p].src_first ? pb : pa, P[p].tgt_first ? pb : pa, &cs, &ss);
   }
-  if (!rc) rc = nestcl_engine_add_poisson(e, pa, 14000.0, 60.0, 1.5, 0);
-  if (!rc) rc = nestcl_engine_add_poisson(e, pb, 15000.0, 60.0, 1.0, 0);
-  int rec_b;
+  if (!rc) rc = nestcl_engine_add_poisson(e, pa, 14000.0, 60.0 * M->wscale, 1.5, 0);
+  if (!rc) rc = nestcl_engine_add_poisson(e, pb, 15000.0, 60.0 * M->wscale, 1.0, 0);
   if (!rc) rc = nestcl_engine_add_spike_recorder(e, pa, 0, NA, &rec);
   if (!rc) rc = nestcl_engine_add_spike_recorder(e, pb, 0, NB, &rec_b);
   if (!rc) rc = nestcl_engine_simulate(e, STEPS * H);
@@ -166,69 +196,92 @@ static int engine_run(int threads, int streams, double alpha, uint64_t **g, int6
   return rc;
 }
 
-int main(void)
+/* The reference simulation of the model M; the engine runs against it. 0 pass, 1 fail. */
+static int check_model(const ref_model *model)
 {
+  M = model;
+  const nestcl_model *m = M->m;
+  for (int p = 0; p < 4; ++p) {
+    P[p] = P0[p];
+    P[p].w.a *= M->wscale;
+    P[p].w.b *= M->wscale;
+  }
+  n_syn = 0;
   draw_network();
-  /* State: the model's own defaults and pre_run (initialisation is not under test), V_m drawn as documented. */
-  const nestcl_model *m = &test_lif_model;
-  void *fp[32];
-  for (int f = 0; f < m->n_fields; ++f) fp[f] = calloc(N, 8);
+  /* State: the model's defaults, the settings and V_m drawn as documented in engine.h, pre_run. */
+  void *fp[64];
+  uint32_t nch = 0;
+  for (int c = 0; c < m->n_channel_groups; ++c) nch += (uint32_t)m->channels[c].count;
+  if (m->n_fields > 64 || m->has_receptors || nch > 16) {
+    fprintf(stderr, "FAIL: %s: the reference handles scalar fields and fixed channels only\n", M->label);
+    return 1;
+  }
+  for (int f = 0; f < m->n_fields; ++f) {
+    if (m->fields[f].array_len != 0) {
+      fprintf(stderr, "FAIL: %s: field %s is an array\n", M->label, m->fields[f].member);
+      return 1;
+    }
+    fp[f] = calloc(N, nestcl_field_type_size(m->fields[f].type));
+  }
   for (uint32_t i = 0; i < N; ++i) {
     m->set_defaults(fp, N, i, 0);
+    int k = 0;
+    for (; k < M->n_settings; ++k) m->set_status(fp, N, i, 0, M->names[k], M->values[k]);
     nestcl_value vm = {NESTCL_DIST_NORMAL, 10.0, 5.0, 0, 0};
-    m->set_status(fp, N, i, 0, "V_m", draw(&vm, NESTCL_RNG_PURPOSE_INIT, i, 0));
+    m->set_status(fp, N, i, 0, "V_m", draw(&vm, NESTCL_RNG_PURPOSE_INIT, i, (uint64_t)k));
     m->pre_run(fp, N, i, 0, H);
   }
-  double *V = fp[0], *Iex = fp[1], *Iin = fp[2], *E_L = fp[11], *I_e = fp[12], *Pm = fp[13], *Pex = fp[14];
-  double *Pin = fp[15], *PmI = fp[16], *Vth = fp[9], *Vreset = fp[10];
-  int32_t *refr = fp[3], *refc = fp[17];
-  int64_t(*in)[3][N] = calloc(STEPS + 64, sizeof *in);
+  int64_t *in = calloc((size_t)(STEPS + 64) * nch * N, sizeof *in);
+#define IN(s, ch, i) in[((size_t)(s) * nch + (ch)) * N + (i)]
   uint64_t *rg = malloc(N * STEPS * sizeof *rg);
   int64_t *rs = malloc(N * STEPS * sizeof *rs);
   char *fired = calloc(N, 1);
   size_t nref = 0;
   const struct { uint32_t first, n; double rate, w; int d; uint32_t gen; } gens[2] = {
-      {0, NA, 14000.0, 60.0, 15, 0}, {NA, NB, 15000.0, 60.0, 10, 1}};
+      {0, NA, 14000.0, 60.0 * M->wscale, 15, 0}, {NA, NB, 15000.0, 60.0 * M->wscale, 10, 1}};
   for (int s = 0; s < STEPS; ++s) {
     for (uint32_t i = 0; i < N; ++i) {
-      Iex[i] = Iex[i] * Pex[i] + nestcl_fixed_to_double(in[s][0][i]);
-      Iin[i] = Iin[i] * Pin[i] + nestcl_fixed_to_double(in[s][1][i]);
-      double Idc = nestcl_fixed_to_double(in[s][2][i]);
-      if (refr[i] > 0) {
-        refr[i] -= 1;
-      } else {
-        V[i] = E_L[i] + (V[i] - E_L[i]) * Pm[i] + (Iex[i] + Iin[i] + I_e[i] + Idc) * PmI[i];
-      }
-      fired[i] = V[i] >= Vth[i];
+      /* Neuron i alone: its fields, and a one-slot ring holding this step's input. */
+      void *fi[64];
+      for (int f = 0; f < m->n_fields; ++f) fi[f] = (char *)fp[f] + i * nestcl_field_type_size(m->fields[f].type);
+      int64_t ring[16];
+      for (uint32_t ch = 0; ch < nch; ++ch) ring[ch] = IN(s, ch, i);
+      uint32_t count = 0;
+      nestcl_spike sp[1];
+      nestcl_update_args a = {1, 0, s, 0, 1, H, 1, nch, ring, &count, sp, 1, 0, NULL};
+      m->update_cpu(&a, fi);
+      fired[i] = count > 0;
       if (fired[i]) {
-        V[i] = Vreset[i];
-        refr[i] = refc[i];
         rg[nref] = i;
         rs[nref++] = s;
       }
     }
     for (int k = 0; k < 2; ++k) {
       nestcl_poisson_param pp;
-      if (nestcl_poisson_setup(gens[k].rate * H * 1e-3, &pp) != 0) {
+      int ch;
+      double value;
+      if (nestcl_poisson_setup(gens[k].rate * H * 1e-3, &pp) != 0 || m->route_spike(gens[k].w, 0, 0, &ch, &value)) {
         return 1;
       }
       for (uint32_t i = gens[k].first; i < gens[k].first + gens[k].n; ++i) {
         uint32_t cnt = nestcl_rng_poisson(nestcl_rng_key(SEED, NESTCL_RNG_PURPOSE_POISSON),
                                           nestcl_rng_counter(i | ((uint64_t)gens[k].gen << 40), (uint64_t)s), pp.mu,
                                           pp.exp_neg_mu, pp.chunks);
-        in[s + gens[k].d][0][i] += (int64_t)cnt * nestcl_fixed_from_double(gens[k].w);
+        IN(s + gens[k].d, ch, i) += (int64_t)cnt * nestcl_fixed_from_double(value);
       }
     }
     for (size_t k = 0; k < n_syn; ++k) {
       if (fired[syns[k].src]) {
-        in[s + syns[k].d][syns[k].ch][syns[k].tgt] += nestcl_fixed_from_double(syns[k].w);
+        IN(s + syns[k].d, syns[k].ch, syns[k].tgt) += nestcl_fixed_from_double(syns[k].w);
       }
     }
   }
-  printf("reference: %zu synapses, %zu spikes (%.1f Hz)\n", n_syn, nref, nref / (double)N / (STEPS * H * 1e-3));
+#undef IN
+  printf("%s reference: %zu synapses, %zu spikes (%.1f Hz)\n", M->label, n_syn, nref,
+         nref / (double)N / (STEPS * H * 1e-3));
   int fails = 0;
   if (nref < 200) {
-    fprintf(stderr, "FAIL: the reference network is too quiet to test anything\n");
+    fprintf(stderr, "FAIL: the %s reference network is too quiet to test anything\n", M->label);
     fails++;
   }
   struct { const char *name; int t, s; double a; } runs[] = {
@@ -239,26 +292,60 @@ int main(void)
     size_t n = 0;
     int rc = engine_run(runs[r].t, runs[r].s, runs[r].a, &g, &st, &n);
     if (rc == NESTCL_ENODEV) {
-      printf("skip %s: %s\n", runs[r].name, nestcl_last_error());
+      printf("skip %s, %s: %s\n", M->label, runs[r].name, nestcl_last_error());
       continue;
     }
     if (rc) {
-      fprintf(stderr, "FAIL %s: %s\n", runs[r].name, nestcl_last_error());
+      fprintf(stderr, "FAIL %s, %s: %s\n", M->label, runs[r].name, nestcl_last_error());
       fails++;
       continue;
     }
     size_t k = 0;
     while (k < n && k < nref && g[k] == rg[k] && st[k] == rs[k]) ++k;
     if (k < n || k < nref) {
-      fprintf(stderr, "FAIL %s: %zu spikes vs reference %zu; first difference at %zu: (%llu, %lld) vs (%llu, %lld)\n",
-              runs[r].name, n, nref, k, k < n ? (unsigned long long)g[k] : 0ULL, k < n ? (long long)st[k] : -1LL,
-              k < nref ? (unsigned long long)rg[k] : 0ULL, k < nref ? (long long)rs[k] : -1LL);
+      fprintf(stderr,
+              "FAIL %s, %s: %zu spikes vs reference %zu; first difference at %zu: (%llu, %lld) vs (%llu, %lld)\n",
+              M->label, runs[r].name, n, nref, k, k < n ? (unsigned long long)g[k] : 0ULL,
+              k < n ? (long long)st[k] : -1LL, k < nref ? (unsigned long long)rg[k] : 0ULL,
+              k < nref ? (long long)rs[k] : -1LL);
       fails++;
     } else {
-      printf("%s: %zu spikes, identical to the reference\n", runs[r].name, n);
+      printf("%s, %s: %zu spikes, identical to the reference\n", M->label, runs[r].name, n);
     }
     free(g);
     free(st);
   }
+  for (int f = 0; f < m->n_fields; ++f) free(fp[f]);
+  free(in);
+  free(rg);
+  free(rs);
+  free(fired);
+  return fails ? 1 : 0;
+}
+
+int main(void)
+{
+  int fails = 0;
+#ifdef NESTCL_TEST_HAVE_BUILTIN_MODELS
+  /* brunel.c's iaf_psc_alpha settings; alpha currents carry e times the charge of test_lif's
+     exponential ones for the same tau_syn, so weights are scaled by 3/8 (~1/e, exact in float). */
+  brunel_net alpha = brunel_iaf_psc_alpha();
+  const nestcl_model *iaf = NULL;
+  for (int k = 0; k < nestcl_builtin_model_count; ++k) {
+    if (strcmp(nestcl_builtin_models[k]->name, "iaf_psc_alpha") == 0) iaf = nestcl_builtin_models[k];
+  }
+  if (!iaf) {
+    fprintf(stderr, "FAIL: nestcl_builtin_models has no iaf_psc_alpha\n");
+    return 1;
+  }
+  ref_model ma = {"iaf_psc_alpha", nestcl_builtin_models, nestcl_builtin_model_count, iaf, alpha.names,
+                  alpha.values, alpha.n_settings, 0.375};
+  fails += check_model(&ma);
+#else
+  printf("note: nestcl_models not built; only test_lif is checked\n");
+#endif
+  ref_model ml = {"test_lif", test_lif_models, 1, &test_lif_model, NULL, NULL, 0, 1.0};
+  fails += check_model(&ml);
+  free(syns);
   return fails ? 1 : 0;
 }
