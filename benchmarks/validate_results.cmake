@@ -3,7 +3,7 @@
 # Checks a results file of `nestcl run hpc_benchmark` against the schema of
 # results.schema.md: every required key present with its JSON type, and the
 # simple invariants between values (positive sizes, synapses = neurons x
-# (CE + CI), per-VP phase objects). With RATE_MIN/RATE_MAX, also that the mean
+# (CE + CI), per-VP phase objects with other_wait <= other). With RATE_MIN/RATE_MAX, also that the mean
 # rate lies in that band. Fails (FATAL_ERROR) with the first problem found.
 if(NOT JSON OR NOT EXISTS "${JSON}")
   message(FATAL_ERROR "validate_results: no such file '${JSON}'")
@@ -92,12 +92,22 @@ foreach(v RANGE ${last})
       message(FATAL_ERROR "validate_results: simulation.vps[${v}].${k} missing")
     endif()
   endforeach()
-  foreach(p update deliver exchange poisson other)
+  foreach(p update deliver exchange poisson other other_wait)
     string(JSON t ERROR_VARIABLE err TYPE "${doc}" simulation vps ${v} phases_s ${p})
     if(err OR NOT t STREQUAL "NUMBER")
       message(FATAL_ERROR "validate_results: simulation.vps[${v}].phases_s.${p} missing")
     endif()
+    string(JSON x GET "${doc}" simulation vps ${v} phases_s ${p})
+    if(x LESS 0)
+      message(FATAL_ERROR "validate_results: simulation.vps[${v}].phases_s.${p} is negative (${x})")
+    endif()
   endforeach()
+  # other_wait is part of other, not a phase of its own.
+  string(JSON other GET "${doc}" simulation vps ${v} phases_s other)
+  string(JSON wait GET "${doc}" simulation vps ${v} phases_s other_wait)
+  if(wait GREATER other)
+    message(FATAL_ERROR "validate_results: simulation.vps[${v}]: other_wait ${wait} s exceeds other ${other} s")
+  endif()
 endforeach()
 json_get(neurons "network.neurons")
 json_get(ne "network.NE")

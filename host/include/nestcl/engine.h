@@ -174,7 +174,16 @@ int nestcl_engine_spikes(const nestcl_engine *e, int rec, const uint64_t **gids,
 int nestcl_engine_samples(const nestcl_engine *e, int rec, const int64_t **steps, const uint64_t **gids,
                           const double **values, size_t *n_samples, int *n_recordables);
 
-/* Phases of the cycle, timed per VP. */
+/*
+ * Phases of the cycle, timed per VP. update: the neuron update; poisson: the
+ * Poisson/DC drive; exchange: collecting the VP's spike list (read back from
+ * the device, sorted) plus the serial gather of all VPs' lists (and MPI), which
+ * every VP needs before it can deliver; deliver: the VP's CSR walk into its
+ * ring; other: the recorders (spike recorders fed from the global list,
+ * multimeter draining) and time spent waiting for the slowest VP (at the
+ * threads' barriers, and in the first MPI collective for the slowest rank),
+ * the latter also given alone as wait_seconds.
+ */
 typedef enum nestcl_phase {
   NESTCL_PHASE_UPDATE = 0,
   NESTCL_PHASE_DELIVER,
@@ -191,6 +200,7 @@ typedef struct nestcl_vp_stats {
   uint32_t neurons;          /* local neurons of this VP (all populations) */
   uint64_t synapses;         /* synapses onto them */
   double seconds[NESTCL_PHASES];
+  double wait_seconds;       /* at barriers, waiting for other VPs; included in seconds[NESTCL_PHASE_OTHER] */
 } nestcl_vp_stats;
 
 typedef struct nestcl_engine_stats {

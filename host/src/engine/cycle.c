@@ -221,7 +221,10 @@ static int exchange(nestcl_engine *e, int64_t origin)
     int *counts = e->mpi_counts;
     int *displs = counts + e->n_ranks;
     int mine = (int)(2 * n);
+    /* The first collective is where a rank waits for the slowest one: timed apart as waiting. */
+    double t_sync = eng_now();
     MPI_Allgather(&mine, 1, MPI_INT, counts, 1, MPI_INT, MPI_COMM_WORLD);
+    e->sync_s = eng_now() - t_sync;
     size_t total = 0;
     for (int r = 0; r < e->n_ranks; ++r) {
       displs[r] = (int)total;
@@ -245,7 +248,10 @@ static int exchange(nestcl_engine *e, int64_t origin)
   for (size_t s = 0; s < n; ++s) {
     e->events_total += e->out_degree[e->global[2 * s]];
   }
-  return eng_record_spikes(e, e->global, n, origin);
+  double t_rec = eng_now();
+  int rc = eng_record_spikes(e, e->global, n, origin);
+  e->record_s = eng_now() - t_rec;
+  return rc;
 }
 
 static int deliver(nestcl_engine *e, eng_vp *vp, int64_t origin)
@@ -302,6 +308,15 @@ static int drain_recording(nestcl_engine *e, eng_vp *vp)
   return 0;
 }
 
+/* Time at barriers waiting for other VPs: part of "other", and reported on its own. */
+static void account_wait(eng_vp *vp, double s)
+{
+  if (s > 0.0) {
+    vp->st.seconds[NESTCL_PHASE_OTHER] += s;
+    vp->st.wait_seconds += s;
+  }
+}
+
 static int any_failed(const nestcl_engine *e)
 {
   for (int v = 0; v < e->n_vps; ++v) {
@@ -356,6 +371,7 @@ int eng_run(nestcl_engine *e, int64_t steps)
         if (to == e->min_delay && !vp->status) {
           eng_vp_fail(vp, collect_spikes(e, vp));
         }
+        double t_collected = eng_now();
         /*
          * Two barriers per super step: the master exchanges (when the super
          * step is complete) and decides whether to stop between them.
@@ -363,6 +379,9 @@ int eng_run(nestcl_engine *e, int64_t steps)
 #pragma omp barrier
 #pragma omp master
         {
+          double t_g = eng_now();
+          e->sync_s = 0.0;
+          e->record_s = 0.0;
           if (!any_failed(e) && to == e->min_delay) {
             int rc = exchange(e, origin);
             if (rc) {
@@ -371,34 +390,53 @@ int eng_run(nestcl_engine *e, int64_t steps)
             }
           }
           e->abort = any_failed(e) || e->ex_status != 0;
+          e->serial_s = eng_now() - t_g - e->sync_s - e->record_s;
         }
 #pragma omp barrier
+        /*
+         * Exchange is this VP's own collection plus the gather (and MPI), a
+         * serial section no VP can deliver before; the spike recorders' share
+         * of that section is other; the rest of the interval is waiting at the
+         * barriers for the slowest VP of this process, or in MPI for the
+         * slowest rank (load imbalance): other, and also on its own.
+         */
+        double t_dl = eng_now();
+        double exch = (t_collected - t_ex) + e->serial_s;
+        account_wait(vp, (t_dl - t_ex) - exch - e->record_s);
+        vp->st.seconds[NESTCL_PHASE_EXCHANGE] += exch;
+        vp->st.seconds[NESTCL_PHASE_OTHER] += e->record_s;
         if (e->abort) {
           break;
         }
         if (to == e->min_delay) {
-          double t_dl = eng_now();
-          vp->st.seconds[NESTCL_PHASE_EXCHANGE] += t_dl - t_ex;
           eng_vp_fail(vp, deliver(e, vp, origin));
           vp->st.seconds[NESTCL_PHASE_DELIVER] += eng_now() - t_dl;
         }
         if (recording) {
           double t_o = eng_now();
           eng_vp_fail(vp, drain_recording(e, vp));
+          double t_drained = eng_now();
           SYNC_ABORT();
           if (e->abort) {
+            account_wait(vp, eng_now() - t_drained);
+            vp->st.seconds[NESTCL_PHASE_OTHER] += t_drained - t_o;
             break;
           }
 #pragma omp master
           {
+            double t_r = eng_now();
             int rc = eng_record_samples(e, origin, from, to);
             if (rc) {
               e->ex_status = rc;
               snprintf(e->ex_err, sizeof e->ex_err, "%s", nestcl_last_error());
             }
+            e->serial_s = eng_now() - t_r;
           }
 #pragma omp barrier
-          vp->st.seconds[NESTCL_PHASE_OTHER] += eng_now() - t_o;
+          /* Draining and the master's sorting of the samples are work; the rest is waiting. */
+          double t_end = eng_now();
+          account_wait(vp, (t_end - t_drained) - e->serial_s);
+          vp->st.seconds[NESTCL_PHASE_OTHER] += (t_drained - t_o) + e->serial_s;
         }
         left -= to - from;
         lag = to;

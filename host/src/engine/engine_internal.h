@@ -143,6 +143,9 @@ struct nestcl_engine {
   int lag;               /* steps of it already simulated (partial simulate() calls) */
   int abort;             /* written by the master thread between two barriers only */
   int ex_status;         /* failure of the master's exchange / recording */
+  double serial_s;       /* duration of the master's last serial section (same pattern as abort) */
+  double sync_s;         /* of which waiting for the other ranks (the first MPI collective) */
+  double record_s;       /* and of which feeding the spike recorders */
   char ex_err[512];
 
   nestcl_device *dev;
