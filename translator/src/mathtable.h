@@ -20,6 +20,13 @@ typedef struct math_entry {
   int nargs;          /* -1: any */
   math_kind kind;
   int transcendental; /* results may differ in the last ulp between libm and the device */
+  /*
+   * In update() only: the project's own implementation (kernels_templates/
+   * nestcl_math.h), compiled identically into the kernel and the C loop, so the
+   * two paths stay bit-identical where libm and the device's built-in differ.
+   * Host helpers (pre_run_hook, ...) keep libm, as NEST does.
+   */
+  const char *portable;
 } math_entry;
 
 /* Entry for a qualified name; is_double tells a numeric_limits<double> from <long>. */

@@ -684,7 +684,8 @@ static int handle_call(rw_ctx *c, CXCursor cur, strbuf *out)
     rt = clang_getCanonicalType(rt);
     rts = xstrdup(rt.kind == CXType_Double ? "double" : rt.kind == CXType_Long ? "long" : rt.kind == CXType_Int ? "int"
                   : "other");
-    if (me->transcendental)
+    const int portable = c->mode == RW_UPDATE && me->portable;
+    if (me->transcendental && !portable)
       c->transcendental = 1;
     if (me->kind == MATH_CONST) {
       const char *v = math_limit(me->name, rts);
@@ -704,7 +705,7 @@ static int handle_call(rw_ctx *c, CXCursor cur, strbuf *out)
         sb_putc(out, ')');
       }
     } else {
-      sb_printf(out, "%s(", me->name);
+      sb_printf(out, "%s(", portable ? me->portable : me->name);
       for (k = 0; k < nargs; k++) {
         if (k)
           sb_puts(out, ", ");
