@@ -7,8 +7,14 @@
 
 /*
  * Delivery of one super step's global spike list into this block's ring.
- * Work-item (s, g): spike s, synapses row_start + g, + G, + 2G, ... of its row,
- * G = get_global_size(1), so neighbouring work-items touch neighbouring synapses.
+ * One work-group per spike: work-item (g, s) of a work-group of G = local size
+ * in dimension 0 walks part of spike s's row. Dimension 0 is the position in
+ * the row because devices group work-items into SIMD lanes (warps, wavefronts)
+ * along dimension 0 first: on a GPU, lanes g, g+1, ... read neighbouring
+ * synapses (coalesced) with the stride G. On a CPU device each work-item is a
+ * sequential loop, so it walks a contiguous chunk of the row instead (the host
+ * builds with NESTCL_DELIVER_CONTIGUOUS there): a stride of G would make every
+ * work-item touch every cache line of the row again.
  * Additions are 64-bit integer atomics: the sum does not depend on their order.
  */
 __kernel void nestcl_deliver(__global const uint2 *spikes, uint n_spikes, long origin,
@@ -16,16 +22,23 @@ __kernel void nestcl_deliver(__global const uint2 *spikes, uint n_spikes, long o
                              __global const NESTCL_W_T *weight, __global const nestcl_u16 *delay, uint delay_hom,
                              __global long *ring, uint ring_slots, uint n, uint n_channels)
 {
-  size_t s = get_global_id(0);
+  size_t s = get_global_id(1);
   if (s >= n_spikes) {
     return;
   }
   uint2 sp = spikes[s];
-  ulong k0 = row_ptr[sp.x] + get_global_id(1);
-  ulong k1 = row_ptr[sp.x + 1];
+  ulong r0 = row_ptr[sp.x], r1 = row_ptr[sp.x + 1];
+  ulong G = (ulong)get_local_size(0), g = (ulong)get_local_id(0);
+#ifdef NESTCL_DELIVER_CONTIGUOUS
+  ulong chunk = (r1 - r0 + G - 1) / G;
+  ulong k0 = r0 + g * chunk;
+  ulong k1 = k0 + chunk < r1 ? k0 + chunk : r1;
+  ulong stride = 1;
+#else
+  ulong k0 = r0 + g, k1 = r1, stride = G;
+#endif
   NESTCL_CORE_CAT(nestcl_deliver_range, NESTCL_W_SUFFIX)(ring, n_channels, n, ring_slots, target, weight, delay,
-                                                         delay_hom, origin + (long)sp.y, k0, k1,
-                                                         (ulong)get_global_size(1));
+                                                         delay_hom, origin + (long)sp.y, k0, k1, stride);
 }
 
 /* poisson_generator / dc_generator input of one block, one work-item per neuron. */

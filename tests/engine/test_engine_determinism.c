@@ -6,10 +6,15 @@
  * split super steps (70 + 130 ms), and with double instead of float weights.
  * It runs for the translated iaf_psc_alpha (the product path: the generated C
  * loop on the threads, the generated kernel on the streams) and for the
- * hand-written test_lif (the engine alone, without the translator). Needs an
- * OpenCL device with fp64 and 64-bit atomics (PoCL here); without one it skips.
+ * hand-written test_lif (the engine alone, without the translator). The
+ * delivery kernel's two shapes are both run on whatever device there is: the
+ * device's default one, and the other forced through NESTCL_DELIVER_MODE with
+ * a width that leaves partial chunks (so the GPU shape is tested on PoCL too).
+ * Needs an OpenCL device with fp64 and 64-bit atomics (PoCL here); without one
+ * it skips.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "brunel.h"
@@ -36,14 +41,19 @@ static int check_net(const brunel_net *net)
     return 1;
   }
   /* Both nets' weights are exact in float, so double weights give the same trains. */
-  struct { const char *name; int threads, streams; double alpha; const double *pieces; int n; int wd; } runs[] = {
-      {"1 thread, 70+130 ms", 1, 0, 0.0, split, 2, 0},
-      {"2 threads", 2, 0, 0.0, whole, 1, 0},
-      {"1 stream", 0, 1, 1.0, whole, 1, 0},
-      {"2 streams", 0, 2, 1.0, whole, 1, 0},
-      {"1 thread + 1 stream, alpha 0.3", 1, 1, 0.3, whole, 1, 0},
-      {"1 thread + 1 stream, alpha 0.7, 70+130 ms", 1, 1, 0.7, split, 2, 0},
-      {"1 thread + 1 stream, alpha 0.5, double weights", 1, 1, 0.5, whole, 1, 1},
+  struct {
+    const char *name; int threads, streams; double alpha; const double *pieces; int n; int wd;
+    const char *mode, *width; /* NESTCL_DELIVER_MODE / _WIDTH for this run, or NULL */
+  } runs[] = {
+      {"1 thread, 70+130 ms", 1, 0, 0.0, split, 2, 0, NULL, NULL},
+      {"2 threads", 2, 0, 0.0, whole, 1, 0, NULL, NULL},
+      {"1 stream", 0, 1, 1.0, whole, 1, 0, NULL, NULL},
+      {"2 streams", 0, 2, 1.0, whole, 1, 0, NULL, NULL},
+      {"1 thread + 1 stream, alpha 0.3", 1, 1, 0.3, whole, 1, 0, NULL, NULL},
+      {"1 thread + 1 stream, alpha 0.7, 70+130 ms", 1, 1, 0.7, split, 2, 0, NULL, NULL},
+      {"1 thread + 1 stream, alpha 0.5, double weights", 1, 1, 0.5, whole, 1, 1, NULL, NULL},
+      {"2 streams, strided delivery of width 7", 0, 2, 1.0, whole, 1, 0, "strided", "7"},
+      {"1 stream, contiguous delivery of width 3", 0, 1, 1.0, whole, 1, 0, "contiguous", "3"},
   };
   int fails = 0;
   for (size_t k = 0; k < sizeof runs / sizeof runs[0]; ++k) {
@@ -55,7 +65,13 @@ static int check_net(const brunel_net *net)
     brunel_result r;
     char what[160];
     snprintf(what, sizeof what, "%s, %s", net->label, runs[k].name);
+    if (runs[k].mode) {
+      setenv("NESTCL_DELIVER_MODE", runs[k].mode, 1);
+      setenv("NESTCL_DELIVER_WIDTH", runs[k].width, 1);
+    }
     int rc = brunel_run(net, &c, 2000, 200, runs[k].pieces, runs[k].n, &r);
+    unsetenv("NESTCL_DELIVER_MODE");
+    unsetenv("NESTCL_DELIVER_WIDTH");
     if (rc == NESTCL_ENODEV) {
       printf("SKIP %s: %s\n", what, nestcl_last_error());
       brunel_free(&ref);

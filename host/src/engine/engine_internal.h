@@ -151,7 +151,8 @@ struct nestcl_engine {
   nestcl_device *dev;
   cl_program *model_programs; /* per population (NULL entries for CPU-only runs) */
   cl_program core_program;
-  uint32_t deliver_width; /* work-items per spike in the delivery kernel */
+  uint32_t deliver_width; /* work-items per spike (one work-group) in the delivery kernel */
+  int deliver_contiguous; /* each work-item walks a contiguous chunk of the row (CPU devices), not a stride */
 
   /* global spike list of the current super step: (gid, lag) pairs */
   uint32_t *global;
