@@ -10,6 +10,7 @@
  */
 #include "nestcl/device.h"
 #include "nestcl/model.h"
+#include "nestcl_check.h"
 #include "nestcl_fixed.h"
 #include "nestcl_ring.h"
 #include "nestcl_rt_source.h"
@@ -21,18 +22,6 @@
 #define N 37
 #define STEPS 10
 #define SLOTS 16
-
-static int failures;
-
-#define CHECK(cond, ...)                                                                                              \
-  do {                                                                                                                \
-    if (!(cond)) {                                                                                                    \
-      fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);                                                            \
-      fprintf(stderr, __VA_ARGS__);                                                                                   \
-      fprintf(stderr, "\n");                                                                                          \
-      failures++;                                                                                                     \
-    }                                                                                                                 \
-  } while (0)
 
 static size_t field_elems(const nestcl_field *f, uint32_t K)
 {
@@ -266,10 +255,8 @@ int main(void)
   for (k = 0; k < nestcl_builtin_model_count; k++)
     run_model(dev, nestcl_builtin_models[k]);
   nestcl_device_close(dev);
-  if (failures) {
-    fprintf(stderr, "%d check(s) failed\n", failures);
+  if (check_report())
     return 1;
-  }
   printf("%d translated models: kernels build, C loop and kernel agree bit for bit\n", nestcl_builtin_model_count);
   return 0;
 }

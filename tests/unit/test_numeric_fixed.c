@@ -7,6 +7,7 @@
  * The double sums of the same orders are printed for contrast (they usually
  * differ, which is why rings are not accumulated in floating point).
  */
+#include "nestcl_check.h"
 #include "nestcl_fixed.h"
 #include "nestcl_philox.h"
 
@@ -14,18 +15,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static int failures;
-
-#define CHECK(cond, ...)                                                                                     \
-  do {                                                                                                       \
-    if (!(cond)) {                                                                                           \
-      fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);                                                   \
-      fprintf(stderr, __VA_ARGS__);                                                                          \
-      fputc('\n', stderr);                                                                                   \
-      failures++;                                                                                            \
-    }                                                                                                        \
-  } while (0)
 
 #define N_WEIGHTS 100000
 #define N_ORDERS 10
@@ -171,10 +160,8 @@ int main(void)
   free(w);
   free(wf);
   free(perm);
-  if (failures) {
-    fprintf(stderr, "%d check(s) failed\n", failures);
+  if (check_report())
     return 1;
-  }
   printf("ok\n");
   return 0;
 }

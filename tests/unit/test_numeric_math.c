@@ -10,6 +10,7 @@
  * results that differ from it. The OpenCL twin of these functions is compared
  * bit for bit in test_numeric_math_opencl.c.
  */
+#include "nestcl_check.h"
 #include "nestcl_math.h"
 #include "numeric_math_inputs.h"
 
@@ -19,18 +20,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static int failures;
-
-#define CHECK(cond, ...)                                                                                     \
-  do {                                                                                                       \
-    if (!(cond)) {                                                                                           \
-      fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);                                                   \
-      fprintf(stderr, __VA_ARGS__);                                                                          \
-      fprintf(stderr, "\n");                                                                                 \
-      failures++;                                                                                            \
-    }                                                                                                        \
-  } while (0)
 
 #define N_RANDOM 1000000
 
@@ -276,10 +265,8 @@ int main(void)
   for (int f = 0; f < MATH_FUNCTIONS; ++f) {
     test_accuracy(f);
   }
-  if (failures) {
-    fprintf(stderr, "%d check(s) failed\n", failures);
+  if (check_report())
     return 1;
-  }
   printf("ok\n");
   return 0;
 }

@@ -9,7 +9,9 @@
  * and a GPU VP (DESIGN.md §3). Uses the default device (NESTCL_DEVICE, else
  * the first GPU, else PoCL); exits 77 (skip) when there is no OpenCL device.
  */
+#define NESTCL_CHECK_FATAL
 #include "nestcl/device.h"
+#include "nestcl_check.h"
 #include "nestcl_math.h"
 #include "nestcl_rt_source.h"
 #include "numeric_math_inputs.h"
@@ -17,16 +19,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#define CHECK(cond, ...)                                                                                     \
-  do {                                                                                                       \
-    if (!(cond)) {                                                                                           \
-      fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);                                                   \
-      fprintf(stderr, __VA_ARGS__);                                                                          \
-      fprintf(stderr, "\n  last error: %s\n", nestcl_last_error());                                          \
-      exit(1);                                                                                               \
-    }                                                                                                        \
-  } while (0)
 
 #define N_RANDOM 1000000
 

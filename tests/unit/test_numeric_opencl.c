@@ -11,7 +11,9 @@
  * with -cl-opt-disable, so an optimiser that changes floating point shows. Uses the default device (NESTCL_DEVICE, else
  * the first GPU, else PoCL); exits 77 (skip) when there is no OpenCL device.
  */
+#define NESTCL_CHECK_FATAL
 #include "nestcl/device.h"
+#include "nestcl_check.h"
 #include "nestcl_philox.h"
 #include "nestcl_ring.h"
 #include "nestcl_rt_source.h"
@@ -22,15 +24,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define CHECK(cond, ...)                                                                                     \
-  do {                                                                                                       \
-    if (!(cond)) {                                                                                           \
-      fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);                                                   \
-      fprintf(stderr, __VA_ARGS__);                                                                          \
-      fprintf(stderr, "\n  last error: %s\n", nestcl_last_error());                                          \
-      exit(1);                                                                                               \
-    }                                                                                                        \
-  } while (0)
 #define CL_OK(call) CHECK((call) == CL_SUCCESS, "%s", #call)
 
 static const char *kernels =

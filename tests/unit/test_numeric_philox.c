@@ -6,24 +6,13 @@
  * is deterministic but wrong still fails). The OpenCL twin of these draws is
  * compared bit for bit in test_numeric_opencl.c.
  */
+#include "nestcl_check.h"
 #include "nestcl_philox.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static int failures;
-
-#define CHECK(cond, ...)                                                                                     \
-  do {                                                                                                       \
-    if (!(cond)) {                                                                                           \
-      fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);                                                   \
-      fprintf(stderr, __VA_ARGS__);                                                                          \
-      fputc('\n', stderr);                                                                                   \
-      failures++;                                                                                            \
-    }                                                                                                        \
-  } while (0)
 
 /* Random123 tests/kat_vectors, the three "philox4x32 10" lines: counter, key, expected. */
 static const uint32_t kat[3][10] = {
@@ -252,10 +241,8 @@ int main(void)
   test_uniform_normal(buf);
   test_poisson(buf);
   free(buf);
-  if (failures) {
-    fprintf(stderr, "%d check(s) failed\n", failures);
+  if (check_report())
     return 1;
-  }
   printf("ok\n");
   return 0;
 }

@@ -5,23 +5,12 @@
  * spike-list overflow detection. The OpenCL side runs the same helpers in
  * test_numeric_opencl.c.
  */
+#include "nestcl_check.h"
 #include "nestcl_ring.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static int failures;
-
-#define CHECK(cond, ...)                                                                                     \
-  do {                                                                                                       \
-    if (!(cond)) {                                                                                           \
-      fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);                                                   \
-      fprintf(stderr, __VA_ARGS__);                                                                          \
-      fputc('\n', stderr);                                                                                   \
-      failures++;                                                                                            \
-    }                                                                                                        \
-  } while (0)
 
 static void test_slot(void)
 {
@@ -82,10 +71,8 @@ int main(void)
   test_slot();
   test_ring();
   test_spikes();
-  if (failures) {
-    fprintf(stderr, "%d check(s) failed\n", failures);
+  if (check_report())
     return 1;
-  }
   printf("ok\n");
   return 0;
 }
