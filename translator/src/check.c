@@ -30,24 +30,9 @@ static enum CXChildVisitResult first_kids(CXCursor c, CXCursor parent, CXClientD
   return CXChildVisit_Continue;
 }
 
-static CXCursor strip(CXCursor c)
-{
-  for (;;) {
-    enum CXCursorKind kind = clang_getCursorKind(c);
-    kids k;
-    if (kind != CXCursor_UnexposedExpr && kind != CXCursor_ParenExpr)
-      return c;
-    k.n = 0;
-    clang_visitChildren(c, first_kids, &k);
-    if (k.n != 1)
-      return c;
-    c = k.c[0];
-  }
-}
-
 static void mark_written(ir_model *m, CXCursor lhs)
 {
-  CXCursor l = strip(lhs);
+  CXCursor l = cursor_strip(lhs);
   int fi;
   if (clang_getCursorKind(l) == CXCursor_ArraySubscriptExpr || clang_getCursorKind(l) == CXCursor_CallExpr) {
     kids k;
@@ -55,7 +40,7 @@ static void mark_written(ir_model *m, CXCursor lhs)
     clang_visitChildren(l, first_kids, &k);
     if (k.n < 1)
       return;
-    l = strip(k.c[0]);
+    l = cursor_strip(k.c[0]);
   }
   if (clang_getCursorKind(l) != CXCursor_MemberRefExpr)
     return;

@@ -89,6 +89,65 @@ int is_node_base_name(const char *name)
          (n >= a && !strcmp(name + n - a, "ArchivingNode"));
 }
 
+static enum CXChildVisitResult collect_children(CXCursor c, CXCursor parent, CXClientData data)
+{
+  cursor_kids *k = data;
+  (void)parent;
+  k->c = xrealloc(k->c, sizeof *k->c * (size_t)(k->n + 1));
+  k->c[k->n++] = c;
+  return CXChildVisit_Continue;
+}
+
+cursor_kids cursor_children(CXCursor c)
+{
+  cursor_kids k = {NULL, 0};
+  clang_visitChildren(c, collect_children, &k);
+  return k;
+}
+
+CXCursor cursor_strip(CXCursor c)
+{
+  for (;;) {
+    enum CXCursorKind kind = clang_getCursorKind(c);
+    if (kind == CXCursor_UnexposedExpr || kind == CXCursor_ParenExpr) {
+      cursor_kids k = cursor_children(c);
+      if (k.n == 1) {
+        c = k.c[0];
+        free(k.c);
+        continue;
+      }
+      free(k.c);
+    }
+    return c;
+  }
+}
+
+typedef struct ref_find {
+  CXCursor decl;
+  int hit;
+} ref_find;
+
+static enum CXChildVisitResult visit_ref_find(CXCursor c, CXCursor parent, CXClientData data)
+{
+  ref_find *rf = data;
+  (void)parent;
+  if (clang_getCursorKind(c) == CXCursor_DeclRefExpr &&
+      clang_equalCursors(clang_getCanonicalCursor(clang_getCursorReferenced(c)), clang_getCanonicalCursor(rf->decl))) {
+    rf->hit = 1;
+    return CXChildVisit_Break;
+  }
+  return CXChildVisit_Recurse;
+}
+
+int cursor_refers_to(CXCursor root, CXCursor decl)
+{
+  ref_find rf;
+  rf.decl = decl;
+  rf.hit = 0;
+  clang_visitChildren(root, visit_ref_find, &rf);
+  return rf.hit;
+}
+
 int parse_text_declares_model(const char *t)
 {
   /* Looks for "public <Base>" with a node base; comments may match too, which
@@ -541,41 +600,9 @@ static enum CXChildVisitResult visit_top(CXCursor c, CXCursor parent, CXClientDa
 
 static int strip_kind_is(CXCursor c, enum CXCursorKind k);
 
-typedef struct child_list {
-  CXCursor *c;
-  int n;
-} child_list;
-
-static enum CXChildVisitResult collect_children(CXCursor c, CXCursor parent, CXClientData data)
-{
-  child_list *l = data;
-  (void)parent;
-  l->c = xrealloc(l->c, sizeof *l->c * (size_t)(l->n + 1));
-  l->c[l->n++] = c;
-  return CXChildVisit_Continue;
-}
-
-static CXCursor strip(CXCursor c)
-{
-  for (;;) {
-    enum CXCursorKind k = clang_getCursorKind(c);
-    if (k == CXCursor_UnexposedExpr || k == CXCursor_ParenExpr) {
-      child_list l = {NULL, 0};
-      clang_visitChildren(c, collect_children, &l);
-      if (l.n == 1) {
-        c = l.c[0];
-        free(l.c);
-        continue;
-      }
-      free(l.c);
-    }
-    return c;
-  }
-}
-
 static int strip_kind_is(CXCursor c, enum CXCursorKind k)
 {
-  return clang_getCursorKind(strip(c)) == k;
+  return clang_getCursorKind(cursor_strip(c)) == k;
 }
 
 /* NEST names from get(): `d[ names::X ] = member;` or `def< T >( d, names::X, member )`. */
@@ -585,7 +612,7 @@ typedef struct getter_walk {
 
 static void note_nest_name(ir_model *m, CXCursor key, CXCursor value)
 {
-  CXCursor k = strip(key), v = strip(value);
+  CXCursor k = cursor_strip(key), v = cursor_strip(value);
   int fi;
   if (clang_getCursorKind(v) != CXCursor_MemberRefExpr)
     return;
@@ -606,15 +633,13 @@ static enum CXChildVisitResult visit_getter(CXCursor c, CXCursor parent, CXClien
   (void)parent;
   if (clang_getCursorKind(c) == CXCursor_CallExpr) {
     char *n = cursor_spelling(c);
-    child_list l = {NULL, 0};
-    clang_visitChildren(c, collect_children, &l);
+    cursor_kids l = cursor_children(c);
     if (!strcmp(n, "operator=") && l.n == 3) {
       /* d[ key ] = value: child 0 is the subscript call */
-      CXCursor sub = strip(l.c[0]);
+      CXCursor sub = cursor_strip(l.c[0]);
       char *sn = cursor_spelling(sub);
       if (!strcmp(sn, "operator[]")) {
-        child_list s2 = {NULL, 0};
-        clang_visitChildren(sub, collect_children, &s2);
+        cursor_kids s2 = cursor_children(sub);
         if (s2.n == 3)
           note_nest_name(gw->m, s2.c[2], l.c[2]);
         free(s2.c);
@@ -637,25 +662,22 @@ static enum CXChildVisitResult visit_current_handler(CXCursor c, CXCursor parent
   if (clang_getCursorKind(c) == CXCursor_CallExpr) {
     char *n = cursor_spelling(c);
     if (!strcmp(n, "add_value")) {
-      child_list l = {NULL, 0};
-      clang_visitChildren(c, collect_children, &l);
+      cursor_kids l = cursor_children(c);
       if (l.n >= 1 && clang_getCursorKind(l.c[0]) == CXCursor_MemberRefExpr) {
-        child_list b = {NULL, 0};
-        clang_visitChildren(l.c[0], collect_children, &b);
+        cursor_kids b = cursor_children(l.c[0]);
         if (b.n >= 1) {
-          CXCursor base = strip(b.c[0]);
+          CXCursor base = cursor_strip(b.c[0]);
           if (clang_getCursorKind(base) == CXCursor_CallExpr) { /* B_.v_[k] */
-            child_list s = {NULL, 0};
-            clang_visitChildren(base, collect_children, &s);
+            cursor_kids s = cursor_children(base);
             if (s.n >= 1)
-              base = strip(s.c[0]);
+              base = cursor_strip(s.c[0]);
             free(s.c);
           }
           if (clang_getCursorKind(base) == CXCursor_MemberRefExpr) {
             int gi = ir_find_channel_group(m, clang_getCursorReferenced(base));
             if (gi >= 0) {
               if (m->channels[gi].kind == IR_BUF_MULTI) {
-                CXCursor ch = strip(clang_Cursor_getArgument(c, 1));
+                CXCursor ch = cursor_strip(clang_Cursor_getArgument(c, 1));
                 CXCursor ref = clang_getCursorReferenced(ch);
                 if (clang_getCursorKind(ref) == CXCursor_EnumConstantDecl) {
                   long long v = clang_getEnumConstantDeclValue(ref);

@@ -40,4 +40,16 @@ int cursor_offsets(CXCursor c, CXFile *file, unsigned *begin, unsigned *end);
 char *cursor_where(CXCursor c);
 int is_node_base_name(const char *name);
 
+/* The direct children of a cursor, in source order; the caller frees .c. */
+typedef struct cursor_kids {
+  CXCursor *c;
+  int n;
+} cursor_kids;
+cursor_kids cursor_children(CXCursor c);
+/* c without the implicit-conversion (UnexposedExpr) and parenthesis wrappers
+ * that have exactly one child: the expression as written. */
+CXCursor cursor_strip(CXCursor c);
+/* Whether a DeclRefExpr anywhere below root (root itself excluded) refers to decl. */
+int cursor_refers_to(CXCursor root, CXCursor decl);
+
 #endif

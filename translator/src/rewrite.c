@@ -52,62 +52,11 @@ struct rw_ctx {
   int rng_sites;  /* random draws rendered so far: each call site gets its own stream */
 };
 
-typedef struct kids {
-  CXCursor *c;
-  int n;
-} kids;
-
-static enum CXChildVisitResult collect(CXCursor c, CXCursor parent, CXClientData data)
-{
-  kids *k = data;
-  (void)parent;
-  k->c = xrealloc(k->c, sizeof *k->c * (size_t)(k->n + 1));
-  k->c[k->n++] = c;
-  return CXChildVisit_Continue;
-}
-
-static kids children(CXCursor c)
-{
-  kids k = {NULL, 0};
-  clang_visitChildren(c, collect, &k);
-  return k;
-}
-
-static CXCursor strip(CXCursor c)
-{
-  for (;;) {
-    enum CXCursorKind k = clang_getCursorKind(c);
-    if (k == CXCursor_UnexposedExpr || k == CXCursor_ParenExpr) {
-      kids ch = children(c);
-      if (ch.n == 1) {
-        c = ch.c[0];
-        free(ch.c);
-        continue;
-      }
-      free(ch.c);
-    }
-    return c;
-  }
-}
-
 /* The lag loop of update(): the for statement whose condition reads the 'to' parameter. */
 typedef struct lag_find {
   CXCursor to;
   char *name;
-  int hit;
 } lag_find;
-
-static enum CXChildVisitResult visit_refs_to(CXCursor c, CXCursor parent, CXClientData data)
-{
-  lag_find *lf = data;
-  (void)parent;
-  if (clang_getCursorKind(c) == CXCursor_DeclRefExpr &&
-      clang_equalCursors(clang_getCanonicalCursor(clang_getCursorReferenced(c)), clang_getCanonicalCursor(lf->to))) {
-    lf->hit = 1;
-    return CXChildVisit_Break;
-  }
-  return CXChildVisit_Recurse;
-}
 
 static enum CXChildVisitResult visit_find_lag(CXCursor c, CXCursor parent, CXClientData data)
 {
@@ -116,12 +65,10 @@ static enum CXChildVisitResult visit_find_lag(CXCursor c, CXCursor parent, CXCli
   if (lf->name)
     return CXChildVisit_Break;
   if (clang_getCursorKind(c) == CXCursor_ForStmt) {
-    kids k = children(c);
+    cursor_kids k = cursor_children(c);
     if (k.n >= 2 && clang_getCursorKind(k.c[0]) == CXCursor_DeclStmt) {
-      kids d = children(k.c[0]);
-      lf->hit = 0;
-      clang_visitChildren(k.c[1], visit_refs_to, lf);
-      if (lf->hit && d.n >= 1 && clang_getCursorKind(d.c[0]) == CXCursor_VarDecl)
+      cursor_kids d = cursor_children(k.c[0]);
+      if (cursor_refers_to(k.c[1], lf->to) && d.n >= 1 && clang_getCursorKind(d.c[0]) == CXCursor_VarDecl)
         lf->name = cursor_spelling(d.c[0]);
       free(d.c);
     }
@@ -142,7 +89,6 @@ rw_ctx *rw_new(ir_model *m, rw_mode mode, CXCursor fn, int fatal)
     lag_find lf;
     lf.to = clang_Cursor_getArgument(fn, 2);
     lf.name = NULL;
-    lf.hit = 0;
     clang_visitChildren(fn, visit_find_lag, &lf);
     c->lag_var = lf.name;
   }
@@ -207,7 +153,7 @@ static void warning_at(rw_ctx *c, CXCursor at, const char *text)
 
 CXCursor rw_body_of(CXCursor fn)
 {
-  kids k = children(fn);
+  cursor_kids k = cursor_children(fn);
   CXCursor r = clang_getNullCursor();
   int j;
   for (j = 0; j < k.n; j++)
@@ -394,10 +340,10 @@ static void emit_field(rw_ctx *c, CXCursor at, int fi, const char *idx, strbuf *
 
 static CXCursor member_base(CXCursor call)
 {
-  kids k = children(call);
+  cursor_kids k = cursor_children(call);
   CXCursor r = clang_getNullCursor();
   if (k.n >= 1 && clang_getCursorKind(k.c[0]) == CXCursor_MemberRefExpr) {
-    kids b = children(k.c[0]);
+    cursor_kids b = cursor_children(k.c[0]);
     if (b.n >= 1)
       r = b.c[0];
     free(b.c);
@@ -445,7 +391,7 @@ static CXCursor find_call_below(CXCursor cur, const char *name)
 /* Channel expression of a buffer access base (B_.b_ or B_.v_[k]); -1 if none. */
 static int channel_of_base(rw_ctx *c, CXCursor base, char **chan)
 {
-  CXCursor b = strip(base);
+  CXCursor b = cursor_strip(base);
   *chan = NULL;
   if (clang_getCursorKind(b) == CXCursor_MemberRefExpr) {
     int gi = ir_find_channel_group(c->m, clang_getCursorReferenced(b));
@@ -456,10 +402,10 @@ static int channel_of_base(rw_ctx *c, CXCursor base, char **chan)
     return -1;
   }
   if (clang_getCursorKind(b) == CXCursor_CallExpr && callee_named(b, "operator[]")) {
-    kids k = children(b);
+    cursor_kids k = cursor_children(b);
     int gi = -1;
-    if (k.n == 3 && clang_getCursorKind(strip(k.c[0])) == CXCursor_MemberRefExpr) {
-      gi = ir_find_channel_group(c->m, clang_getCursorReferenced(strip(k.c[0])));
+    if (k.n == 3 && clang_getCursorKind(cursor_strip(k.c[0])) == CXCursor_MemberRefExpr) {
+      gi = ir_find_channel_group(c->m, clang_getCursorReferenced(cursor_strip(k.c[0])));
       if (gi >= 0 && c->m->channels[gi].kind == IR_BUF_VECTOR) {
         char *idx, *base_e = ir_channel_base_expr(&c->m->channels[gi]);
         render_to(c, k.c[2], &idx);
@@ -485,14 +431,14 @@ static int inline_method(rw_ctx *c, CXCursor cur, CXCursor callee, strbuf *out)
 {
   CXCursor def = clang_getCursorDefinition(callee);
   CXCursor body, ret, expr;
-  kids stmts, rk;
+  cursor_kids stmts, rk;
   int k, nargs, saved_substs;
   if (clang_Cursor_isNull(def) || c->depth > 8)
     return 0;
   body = rw_body_of(def);
   if (clang_Cursor_isNull(body))
     return 0;
-  stmts = children(body);
+  stmts = cursor_children(body);
   /* A single return, after nothing but assertions (dropped, as NDEBUG would). */
   for (k = 0; k + 1 < stmts.n; k++) {
     CXFile af;
@@ -509,7 +455,7 @@ static int inline_method(rw_ctx *c, CXCursor cur, CXCursor callee, strbuf *out)
   }
   ret = stmts.c[stmts.n - 1];
   free(stmts.c);
-  rk = children(ret);
+  rk = cursor_children(ret);
   if (rk.n != 1) {
     free(rk.c);
     return 0;
@@ -541,7 +487,7 @@ static int inline_method(rw_ctx *c, CXCursor cur, CXCursor callee, strbuf *out)
 static CXCursor getter_target(rw_ctx *c, CXCursor e)
 {
   CXCursor callee, def, body;
-  kids st;
+  cursor_kids st;
   if (clang_getCursorKind(e) != CXCursor_CallExpr || clang_Cursor_getNumArguments(e) != 0)
     return e;
   callee = clang_getCursorReferenced(e);
@@ -551,12 +497,12 @@ static CXCursor getter_target(rw_ctx *c, CXCursor e)
   body = clang_Cursor_isNull(def) ? def : rw_body_of(def);
   if (clang_Cursor_isNull(body))
     return e;
-  st = children(body);
+  st = cursor_children(body);
   if (st.n == 1 && clang_getCursorKind(st.c[0]) == CXCursor_ReturnStmt) {
-    kids r = children(st.c[0]);
-    if (r.n == 1 && clang_getCursorKind(strip(r.c[0])) == CXCursor_MemberRefExpr &&
-        ir_find_field(c->m, clang_getCursorReferenced(strip(r.c[0]))) >= 0)
-      e = strip(r.c[0]);
+    cursor_kids r = cursor_children(st.c[0]);
+    if (r.n == 1 && clang_getCursorKind(cursor_strip(r.c[0])) == CXCursor_MemberRefExpr &&
+        ir_find_field(c->m, clang_getCursorReferenced(cursor_strip(r.c[0]))) >= 0)
+      e = cursor_strip(r.c[0]);
     free(r.c);
   }
   free(st.c);
@@ -565,7 +511,7 @@ static CXCursor getter_target(rw_ctx *c, CXCursor e)
 
 static int is_per_receptor_container(rw_ctx *c, CXCursor base)
 {
-  CXCursor b = getter_target(c, strip(base));
+  CXCursor b = getter_target(c, cursor_strip(base));
   CXCursor ref;
   int fi, gi;
   if (clang_getCursorKind(b) != CXCursor_MemberRefExpr)
@@ -595,9 +541,9 @@ static int handle_call(rw_ctx *c, CXCursor cur, strbuf *out)
   }
 
   if (!strcmp(name, "operator[]")) {
-    kids ch = children(cur);
+    cursor_kids ch = cursor_children(cur);
     if (ch.n == 3) {
-      CXCursor b = getter_target(c, strip(ch.c[0]));
+      CXCursor b = getter_target(c, cursor_strip(ch.c[0]));
       CXCursor ref = clang_getCursorReferenced(b);
       int fi = clang_getCursorKind(b) == CXCursor_MemberRefExpr ? ir_find_field(c->m, ref) : -1;
       if (fi >= 0) {
@@ -646,7 +592,7 @@ static int handle_call(rw_ctx *c, CXCursor cur, strbuf *out)
     goto done;
   }
   if (!strcmp(name, "get_steps") && !clang_Cursor_isNull(base)) {
-    CXCursor b = strip(base);
+    CXCursor b = cursor_strip(base);
     if (clang_getCursorKind(b) == CXCursor_DeclRefExpr && c->mode == RW_UPDATE &&
         clang_getCursorKind(clang_getCursorReferenced(b)) == CXCursor_ParmDecl &&
         clang_equalCursors(clang_getCanonicalCursor(clang_getCursorReferenced(b)),
@@ -734,8 +680,8 @@ static int handle_call(rw_ctx *c, CXCursor cur, strbuf *out)
       goto done;
     }
     if (!strcmp(name, "reset_values_all_channels") && nargs == 1 && !clang_Cursor_isNull(base) &&
-        clang_getCursorKind(strip(base)) == CXCursor_MemberRefExpr) {
-      int gi = ir_find_channel_group(c->m, clang_getCursorReferenced(strip(base)));
+        clang_getCursorKind(cursor_strip(base)) == CXCursor_MemberRefExpr) {
+      int gi = ir_find_channel_group(c->m, clang_getCursorReferenced(cursor_strip(base)));
       if (gi >= 0) {
         int cnt = 0, j;
         char *be = ir_channel_base_expr(&c->m->channels[gi]);
@@ -758,7 +704,7 @@ static int handle_call(rw_ctx *c, CXCursor cur, strbuf *out)
       }
     }
     if (!strcmp(name, "send") && !strcmp(cls, "EventDeliveryManager") && nargs == 3) {
-      CXCursor ev = strip(clang_Cursor_getArgument(cur, 1));
+      CXCursor ev = cursor_strip(clang_Cursor_getArgument(cur, 1));
       char *evt = decl_name_of_type(clang_getCursorType(ev));
       int is_spike = !strcmp(evt, "SpikeEvent");
       free(evt);
@@ -802,7 +748,7 @@ static int handle_call(rw_ctx *c, CXCursor cur, strbuf *out)
   if (c->mode == RW_ROUTE_SPIKE || c->mode == RW_ROUTE_CURRENT) {
     char *chan = NULL;
     if (!strcmp(name, "add_value") && (nargs == 2 || nargs == 3) && !clang_Cursor_isNull(base)) {
-      CXCursor b = strip(base);
+      CXCursor b = cursor_strip(base);
       int gi = -1;
       if (nargs == 2) {
         gi = channel_of_base(c, base, &chan);
@@ -845,14 +791,15 @@ static int handle_call(rw_ctx *c, CXCursor cur, strbuf *out)
   }
 
   if (c->mode == RW_SET && (!strcmp(name, "update_value_param") || !strcmp(name, "updateValue")) && nargs >= 3) {
-    CXCursor key = clang_getCursorReferenced(strip(clang_Cursor_getArgument(cur, 1)));
+    CXCursor key = clang_getCursorReferenced(cursor_strip(clang_Cursor_getArgument(cur, 1)));
 
     char *q = cursor_qualified_name(key);
     CXType lt = clang_getCanonicalType(clang_getCursorType(clang_Cursor_getArgument(cur, 2)));
     const char *suffix = lt.kind == CXType_Double ? "d" : lt.kind == CXType_Long ? "l" : lt.kind == CXType_Int ? "i"
                          : lt.kind == CXType_Bool ? "b" : lt.kind == CXType_UInt ? "u" : NULL;
-    if (!strncmp(q, "names::", 7) && !suffix && clang_getCursorKind(strip(clang_Cursor_getArgument(cur, 2))) == CXCursor_MemberRefExpr &&
-        ir_find_field(c->m, clang_getCursorReferenced(strip(clang_Cursor_getArgument(cur, 2)))) >= 0) {
+    if (!strncmp(q, "names::", 7) && !suffix &&
+        clang_getCursorKind(cursor_strip(clang_Cursor_getArgument(cur, 2))) == CXCursor_MemberRefExpr &&
+        ir_find_field(c->m, clang_getCursorReferenced(cursor_strip(clang_Cursor_getArgument(cur, 2)))) >= 0) {
       /* A per-receptor vector cannot take one double: it is set through NEST and the glue. */
       sb_printf(out, "nestcl_set_vector(\"%s\")", q + 7);
       free(q);
@@ -869,8 +816,8 @@ static int handle_call(rw_ctx *c, CXCursor cur, strbuf *out)
   }
 
   if (c->mode == RW_SET && !strcmp(name, "update_value") && nargs == 2) {
-    CXCursor key = clang_getCursorReferenced(strip(clang_Cursor_getArgument(cur, 0)));
-    CXCursor lv = strip(clang_Cursor_getArgument(cur, 1));
+    CXCursor key = clang_getCursorReferenced(cursor_strip(clang_Cursor_getArgument(cur, 0)));
+    CXCursor lv = cursor_strip(clang_Cursor_getArgument(cur, 1));
     char *q = cursor_qualified_name(key);
     CXType lt = clang_getCanonicalType(clang_getCursorType(lv));
     int fi = clang_getCursorKind(lv) == CXCursor_MemberRefExpr ? ir_find_field(c->m, clang_getCursorReferenced(lv)) : -1;
@@ -918,7 +865,7 @@ static void render_vardecl(rw_ctx *c, CXCursor cur, const char *t, unsigned b, u
   CXType ty = clang_getCursorType(cur);
   unsigned name_off = 0, pos;
   CXFile f;
-  kids ch;
+  cursor_kids ch;
   int k;
   char *vname = cursor_spelling(cur);
   clang_getSpellingLocation(clang_getCursorLocation(cur), &f, NULL, NULL, &name_off);
@@ -973,7 +920,7 @@ static void render_vardecl(rw_ctx *c, CXCursor cur, const char *t, unsigned b, u
     }
     free(vn);
   }
-  ch = children(cur);
+  ch = cursor_children(cur);
   for (k = 0; k < ch.n; k++) {
     CXFile cf;
     unsigned cb, ce;
@@ -990,43 +937,22 @@ static void render_vardecl(rw_ctx *c, CXCursor cur, const char *t, unsigned b, u
 }
 
 /* NESTML-generated update()s define helper lambdas (get_t) they may never call. */
-typedef struct ref_find {
-  CXCursor var;
-  int hit;
-} ref_find;
-
-static enum CXChildVisitResult visit_ref_find(CXCursor c, CXCursor parent, CXClientData data)
-{
-  ref_find *rf = data;
-  (void)parent;
-  if (clang_getCursorKind(c) == CXCursor_DeclRefExpr &&
-      clang_equalCursors(clang_getCanonicalCursor(clang_getCursorReferenced(c)), clang_getCanonicalCursor(rf->var))) {
-    rf->hit = 1;
-    return CXChildVisit_Break;
-  }
-  return CXChildVisit_Recurse;
-}
-
 static int lambda_unused(rw_ctx *c, CXCursor v)
 {
-  kids k = children(v);
+  cursor_kids k = cursor_children(v);
   int j, is_lambda = 0;
-  ref_find rf;
   for (j = 0; j < k.n; j++)
-    if (clang_getCursorKind(strip(k.c[j])) == CXCursor_LambdaExpr)
+    if (clang_getCursorKind(cursor_strip(k.c[j])) == CXCursor_LambdaExpr)
       is_lambda = 1;
   free(k.c);
   if (!is_lambda)
     return 0;
-  rf.var = v;
-  rf.hit = 0;
-  clang_visitChildren(c->fn, visit_ref_find, &rf);
-  return !rf.hit;
+  return !cursor_refers_to(c->fn, v);
 }
 
 static int handle_declstmt(rw_ctx *c, CXCursor cur, const char *t, unsigned b, unsigned e, strbuf *out)
 {
-  kids ch = children(cur);
+  cursor_kids ch = cursor_children(cur);
   int k;
   unsigned pos = b;
   CXFile f;
@@ -1051,13 +977,13 @@ static int handle_declstmt(rw_ctx *c, CXCursor cur, const char *t, unsigned b, u
       return 1;
     }
     {
-      kids vk = children(v);
+      cursor_kids vk = cursor_children(v);
       int j;
       for (j = 0; j < vk.n; j++) {
-        CXCursor call = strip(vk.c[j]);
+        CXCursor call = cursor_strip(vk.c[j]);
         if (clang_getCursorKind(call) == CXCursor_CallExpr && callee_named(call, "get_values_all_channels") &&
             clang_Cursor_getNumArguments(call) == 1 && c->mode == RW_UPDATE) {
-          CXCursor bb = strip(member_base(call));
+          CXCursor bb = cursor_strip(member_base(call));
           int gi = clang_getCursorKind(bb) == CXCursor_MemberRefExpr
                        ? ir_find_channel_group(c->m, clang_getCursorReferenced(bb))
                        : -1;
@@ -1110,7 +1036,7 @@ static int handle_declstmt(rw_ctx *c, CXCursor cur, const char *t, unsigned b, u
 }
 
 /* Whether the operator between a binary operator's two operands is a plain '='. */
-static int is_plain_assign(rw_ctx *c, kids ops)
+static int is_plain_assign(rw_ctx *c, cursor_kids ops)
 {
   CXFile f;
   unsigned ab, ae, bb, be, p;
@@ -1135,7 +1061,7 @@ void rw_render(rw_ctx *c, CXCursor cur, strbuf *out)
   size_t size;
   const char *t;
   enum CXCursorKind kind = clang_getCursorKind(cur);
-  kids ch;
+  cursor_kids ch;
   int k;
   const ir_macro *mc;
 
@@ -1159,7 +1085,7 @@ void rw_render(rw_ctx *c, CXCursor cur, strbuf *out)
           /* re-render the argument's AST: the first descendant inside the parentheses */
           sb_puts(out, "if (!(");
           {
-            kids stack = children(cur);
+            cursor_kids stack = cursor_children(cur);
             int done = 0, j;
             while (stack.n && !done) {
               CXCursor x = stack.c[0];
@@ -1171,7 +1097,7 @@ void rw_render(rw_ctx *c, CXCursor cur, strbuf *out)
                 rw_render(c, x, out);
                 done = 1;
               } else {
-                kids more = children(x);
+                cursor_kids more = cursor_children(x);
                 for (j = 0; j < more.n; j++) {
                   stack.c = xrealloc(stack.c, sizeof *stack.c * (size_t)(stack.n + 1));
                   stack.c[stack.n++] = more.c[j];
@@ -1219,10 +1145,10 @@ void rw_render(rw_ctx *c, CXCursor cur, strbuf *out)
       (kind == CXCursor_BinaryOperator || (kind == CXCursor_CallExpr && callee_named(cur, "operator=")))) {
     /* V_.rng_ = get_vp_specific_rng( ... ): members without SoA layout live in
      * the NEST node, so their set-up stays there too. */
-    kids ops = children(cur);
+    cursor_kids ops = cursor_children(cur);
     int dropped = 0;
     if (ops.n == 2 || ops.n == 3) {
-      CXCursor lhs = strip(ops.c[0]);
+      CXCursor lhs = cursor_strip(ops.c[0]);
       CXCursor ref = clang_getCursorReferenced(lhs);
       if (clang_getCursorKind(lhs) == CXCursor_MemberRefExpr && clang_getCursorKind(ref) == CXCursor_FieldDecl &&
           ir_find_field(c->m, ref) < 0 && ir_find_channel_group(c->m, ref) < 0 &&
@@ -1262,9 +1188,9 @@ void rw_render(rw_ctx *c, CXCursor cur, strbuf *out)
     break;
   }
   case CXCursor_ArraySubscriptExpr: {
-    ch = children(cur);
+    ch = cursor_children(cur);
     if (ch.n == 2) {
-      CXCursor bse = strip(ch.c[0]);
+      CXCursor bse = cursor_strip(ch.c[0]);
       int fi = clang_getCursorKind(bse) == CXCursor_MemberRefExpr ? ir_find_field(c->m, clang_getCursorReferenced(bse)) : -1;
       if (fi >= 0) {
         char *idx;
@@ -1385,7 +1311,7 @@ void rw_render(rw_ctx *c, CXCursor cur, strbuf *out)
   case CXCursor_ReturnStmt:
     if (c->mode == RW_SET) {
       /* Parameters_::set returns the E_L shift that State_::set takes. */
-      ch = children(cur);
+      ch = cursor_children(cur);
       sb_puts(out, "{ ");
       if (ch.n == 1) {
         sb_puts(out, "nestcl_ret = (");
@@ -1417,13 +1343,13 @@ void rw_render(rw_ctx *c, CXCursor cur, strbuf *out)
     if (c->mode == RW_SET) {
       /* throw BadProperty( "why" ): the message travels with the error code. */
       CXCursor lit = clang_getNullCursor();
-      kids stack = children(cur);
+      cursor_kids stack = cursor_children(cur);
       while (stack.n && clang_Cursor_isNull(lit)) {
         CXCursor x = stack.c[--stack.n];
         if (clang_getCursorKind(x) == CXCursor_StringLiteral) {
           lit = x;
         } else {
-          kids more = children(x);
+          cursor_kids more = cursor_children(x);
           for (k = 0; k < more.n; k++) {
             stack.c = xrealloc(stack.c, sizeof *stack.c * (size_t)(stack.n + 1));
             stack.c[stack.n++] = more.c[k];
@@ -1485,7 +1411,7 @@ void rw_render(rw_ctx *c, CXCursor cur, strbuf *out)
     CXType ty = clang_getCursorType(cur);
     char *ts = c_type_spelling(ty);
     CXCursor inner = clang_getNullCursor();
-    ch = children(cur);
+    ch = cursor_children(cur);
     for (k = 0; k < ch.n; k++) {
       enum CXCursorKind ik = clang_getCursorKind(ch.c[k]);
       if (ik != CXCursor_TypeRef && ik != CXCursor_NamespaceRef && ik != CXCursor_TemplateRef)
@@ -1514,7 +1440,7 @@ void rw_render(rw_ctx *c, CXCursor cur, strbuf *out)
 
   /* Pass-through: the original text with the children rendered in place. */
   pos = b;
-  ch = children(cur);
+  ch = cursor_children(cur);
   for (k = 0; k < ch.n; k++) {
     CXFile cf;
     unsigned cb, ce;

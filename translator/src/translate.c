@@ -13,27 +13,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-typedef struct kids {
-  CXCursor *c;
-  int n;
-} kids;
-
-static enum CXChildVisitResult collect(CXCursor c, CXCursor parent, CXClientData data)
-{
-  kids *k = data;
-  (void)parent;
-  k->c = xrealloc(k->c, sizeof *k->c * (size_t)(k->n + 1));
-  k->c[k->n++] = c;
-  return CXChildVisit_Continue;
-}
-
-static kids children(CXCursor c)
-{
-  kids k = {NULL, 0};
-  clang_visitChildren(c, collect, &k);
-  return k;
-}
-
 static char *render_body(ir_model *m, ir_method_id id, rw_mode mode, int fatal, unsigned char **used, int *transc)
 {
   rw_ctx *c;
@@ -101,7 +80,7 @@ static CXCursor find_init_list(CXCursor c)
 static int render_ctor(ir_model *m, ir_method_id id, strbuf *out, unsigned char *used)
 {
   CXCursor fn = m->methods[id];
-  kids k = children(fn);
+  cursor_kids k = cursor_children(fn);
   rw_ctx *c = rw_new(m, RW_DEFAULTS, fn, 0);
   int j, ok = 1;
   for (j = 0; j < k.n; j++) {
@@ -118,18 +97,18 @@ static int render_ctor(ir_model *m, ir_method_id id, strbuf *out, unsigned char 
       used[fi] = 1;
       if (m->fields[fi].array_len == -1) {
         /* vector( count, value ): every receptor gets value; other forms leave zeros. */
-        kids ik2 = children(init);
+        cursor_kids ik2 = cursor_children(init);
         CXCursor call = init;
         while (clang_getCursorKind(call) != CXCursor_CallExpr && ik2.n == 1) {
           call = ik2.c[0];
           free(ik2.c);
-          ik2 = children(call);
+          ik2 = cursor_children(call);
         }
         free(ik2.c);
         CXCursor list = find_init_list(init);
         if (!clang_Cursor_isNull(list)) {
           /* vector{ a, b, ... }: element k where the population has it */
-          kids el = children(list);
+          cursor_kids el = cursor_children(list);
           int e;
           for (e = 0; e < el.n; e++) {
             strbuf v;
@@ -184,21 +163,21 @@ static int render_ctor(ir_model *m, ir_method_id id, strbuf *out, unsigned char 
 static void render_getter(ir_model *m, ir_method_id id, strbuf *out, unsigned char *used)
 {
   CXCursor body = rw_body_of(m->methods[id]);
-  kids st = children(body);
+  cursor_kids st = cursor_children(body);
   int j;
   for (j = 0; j < st.n; j++) {
     CXCursor s = st.c[j];
     CXCursor key = clang_getNullCursor(), val = clang_getNullCursor();
     char *n = cursor_spelling(s);
     if (clang_getCursorKind(s) == CXCursor_CallExpr && !strcmp(n, "operator=")) {
-      kids a = children(s);
+      cursor_kids a = cursor_children(s);
       if (a.n == 3) {
-        kids sub = children(a.c[0]);
+        cursor_kids sub = cursor_children(a.c[0]);
         CXCursor sc = a.c[0];
         while (clang_getCursorKind(sc) == CXCursor_UnexposedExpr && sub.n == 1) {
           sc = sub.c[0];
           free(sub.c);
-          sub = children(sc);
+          sub = cursor_children(sc);
         }
         if (sub.n == 3) {
           key = sub.c[2];
@@ -217,7 +196,7 @@ static void render_getter(ir_model *m, ir_method_id id, strbuf *out, unsigned ch
       CXCursor kr = clang_getCursorReferenced(key);
       char *q;
       while (clang_getCursorKind(kr) != CXCursor_VarDecl && clang_getCursorKind(key) == CXCursor_UnexposedExpr) {
-        kids kk = children(key);
+        cursor_kids kk = cursor_children(key);
         if (kk.n != 1) {
           free(kk.c);
           break;
