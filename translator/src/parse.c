@@ -101,8 +101,13 @@ static enum CXChildVisitResult collect_children(CXCursor c, CXCursor parent, CXC
 cursor_kids cursor_children(CXCursor c)
 {
   cursor_kids k = {NULL, 0};
-  clang_visitChildren(c, collect_children, &k);
+  cursor_append_children(&k, c);
   return k;
+}
+
+void cursor_append_children(cursor_kids *k, CXCursor c)
+{
+  clang_visitChildren(c, collect_children, k);
 }
 
 CXCursor cursor_strip(CXCursor c)

@@ -46,6 +46,8 @@ typedef struct cursor_kids {
   int n;
 } cursor_kids;
 cursor_kids cursor_children(CXCursor c);
+/* Appends the direct children of c to k (a work list for a tree search). */
+void cursor_append_children(cursor_kids *k, CXCursor c);
 /* c without the implicit-conversion (UnexposedExpr) and parenthesis wrappers
  * that have exactly one child: the expression as written. */
 CXCursor cursor_strip(CXCursor c);

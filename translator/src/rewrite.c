@@ -860,13 +860,44 @@ done:
 
 /* ---- declarations ---- */
 
+/* Children that stand in the text as written (type and scope names), not rendered on their own. */
+static int is_type_ref(enum CXCursorKind k)
+{
+  return k == CXCursor_TypeRef || k == CXCursor_NamespaceRef;
+}
+
+static int is_ref_or_attribute(enum CXCursorKind k)
+{
+  return is_type_ref(k) || k == CXCursor_TemplateRef || k == CXCursor_MemberRef || clang_isAttribute(k);
+}
+
+/* The text of cur from pos to e with each child that lies inside it (in file f)
+ * rendered in place; skip names the children left as written. */
+static void render_children_in_place(rw_ctx *c, CXCursor cur, CXFile f, const char *t, unsigned pos, unsigned e,
+                                     int (*skip)(enum CXCursorKind), strbuf *out)
+{
+  cursor_kids ch = cursor_children(cur);
+  int k;
+  for (k = 0; k < ch.n; k++) {
+    CXFile cf;
+    unsigned cb, ce;
+    if (skip(clang_getCursorKind(ch.c[k])))
+      continue;
+    if (cursor_offsets(ch.c[k], &cf, &cb, &ce) || !clang_File_isEqual(cf, f) || cb < pos || ce > e)
+      continue;
+    emit_gap(t, pos, cb, out);
+    rw_render(c, ch.c[k], out);
+    pos = ce;
+  }
+  free(ch.c);
+  emit_gap(t, pos, e, out);
+}
+
 static void render_vardecl(rw_ctx *c, CXCursor cur, const char *t, unsigned b, unsigned e, int from_name, strbuf *out)
 {
   CXType ty = clang_getCursorType(cur);
   unsigned name_off = 0, pos;
   CXFile f;
-  cursor_kids ch;
-  int k;
   char *vname = cursor_spelling(cur);
   clang_getSpellingLocation(clang_getCursorLocation(cur), &f, NULL, NULL, &name_off);
   if (ty.kind == CXType_LValueReference || ty.kind == CXType_RValueReference || ty.kind == CXType_Pointer) {
@@ -920,20 +951,7 @@ static void render_vardecl(rw_ctx *c, CXCursor cur, const char *t, unsigned b, u
     }
     free(vn);
   }
-  ch = cursor_children(cur);
-  for (k = 0; k < ch.n; k++) {
-    CXFile cf;
-    unsigned cb, ce;
-    if (clang_getCursorKind(ch.c[k]) == CXCursor_TypeRef || clang_getCursorKind(ch.c[k]) == CXCursor_NamespaceRef)
-      continue;
-    if (cursor_offsets(ch.c[k], &cf, &cb, &ce) || !clang_File_isEqual(cf, f) || cb < pos || ce > e)
-      continue;
-    emit_gap(t, pos, cb, out);
-    rw_render(c, ch.c[k], out);
-    pos = ce;
-  }
-  free(ch.c);
-  emit_gap(t, pos, e, out);
+  render_children_in_place(c, cur, f, t, pos, e, is_type_ref, out);
 }
 
 /* NESTML-generated update()s define helper lambdas (get_t) they may never call. */
@@ -1057,7 +1075,7 @@ static int is_plain_assign(rw_ctx *c, cursor_kids ops)
 void rw_render(rw_ctx *c, CXCursor cur, strbuf *out)
 {
   CXFile f;
-  unsigned b, e, pos;
+  unsigned b, e;
   size_t size;
   const char *t;
   enum CXCursorKind kind = clang_getCursorKind(cur);
@@ -1086,7 +1104,7 @@ void rw_render(rw_ctx *c, CXCursor cur, strbuf *out)
           sb_puts(out, "if (!(");
           {
             cursor_kids stack = cursor_children(cur);
-            int done = 0, j;
+            int done = 0;
             while (stack.n && !done) {
               CXCursor x = stack.c[0];
               CXFile xf;
@@ -1097,12 +1115,7 @@ void rw_render(rw_ctx *c, CXCursor cur, strbuf *out)
                 rw_render(c, x, out);
                 done = 1;
               } else {
-                cursor_kids more = cursor_children(x);
-                for (j = 0; j < more.n; j++) {
-                  stack.c = xrealloc(stack.c, sizeof *stack.c * (size_t)(stack.n + 1));
-                  stack.c[stack.n++] = more.c[j];
-                }
-                free(more.c);
+                cursor_append_children(&stack, x);
               }
             }
             free(stack.c);
@@ -1349,12 +1362,7 @@ void rw_render(rw_ctx *c, CXCursor cur, strbuf *out)
         if (clang_getCursorKind(x) == CXCursor_StringLiteral) {
           lit = x;
         } else {
-          cursor_kids more = cursor_children(x);
-          for (k = 0; k < more.n; k++) {
-            stack.c = xrealloc(stack.c, sizeof *stack.c * (size_t)(stack.n + 1));
-            stack.c[stack.n++] = more.c[k];
-          }
-          free(more.c);
+          cursor_append_children(&stack, x);
         }
       }
       free(stack.c);
@@ -1439,21 +1447,5 @@ void rw_render(rw_ctx *c, CXCursor cur, strbuf *out)
   }
 
   /* Pass-through: the original text with the children rendered in place. */
-  pos = b;
-  ch = cursor_children(cur);
-  for (k = 0; k < ch.n; k++) {
-    CXFile cf;
-    unsigned cb, ce;
-    enum CXCursorKind ik = clang_getCursorKind(ch.c[k]);
-    if (ik == CXCursor_TypeRef || ik == CXCursor_NamespaceRef || ik == CXCursor_TemplateRef ||
-        ik == CXCursor_MemberRef || clang_isAttribute(ik))
-      continue;
-    if (cursor_offsets(ch.c[k], &cf, &cb, &ce) || !clang_File_isEqual(cf, f) || cb < pos || ce > e)
-      continue;
-    emit_gap(t, pos, cb, out);
-    rw_render(c, ch.c[k], out);
-    pos = ce;
-  }
-  free(ch.c);
-  emit_gap(t, pos, e, out);
+  render_children_in_place(c, cur, f, t, b, e, is_ref_or_attribute, out);
 }
