@@ -62,29 +62,24 @@ void emit_glue(strbuf *b, const ir_model *m)
   const char *nm = m->name;
   const char *hdr = m->header_file ? m->header_file : m->source_file;
   const char *base = strrchr(hdr, '/');
-  int s, j;
+  int s, j, any[4] = {0, 0, 0, 0};
   base = base ? base + 1 : hdr;
   emit_file_header(b, m, "C++ glue between a NEST node and SoA slot i.", "/*", "*/");
   sb_printf(b, "#ifndef NESTCL_GLUE_%s_HPP\n#define NESTCL_GLUE_%s_HPP\n\n", nm, nm);
   sb_printf(b, "#include <cstddef>\n#include <cstdint>\n#include <type_traits>\n\n#include \"%s\"\n\n", base);
   sb_printf(b, "namespace nestcl_glue\n{\nnamespace %s_detail\n{\n", nm);
-  for (s = 0; s < 4; s++) {
-    int any = 0;
+  /* Only the structs the model has fields in get a tag and an accessor. */
+  for (s = 0; s < 4; s++)
     for (j = 0; j < m->n_fields; j++)
       if (!strcmp(m->fields[j].struct_name, tags[s]))
-        any = 1;
-    if (any)
+        any[s] = 1;
+  for (s = 0; s < 4; s++)
+    if (any[s])
       sb_printf(b, "struct %s_tag\n{\n};\nauto member( %s_tag );\n", members[s], members[s]);
-  }
   sb_puts(b, "template < typename Tag, auto Member >\nstruct steal\n{\n  friend auto\n  member( Tag )\n  {\n    return Member;\n  }\n};\n");
-  for (s = 0; s < 4; s++) {
-    int any = 0;
-    for (j = 0; j < m->n_fields; j++)
-      if (!strcmp(m->fields[j].struct_name, tags[s]))
-        any = 1;
-    if (any)
+  for (s = 0; s < 4; s++)
+    if (any[s])
       sb_printf(b, "template struct steal< %s_tag, &nest::%s::%s >;\n", members[s], nm, members[s]);
-  }
   sb_printf(b, "} // namespace %s_detail\n\n", nm);
   sb_printf(b, "inline void\npack_%s( const nest::%s& node, void* const* fields, std::size_t n, std::size_t i )\n{\n  (void)n;\n", nm, nm);
   copy_fields(b, m, 1);

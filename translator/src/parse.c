@@ -296,6 +296,19 @@ typedef struct field_walk {
 
 static void add_channel_groups(ir_model *m, CXCursor decl, const char *member, ir_buffer_kind kind, int count);
 
+/* A plain member of Buffers_ that stays a field; takes over *member. */
+static ir_field *add_buffer_field(ir_model *m, CXCursor decl, char **member, ir_type ty)
+{
+  ir_field *f = ir_add_field(m);
+  f->member = *member;
+  *member = NULL;
+  f->struct_name = xstrdup("Buffers_");
+  f->role = IR_ROLE_BUFFER;
+  f->type = ty;
+  f->decl = decl;
+  return f;
+}
+
 static enum CXChildVisitResult visit_fields(CXCursor c, CXCursor parent, CXClientData data)
 {
   field_walk *fw = data;
@@ -333,25 +346,12 @@ static enum CXChildVisitResult visit_fields(CXCursor c, CXCursor parent, CXClien
         add_channel_groups(m, c, member, IR_BUF_VECTOR, -1);
       } else if (scalar_type(et, &ty)) {
         /* NESTML keeps per-receptor input sums of a step in Buffers_ */
-        ir_field *f = ir_add_field(m);
-        f->member = member;
-        member = NULL;
-        f->struct_name = xstrdup("Buffers_");
-        f->role = IR_ROLE_BUFFER;
-        f->type = ty;
-        f->array_len = -1;
-        f->decl = c;
+        add_buffer_field(m, c, &member, ty)->array_len = -1;
         m->has_receptors = 1;
       }
       free(en);
     } else if (scalar_type(t, &ty)) {
-      ir_field *f = ir_add_field(m);
-      f->member = member;
-      member = NULL;
-      f->struct_name = xstrdup("Buffers_");
-      f->role = IR_ROLE_BUFFER;
-      f->type = ty;
-      f->decl = c;
+      add_buffer_field(m, c, &member, ty);
     }
     /* Loggers and other host-side members stay on the host; a use of one in
      * update() is diagnosed there. */
