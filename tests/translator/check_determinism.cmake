@@ -1,6 +1,7 @@
 # Translates MODELS twice into separate directories and requires byte-identical
 # output; then checks that the --report json of that run is well-formed JSON
-# that lists every model as translated. Run as cmake -P with
+# that lists every model as translated, and that no assert was copied
+# untranslated. Run as cmake -P with
 #   -DTRANSLATOR=<nestcl-translate> -DMODELS=<dir> -DSHIM=<dir> -DOUT=<scratch dir>
 # string(JSON) is CMake's own JSON parser, so no other tool is needed.
 foreach(v TRANSLATOR MODELS SHIM OUT)
@@ -31,6 +32,13 @@ foreach(f IN LISTS files)
   if(NOT f STREQUAL "nestcl_models.c" AND NOT text MATCHES "fnv1a64 [0-9a-f]+\\)")
     message(FATAL_ERROR "${f} lacks the header naming its source and hash")
   endif()
+  # Every assert of the models is rewritten (a check in pre_run_hook, dropped
+  # elsewhere). One copied verbatim would vanish under NDEBUG and hide the
+  # untranslated C++ in its argument, as happened when libclang 16 changed
+  # what clang_getSpellingLocation answers inside macro expansions.
+  if(text MATCHES "assert *\\(")
+    message(FATAL_ERROR "${f} contains an untranslated assert")
+  endif()
 endforeach()
 execute_process(COMMAND ${CMAKE_COMMAND} -E compare_files ${OUT}/a.json ${OUT}/b.json RESULT_VARIABLE same)
 if(NOT same EQUAL 0)
@@ -59,4 +67,8 @@ foreach(k RANGE ${last})
     endif()
   endforeach()
 endforeach()
+file(READ ${OUT}/a/iaf_psc_alpha_desc.c text)
+if(NOT text MATCHES "if \\(!\\(V__RefractoryCounts_.nestcl_i. >= 0\\)\\) return nestcl_set_error")
+  message(FATAL_ERROR "iaf_psc_alpha_desc.c lacks pre_run_hook's translated assert")
+endif()
 message(STATUS "${nfiles} files identical across two runs; report lists ${n} translated models")

@@ -50,13 +50,18 @@ char *cursor_qualified_name(CXCursor c)
   return sb_take(&b);
 }
 
+/* Every source position the translator reads is a file location: a token from
+ * a macro body maps to the expansion site, a macro argument to where it is
+ * written. libclang up to 15 answered clang_getSpellingLocation that way too;
+ * from 16 on it gives the true spelling location (inside <assert.h> for the
+ * body of assert), which would hide the expansion's nodes from the model file. */
 int cursor_offsets(CXCursor c, CXFile *file, unsigned *begin, unsigned *end)
 {
   CXSourceRange r = clang_getCursorExtent(c);
   CXFile f1 = NULL, f2 = NULL;
   unsigned b = 0, e = 0;
-  clang_getSpellingLocation(clang_getRangeStart(r), &f1, NULL, NULL, &b);
-  clang_getSpellingLocation(clang_getRangeEnd(r), &f2, NULL, NULL, &e);
+  clang_getFileLocation(clang_getRangeStart(r), &f1, NULL, NULL, &b);
+  clang_getFileLocation(clang_getRangeEnd(r), &f2, NULL, NULL, &e);
   if (!f1 || !f2 || !clang_File_isEqual(f1, f2) || e < b)
     return -1;
   if (file)
@@ -73,9 +78,9 @@ char *cursor_where(CXCursor c)
   unsigned line = 0, col = 0;
   CXString name;
   char *res;
-  clang_getSpellingLocation(clang_getRangeStart(r), &f, &line, &col, NULL);
+  clang_getFileLocation(clang_getRangeStart(r), &f, &line, &col, NULL);
   if (!f)
-    clang_getSpellingLocation(clang_getCursorLocation(c), &f, &line, &col, NULL);
+    clang_getFileLocation(clang_getCursorLocation(c), &f, &line, &col, NULL);
   name = clang_getFileName(f);
   res = xasprintf("%s:%u:%u", clang_getCString(name) ? clang_getCString(name) : "<unknown>", line, col);
   clang_disposeString(name);
@@ -191,7 +196,7 @@ static int in_unit_files(walk *w, CXCursor c)
 {
   CXFile f = NULL;
   int k;
-  clang_getSpellingLocation(clang_getCursorLocation(c), &f, NULL, NULL, NULL);
+  clang_getFileLocation(clang_getCursorLocation(c), &f, NULL, NULL, NULL);
   if (!f)
     return 0;
   for (k = 0; k < w->n_files; k++)

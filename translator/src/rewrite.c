@@ -899,7 +899,7 @@ static void render_vardecl(rw_ctx *c, CXCursor cur, const char *t, unsigned b, u
   unsigned name_off = 0, pos;
   CXFile f;
   char *vname = cursor_spelling(cur);
-  clang_getSpellingLocation(clang_getCursorLocation(cur), &f, NULL, NULL, &name_off);
+  clang_getFileLocation(clang_getCursorLocation(cur), &f, NULL, NULL, &name_off);
   if (ty.kind == CXType_LValueReference || ty.kind == CXType_RValueReference || ty.kind == CXType_Pointer) {
     char *what = xasprintf("%s '%s'", ty.kind == CXType_Pointer ? "pointer" : "reference", vname);
     error_at(c, cur, what, "unresolvable pointer");
@@ -1025,7 +1025,7 @@ static int handle_declstmt(rw_ctx *c, CXCursor cur, const char *t, unsigned b, u
       free(vk.c);
     }
   }
-  clang_getSpellingLocation(clang_getCursorLocation(cur), &f, NULL, NULL, &dummy);
+  clang_getFileLocation(clang_getCursorLocation(cur), &f, NULL, NULL, &dummy);
   for (k = 0; k < ch.n; k++) {
     CXFile cf;
     unsigned cb, ce;
@@ -1040,7 +1040,7 @@ static int handle_declstmt(rw_ctx *c, CXCursor cur, const char *t, unsigned b, u
       pos = ce;
     } else {
       unsigned name_off = 0;
-      clang_getSpellingLocation(clang_getCursorLocation(ch.c[k]), NULL, NULL, NULL, &name_off);
+      clang_getFileLocation(clang_getCursorLocation(ch.c[k]), NULL, NULL, NULL, &name_off);
       if (name_off < pos)
         continue;
       emit_gap(t, pos, name_off, out);
