@@ -1,6 +1,7 @@
 # Robustness inputs that must translate (cmake -P): each inputs/<case>.h exits
 # 0, its generated C compiles warning-free with -Werror, its kernel builds on
-# the OpenCL device, and the kernel shows the expected rewrites.
+# the OpenCL device, and the kernel shows the expected rewrites; host_fields.h's
+# report names its host-side members' types as libclang 14 prints them.
 #   -DTRANSLATOR=... -DCLBUILD=... -DCC=... -DSOURCE_DIR=<tests/translator> -DSHIM=...
 #   -DKERNELS_DIR=... -DHOST_INCLUDE=... -DOUT=<scratch dir>
 foreach(v TRANSLATOR CLBUILD CC SOURCE_DIR SHIM KERNELS_DIR HOST_INCLUDE OUT)
@@ -47,5 +48,22 @@ foreach(case ok_model nestml_style)
       message(FATAL_ERROR "${case}.cl lacks /${re}/")
     endif()
   endforeach()
+endforeach()
+# Host-side members are named in the report's notes the same way whatever the
+# libclang version (16 on wraps written types in elaborated types).
+execute_process(COMMAND ${TRANSLATOR} inputs/host_fields.h -o ${OUT} -I ${SHIM}
+                        --report json --report-file ${OUT}/host_fields.json
+  WORKING_DIRECTORY ${SOURCE_DIR} RESULT_VARIABLE rc ERROR_VARIABLE err)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "host_fields: exit ${rc}\n${err}")
+endif()
+file(READ ${OUT}/host_fields.json report)
+string(JSON notes GET "${report}" models 0 notes)
+foreach(expect "'Variables_::rng_' of type 'nest::RngPtr'" "'Variables_::qualified_rng_' of type 'nest::RngPtr'"
+               "'Variables_::t_' of type 'nest::Time'" "'Variables_::names_' of type 'std::vector<std::string>'")
+  string(FIND "${notes}" "${expect}" at)
+  if(at LESS 0)
+    message(FATAL_ERROR "host_fields: the notes lack ${expect}:\n${notes}")
+  endif()
 endforeach()
 message(STATUS "robustness inputs translate, compile and build")

@@ -267,6 +267,26 @@ static int struct_index(const char *name)
 }
 
 /* The declaration name of a record type, e.g. "vector", and its first template argument. */
+/* A type as its declaration names it. clang 16 on wraps every type written in
+ * the source in an elaborated type that prints as written ("RngPtr"), where
+ * clang 14 printed a typedef, class or enum with its scope ("nest::RngPtr").
+ * Unwrapping those gives clang 14's spelling on both, so messages do not depend
+ * on the version; a template specialisation keeps its wrapper, as it prints
+ * without scope on its own ("vector<std::string>"). */
+static CXType type_as_declared(CXType t)
+{
+#if CINDEX_VERSION_MAJOR > 0 || CINDEX_VERSION_MINOR >= 50
+  while (t.kind == CXType_Elaborated) {
+    CXType named = clang_Type_getNamedType(t);
+    if (named.kind != CXType_Typedef && named.kind != CXType_Record && named.kind != CXType_Enum &&
+        named.kind != CXType_Elaborated)
+      break;
+    t = named;
+  }
+#endif
+  return t;
+}
+
 static char *type_decl_name(CXType t)
 {
   return cursor_spelling(clang_getTypeDeclaration(clang_getCanonicalType(t)));
@@ -380,7 +400,7 @@ static enum CXChildVisitResult visit_fields(CXCursor c, CXCursor parent, CXClien
     if (!ok) {
       /* No SoA layout: the member stays in the NEST node; a use on the device
        * path is refused where it occurs. */
-      CXString ts = clang_getTypeSpelling(t);
+      CXString ts = clang_getTypeSpelling(type_as_declared(t));
       char *note = xasprintf("field '%s::%s' of type '%s' stays on the host (no SoA layout for this type)",
                              ir_struct_names[fw->si], member, clang_getCString(ts));
       clang_disposeString(ts);
