@@ -84,6 +84,11 @@ endforeach()
 if(DEFINED CC)
   file(GLOB csources ${OUT}/gen/*_cpu.c ${OUT}/gen/*_desc.c)
   foreach(c IN LISTS csources)
+    # An assert copied verbatim compiles away under NDEBUG with its C++ inside.
+    file(READ ${c} text)
+    if(text MATCHES "assert *\\(")
+      message(FATAL_ERROR "${c} contains an untranslated assert")
+    endif()
     execute_process(COMMAND ${CC} -std=c11 -D_POSIX_C_SOURCE=200809L -Wall -Wextra -Werror -ffp-contract=off
                             -fsyntax-only -I ${KERNELS_DIR} -I ${HOST_INCLUDE} ${c}
       RESULT_VARIABLE crc ERROR_VARIABLE cerr)
