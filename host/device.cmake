@@ -1,7 +1,7 @@
 # Device layer of libnestcl (device discovery, program cache, accounted
 # buffers, error messages) and the nestcl-info tool. Included from
 # host/CMakeLists.txt.
-target_sources(nestcl PRIVATE
+target_sources(nestcl_objects PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/src/error.c
   ${CMAKE_CURRENT_LIST_DIR}/src/hash.c
   ${CMAKE_CURRENT_LIST_DIR}/src/device.c
@@ -11,4 +11,4 @@ target_sources(nestcl PRIVATE
 add_executable(nestcl-info ${CMAKE_CURRENT_LIST_DIR}/tools/nestcl_info.c)
 target_link_libraries(nestcl-info PRIVATE nestcl)
 set_target_properties(nestcl-info PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/bin)
-install(TARGETS nestcl-info RUNTIME DESTINATION bin)
+install(TARGETS nestcl-info RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR} COMPONENT runtime)

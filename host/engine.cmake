@@ -4,7 +4,8 @@
 set(NESTCL_CORE_DIR ${PROJECT_SOURCE_DIR}/kernels_templates/core)
 # The hand-written kernels travel inside the library: nestcl_core.h (shared with
 # the C twins) followed by engine_kernels.cl; nestcl_rt_source is prepended at
-# run time.
+# run time (compiled into libnestcl from the embedded text, see
+# kernels_templates/CMakeLists.txt).
 nestcl_embed(${CMAKE_CURRENT_BINARY_DIR}/engine_kernels_source.c nestcl_engine_kernels_source
   ${NESTCL_CORE_DIR}/nestcl_core.h ${NESTCL_CORE_DIR}/engine_kernels.cl)
 file(WRITE ${CMAKE_CURRENT_BINARY_DIR}/engine_kernels_source.h.in
@@ -12,7 +13,10 @@ file(WRITE ${CMAKE_CURRENT_BINARY_DIR}/engine_kernels_source.h.in
 configure_file(${CMAKE_CURRENT_BINARY_DIR}/engine_kernels_source.h.in
   ${CMAKE_CURRENT_BINARY_DIR}/engine_kernels_source.h COPYONLY)
 
-target_sources(nestcl PRIVATE
+get_property(_nestcl_rt_headers GLOBAL PROPERTY NESTCL_RT_HEADERS)
+nestcl_embed(${CMAKE_CURRENT_BINARY_DIR}/nestcl_rt_source.c nestcl_rt_source ${_nestcl_rt_headers})
+target_sources(nestcl_objects PRIVATE
+  ${CMAKE_CURRENT_BINARY_DIR}/nestcl_rt_source.c
   ${CMAKE_CURRENT_LIST_DIR}/src/engine/api.c
   ${CMAKE_CURRENT_LIST_DIR}/src/engine/build.c
   ${CMAKE_CURRENT_LIST_DIR}/src/engine/cycle.c
@@ -20,13 +24,12 @@ target_sources(nestcl PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/src/engine/record.c
   ${CMAKE_CURRENT_LIST_DIR}/src/engine/psp.c
   ${CMAKE_CURRENT_BINARY_DIR}/engine_kernels_source.c)
-target_include_directories(nestcl PRIVATE
+target_include_directories(nestcl_objects PRIVATE
   ${CMAKE_CURRENT_BINARY_DIR}
   ${PROJECT_SOURCE_DIR}/kernels_templates)
-target_link_libraries(nestcl PUBLIC OpenMP::OpenMP_C PRIVATE nestcl_rt_source)
 if(NESTCL_WITH_MPI)
-  target_link_libraries(nestcl PUBLIC MPI::MPI_C)
-  target_compile_definitions(nestcl PUBLIC NESTCL_WITH_MPI=1)
+  target_link_libraries(nestcl_objects PRIVATE MPI::MPI_C)
+  target_compile_definitions(nestcl_objects PRIVATE NESTCL_WITH_MPI=1)
 endif()
 
 # The driver `nestcl run hpc_benchmark ...` needs the translated models
@@ -40,10 +43,13 @@ function(nestcl_engine_add_driver)
   add_executable(nestcl_cli ${PROJECT_SOURCE_DIR}/host/cli/nestcl_main.c
     ${PROJECT_SOURCE_DIR}/host/cli/hpc_benchmark.c ${PROJECT_SOURCE_DIR}/host/cli/json.c)
   target_link_libraries(nestcl_cli PRIVATE nestcl nestcl_models)
+  if(NESTCL_WITH_MPI)
+    target_link_libraries(nestcl_cli PRIVATE MPI::MPI_C)
+  endif()
   execute_process(COMMAND git -C ${PROJECT_SOURCE_DIR} rev-parse --short=12 HEAD
     OUTPUT_VARIABLE _commit OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET)
   target_compile_definitions(nestcl_cli PRIVATE NESTCL_GIT_COMMIT="${_commit}")
   set_target_properties(nestcl_cli PROPERTIES OUTPUT_NAME nestcl RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/bin)
-  install(TARGETS nestcl_cli RUNTIME DESTINATION bin)
+  install(TARGETS nestcl_cli RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR} COMPONENT runtime)
 endfunction()
 cmake_language(DEFER DIRECTORY ${PROJECT_SOURCE_DIR} CALL nestcl_engine_add_driver)

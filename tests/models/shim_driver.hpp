@@ -18,6 +18,12 @@
 #include "kernel_manager.h"
 #include "nest_time.h"
 #include "node.h"
+/* The tests call the models' inline handles_test_event() directly, not through
+ * NEST's virtual dispatch, and so instantiate UniversalDataLogger<Model> in
+ * their own translation unit: its member definitions must be visible here.
+ * Without them the link relied on the model's .cpp happening to emit an
+ * out-of-line copy, which -O3 (Release) inlines away. */
+#include "universal_data_logger_impl.h"
 
 namespace nestcl_test
 {

@@ -17,7 +17,7 @@ foreach(t philox fixed ring)
 endforeach()
 
 add_executable(test_numeric_opencl ${CMAKE_CURRENT_SOURCE_DIR}/test_numeric_opencl.c)
-target_link_libraries(test_numeric_opencl PRIVATE nestcl nestcl_rt_source nestcl_kernels m)
+target_link_libraries(test_numeric_opencl PRIVATE nestcl nestcl_kernels m)
 add_test(NAME unit.numeric_opencl COMMAND test_numeric_opencl)
 set_tests_properties(unit.numeric_opencl PROPERTIES
   ENVIRONMENT "${NESTCL_NUMERIC_ENV}" LABELS "unit" SKIP_RETURN_CODE ${NESTCL_SKIP_CODE} TIMEOUT 300)
@@ -31,7 +31,7 @@ set_tests_properties(unit.numeric_math PROPERTIES
   ENVIRONMENT "${NESTCL_NUMERIC_ENV}" LABELS "unit;sanitize" SKIP_RETURN_CODE ${NESTCL_SKIP_CODE} TIMEOUT 120)
 
 add_executable(test_numeric_math_opencl ${CMAKE_CURRENT_SOURCE_DIR}/test_numeric_math_opencl.c)
-target_link_libraries(test_numeric_math_opencl PRIVATE nestcl nestcl_rt_source nestcl_kernels m)
+target_link_libraries(test_numeric_math_opencl PRIVATE nestcl nestcl_kernels m)
 add_test(NAME unit.numeric_math_opencl COMMAND test_numeric_math_opencl)
 set_tests_properties(unit.numeric_math_opencl PROPERTIES
   ENVIRONMENT "${NESTCL_NUMERIC_ENV}" LABELS "unit" SKIP_RETURN_CODE ${NESTCL_SKIP_CODE} TIMEOUT 300)

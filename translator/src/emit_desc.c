@@ -167,7 +167,7 @@ void emit_desc(strbuf *b, const ir_model *m, const tr_rendered *r, const char *k
 
   sb_printf(b, "const nestcl_model nestcl_model_%s = {\n", nm);
   sb_printf(b, "  \"%s\",\n  \"", nm);
-  sb_put_c_escaped(b, m->source_file);
+  sb_put_c_escaped(b, ir_input_name(m->source_file));
   sb_printf(b, "\",\n  \"%s\",\n", m->source_hash);
   sb_printf(b, "  %s_fields,\n  %d,\n  %s_channels,\n  %d,\n  %s_recordables,\n  %d,\n  %d,\n", nm, m->n_fields, nm,
             m->n_channels, nm, m->n_recordables, m->has_receptors);

@@ -128,6 +128,12 @@ void ir_note_add(ir_model *m, const char *text)
   m->helper_notes[m->n_helper_notes++] = xstrdup(text);
 }
 
+const char *ir_input_name(const char *path)
+{
+  const char *b = strrchr(path, '/');
+  return b ? b + 1 : path;
+}
+
 const char *ir_type_enum(ir_type t)
 {
   static const char *const n[] = {"NESTCL_T_DOUBLE", "NESTCL_T_LONG", "NESTCL_T_INT", "NESTCL_T_BOOL", "NESTCL_T_SIZE",

@@ -134,6 +134,11 @@ char *ir_channel_base_expr(const ir_channel_group *g);
 void ir_diag_add(ir_model *m, int is_error, const char *text);
 void ir_note_add(ir_model *m, const char *text);
 /* "nestcl_field_type" spelling of t, and the C/OpenCL element types. */
+/* How generated files name an input: its name relative to the input root,
+ * which is the file's directory (directories are read flat), so the basename.
+ * An absolute path would make the output depend on where the tree was
+ * checked out; diagnostics keep the path as given, for the user to open. */
+const char *ir_input_name(const char *path);
 const char *ir_type_enum(ir_type t);
 const char *ir_type_c(ir_type t);   /* double, int64_t, int32_t, int32_t, uint64_t */
 const char *ir_type_cl(ir_type t);  /* double, long, int, int, ulong */

@@ -40,7 +40,7 @@ void report_json(strbuf *b, ir_model *const *models, int n)
     sb_puts(b, "\"name\": ");
     json_str(b, m->name);
     sb_puts(b, ", \"source\": ");
-    json_str(b, m->source_file);
+    json_str(b, ir_input_name(m->source_file));
     sb_printf(b, ", \"status\": \"%s\"", m->failed ? "cpu-only" : "translated");
     if (!m->failed)
       sb_printf(b, ", \"fields\": %d, \"channel_groups\": %d", m->n_fields, m->n_channels);

@@ -131,7 +131,7 @@ typedef struct nestcl_update_args {
 
 typedef struct nestcl_model {
   const char *name;            /* "iaf_psc_alpha" */
-  const char *source_file;     /* the .cpp (or .h) it was translated from */
+  const char *source_file;     /* the .cpp (or .h) it was translated from, by its name in the input root */
   const char *source_hash;     /* hash of the model's source text */
   const nestcl_field *fields;
   int n_fields;
