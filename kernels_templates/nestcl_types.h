@@ -61,7 +61,13 @@ typedef nestcl_spike nestcl_spike_t;
 
 #define NESTCL_GLOBAL
 #define NESTCL_CONSTANT const
+/* Helpers defined with it in a .c file (the translator's prelude of each model)
+ * are not all used there: clang warns of unused static functions outside headers. */
+#if defined(__GNUC__)
+#define NESTCL_INLINE static inline __attribute__((unused))
+#else
 #define NESTCL_INLINE static inline
+#endif
 #define NESTCL_I64_C(x) INT64_C(x)
 #define NESTCL_U64_C(x) UINT64_C(x)
 #define NESTCL_I64_MAX INT64_MAX
