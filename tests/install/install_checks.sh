@@ -69,8 +69,11 @@ relocated)
   # program cache goes to the scratch folder, as a user's would go to ~/.cache.
   unshare -m --propagation private bash -c '
     set -e
-    mount -t tmpfs none "$1" && mount -t tmpfs none "$2"
-    [ -z "$(ls -A "$2")" ] || { echo "the build tree is still visible" >&2; exit 1; }
+    # The build tree first: it may lie inside the source tree, which then hides it.
+    mount -t tmpfs none "$2" && mount -t tmpfs none "$1"
+    for t in "$1" "$2"; do
+      [ ! -e "$t" ] || [ -z "$(ls -A "$t")" ] || { echo "$t is still visible" >&2; exit 1; }
+    done
     cd "$3/work"
     NESTCL_CACHE_DIR="$3/cache" POCL_CACHE_DIR="$3/pocl" \
       "$3/nestcl/bin/nestcl" run hpc_benchmark --scale 0.05 --simtime 100 --quiet --out result.json
