@@ -8,7 +8,8 @@
 #
 # Writes ${OUT}/coverage.md (model, translated or not, reason) and requires
 # iaf_psc_alpha, iaf_psc_exp and iaf_psc_delta to translate, every translated
-# kernel to build on the OpenCL device (-DCLBUILD=<nestcl_tr_clbuild>) and, with
+# kernel to build on the OpenCL device (-DCLBUILD=<nestcl_tr_clbuild>), with
+# -DMPI_INCLUDES=<dirs separated by |> for a NEST built with MPI, and, with
 # -DCC=<C compiler> -DKERNELS_DIR=... -DHOST_INCLUDE=..., the generated C to compile.
 foreach(v TRANSLATOR OUT CLBUILD)
   if(NOT DEFINED ${v})
@@ -35,6 +36,15 @@ if(DEFINED ENV{NEST_BUILD_DIR})
     if(IS_DIRECTORY $ENV{NEST_BUILD_DIR}/${d})
       list(APPEND incs -I $ENV{NEST_BUILD_DIR}/${d})
     endif()
+  endforeach()
+endif()
+# A NEST configured with MPI includes mpi.h from its headers (HAVE_MPI in
+# config.h): give the MPI include directories this build found (MPI_INCLUDES,
+# '|'-separated).
+if(DEFINED MPI_INCLUDES AND NOT MPI_INCLUDES STREQUAL "")
+  string(REPLACE "|" ";" mpi_dirs "${MPI_INCLUDES}")
+  foreach(d IN LISTS mpi_dirs)
+    list(APPEND incs -I ${d})
   endforeach()
 endif()
 file(REMOVE_RECURSE ${OUT})
