@@ -46,6 +46,8 @@ set(CPACK_DEBIAN_PACKAGE_DESCRIPTION "nestcl runs NEST neuron models on GPUs and
  It contains libnestcl (shared and static), the translated model library,
  the tools nestcl, nestcl-info and nestcl-translate, the C headers, and the
  CMake and pkg-config files for building against it.")
+set(CPACK_RESOURCE_FILE_LICENSE ${PROJECT_SOURCE_DIR}/LICENSE)
 set(CPACK_GENERATOR DEB)
 set(CPACK_STRIP_FILES OFF)
 include(CPack)
+install(FILES ${PROJECT_SOURCE_DIR}/LICENSE DESTINATION ${CMAKE_INSTALL_DOCDIR} COMPONENT runtime)
