@@ -27,6 +27,7 @@
 #include "engine_kernels_source.h"
 #include "nestcl_fixed.h"
 #include "nestcl_philox.h"
+#include "specialise.h"
 
 /* Work-items per spike of the delivery kernel on CPU devices (contiguous chunks). */
 #define DELIVER_CPU_WIDTH 1u
@@ -537,77 +538,26 @@ static int cl_check(cl_int err, const char *what)
   return 0;
 }
 
-/*
- * Parameters equal over a population's GPU neurons are compiled into its
- * update kernel as constants (DESIGN.md §2): the translator reads every
- * Parameters_ member through a macro that -DNESTCL_CONST_<member>=value
- * replaces. Values are printed with 17 significant digits (they round-trip)
- * and always as floating literals for doubles, so the arithmetic is unchanged.
- */
+/* Parameters equal over a population's GPU neurons become constants of its kernel (specialise.h). */
 static int specialisation_options(const nestcl_engine *e, int pop, char *buf, size_t cap)
 {
-  const eng_population *p = &e->pops[pop];
-  const nestcl_model *m = p->model;
-  size_t used = 0;
-  buf[0] = 0;
-  for (int f = 0; f < m->n_fields; ++f) {
-    const nestcl_field *fd = &m->fields[f];
-    if (fd->role != NESTCL_ROLE_PARAMETER || fd->array_len != 0 ||
-        (fd->type != NESTCL_T_DOUBLE && fd->type != NESTCL_T_INT && fd->type != NESTCL_T_LONG)) {
-      continue;
-    }
-    int have = 0, same = 1;
-    uint64_t first = 0;
-    for (int v = 0; v < e->n_vps && same; ++v) {
-      const eng_block *b = &e->vps[v].blocks[pop];
-      if (!e->vps[v].is_gpu) {
-        continue;
-      }
-      for (uint32_t i = 0; i < b->n && same; ++i) {
-        uint64_t bits = 0;
-        if (fd->type == NESTCL_T_DOUBLE || fd->type == NESTCL_T_LONG) {
-          memcpy(&bits, (const char *)b->fields[f] + 8 * (size_t)i, 8);
-        } else {
-          memcpy(&bits, (const char *)b->fields[f] + 4 * (size_t)i, 4);
-        }
-        if (!have) {
-          first = bits;
-          have = 1;
-        } else if (bits != first) {
-          same = 0;
-        }
-      }
-    }
-    if (!have || !same) {
-      continue;
-    }
-    char val[64];
-    if (fd->type == NESTCL_T_DOUBLE) {
-      double d;
-      memcpy(&d, &first, 8);
-      if (!isfinite(d)) {
-        continue;
-      }
-      snprintf(val, sizeof val, "%.17g", d);
-      if (!strpbrk(val, ".e")) {
-        strcat(val, ".0");
-      }
-    } else if (fd->type == NESTCL_T_INT) {
-      int32_t x;
-      memcpy(&x, &first, 4);
-      snprintf(val, sizeof val, "%d", (int)x);
-    } else {
-      int64_t x;
-      memcpy(&x, &first, 8);
-      snprintf(val, sizeof val, "%lldL", (long long)x);
-    }
-    int w = snprintf(buf + used, cap - used, "%s-DNESTCL_CONST_%s=%s", used ? " " : "", fd->member, val);
-    if (w < 0 || (size_t)w >= cap - used) {
-      buf[used] = 0; /* out of room: the rest stay arrays, which is merely slower */
-      break;
-    }
-    used += (size_t)w;
+  void *const **sets = malloc((size_t)e->n_vps * sizeof *sets);
+  uint32_t *n = malloc((size_t)e->n_vps * sizeof *n);
+  if (!sets || !n) {
+    free(sets);
+    free(n);
+    return nestcl_set_error(NESTCL_ENOMEM, "out of host memory");
   }
+  int k = 0;
+  for (int v = 0; v < e->n_vps; ++v) {
+    if (e->vps[v].is_gpu) {
+      sets[k] = e->vps[v].blocks[pop].fields;
+      n[k++] = e->vps[v].blocks[pop].n;
+    }
+  }
+  nestcl_const_options(e->pops[pop].model, sets, n, k, buf, cap);
+  free(sets);
+  free(n);
   return 0;
 }
 
@@ -626,7 +576,9 @@ static int build_programs(nestcl_engine *e)
       rc = nestcl_set_error(NESTCL_ENOMEM, "out of host memory");
       break;
     }
-    specialisation_options(e, p, opts[p], 4096);
+    if ((rc = specialisation_options(e, p, opts[p], 4096))) {
+      break;
+    }
     int same = -1;
     for (int q = 0; q < p && same < 0; ++q) {
       if (e->pops[q].model == e->pops[p].model && strcmp(opts[q], opts[p]) == 0) {

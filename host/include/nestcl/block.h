@@ -1,0 +1,80 @@
+/*
+ * nestcl/block.h: the neurons of one translated model, resident on one queue
+ * ("stream") of a device and driven slice by slice from outside: this is what
+ * nest_patch uses to run a NEST thread's neurons on the device while NEST keeps
+ * its own loop, delivery and devices. The engine (engine.h) builds whole
+ * networks itself; a block only updates.
+ *
+ * The caller owns the order: it fills the host copy of the SoA fields
+ * (nestcl_block_fields, laid out as model.h says; NEST's generated glue packs
+ * nodes into it), uploads them, then per slice stages the input that arrived
+ * for the slice's lags (NEST's own ring buffers hold it), updates, and reads the
+ * spikes and, when recording, every step's recordable fields. Parameters that
+ * are equal over all neurons of the block are compiled into its kernel at the
+ * first upload (DESIGN.md §2); a later upload with other values rebuilds it.
+ *
+ * Input is added in the runtime's fixed point (nestcl_fixed.h), so a value that
+ * is not a multiple of 2^-32 is rounded to the nearest such one.
+ */
+#ifndef NESTCL_BLOCK_H
+#define NESTCL_BLOCK_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "nestcl/device.h"
+#include "nestcl/model.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct nestcl_block nestcl_block;
+
+typedef struct nestcl_block_config {
+  const nestcl_model *model;
+  uint32_t n;               /* neurons (may be 0: every call is then a no-op) */
+  uint32_t K;               /* receptor count for multi-receptor models, else 0 */
+  double resolution_ms;     /* NEST's resolution h */
+  uint32_t min_delay_steps; /* lags per slice at most (NEST's min_delay) */
+  uint32_t ring_slots;      /* slots of the device ring, at least min_delay + max_delay */
+  int queue;                /* index of the device queue the block runs on */
+  int record;               /* nonzero: keep every step's recordable fields */
+} nestcl_block_config;
+
+int nestcl_block_create(nestcl_device *dev, const nestcl_block_config *c, nestcl_block **out);
+void nestcl_block_destroy(nestcl_block *b);
+
+/* Ring channels (the model's channel groups with per-receptor groups expanded by K). */
+uint32_t nestcl_block_channels(const nestcl_block *b);
+/* The host copy of the fields, one array per field in descriptor order. */
+void *const *nestcl_block_fields(nestcl_block *b);
+/* Host fields -> device (first call: builds the kernel); device -> host fields. */
+int nestcl_block_upload(nestcl_block *b);
+int nestcl_block_download(nestcl_block *b);
+
+/* Adds value to channel ch of neuron i at lag (0 <= lag < min_delay) of the next update. */
+void nestcl_block_stage(nestcl_block *b, uint32_t lag, uint32_t ch, uint32_t i, double value);
+
+/*
+ * Advances lags [from, to) of the slice whose origin is origin_steps: adds the
+ * staged input to the ring, runs the update kernel, reads back the spikes and
+ * the recordings, and clears the staging.
+ */
+int nestcl_block_update(nestcl_block *b, int64_t origin_steps, int from, int to);
+/* The spikes of the last update, (local index, lag), in the order the device wrote them. */
+void nestcl_block_spikes(const nestcl_block *b, const nestcl_spike **spikes, uint32_t *n);
+/*
+ * With record set: the recordable fields after each step of the last update,
+ * values[((lag - from) * n_rec + r) * n + i], r over model->recordables
+ * (n_rec = nestcl_block_recordables()).
+ */
+const double *nestcl_block_recorded(const nestcl_block *b);
+uint32_t nestcl_block_recordables(const nestcl_block *b);
+/* Device bytes of the block (state, ring, staging, spikes, recording). */
+size_t nestcl_block_device_bytes(const nestcl_block *b);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
