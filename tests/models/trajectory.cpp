@@ -37,8 +37,10 @@
 #include NESTCL_GLUE_HEADER
 
 #include "nestcl/device.h"
+#include "nestcl/block.h"
 #include "nestcl/model.h"
 #include "nestcl_fixed.h"
+#include "nestcl_glue_table.hpp"
 #include "nestcl_rt_source.h"
 #include "shim_driver.hpp"
 
@@ -800,6 +802,217 @@ check_host_helpers( const Setup& s, const std::vector< std::unique_ptr< Model > 
   return 0;
 }
 
+/* ---- the stream-VP path (nestcl_block + glue) --------------------------- */
+
+const size_t LOGGED = 8; // nodes with a multimeter (interval 1 step) in both populations
+
+struct StreamPath
+{
+  nestcl_device* dev = nullptr;
+  nestcl_block* block = nullptr;
+  const nestcl_glue::entry* glue = nullptr;
+  std::vector< std::unique_ptr< Model > > nodes;
+  std::vector< nest::DataLoggingRequest > dlr_native, dlr_stream;
+  std::vector< double > drained, sample;
+  uint32_t K = 0;
+  ~StreamPath()
+  {
+    nestcl_block_destroy( block );
+    if ( dev )
+    {
+      nestcl_device_close( dev );
+    }
+  }
+};
+
+int
+stream_open( StreamPath& st, const char* spec, const Setup& setup, uint32_t K, size_t N, const SoA& init )
+{
+  size_t count = 0;
+  const nestcl_glue::entry* t = nestcl_glue::table( &count );
+  for ( size_t k = 0; k < count; ++k )
+  {
+    if ( std::strcmp( t[ k ].name, MODEL_NAME ) == 0 )
+    {
+      st.glue = &t[ k ];
+    }
+  }
+  if ( !st.glue || st.glue->model != DESC )
+  {
+    return nestcl_test::fail( "glue table", std::string( "no entry for " ) + MODEL_NAME );
+  }
+  st.K = K;
+  // Node ids after the native population's, so the emitted spikes tell the two apart.
+  for ( size_t i = 0; i < N; ++i )
+  {
+    st.nodes.emplace_back( new Model() );
+    st.nodes.back()->set_node_id_( N + i + 1 );
+    nest::Dictionary d;
+    setup.params( i, d );
+    st.nodes.back()->set_status( d );
+    st.nodes.back()->init();
+    static_cast< nest::Node& >( *st.nodes.back() ).pre_run_hook();
+    st.glue->unpack( *st.nodes.back(), init.fields(), N, i );
+  }
+  st.dlr_native.assign( std::min( LOGGED, N ), nest::DataLoggingRequest( 1 ) );
+  st.dlr_stream.assign( std::min( LOGGED, N ), nest::DataLoggingRequest( 1 ) );
+  for ( size_t i = 0; i < st.dlr_stream.size(); ++i )
+  {
+    st.nodes[ i ]->handles_test_event( st.dlr_stream[ i ], 0 );
+  }
+  if ( nestcl_device_open( spec, 1, &st.dev ) != 0 )
+  {
+    return nestcl_test::fail( "stream device", nestcl_last_error() );
+  }
+  nestcl_block_config c {};
+  c.model = DESC;
+  c.n = static_cast< uint32_t >( N );
+  c.K = K;
+  c.resolution_ms = nest::Time::get_resolution().get_ms();
+  c.min_delay_steps = MIN_DELAY;
+  c.ring_slots = RING_SLOTS;
+  c.queue = 0;
+  c.record = 1;
+  if ( nestcl_block_create( st.dev, &c, &st.block ) != 0 )
+  {
+    return nestcl_test::fail( "stream block", nestcl_last_error() );
+  }
+  for ( size_t i = 0; i < N; ++i )
+  {
+    st.glue->pack( *st.nodes[ i ], nestcl_block_fields( st.block ), N, i );
+  }
+  if ( nestcl_block_upload( st.block ) != 0 )
+  {
+    return nestcl_test::fail( "stream upload", nestcl_last_error() );
+  }
+  st.drained.assign( nestcl_block_channels( st.block ), 0.0 );
+  st.sample.assign( nestcl_block_recordables( st.block ), 0.0 );
+  return 0;
+}
+
+/* One slice of lags [0, lags) at origin, as a stream VP runs it; its spikes must be the native ones. */
+int
+stream_slice( StreamPath& st, long origin, long lags, const std::vector< Spike >& want_all )
+{
+  const size_t N = st.nodes.size();
+  const uint32_t nch = nestcl_block_channels( st.block );
+  for ( size_t i = 0; i < N; ++i )
+  {
+    for ( long lag = 0; lag < lags; ++lag )
+    {
+      st.glue->drain( *st.nodes[ i ], lag, st.drained.data(), st.K );
+      for ( uint32_t ch = 0; ch < nch; ++ch )
+      {
+        if ( st.drained[ ch ] != 0.0 )
+        {
+          nestcl_block_stage( st.block, static_cast< uint32_t >( lag ), ch, static_cast< uint32_t >( i ), st.drained[ ch ] );
+        }
+      }
+    }
+  }
+  if ( nestcl_block_update( st.block, origin, 0, static_cast< int >( lags ) ) != 0 )
+  {
+    return nestcl_test::fail( "stream update", nestcl_last_error() );
+  }
+  const nestcl_spike* spikes;
+  uint32_t n_spikes;
+  nestcl_block_spikes( st.block, &spikes, &n_spikes );
+  auto& emitted = nest::kernel().event_delivery_manager.emitted_spikes_;
+  emitted.clear();
+  for ( uint32_t k = 0; k < n_spikes; ++k )
+  {
+    st.glue->emit( *st.nodes[ spikes[ k ].index ], origin, spikes[ k ].lag );
+  }
+  std::vector< Spike > got;
+  for ( const auto& e : emitted )
+  {
+    if ( e.step != origin + static_cast< long >( e.lag ) + 1 )
+    {
+      return nestcl_test::fail( "stream emit", "send() stamped a spike outside its step" );
+    }
+    got.push_back( { static_cast< uint32_t >( e.node_id - N - 1 ), static_cast< uint32_t >( e.lag ) } );
+  }
+  emitted.clear();
+  std::vector< Spike > want( want_all );
+  std::sort( want.begin(), want.end() );
+  std::sort( got.begin(), got.end() );
+  if ( got != want )
+  {
+    std::fprintf( stderr, "FAIL stream VP, steps %ld..%ld: %zu spikes, native %zu\n", origin, origin + lags - 1,
+      got.size(), want.size() );
+    return 1;
+  }
+  const double* rec = nestcl_block_recorded( st.block );
+  const uint32_t nrec = nestcl_block_recordables( st.block );
+  for ( long lag = 0; lag < lags; ++lag )
+  {
+    for ( size_t i = 0; i < st.dlr_stream.size(); ++i )
+    {
+      for ( uint32_t r = 0; r < nrec; ++r )
+      {
+        st.sample[ r ] = rec[ ( static_cast< size_t >( lag ) * nrec + r ) * N + i ];
+      }
+      st.glue->record( *st.nodes[ i ], st.sample.data(), origin + lag );
+    }
+  }
+  return 0;
+}
+
+/* The end: the block's state is the C loop's, written back into the nodes; the loggers' rows equal native ones. */
+int
+stream_finish( StreamPath& st,
+  const Setup& setup,
+  const std::vector< std::unique_ptr< Model > >& native,
+  const SoA& cpu )
+{
+  const size_t N = st.nodes.size();
+  if ( nestcl_block_download( st.block ) != 0 )
+  {
+    return nestcl_test::fail( "stream download", nestcl_last_error() );
+  }
+  SoA back( N, st.K );
+  for ( size_t i = 0; i < N; ++i )
+  {
+    st.glue->unpack( *st.nodes[ i ], nestcl_block_fields( st.block ), N, i );
+    st.glue->pack( *st.nodes[ i ], back.fields(), N, i );
+  }
+  std::string diff = compare( cpu, back, -1, nullptr, nullptr );
+  if ( !diff.empty() )
+  {
+    return nestcl_test::fail( "stream state", diff );
+  }
+  // Translations that call the portable math differ from glibc by an ulp or so (setup.tolerant_fields).
+  const double tol = setup.tolerant_fields.empty() ? 0.0 : 1e-12;
+  for ( size_t i = 0; i < st.dlr_stream.size(); ++i )
+  {
+    native[ i ]->handle( st.dlr_native[ i ] );
+    st.nodes[ i ]->handle( st.dlr_stream[ i ] );
+    const auto& a = st.dlr_native[ i ].rows;
+    const auto& b = st.dlr_stream[ i ].rows;
+    if ( a.size() != b.size() || a.empty() )
+    {
+      return nestcl_test::fail( "stream logger", "node " + std::to_string( i ) + ": " + std::to_string( b.size() )
+          + " rows, native " + std::to_string( a.size() ) );
+    }
+    for ( size_t r = 0; r < a.size(); ++r )
+    {
+      for ( size_t c = 0; c < a[ r ].size() && c < b[ r ].size(); ++c )
+      {
+        const double x = a[ r ][ c ], y = b[ r ][ c ];
+        const bool same = tol == 0.0 ? std::memcmp( &x, &y, sizeof x ) == 0
+                                     : std::fabs( x - y ) <= tol * std::max( 1.0, std::fabs( x ) );
+        if ( !same || a[ r ].size() != b[ r ].size() )
+        {
+          char msg[ 160 ];
+          std::snprintf( msg, sizeof msg, "node %zu, row %zu, column %zu: %.17g, native %.17g", i, r, c, y, x );
+          return nestcl_test::fail( "stream logger", msg );
+        }
+      }
+    }
+  }
+  return 0;
+}
+
 void
 usage( FILE* f )
 {
@@ -975,6 +1188,24 @@ main( int argc, char** argv )
     }
   }
 
+  // The stream-VP path, what nest_patch does for a NEST thread on the device: a
+  // second set of native nodes gets the same input through NEST's own handle(),
+  // and is updated by a nestcl_block through the generated glue (pack, drain
+  // into the staging, emit, record through the node's own logger, unpack).
+  StreamPath st;
+  if ( use_cl )
+  {
+    const int rc = stream_open( st, device, setup, K, N, cpu );
+    if ( rc )
+    {
+      return rc;
+    }
+    for ( size_t i = 0; i < LOGGED && i < N; ++i )
+    {
+      nodes[ i ]->handles_test_event( st.dlr_native[ i ], 0 );
+    }
+  }
+
   std::vector< SpikeIn > sp;
   std::vector< CurrentIn > cur;
   std::vector< nestcl_spike > cpu_spikes( N * MIN_DELAY );
@@ -1026,6 +1257,10 @@ main( int argc, char** argv )
         for ( const SpikeIn& e : sp )
         {
           nestcl_test::deliver_spike( *nodes[ i ], t, e.weight, e.rport );
+          if ( use_cl )
+          {
+            nestcl_test::deliver_spike( *st.nodes[ i ], t, e.weight, e.rport );
+          }
           int ch = -1;
           double v = 0;
           const int rc = DESC->route_spike( e.weight, e.rport, K, &ch, &v );
@@ -1041,6 +1276,10 @@ main( int argc, char** argv )
         for ( const CurrentIn& c : cur )
         {
           nestcl_test::deliver_current( *nodes[ i ], t, c.current, 1.0, c.rport );
+          if ( use_cl )
+          {
+            nestcl_test::deliver_current( *st.nodes[ i ], t, c.current, 1.0, c.rport );
+          }
           int ch = -1;
           double v = 0;
           const int rc = DESC->route_current( c.current, 1.0, c.rport, K, &ch, &v );
@@ -1083,6 +1322,10 @@ main( int argc, char** argv )
       }
     }
     total_spikes += want_all.size();
+    if ( use_cl && stream_slice( st, origin, lags, want_all ) )
+    {
+      return 1;
+    }
 
     // Translated: odd super steps in one call over all lags (as the engine
     // runs them: the lag loop inside the kernel), even ones lag by lag (every
@@ -1180,6 +1423,11 @@ main( int argc, char** argv )
     }
   }
 
+  if ( use_cl && stream_finish( st, setup, nodes, cpu ) )
+  {
+    return 1;
+  }
+
   // The glue round trip: unpack the final SoA into the nodes, pack again, nothing changes.
   SoA again( N, K );
   for ( size_t i = 0; i < N; ++i )
@@ -1198,7 +1446,7 @@ main( int argc, char** argv )
   }
 
   std::printf( "{\"model\": \"%s\", \"neurons\": %zu, \"steps\": %ld, \"resolution_ms\": %g, \"spikes\": %zu, "
-               "\"c_loop\": \"%s\", \"c_loop_max_scaled_deviation\": %g, \"opencl\": \"%s\"}\n",
+               "\"c_loop\": \"%s\", \"c_loop_max_scaled_deviation\": %g, \"opencl\": \"%s\", \"stream_vp\": \"%s\"}\n",
     MODEL_NAME,
     N,
     steps,
@@ -1206,6 +1454,7 @@ main( int argc, char** argv )
     total_spikes,
     c_max_dev == 0 ? "bit-identical to native" : "within tolerance of native",
     c_max_dev,
-    !use_cl ? "skipped" : "bit-identical to the C loop" );
+    !use_cl ? "skipped" : "bit-identical to the C loop",
+    !use_cl ? "skipped" : "spikes, state and logger rows equal to native" );
   return 0;
 }

@@ -5,6 +5,14 @@
  * so a friend function defined by that instantiation hands out the member
  * pointers, and NEST's headers need no change. The element loops cover the
  * node's own vector lengths (the population's K).
+ *
+ * For a node whose update runs on the device (nest_patch's stream VPs) the glue
+ * also has: drain_<model>, which reads and clears the input NEST delivered into
+ * the node's own buffers for one lag, channel by channel in the runtime's ring
+ * order; record_<model>, which puts one recorded sample of the State_ fields
+ * back into the node and lets its own logger record it (so NEST's recordables
+ * map derives V_m and the rest); and emit_<model>, which does what the model's
+ * update() does for a spike: set_spiketime() and event_delivery_manager.send().
  */
 #include "emit.h"
 
@@ -57,6 +65,87 @@ static void copy_fields(strbuf *b, const ir_model *m, int pack)
   }
 }
 
+/* The first channel of group g in the ring, as a C++ expression of K. */
+static char *channel_expr(const ir_channel_group *g)
+{
+  return g->base_k ? xasprintf("%d + %d * K", g->base_fixed, g->base_k) : xasprintf("%d", g->base_fixed);
+}
+
+/* drain_<model>(node, lag, out, K): out[channel] = what the node's buffers hold for lag, cleared as update() would. */
+static void emit_drain(strbuf *b, const ir_model *m, int has_buffers)
+{
+  int g, k;
+  sb_printf(b, "inline void\ndrain_%s( nest::%s& node, long lag, double* out, std::size_t K )\n{\n  (void)node;\n  (void)lag;\n  (void)out;\n  (void)K;\n",
+            m->name, m->name);
+  if (has_buffers && m->n_channels)
+    sb_printf(b, "  auto& B_ = node.*%s_detail::member(%s_detail::B__tag{});\n", m->name, m->name);
+  for (g = 0; g < m->n_channels; g++) {
+    const ir_channel_group *c = &m->channels[g];
+    char *ch = channel_expr(c);
+    if (c->kind == IR_BUF_RING) {
+      sb_printf(b, "  out[ %s ] = B_.%s.get_value( lag );\n", ch, c->buffer);
+    } else if (c->kind == IR_BUF_VECTOR) {
+      sb_printf(b, "  for ( std::size_t k = 0; k < B_.%s.size(); ++k )\n    out[ %s + k ] = B_.%s[ k ].get_value( lag );\n",
+                c->buffer, ch, c->buffer);
+    } else {
+      /* A MultiChannelInputBuffer: all its channels at its first group, then the slot is reset. */
+      int first = 1;
+      for (k = 0; k < g; k++)
+        if (!strcmp(m->channels[k].buffer, c->buffer))
+          first = 0;
+      if (first) {
+        int idx = 0;
+        sb_printf(b, "  {\n    const std::size_t slot = nest::kernel().event_delivery_manager.get_modulo( lag );\n"
+                     "    const auto& v = B_.%s.get_values_all_channels( slot );\n", c->buffer);
+        for (k = g; k < m->n_channels; k++) {
+          if (strcmp(m->channels[k].buffer, c->buffer))
+            continue;
+          {
+            char *chk = channel_expr(&m->channels[k]);
+            sb_printf(b, "    out[ %s ] = v[ %d ];\n", chk, idx++);
+            free(chk);
+          }
+        }
+        sb_printf(b, "    B_.%s.reset_values_all_channels( slot );\n  }\n", c->buffer);
+      }
+    }
+    free(ch);
+  }
+  sb_puts(b, "}\n\n");
+}
+
+/* record_<model>(node, values, step): the recordable State_ fields from values (descriptor order), then the logger. */
+static void emit_record(strbuf *b, const ir_model *m, int has_buffers)
+{
+  int r, any = 0;
+  sb_printf(b, "inline void\nrecord_%s( nest::%s& node, const double* values, long step )\n{\n  (void)values;\n",
+            m->name, m->name);
+  for (r = 0; r < m->n_recordables; r++)
+    if (!strcmp(m->fields[m->recordables[r]].struct_name, "State_"))
+      any = 1;
+  if (any) {
+    sb_printf(b, "  auto& S_ = node.*%s_detail::member(%s_detail::S__tag{});\n  std::size_t at = 0;\n", m->name, m->name);
+    for (r = 0; r < m->n_recordables; r++) {
+      const ir_field *f = &m->fields[m->recordables[r]];
+      if (strcmp(f->struct_name, "State_"))
+        continue;
+      if (f->array_len == 0)
+        sb_printf(b, "  S_.%s = static_cast< decltype( S_.%s ) >( values[ at++ ] );\n", f->member, f->member);
+      else if (f->array_len > 0)
+        sb_printf(b, "  for ( std::size_t k = 0; k < %d; ++k )\n    S_.%s[ k ] = static_cast< std::decay_t< decltype( S_.%s[ k ] ) > >( values[ at++ ] );\n",
+                  f->array_len, f->member, f->member);
+      else
+        sb_printf(b, "  for ( std::size_t k = 0; k < S_.%s.size(); ++k )\n    S_.%s[ k ] = static_cast< std::decay_t< decltype( S_.%s[ k ] ) > >( values[ at++ ] );\n",
+                  f->member, f->member, f->member);
+    }
+  }
+  if (has_buffers)
+    sb_printf(b, "  detail::record( node.*%s_detail::member(%s_detail::B__tag{}), step );\n", m->name, m->name);
+  else
+    sb_puts(b, "  (void)step;\n");
+  sb_puts(b, "}\n\n");
+}
+
 void emit_glue(strbuf *b, const ir_model *m)
 {
   const char *nm = m->name;
@@ -66,13 +155,22 @@ void emit_glue(strbuf *b, const ir_model *m)
   base = base ? base + 1 : hdr;
   emit_file_header(b, m, "C++ glue between a NEST node and SoA slot i.", "/*", "*/");
   sb_printf(b, "#ifndef NESTCL_GLUE_%s_HPP\n#define NESTCL_GLUE_%s_HPP\n\n", nm, nm);
-  sb_printf(b, "#include <cstddef>\n#include <cstdint>\n#include <type_traits>\n\n#include \"%s\"\n\n", base);
-  sb_printf(b, "namespace nestcl_glue\n{\nnamespace %s_detail\n{\n", nm);
-  /* Only the structs the model has fields in get a tag and an accessor. */
+  sb_printf(b, "#include <cstddef>\n#include <cstdint>\n#include <type_traits>\n\n#include \"%s\"\n#include \"kernel_manager.h\"\n\n", base);
+  sb_puts(b, "namespace nestcl_glue\n{\n#ifndef NESTCL_GLUE_DETAIL\n#define NESTCL_GLUE_DETAIL\nnamespace detail\n{\n"
+             "/* Only an ArchivingNode keeps a spike history (set_spiketime); only a node with a logger records. */\n"
+             "template < typename N >\nauto\nset_spiketime( N& node, const nest::Time& t ) -> decltype( node.set_spiketime( t ), void() )\n{\n  node.set_spiketime( t );\n}\n"
+             "inline void\nset_spiketime( ... )\n{\n}\n"
+             "template < typename B >\nauto\nrecord( B& buffers, long step ) -> decltype( buffers.logger_.record_data( step ), void() )\n{\n  buffers.logger_.record_data( step );\n}\n"
+             "inline void\nrecord( ... )\n{\n}\n"
+             "} // namespace detail\n#endif\n\n");
+  sb_printf(b, "namespace %s_detail\n{\n", nm);
+  /* Only the structs the model has fields in get a tag and an accessor; Buffers_ always (drain, logger). */
   for (s = 0; s < 4; s++)
     for (j = 0; j < m->n_fields; j++)
       if (!strcmp(m->fields[j].struct_name, tags[s]))
         any[s] = 1;
+  if (!clang_Cursor_isNull(m->structs[3]))
+    any[3] = 1;
   for (s = 0; s < 4; s++)
     if (any[s])
       sb_printf(b, "struct %s_tag\n{\n};\nauto member( %s_tag );\n", members[s], members[s]);
@@ -86,5 +184,48 @@ void emit_glue(strbuf *b, const ir_model *m)
   sb_puts(b, "}\n\n");
   sb_printf(b, "inline void\nunpack_%s( nest::%s& node, void* const* fields, std::size_t n, std::size_t i )\n{\n  (void)n;\n", nm, nm);
   copy_fields(b, m, 0);
-  sb_puts(b, "}\n} // namespace nestcl_glue\n\n#endif\n");
+  sb_puts(b, "}\n\n");
+  emit_drain(b, m, any[3]);
+  emit_record(b, m, any[3]);
+  sb_printf(b, "inline void\nemit_%s( nest::%s& node, long origin_steps, long lag )\n{\n"
+               "  detail::set_spiketime( node, nest::Time::step( origin_steps + lag + 1 ) );\n"
+               "  nest::SpikeEvent se;\n"
+               "  nest::kernel().event_delivery_manager.send( node, se, lag );\n}\n", nm, nm);
+  sb_puts(b, "} // namespace nestcl_glue\n\n#endif\n");
+}
+
+void emit_glue_table(strbuf *b, ir_model *const *models, int n)
+{
+  static const char *const fns[5][3] = {
+    {"pack", "const nest::Node& node, void* const* f, std::size_t n, std::size_t i", "const"},
+    {"unpack", "nest::Node& node, void* const* f, std::size_t n, std::size_t i", ""},
+    {"drain", "nest::Node& node, long lag, double* out, std::size_t K", ""},
+    {"record", "nest::Node& node, const double* values, long step", ""},
+    {"emit", "nest::Node& node, long origin_steps, long lag", ""}};
+  static const char *const args[5] = {"f, n, i", "f, n, i", "lag, out, K", "values, step", "origin_steps, lag"};
+  int j, k;
+  sb_puts(b, "/* Generated by nestcl-translate. Do not edit.\n"
+             "   nestcl_glue_table.hpp: the glue of every model translated in this run, by NEST model name, for\n"
+             "   nest_patch (one translation unit includes it). */\n"
+             "#ifndef NESTCL_GLUE_TABLE_HPP\n#define NESTCL_GLUE_TABLE_HPP\n\n#include <cstddef>\n\n#include \"nestcl/model.h\"\n#include \"node.h\"\n");
+  for (j = 0; j < n; j++)
+    sb_printf(b, "#include \"%s_glue.hpp\"\n", models[j]->name);
+  sb_puts(b, "\nextern \"C\"\n{\n");
+  for (j = 0; j < n; j++)
+    sb_printf(b, "  extern const nestcl_model nestcl_model_%s;\n", models[j]->name);
+  sb_puts(b, "}\n\nnamespace nestcl_glue\n{\nstruct entry\n{\n  const char* name;\n  const nestcl_model* model;\n");
+  for (k = 0; k < 5; k++)
+    sb_printf(b, "  void ( *%s )( %s );\n", fns[k][0], fns[k][1]);
+  sb_puts(b, "};\n\n/* The entries, sorted by name; *count receives their number. */\ninline const entry*\ntable( std::size_t* count )\n{\n  static const entry t[] = {\n");
+  for (j = 0; j < n; j++) {
+    const char *nm = models[j]->name;
+    sb_printf(b, "    { \"%s\",\n      &nestcl_model_%s,\n", nm, nm);
+    for (k = 0; k < 5; k++)
+      sb_printf(b, "      []( %s ) { %s_%s( static_cast< %snest::%s& >( node ), %s ); }%s\n", fns[k][1], fns[k][0], nm,
+                fns[k][2][0] ? "const " : "", nm, args[k], k < 4 ? "," : "");
+    sb_puts(b, "    },\n");
+  }
+  if (!n)
+    sb_puts(b, "    { nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr },\n");
+  sb_printf(b, "  };\n  *count = %d;\n  return t;\n}\n} // namespace nestcl_glue\n\n#endif\n", n);
 }

@@ -33,8 +33,9 @@ static void usage(FILE *f)
           "usage: nestcl-translate <model.h|model.cpp|dir>... -o OUTDIR [options]\n"
           "\n"
           "Translates NEST neuron models into OpenCL kernels (M.cl), C loops (M_cpu.c),\n"
-          "field descriptors (M_desc.c), C++ glue (M_glue.hpp) and a registry\n"
-          "(nestcl_models.c). A directory stands for every model in it.\n"
+          "field descriptors (M_desc.c), C++ glue (M_glue.hpp), a registry\n"
+          "(nestcl_models.c) and the glue table for NEST (nestcl_glue_table.hpp).\n"
+          "A directory stands for every model in it.\n"
           "\n"
           "options:\n"
           "  -o, --output DIR       output directory (created if missing)\n"
@@ -461,6 +462,13 @@ int main(int argc, char **argv)
     }
     sb_init(&b);
     emit_registry(&b, ok, n_ok);
+    if (write_atomic(reg, sb_str(&b)))
+      runtime_error = 1;
+    sb_free(&b);
+    free(reg);
+    reg = xasprintf("%s/nestcl_glue_table.hpp", outdir);
+    sb_init(&b);
+    emit_glue_table(&b, ok, n_ok);
     if (write_atomic(reg, sb_str(&b)))
       runtime_error = 1;
     sb_free(&b);
