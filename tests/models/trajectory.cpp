@@ -853,6 +853,10 @@ stream_open( StreamPath& st, const char* spec, const Setup& setup, uint32_t K, s
     st.nodes.back()->init();
     static_cast< nest::Node& >( *st.nodes.back() ).pre_run_hook();
     st.glue->unpack( *st.nodes.back(), init.fields(), N, i );
+    if ( st.glue->receptors( *st.nodes.back() ) != K )
+    {
+      return nestcl_test::fail( "glue receptors", "node " + std::to_string( i ) + " does not report K receptors" );
+    }
   }
   st.dlr_native.assign( std::min( LOGGED, N ), nest::DataLoggingRequest( 1 ) );
   st.dlr_stream.assign( std::min( LOGGED, N ), nest::DataLoggingRequest( 1 ) );
