@@ -1,0 +1,492 @@
+/*
+ * nestcl inside NEST (nest_patch): kernel status keys, the packing of stream
+ * threads' neurons into device blocks, and their update (nestcl_manager.h).
+ * Compiled into NEST's nestkernel; with -Dwith-nestcl=<prefix> it links the
+ * installed libnestcl and the models that nestcl-translate translated from
+ * NEST's own models/ at configure time (HAVE_NESTCL). Without it the keys exist
+ * and nestcl_streams can only be 0.
+ */
+#include "nestcl/nestcl_manager.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstring>
+#include <map>
+#include <string>
+#include <tuple>
+
+#include "dictionary.h"
+#include "event_delivery_manager_impl.h"
+#include "exceptions.h"
+#include "kernel_manager.h"
+
+#ifdef HAVE_NESTCL
+#include "nestcl/block.h"
+#include "nestcl/device.h"
+#include "nestcl_glue_table.hpp"
+#include "universal_data_logger_impl.h"
+#endif
+
+namespace nest
+{
+namespace
+{
+const std::string KEY_STREAMS = "nestcl_streams";
+const std::string KEY_FRACTION = "nestcl_gpu_fraction";
+const std::string KEY_DEVICE = "nestcl_device";
+const std::string KEY_DEVICE_NAME = "nestcl_device_name";
+const std::string KEY_DEVICE_BYTES = "nestcl_device_bytes";
+const std::string KEY_MODELS = "nestcl_translated_models";
+const std::string KEY_TIME_UPDATE = "nestcl_time_update";
+const std::string KEY_TIME_STAGE = "nestcl_time_stage";
+const std::string KEY_TIME_EMIT = "nestcl_time_emit";
+}
+
+#ifdef HAVE_NESTCL
+/* The neurons of one model (and receptor count) of one stream thread. */
+struct Group
+{
+  const nestcl_glue::entry* glue = nullptr;
+  size_t K = 0;
+  std::vector< Node* > nodes;
+  nestcl_block* block = nullptr;
+};
+#endif
+
+struct NestclManager::Impl
+{
+  long streams = 0;
+  std::string device_spec;
+  std::string device_name;
+  bool fraction_auto = true;
+  double fraction = 0.0; // as set, when not auto
+  std::vector< double > t_update, t_stage, t_emit; // per thread, seconds
+#ifdef HAVE_NESTCL
+  nestcl_device* dev = nullptr;
+  std::string dev_opened_spec;
+  int dev_queues = 0;
+  std::vector< std::vector< Group > > groups; // per thread
+  std::vector< std::vector< double > > scratch; // per thread: drained channels, then a recorded sample
+  std::vector< char > record;                   // per thread: a multimeter listens on it
+#endif
+};
+
+NestclManager&
+nestcl_manager()
+{
+  static NestclManager m;
+  return m;
+}
+
+NestclManager::NestclManager()
+  : impl_( new Impl() )
+{
+}
+
+NestclManager::~NestclManager()
+{
+#ifdef HAVE_NESTCL
+  if ( impl_ and impl_->dev )
+  {
+    nestcl_device_close( impl_->dev );
+  }
+#endif
+}
+
+void
+NestclManager::initialize( const bool adjust_number_of_threads_or_rng_only )
+{
+  const size_t T = kernel().vp_manager.get_num_threads();
+  if ( not adjust_number_of_threads_or_rng_only )
+  {
+    impl_->streams = 0;
+    impl_->fraction_auto = true;
+    impl_->device_spec.clear();
+  }
+  // Fewer threads than streams: every thread is a stream VP.
+  impl_->streams = std::min( impl_->streams, static_cast< long >( T ) );
+  impl_->t_update.assign( T, 0.0 );
+  impl_->t_stage.assign( T, 0.0 );
+  impl_->t_emit.assign( T, 0.0 );
+  on_device_.assign( T, std::vector< char >() );
+}
+
+void
+NestclManager::finalize( const bool )
+{
+  cleanup();
+}
+
+static double
+now_s()
+{
+  return std::chrono::duration< double >( std::chrono::steady_clock::now().time_since_epoch() ).count();
+}
+
+void
+NestclManager::set_status( const Dictionary& d )
+{
+  const long T = static_cast< long >( kernel().vp_manager.get_num_threads() );
+  const bool frozen = kernel().node_manager.size() > 0 or kernel().simulation_manager.has_been_simulated();
+  long streams = impl_->streams;
+  if ( d.update_integer_value( KEY_STREAMS, streams ) and streams != impl_->streams )
+  {
+    if ( streams < 0 or streams > T )
+    {
+      throw BadProperty( KEY_STREAMS + " must lie in [0, local_num_threads] = [0, " + std::to_string( T ) + "], not "
+        + std::to_string( streams ) );
+    }
+#ifndef HAVE_NESTCL
+    if ( streams > 0 )
+    {
+      throw BadProperty( KEY_STREAMS + ": this NEST was built without nestcl (configure it with -Dwith-nestcl=<prefix>)" );
+    }
+#endif
+    if ( frozen )
+    {
+      throw BadProperty( KEY_STREAMS + " cannot change once nodes exist or the network was simulated (call ResetKernel first)" );
+    }
+  }
+  std::string spec = impl_->device_spec;
+  if ( d.update_value( KEY_DEVICE, spec ) and spec != impl_->device_spec )
+  {
+    if ( frozen )
+    {
+      throw BadProperty( KEY_DEVICE + " cannot change once nodes exist or the network was simulated" );
+    }
+#ifdef HAVE_NESTCL
+    nestcl_device_info info;
+    if ( nestcl_select_device( spec.empty() ? nullptr : spec.c_str(), &info ) != 0 )
+    {
+      throw BadProperty( KEY_DEVICE + ": " + nestcl_last_error() );
+    }
+#endif
+  }
+  // A number in [0, 1] or "auto". Placement is NEST's round robin, so the share
+  // of the stream VPs is nestcl_streams / local_num_threads; another share
+  // needs weighted placement, which this version does not do, and is refused.
+  bool fraction_auto = impl_->fraction_auto;
+  double fraction = impl_->fraction;
+  std::string fraction_text;
+  if ( d.known( KEY_FRACTION ) )
+  {
+    bool is_text = false;
+    try
+    {
+      fraction_text = d.get< std::string >( KEY_FRACTION );
+      is_text = true;
+    }
+    catch ( const TypeMismatch& )
+    {
+    }
+    if ( is_text )
+    {
+      if ( fraction_text != "auto" )
+      {
+        throw BadProperty( KEY_FRACTION + " must be a number in [0, 1] or \"auto\", not \"" + fraction_text + "\"" );
+      }
+      fraction_auto = true;
+    }
+    else
+    {
+      fraction = d.get< double >( KEY_FRACTION );
+      if ( not( fraction >= 0.0 and fraction <= 1.0 ) )
+      {
+        throw BadProperty( KEY_FRACTION + " must be a number in [0, 1] or \"auto\", not " + std::to_string( fraction ) );
+      }
+      const double even = T > 0 ? static_cast< double >( streams ) / static_cast< double >( T ) : 0.0;
+      if ( std::abs( fraction - even ) > 1e-12 )
+      {
+        throw BadProperty( KEY_FRACTION + " = " + std::to_string( fraction ) + ": this version places neurons round robin, "
+          + "so the stream VPs get nestcl_streams / local_num_threads = " + std::to_string( even )
+          + "; use that value or \"auto\"" );
+      }
+      fraction_auto = false;
+    }
+  }
+  impl_->streams = streams;
+  impl_->device_spec = spec;
+  impl_->fraction_auto = fraction_auto;
+  impl_->fraction = fraction;
+}
+
+void
+NestclManager::get_status( Dictionary& d )
+{
+  const size_t T = kernel().vp_manager.get_num_threads();
+  d[ KEY_STREAMS ] = impl_->streams;
+  d[ KEY_FRACTION ] = T ? static_cast< double >( impl_->streams ) / static_cast< double >( T ) : 0.0;
+  d[ KEY_DEVICE ] = impl_->device_spec;
+  std::vector< std::string > models;
+  long bytes = 0;
+  std::string name = impl_->device_name;
+#ifdef HAVE_NESTCL
+  size_t count = 0;
+  const nestcl_glue::entry* t = nestcl_glue::table( &count );
+  for ( size_t k = 0; k < count; ++k )
+  {
+    models.push_back( t[ k ].name );
+  }
+  if ( impl_->dev )
+  {
+    bytes = static_cast< long >( nestcl_device_bytes_total( impl_->dev ) );
+  }
+  if ( name.empty() )
+  {
+    nestcl_device_info info;
+    if ( nestcl_select_device( impl_->device_spec.empty() ? nullptr : impl_->device_spec.c_str(), &info ) == 0 )
+    {
+      name = info.device_name;
+    }
+  }
+#endif
+  d[ KEY_MODELS ] = models;
+  d[ KEY_DEVICE_NAME ] = name;
+  d[ KEY_DEVICE_BYTES ] = bytes;
+  double tu = 0, ts = 0, te = 0;
+  for ( size_t k = 0; k < impl_->t_update.size(); ++k )
+  {
+    tu += impl_->t_update[ k ];
+    ts += impl_->t_stage[ k ];
+    te += impl_->t_emit[ k ];
+  }
+  d[ KEY_TIME_UPDATE ] = tu;
+  d[ KEY_TIME_STAGE ] = ts;
+  d[ KEY_TIME_EMIT ] = te;
+}
+
+#ifdef HAVE_NESTCL
+static const nestcl_glue::entry*
+find_glue( const std::string& model )
+{
+  size_t count = 0;
+  const nestcl_glue::entry* t = nestcl_glue::table( &count );
+  for ( size_t k = 0; k < count; ++k )
+  {
+    if ( model == t[ k ].name )
+    {
+      return &t[ k ];
+    }
+  }
+  return nullptr;
+}
+
+static void
+check( int rc, const std::string& what )
+{
+  if ( rc != 0 )
+  {
+    throw KernelException( "nestcl: " + what + ": " + nestcl_last_error() );
+  }
+}
+#endif
+
+void
+NestclManager::prepare()
+{
+  const size_t T = kernel().vp_manager.get_num_threads();
+  on_device_.assign( T, std::vector< char >() );
+  if ( impl_->streams == 0 )
+  {
+    return;
+  }
+#ifdef HAVE_NESTCL
+  Impl& m = *impl_;
+  const size_t first_stream = T - static_cast< size_t >( m.streams );
+  if ( not m.dev or m.dev_opened_spec != m.device_spec or m.dev_queues != static_cast< int >( m.streams ) )
+  {
+    if ( m.dev )
+    {
+      nestcl_device_close( m.dev );
+      m.dev = nullptr;
+    }
+    check( nestcl_device_open( m.device_spec.empty() ? nullptr : m.device_spec.c_str(), static_cast< int >( m.streams ), &m.dev ),
+      "opening the device" );
+    m.dev_opened_spec = m.device_spec;
+    m.dev_queues = static_cast< int >( m.streams );
+    m.device_name = nestcl_device_get_info( m.dev )->device_name;
+  }
+  m.groups.assign( T, std::vector< Group >() );
+  m.scratch.assign( T, std::vector< double >() );
+  m.record.assign( T, 0 );
+  const long min_delay = kernel().connection_manager.get_min_delay();
+  const long max_delay = kernel().connection_manager.get_max_delay();
+  const double h = Time::get_resolution().get_ms();
+  for ( size_t tid = first_stream; tid < T; ++tid )
+  {
+    const SparseNodeArray& local = kernel().node_manager.get_local_nodes( tid );
+    on_device_[ tid ].assign( local.size(), 0 );
+    std::map< std::pair< std::string, size_t >, size_t > index;
+    for ( auto it = local.begin(); it != local.end(); ++it )
+    {
+      Node* node = it->get_node();
+      if ( not node->has_proxies() )
+      {
+        // A device's replica (generator, recorder) stays in NEST's loop.
+        const std::string model = node->get_name();
+        if ( model == "multimeter" or model == "voltmeter" )
+        {
+          m.record[ tid ] = 1;
+        }
+        continue;
+      }
+      if ( node->is_frozen() )
+      {
+        continue; // NEST's loop skips it too
+      }
+      const nestcl_glue::entry* glue = find_glue( node->get_name() );
+      if ( not glue )
+      {
+        throw KernelException( "nestcl: node " + std::to_string( node->get_node_id() ) + " (model " + node->get_name()
+          + ") is on stream VP " + std::to_string( kernel().vp_manager.thread_to_vp( tid ) )
+          + ", but its model did not translate for the device; nestcl_translated_models lists the ones that did. "
+          + "Use fewer nestcl_streams, or place such models on CPU threads." );
+      }
+      const size_t K = glue->receptors( *node );
+      auto key = std::make_pair( std::string( glue->name ), K );
+      auto at = index.find( key );
+      if ( at == index.end() )
+      {
+        at = index.emplace( key, m.groups[ tid ].size() ).first;
+        m.groups[ tid ].emplace_back();
+        m.groups[ tid ].back().glue = glue;
+        m.groups[ tid ].back().K = K;
+      }
+      m.groups[ tid ][ at->second ].nodes.push_back( node );
+      if ( node->get_thread_lid() < on_device_[ tid ].size() )
+      {
+        on_device_[ tid ][ node->get_thread_lid() ] = 1;
+      }
+    }
+    size_t scratch = 0;
+    for ( Group& g : m.groups[ tid ] )
+    {
+      nestcl_block_config c {};
+      c.model = g.glue->model;
+      c.n = static_cast< uint32_t >( g.nodes.size() );
+      c.K = static_cast< uint32_t >( g.K );
+      c.resolution_ms = h;
+      c.min_delay_steps = static_cast< uint32_t >( min_delay );
+      c.ring_slots = static_cast< uint32_t >( min_delay + max_delay );
+      c.queue = static_cast< int >( tid - first_stream );
+      c.record = m.record[ tid ];
+      check( nestcl_block_create( m.dev, &c, &g.block ), "creating the block of " + std::string( g.glue->name ) );
+      void* const* f = nestcl_block_fields( g.block );
+      for ( size_t i = 0; i < g.nodes.size(); ++i )
+      {
+        g.glue->pack( *g.nodes[ i ], f, g.nodes.size(), i );
+      }
+      check( nestcl_block_upload( g.block ), "uploading " + std::string( g.glue->name ) );
+      scratch = std::max( { scratch, static_cast< size_t >( nestcl_block_channels( g.block ) ),
+        static_cast< size_t >( nestcl_block_recordables( g.block ) ) } );
+    }
+    m.scratch[ tid ].assign( scratch + 1, 0.0 );
+  }
+#endif
+}
+
+void
+NestclManager::update( size_t tid, const Time& origin, long from, long to )
+{
+#ifdef HAVE_NESTCL
+  Impl& m = *impl_;
+  if ( tid >= m.groups.size() or m.groups[ tid ].empty() )
+  {
+    return;
+  }
+  const long origin_steps = origin.get_steps();
+  double* scratch = m.scratch[ tid ].data();
+  for ( Group& g : m.groups[ tid ] )
+  {
+    const double t0 = now_s();
+    const uint32_t nch = nestcl_block_channels( g.block );
+    const size_t n = g.nodes.size();
+    for ( size_t i = 0; i < n; ++i )
+    {
+      for ( long lag = from; lag < to; ++lag )
+      {
+        g.glue->drain( *g.nodes[ i ], lag, scratch, g.K );
+        for ( uint32_t ch = 0; ch < nch; ++ch )
+        {
+          if ( scratch[ ch ] != 0.0 )
+          {
+            nestcl_block_stage( g.block, static_cast< uint32_t >( lag ), ch, static_cast< uint32_t >( i ), scratch[ ch ] );
+          }
+        }
+      }
+    }
+    const double t1 = now_s();
+    check( nestcl_block_update( g.block, origin_steps, static_cast< int >( from ), static_cast< int >( to ) ),
+      "updating " + std::string( g.glue->name ) );
+    const double t2 = now_s();
+    const nestcl_spike* spikes;
+    uint32_t n_spikes;
+    nestcl_block_spikes( g.block, &spikes, &n_spikes );
+    // In the order NEST's own loop would send them (node by node, each through its lags), since the
+    // device writes its list in whatever order the work-items finish.
+    std::vector< nestcl_spike > sorted( spikes, spikes + n_spikes );
+    std::sort( sorted.begin(), sorted.end(), []( const nestcl_spike& a, const nestcl_spike& b )
+      { return std::tie( a.index, a.lag ) < std::tie( b.index, b.lag ); } );
+    for ( const nestcl_spike& s : sorted )
+    {
+      g.glue->emit( *g.nodes[ s.index ], origin_steps, static_cast< long >( s.lag ) );
+    }
+    if ( m.record[ tid ] )
+    {
+      const double* rec = nestcl_block_recorded( g.block );
+      const uint32_t nrec = nestcl_block_recordables( g.block );
+      for ( long lag = from; lag < to; ++lag )
+      {
+        for ( size_t i = 0; i < n; ++i )
+        {
+          for ( uint32_t r = 0; r < nrec; ++r )
+          {
+            scratch[ r ] = rec[ ( static_cast< size_t >( lag - from ) * nrec + r ) * n + i ];
+          }
+          g.glue->record( *g.nodes[ i ], scratch, origin_steps + lag );
+        }
+      }
+    }
+    const double t3 = now_s();
+    m.t_stage[ tid ] += t1 - t0;
+    m.t_update[ tid ] += t2 - t1;
+    m.t_emit[ tid ] += t3 - t2;
+  }
+#else
+  (void)tid;
+  (void)origin;
+  (void)from;
+  (void)to;
+#endif
+}
+
+void
+NestclManager::cleanup()
+{
+#ifdef HAVE_NESTCL
+  Impl& m = *impl_;
+  for ( auto& groups : m.groups )
+  {
+    for ( Group& g : groups )
+    {
+      if ( g.block and nestcl_block_download( g.block ) == 0 )
+      {
+        void* const* f = nestcl_block_fields( g.block );
+        for ( size_t i = 0; i < g.nodes.size(); ++i )
+        {
+          g.glue->unpack( *g.nodes[ i ], f, g.nodes.size(), i );
+        }
+      }
+      nestcl_block_destroy( g.block );
+      g.block = nullptr;
+    }
+  }
+  m.groups.clear();
+#endif
+  for ( auto& v : on_device_ )
+  {
+    v.clear();
+  }
+}
+}

@@ -1,0 +1,67 @@
+/*
+ * nestcl inside NEST (nest_patch): the manager that NEST's KernelManager runs
+ * last, after the NodeManager. It owns the kernel status keys nestcl_*, and for
+ * the threads that are stream VPs (the last nestcl_streams of the
+ * local_num_threads) it updates the translated neurons on an OpenCL device.
+ *
+ * Per Simulate(): prepare() packs each stream thread's neurons, grouped by
+ * model, into device-resident blocks (nestcl/block.h) through the generated
+ * glue; in every slice update() drains the input that NEST delivered into the
+ * nodes' own ring buffers (spikes from any synapse or device, currents) into
+ * the block, runs the model's kernel, hands each spike to NEST as the model's
+ * update() would (set_spiketime, event_delivery_manager.send) and, where a
+ * multimeter listens, puts each step's state into the node's own logger;
+ * cleanup() writes the state back into the nodes, so GetStatus and SetStatus
+ * between Simulate calls see and change the device state.
+ *
+ * This header is included by NEST's kernel_manager.cpp and
+ * simulation_manager.cpp; it is stable, so that nestcl's own changes rebuild
+ * only nestcl_manager.cpp.
+ */
+#ifndef NESTCL_MANAGER_H
+#define NESTCL_MANAGER_H
+
+#include <memory>
+#include <vector>
+
+#include "manager_interface.h"
+#include "nest_time.h"
+#include "node.h"
+
+namespace nest
+{
+class NestclManager : public ManagerInterface
+{
+public:
+  NestclManager();
+  ~NestclManager() override;
+
+  void initialize( const bool adjust_number_of_threads_or_rng_only ) override;
+  void finalize( const bool adjust_number_of_threads_or_rng_only ) override;
+  void set_status( const Dictionary& ) override;
+  void get_status( Dictionary& ) override;
+  void prepare() override;
+  void cleanup() override;
+
+  /* Simulation hook: updates thread tid's device neurons through lags [from, to); nothing on a CPU thread. */
+  void update( size_t tid, const Time& origin, long from, long to );
+
+  /* Whether NEST's own loop must skip this node of thread tid (the device updates it). */
+  bool
+  on_device( size_t tid, const Node& node ) const
+  {
+    return tid < on_device_.size() and node.get_thread_lid() < on_device_[ tid ].size()
+      and on_device_[ tid ][ node.get_thread_lid() ];
+  }
+
+private:
+  struct Impl;
+  std::unique_ptr< Impl > impl_;
+  std::vector< std::vector< char > > on_device_; // per thread, by thread-local node index
+};
+
+/* The one instance, listed last among NEST's managers. */
+NestclManager& nestcl_manager();
+}
+
+#endif
