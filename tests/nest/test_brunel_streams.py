@@ -1,0 +1,76 @@
+"""A Brunel network (iaf_psc_alpha, fixed_indegree, static synapses with weights
+that are multiples of 2**-16 pA, NEST's own poisson_generator) in a patched NEST
+with local_num_threads 2 and nestcl_streams 0, 1 and 2: the spike trains must be
+identical (same VP count and seed, so NEST draws the same network and the same
+Poisson input; the device sums exact weights in fixed point). Prints rate and CV.
+Exit 0 pass, 1 fail."""
+import sys
+
+import numpy as np
+
+import nest
+
+NE, NI, CE, CI = 800, 200, 80, 20
+J, G = 32.0, 5.0            # pA; inhibitory weight -G * J
+RATE = 13000.0              # Hz per neuron
+SIMTIME = 300.0
+
+
+def simulate(threads, streams):
+    """The network on this process's share of VPs; returns its (senders, times), sorted."""
+    nest.ResetKernel()
+    nest.SetKernelStatus({"local_num_threads": threads, "nestcl_streams": streams, "rng_seed": 1234,
+                          "resolution": 0.1})
+    params = {"E_L": 0.0, "V_th": 20.0, "V_reset": 10.0, "t_ref": 2.0, "C_m": 250.0, "tau_m": 20.0,
+              "tau_syn_ex": 0.5, "tau_syn_in": 0.5, "V_m": 0.0}
+    ex = nest.Create("iaf_psc_alpha", NE, params=params)
+    inh = nest.Create("iaf_psc_alpha", NI, params=params)
+    allp = ex + inh
+    allp.V_m = nest.random.uniform(0.0, 20.0)
+    noise = nest.Create("poisson_generator", params={"rate": RATE})
+    sr = nest.Create("spike_recorder")
+    nest.Connect(ex, allp, {"rule": "fixed_indegree", "indegree": CE}, {"weight": J, "delay": 1.5})
+    nest.Connect(inh, allp, {"rule": "fixed_indegree", "indegree": CI}, {"weight": -G * J, "delay": 1.5})
+    nest.Connect(noise, allp, syn_spec={"weight": J, "delay": 1.5})
+    nest.Connect(allp, sr)
+    nest.Simulate(SIMTIME)
+    ev = sr.get("events")
+    order = np.lexsort((np.asarray(ev["senders"]), np.asarray(ev["times"])))
+    return np.asarray(ev["senders"])[order], np.asarray(ev["times"])[order]
+
+
+def run(streams):
+    senders, times = simulate(2, streams)
+    rate = senders.size / (NE + NI) / (SIMTIME / 1000.0)
+    cvs = []
+    for nid in np.unique(senders):
+        isi = np.diff(times[senders == nid])
+        if isi.size > 2:
+            cvs.append(isi.std() / isi.mean())
+    cv = float(np.mean(cvs)) if cvs else float("nan")
+    dev = nest.GetKernelStatus("nestcl_time_update")
+    print("nestcl_streams %d: %d spikes, %.1f Hz, CV %.2f, device update %.3f s" % (streams, senders.size, rate, cv, dev))
+    return senders, times, rate, dev
+
+
+def main():
+    nest.set_verbosity("M_WARNING")
+    ref = run(0)
+    failures = []
+    if not 5.0 <= ref[2] <= 80.0:
+        failures.append("rate %.1f Hz outside [5, 80]: the network is not in a regime worth comparing" % ref[2])
+    for streams in (1, 2):
+        s, t, _, dev = run(streams)
+        if not (np.array_equal(s, ref[0]) and np.array_equal(t, ref[1])):
+            failures.append("nestcl_streams %d: spike trains differ from nestcl_streams 0 (%d vs %d spikes)"
+                            % (streams, s.size, ref[0].size))
+        if not dev > 0:
+            failures.append("nestcl_streams %d did not use the device" % streams)
+    for f in failures:
+        print("FAIL " + f)
+    print("%d passed, %d failed" % (0 if failures else 1, 1 if failures else 0))
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

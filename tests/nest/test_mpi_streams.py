@@ -1,0 +1,64 @@
+"""Two MPI ranks, each with local_num_threads 1 and nestcl_streams 1 (every VP
+a stream VP on the device), against one rank with local_num_threads 2 on the
+CPU only: the same Brunel network as test_brunel_streams (same VP count and
+seed) must give the same spike trains. The driver runs both through mpirun and
+compares the spikes the ranks wrote. Exit 0 pass, 1 fail."""
+import os
+import subprocess
+import sys
+import tempfile
+
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def worker(mode, out):
+    sys.path.insert(0, HERE)
+    import nest
+    import test_brunel_streams as brunel
+
+    nest.set_verbosity("M_WARNING")
+    if mode == "mpi":
+        senders, times = brunel.simulate(1, 1)
+        dev = nest.GetKernelStatus("nestcl_time_update")
+        if not dev > 0:
+            print("FAIL rank %d did not use the device" % nest.Rank())
+            sys.exit(1)
+        np.savez("%s.%d.npz" % (out, nest.Rank()), senders=senders, times=times)
+    else:
+        senders, times = brunel.simulate(2, 0)
+        np.savez("%s.0.npz" % out, senders=senders, times=times)
+
+
+def load(prefix, n):
+    parts = [np.load("%s.%d.npz" % (prefix, r)) for r in range(n)]
+    s = np.concatenate([p["senders"] for p in parts])
+    t = np.concatenate([p["times"] for p in parts])
+    order = np.lexsort((s, t))
+    return s[order], t[order]
+
+
+def main():
+    if len(sys.argv) == 4 and sys.argv[1] == "--worker":
+        worker(sys.argv[2], sys.argv[3])
+        return 0
+    mpirun = ["mpirun", "-n", "2", "--oversubscribe", "--bind-to", "none"]
+    if os.geteuid() == 0:
+        mpirun.append("--allow-run-as-root")
+    with tempfile.TemporaryDirectory() as d:
+        me = [sys.executable, os.path.abspath(__file__), "--worker"]
+        subprocess.run(mpirun + me + ["mpi", d + "/mpi"], check=True)
+        subprocess.run(me + ["single", d + "/single"], check=True)
+        a = load(d + "/mpi", 2)
+        b = load(d + "/single", 1)
+    same = np.array_equal(a[0], b[0]) and np.array_equal(a[1], b[1])
+    print("2 ranks x 1 stream: %d spikes; 1 rank x 2 CPU threads: %d spikes: %s"
+          % (a[0].size, b[0].size, "identical" if same else "DIFFERENT"))
+    ok = same and b[0].size > 0
+    print("%d passed, %d failed" % (int(ok), int(not ok)))
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,100 @@
+"""Single neurons on a stream VP against the same neuron on a CPU VP (PyNEST, patched NEST).
+
+local_num_threads 2, nestcl_streams 1: NEST places node ids round robin, so of
+two neurons one lives on the stream VP (updated on the OpenCL device through
+nestcl) and the other on NEST's CPU thread. Both get the same spike_generator
+train (weights that are multiples of 2**-16, exact in nestcl's fixed point)
+and the same dc_generator, through two Simulate calls (state carries over and
+GetStatus sees it in between). Every recordable of the multimeter and every
+spike time must be equal bit for bit, each neuron must fire, and the device
+must have done the work (nestcl_time_update > 0).
+Exit 0 pass, 1 fail."""
+import sys
+
+import numpy as np
+
+import nest
+
+# model: (dc amplitude, spike weight scale, extra parameters)
+CASES = {
+    "iaf_psc_alpha": (390.0, 60.0, {}),
+    "iaf_psc_exp": (390.0, 60.0, {}),
+    "iaf_psc_delta": (390.0, 1.5, {}),
+    "izhikevich": (8.0, 3.0, {}),
+    "gif_psc_exp": (90.0, 40.0, {}),
+    "mat2_psc_exp": (350.0, 60.0, {}),
+}
+
+
+def drive(seed, scale):
+    rng = np.random.default_rng(seed)
+    times = np.round(np.sort(rng.choice(np.arange(1, 8000), size=900, replace=False)) * 0.1, 1)
+    k = rng.integers(-(1 << 16), 1 << 16, size=times.size)
+    weights = k * (scale / 65536.0)
+    return times.tolist(), weights.tolist()
+
+
+def run(model):
+    dc_amp, scale, extra = CASES[model]
+    nest.ResetKernel()
+    nest.SetKernelStatus({"local_num_threads": 2, "nestcl_streams": 1, "resolution": 0.1})
+    neurons = nest.Create(model, 2, params=extra)
+    vps = neurons.get("vp")
+    if sorted(vps) != [0, 1]:
+        raise AssertionError("expected one neuron per VP, got %s" % vps)
+    times, weights = drive(11, scale)
+    sg = nest.Create("spike_generator", params={"spike_times": times, "spike_weights": weights})
+    dc = nest.Create("dc_generator", params={"amplitude": dc_amp, "start": 50.0, "stop": 650.0})
+    recordables = [str(r) for r in nest.GetDefaults(model)["recordables"]]
+    mm = nest.Create("multimeter", params={"record_from": recordables, "interval": 0.1})
+    sr = nest.Create("spike_recorder")
+    nest.Connect(sg, neurons, syn_spec={"delay": 1.0})
+    nest.Connect(dc, neurons)
+    nest.Connect(mm, neurons)
+    nest.Connect(neurons, sr)
+    nest.Simulate(400.0)
+    mid = [neurons[k].get(recordables[0]) for k in range(2)]
+    nest.Simulate(400.3)  # a partial super step at the end
+    ev = mm.get("events")
+    spikes = sr.get("events")
+    ids = neurons.tolist()
+    out = {}
+    for nid in ids:
+        sel = ev["senders"] == nid
+        out[nid] = {r: np.asarray(ev[r])[sel] for r in ["times"] + recordables}
+        out[nid]["spikes"] = np.sort(np.asarray(spikes["times"])[np.asarray(spikes["senders"]) == nid])
+    a, b = out[ids[0]], out[ids[1]]
+    problems = []
+    for key in ["times", "spikes"] + recordables:
+        x, y = a[key], b[key]
+        if x.shape != y.shape or not np.array_equal(x.view(np.uint64) if x.dtype == np.float64 else x,
+                                                     y.view(np.uint64) if y.dtype == np.float64 else y):
+            n = min(x.size, y.size)
+            diff = np.nonzero(x[:n] != y[:n])[0]
+            where = (" first at index %d: %r vs %r" % (diff[0], x[diff[0]], y[diff[0]])) if diff.size else ""
+            problems.append("%s differs (%d vs %d values)%s" % (key, x.size, y.size, where))
+    if mid[0] != mid[1]:
+        problems.append("GetStatus between Simulate calls: %s %r vs %r" % (recordables[0], mid[0], mid[1]))
+    n_spk = a["spikes"].size
+    if n_spk < 3:
+        problems.append("only %d spikes: the drive does not test spike emission" % n_spk)
+    device_s = nest.GetKernelStatus("nestcl_time_update")
+    if not device_s > 0:
+        problems.append("nestcl_time_update is %r: the stream VP did not run on the device" % device_s)
+    status = "PASS" if not problems else "FAIL"
+    print("%s %-16s %4d spikes, %6d samples of %d recordables; device update %.3f s%s"
+          % (status, model, n_spk, a["times"].size, len(recordables), device_s,
+             "" if not problems else ": " + "; ".join(problems)))
+    return not problems
+
+
+def main():
+    nest.set_verbosity("M_WARNING")
+    models = sys.argv[1:] or list(CASES)
+    ok = [run(m) for m in models]
+    print("%d passed, %d failed" % (sum(ok), len(ok) - sum(ok)))
+    return 0 if all(ok) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
