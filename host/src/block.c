@@ -186,6 +186,11 @@ static int build_kernels(nestcl_block *b)
   char opts[4096];
   void *const *sets[1] = {b->fields};
   nestcl_const_options(m, sets, &b->c.n, 1, opts, sizeof opts);
+  size_t used = strlen(opts);
+  snprintf(opts + used, sizeof opts - used,
+           "%s-DNESTCL_MODEL_RNG_SEED=%uu -DNESTCL_NEURON_ID(i)=((nestcl_u64)%lluUL+(nestcl_u64)(i)*%lluUL)",
+           used ? " " : "", (unsigned)b->c.rng_seed, (unsigned long long)b->c.id_first,
+           (unsigned long long)(b->c.id_stride ? b->c.id_stride : 1));
   if (b->program && b->options && strcmp(b->options, opts) == 0) {
     return 0;
   }

@@ -53,7 +53,7 @@ static double input_value(uint32_t slice, uint32_t lag, uint32_t ch, uint32_t i)
 static int run_model(nestcl_device *dev, const nestcl_model *m)
 {
   const uint32_t K = m->has_receptors ? 3u : 0u;
-  nestcl_block_config c = {m, N, K, H, MIN_DELAY, SLOTS, 0, 1};
+  nestcl_block_config c = {m, N, K, H, MIN_DELAY, SLOTS, 0, 1, 7, 0, 1};
   nestcl_block *b;
   CHECK(nestcl_block_create(dev, &c, &b) == 0, "%s: create", m->name);
   void *const *bf = nestcl_block_fields(b);
@@ -149,7 +149,7 @@ int main(void)
     silent += run_model(dev, nestcl_builtin_models[k]) != 0;
   }
   /* Bad use: lags outside the slice, an update before any upload. */
-  nestcl_block_config c = {nestcl_builtin_models[0], 4, 0, H, MIN_DELAY, SLOTS, 0, 0};
+  nestcl_block_config c = {nestcl_builtin_models[0], 4, 0, H, MIN_DELAY, SLOTS, 0, 0, 7, 0, 1};
   nestcl_block *b;
   CHECK(nestcl_block_create(dev, &c, &b) == 0, "create");
   CHECK(nestcl_block_update(b, 0, 0, 5) == NESTCL_EINVAL, "update before upload must fail");

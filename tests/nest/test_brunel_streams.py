@@ -11,8 +11,8 @@ import numpy as np
 import nest
 
 NE, NI, CE, CI = 800, 200, 80, 20
-J, G = 32.0, 5.0            # pA; inhibitory weight -G * J
-RATE = 13000.0              # Hz per neuron
+J, G = 32.0, 6.0            # pA; inhibitory weight -G * J
+RATE = 9000.0              # Hz per neuron
 SIMTIME = 300.0
 
 
@@ -54,7 +54,7 @@ def run(streams):
 
 
 def main():
-    nest.set_verbosity("M_WARNING")
+    nest.verbosity = nest.VerbosityLevel.WARNING
     ref = run(0)
     failures = []
     if not 5.0 <= ref[2] <= 80.0:

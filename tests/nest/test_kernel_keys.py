@@ -21,7 +21,7 @@ def expect_error(params, key, fragment=None):
     failures.append("%r was accepted" % (params,))
 
 
-nest.set_verbosity("M_WARNING")
+nest.verbosity = nest.VerbosityLevel.WARNING
 nest.ResetKernel()
 st = nest.GetKernelStatus()
 for key, want in [("nestcl_streams", 0), ("nestcl_gpu_fraction", 0.0), ("nestcl_device", "")]:

@@ -18,7 +18,7 @@ def worker(mode, out):
     import nest
     import test_brunel_streams as brunel
 
-    nest.set_verbosity("M_WARNING")
+    nest.verbosity = nest.VerbosityLevel.WARNING
     if mode == "mpi":
         senders, times = brunel.simulate(1, 1)
         dev = nest.GetKernelStatus("nestcl_time_update")

@@ -40,6 +40,14 @@ typedef struct nestcl_block_config {
   uint32_t ring_slots;      /* slots of the device ring, at least min_delay + max_delay */
   int queue;                /* index of the device queue the block runs on */
   int record;               /* nonzero: keep every step's recordable fields */
+  /*
+   * Random draws of stochastic models are Philox streams keyed by (rng_seed,
+   * call site) with counter (neuron id, step): neuron i of the block has id
+   * id_first + i * id_stride (id_stride 0 counts as 1), e.g. NEST's node ids,
+   * so that no two neurons anywhere share a stream.
+   */
+  uint32_t rng_seed;
+  uint64_t id_first, id_stride;
 } nestcl_block_config;
 
 int nestcl_block_create(nestcl_device *dev, const nestcl_block_config *c, nestcl_block **out);

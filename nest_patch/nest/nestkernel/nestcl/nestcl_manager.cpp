@@ -49,7 +49,8 @@ struct Group
 {
   const nestcl_glue::entry* glue = nullptr;
   size_t K = 0;
-  std::vector< Node* > nodes;
+  std::vector< Node* > nodes; // node ids first, first + stride, ... (a block's random streams follow them)
+  size_t stride = 0;
   nestcl_block* block = nullptr;
 };
 #endif
@@ -313,10 +314,15 @@ NestclManager::prepare()
   const long min_delay = kernel().connection_manager.get_min_delay();
   const long max_delay = kernel().connection_manager.get_max_delay();
   const double h = Time::get_resolution().get_ms();
+  Dictionary rng_status;
+  kernel().random_manager.get_status( rng_status );
+  const uint32_t seed = static_cast< uint32_t >( rng_status.get< long >( "rng_seed" ) );
   for ( size_t tid = first_stream; tid < T; ++tid )
   {
     const SparseNodeArray& local = kernel().node_manager.get_local_nodes( tid );
     on_device_[ tid ].assign( local.size(), 0 );
+    // The open group of each (model, K); a node whose id does not continue its
+    // arithmetic sequence of ids starts a new one.
     std::map< std::pair< std::string, size_t >, size_t > index;
     for ( auto it = local.begin(); it != local.end(); ++it )
     {
@@ -346,9 +352,28 @@ NestclManager::prepare()
       const size_t K = glue->receptors( *node );
       auto key = std::make_pair( std::string( glue->name ), K );
       auto at = index.find( key );
-      if ( at == index.end() )
+      bool fits = false;
+      if ( at != index.end() )
       {
-        at = index.emplace( key, m.groups[ tid ].size() ).first;
+        Group& g = m.groups[ tid ][ at->second ];
+        const size_t last = g.nodes.back()->get_node_id();
+        const size_t id = node->get_node_id();
+        fits = id > last and ( g.nodes.size() == 1 or id - last == g.stride );
+        if ( fits and g.nodes.size() == 1 )
+        {
+          g.stride = id - last;
+        }
+      }
+      if ( not fits )
+      {
+        if ( at == index.end() )
+        {
+          at = index.emplace( key, m.groups[ tid ].size() ).first;
+        }
+        else
+        {
+          at->second = m.groups[ tid ].size();
+        }
         m.groups[ tid ].emplace_back();
         m.groups[ tid ].back().glue = glue;
         m.groups[ tid ].back().K = K;
@@ -371,6 +396,9 @@ NestclManager::prepare()
       c.ring_slots = static_cast< uint32_t >( min_delay + max_delay );
       c.queue = static_cast< int >( tid - first_stream );
       c.record = m.record[ tid ];
+      c.rng_seed = seed;
+      c.id_first = g.nodes.front()->get_node_id();
+      c.id_stride = g.stride ? g.stride : 1;
       check( nestcl_block_create( m.dev, &c, &g.block ), "creating the block of " + std::string( g.glue->name ) );
       void* const* f = nestcl_block_fields( g.block );
       for ( size_t i = 0; i < g.nodes.size(); ++i )
