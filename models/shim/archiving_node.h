@@ -20,7 +20,8 @@ class StructuralPlasticityNode : public Node
 
 class ArchivingNode : public StructuralPlasticityNode
 {
-public:
+protected:
+  /* Protected, as in NEST: only the model's own update() records its spikes. */
   void
   set_spiketime( Time const& t_sp, double offset = 0.0 )
   {
@@ -29,6 +30,7 @@ public:
     has_spiked_ = true;
   }
 
+public:
   double
   get_spiketime_ms() const
   {

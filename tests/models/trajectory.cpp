@@ -985,6 +985,16 @@ stream_finish( StreamPath& st,
   {
     return nestcl_test::fail( "stream state", diff );
   }
+  // Every neuron's spike history (what STDP reads) was recorded as update() records it.
+  for ( size_t i = 0; i < N; ++i )
+  {
+    if ( native[ i ]->get_spiketime_ms() != st.nodes[ i ]->get_spiketime_ms() )
+    {
+      return nestcl_test::fail( "stream spike history", "node " + std::to_string( i ) + ": last spike "
+          + std::to_string( st.nodes[ i ]->get_spiketime_ms() ) + " ms, native "
+          + std::to_string( native[ i ]->get_spiketime_ms() ) );
+    }
+  }
   // Translations that call the portable math differ from glibc by an ulp or so (setup.tolerant_fields).
   const double tol = setup.tolerant_fields.empty() ? 0.0 : 1e-12;
   for ( size_t i = 0; i < st.dlr_stream.size(); ++i )

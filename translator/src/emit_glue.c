@@ -155,11 +155,17 @@ void emit_glue(strbuf *b, const ir_model *m)
   base = base ? base + 1 : hdr;
   emit_file_header(b, m, "C++ glue between a NEST node and SoA slot i.", "/*", "*/");
   sb_printf(b, "#ifndef NESTCL_GLUE_%s_HPP\n#define NESTCL_GLUE_%s_HPP\n\n", nm, nm);
-  sb_printf(b, "#include <cstddef>\n#include <cstdint>\n#include <type_traits>\n\n#include \"%s\"\n#include \"kernel_manager.h\"\n\n", base);
+  sb_printf(b, "#include <cstddef>\n#include <cstdint>\n#include <type_traits>\n\n#include \"%s\"\n#include \"archiving_node.h\"\n#include \"kernel_manager.h\"\n\n", base);
   sb_puts(b, "namespace nestcl_glue\n{\n#ifndef NESTCL_GLUE_DETAIL\n#define NESTCL_GLUE_DETAIL\nnamespace detail\n{\n"
-             "/* Only an ArchivingNode keeps a spike history (set_spiketime); only a node with a logger records. */\n"
-             "template < typename N >\nauto\nset_spiketime( N& node, const nest::Time& t ) -> decltype( node.set_spiketime( t ), void() )\n{\n  node.set_spiketime( t );\n}\n"
-             "inline void\nset_spiketime( ... )\n{\n}\n"
+             "/* ArchivingNode::set_spiketime is protected (only update() records a spike), so its\n"
+             "   pointer is handed out like the structs' (an explicit instantiation may name it). */\n"
+             "struct set_spiketime_tag\n{\n};\nauto member( set_spiketime_tag );\n"
+             "template < typename Tag, auto Member >\nstruct steal_fn\n{\n  friend auto\n  member( Tag )\n  {\n    return Member;\n  }\n};\n"
+             "template struct steal_fn< set_spiketime_tag, &nest::ArchivingNode::set_spiketime >;\n"
+             "/* Only an ArchivingNode keeps a spike history (STDP reads it); only a node with a logger records. */\n"
+             "template < typename N >\nvoid\nset_spiketime( N& node, const nest::Time& t )\n{\n"
+             "  if constexpr ( std::is_base_of_v< nest::ArchivingNode, N > )\n"
+             "  {\n    ( static_cast< nest::ArchivingNode& >( node ).*member( set_spiketime_tag {} ) )( t, 0.0 );\n  }\n}\n"
              "template < typename B >\nauto\nrecord( B& buffers, long step ) -> decltype( buffers.logger_.record_data( step ), void() )\n{\n  buffers.logger_.record_data( step );\n}\n"
              "inline void\nrecord( ... )\n{\n}\n"
              "} // namespace detail\n#endif\n\n");

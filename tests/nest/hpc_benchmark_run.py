@@ -1,0 +1,91 @@
+"""Runs NEST's own pynest/examples/hpc_benchmark.py with the parameters a user
+edits in its params dict (threads, scale, times, output folder) and, on a
+patched NEST, nestcl's kernel keys; with --static-ee its E->E synapses are the
+static syn_ex (static_synapse_hpc at the STDP synapse's initial weight).
+Prints one JSON line: spikes of the recorded E neurons (count and SHA-256 of
+the sorted (sender, time) list), rate, CV of ISI, the script's own presim and
+sim times, and nestcl's device time."""
+import argparse
+import glob
+import hashlib
+import json
+import os
+import re
+import sys
+
+import numpy as np
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--script", required=True)
+    ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--streams", type=int, default=-1, help="nestcl_streams; -1: unpatched NEST, no key set")
+    ap.add_argument("--scale", type=float, default=0.2)
+    ap.add_argument("--simtime", type=float, default=250.0)
+    ap.add_argument("--presimtime", type=float, default=50.0)
+    ap.add_argument("--out-dir", required=True)
+    ap.add_argument("--static-ee", action="store_true")
+    a = ap.parse_args()
+    os.makedirs(a.out_dir, exist_ok=True)
+    for f in glob.glob(os.path.join(a.out_dir, "*.dat")):
+        os.remove(f)
+    text = open(a.script).read()
+    subs = {"num_threads": str(a.threads), "scale": repr(a.scale), "simtime": repr(a.simtime),
+            "presimtime": repr(a.presimtime), "path_name": repr(a.out_dir),
+            "log_file": repr(os.path.join(a.out_dir, "log"))}
+    for key, value in subs.items():
+        text, n = re.subn(r'("%s":\s*)[^,]+,' % key, r"\g<1>%s," % value.replace("\\", "\\\\"), text, count=1)
+        if n != 1:
+            sys.exit("error: hpc_benchmark.py has no params entry %s" % key)
+    if a.static_ee:
+        text, n = re.subn(r'"synapse_model":\s*"stdp_pl_synapse_hom_hpc"', '"synapse_model": "syn_ex"', text)
+        if n != 1:
+            sys.exit("error: hpc_benchmark.py's E->E synapse was not found")
+    if a.streams >= 0:
+        # The nestcl keys right after the script's ResetKernel (streams need the threads first).
+        keys = '{"local_num_threads": %d, "nestcl_streams": %d}' % (a.threads, a.streams)
+        text, n = re.subn(r"nest\.ResetKernel\(\)", "nest.ResetKernel(); nest.SetKernelStatus(%s)" % keys, text)
+        if n != 1:
+            sys.exit("error: hpc_benchmark.py calls ResetKernel %d times, not once" % n)
+    import nest
+
+    g = {"__name__": "__main__", "__file__": a.script}
+    exec(compile(text, a.script, "exec"), g)
+    log = {}
+    for f in glob.glob(os.path.join(a.out_dir, "log_*.dat")):
+        for line in open(f):
+            m = re.match(r"\s*\d+\s+\d+\s+(\S+)\s+#\s*(.+?)\s*$", line)
+            if m:
+                log[m.group(2)] = float(m.group(1))
+    senders, times = [], []
+    for f in glob.glob(os.path.join(a.out_dir, "*.dat")):
+        if os.path.basename(f).startswith("log_"):
+            continue
+        for line in open(f):
+            parts = line.split()
+            if len(parts) >= 2 and parts[0].isdigit():
+                senders.append(int(parts[0]))
+                times.append(float(parts[1]))
+    s, t = np.asarray(senders, dtype=np.int64), np.asarray(times)
+    order = np.lexsort((s, t))
+    s, t = s[order], t[order]
+    digest = hashlib.sha256(s.tobytes() + t.tobytes()).hexdigest()
+    window = t >= a.presimtime
+    cvs = []
+    for nid in np.unique(s[window]):
+        isi = np.diff(t[window][s[window] == nid])
+        if isi.size > 2:
+            cvs.append(isi.std() / isi.mean())
+    n_rec = int(g["brunel_params"]["Nrec"])
+    out = {"streams": a.streams, "threads": a.threads, "scale": a.scale, "static_ee": a.static_ee,
+           "spikes": int(s.size), "spike_sha256": digest,
+           "rate_hz": float(np.sum(window)) / max(n_rec, 1) / (a.simtime / 1000.0),
+           "cv_isi": float(np.mean(cvs)) if cvs else None,
+           "presim_time_s": log.get("presim_time"), "sim_time_s": log.get("sim_time"),
+           "nestcl_time_update_s": nest.GetKernelStatus("nestcl_time_update") if a.streams >= 0 else None}
+    print("RESULT " + json.dumps(out))
+
+
+if __name__ == "__main__":
+    main()
