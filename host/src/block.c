@@ -218,23 +218,10 @@ static int build_kernels(nestcl_block *b)
   if (err != CL_SUCCESS) return cl_fail(err, "clCreateKernel(update)");
   b->k_stage = clCreateKernel(b->program, "nestcl_block_stage", &err);
   if (err != CL_SUCCESS) return cl_fail(err, "clCreateKernel(stage)");
-  cl_uint n = b->c.n, K = b->c.K, slots = b->c.ring_slots, nch = b->n_channels, cap = b->spike_cap;
-  cl_double h = b->c.resolution_ms;
-  cl_long riv = b->c.record ? 1 : 0;
-  err = clSetKernelArg(b->k_update, 0, sizeof n, &n);
-  err |= clSetKernelArg(b->k_update, 1, sizeof K, &K);
-  err |= clSetKernelArg(b->k_update, 5, sizeof h, &h);
-  err |= clSetKernelArg(b->k_update, 6, sizeof slots, &slots);
-  err |= clSetKernelArg(b->k_update, 7, sizeof nch, &nch);
-  err |= clSetKernelArg(b->k_update, 8, sizeof(cl_mem), &b->b_ring.mem);
-  err |= clSetKernelArg(b->k_update, 9, sizeof(cl_mem), &b->b_count.mem);
-  err |= clSetKernelArg(b->k_update, 10, sizeof(cl_mem), &b->b_spikes.mem);
-  err |= clSetKernelArg(b->k_update, 11, sizeof cap, &cap);
-  err |= clSetKernelArg(b->k_update, 12, sizeof riv, &riv);
-  err |= clSetKernelArg(b->k_update, 13, sizeof(cl_mem), &b->b_rec.mem);
-  for (int f = 0; f < m->n_fields; ++f) {
-    err |= clSetKernelArg(b->k_update, (cl_uint)(NESTCL_UPDATE_FIXED_ARGS + f), sizeof(cl_mem), &b->b_fields[f].mem);
-  }
+  cl_uint n = b->c.n, slots = b->c.ring_slots, nch = b->n_channels;
+  err = nestcl_update_kernel_fixed_args(b->k_update, b->c.n, b->c.K, b->c.resolution_ms, b->c.ring_slots,
+                                        b->n_channels, b->b_ring.mem, b->b_count.mem, b->b_spikes.mem, b->spike_cap,
+                                        b->c.record ? 1 : 0, b->b_rec.mem, b->b_fields, m->n_fields);
   err |= clSetKernelArg(b->k_stage, 0, sizeof(cl_mem), &b->b_ring.mem);
   err |= clSetKernelArg(b->k_stage, 1, sizeof nch, &nch);
   err |= clSetKernelArg(b->k_stage, 2, sizeof n, &n);

@@ -64,3 +64,28 @@ void nestcl_const_options(const nestcl_model *m, void *const *const *fields, con
     used += (size_t)w;
   }
 }
+
+cl_int nestcl_update_kernel_fixed_args(cl_kernel k, uint32_t n, uint32_t K, double resolution_ms, uint32_t ring_slots,
+                                       uint32_t n_channels, cl_mem ring, cl_mem spike_count, cl_mem spikes,
+                                       uint32_t spike_capacity, int64_t rec_interval, cl_mem rec,
+                                       const nestcl_buffer *fields, int n_fields)
+{
+  cl_uint un = n, uK = K, slots = ring_slots, nch = n_channels, cap = spike_capacity;
+  cl_double h = resolution_ms;
+  cl_long riv = rec_interval;
+  cl_int err = clSetKernelArg(k, 0, sizeof un, &un);
+  err |= clSetKernelArg(k, 1, sizeof uK, &uK);
+  err |= clSetKernelArg(k, 5, sizeof h, &h);
+  err |= clSetKernelArg(k, 6, sizeof slots, &slots);
+  err |= clSetKernelArg(k, 7, sizeof nch, &nch);
+  err |= clSetKernelArg(k, 8, sizeof(cl_mem), &ring);
+  err |= clSetKernelArg(k, 9, sizeof(cl_mem), &spike_count);
+  err |= clSetKernelArg(k, 10, sizeof(cl_mem), &spikes);
+  err |= clSetKernelArg(k, 11, sizeof cap, &cap);
+  err |= clSetKernelArg(k, 12, sizeof riv, &riv);
+  err |= clSetKernelArg(k, 13, sizeof(cl_mem), &rec);
+  for (int f = 0; f < n_fields; ++f) {
+    err |= clSetKernelArg(k, (cl_uint)(NESTCL_UPDATE_FIXED_ARGS + f), sizeof(cl_mem), &fields[f].mem);
+  }
+  return err;
+}

@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "nestcl/device.h"
 #include "nestcl/model.h"
 
 /*
@@ -19,5 +20,15 @@
  */
 void nestcl_const_options(const nestcl_model *m, void *const *const *fields, const uint32_t *n, int n_sets,
                           char *buf, size_t cap);
+
+/*
+ * Sets the arguments of a model's update kernel that stay the same from slice
+ * to slice (model.h: all but origin_steps, from and to), for the engine's
+ * blocks and nestcl_block alike. Returns the OR of the OpenCL results.
+ */
+cl_int nestcl_update_kernel_fixed_args(cl_kernel k, uint32_t n, uint32_t K, double resolution_ms, uint32_t ring_slots,
+                                       uint32_t n_channels, cl_mem ring, cl_mem spike_count, cl_mem spikes,
+                                       uint32_t spike_capacity, int64_t rec_interval, cl_mem rec,
+                                       const nestcl_buffer *fields, int n_fields);
 
 #endif

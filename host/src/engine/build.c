@@ -669,23 +669,10 @@ static int upload_block(nestcl_engine *e, eng_vp *vp, eng_block *b, int pop)
   b->k_drive = clCreateKernel(e->core_program, "nestcl_drive", &err);
   if ((rc = cl_check(err, "clCreateKernel(nestcl_drive)"))) return rc;
   /* Arguments that never change. */
-  cl_uint K = p->K, slots = (cl_uint)e->ring_slots, nch = b->n_channels, n = b->n, cap = b->spike_cap;
-  cl_double h = e->cfg.resolution_ms;
-  cl_long riv = p->rec_interval_steps;
-  err = clSetKernelArg(b->k_update, 0, sizeof n, &n);
-  err |= clSetKernelArg(b->k_update, 1, sizeof K, &K);
-  err |= clSetKernelArg(b->k_update, 5, sizeof h, &h);
-  err |= clSetKernelArg(b->k_update, 6, sizeof slots, &slots);
-  err |= clSetKernelArg(b->k_update, 7, sizeof nch, &nch);
-  err |= clSetKernelArg(b->k_update, 8, sizeof(cl_mem), &b->b_ring.mem);
-  err |= clSetKernelArg(b->k_update, 9, sizeof(cl_mem), &b->b_count.mem);
-  err |= clSetKernelArg(b->k_update, 10, sizeof(cl_mem), &b->b_spikes.mem);
-  err |= clSetKernelArg(b->k_update, 11, sizeof cap, &cap);
-  err |= clSetKernelArg(b->k_update, 12, sizeof riv, &riv);
-  err |= clSetKernelArg(b->k_update, 13, sizeof(cl_mem), &b->b_rec.mem);
-  for (int f = 0; f < m->n_fields; ++f) {
-    err |= clSetKernelArg(b->k_update, (cl_uint)(NESTCL_UPDATE_FIXED_ARGS + f), sizeof(cl_mem), &b->b_fields[f].mem);
-  }
+  cl_uint slots = (cl_uint)e->ring_slots, nch = b->n_channels, n = b->n;
+  err = nestcl_update_kernel_fixed_args(b->k_update, b->n, p->K, e->cfg.resolution_ms, (uint32_t)e->ring_slots,
+                                        b->n_channels, b->b_ring.mem, b->b_count.mem, b->b_spikes.mem, b->spike_cap,
+                                        p->rec_interval_steps, b->b_rec.mem, b->b_fields, m->n_fields);
   if ((rc = cl_check(err, "clSetKernelArg(update)"))) return rc;
   err = clSetKernelArg(b->k_deliver, 3, sizeof(cl_mem), &b->b_row.mem);
   err |= clSetKernelArg(b->k_deliver, 4, sizeof(cl_mem), &b->b_target.mem);

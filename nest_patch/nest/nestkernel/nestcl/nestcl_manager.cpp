@@ -69,6 +69,7 @@ struct NestclManager::Impl
   int dev_queues = 0;
   std::vector< std::vector< Group > > groups; // per thread
   std::vector< std::vector< double > > scratch; // per thread: drained channels, then a recorded sample
+  std::vector< std::vector< nestcl_spike > > sorted; // per thread: a block's spikes in NEST's order
   std::vector< char > record;                   // per thread: a multimeter listens on it
 #endif
 };
@@ -310,6 +311,7 @@ NestclManager::prepare()
   }
   m.groups.assign( T, std::vector< Group >() );
   m.scratch.assign( T, std::vector< double >() );
+  m.sorted.assign( T, std::vector< nestcl_spike >() );
   m.record.assign( T, 0 );
   const long min_delay = kernel().connection_manager.get_min_delay();
   const long max_delay = kernel().connection_manager.get_max_delay();
@@ -410,6 +412,12 @@ NestclManager::prepare()
         static_cast< size_t >( nestcl_block_recordables( g.block ) ) } );
     }
     m.scratch[ tid ].assign( scratch + 1, 0.0 );
+    size_t most = 0;
+    for ( const Group& g : m.groups[ tid ] )
+    {
+      most = std::max( most, g.nodes.size() );
+    }
+    m.sorted[ tid ].reserve( most * static_cast< size_t >( min_delay ) ); // a block's spikes of one slice at most
   }
 #endif
 }
@@ -453,7 +461,8 @@ NestclManager::update( size_t tid, const Time& origin, long from, long to )
     nestcl_block_spikes( g.block, &spikes, &n_spikes );
     // In the order NEST's own loop would send them (node by node, each through its lags), since the
     // device writes its list in whatever order the work-items finish.
-    std::vector< nestcl_spike > sorted( spikes, spikes + n_spikes );
+    std::vector< nestcl_spike >& sorted = m.sorted[ tid ];
+    sorted.assign( spikes, spikes + n_spikes );
     std::sort( sorted.begin(), sorted.end(), []( const nestcl_spike& a, const nestcl_spike& b )
       { return std::tie( a.index, a.lag ) < std::tie( b.index, b.lag ); } );
     for ( const nestcl_spike& s : sorted )
