@@ -129,10 +129,45 @@ def run_stochastic(model, ids, vps, ev, spikes, recordables):
     return not problems
 
 
+def run_fixed_point_bound():
+    """iaf_psc_exp with weights that are not multiples of 2**-32: NEST's double sum of each step's input
+    reaches the device rounded to 2**-32, an error of at most 2**-33 per step, which the synaptic current
+    (I <- I * P + input, P = exp(-h / tau_syn)) accumulates to at most 2**-33 / (1 - P)."""
+    nest.ResetKernel()
+    nest.SetKernelStatus({"local_num_threads": 2, "nestcl_streams": 1, "resolution": 0.1})
+    neurons = nest.Create("iaf_psc_exp", 2)
+    times, weights = drive(5, 1.0)
+    weights = [45.60966637879629 * w for w in weights]  # hpc_benchmark's J_E in pA, times a k / 65536 in (-1, 1)
+    sg = nest.Create("spike_generator", params={"spike_times": times, "spike_weights": weights})
+    mm = nest.Create("multimeter", params={"record_from": ["I_syn_ex", "I_syn_in"], "interval": 0.1})
+    nest.Connect(sg, neurons, syn_spec={"delay": 1.0})
+    nest.Connect(mm, neurons)
+    nest.Simulate(800.0)
+    ev = mm.get("events")
+    ids = neurons.tolist()
+    problems = []
+    worst = 0.0
+    for key, tau in (("I_syn_ex", neurons[0].get("tau_syn_ex")), ("I_syn_in", neurons[0].get("tau_syn_in"))):
+        a = np.asarray(ev[key])[np.asarray(ev["senders"]) == ids[0]]
+        b = np.asarray(ev[key])[np.asarray(ev["senders"]) == ids[1]]
+        bound = 2.0 ** -33 / (1.0 - np.exp(-0.1 / tau))
+        dev = float(np.max(np.abs(a - b))) if a.size == b.size and a.size else np.inf
+        worst = max(worst, dev / bound)
+        if not dev <= bound:
+            problems.append("%s deviates by %.3g pA, more than the bound %.3g pA" % (key, dev, bound))
+        if dev == 0.0:
+            problems.append("%s shows no rounding at all: the weights do not test the bound" % key)
+    print("%s iaf_psc_exp with arbitrary weights: largest deviation %.2f of the fixed-point bound%s"
+          % ("PASS" if not problems else "FAIL", worst, "" if not problems else ": " + "; ".join(problems)))
+    return not problems
+
+
 def main():
     nest.verbosity = nest.VerbosityLevel.WARNING
     models = sys.argv[1:] or list(CASES)
     ok = [run(m) for m in models]
+    if len(sys.argv) == 1:
+        ok.append(run_fixed_point_bound())
     print("%d passed, %d failed" % (sum(ok), len(ok) - sum(ok)))
     return 0 if all(ok) else 1
 
