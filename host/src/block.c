@@ -230,40 +230,35 @@ static int build_kernels(nestcl_block *b)
   return err == CL_SUCCESS ? 0 : cl_fail(err, "clSetKernelArg");
 }
 
+/* Host fields to the device (to_device) or back, on the block's queue. */
+static int transfer_fields(nestcl_block *b, int to_device)
+{
+  cl_command_queue q = nestcl_device_queue(b->dev, b->c.queue);
+  cl_int err = CL_SUCCESS;
+  for (int f = 0; f < b->c.model->n_fields && err == CL_SUCCESS; ++f) {
+    if (!b->field_bytes[f]) {
+      continue;
+    }
+    err = to_device
+            ? clEnqueueWriteBuffer(q, b->b_fields[f].mem, CL_FALSE, 0, b->field_bytes[f], b->fields[f], 0, NULL, NULL)
+            : clEnqueueReadBuffer(q, b->b_fields[f].mem, CL_FALSE, 0, b->field_bytes[f], b->fields[f], 0, NULL, NULL);
+  }
+  if (err == CL_SUCCESS) err = clFinish(q);
+  return err == CL_SUCCESS ? 0 : cl_fail(err, to_device ? "uploading the state" : "reading the state back");
+}
+
 int nestcl_block_upload(nestcl_block *b)
 {
   if (b->c.n == 0) {
     return 0;
   }
   int rc = build_kernels(b);
-  if (rc) {
-    return rc;
-  }
-  cl_command_queue q = nestcl_device_queue(b->dev, b->c.queue);
-  cl_int err = CL_SUCCESS;
-  for (int f = 0; f < b->c.model->n_fields && err == CL_SUCCESS; ++f) {
-    if (b->field_bytes[f]) {
-      err = clEnqueueWriteBuffer(q, b->b_fields[f].mem, CL_FALSE, 0, b->field_bytes[f], b->fields[f], 0, NULL, NULL);
-    }
-  }
-  if (err == CL_SUCCESS) err = clFinish(q);
-  return err == CL_SUCCESS ? 0 : cl_fail(err, "uploading the state");
+  return rc ? rc : transfer_fields(b, 1);
 }
 
 int nestcl_block_download(nestcl_block *b)
 {
-  if (b->c.n == 0) {
-    return 0;
-  }
-  cl_command_queue q = nestcl_device_queue(b->dev, b->c.queue);
-  cl_int err = CL_SUCCESS;
-  for (int f = 0; f < b->c.model->n_fields && err == CL_SUCCESS; ++f) {
-    if (b->field_bytes[f]) {
-      err = clEnqueueReadBuffer(q, b->b_fields[f].mem, CL_FALSE, 0, b->field_bytes[f], b->fields[f], 0, NULL, NULL);
-    }
-  }
-  if (err == CL_SUCCESS) err = clFinish(q);
-  return err == CL_SUCCESS ? 0 : cl_fail(err, "reading the state back");
+  return b->c.n == 0 ? 0 : transfer_fields(b, 0);
 }
 
 void nestcl_block_stage(nestcl_block *b, uint32_t lag, uint32_t ch, uint32_t i, double value)
