@@ -13,6 +13,8 @@
 
 #include "nestcl/block.h"
 #include "nestcl_fixed.h"
+#include "core/nestcl_core.h"
+#include "engine_kernels_source.h"
 #include "nestcl_rt_source.h"
 #include "specialise.h"
 
@@ -30,7 +32,37 @@ static const char stage_kernel_source[] =
   "      if (v != 0) ring[nestcl_ring_index(n_channels, n, slot, ch, i)] += v;\n"
   "    }\n"
   "  }\n"
+  "}\n"
+  "\n"
+  "/* Device poisson_generator: one work-item per (generator, target) entry; see nestcl_block_add_poisson. */\n"
+  "__kernel void nestcl_block_poisson(__global long *ring, uint n_channels, uint n, uint ring_slots, long origin,\n"
+  "                                   int from, int to, uint seed, __global const uint *target,\n"
+  "                                   __global const int *delay, __global const long *value,\n"
+  "                                   __global const ulong *id, uint n_entries, __global const double *cdf,\n"
+  "                                   uint cdf_len, uint kstop, uint chunks)\n"
+  "{\n"
+  "  const uint e = (uint)get_global_id(0);\n"
+  "  if (e >= n_entries) return;\n"
+  "  const nestcl_philox_key key = nestcl_rng_key(seed, NESTCL_RNG_PURPOSE_POISSON);\n"
+  "  const uint t = target[e];\n"
+  "  for (int lag = from; lag < to; ++lag) {\n"
+  "    const long step = origin + lag;\n"
+  "    nestcl_rng_stream s = nestcl_stream_init(key, nestcl_rng_counter(id[e], (ulong)step));\n"
+  "    uint k = 0u;\n"
+  "    for (uint c = 0u; c < chunks; ++c) k += nestcl_poisson_table(nestcl_stream_uniform(&s), cdf, cdf_len, kstop);\n"
+  "    if (k != 0u)\n"
+  "      nestcl_ring_add_fixed(ring, n_channels, n, nestcl_ring_slot(step, delay[e], ring_slots),\n"
+  "                            t >> NESTCL_TARGET_INDEX_BITS, t & NESTCL_TARGET_INDEX_MASK,\n"
+  "                            (long)((ulong)k * (ulong)value[e]));\n"
+  "  }\n"
   "}\n";
+
+/* One device poisson_generator's entries (nestcl_block_add_poisson). */
+typedef struct block_poisson {
+  uint32_t n, chunks, cdf_len, kstop;
+  double *cdf;
+  nestcl_buffer b_target, b_delay, b_value, b_id, b_cdf;
+} block_poisson;
 
 struct nestcl_block {
   nestcl_device *dev;
@@ -49,6 +81,17 @@ struct nestcl_block {
   cl_kernel k_update, k_stage;
   nestcl_buffer *b_fields;
   nestcl_buffer b_ring, b_stage, b_count, b_spikes, b_rec;
+  /* Device-resident synapses (nestcl_block_set_synapses) and the spikes pending for them. */
+  cl_kernel k_deliver, k_poisson;
+  int contiguous;            /* CPU device: each work-item walks a contiguous chunk of a row */
+  uint32_t n_rows, delay_hom;
+  uint64_t nnz, max_row;
+  nestcl_buffer b_row_ptr, b_syn_target, b_syn_value, b_syn_delay, b_pend;
+  uint32_t *pend;            /* (row, lag) pairs */
+  uint32_t n_pend, pend_cap;
+  int64_t pend_origin;
+  block_poisson *poisson;
+  int n_poisson;
 };
 
 static int cl_fail(cl_int err, const char *what)
@@ -76,6 +119,7 @@ int nestcl_block_create(nestcl_device *dev, const nestcl_block_config *c, nestcl
   }
   b->dev = dev;
   b->c = *c;
+  b->contiguous = strcmp(nestcl_device_get_info(dev)->type, "cpu") == 0;
   b->c.K = m->has_receptors ? c->K : 0;
   const uint32_t n = c->n, K = b->c.K;
   for (int g = 0; g < m->n_channel_groups; ++g) {
@@ -137,7 +181,22 @@ void nestcl_block_destroy(nestcl_block *b)
   const nestcl_model *m = b->c.model;
   if (b->k_update) clReleaseKernel(b->k_update);
   if (b->k_stage) clReleaseKernel(b->k_stage);
+  if (b->k_deliver) clReleaseKernel(b->k_deliver);
+  if (b->k_poisson) clReleaseKernel(b->k_poisson);
   if (b->program) clReleaseProgram(b->program);
+  nestcl_block_set_synapses(b, 0, NULL, NULL, NULL, NULL);
+  nestcl_buffer_free(b->dev, &b->b_pend);
+  free(b->pend);
+  for (int k = 0; k < b->n_poisson; ++k) {
+    block_poisson *d = &b->poisson[k];
+    nestcl_buffer_free(b->dev, &d->b_target);
+    nestcl_buffer_free(b->dev, &d->b_delay);
+    nestcl_buffer_free(b->dev, &d->b_value);
+    nestcl_buffer_free(b->dev, &d->b_id);
+    nestcl_buffer_free(b->dev, &d->b_cdf);
+    free(d->cdf);
+  }
+  free(b->poisson);
   for (int f = 0; b->b_fields && f < m->n_fields; ++f) {
     nestcl_buffer_free(b->dev, &b->b_fields[f]);
   }
@@ -172,7 +231,13 @@ void nestcl_block_spikes(const nestcl_block *b, const nestcl_spike **spikes, uin
 
 size_t nestcl_block_device_bytes(const nestcl_block *b)
 {
-  size_t s = b->b_ring.bytes + b->b_stage.bytes + b->b_count.bytes + b->b_spikes.bytes + b->b_rec.bytes;
+  size_t s = b->b_ring.bytes + b->b_stage.bytes + b->b_count.bytes + b->b_spikes.bytes + b->b_rec.bytes +
+             b->b_row_ptr.bytes + b->b_syn_target.bytes + b->b_syn_value.bytes + b->b_syn_delay.bytes +
+             b->b_pend.bytes;
+  for (int k = 0; k < b->n_poisson; ++k) {
+    const block_poisson *d = &b->poisson[k];
+    s += d->b_target.bytes + d->b_delay.bytes + d->b_value.bytes + d->b_id.bytes + d->b_cdf.bytes;
+  }
   for (int f = 0; f < b->c.model->n_fields; ++f) {
     s += b->b_fields[f].bytes;
   }
@@ -191,23 +256,31 @@ static int build_kernels(nestcl_block *b)
            "%s-DNESTCL_MODEL_RNG_SEED=%uu -DNESTCL_NEURON_ID(i)=((nestcl_u64)%lluUL+(nestcl_u64)(i)*%lluUL)",
            used ? " " : "", (unsigned)b->c.rng_seed, (unsigned long long)b->c.id_first,
            (unsigned long long)(b->c.id_stride ? b->c.id_stride : 1));
+  used = strlen(opts);
+  snprintf(opts + used, sizeof opts - used, " -DNESTCL_W_T=double -DNESTCL_W_SUFFIX=_d%s",
+           b->contiguous ? " -DNESTCL_DELIVER_CONTIGUOUS" : "");
   if (b->program && b->options && strcmp(b->options, opts) == 0) {
     return 0;
   }
   if (b->k_update) clReleaseKernel(b->k_update);
   if (b->k_stage) clReleaseKernel(b->k_stage);
+  if (b->k_deliver) clReleaseKernel(b->k_deliver);
+  if (b->k_poisson) clReleaseKernel(b->k_poisson);
   if (b->program) clReleaseProgram(b->program);
-  b->k_update = b->k_stage = NULL;
+  b->k_update = b->k_stage = b->k_deliver = b->k_poisson = NULL;
   b->program = NULL;
   free(b->options);
   b->options = strdup(opts);
-  size_t len = strlen(nestcl_rt_source) + strlen(m->kernel_source) + sizeof stage_kernel_source + 3;
+  /* The model's kernel, the engine's core kernels (CSR delivery) and the block's own. */
+  size_t len = strlen(nestcl_rt_source) + strlen(m->kernel_source) + strlen(nestcl_engine_kernels_source) +
+               sizeof stage_kernel_source + 4;
   char *src = malloc(len);
   if (!b->options || !src) {
     free(src);
     return nestcl_set_error(NESTCL_ENOMEM, "out of host memory");
   }
-  snprintf(src, len, "%s\n%s\n%s", nestcl_rt_source, m->kernel_source, stage_kernel_source);
+  snprintf(src, len, "%s\n%s\n%s\n%s", nestcl_rt_source, m->kernel_source, nestcl_engine_kernels_source,
+           stage_kernel_source);
   int rc = nestcl_program_build(b->dev, src, opts, &b->program);
   free(src);
   if (rc) {
@@ -218,6 +291,10 @@ static int build_kernels(nestcl_block *b)
   if (err != CL_SUCCESS) return cl_fail(err, "clCreateKernel(update)");
   b->k_stage = clCreateKernel(b->program, "nestcl_block_stage", &err);
   if (err != CL_SUCCESS) return cl_fail(err, "clCreateKernel(stage)");
+  b->k_deliver = clCreateKernel(b->program, "nestcl_deliver", &err);
+  if (err != CL_SUCCESS) return cl_fail(err, "clCreateKernel(deliver)");
+  b->k_poisson = clCreateKernel(b->program, "nestcl_block_poisson", &err);
+  if (err != CL_SUCCESS) return cl_fail(err, "clCreateKernel(poisson)");
   cl_uint n = b->c.n, slots = b->c.ring_slots, nch = b->n_channels;
   err = nestcl_update_kernel_fixed_args(b->k_update, b->c.n, b->c.K, b->c.resolution_ms, b->c.ring_slots,
                                         b->n_channels, b->b_ring.mem, b->b_count.mem, b->b_spikes.mem, b->spike_cap,
@@ -269,6 +346,231 @@ void nestcl_block_stage(nestcl_block *b, uint32_t lag, uint32_t ch, uint32_t i, 
   }
 }
 
+int nestcl_block_set_synapses(nestcl_block *b, uint32_t n_rows, const uint64_t *row_ptr, const uint32_t *target,
+                              const double *value, const uint16_t *delay)
+{
+  nestcl_buffer_free(b->dev, &b->b_row_ptr);
+  nestcl_buffer_free(b->dev, &b->b_syn_target);
+  nestcl_buffer_free(b->dev, &b->b_syn_value);
+  nestcl_buffer_free(b->dev, &b->b_syn_delay);
+  b->n_rows = 0;
+  b->nnz = b->max_row = 0;
+  b->delay_hom = NESTCL_DELAY_PER_SYNAPSE;
+  if (n_rows == 0) {
+    return 0;
+  }
+  const uint64_t nnz = row_ptr[n_rows];
+  uint64_t max_row = 0;
+  for (uint32_t r = 0; r < n_rows; ++r) {
+    if (row_ptr[r + 1] < row_ptr[r]) {
+      return nestcl_set_error(NESTCL_EINVAL, "block %s: synapse rows out of order at row %u", b->c.model->name, r);
+    }
+    max_row = row_ptr[r + 1] - row_ptr[r] > max_row ? row_ptr[r + 1] - row_ptr[r] : max_row;
+  }
+  int hom = 1;
+  for (uint64_t k = 0; k < nnz; ++k) {
+    const uint32_t ch = target[k] >> NESTCL_TARGET_INDEX_BITS, i = target[k] & NESTCL_TARGET_INDEX_MASK;
+    if (ch >= b->n_channels || i >= b->c.n || delay[k] < b->c.min_delay_steps ||
+        (uint32_t)delay[k] + b->c.min_delay_steps > b->c.ring_slots) {
+      return nestcl_set_error(NESTCL_EINVAL, "block %s: synapse %llu (channel %u, neuron %u, delay %u steps) does not "
+                              "fit the block (%u channels, %u neurons, delays in [%u, %u])", b->c.model->name,
+                              (unsigned long long)k, ch, i, (unsigned)delay[k], b->n_channels, b->c.n,
+                              b->c.min_delay_steps, b->c.ring_slots - b->c.min_delay_steps);
+    }
+    hom = hom && delay[k] == delay[0];
+  }
+  int rc = nestcl_buffer_alloc(b->dev, NESTCL_MEM_SYNAPSES, "synapse rows", ((size_t)n_rows + 1) * 8,
+                               CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, (void *)row_ptr, &b->b_row_ptr);
+  if (!rc) rc = nestcl_buffer_alloc(b->dev, NESTCL_MEM_SYNAPSES, "synapse targets", nnz * 4 + 4,
+                                    CL_MEM_READ_ONLY | (nnz ? CL_MEM_COPY_HOST_PTR : 0), nnz ? (void *)target : NULL,
+                                    &b->b_syn_target);
+  if (!rc) rc = nestcl_buffer_alloc(b->dev, NESTCL_MEM_SYNAPSES, "synapse values", nnz * 8 + 8,
+                                    CL_MEM_READ_ONLY | (nnz ? CL_MEM_COPY_HOST_PTR : 0), nnz ? (void *)value : NULL,
+                                    &b->b_syn_value);
+  if (!rc) rc = nestcl_buffer_alloc(b->dev, NESTCL_MEM_SYNAPSES, "synapse delays", hom ? 2 : nnz * 2 + 2,
+                                    CL_MEM_READ_ONLY | (nnz && !hom ? CL_MEM_COPY_HOST_PTR : 0),
+                                    nnz && !hom ? (void *)delay : NULL, &b->b_syn_delay);
+  if (rc) {
+    nestcl_block_set_synapses(b, 0, NULL, NULL, NULL, NULL);
+    return rc;
+  }
+  b->n_rows = n_rows;
+  b->nnz = nnz;
+  b->max_row = max_row;
+  b->delay_hom = hom && nnz ? delay[0] : NESTCL_DELAY_PER_SYNAPSE;
+  return 0;
+}
+
+int nestcl_block_deliver(nestcl_block *b, int64_t emit_origin, const uint32_t *rows, const uint32_t *lags, uint32_t n)
+{
+  if (n == 0) {
+    return 0;
+  }
+  if (b->n_pend && emit_origin != b->pend_origin) {
+    return nestcl_set_error(NESTCL_EINVAL, "block %s: spikes of two slices (origins %lld and %lld) before one update",
+                            b->c.model->name, (long long)b->pend_origin, (long long)emit_origin);
+  }
+  if (b->n_pend + (uint64_t)n > b->pend_cap) {
+    uint64_t cap = b->pend_cap ? b->pend_cap : 1024;
+    while (cap < b->n_pend + (uint64_t)n) cap *= 2;
+    if (cap > UINT32_MAX / 2) {
+      return nestcl_set_error(NESTCL_EINVAL, "block %s: too many spikes in one slice", b->c.model->name);
+    }
+    uint32_t *t = realloc(b->pend, (size_t)cap * 2 * sizeof *t);
+    if (!t) {
+      return nestcl_set_error(NESTCL_ENOMEM, "out of host memory");
+    }
+    b->pend = t;
+    b->pend_cap = (uint32_t)cap;
+  }
+  for (uint32_t k = 0; k < n; ++k) {
+    if (rows[k] >= b->n_rows || lags[k] >= b->c.min_delay_steps) {
+      return nestcl_set_error(NESTCL_EINVAL, "block %s: spike of row %u at lag %u, but %u rows and %u lags",
+                              b->c.model->name, rows[k], lags[k], b->n_rows, b->c.min_delay_steps);
+    }
+    b->pend[2 * (size_t)(b->n_pend + k)] = rows[k];
+    b->pend[2 * (size_t)(b->n_pend + k) + 1] = lags[k];
+  }
+  b->n_pend += n;
+  b->pend_origin = emit_origin;
+  return 0;
+}
+
+int nestcl_block_add_poisson(nestcl_block *b, double rate_hz, uint32_t n, const uint32_t *target, const double *value,
+                             const uint16_t *delay, const uint32_t *salt)
+{
+  nestcl_poisson_param pp;
+  if (!(rate_hz >= 0.0) || nestcl_poisson_setup(rate_hz * b->c.resolution_ms * 1e-3, &pp) != 0) {
+    return nestcl_set_error(NESTCL_EINVAL, "block %s: poisson_generator rate %g Hz is out of range", b->c.model->name,
+                            rate_hz);
+  }
+  if (n == 0 || b->c.n == 0) {
+    return 0;
+  }
+  for (uint32_t k = 0; k < n; ++k) {
+    const uint32_t ch = target[k] >> NESTCL_TARGET_INDEX_BITS, i = target[k] & NESTCL_TARGET_INDEX_MASK;
+    if (ch >= b->n_channels || i >= b->c.n || delay[k] < 1 || delay[k] >= b->c.ring_slots || salt[k] >= (1u << 24)) {
+      return nestcl_set_error(NESTCL_EINVAL, "block %s: Poisson entry %u (channel %u, neuron %u, delay %u, salt %u) "
+                              "does not fit the block", b->c.model->name, k, ch, i, (unsigned)delay[k], salt[k]);
+    }
+  }
+  block_poisson *t = realloc(b->poisson, ((size_t)b->n_poisson + 1) * sizeof *t);
+  if (!t) {
+    return nestcl_set_error(NESTCL_ENOMEM, "out of host memory");
+  }
+  b->poisson = t;
+  block_poisson *d = &b->poisson[b->n_poisson];
+  memset(d, 0, sizeof *d);
+  b->n_poisson++;
+  d->n = n;
+  d->chunks = pp.chunks;
+  int rc = nestcl_poisson_cdf(pp.mu, pp.exp_neg_mu, &d->cdf, &d->cdf_len, &d->kstop);
+  int32_t *dl = malloc((size_t)n * sizeof *dl);
+  int64_t *val = malloc((size_t)n * sizeof *val);
+  uint64_t *id = malloc((size_t)n * sizeof *id);
+  if (!rc && (!dl || !val || !id)) {
+    rc = nestcl_set_error(NESTCL_ENOMEM, "out of host memory");
+  }
+  for (uint32_t k = 0; !rc && k < n; ++k) {
+    const uint64_t i = target[k] & NESTCL_TARGET_INDEX_MASK;
+    dl[k] = delay[k];
+    val[k] = nestcl_fixed_from_double(value[k]);
+    id[k] = (b->c.id_first + i * (b->c.id_stride ? b->c.id_stride : 1)) | ((uint64_t)salt[k] << 40);
+  }
+  const cl_mem_flags ro = CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR;
+  if (!rc) rc = nestcl_buffer_alloc(b->dev, NESTCL_MEM_OTHER, "poisson targets", (size_t)n * 4, ro, (void *)target, &d->b_target);
+  if (!rc) rc = nestcl_buffer_alloc(b->dev, NESTCL_MEM_OTHER, "poisson delays", (size_t)n * 4, ro, dl, &d->b_delay);
+  if (!rc) rc = nestcl_buffer_alloc(b->dev, NESTCL_MEM_OTHER, "poisson values", (size_t)n * 8, ro, val, &d->b_value);
+  if (!rc) rc = nestcl_buffer_alloc(b->dev, NESTCL_MEM_OTHER, "poisson ids", (size_t)n * 8, ro, id, &d->b_id);
+  if (!rc) rc = nestcl_buffer_alloc(b->dev, NESTCL_MEM_OTHER, "poisson table", (size_t)d->cdf_len * 8, ro, d->cdf, &d->b_cdf);
+  free(dl);
+  free(val);
+  free(id);
+  return rc;
+}
+
+/* The pending spikes' delivery into the ring, ahead of the update on the block's queue. */
+static cl_int enqueue_delivery(nestcl_block *b, cl_command_queue q)
+{
+  if (b->n_pend == 0 || b->nnz == 0) {
+    return CL_SUCCESS;
+  }
+  cl_int err = CL_SUCCESS;
+  const size_t bytes = (size_t)b->n_pend * 8;
+  if (b->b_pend.bytes < bytes) {
+    nestcl_buffer_free(b->dev, &b->b_pend);
+    size_t cap = (size_t)b->pend_cap * 8;
+    if (nestcl_buffer_alloc(b->dev, NESTCL_MEM_OTHER, "received spikes", cap, CL_MEM_READ_ONLY, NULL, &b->b_pend)) {
+      return CL_OUT_OF_RESOURCES;
+    }
+  }
+  cl_uint ns = b->n_pend, hom = b->delay_hom, slots = b->c.ring_slots, n = b->c.n, nch = b->n_channels;
+  cl_long org = b->pend_origin;
+  err = clEnqueueWriteBuffer(q, b->b_pend.mem, CL_FALSE, 0, bytes, b->pend, 0, NULL, NULL);
+  err |= clSetKernelArg(b->k_deliver, 0, sizeof(cl_mem), &b->b_pend.mem);
+  err |= clSetKernelArg(b->k_deliver, 1, sizeof ns, &ns);
+  err |= clSetKernelArg(b->k_deliver, 2, sizeof org, &org);
+  err |= clSetKernelArg(b->k_deliver, 3, sizeof(cl_mem), &b->b_row_ptr.mem);
+  err |= clSetKernelArg(b->k_deliver, 4, sizeof(cl_mem), &b->b_syn_target.mem);
+  err |= clSetKernelArg(b->k_deliver, 5, sizeof(cl_mem), &b->b_syn_value.mem);
+  err |= clSetKernelArg(b->k_deliver, 6, sizeof(cl_mem), &b->b_syn_delay.mem);
+  err |= clSetKernelArg(b->k_deliver, 7, sizeof hom, &hom);
+  err |= clSetKernelArg(b->k_deliver, 8, sizeof(cl_mem), &b->b_ring.mem);
+  err |= clSetKernelArg(b->k_deliver, 9, sizeof slots, &slots);
+  err |= clSetKernelArg(b->k_deliver, 10, sizeof n, &n);
+  err |= clSetKernelArg(b->k_deliver, 11, sizeof nch, &nch);
+  if (err != CL_SUCCESS) {
+    return err;
+  }
+  /*
+   * One work-group per spike (engine_kernels.cl): 256 lanes striding through
+   * the row on a GPU, capped by the kernel's work-group limit; one work-item
+   * walking the row on a CPU device, as the engine found best on PoCL.
+   */
+  size_t g = b->contiguous ? 1u : 256u;
+  size_t wg_max = 0;
+  if (clGetKernelWorkGroupInfo(b->k_deliver, nestcl_device_id(b->dev), CL_KERNEL_WORK_GROUP_SIZE,
+                               sizeof wg_max, &wg_max, NULL) == CL_SUCCESS && wg_max > 0 && wg_max < g) {
+    g = wg_max;
+  }
+  if (b->max_row < g) {
+    g = b->max_row ? (size_t)b->max_row : 1u;
+  }
+  size_t gsize[2] = {g, ns}, lsize[2] = {g, 1};
+  return clEnqueueNDRangeKernel(q, b->k_deliver, 2, NULL, gsize, lsize, 0, NULL, NULL);
+}
+
+/* The device poisson_generators' draws for lags [from, to) of the slice at origin. */
+static cl_int enqueue_poisson(nestcl_block *b, cl_command_queue q, cl_long org, cl_int f, cl_int t)
+{
+  cl_int err = CL_SUCCESS;
+  cl_uint n = b->c.n, slots = b->c.ring_slots, nch = b->n_channels, seed = b->c.rng_seed;
+  for (int k = 0; k < b->n_poisson && err == CL_SUCCESS; ++k) {
+    const block_poisson *d = &b->poisson[k];
+    cl_uint ne = d->n, len = d->cdf_len, kstop = d->kstop, chunks = d->chunks;
+    err = clSetKernelArg(b->k_poisson, 0, sizeof(cl_mem), &b->b_ring.mem);
+    err |= clSetKernelArg(b->k_poisson, 1, sizeof nch, &nch);
+    err |= clSetKernelArg(b->k_poisson, 2, sizeof n, &n);
+    err |= clSetKernelArg(b->k_poisson, 3, sizeof slots, &slots);
+    err |= clSetKernelArg(b->k_poisson, 4, sizeof org, &org);
+    err |= clSetKernelArg(b->k_poisson, 5, sizeof f, &f);
+    err |= clSetKernelArg(b->k_poisson, 6, sizeof t, &t);
+    err |= clSetKernelArg(b->k_poisson, 7, sizeof seed, &seed);
+    err |= clSetKernelArg(b->k_poisson, 8, sizeof(cl_mem), &d->b_target.mem);
+    err |= clSetKernelArg(b->k_poisson, 9, sizeof(cl_mem), &d->b_delay.mem);
+    err |= clSetKernelArg(b->k_poisson, 10, sizeof(cl_mem), &d->b_value.mem);
+    err |= clSetKernelArg(b->k_poisson, 11, sizeof(cl_mem), &d->b_id.mem);
+    err |= clSetKernelArg(b->k_poisson, 12, sizeof ne, &ne);
+    err |= clSetKernelArg(b->k_poisson, 13, sizeof(cl_mem), &d->b_cdf.mem);
+    err |= clSetKernelArg(b->k_poisson, 14, sizeof len, &len);
+    err |= clSetKernelArg(b->k_poisson, 15, sizeof kstop, &kstop);
+    err |= clSetKernelArg(b->k_poisson, 16, sizeof chunks, &chunks);
+    size_t gsize = d->n;
+    if (err == CL_SUCCESS) err = clEnqueueNDRangeKernel(q, b->k_poisson, 1, NULL, &gsize, NULL, 0, NULL, NULL);
+  }
+  return err;
+}
+
 int nestcl_block_update(nestcl_block *b, int64_t origin_steps, int from, int to)
 {
   b->n_spikes = 0;
@@ -288,7 +590,11 @@ int nestcl_block_update(nestcl_block *b, int64_t origin_steps, int from, int to)
   cl_int f = from, t = to;
   size_t gsize = b->c.n;
   size_t stage_bytes = b->stage_elems * 8;
-  cl_int err = clEnqueueWriteBuffer(q, b->b_stage.mem, CL_FALSE, 0, stage_bytes, b->stage, 0, NULL, NULL);
+  cl_int err = enqueue_delivery(b, q);
+  if (err != CL_SUCCESS) {
+    return cl_fail(err, "spike delivery");
+  }
+  err = clEnqueueWriteBuffer(q, b->b_stage.mem, CL_FALSE, 0, stage_bytes, b->stage, 0, NULL, NULL);
   err |= clEnqueueWriteBuffer(q, b->b_count.mem, CL_FALSE, 0, sizeof zero, &zero, 0, NULL, NULL);
   err |= clSetKernelArg(b->k_stage, 4, sizeof org, &org);
   err |= clSetKernelArg(b->k_stage, 5, sizeof f, &f);
@@ -298,6 +604,7 @@ int nestcl_block_update(nestcl_block *b, int64_t origin_steps, int from, int to)
   err |= clSetKernelArg(b->k_update, 4, sizeof t, &t);
   if (err == CL_SUCCESS) err = clEnqueueNDRangeKernel(q, b->k_stage, 1, NULL, &gsize, NULL, 0, NULL, NULL);
   if (err == CL_SUCCESS) err = clEnqueueNDRangeKernel(q, b->k_update, 1, NULL, &gsize, NULL, 0, NULL, NULL);
+  if (err == CL_SUCCESS) err = enqueue_poisson(b, q, org, f, t);
   cl_uint count = 0;
   if (err == CL_SUCCESS) err = clEnqueueReadBuffer(q, b->b_count.mem, CL_TRUE, 0, sizeof count, &count, 0, NULL, NULL);
   if (err != CL_SUCCESS) {
@@ -321,6 +628,7 @@ int nestcl_block_update(nestcl_block *b, int64_t origin_steps, int from, int to)
     return cl_fail(err, "reading spikes and recordings");
   }
   b->n_spikes = count;
+  b->n_pend = 0;
   memset(b->stage, 0, stage_bytes);
   return 0;
 }

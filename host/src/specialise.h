@@ -31,4 +31,12 @@ cl_int nestcl_update_kernel_fixed_args(cl_kernel k, uint32_t n, uint32_t K, doub
                                        uint32_t spike_capacity, int64_t rec_interval, cl_mem rec,
                                        const nestcl_buffer *fields, int n_fields);
 
+/*
+ * The inversion table of Poisson(mu) for nestcl_poisson_table (nestcl_core.h):
+ * the cumulative sums of nestcl_poisson_invert (nestcl_philox.h) computed with
+ * its exact operations, up to the term that no longer changes them; *kstop is
+ * the count that loop returns there. *cdf is malloc'ed (freed first).
+ */
+int nestcl_poisson_cdf(double mu, double exp_neg_mu, double **cdf, uint32_t *len, uint32_t *kstop);
+
 #endif

@@ -6,7 +6,12 @@
  * when Simulate() is not a multiple of min_delay. After every slice the spikes
  * must be the same set, the recordings (every step) equal, and at the end every
  * field equal bit for bit. The C twin keeps its own ring, filled the way the
- * block's staging is. Exit 77 without an OpenCL device.
+ * block's staging is. On top, each slice's spikes come back through recurrent
+ * device-resident synapses (nestcl_block_set_synapses / _deliver, per-synapse
+ * channels, values and delays) and every neuron gets a device poisson_generator
+ * (nestcl_block_add_poisson); the twin adds the same synapses and the same
+ * Philox draws (nestcl_stream_poisson, the uncached form) to its ring by hand.
+ * Exit 77 without an OpenCL device.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -25,6 +30,7 @@
 #define SLOTS 40u
 #define SLICES 120
 #define H 0.1
+#define FANOUT 9u
 
 static size_t field_len(const nestcl_field *f, uint32_t K)
 {
@@ -78,6 +84,37 @@ static int run_model(nestcl_device *dev, const nestcl_model *m)
     memcpy(cf[f], bf[f], nestcl_field_type_size(m->fields[f].type) * field_len(&m->fields[f], K) * N);
   }
   CHECK(nestcl_block_upload(b) == 0, "%s: upload", m->name);
+  /*
+   * Device-resident recurrent synapses (row = the spiking neuron) and a device
+   * poisson_generator on every neuron; the C twin adds the same to its ring.
+   */
+  uint64_t *row_ptr = calloc(N + 1, sizeof *row_ptr);
+  uint32_t *tgt = calloc((size_t)N * FANOUT, sizeof *tgt), *ptgt = calloc(N, sizeof *ptgt), *salt = calloc(N, sizeof *salt);
+  double *val = calloc((size_t)N * FANOUT, sizeof *val), *pval = calloc(N, sizeof *pval);
+  uint16_t *dly = calloc((size_t)N * FANOUT, sizeof *dly), *pdly = calloc(N, sizeof *pdly);
+  uint32_t *rows = calloc((size_t)N * MIN_DELAY, sizeof *rows), *lags = calloc((size_t)N * MIN_DELAY, sizeof *lags);
+  CHECK(row_ptr && tgt && ptgt && salt && val && pval && dly && pdly && rows && lags, "out of memory");
+  for (uint32_t r = 0; r < N; ++r) {
+    const uint32_t len = r % 4 == 3 ? 0u : 1u + r % FANOUT; /* some sources have no synapse here */
+    row_ptr[r + 1] = row_ptr[r] + len;
+    for (uint64_t k = row_ptr[r]; k < row_ptr[r + 1]; ++k) {
+      nestcl_rng_stream st = nestcl_stream_init(nestcl_rng_key(5, 9), nestcl_rng_counter(r, k));
+      tgt[k] = ((nestcl_stream_u32(&st) % nch) << 24) | (nestcl_stream_u32(&st) % N);
+      val[k] = (double)((int32_t)(nestcl_stream_u32(&st) % 4096u) - 2048) / 64.0;
+      dly[k] = (uint16_t)(MIN_DELAY + nestcl_stream_u32(&st) % (SLOTS - 2 * MIN_DELAY + 1));
+    }
+    ptgt[r] = r; /* channel 0 */
+    pval[r] = 1.0 + (double)(r % 5) / 16.0;
+    pdly[r] = (uint16_t)(1 + r % (SLOTS - 1));
+    salt[r] = 3;
+  }
+  CHECK(nestcl_block_set_synapses(b, N, row_ptr, tgt, val, dly) == 0, "%s: synapses", m->name);
+  const double rate_hz = 8000.0;
+  CHECK(nestcl_block_add_poisson(b, rate_hz, N, ptgt, pval, pdly, salt) == 0, "%s: poisson", m->name);
+  nestcl_poisson_param pp;
+  CHECK(nestcl_poisson_setup(rate_hz * H * 1e-3, &pp) == 0, "poisson setup");
+  nestcl_spike prev[N * MIN_DELAY];
+  uint32_t n_prev = 0;
   uint64_t total = 0;
   for (uint32_t s = 0; s < SLICES; ++s) {
     const int64_t origin = (int64_t)s * MIN_DELAY;
@@ -87,6 +124,16 @@ static int run_model(nestcl_device *dev, const nestcl_model *m)
     uint32_t cn = 0;
     nestcl_spike bs[N * MIN_DELAY];
     uint32_t bn = 0;
+    /* The last slice's spikes through the device synapses (block) and by hand (twin). */
+    for (uint32_t k = 0; k < n_prev; ++k) {
+      rows[k] = prev[k].index;
+      lags[k] = prev[k].lag;
+      for (uint64_t q = row_ptr[prev[k].index]; q < row_ptr[prev[k].index + 1]; ++q) {
+        nestcl_ring_add(ring, nch, N, nestcl_ring_slot(origin - MIN_DELAY + prev[k].lag, dly[q], SLOTS), tgt[q] >> 24,
+                        tgt[q] & 0xffffffu, val[q]);
+      }
+    }
+    CHECK(nestcl_block_deliver(b, origin - MIN_DELAY, rows, lags, n_prev) == 0, "%s: deliver", m->name);
     for (int p = 0; p < pieces; ++p) {
       const int from = cuts[p], to = cuts[p + 1];
       for (int lag = from; lag < to; ++lag) {
@@ -105,6 +152,18 @@ static int run_model(nestcl_device *dev, const nestcl_model *m)
       nestcl_update_args a = {N, K, origin, from, to, H, SLOTS, nch, ring, &count, cs + cn, N * MIN_DELAY - cn, 1, crec};
       m->update_cpu(&a, cf);
       cn += count;
+      for (int lag = from; lag < to; ++lag) {
+        const int64_t step = origin + lag;
+        for (uint32_t i = 0; i < N; ++i) {
+          nestcl_rng_stream st = nestcl_stream_init(nestcl_rng_key(7, NESTCL_RNG_PURPOSE_POISSON),
+                                                    nestcl_rng_counter((uint64_t)i | ((uint64_t)salt[i] << 40), (uint64_t)step));
+          uint32_t k = nestcl_stream_poisson(&st, pp.mu, pp.exp_neg_mu, pp.chunks);
+          if (k) {
+            nestcl_ring_add_fixed(ring, nch, N, nestcl_ring_slot(step, pdly[i], SLOTS), 0, i,
+                                  (int64_t)((uint64_t)k * (uint64_t)nestcl_fixed_from_double(pval[i])));
+          }
+        }
+      }
       const nestcl_spike *sp;
       uint32_t ns;
       nestcl_block_spikes(b, &sp, &ns);
@@ -118,6 +177,8 @@ static int run_model(nestcl_device *dev, const nestcl_model *m)
     qsort(bs, bn, sizeof *bs, cmp_spike);
     CHECK(cn == bn && memcmp(cs, bs, cn * sizeof *cs) == 0, "%s: slice %u: C loop %u spikes, block %u", m->name, s,
           cn, bn);
+    memcpy(prev, bs, bn * sizeof *bs);
+    n_prev = bn;
     total += cn;
   }
   CHECK(nestcl_block_download(b) == 0, "%s: download", m->name);
@@ -129,6 +190,16 @@ static int run_model(nestcl_device *dev, const nestcl_model *m)
   printf("%-26s %6llu spikes, %u channels, %u recordables, %zu device bytes: block == C loop\n", m->name,
          (unsigned long long)total, nch, nrec, nestcl_block_device_bytes(b));
   for (int f = 0; f < m->n_fields; ++f) free(cf[f]);
+  free(row_ptr);
+  free(tgt);
+  free(ptgt);
+  free(salt);
+  free(val);
+  free(pval);
+  free(dly);
+  free(pdly);
+  free(rows);
+  free(lags);
   free(cf);
   free(ring);
   free(cs);
@@ -155,6 +226,20 @@ int main(void)
   CHECK(nestcl_block_update(b, 0, 0, 5) == NESTCL_EINVAL, "update before upload must fail");
   CHECK(nestcl_block_upload(b) == 0, "upload");
   CHECK(nestcl_block_update(b, 0, 0, (int)MIN_DELAY + 1) == NESTCL_EINVAL, "lags past min_delay must fail");
+  {
+    uint64_t rp[2] = {0, 1};
+    uint32_t t1 = 0, r0 = 0, l0 = 0, far = 4, big = 1u << 24;
+    double v1 = 1.0;
+    uint16_t short_delay = MIN_DELAY - 1, d1 = MIN_DELAY;
+    CHECK(nestcl_block_set_synapses(b, 1, rp, &t1, &v1, &short_delay) == NESTCL_EINVAL, "a delay under min_delay must fail");
+    CHECK(nestcl_block_set_synapses(b, 1, rp, &far, &v1, &d1) == NESTCL_EINVAL, "a target past the block must fail");
+    CHECK(nestcl_block_deliver(b, 0, &r0, &l0, 1) == NESTCL_EINVAL, "a spike of a row that does not exist must fail");
+    CHECK(nestcl_block_set_synapses(b, 1, rp, &t1, &v1, &d1) == 0, "synapses");
+    CHECK(nestcl_block_deliver(b, 0, &r0, &l0, 1) == 0, "deliver");
+    CHECK(nestcl_block_deliver(b, 15, &r0, &l0, 1) == NESTCL_EINVAL, "spikes of two slices must fail");
+    CHECK(nestcl_block_add_poisson(b, -1.0, 1, &t1, &v1, &d1, &r0) == NESTCL_EINVAL, "a negative rate must fail");
+    CHECK(nestcl_block_add_poisson(b, 10.0, 1, &t1, &v1, &d1, &big) == NESTCL_EINVAL, "a salt of 25 bits must fail");
+  }
   nestcl_block_destroy(b);
   c.ring_slots = MIN_DELAY - 1;
   CHECK(nestcl_block_create(dev, &c, &b) == NESTCL_EINVAL, "a ring shorter than min_delay must be refused");

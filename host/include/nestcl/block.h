@@ -79,7 +79,33 @@ void nestcl_block_spikes(const nestcl_block *b, const nestcl_spike **spikes, uin
  */
 const double *nestcl_block_recorded(const nestcl_block *b);
 uint32_t nestcl_block_recordables(const nestcl_block *b);
-/* Device bytes of the block (state, ring, staging, spikes, recording). */
+/*
+ * Static synapses resident on the device, in CSR: row r (a presynaptic source,
+ * as the caller numbers them) holds synapses [row_ptr[r], row_ptr[r + 1]), each
+ * with target = channel << 24 | local index, the value its spike adds (the
+ * model's route_spike of the weight) and its delay in steps (>= min_delay).
+ * Replaces any earlier set; n_rows 0 removes them.
+ */
+int nestcl_block_set_synapses(nestcl_block *b, uint32_t n_rows, const uint64_t *row_ptr, const uint32_t *target,
+                              const double *value, const uint16_t *delay);
+/*
+ * Spikes of rows[k], each emitted at step emit_origin + lags[k] (the step the
+ * source updated through; its synapses add at that step + delay): added to the
+ * ring on the device, by 64-bit integer atomics, at the start of the next
+ * update. All spikes given between two updates share one emit_origin.
+ */
+int nestcl_block_deliver(nestcl_block *b, int64_t emit_origin, const uint32_t *rows, const uint32_t *lags, uint32_t n);
+/*
+ * A poisson_generator on the device: for every step of every update, each of
+ * the n entries draws k ~ Poisson(rate_hz * h) and adds k * value[e] to
+ * channel target[e] >> 24 of neuron target[e] & 0xffffff at that step +
+ * delay[e]. Draws are Philox streams keyed by (rng_seed, Poisson purpose) with
+ * counter (neuron id | salt[e] << 40, step): partition-independent, equal in
+ * distribution to NEST's generator but not draw for draw.
+ */
+int nestcl_block_add_poisson(nestcl_block *b, double rate_hz, uint32_t n, const uint32_t *target, const double *value,
+                             const uint16_t *delay, const uint32_t *salt);
+/* Device bytes of the block (state, ring, staging, spikes, recording, synapses, Poisson drives). */
 size_t nestcl_block_device_bytes(const nestcl_block *b);
 
 #ifdef __cplusplus

@@ -740,39 +740,9 @@ static void delay_bounds(const nestcl_engine *e, int64_t *lo, int64_t *hi)
   }
 }
 
-/*
- * The cumulative sums of nestcl_poisson_invert (nestcl_philox.h) computed with
- * its exact operations, for nestcl_poisson_table (nestcl_core.h).
- */
 static int poisson_table(eng_drive *d, double mu, double exp_neg_mu)
 {
-  size_t cap = 64;
-  free(d->cdf);
-  d->cdf = malloc(cap * sizeof *d->cdf);
-  if (!d->cdf) {
-    return nestcl_set_error(NESTCL_ENOMEM, "out of host memory");
-  }
-  double p = exp_neg_mu, F = p;
-  d->cdf[0] = F;
-  d->cdf_len = 1;
-  for (uint32_t k = 1;; ++k) {
-    p = p * mu / (double)k;
-    double next = F + p;
-    if (next == F || k > 1000000u) {
-      d->kstop = k;
-      return 0;
-    }
-    F = next;
-    if (d->cdf_len == cap) {
-      cap *= 2;
-      double *t = realloc(d->cdf, cap * sizeof *t);
-      if (!t) {
-        return nestcl_set_error(NESTCL_ENOMEM, "out of host memory");
-      }
-      d->cdf = t;
-    }
-    d->cdf[d->cdf_len++] = F;
-  }
+  return nestcl_poisson_cdf(mu, exp_neg_mu, &d->cdf, &d->cdf_len, &d->kstop);
 }
 
 int eng_build(nestcl_engine *e)
