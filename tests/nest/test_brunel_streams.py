@@ -2,7 +2,11 @@
 that are multiples of 2**-16 pA, NEST's own poisson_generator) in a patched NEST
 with local_num_threads 2 and nestcl_streams 0, 1 and 2: the spike trains must be
 identical (same VP count and seed, so NEST draws the same network and the same
-Poisson input; the device sums exact weights in fixed point). Prints rate and CV.
+Poisson input; the device sums exact weights in fixed point), with every
+neuron->neuron synapse onto a stream VP's neurons resident on the device. With
+nestcl_device_poisson (Philox draws on the device instead of NEST's generator)
+the rate and CV must lie within 4 standard deviations of NEST's over 6 seeds.
+Prints rate and CV.
 Exit 0 pass, 1 fail."""
 import sys
 
@@ -16,11 +20,12 @@ RATE = 9000.0              # Hz per neuron
 SIMTIME = 300.0
 
 
-def simulate(threads, streams):
+def simulate(threads, streams, seed=1234, **keys):
     """The network on this process's share of VPs; returns its (senders, times), sorted."""
     nest.ResetKernel()
-    nest.SetKernelStatus({"local_num_threads": threads, "nestcl_streams": streams, "rng_seed": 1234,
+    nest.SetKernelStatus({"local_num_threads": threads, "nestcl_streams": streams, "rng_seed": seed,
                           "resolution": 0.1})
+    nest.SetKernelStatus(keys)
     params = {"E_L": 0.0, "V_th": 20.0, "V_reset": 10.0, "t_ref": 2.0, "C_m": 250.0, "tau_m": 20.0,
               "tau_syn_ex": 0.5, "tau_syn_in": 0.5, "V_m": 0.0}
     ex = nest.Create("iaf_psc_alpha", NE, params=params)
@@ -39,18 +44,25 @@ def simulate(threads, streams):
     return np.asarray(ev["senders"])[order], np.asarray(ev["times"])[order]
 
 
-def run(streams):
-    senders, times = simulate(2, streams)
+def rate_cv(senders, times):
     rate = senders.size / (NE + NI) / (SIMTIME / 1000.0)
     cvs = []
     for nid in np.unique(senders):
         isi = np.diff(times[senders == nid])
         if isi.size > 2:
             cvs.append(isi.std() / isi.mean())
-    cv = float(np.mean(cvs)) if cvs else float("nan")
-    dev = nest.GetKernelStatus("nestcl_time_update")
-    print("nestcl_streams %d: %d spikes, %.1f Hz, CV %.2f, device update %.3f s" % (streams, senders.size, rate, cv, dev))
-    return senders, times, rate, dev
+    return rate, (float(np.mean(cvs)) if cvs else float("nan"))
+
+
+def run(streams, seed=1234, **keys):
+    senders, times = simulate(2, streams, seed, **keys)
+    rate, cv = rate_cv(senders, times)
+    ks = nest.GetKernelStatus()
+    dev = ks["nestcl_time_update"]
+    print("nestcl_streams %d%s: %d spikes, %.1f Hz, CV %.3f, device update %.3f s, %d synapses and %d generators "
+          "on the device" % (streams, "".join(", %s %s" % kv for kv in sorted(keys.items())), senders.size, rate, cv,
+                             dev, ks["nestcl_device_synapses"], ks["nestcl_device_generators"]))
+    return senders, times, rate, dev, cv, ks["nestcl_device_synapses"], ks["nestcl_device_generators"]
 
 
 def main():
@@ -60,12 +72,32 @@ def main():
     if not 5.0 <= ref[2] <= 80.0:
         failures.append("rate %.1f Hz outside [5, 80]: the network is not in a regime worth comparing" % ref[2])
     for streams in (1, 2):
-        s, t, _, dev = run(streams)
+        s, t, _, dev, _, nsyn, _ = run(streams)
         if not (np.array_equal(s, ref[0]) and np.array_equal(t, ref[1])):
             failures.append("nestcl_streams %d: spike trains differ from nestcl_streams 0 (%d vs %d spikes)"
                             % (streams, s.size, ref[0].size))
         if not dev > 0:
             failures.append("nestcl_streams %d did not use the device" % streams)
+        # Every neuron->neuron synapse onto a stream VP's neurons is delivered on the device.
+        want = (NE + NI) * (CE + CI) * streams // 2
+        if nsyn != want:
+            failures.append("nestcl_streams %d: %d synapses on the device, expected %d" % (streams, nsyn, want))
+    # NEST's seed-to-seed spread (CPU only), against which the runs that draw
+    # differently (the device's Poisson input) must fall.
+    seeds = [run(0, seed)[2:5:2] for seed in (11, 12, 13, 14, 15, 16)]
+    rates, cvs = np.array([r for r, _ in seeds]), np.array([c for _, c in seeds])
+    print("NEST over 6 seeds: rate %.2f +- %.2f Hz, CV %.3f +- %.3f" % (rates.mean(), rates.std(ddof=1), cvs.mean(),
+                                                                      cvs.std(ddof=1)))
+    for streams in (1, 2):
+        _, _, rate, _, cv, _, ngen = run(streams, 1234, nestcl_device_poisson=True)
+        if ngen != streams:
+            failures.append("nestcl_device_poisson with %d streams: %d generator replicas on the device, expected %d"
+                            % (streams, ngen, streams))
+        for what, x, xs in (("rate", rate, rates), ("CV", cv, cvs)):
+            lo, hi = xs.mean() - 4 * xs.std(ddof=1), xs.mean() + 4 * xs.std(ddof=1)
+            if not lo <= x <= hi:
+                failures.append("nestcl_device_poisson, %d streams: %s %.3f outside NEST's spread [%.3f, %.3f]"
+                                % (streams, what, x, lo, hi))
     for f in failures:
         print("FAIL " + f)
     print("%d passed, %d failed" % (0 if failures else 1, 1 if failures else 0))

@@ -16,6 +16,9 @@
 #include <string>
 #include <tuple>
 
+#include "connection_manager_impl.h"
+#include "connector_base.h"
+#include "connector_model.h"
 #include "dictionary.h"
 #include "event_delivery_manager_impl.h"
 #include "exceptions.h"
@@ -25,6 +28,9 @@
 #include "nestcl/block.h"
 #include "nestcl/device.h"
 #include "nestcl_glue_table.hpp"
+#include "static_synapse.h"
+#include "static_synapse_hom_w.h"
+#include "target_identifier.h"
 #include "universal_data_logger_impl.h"
 #endif
 
@@ -41,6 +47,10 @@ const std::string KEY_MODELS = "nestcl_translated_models";
 const std::string KEY_TIME_UPDATE = "nestcl_time_update";
 const std::string KEY_TIME_STAGE = "nestcl_time_stage";
 const std::string KEY_TIME_EMIT = "nestcl_time_emit";
+const std::string KEY_TIME_DELIVER = "nestcl_time_deliver";
+const std::string KEY_DEVICE_POISSON = "nestcl_device_poisson";
+const std::string KEY_DEVICE_SYNAPSES = "nestcl_device_synapses";
+const std::string KEY_DEVICE_GENERATORS = "nestcl_device_generators";
 }
 
 #ifdef HAVE_NESTCL
@@ -53,6 +63,54 @@ struct Group
   size_t stride = 0;
   nestcl_block* block = nullptr;
 };
+
+/* The device rows of one synapse model on one thread: row base + k for the run of lcids starting at starts[k]. */
+struct SynRows
+{
+  synindex syn_id = 0;
+  std::vector< size_t > starts;
+  uint32_t base = 0;
+};
+
+/*
+ * A spike event that records where a connector would send it instead of
+ * calling the receiver's handle(): calling a connector's send() with it walks
+ * a source's run of connections exactly as NEST's delivery does and hands out
+ * each connection's target, weight, delay and receptor port.
+ */
+class ExportEvent : public SpikeEvent
+{
+public:
+  struct Hit
+  {
+    Node* target;
+    double weight;
+    long delay;
+    long rport;
+  };
+  std::vector< Hit > hits;
+  void
+  operator()() override
+  {
+    hits.push_back( { &get_receiver(), get_weight(), get_delay_steps(), static_cast< long >( get_rport() ) } );
+  }
+};
+
+/* ConnectionManager::connections_ is private; an explicit instantiation may name it (C++17 [temp.spec]). */
+struct connections_tag
+{
+};
+auto member( connections_tag );
+template < typename Tag, auto Member >
+struct steal
+{
+  friend auto
+  member( Tag )
+  {
+    return Member;
+  }
+};
+template struct steal< connections_tag, &ConnectionManager::connections_ >;
 #endif
 
 struct NestclManager::Impl
@@ -62,7 +120,9 @@ struct NestclManager::Impl
   std::string device_name;
   bool fraction_auto = true;
   double fraction = 0.0; // as set, when not auto
-  std::vector< double > t_update, t_stage, t_emit; // per thread, seconds
+  bool device_poisson = false;
+  std::vector< double > t_update, t_stage, t_emit, t_deliver; // per thread, seconds
+  std::vector< long > n_syn, n_gen;                          // per thread: device synapses, device generators
 #ifdef HAVE_NESTCL
   nestcl_device* dev = nullptr;
   std::string dev_opened_spec;
@@ -71,8 +131,220 @@ struct NestclManager::Impl
   std::vector< std::vector< double > > scratch; // per thread: drained channels, then a recorded sample
   std::vector< std::vector< nestcl_spike > > sorted; // per thread: a block's spikes in NEST's order
   std::vector< char > record;                   // per thread: a multimeter listens on it
+  std::vector< std::vector< SynRows > > syn_rows; // per thread: synapse models delivered on the device
+  std::vector< std::vector< uint32_t > > rows, lags; // per thread: received spikes for the device
+  std::vector< std::vector< std::pair< uint32_t, uint32_t > > > where; // per thread, by thread lid: (group + 1, index)
 #endif
 };
+
+#ifdef HAVE_NESTCL
+static void check( int rc, const std::string& what );
+
+/* NEST's static synapse types (under any name CopyModel gave them): they only add their weight to the target. */
+static bool
+is_static_connector( const ConnectorBase* c )
+{
+  return dynamic_cast< const Connector< static_synapse< TargetIdentifierPtrRport > >* >( c )
+    or dynamic_cast< const Connector< static_synapse< TargetIdentifierIndex > >* >( c )
+    or dynamic_cast< const Connector< static_synapse_hom_w< TargetIdentifierPtrRport > >* >( c )
+    or dynamic_cast< const Connector< static_synapse_hom_w< TargetIdentifierIndex > >* >( c );
+}
+
+/* The CSR of one group under construction: rows over all of the thread's device rows. */
+struct Csr
+{
+  std::vector< uint64_t > row_ptr { 0 };
+  std::vector< uint32_t > target;
+  std::vector< double > value;
+  std::vector< uint16_t > delay;
+};
+
+/* Target code and value of a spike of weight w on receptor port rport of neuron i of group g, or false. */
+static bool
+route( const Group& g, size_t i, double w, long rport, uint32_t& code, double& value )
+{
+  int ch = -1;
+  if ( g.glue->model->route_spike( w, rport, static_cast< uint32_t >( g.K ), &ch, &value ) != 0 or ch < 0
+    or static_cast< uint32_t >( ch ) >= nestcl_block_channels( g.block ) )
+  {
+    return false;
+  }
+  code = ( static_cast< uint32_t >( ch ) << 24 ) | static_cast< uint32_t >( i );
+  return true;
+}
+
+/*
+ * Thread tid's static synapses onto its device neurons become device CSR rows:
+ * for every synapse model whose connections on the thread all target device
+ * neurons, each source's run of lcids (one row) is walked by the connector's
+ * own send() with an ExportEvent. A model with another target, a receptor the
+ * model refuses, a delay outside the ring or a weight_recorder stays with NEST.
+ */
+static void
+export_synapses( size_t tid,
+  std::vector< Group >& groups,
+  const std::vector< std::pair< uint32_t, uint32_t > >& where,
+  std::vector< SynRows >& out,
+  long& n_syn )
+{
+  out.clear();
+  n_syn = 0;
+  auto& conns = ( kernel().connection_manager.*member( connections_tag {} ) )[ tid ];
+  const std::vector< ConnectorModel* >& cm = kernel().model_manager.get_connection_models( tid );
+  const long min_delay = kernel().connection_manager.get_min_delay();
+  const long max_delay = kernel().connection_manager.get_max_delay();
+  std::vector< Csr > csr( groups.size() );
+  uint32_t rows = 0;
+  ExportEvent ev;
+  for ( size_t syn_id = 0; syn_id < conns.size(); ++syn_id )
+  {
+    ConnectorBase* c = conns[ syn_id ];
+    if ( not c or c->size() == 0 or not is_static_connector( c ) or cm[ syn_id ]->get_common_properties().get_weight_recorder() )
+    {
+      continue;
+    }
+    std::vector< Csr > mine( groups.size() ); // this model's rows, kept only if every synapse fits
+    SynRows sr;
+    sr.syn_id = static_cast< synindex >( syn_id );
+    sr.base = rows;
+    bool fits = true;
+    long count = 0;
+    for ( size_t lcid = 0; lcid < c->size() and fits; )
+    {
+      ev.hits.clear();
+      ev.set_port( lcid );
+      c->send( tid, lcid, cm, ev );
+      const size_t next = ev.get_port() + 1; // send() sets the port of every connection of the run
+      sr.starts.push_back( lcid );
+      for ( const ExportEvent::Hit& h : ev.hits )
+      {
+        const size_t tl = h.target->get_thread_lid();
+        uint32_t code = 0;
+        double value = 0;
+        if ( h.target->get_thread() != tid or tl >= where.size() or where[ tl ].first == 0 or h.delay < min_delay
+          or h.delay > max_delay or h.delay > 65535
+          or not route( groups[ where[ tl ].first - 1 ], where[ tl ].second, h.weight, h.rport, code, value ) )
+        {
+          fits = false;
+          break;
+        }
+        Csr& r = mine[ where[ tl ].first - 1 ];
+        r.target.push_back( code );
+        r.value.push_back( value );
+        r.delay.push_back( static_cast< uint16_t >( h.delay ) );
+      }
+      for ( Csr& r : mine )
+      {
+        r.row_ptr.push_back( r.target.size() );
+      }
+      count += static_cast< long >( ev.hits.size() );
+      lcid = next;
+    }
+    if ( not fits )
+    {
+      continue;
+    }
+    for ( size_t g = 0; g < groups.size(); ++g )
+    {
+      const uint64_t off = csr[ g ].target.size();
+      for ( size_t k = 1; k < mine[ g ].row_ptr.size(); ++k )
+      {
+        csr[ g ].row_ptr.push_back( off + mine[ g ].row_ptr[ k ] );
+      }
+      csr[ g ].target.insert( csr[ g ].target.end(), mine[ g ].target.begin(), mine[ g ].target.end() );
+      csr[ g ].value.insert( csr[ g ].value.end(), mine[ g ].value.begin(), mine[ g ].value.end() );
+      csr[ g ].delay.insert( csr[ g ].delay.end(), mine[ g ].delay.begin(), mine[ g ].delay.end() );
+    }
+    rows += static_cast< uint32_t >( sr.starts.size() );
+    n_syn += count;
+    out.push_back( std::move( sr ) );
+  }
+  for ( size_t g = 0; g < groups.size(); ++g )
+  {
+    if ( rows )
+    {
+      check( nestcl_block_set_synapses( groups[ g ].block, rows, csr[ g ].row_ptr.data(), csr[ g ].target.data(),
+               csr[ g ].value.data(), csr[ g ].delay.data() ),
+        "placing the synapses of " + std::string( groups[ g ].glue->name ) + " on the device" );
+    }
+  }
+}
+
+/*
+ * nestcl_device_poisson: each poisson_generator replica of thread tid that
+ * runs unchanged for the whole simulation (origin 0, start 0, stop infinite)
+ * and whose connections on the thread all reach device neurons is drawn on the
+ * device instead; NEST's loop then skips the replica. Returns how many moved.
+ */
+static long
+export_generators( size_t tid,
+  std::vector< Group >& groups,
+  const std::vector< std::pair< uint32_t, uint32_t > >& where,
+  std::vector< char >& skip )
+{
+  long moved = 0;
+  const SparseNodeArray& local = kernel().node_manager.get_local_nodes( tid );
+  ExportEvent ev;
+  for ( auto it = local.begin(); it != local.end(); ++it )
+  {
+    Node* node = it->get_node();
+    if ( node->has_proxies() or node->get_name() != "poisson_generator" or node->is_frozen() )
+    {
+      continue;
+    }
+    Dictionary st;
+    node->get_status( st );
+    const double rate = st.get< double >( "rate" );
+    if ( st.get< double >( "origin" ) != 0.0 or st.get< double >( "start" ) != 0.0
+      or st.get< double >( "stop" ) < Time::pos_inf().get_ms()
+      or ( st.known( "stimulus_source" ) and not st.get< std::string >( "stimulus_source" ).empty() ) )
+    {
+      continue; // a stimulation window: NEST's own generator keeps it exact
+    }
+    ev.hits.clear();
+    kernel().connection_manager.send_from_device( tid, node->get_local_device_id(), ev );
+    std::vector< std::vector< uint32_t > > target( groups.size() ), salt( groups.size() );
+    std::vector< std::vector< double > > value( groups.size() );
+    std::vector< std::vector< uint16_t > > delay( groups.size() );
+    std::map< size_t, uint32_t > seen; // target lid -> connections so far (multapses draw apart)
+    bool fits = true;
+    for ( const ExportEvent::Hit& h : ev.hits )
+    {
+      const size_t tl = h.target->get_thread_lid();
+      uint32_t code = 0;
+      double v = 0;
+      if ( h.target->get_thread() != tid or tl >= where.size() or where[ tl ].first == 0 or h.delay < 1 or h.delay > 65535
+        or not route( groups[ where[ tl ].first - 1 ], where[ tl ].second, h.weight, h.rport, code, v ) )
+      {
+        fits = false;
+        break;
+      }
+      const size_t g = where[ tl ].first - 1;
+      const uint32_t dup = seen[ tl ]++;
+      target[ g ].push_back( code );
+      value[ g ].push_back( v );
+      delay[ g ].push_back( static_cast< uint16_t >( h.delay ) );
+      salt[ g ].push_back( static_cast< uint32_t >( node->get_node_id() + 7919u * dup ) & 0xffffffu );
+    }
+    if ( not fits or ev.hits.empty() )
+    {
+      continue;
+    }
+    for ( size_t g = 0; g < groups.size(); ++g )
+    {
+      check( nestcl_block_add_poisson( groups[ g ].block, rate, static_cast< uint32_t >( target[ g ].size() ),
+               target[ g ].data(), value[ g ].data(), delay[ g ].data(), salt[ g ].data() ),
+        "placing poisson_generator " + std::to_string( node->get_node_id() ) + " on the device" );
+    }
+    if ( node->get_thread_lid() < skip.size() )
+    {
+      skip[ node->get_thread_lid() ] = 1;
+    }
+    ++moved;
+  }
+  return moved;
+}
+#endif
 
 NestclManager&
 nestcl_manager()
@@ -105,12 +377,16 @@ NestclManager::initialize( const bool adjust_number_of_threads_or_rng_only )
     impl_->streams = 0;
     impl_->fraction_auto = true;
     impl_->device_spec.clear();
+    impl_->device_poisson = false;
   }
   // Fewer threads than streams: every thread is a stream VP.
   impl_->streams = std::min( impl_->streams, static_cast< long >( T ) );
   impl_->t_update.assign( T, 0.0 );
   impl_->t_stage.assign( T, 0.0 );
   impl_->t_emit.assign( T, 0.0 );
+  impl_->t_deliver.assign( T, 0.0 );
+  impl_->n_syn.assign( T, 0 );
+  impl_->n_gen.assign( T, 0 );
   on_device_.assign( T, std::vector< char >() );
 }
 
@@ -207,6 +483,9 @@ NestclManager::set_status( const Dictionary& d )
       fraction_auto = false;
     }
   }
+  bool device_poisson = impl_->device_poisson;
+  d.update_value( KEY_DEVICE_POISSON, device_poisson ); // takes effect at the next Simulate
+  impl_->device_poisson = device_poisson;
   impl_->streams = streams;
   impl_->device_spec = spec;
   impl_->fraction_auto = fraction_auto;
@@ -220,6 +499,7 @@ NestclManager::get_status( Dictionary& d )
   d[ KEY_STREAMS ] = impl_->streams;
   d[ KEY_FRACTION ] = T ? static_cast< double >( impl_->streams ) / static_cast< double >( T ) : 0.0;
   d[ KEY_DEVICE ] = impl_->device_spec;
+  d[ KEY_DEVICE_POISSON ] = impl_->device_poisson;
   std::vector< std::string > models;
   long bytes = 0;
   std::string name = impl_->device_name;
@@ -246,16 +526,23 @@ NestclManager::get_status( Dictionary& d )
   d[ KEY_MODELS ] = models;
   d[ KEY_DEVICE_NAME ] = name;
   d[ KEY_DEVICE_BYTES ] = bytes;
-  double tu = 0, ts = 0, te = 0;
+  double tu = 0, ts = 0, te = 0, td = 0;
+  long ns = 0, ng = 0;
   for ( size_t k = 0; k < impl_->t_update.size(); ++k )
   {
     tu += impl_->t_update[ k ];
     ts += impl_->t_stage[ k ];
     te += impl_->t_emit[ k ];
+    td += impl_->t_deliver[ k ];
+    ns += impl_->n_syn[ k ];
+    ng += impl_->n_gen[ k ];
   }
   d[ KEY_TIME_UPDATE ] = tu;
   d[ KEY_TIME_STAGE ] = ts;
   d[ KEY_TIME_EMIT ] = te;
+  d[ KEY_TIME_DELIVER ] = td;
+  d[ KEY_DEVICE_SYNAPSES ] = ns;
+  d[ KEY_DEVICE_GENERATORS ] = ng;
 }
 
 #ifdef HAVE_NESTCL
@@ -289,6 +576,11 @@ NestclManager::prepare()
 {
   const size_t T = kernel().vp_manager.get_num_threads();
   on_device_.assign( T, std::vector< char >() );
+  impl_->n_syn.assign( T, 0 );
+  impl_->n_gen.assign( T, 0 );
+#ifdef HAVE_NESTCL
+  impl_->syn_rows.assign( T, std::vector< SynRows >() );
+#endif
   if ( impl_->streams == 0 )
   {
     return;
@@ -313,6 +605,10 @@ NestclManager::prepare()
   m.scratch.assign( T, std::vector< double >() );
   m.sorted.assign( T, std::vector< nestcl_spike >() );
   m.record.assign( T, 0 );
+  m.syn_rows.assign( T, std::vector< SynRows >() );
+  m.rows.assign( T, std::vector< uint32_t >() );
+  m.lags.assign( T, std::vector< uint32_t >() );
+  m.where.assign( T, std::vector< std::pair< uint32_t, uint32_t > >() );
   const long min_delay = kernel().connection_manager.get_min_delay();
   const long max_delay = kernel().connection_manager.get_max_delay();
   const double h = Time::get_resolution().get_ms();
@@ -411,6 +707,23 @@ NestclManager::prepare()
       scratch = std::max( { scratch, static_cast< size_t >( nestcl_block_channels( g.block ) ),
         static_cast< size_t >( nestcl_block_recordables( g.block ) ) } );
     }
+    m.where[ tid ].assign( local.size(), std::make_pair( 0u, 0u ) );
+    for ( size_t g = 0; g < m.groups[ tid ].size(); ++g )
+    {
+      const Group& gr = m.groups[ tid ][ g ];
+      for ( size_t i = 0; i < gr.nodes.size(); ++i )
+      {
+        const size_t tl = gr.nodes[ i ]->get_thread_lid();
+        if ( tl < m.where[ tid ].size() )
+        {
+          m.where[ tid ][ tl ] = std::make_pair( static_cast< uint32_t >( g + 1 ), static_cast< uint32_t >( i ) );
+        }
+      }
+    }
+    export_synapses( tid, m.groups[ tid ], m.where[ tid ], m.syn_rows[ tid ], m.n_syn[ tid ] );
+    m.n_gen[ tid ] = m.device_poisson and not m.groups[ tid ].empty()
+      ? export_generators( tid, m.groups[ tid ], m.where[ tid ], on_device_[ tid ] )
+      : 0;
     m.scratch[ tid ].assign( scratch + 1, 0.0 );
     size_t most = 0;
     for ( const Group& g : m.groups[ tid ] )
@@ -419,6 +732,99 @@ NestclManager::prepare()
     }
     m.sorted[ tid ].reserve( most * static_cast< size_t >( min_delay ) ); // a block's spikes of one slice at most
   }
+#endif
+}
+
+bool
+NestclManager::deliver( size_t tid, const std::vector< SpikeData >& recv_buffer )
+{
+#ifdef HAVE_NESTCL
+  Impl& m = *impl_;
+  if ( tid >= m.syn_rows.size() or m.syn_rows[ tid ].empty() )
+  {
+    return false;
+  }
+  if ( kernel().simulation_manager.get_from_step() > 0 )
+  {
+    return true; // NEST delivers only at the beginning of a slice
+  }
+  const double t0 = now_s();
+  const long min_delay = kernel().connection_manager.get_min_delay();
+  const Time clock = kernel().simulation_manager.get_clock();
+  const size_t per_rank = kernel().mpi_manager.get_send_recv_count_spike_data_per_rank();
+  const std::vector< ConnectorModel* >& cm = kernel().model_manager.get_connection_models( tid );
+  const bool compressed = kernel().connection_manager.use_compressed_spikes();
+  const std::vector< SynRows >& srs = m.syn_rows[ tid ];
+  std::vector< uint32_t >& rows = m.rows[ tid ];
+  std::vector< uint32_t >& lags = m.lags[ tid ];
+  rows.clear();
+  lags.clear();
+  SpikeEvent se;
+  for ( size_t rank = 0; rank < kernel().mpi_manager.get_num_processes(); ++rank )
+  {
+    if ( recv_buffer[ rank * per_rank ].is_invalid_marker() )
+    {
+      continue;
+    }
+    size_t received = 0; // as NEST counts them: through the entry that carries the end marker
+    for ( size_t k = 0; k < per_rank and received == 0; ++k )
+    {
+      received = recv_buffer[ rank * per_rank + k ].is_end_marker() ? k + 1 : 0;
+    }
+    for ( size_t k = 0; k < received; ++k )
+    {
+      const SpikeData& sd = recv_buffer[ rank * per_rank + k ];
+      const synindex syn_id = sd.get_syn_id();
+      size_t lcid = sd.get_lcid();
+      if ( compressed )
+      {
+        lcid = kernel().connection_manager.get_compressed_spike_data( syn_id, lcid )[ tid ].get_lcid();
+      }
+      if ( ( compressed and lcid != invalid_lcid ) or ( not compressed and sd.get_tid() == tid ) )
+      {
+        const SynRows* sr = nullptr;
+        for ( const SynRows& x : srs )
+        {
+          sr = x.syn_id == syn_id ? &x : sr;
+        }
+        if ( sr )
+        {
+          if ( not sd.is_flush_event() ) // static synapses ignore flush events, as their connectors do
+          {
+            auto at = std::lower_bound( sr->starts.begin(), sr->starts.end(), lcid );
+            if ( at == sr->starts.end() or *at != lcid )
+            {
+              throw KernelException( "nestcl: a spike for lcid " + std::to_string( lcid )
+                + ", which does not start a source's connections on the device" );
+            }
+            rows.push_back( sr->base + static_cast< uint32_t >( at - sr->starts.begin() ) );
+            lags.push_back( sd.get_lag() );
+          }
+        }
+        else
+        {
+          // As NEST's deliver_events_: the synapse model stays on the CPU.
+          se.set_stamp( clock + Time::step( sd.get_lag() + 1 - min_delay ) );
+          se.set_offset( sd.get_offset() );
+          se.set_flush_event_flag( sd.is_flush_event() );
+          se.set_sender_node_id_info( tid, syn_id, lcid );
+          kernel().connection_manager.send( tid, syn_id, lcid, cm, se );
+        }
+      }
+    }
+  }
+  for ( Group& g : m.groups[ tid ] )
+  {
+    check( nestcl_block_deliver( g.block, clock.get_steps() - min_delay, rows.data(), lags.data(),
+             static_cast< uint32_t >( rows.size() ) ),
+      "delivering spikes to " + std::string( g.glue->name ) );
+  }
+  m.t_deliver[ tid ] += now_s() - t0;
+  return true;
+#else
+  (void)tid;
+  (void)recv_buffer;
+  return false;
 #endif
 }
 
@@ -520,6 +926,8 @@ NestclManager::cleanup()
     }
   }
   m.groups.clear();
+  m.syn_rows.clear();
+  m.where.clear();
 #endif
   for ( auto& v : on_device_ )
   {

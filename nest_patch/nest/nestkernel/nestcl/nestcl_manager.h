@@ -14,6 +14,13 @@
  * cleanup() writes the state back into the nodes, so GetStatus and SetStatus
  * between Simulate calls see and change the device state.
  *
+ * prepare() also exports the thread's static synapses from NEST's connectors
+ * into device CSR rows (one row per source's run of lcids, as NEST's
+ * connectors hold them), so that deliver() hands the spikes a stream VP
+ * receives to the device instead of calling the neurons' handle(); and with
+ * nestcl_device_poisson it moves each poisson_generator whose targets on the
+ * thread are all device neurons onto the device (Philox draws).
+ *
  * This header is included by NEST's kernel_manager.cpp and
  * simulation_manager.cpp; it is stable, so that nestcl's own changes rebuild
  * only nestcl_manager.cpp.
@@ -27,6 +34,7 @@
 #include "manager_interface.h"
 #include "nest_time.h"
 #include "node.h"
+#include "spike_data.h"
 
 namespace nest
 {
@@ -45,6 +53,15 @@ public:
 
   /* Simulation hook: updates thread tid's device neurons through lags [from, to); nothing on a CPU thread. */
   void update( size_t tid, const Time& origin, long from, long to );
+
+  /*
+   * Delivery hook (EventDeliveryManager::deliver_events): on a stream thread
+   * whose static synapses are resident on the device, delivers the received
+   * spikes, those synapses' on the device and the others through NEST's
+   * connectors as NEST would, and returns true; false leaves the thread to
+   * NEST's own deliver_events_.
+   */
+  bool deliver( size_t tid, const std::vector< SpikeData >& recv_buffer );
 
   /* Whether NEST's own loop must skip this node of thread tid (the device updates it). */
   bool
