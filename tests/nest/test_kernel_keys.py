@@ -24,10 +24,12 @@ def expect_error(params, key, fragment=None):
 nest.verbosity = nest.VerbosityLevel.WARNING
 nest.ResetKernel()
 st = nest.GetKernelStatus()
-for key, want in [("nestcl_streams", 0), ("nestcl_gpu_fraction", 0.0), ("nestcl_device", "")]:
+for key, want in [("nestcl_streams", 0), ("nestcl_gpu_fraction", 0.0), ("nestcl_device", ""),
+                  ("nestcl_device_poisson", False), ("nestcl_device_synapses", 0), ("nestcl_device_generators", 0)]:
     if st.get(key) != want:
         failures.append("default %s is %r, not %r" % (key, st.get(key), want))
-for key in ["nestcl_device_name", "nestcl_device_bytes", "nestcl_translated_models", "nestcl_time_update"]:
+for key in ["nestcl_device_name", "nestcl_device_bytes", "nestcl_translated_models", "nestcl_time_update",
+            "nestcl_time_stage", "nestcl_time_emit", "nestcl_time_deliver"]:
     if key not in st:
         failures.append("kernel status lacks %s" % key)
 models = list(st.get("nestcl_translated_models", []))
@@ -42,6 +44,8 @@ expect_error({"nestcl_streams": 3}, "nestcl_streams")
 expect_error({"nestcl_gpu_fraction": 1.5}, "nestcl_gpu_fraction")
 expect_error({"nestcl_gpu_fraction": "half"}, "nestcl_gpu_fraction")
 expect_error({"nestcl_device": "nosuchplatform:7"}, "nestcl_device")
+expect_error({"nestcl_gpu_fraction": 0.8}, "nestcl_gpu_fraction", "no stream VPs")
+expect_error({"nestcl_streams": 2, "nestcl_gpu_fraction": 0.5}, "nestcl_gpu_fraction", "every thread")
 nest.SetKernelStatus({"nestcl_streams": 1, "nestcl_gpu_fraction": "auto"})
 if nest.GetKernelStatus("nestcl_streams") != 1 or nest.GetKernelStatus("nestcl_gpu_fraction") != 0.5:
     failures.append("nestcl_streams 1 of 2 threads should read back 1 and a fraction of 0.5")
@@ -51,6 +55,40 @@ nest.SetKernelStatus({"nestcl_streams": 1})  # unchanged: fine
 nest.Simulate(10.0)
 if nest.GetKernelStatus("network_size") != 10 or nest.GetKernelStatus("nestcl_time_update") <= 0:
     failures.append("after the refusals the network should still simulate on the device")
+# Weighted placement: 80 % of each Create's neurons on the stream VP (thread 1), as one block of ids.
+nest.ResetKernel()
+nest.SetKernelStatus({"local_num_threads": 2, "nestcl_streams": 1, "nestcl_gpu_fraction": 0.8})
+if abs(nest.GetKernelStatus("nestcl_gpu_fraction") - 0.8) > 1e-12:
+    failures.append("nestcl_gpu_fraction 0.8 reads back %r" % nest.GetKernelStatus("nestcl_gpu_fraction"))
+a = nest.Create("iaf_psc_alpha", 10)
+b = nest.Create("iaf_psc_exp", 7)
+for nc, want in ((a, [1] * 8), (b, [1] * 6)):
+    threads = list(nc.get("thread"))
+    on_stream = [nid for nid, t in zip(nc.tolist(), threads) if t == 1]
+    if len(on_stream) != len(want) or on_stream != list(range(on_stream[0], on_stream[0] + len(on_stream))):
+        failures.append("weighted placement put %s of %d neurons on the stream VP, not a block of %d: threads %s"
+                        % (len(on_stream), len(threads), len(want), threads))
+expect_error({"nestcl_gpu_fraction": 0.5}, "nestcl_gpu_fraction", "nodes exist")
+sg = nest.Create("spike_generator", params={"spike_times": [1.0, 2.0, 3.0]})
+nest.Connect(sg, a + b, syn_spec={"weight": 500.0})
+nest.Connect(a, b, {"rule": "fixed_indegree", "indegree": 3}, {"weight": 100.0})
+nest.Simulate(20.0)
+if nest.GetKernelStatus("nestcl_time_update") <= 0 or nest.GetKernelStatus("nestcl_device_synapses") != 6 * 3:
+    failures.append("the weighted network should run on the device with 18 of its synapses there, not %d"
+                    % nest.GetKernelStatus("nestcl_device_synapses"))
+print("weighted placement: threads %s and %s" % (list(a.get("thread")), list(b.get("thread"))))
+# Spatial rules iterate a VP's nodes assuming round robin: refused under weighted placement.
+nest.ResetKernel()
+nest.SetKernelStatus({"local_num_threads": 2, "nestcl_streams": 1, "nestcl_gpu_fraction": 0.8})
+layer = nest.Create("iaf_psc_alpha", positions=nest.spatial.grid(shape=[4, 4]))
+try:
+    nest.Connect(layer, layer, {"rule": "pairwise_bernoulli", "p": 0.5, "mask": {"circular": {"radius": 0.5}}})
+    failures.append("a spatial connection rule was accepted under weighted placement")
+except Exception as e:
+    if "nestcl_gpu_fraction" not in str(e):
+        failures.append("the error for a spatial rule under weighted placement does not say why: %s" % e)
+    else:
+        print("refused a spatial rule under weighted placement: %s" % str(e).splitlines()[0][:160])
 # An untranslated model on the stream VP is refused with a clear message.
 nest.ResetKernel()
 nest.SetKernelStatus({"local_num_threads": 2, "nestcl_streams": 1})

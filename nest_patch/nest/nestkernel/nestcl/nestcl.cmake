@@ -8,7 +8,16 @@
 # (deferred): config.h, which the models include, is configured only there,
 # and the imported targets must be visible to every directory.
 set( with-nestcl OFF CACHE STRING "Build with nestcl, for OpenCL stream VPs [default=OFF]. Give nestcl's install prefix, or ON." )
-target_sources( nestkernel PRIVATE ${PROJECT_SOURCE_DIR}/nestkernel/nestcl/nestcl_manager.cpp )
+target_sources( nestkernel PRIVATE ${PROJECT_SOURCE_DIR}/nestkernel/nestcl/nestcl_manager.cpp
+  ${PROJECT_SOURCE_DIR}/nestkernel/nestcl/nestcl_placement.cpp )
+# NEST's installed vp_manager_impl.h includes it (external modules compile against it).
+if ( NOT "${SKBUILD}" STREQUAL "" )
+  set( nestcl_include_dir "nest/include" ) # as nestkernel/CMakeLists.txt sets it for wheels
+else ()
+  set( nestcl_include_dir "${CMAKE_INSTALL_INCLUDEDIR}" )
+endif ()
+install( FILES ${PROJECT_SOURCE_DIR}/nestkernel/nestcl/nestcl_placement.h
+  DESTINATION ${nestcl_include_dir}/nest/nestcl )
 
 function( nestcl_nest_configure )
   if ( NOT "${with-nestcl}" STREQUAL "ON" )

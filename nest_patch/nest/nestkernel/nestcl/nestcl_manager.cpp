@@ -7,6 +7,7 @@
  * and nestcl_streams can only be 0.
  */
 #include "nestcl/nestcl_manager.h"
+#include "nestcl/nestcl_placement.h"
 
 #include <algorithm>
 #include <chrono>
@@ -381,6 +382,11 @@ NestclManager::initialize( const bool adjust_number_of_threads_or_rng_only )
   }
   // Fewer threads than streams: every thread is a stream VP.
   impl_->streams = std::min( impl_->streams, static_cast< long >( T ) );
+  if ( not impl_->fraction_auto and not fraction_problem( impl_->streams, impl_->fraction ).empty() )
+  {
+    impl_->fraction_auto = true; // the new thread count does not admit the share that was set
+  }
+  place();
   impl_->t_update.assign( T, 0.0 );
   impl_->t_stage.assign( T, 0.0 );
   impl_->t_emit.assign( T, 0.0 );
@@ -441,9 +447,9 @@ NestclManager::set_status( const Dictionary& d )
     }
 #endif
   }
-  // A number in [0, 1] or "auto". Placement is NEST's round robin, so the share
-  // of the stream VPs is nestcl_streams / local_num_threads; another share
-  // needs weighted placement, which this version does not do, and is refused.
+  // A number in [0, 1] or "auto" (for now the even split, nestcl_streams /
+  // local_num_threads, which is NEST's round robin). Another share places the
+  // neurons in weighted blocks (nestcl_placement.h).
   bool fraction_auto = impl_->fraction_auto;
   double fraction = impl_->fraction;
   std::string fraction_text;
@@ -473,15 +479,20 @@ NestclManager::set_status( const Dictionary& d )
       {
         throw BadProperty( KEY_FRACTION + " must be a number in [0, 1] or \"auto\", not " + std::to_string( fraction ) );
       }
-      const double even = T > 0 ? static_cast< double >( streams ) / static_cast< double >( T ) : 0.0;
-      if ( std::abs( fraction - even ) > 1e-12 )
-      {
-        throw BadProperty( KEY_FRACTION + " = " + std::to_string( fraction ) + ": this version places neurons round robin, "
-          + "so the stream VPs get nestcl_streams / local_num_threads = " + std::to_string( even )
-          + "; use that value or \"auto\"" );
-      }
       fraction_auto = false;
     }
+  }
+  if ( not fraction_auto )
+  {
+    const std::string problem = fraction_problem( streams, fraction );
+    if ( not problem.empty() )
+    {
+      throw BadProperty( KEY_FRACTION + " = " + std::to_string( fraction ) + ": " + problem );
+    }
+  }
+  if ( frozen and ( fraction_auto != impl_->fraction_auto or ( not fraction_auto and fraction != impl_->fraction ) ) )
+  {
+    throw BadProperty( KEY_FRACTION + " cannot change once nodes exist or the network was simulated (call ResetKernel first)" );
   }
   bool device_poisson = impl_->device_poisson;
   d.update_value( KEY_DEVICE_POISSON, device_poisson ); // takes effect at the next Simulate
@@ -490,6 +501,51 @@ NestclManager::set_status( const Dictionary& d )
   impl_->device_spec = spec;
   impl_->fraction_auto = fraction_auto;
   impl_->fraction = fraction;
+  if ( not frozen )
+  {
+    place();
+  }
+}
+
+std::string
+NestclManager::fraction_problem( long streams, double fraction ) const
+{
+  const long T = static_cast< long >( kernel().vp_manager.get_num_threads() );
+  const double eps = 1e-12;
+  if ( streams == 0 and fraction > eps )
+  {
+    return "there are no stream VPs (nestcl_streams is 0), so their share can only be 0";
+  }
+  if ( streams == T and fraction < 1.0 - eps )
+  {
+    return "every thread is a stream VP (nestcl_streams = local_num_threads), so their share can only be 1";
+  }
+  const double even = T > 0 ? static_cast< double >( streams ) / static_cast< double >( T ) : 0.0;
+  if ( std::abs( fraction - even ) > eps and kernel().mpi_manager.get_num_processes() > 1 )
+  {
+    return "a share other than the even split (" + std::to_string( even )
+      + ") places neurons in weighted blocks, which needs a single MPI process";
+  }
+  return std::string();
+}
+
+void
+NestclManager::place()
+{
+  const size_t T = kernel().vp_manager.get_num_threads();
+  const size_t G = static_cast< size_t >( impl_->streams );
+  const double even = T > 0 ? static_cast< double >( G ) / static_cast< double >( T ) : 0.0;
+  if ( impl_->fraction_auto or std::abs( impl_->fraction - even ) <= 1e-12 or G == 0 or G == T )
+  {
+    nestcl_placement::clear(); // NEST's round robin
+    return;
+  }
+  std::vector< double > w( T );
+  for ( size_t v = 0; v < T; ++v )
+  {
+    w[ v ] = v >= T - G ? impl_->fraction / static_cast< double >( G ) : ( 1.0 - impl_->fraction ) / static_cast< double >( T - G );
+  }
+  nestcl_placement::start( w );
 }
 
 void
@@ -497,7 +553,8 @@ NestclManager::get_status( Dictionary& d )
 {
   const size_t T = kernel().vp_manager.get_num_threads();
   d[ KEY_STREAMS ] = impl_->streams;
-  d[ KEY_FRACTION ] = T ? static_cast< double >( impl_->streams ) / static_cast< double >( T ) : 0.0;
+  d[ KEY_FRACTION ] = impl_->fraction_auto ? ( T ? static_cast< double >( impl_->streams ) / static_cast< double >( T ) : 0.0 )
+                                           : impl_->fraction;
   d[ KEY_DEVICE ] = impl_->device_spec;
   d[ KEY_DEVICE_POISSON ] = impl_->device_poisson;
   std::vector< std::string > models;

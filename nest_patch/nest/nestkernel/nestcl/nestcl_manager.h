@@ -29,6 +29,7 @@
 #define NESTCL_MANAGER_H
 
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "manager_interface.h"
@@ -72,6 +73,11 @@ public:
   }
 
 private:
+  /* Why nestcl_gpu_fraction = fraction cannot hold with this many streams, or empty. */
+  std::string fraction_problem( long streams, double fraction ) const;
+  /* Starts or ends weighted placement (nestcl_placement.h) for the current keys. */
+  void place();
+
   struct Impl;
   std::unique_ptr< Impl > impl_;
   std::vector< std::vector< char > > on_device_; // per thread, by thread-local node index
