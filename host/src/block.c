@@ -381,13 +381,13 @@ int nestcl_block_set_synapses(nestcl_block *b, uint32_t n_rows, const uint64_t *
   }
   int rc = nestcl_buffer_alloc(b->dev, NESTCL_MEM_SYNAPSES, "synapse rows", ((size_t)n_rows + 1) * 8,
                                CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, (void *)row_ptr, &b->b_row_ptr);
-  if (!rc) rc = nestcl_buffer_alloc(b->dev, NESTCL_MEM_SYNAPSES, "synapse targets", nnz * 4 + 4,
-                                    CL_MEM_READ_ONLY | (nnz ? CL_MEM_COPY_HOST_PTR : 0), nnz ? (void *)target : NULL,
-                                    &b->b_syn_target);
-  if (!rc) rc = nestcl_buffer_alloc(b->dev, NESTCL_MEM_SYNAPSES, "synapse values", nnz * 8 + 8,
-                                    CL_MEM_READ_ONLY | (nnz ? CL_MEM_COPY_HOST_PTR : 0), nnz ? (void *)value : NULL,
-                                    &b->b_syn_value);
-  if (!rc) rc = nestcl_buffer_alloc(b->dev, NESTCL_MEM_SYNAPSES, "synapse delays", hom ? 2 : nnz * 2 + 2,
+  /* Empty arrays still get a (small, uninitialised) buffer: the kernel takes them as arguments. */
+  const cl_mem_flags copy = CL_MEM_READ_ONLY | (nnz ? CL_MEM_COPY_HOST_PTR : 0);
+  if (!rc) rc = nestcl_buffer_alloc(b->dev, NESTCL_MEM_SYNAPSES, "synapse targets", nnz ? nnz * 4 : 4, copy,
+                                    nnz ? (void *)target : NULL, &b->b_syn_target);
+  if (!rc) rc = nestcl_buffer_alloc(b->dev, NESTCL_MEM_SYNAPSES, "synapse values", nnz ? nnz * 8 : 8, copy,
+                                    nnz ? (void *)value : NULL, &b->b_syn_value);
+  if (!rc) rc = nestcl_buffer_alloc(b->dev, NESTCL_MEM_SYNAPSES, "synapse delays", nnz && !hom ? nnz * 2 : 2,
                                     CL_MEM_READ_ONLY | (nnz && !hom ? CL_MEM_COPY_HOST_PTR : 0),
                                     nnz && !hom ? (void *)delay : NULL, &b->b_syn_delay);
   if (rc) {
