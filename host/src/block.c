@@ -92,6 +92,7 @@ struct nestcl_block {
   int64_t pend_origin;
   block_poisson *poisson;
   int n_poisson;
+  int64_t *ring_copy;        /* host copy of the ring (nestcl_block_ring_save), or NULL */
 };
 
 static int cl_fail(cl_int err, const char *what)
@@ -197,6 +198,7 @@ void nestcl_block_destroy(nestcl_block *b)
     free(d->cdf);
   }
   free(b->poisson);
+  free(b->ring_copy);
   for (int f = 0; b->b_fields && f < m->n_fields; ++f) {
     nestcl_buffer_free(b->dev, &b->b_fields[f]);
   }
@@ -488,6 +490,59 @@ int nestcl_block_add_poisson(nestcl_block *b, double rate_hz, uint32_t n, const 
   free(id);
   return rc;
 }
+
+static int ring_copy_alloc(nestcl_block *b)
+{
+  if (!b->ring_copy) {
+    b->ring_copy = calloc(b->b_ring.bytes / 8 + 1, 8);
+    if (!b->ring_copy) {
+      return nestcl_set_error(NESTCL_ENOMEM, "out of host memory");
+    }
+  }
+  return 0;
+}
+
+int nestcl_block_ring_save(nestcl_block *b)
+{
+  if (b->c.n == 0 || b->b_ring.bytes == 0) {
+    return 0;
+  }
+  int rc = ring_copy_alloc(b);
+  if (rc) {
+    return rc;
+  }
+  cl_command_queue q = nestcl_device_queue(b->dev, b->c.queue);
+  cl_int err = clEnqueueReadBuffer(q, b->b_ring.mem, CL_TRUE, 0, b->b_ring.bytes, b->ring_copy, 0, NULL, NULL);
+  return err == CL_SUCCESS ? 0 : cl_fail(err, "reading the ring back");
+}
+
+int64_t nestcl_block_ring_value(const nestcl_block *b, int64_t step, uint32_t ch, uint32_t i)
+{
+  if (!b->ring_copy || ch >= b->n_channels || i >= b->c.n) {
+    return 0;
+  }
+  return b->ring_copy[nestcl_ring_index(b->n_channels, b->c.n, nestcl_ring_slot(step, 0, b->c.ring_slots), ch, i)];
+}
+
+void nestcl_block_ring_add(nestcl_block *b, int64_t step, uint32_t ch, uint32_t i, int64_t value)
+{
+  if (ch < b->n_channels && i < b->c.n && ring_copy_alloc(b) == 0) {
+    int64_t *p = &b->ring_copy[nestcl_ring_index(b->n_channels, b->c.n, nestcl_ring_slot(step, 0, b->c.ring_slots), ch, i)];
+    *p = nestcl_fixed_sum(*p, value);
+  }
+}
+
+int nestcl_block_ring_restore(nestcl_block *b)
+{
+  if (!b->ring_copy || b->b_ring.bytes == 0) {
+    return 0;
+  }
+  cl_command_queue q = nestcl_device_queue(b->dev, b->c.queue);
+  cl_int err = clEnqueueWriteBuffer(q, b->b_ring.mem, CL_TRUE, 0, b->b_ring.bytes, b->ring_copy, 0, NULL, NULL);
+  return err == CL_SUCCESS ? 0 : cl_fail(err, "writing the ring");
+}
+
+uint32_t nestcl_block_ring_slots(const nestcl_block *b) { return b->c.ring_slots; }
 
 /* The pending spikes' delivery into the ring, ahead of the update on the block's queue. */
 static cl_int enqueue_delivery(nestcl_block *b, cl_command_queue q)

@@ -3,7 +3,9 @@ that are multiples of 2**-16 pA, NEST's own poisson_generator) in a patched NEST
 with local_num_threads 2 and nestcl_streams 0, 1 and 2: the spike trains must be
 identical (same VP count and seed, so NEST draws the same network and the same
 Poisson input; the device sums exact weights in fixed point), with every
-neuron->neuron synapse onto a stream VP's neurons resident on the device. With
+neuron->neuron synapse onto a stream VP's neurons resident on the device and
+the simulation split into two Simulate calls, the first ending inside a slice
+while inhibitory spikes (delay 2.3 ms > min_delay) are in flight. With
 nestcl_device_poisson (Philox draws on the device instead of NEST's generator)
 and with nestcl_gpu_fraction 0.8 (80 % of the neurons on the stream VP, in
 weighted blocks) the rate and CV must lie within NEST's spread over 6 seeds:
@@ -37,10 +39,13 @@ def simulate(threads, streams, seed=1234, **keys):
     noise = nest.Create("poisson_generator", params={"rate": RATE})
     sr = nest.Create("spike_recorder")
     nest.Connect(ex, allp, {"rule": "fixed_indegree", "indegree": CE}, {"weight": J, "delay": 1.5})
-    nest.Connect(inh, allp, {"rule": "fixed_indegree", "indegree": CI}, {"weight": -G * J, "delay": 1.5})
+    nest.Connect(inh, allp, {"rule": "fixed_indegree", "indegree": CI}, {"weight": -G * J, "delay": 2.3})
     nest.Connect(noise, allp, syn_spec={"weight": J, "delay": 1.5})
     nest.Connect(allp, sr)
-    nest.Simulate(SIMTIME)
+    # Two Simulate calls, the first ending inside a slice of min_delay (1.5 ms), with inhibitory
+    # spikes in flight (delay 2.3 ms): the device's ring must carry them over.
+    nest.Simulate(100.0)
+    nest.Simulate(SIMTIME - 100.0)
     ev = sr.get("events")
     order = np.lexsort((np.asarray(ev["senders"]), np.asarray(ev["times"])))
     return np.asarray(ev["senders"])[order], np.asarray(ev["times"])[order]

@@ -105,6 +105,21 @@ int nestcl_block_deliver(nestcl_block *b, int64_t emit_origin, const uint32_t *r
  */
 int nestcl_block_add_poisson(nestcl_block *b, double rate_hz, uint32_t n, const uint32_t *target, const double *value,
                              const uint16_t *delay, const uint32_t *salt);
+/*
+ * The ring's pending input across a pause in which the block is rebuilt (NEST:
+ * between Simulate calls, whose network may change): save reads the device
+ * ring into a host copy; ring_value reads the copy's entry for an absolute
+ * step (slot = step mod ring_slots; each slot holds the input of the one step
+ * in [next step to update, that + ring_slots) that maps to it, since updating
+ * a step clears its slot); ring_add adds to the copy (zeroed at the first
+ * call on a block that saved nothing); restore writes the copy to the device.
+ * Values are the runtime's fixed point (nestcl_fixed.h).
+ */
+int nestcl_block_ring_save(nestcl_block *b);
+int64_t nestcl_block_ring_value(const nestcl_block *b, int64_t step, uint32_t ch, uint32_t i);
+void nestcl_block_ring_add(nestcl_block *b, int64_t step, uint32_t ch, uint32_t i, int64_t value);
+int nestcl_block_ring_restore(nestcl_block *b);
+uint32_t nestcl_block_ring_slots(const nestcl_block *b);
 /* Device bytes of the block (state, ring, staging, spikes, recording, synapses, Poisson drives). */
 size_t nestcl_block_device_bytes(const nestcl_block *b);
 

@@ -135,6 +135,16 @@ struct NestclManager::Impl
   std::vector< std::vector< SynRows > > syn_rows; // per thread: synapse models delivered on the device
   std::vector< std::vector< uint32_t > > rows, lags; // per thread: received spikes for the device
   std::vector< std::vector< std::pair< uint32_t, uint32_t > > > where; // per thread, by thread lid: (group + 1, index)
+  // The device rings' input still in flight when a Simulate ends (a partial
+  // slice, delays above min_delay), per node id, for the next Simulate's blocks.
+  struct Pending
+  {
+    uint32_t ch;
+    int64_t step;
+    int64_t value;
+  };
+  std::map< size_t, std::vector< Pending > > pending;
+  std::vector< int64_t > next_step; // per thread: the step its blocks update next
 #endif
 };
 
@@ -379,6 +389,10 @@ NestclManager::initialize( const bool adjust_number_of_threads_or_rng_only )
     impl_->fraction_auto = true;
     impl_->device_spec.clear();
     impl_->device_poisson = false;
+#ifdef HAVE_NESTCL
+    impl_->pending.clear();
+    impl_->next_step.clear();
+#endif
   }
   // Fewer threads than streams: every thread is a stream VP.
   impl_->streams = std::min( impl_->streams, static_cast< long >( T ) );
@@ -666,6 +680,7 @@ NestclManager::prepare()
   m.rows.assign( T, std::vector< uint32_t >() );
   m.lags.assign( T, std::vector< uint32_t >() );
   m.where.assign( T, std::vector< std::pair< uint32_t, uint32_t > >() );
+  m.next_step.resize( T, -1 ); // kept from the last Simulate (one that updated nothing leaves it)
   const long min_delay = kernel().connection_manager.get_min_delay();
   const long max_delay = kernel().connection_manager.get_max_delay();
   const double h = Time::get_resolution().get_ms();
@@ -781,6 +796,26 @@ NestclManager::prepare()
     m.n_gen[ tid ] = m.device_poisson and not m.groups[ tid ].empty()
       ? export_generators( tid, m.groups[ tid ], m.where[ tid ], on_device_[ tid ] )
       : 0;
+    for ( Group& g : m.groups[ tid ] )
+    {
+      bool any = false;
+      for ( size_t i = 0; i < g.nodes.size(); ++i )
+      {
+        auto at = m.pending.find( g.nodes[ i ]->get_node_id() );
+        if ( at != m.pending.end() )
+        {
+          for ( const Impl::Pending& p : at->second )
+          {
+            nestcl_block_ring_add( g.block, p.step, p.ch, static_cast< uint32_t >( i ), p.value );
+          }
+          any = true;
+        }
+      }
+      if ( any )
+      {
+        check( nestcl_block_ring_restore( g.block ), "restoring the input in flight of " + std::string( g.glue->name ) );
+      }
+    }
     m.scratch[ tid ].assign( scratch + 1, 0.0 );
     size_t most = 0;
     for ( const Group& g : m.groups[ tid ] )
@@ -789,6 +824,7 @@ NestclManager::prepare()
     }
     m.sorted[ tid ].reserve( most * static_cast< size_t >( min_delay ) ); // a block's spikes of one slice at most
   }
+  m.pending.clear();
 #endif
 }
 
@@ -949,6 +985,7 @@ NestclManager::update( size_t tid, const Time& origin, long from, long to )
       }
     }
     const double t3 = now_s();
+    m.next_step[ tid ] = origin_steps + to;
     m.t_stage[ tid ] += t1 - t0;
     m.t_update[ tid ] += t2 - t1;
     m.t_emit[ tid ] += t3 - t2;
@@ -976,6 +1013,26 @@ NestclManager::cleanup()
         for ( size_t i = 0; i < g.nodes.size(); ++i )
         {
           g.glue->unpack( *g.nodes[ i ], f, g.nodes.size(), i );
+        }
+      }
+      const size_t tid = &groups - &m.groups[ 0 ];
+      const int64_t next = tid < m.next_step.size() ? m.next_step[ tid ] : -1;
+      if ( g.block and next >= 0 and nestcl_block_ring_save( g.block ) == 0 )
+      {
+        const uint32_t slots = nestcl_block_ring_slots( g.block ), nch = nestcl_block_channels( g.block );
+        for ( size_t i = 0; i < g.nodes.size(); ++i )
+        {
+          for ( int64_t step = next; step < next + slots; ++step )
+          {
+            for ( uint32_t ch = 0; ch < nch; ++ch )
+            {
+              const int64_t v = nestcl_block_ring_value( g.block, step, ch, static_cast< uint32_t >( i ) );
+              if ( v != 0 )
+              {
+                m.pending[ g.nodes[ i ]->get_node_id() ].push_back( { ch, step, v } );
+              }
+            }
+          }
         }
       }
       nestcl_block_destroy( g.block );
