@@ -524,338 +524,505 @@ static int is_per_receptor_container(rw_ctx *c, CXCursor base)
   return gi >= 0 && c->m->channels[gi].kind == IR_BUF_VECTOR;
 }
 
+/* ---- calls: one rule per construct ---- */
+
+/* What every call rule looks at: the call, what it calls, and its object (a null cursor for free functions). */
+typedef struct call_info {
+  CXCursor cur, callee, base;
+  const char *name;  /* the callee's name (the call's spelling when it has none) */
+  const char *qname; /* qualified name */
+  const char *cls;   /* the callee's class */
+  int nargs;
+  enum CXCursorKind ck;
+} call_info;
+
+/*
+ * A rule returns 1 when the call is its construct: it has then emitted the
+ * translation, or reported why there is none. 0 lets the next rule try.
+ */
+typedef struct call_rule {
+  const char *construct; /* what it translates */
+  unsigned modes;        /* the modes it applies in (RW_BIT) */
+  int (*apply)(rw_ctx *c, const call_info *ci, strbuf *out);
+} call_rule;
+
+#define RW_BIT(m) (1u << (m))
+#define RW_ANY 0xffffffffu
+#define RW_ROUTES (RW_BIT(RW_ROUTE_SPIKE) | RW_BIT(RW_ROUTE_CURRENT))
+#define RW_HOST_INIT (RW_BIT(RW_PRERUN) | RW_BIT(RW_DEFAULTS))
+
+static int name_is(const call_info *ci, const char *n) { return !strcmp(ci->name, n); }
+
+/* x[ i ]: an SoA field, or a channel of an input buffer read through get_values_all_channels(). */
+static int call_subscript(rw_ctx *c, const call_info *ci, strbuf *out)
+{
+  int k;
+  if (!name_is(ci, "operator[]"))
+    return 0;
+  cursor_kids ch = cursor_children(ci->cur);
+  if (ch.n == 3) {
+    CXCursor b = getter_target(c, cursor_strip(ch.c[0]));
+    CXCursor ref = clang_getCursorReferenced(b);
+    int fi = clang_getCursorKind(b) == CXCursor_MemberRefExpr ? ir_find_field(c->m, ref) : -1;
+    if (fi >= 0) {
+      char *idx;
+      render_to(c, ch.c[2], &idx);
+      emit_field(c, ci->cur, fi, idx, out);
+      free(idx);
+      free(ch.c);
+      return 1;
+    }
+    if (clang_getCursorKind(b) == CXCursor_DeclRefExpr) {
+      for (k = 0; k < c->n_aliases; k++)
+        if (clang_equalCursors(clang_getCanonicalCursor(ref), clang_getCanonicalCursor(c->aliases[k].var))) {
+          char *idx, *be = ir_channel_base_expr(&c->m->channels[c->aliases[k].group]);
+          render_to(c, ch.c[2], &idx);
+          sb_printf(out, "nestcl_ring_peek(ring, n_channels, n, %s, %s + %s, nestcl_i)", c->aliases[k].slot, be, idx);
+          free(idx);
+          free(be);
+          free(ch.c);
+          return 1;
+        }
+    }
+  }
+  free(ch.c);
+  error_at(c, ci->cur, "subscript operator", "only SoA fields and input buffer channels can be indexed");
+  return 1;
+}
+
+/* vector<double>::size() and empty() of a per-receptor vector: the receptor count. */
+static int call_receptor_count(rw_ctx *c, const call_info *ci, strbuf *out)
+{
+  if (ci->nargs != 0 || clang_Cursor_isNull(ci->base) || !(name_is(ci, "size") || name_is(ci, "empty")) ||
+      !is_per_receptor_container(c, ci->base))
+    return 0;
+  sb_puts(out, name_is(ci, "size") ? "(size_t)K" : "(K == 0)");
+  return 1;
+}
+
+/* Time::get_resolution().get_ms() */
+static int call_resolution_ms(rw_ctx *c, const call_info *ci, strbuf *out)
+{
+  if (!name_is(ci, "get_ms") || clang_Cursor_isNull(ci->base) ||
+      clang_Cursor_isNull(find_call_below(ci->base, "get_resolution")))
+    return 0;
+  if (c->mode == RW_UPDATE || c->mode == RW_PRERUN)
+    sb_puts(out, "resolution_ms");
+  else
+    error_at(c, ci->cur, "Time::get_resolution() in this helper", "only update() and pre_run_hook() know the resolution");
+  return 1;
+}
+
+/* origin.get_steps() in update(); Time(Time::ms(x)).get_steps() and the resolution's steps in pre_run_hook(). */
+static int call_get_steps(rw_ctx *c, const call_info *ci, strbuf *out)
+{
+  if (!name_is(ci, "get_steps") || clang_Cursor_isNull(ci->base))
+    return 0;
+  CXCursor b = cursor_strip(ci->base);
+  if (clang_getCursorKind(b) == CXCursor_DeclRefExpr && c->mode == RW_UPDATE &&
+      clang_getCursorKind(clang_getCursorReferenced(b)) == CXCursor_ParmDecl &&
+      clang_equalCursors(clang_getCanonicalCursor(clang_getCursorReferenced(b)),
+                         clang_getCanonicalCursor(clang_Cursor_getArgument(c->fn, 0)))) {
+    sb_puts(out, "origin_steps");
+    return 1;
+  }
+  if (c->mode == RW_PRERUN) {
+    CXCursor ms = find_call_below(ci->base, "ms");
+    if (!clang_Cursor_isNull(ms) && clang_Cursor_getNumArguments(ms) == 1) {
+      sb_puts(out, "nestcl_ms_to_steps(");
+      render_arg(c, ms, 0, out);
+      sb_puts(out, ", resolution_ms)");
+      return 1;
+    }
+    if (!clang_Cursor_isNull(find_call_below(ci->base, "get_resolution"))) {
+      sb_puts(out, "1L");
+      return 1;
+    }
+  }
+  return 0;
+}
+
+/* Time::delay_ms_to_steps( d ) */
+static int call_delay_ms_to_steps(rw_ctx *c, const call_info *ci, strbuf *out)
+{
+  if (strcmp(ci->qname, "Time::delay_ms_to_steps") || ci->nargs != 1)
+    return 0;
+  sb_puts(out, "nestcl_delay_ms_to_steps(");
+  render_arg(c, ci->cur, 0, out);
+  sb_puts(out, ", resolution_ms)");
+  return 1;
+}
+
+/* The math table (mathtable.c): std:: and numerics:: functions, std::min/max, numeric_limits. */
+static int call_math(rw_ctx *c, const call_info *ci, strbuf *out)
+{
+  int k;
+  const math_entry *me = math_lookup(ci->qname, ci->nargs);
+  if (!me)
+    return 0;
+  CXType rt = clang_getCursorType(ci->cur);
+  char *rts;
+  if (rt.kind == CXType_LValueReference || rt.kind == CXType_RValueReference)
+    rt = clang_getPointeeType(rt);
+  rt = clang_getCanonicalType(rt);
+  rts = xstrdup(rt.kind == CXType_Double ? "double" : rt.kind == CXType_Long ? "long" : rt.kind == CXType_Int ? "int"
+                : "other");
+  const int portable = c->mode == RW_UPDATE && me->portable;
+  if (me->transcendental && !portable)
+    c->transcendental = 1;
+  if (me->kind == MATH_CONST) {
+    const char *v = math_limit(me->name, rts);
+    if (v)
+      sb_puts(out, v);
+    else
+      error_at(c, ci->cur, "this numeric_limits member", "no device constant for this type");
+  } else if (me->kind == MATH_MINMAX) {
+    const char *suffix = !strcmp(rts, "double") ? "d" : (!strcmp(rts, "long") || !strcmp(rts, "int")) ? "l" : NULL;
+    if (!suffix) {
+      error_at(c, ci->cur, "std::min/std::max on this type", "only double, long and int are mapped");
+    } else {
+      sb_printf(out, "nestcl_%s_%s(", me->name, suffix);
+      render_arg(c, ci->cur, 0, out);
+      sb_puts(out, ", ");
+      render_arg(c, ci->cur, 1, out);
+      sb_putc(out, ')');
+    }
+  } else {
+    sb_printf(out, "%s(", portable ? me->portable : me->name);
+    for (k = 0; k < ci->nargs; k++) {
+      if (k)
+        sb_puts(out, ", ");
+      render_arg(c, ci->cur, k, out);
+    }
+    sb_putc(out, ')');
+  }
+  free(rts);
+  return 1;
+}
+
+/* B_.x_.get_value( lag ): read and clear the ring slot. */
+static int call_ring_get_value(rw_ctx *c, const call_info *ci, strbuf *out)
+{
+  char *chan = NULL;
+  if (!name_is(ci, "get_value") || strcmp(ci->cls, "RingBuffer") || ci->nargs != 1 ||
+      channel_of_base(c, ci->base, &chan) < 0)
+    return 0;
+  sb_printf(out, "nestcl_ring_take(ring, n_channels, n, nestcl_ring_slot(origin_steps, ");
+  render_arg(c, ci->cur, 0, out);
+  sb_printf(out, ", ring_slots), %s, nestcl_i)", chan);
+  free(chan);
+  return 1;
+}
+
+/* kernel().event_delivery_manager.get_modulo( lag ): the ring slot. */
+static int call_ring_modulo(rw_ctx *c, const call_info *ci, strbuf *out)
+{
+  if (!name_is(ci, "get_modulo") || ci->nargs != 1)
+    return 0;
+  sb_puts(out, "nestcl_ring_slot(origin_steps, ");
+  render_arg(c, ci->cur, 0, out);
+  sb_puts(out, ", ring_slots)");
+  return 1;
+}
+
+/* B_.buffer_.reset_values_all_channels( slot ) of a multi-channel input buffer. */
+static int call_ring_reset(rw_ctx *c, const call_info *ci, strbuf *out)
+{
+  if (!name_is(ci, "reset_values_all_channels") || ci->nargs != 1 || clang_Cursor_isNull(ci->base) ||
+      clang_getCursorKind(cursor_strip(ci->base)) != CXCursor_MemberRefExpr)
+    return 0;
+  int gi = ir_find_channel_group(c->m, clang_getCursorReferenced(cursor_strip(ci->base)));
+  if (gi < 0)
+    return 0;
+  int cnt = 0, j;
+  char *be = ir_channel_base_expr(&c->m->channels[gi]);
+  for (j = gi; j < c->m->n_channels && !strcmp(c->m->channels[j].buffer, c->m->channels[gi].buffer); j++)
+    cnt++;
+  sb_puts(out, "nestcl_ring_zero_channels(ring, n_channels, n, ");
+  render_arg(c, ci->cur, 0, out);
+  sb_printf(out, ", %s, %d, nestcl_i)", be, cnt);
+  free(be);
+  return 1;
+}
+
+/* set_spiketime( Time::step( t ) ) */
+static int call_set_spiketime(rw_ctx *c, const call_info *ci, strbuf *out)
+{
+  if (!name_is(ci, "set_spiketime") || ci->nargs < 1)
+    return 0;
+  CXCursor st = find_call_below(clang_Cursor_getArgument(ci->cur, 0), "step");
+  if (clang_Cursor_isNull(st) || clang_Cursor_getNumArguments(st) != 1)
+    return 0;
+  sb_puts(out, "NESTCL_SET_SPIKETIME(nestcl_i, ");
+  render_arg(c, st, 0, out);
+  sb_putc(out, ')');
+  return 1;
+}
+
+/* kernel().event_delivery_manager.send( *this, se, lag ): a spike into the spike list. */
+static int call_send(rw_ctx *c, const call_info *ci, strbuf *out)
+{
+  if (!name_is(ci, "send") || strcmp(ci->cls, "EventDeliveryManager") || ci->nargs != 3)
+    return 0;
+  CXCursor ev = cursor_strip(clang_Cursor_getArgument(ci->cur, 1));
+  char *evt = decl_name_of_type(clang_getCursorType(ev));
+  int is_spike = !strcmp(evt, "SpikeEvent");
+  free(evt);
+  if (is_spike) {
+    sb_puts(out, "nestcl_emit_spike(spike_count, spikes, spike_capacity, nestcl_i, ");
+    render_arg(c, ci->cur, 2, out);
+    sb_putc(out, ')');
+  } else {
+    error_at(c, ci->cur, "sending an event other than SpikeEvent", "only spikes are delivered from the device");
+  }
+  return 1;
+}
+
+/* B_.logger_.record_data( step ) */
+static int call_record_data(rw_ctx *c, const call_info *ci, strbuf *out)
+{
+  if (!name_is(ci, "record_data") || ci->nargs != 1)
+    return 0;
+  sb_puts(out, "NESTCL_RECORD(");
+  render_arg(c, ci->cur, 0, out);
+  sb_putc(out, ')');
+  return 1;
+}
+
+/* rng->drand() or the generator's operator(): a counter-based stream per neuron, step and call site. */
+static int call_random_draw(rw_ctx *c, const call_info *ci, strbuf *out)
+{
+  if (!(name_is(ci, "drand") || name_is(ci, "operator()")) || ci->nargs != 0 || !strstr(ci->cls, "RandomGenerator"))
+    return 0;
+  /* NEST's per-thread generator becomes a counter-based stream per neuron,
+   * step and call site (nestcl_philox.h); its numbers differ from NEST's. */
+  if (!c->lag_var) {
+    error_at(c, ci->cur, "a random draw outside the lag loop", "draws are keyed by neuron and step");
+    return 1;
+  }
+  warning_at(c, ci->cur, "random draw: the device uses its own counter-based stream (NESTCL_DRAND), "
+                         "statistically but not bitwise equal to NEST's");
+  sb_printf(out, "NESTCL_DRAND(nestcl_i, origin_steps + %s, %d)", c->lag_var, c->rng_sites++);
+  return 1;
+}
+
+/* spike_event_is_due( t ) (ignore_and_spike): the dynamic condition only. */
+static int call_spike_event_is_due(rw_ctx *c, const call_info *ci, strbuf *out)
+{
+  if (!name_is(ci, "spike_event_is_due") || ci->nargs != 1)
+    return 0;
+  warning_at(c, ci->cur, "spike_event_is_due(): the device path implements the dynamic spike condition only "
+                         "(neurons with ignore_and_spike must stay on the CPU)");
+  sb_puts(out, "NESTCL_SPIKE_EVENT_IS_DUE(");
+  render_arg(c, ci->cur, 0, out);
+  sb_putc(out, ')');
+  return 1;
+}
+
+/* A handler's B_.x_.add_value( slot, v ) (or ( slot, channel, v )): the channel and value it routes to. */
+static int call_route_add_value(rw_ctx *c, const call_info *ci, strbuf *out)
+{
+  char *chan = NULL;
+  if (!name_is(ci, "add_value") || (ci->nargs != 2 && ci->nargs != 3) || clang_Cursor_isNull(ci->base))
+    return 0;
+  CXCursor b = cursor_strip(ci->base);
+  int gi = -1;
+  if (ci->nargs == 2) {
+    gi = channel_of_base(c, ci->base, &chan);
+  } else if (clang_getCursorKind(b) == CXCursor_MemberRefExpr) {
+    gi = ir_find_channel_group(c->m, clang_getCursorReferenced(b));
+    if (gi >= 0 && c->m->channels[gi].kind == IR_BUF_MULTI) {
+      char *ch, *be = ir_channel_base_expr(&c->m->channels[gi]);
+      render_to(c, clang_Cursor_getArgument(ci->cur, 1), &ch);
+      chan = xasprintf("%s + (%s)", be, ch);
+      free(ch);
+      free(be);
+    } else {
+      gi = -1;
+    }
+  }
+  if (gi < 0)
+    return 0;
+  sb_printf(out, "return nestcl_route(channel, value, %s, ", chan);
+  render_arg(c, ci->cur, ci->nargs - 1, out);
+  sb_putc(out, ')');
+  free(chan);
+  return 1;
+}
+
+/* A handler's event getters: what the routing function is given. */
+static int call_event_getter(rw_ctx *c, const call_info *ci, strbuf *out)
+{
+  static const struct {
+    const char *name, *text;
+    unsigned modes;
+  } getters[] = {
+    {"get_weight", "weight", RW_ROUTES},
+    {"get_multiplicity", "1", RW_ROUTES},
+    {"get_rport", "rport", RW_ROUTES},
+    {"get_current", "current", RW_BIT(RW_ROUTE_CURRENT)},
+    {"get_delay_steps", "1", RW_ROUTES},
+    {"get_rel_delivery_steps", "0", RW_ROUTES},
+    {"get_modulo", "0", RW_ROUTES},
+  };
+  for (size_t k = 0; k < sizeof getters / sizeof *getters; k++)
+    if (name_is(ci, getters[k].name) && (getters[k].modes & RW_BIT(c->mode))) {
+      sb_puts(out, getters[k].text);
+      return 1;
+    }
+  return 0;
+}
+
+/* The logger's init() and resizing per-receptor vectors: the runtime sizes storage (K), the logger is NEST's. */
+static int call_host_storage(rw_ctx *c, const call_info *ci, strbuf *out)
+{
+  if (!((name_is(ci, "init") && strstr(ci->cls, "UniversalDataLogger")) ||
+        ((name_is(ci, "resize") || name_is(ci, "clear") || name_is(ci, "assign")) && !clang_Cursor_isNull(ci->base) &&
+         is_per_receptor_container(c, ci->base))))
+    return 0;
+  sb_puts(out, "((void)0)");
+  return 1;
+}
+
+/* The type suffix of a nestcl_set_* helper for a value of type t, or NULL. */
+static const char *set_suffix(CXType t)
+{
+  return t.kind == CXType_Double ? "d" : t.kind == CXType_Long ? "l" : t.kind == CXType_Int ? "i"
+         : t.kind == CXType_Bool ? "b" : t.kind == CXType_UInt ? "u" : NULL;
+}
+
+/* update_value_param( d, names::x, x_, node ) (and the older updateValue): one key of SetStatus. */
+static int call_update_value_param(rw_ctx *c, const call_info *ci, strbuf *out)
+{
+  if (!(name_is(ci, "update_value_param") || name_is(ci, "updateValue")) || ci->nargs < 3)
+    return 0;
+  CXCursor key = clang_getCursorReferenced(cursor_strip(clang_Cursor_getArgument(ci->cur, 1)));
+  char *q = cursor_qualified_name(key);
+  CXType lt = clang_getCanonicalType(clang_getCursorType(clang_Cursor_getArgument(ci->cur, 2)));
+  const char *suffix = set_suffix(lt);
+  if (!strncmp(q, "names::", 7) && !suffix &&
+      clang_getCursorKind(cursor_strip(clang_Cursor_getArgument(ci->cur, 2))) == CXCursor_MemberRefExpr &&
+      ir_find_field(c->m, clang_getCursorReferenced(cursor_strip(clang_Cursor_getArgument(ci->cur, 2)))) >= 0) {
+    /* A per-receptor vector cannot take one double: it is set through NEST and the glue. */
+    sb_printf(out, "nestcl_set_vector(\"%s\")", q + 7);
+    free(q);
+    return 1;
+  }
+  if (!strncmp(q, "names::", 7) && suffix) {
+    sb_printf(out, "nestcl_set_%s(name, \"%s\", value, &(", suffix, q + 7);
+    render_arg(c, ci->cur, 2, out);
+    sb_puts(out, "), &nestcl_hit)");
+    free(q);
+    return 1;
+  }
+  free(q);
+  return 0;
+}
+
+/* d.update_value( names::x, S_.x_ ): one key of SetStatus into a field. */
+static int call_update_value(rw_ctx *c, const call_info *ci, strbuf *out)
+{
+  if (!name_is(ci, "update_value") || ci->nargs != 2)
+    return 0;
+  CXCursor key = clang_getCursorReferenced(cursor_strip(clang_Cursor_getArgument(ci->cur, 0)));
+  CXCursor lv = cursor_strip(clang_Cursor_getArgument(ci->cur, 1));
+  char *q = cursor_qualified_name(key);
+  CXType lt = clang_getCanonicalType(clang_getCursorType(lv));
+  int fi = clang_getCursorKind(lv) == CXCursor_MemberRefExpr ? ir_find_field(c->m, clang_getCursorReferenced(lv)) : -1;
+  if (!strncmp(q, "names::", 7) && fi >= 0) {
+    if (c->m->fields[fi].array_len != 0) {
+      sb_printf(out, "nestcl_set_vector(\"%s\")", q + 7);
+    } else {
+      const char *suffix = set_suffix(lt);
+      sb_printf(out, "nestcl_set_%s(name, \"%s\", value, &(%s), &nestcl_hit)", suffix ? suffix : "d", q + 7,
+                c->m->fields[fi].c_name);
+    }
+    free(q);
+    return 1;
+  }
+  free(q);
+  return 0;
+}
+
+/* A model's own one-line getter is inlined. */
+static int call_model_getter(rw_ctx *c, const call_info *ci, strbuf *out)
+{
+  return ci->ck == CXCursor_CXXMethod && is_model_scope(c, clang_getCursorSemanticParent(ci->callee)) &&
+         !clang_CXXMethod_isVirtual(ci->callee) && inline_method(c, ci->cur, ci->callee, out);
+}
+
+static int call_virtual(rw_ctx *c, const call_info *ci, strbuf *out)
+{
+  (void)out;
+  if (ci->ck != CXCursor_CXXMethod || !clang_CXXMethod_isVirtual(ci->callee))
+    return 0;
+  char *what = xasprintf("virtual call to '%s'", ci->qname);
+  error_at(c, ci->cur, what, "virtual dispatch");
+  free(what);
+  return 1;
+}
+
+static int call_unknown(rw_ctx *c, const call_info *ci, strbuf *out)
+{
+  (void)out;
+  char *what = xasprintf("call to '%s'", *ci->qname ? ci->qname : ci->name);
+  error_at(c, ci->cur, what, "not in the built-in table");
+  free(what);
+  return 1;
+}
+
+/* In order: the first rule that takes a call translates it; the last two refuse what nothing took. */
+static const call_rule call_rules[] = {
+  {"subscript", RW_ANY, call_subscript},
+  {"per-receptor size()/empty()", RW_ANY, call_receptor_count},
+  {"Time::get_resolution().get_ms()", RW_ANY, call_resolution_ms},
+  {"get_steps()", RW_ANY, call_get_steps},
+  {"Time::delay_ms_to_steps", RW_BIT(RW_PRERUN), call_delay_ms_to_steps},
+  {"math", RW_ANY, call_math},
+  {"RingBuffer::get_value", RW_BIT(RW_UPDATE), call_ring_get_value},
+  {"get_modulo", RW_BIT(RW_UPDATE), call_ring_modulo},
+  {"reset_values_all_channels", RW_BIT(RW_UPDATE), call_ring_reset},
+  {"set_spiketime", RW_BIT(RW_UPDATE), call_set_spiketime},
+  {"EventDeliveryManager::send", RW_BIT(RW_UPDATE), call_send},
+  {"record_data", RW_BIT(RW_UPDATE), call_record_data},
+  {"random draw", RW_BIT(RW_UPDATE), call_random_draw},
+  {"spike_event_is_due", RW_BIT(RW_UPDATE), call_spike_event_is_due},
+  {"handler add_value", RW_ROUTES, call_route_add_value},
+  {"event getter", RW_ROUTES, call_event_getter},
+  {"logger init / per-receptor storage", RW_HOST_INIT, call_host_storage},
+  {"update_value_param", RW_BIT(RW_SET), call_update_value_param},
+  {"update_value", RW_BIT(RW_SET), call_update_value},
+  {"model getter", RW_ANY, call_model_getter},
+  {"virtual call", RW_ANY, call_virtual},
+  {"unknown call", RW_ANY, call_unknown},
+};
+
 static int handle_call(rw_ctx *c, CXCursor cur, strbuf *out)
 {
-  CXCursor callee = clang_getCursorReferenced(cur);
-  char *name = cursor_spelling(callee);
-  char *qname = cursor_qualified_name(callee);
-  char *cls = cursor_spelling(clang_getCursorSemanticParent(callee));
-  CXCursor base = member_base(cur);
-  int nargs = clang_Cursor_getNumArguments(cur);
-  int handled = 1, k;
-  const math_entry *me;
-  enum CXCursorKind ck = clang_getCursorKind(callee);
+  call_info ci;
+  char *name, *qname, *cls;
+  ci.cur = cur;
+  ci.callee = clang_getCursorReferenced(cur);
+  name = cursor_spelling(ci.callee);
+  qname = cursor_qualified_name(ci.callee);
+  cls = cursor_spelling(clang_getCursorSemanticParent(ci.callee));
   if (!*name) {
     free(name);
     name = cursor_spelling(cur);
   }
-
-  if (!strcmp(name, "operator[]")) {
-    cursor_kids ch = cursor_children(cur);
-    if (ch.n == 3) {
-      CXCursor b = getter_target(c, cursor_strip(ch.c[0]));
-      CXCursor ref = clang_getCursorReferenced(b);
-      int fi = clang_getCursorKind(b) == CXCursor_MemberRefExpr ? ir_find_field(c->m, ref) : -1;
-      if (fi >= 0) {
-        char *idx;
-        render_to(c, ch.c[2], &idx);
-        emit_field(c, cur, fi, idx, out);
-        free(idx);
-        free(ch.c);
-        goto done;
-      }
-      if (clang_getCursorKind(b) == CXCursor_DeclRefExpr) {
-        for (k = 0; k < c->n_aliases; k++)
-          if (clang_equalCursors(clang_getCanonicalCursor(ref), clang_getCanonicalCursor(c->aliases[k].var))) {
-            char *idx, *be = ir_channel_base_expr(&c->m->channels[c->aliases[k].group]);
-            render_to(c, ch.c[2], &idx);
-            sb_printf(out, "nestcl_ring_peek(ring, n_channels, n, %s, %s + %s, nestcl_i)", c->aliases[k].slot, be, idx);
-            free(idx);
-            free(be);
-            free(ch.c);
-            goto done;
-          }
-      }
-    }
-    free(ch.c);
-    error_at(c, cur, "subscript operator", "only SoA fields and input buffer channels can be indexed");
-    goto done;
-  }
-
-  /* vector<double>::size() of a per-receptor vector is the receptor count. */
-  if (!strcmp(name, "size") && nargs == 0 && !clang_Cursor_isNull(base) && is_per_receptor_container(c, base)) {
-    sb_puts(out, "(size_t)K");
-    goto done;
-  }
-  if (!strcmp(name, "empty") && nargs == 0 && !clang_Cursor_isNull(base) && is_per_receptor_container(c, base)) {
-    sb_puts(out, "(K == 0)");
-    goto done;
-  }
-
-  /* Time::get_resolution().get_ms() */
-  if (!strcmp(name, "get_ms") && !clang_Cursor_isNull(base) &&
-      !clang_Cursor_isNull(find_call_below(base, "get_resolution"))) {
-    if (c->mode == RW_UPDATE || c->mode == RW_PRERUN)
-      sb_puts(out, "resolution_ms");
-    else
-      error_at(c, cur, "Time::get_resolution() in this helper", "only update() and pre_run_hook() know the resolution");
-    goto done;
-  }
-  if (!strcmp(name, "get_steps") && !clang_Cursor_isNull(base)) {
-    CXCursor b = cursor_strip(base);
-    if (clang_getCursorKind(b) == CXCursor_DeclRefExpr && c->mode == RW_UPDATE &&
-        clang_getCursorKind(clang_getCursorReferenced(b)) == CXCursor_ParmDecl &&
-        clang_equalCursors(clang_getCanonicalCursor(clang_getCursorReferenced(b)),
-                           clang_getCanonicalCursor(clang_Cursor_getArgument(c->fn, 0)))) {
-      sb_puts(out, "origin_steps");
-      goto done;
-    }
-    if (c->mode == RW_PRERUN) {
-      CXCursor ms = find_call_below(base, "ms");
-      if (!clang_Cursor_isNull(ms) && clang_Cursor_getNumArguments(ms) == 1) {
-        sb_puts(out, "nestcl_ms_to_steps(");
-        render_arg(c, ms, 0, out);
-        sb_puts(out, ", resolution_ms)");
-        goto done;
-      }
-      if (!clang_Cursor_isNull(find_call_below(base, "get_resolution"))) {
-        sb_puts(out, "1L");
-        goto done;
-      }
-    }
-  }
-  if (!strcmp(qname, "Time::delay_ms_to_steps") && nargs == 1 && c->mode == RW_PRERUN) {
-    sb_puts(out, "nestcl_delay_ms_to_steps(");
-    render_arg(c, cur, 0, out);
-    sb_puts(out, ", resolution_ms)");
-    goto done;
-  }
-
-  me = math_lookup(qname, nargs);
-  if (me) {
-    CXType rt = clang_getCursorType(cur);
-    char *rts;
-    if (rt.kind == CXType_LValueReference || rt.kind == CXType_RValueReference)
-      rt = clang_getPointeeType(rt);
-    rt = clang_getCanonicalType(rt);
-    rts = xstrdup(rt.kind == CXType_Double ? "double" : rt.kind == CXType_Long ? "long" : rt.kind == CXType_Int ? "int"
-                  : "other");
-    const int portable = c->mode == RW_UPDATE && me->portable;
-    if (me->transcendental && !portable)
-      c->transcendental = 1;
-    if (me->kind == MATH_CONST) {
-      const char *v = math_limit(me->name, rts);
-      if (v)
-        sb_puts(out, v);
-      else
-        error_at(c, cur, "this numeric_limits member", "no device constant for this type");
-    } else if (me->kind == MATH_MINMAX) {
-      const char *suffix = !strcmp(rts, "double") ? "d" : (!strcmp(rts, "long") || !strcmp(rts, "int")) ? "l" : NULL;
-      if (!suffix) {
-        error_at(c, cur, "std::min/std::max on this type", "only double, long and int are mapped");
-      } else {
-        sb_printf(out, "nestcl_%s_%s(", me->name, suffix);
-        render_arg(c, cur, 0, out);
-        sb_puts(out, ", ");
-        render_arg(c, cur, 1, out);
-        sb_putc(out, ')');
-      }
-    } else {
-      sb_printf(out, "%s(", portable ? me->portable : me->name);
-      for (k = 0; k < nargs; k++) {
-        if (k)
-          sb_puts(out, ", ");
-        render_arg(c, cur, k, out);
-      }
-      sb_putc(out, ')');
-    }
-    free(rts);
-    goto done;
-  }
-
-  if (c->mode == RW_UPDATE) {
-    char *chan = NULL;
-    if (!strcmp(name, "get_value") && !strcmp(cls, "RingBuffer") && nargs == 1 &&
-        channel_of_base(c, base, &chan) >= 0) {
-      sb_printf(out, "nestcl_ring_take(ring, n_channels, n, nestcl_ring_slot(origin_steps, ");
-      render_arg(c, cur, 0, out);
-      sb_printf(out, ", ring_slots), %s, nestcl_i)", chan);
-      free(chan);
-      goto done;
-    }
-    if (!strcmp(name, "get_modulo") && nargs == 1) {
-      sb_puts(out, "nestcl_ring_slot(origin_steps, ");
-      render_arg(c, cur, 0, out);
-      sb_puts(out, ", ring_slots)");
-      goto done;
-    }
-    if (!strcmp(name, "reset_values_all_channels") && nargs == 1 && !clang_Cursor_isNull(base) &&
-        clang_getCursorKind(cursor_strip(base)) == CXCursor_MemberRefExpr) {
-      int gi = ir_find_channel_group(c->m, clang_getCursorReferenced(cursor_strip(base)));
-      if (gi >= 0) {
-        int cnt = 0, j;
-        char *be = ir_channel_base_expr(&c->m->channels[gi]);
-        for (j = gi; j < c->m->n_channels && !strcmp(c->m->channels[j].buffer, c->m->channels[gi].buffer); j++)
-          cnt++;
-        sb_puts(out, "nestcl_ring_zero_channels(ring, n_channels, n, ");
-        render_arg(c, cur, 0, out);
-        sb_printf(out, ", %s, %d, nestcl_i)", be, cnt);
-        free(be);
-        goto done;
-      }
-    }
-    if (!strcmp(name, "set_spiketime") && nargs >= 1) {
-      CXCursor st = find_call_below(clang_Cursor_getArgument(cur, 0), "step");
-      if (!clang_Cursor_isNull(st) && clang_Cursor_getNumArguments(st) == 1) {
-        sb_puts(out, "NESTCL_SET_SPIKETIME(nestcl_i, ");
-        render_arg(c, st, 0, out);
-        sb_putc(out, ')');
-        goto done;
-      }
-    }
-    if (!strcmp(name, "send") && !strcmp(cls, "EventDeliveryManager") && nargs == 3) {
-      CXCursor ev = cursor_strip(clang_Cursor_getArgument(cur, 1));
-      char *evt = decl_name_of_type(clang_getCursorType(ev));
-      int is_spike = !strcmp(evt, "SpikeEvent");
-      free(evt);
-      if (is_spike) {
-        sb_puts(out, "nestcl_emit_spike(spike_count, spikes, spike_capacity, nestcl_i, ");
-        render_arg(c, cur, 2, out);
-        sb_putc(out, ')');
-      } else {
-        error_at(c, cur, "sending an event other than SpikeEvent", "only spikes are delivered from the device");
-      }
-      goto done;
-    }
-    if (!strcmp(name, "record_data") && nargs == 1) {
-      sb_puts(out, "NESTCL_RECORD(");
-      render_arg(c, cur, 0, out);
-      sb_putc(out, ')');
-      goto done;
-    }
-    if ((!strcmp(name, "drand") || !strcmp(name, "operator()")) && nargs == 0 && strstr(cls, "RandomGenerator")) {
-      /* NEST's per-thread generator becomes a counter-based stream per neuron,
-       * step and call site (nestcl_philox.h); its numbers differ from NEST's. */
-      if (!c->lag_var) {
-        error_at(c, cur, "a random draw outside the lag loop", "draws are keyed by neuron and step");
-        goto done;
-      }
-      warning_at(c, cur, "random draw: the device uses its own counter-based stream (NESTCL_DRAND), "
-                         "statistically but not bitwise equal to NEST's");
-      sb_printf(out, "NESTCL_DRAND(nestcl_i, origin_steps + %s, %d)", c->lag_var, c->rng_sites++);
-      goto done;
-    }
-    if (!strcmp(name, "spike_event_is_due") && nargs == 1) {
-      warning_at(c, cur, "spike_event_is_due(): the device path implements the dynamic spike condition only "
-                         "(neurons with ignore_and_spike must stay on the CPU)");
-      sb_puts(out, "NESTCL_SPIKE_EVENT_IS_DUE(");
-      render_arg(c, cur, 0, out);
-      sb_putc(out, ')');
-      goto done;
-    }
-  }
-
-  if (c->mode == RW_ROUTE_SPIKE || c->mode == RW_ROUTE_CURRENT) {
-    char *chan = NULL;
-    if (!strcmp(name, "add_value") && (nargs == 2 || nargs == 3) && !clang_Cursor_isNull(base)) {
-      CXCursor b = cursor_strip(base);
-      int gi = -1;
-      if (nargs == 2) {
-        gi = channel_of_base(c, base, &chan);
-      } else if (clang_getCursorKind(b) == CXCursor_MemberRefExpr) {
-        gi = ir_find_channel_group(c->m, clang_getCursorReferenced(b));
-        if (gi >= 0 && c->m->channels[gi].kind == IR_BUF_MULTI) {
-          char *ch, *be = ir_channel_base_expr(&c->m->channels[gi]);
-          render_to(c, clang_Cursor_getArgument(cur, 1), &ch);
-          chan = xasprintf("%s + (%s)", be, ch);
-          free(ch);
-          free(be);
-        } else {
-          gi = -1;
-        }
-      }
-      if (gi >= 0) {
-        sb_printf(out, "return nestcl_route(channel, value, %s, ", chan);
-        render_arg(c, cur, nargs - 1, out);
-        sb_putc(out, ')');
-        free(chan);
-        goto done;
-      }
-    }
-    if (!strcmp(name, "get_weight")) { sb_puts(out, "weight"); goto done; }
-    if (!strcmp(name, "get_multiplicity")) { sb_puts(out, "1"); goto done; }
-    if (!strcmp(name, "get_rport")) { sb_puts(out, "rport"); goto done; }
-    if (!strcmp(name, "get_current") && c->mode == RW_ROUTE_CURRENT) { sb_puts(out, "current"); goto done; }
-    if (!strcmp(name, "get_delay_steps")) { sb_puts(out, "1"); goto done; }
-    if (!strcmp(name, "get_rel_delivery_steps") || !strcmp(name, "get_modulo")) { sb_puts(out, "0"); goto done; }
-  }
-
-  if (c->mode == RW_PRERUN || c->mode == RW_DEFAULTS) {
-    if ((!strcmp(name, "init") && strstr(cls, "UniversalDataLogger")) ||
-        ((!strcmp(name, "resize") || !strcmp(name, "clear") || !strcmp(name, "assign")) && !clang_Cursor_isNull(base) &&
-         is_per_receptor_container(c, base))) {
-      /* Per-receptor storage is sized by the runtime (K); the logger is NEST's. */
-      sb_puts(out, "((void)0)");
-      goto done;
-    }
-  }
-
-  if (c->mode == RW_SET && (!strcmp(name, "update_value_param") || !strcmp(name, "updateValue")) && nargs >= 3) {
-    CXCursor key = clang_getCursorReferenced(cursor_strip(clang_Cursor_getArgument(cur, 1)));
-
-    char *q = cursor_qualified_name(key);
-    CXType lt = clang_getCanonicalType(clang_getCursorType(clang_Cursor_getArgument(cur, 2)));
-    const char *suffix = lt.kind == CXType_Double ? "d" : lt.kind == CXType_Long ? "l" : lt.kind == CXType_Int ? "i"
-                         : lt.kind == CXType_Bool ? "b" : lt.kind == CXType_UInt ? "u" : NULL;
-    if (!strncmp(q, "names::", 7) && !suffix &&
-        clang_getCursorKind(cursor_strip(clang_Cursor_getArgument(cur, 2))) == CXCursor_MemberRefExpr &&
-        ir_find_field(c->m, clang_getCursorReferenced(cursor_strip(clang_Cursor_getArgument(cur, 2)))) >= 0) {
-      /* A per-receptor vector cannot take one double: it is set through NEST and the glue. */
-      sb_printf(out, "nestcl_set_vector(\"%s\")", q + 7);
-      free(q);
-      goto done;
-    }
-    if (!strncmp(q, "names::", 7) && suffix) {
-      sb_printf(out, "nestcl_set_%s(name, \"%s\", value, &(", suffix, q + 7);
-      render_arg(c, cur, 2, out);
-      sb_puts(out, "), &nestcl_hit)");
-      free(q);
-      goto done;
-    }
-    free(q);
-  }
-
-  if (c->mode == RW_SET && !strcmp(name, "update_value") && nargs == 2) {
-    CXCursor key = clang_getCursorReferenced(cursor_strip(clang_Cursor_getArgument(cur, 0)));
-    CXCursor lv = cursor_strip(clang_Cursor_getArgument(cur, 1));
-    char *q = cursor_qualified_name(key);
-    CXType lt = clang_getCanonicalType(clang_getCursorType(lv));
-    int fi = clang_getCursorKind(lv) == CXCursor_MemberRefExpr ? ir_find_field(c->m, clang_getCursorReferenced(lv)) : -1;
-    if (!strncmp(q, "names::", 7) && fi >= 0) {
-      if (c->m->fields[fi].array_len != 0) {
-        sb_printf(out, "nestcl_set_vector(\"%s\")", q + 7);
-      } else {
-        const char *suffix = lt.kind == CXType_Double ? "d" : lt.kind == CXType_Long ? "l" : lt.kind == CXType_Int ? "i"
-                             : lt.kind == CXType_Bool ? "b" : lt.kind == CXType_UInt ? "u" : "d";
-        sb_printf(out, "nestcl_set_%s(name, \"%s\", value, &(%s), &nestcl_hit)", suffix, q + 7, c->m->fields[fi].c_name);
-      }
-      free(q);
-      goto done;
-    }
-    free(q);
-  }
-
-  /* A model's own one-line getter is inlined. */
-  if ((ck == CXCursor_CXXMethod) && is_model_scope(c, clang_getCursorSemanticParent(callee)) &&
-      !clang_CXXMethod_isVirtual(callee) && inline_method(c, cur, callee, out))
-    goto done;
-
-  if (ck == CXCursor_CXXMethod && clang_CXXMethod_isVirtual(callee)) {
-    char *what = xasprintf("virtual call to '%s'", qname);
-    error_at(c, cur, what, "virtual dispatch");
-    free(what);
-    goto done;
-  }
-  {
-    char *what = xasprintf("call to '%s'", *qname ? qname : name);
-    error_at(c, cur, what, "not in the built-in table");
-    free(what);
-  }
-done:
+  ci.name = name;
+  ci.qname = qname;
+  ci.cls = cls;
+  ci.base = member_base(cur);
+  ci.nargs = clang_Cursor_getNumArguments(cur);
+  ci.ck = clang_getCursorKind(ci.callee);
+  for (size_t k = 0; k < sizeof call_rules / sizeof *call_rules; k++)
+    if ((call_rules[k].modes & RW_BIT(c->mode)) && call_rules[k].apply(c, &ci, out))
+      break;
   free(name);
   free(qname);
   free(cls);
-  return handled;
+  return 1;
 }
 
 /* ---- declarations ---- */
@@ -1070,382 +1237,494 @@ static int is_plain_assign(rw_ctx *c, cursor_kids ops)
   return p < bb && t[p] == '=' && (p + 1 >= bb || t[p + 1] != '=');
 }
 
-/* ---- the renderer ---- */
+/* ---- the renderer: one rule per construct ---- */
+
+/* A node and its source text: the file's text t, the node's extent [b, e). */
+typedef struct node_info {
+  CXCursor cur;
+  CXFile f;
+  const char *t;
+  unsigned b, e;
+  enum CXCursorKind kind;
+} node_info;
+
+/*
+ * A rule for one kind of node. It returns 1 when it rendered the node (or
+ * reported why it cannot be), 0 to let the next rule for the kind try; a node
+ * that no rule takes is copied with its children rendered in place.
+ */
+typedef struct node_rule {
+  enum CXCursorKind kind;
+  const char *construct; /* what it translates */
+  unsigned modes;        /* the modes it applies in (RW_BIT) */
+  int (*apply)(rw_ctx *c, const node_info *ni, strbuf *out);
+} node_rule;
+
+/* assert( cond ): a checked condition in pre_run_hook(), nothing elsewhere. */
+static void render_assert(rw_ctx *c, const node_info *ni, strbuf *out)
+{
+  const char *t = ni->t;
+  unsigned b = ni->b, e = ni->e;
+  if (c->mode == RW_PRERUN) {
+    /* the condition: the argument text between the parentheses */
+    unsigned lp = b, rp = e;
+    while (lp < e && t[lp] != '(')
+      lp++;
+    while (rp > lp && t[rp - 1] != ')')
+      rp--;
+    if (lp < e && rp > lp + 1) {
+      /* re-render the argument's AST: the first descendant inside the parentheses */
+      sb_puts(out, "if (!(");
+      {
+        cursor_kids stack = cursor_children(ni->cur);
+        int done = 0;
+        while (stack.n && !done) {
+          CXCursor x = stack.c[0];
+          CXFile xf;
+          unsigned xb, xe;
+          memmove(stack.c, stack.c + 1, sizeof *stack.c * (size_t)(stack.n - 1));
+          stack.n--;
+          if (!cursor_offsets(x, &xf, &xb, &xe) && xb > lp && xe < rp && clang_File_isEqual(xf, ni->f)) {
+            rw_render(c, x, out);
+            done = 1;
+          } else {
+            cursor_append_children(&stack, x);
+          }
+        }
+        free(stack.c);
+        if (!done)
+          sb_puts(out, "1");
+      }
+      sb_puts(out, ")) return nestcl_set_error(NESTCL_EINVAL, \"");
+      sb_put_c_escaped(out, c->m->name);
+      sb_puts(out, ": assertion failed: ");
+      {
+        char *txt = xstrndup(t + lp + 1, rp - lp - 2);
+        sb_put_c_escaped(out, txt);
+        free(txt);
+      }
+      sb_puts(out, "\")");
+      return;
+    }
+  }
+  sb_puts(out, "((void)0) /* assert */");
+}
+
+/* A node from a macro expansion: assert, LOG and the built-in constants; any other macro is refused. */
+static void render_macro(rw_ctx *c, const node_info *ni, const ir_macro *mc, strbuf *out)
+{
+  static const char *const constants[] = {"INFINITY", "NAN", "M_PI", "M_E", "DBL_MAX", "HUGE_VAL"};
+  if (!strcmp(mc->name, "assert")) {
+    render_assert(c, ni, out);
+    return;
+  }
+  if (!strcmp(mc->name, "LOG") && is_host_mode(c)) {
+    sb_puts(out, "((void)0) /* NEST's LOG: messages stay with NEST */");
+    return;
+  }
+  for (size_t k = 0; k < sizeof constants / sizeof *constants; k++)
+    if (!strcmp(mc->name, constants[k])) {
+      sb_putn(out, ni->t + ni->b, ni->e - ni->b);
+      return;
+    }
+  char *what = xasprintf("macro '%s'", mc->name);
+  error_at(c, ni->cur, what, "macros are only expanded for the built-in constants and assert");
+  free(what);
+}
+
+/*
+ * pre_run_hook() and constructors: V_.rng_ = get_vp_specific_rng( ... ) and
+ * the like. Members without SoA layout live in the NEST node, so their set-up
+ * stays there too.
+ */
+static int node_host_member_assign(rw_ctx *c, const node_info *ni, strbuf *out)
+{
+  if (ni->kind != CXCursor_BinaryOperator && !(ni->kind == CXCursor_CallExpr && callee_named(ni->cur, "operator=")))
+    return 0;
+  cursor_kids ops = cursor_children(ni->cur);
+  int dropped = 0;
+  if (ops.n == 2 || ops.n == 3) {
+    CXCursor lhs = cursor_strip(ops.c[0]);
+    CXCursor ref = clang_getCursorReferenced(lhs);
+    if (clang_getCursorKind(lhs) == CXCursor_MemberRefExpr && clang_getCursorKind(ref) == CXCursor_FieldDecl &&
+        ir_find_field(c->m, ref) < 0 && ir_find_channel_group(c->m, ref) < 0 &&
+        is_model_scope(c, clang_getCursorSemanticParent(ref)) && (ni->kind == CXCursor_CallExpr || is_plain_assign(c, ops))) {
+      char *fn = cursor_spelling(ref);
+      sb_printf(out, "((void)0) /* %s stays on the host */", fn);
+      free(fn);
+      dropped = 1;
+    }
+  }
+  free(ops.c);
+  return dropped;
+}
+
+static int node_call(rw_ctx *c, const node_info *ni, strbuf *out) { return handle_call(c, ni->cur, out); }
+
+/* S_.x_: an SoA field; other members are refused. */
+static int node_member_ref(rw_ctx *c, const node_info *ni, strbuf *out)
+{
+  CXCursor ref = clang_getCursorReferenced(ni->cur);
+  int fi = ir_find_field(c->m, ref);
+  if (fi >= 0) {
+    emit_field(c, ni->cur, fi, NULL, out);
+    return 1;
+  }
+  if (clang_getCursorKind(ref) != CXCursor_FieldDecl)
+    return 0;
+  char *q = cursor_qualified_name(ref);
+  char *what = xasprintf("member '%s'", q);
+  error_at(c, ni->cur, what, ir_find_channel_group(c->m, ref) >= 0 ? "input buffers are read through get_value()"
+                                                                    : "not a field of State_, Parameters_ or Variables_");
+  free(what);
+  free(q);
+  return 1;
+}
+
+/* S_.y_[ i ] of a fixed-size array field. */
+static int node_array_subscript(rw_ctx *c, const node_info *ni, strbuf *out)
+{
+  cursor_kids ch = cursor_children(ni->cur);
+  int done = 0;
+  if (ch.n == 2) {
+    CXCursor bse = cursor_strip(ch.c[0]);
+    int fi = clang_getCursorKind(bse) == CXCursor_MemberRefExpr ? ir_find_field(c->m, clang_getCursorReferenced(bse)) : -1;
+    if (fi >= 0) {
+      char *idx;
+      render_to(c, ch.c[1], &idx);
+      emit_field(c, ni->cur, fi, idx, out);
+      free(idx);
+      done = 1;
+    }
+  }
+  free(ch.c);
+  return done;
+}
+
+/* An inlined getter's parameter: the argument's rendered text. */
+static int ref_substitution(rw_ctx *c, const node_info *ni, strbuf *out)
+{
+  CXCursor ref = clang_getCursorReferenced(ni->cur);
+  for (int k = 0; k < c->n_substs; k++)
+    if (clang_equalCursors(clang_getCanonicalCursor(ref), clang_getCanonicalCursor(c->substs[k].parm))) {
+      sb_puts(out, c->substs[k].text);
+      return 1;
+    }
+  return 0;
+}
+
+/* State_::set( d, p, delta_EL ): the double parameter is the E_L shift. */
+static int ref_set_shift(rw_ctx *c, const node_info *ni, strbuf *out)
+{
+  (void)c;
+  CXCursor ref = clang_getCursorReferenced(ni->cur);
+  if (clang_getCursorKind(ref) != CXCursor_ParmDecl || clang_getCanonicalType(clang_getCursorType(ref)).kind != CXType_Double)
+    return 0;
+  sb_puts(out, "nestcl_shift");
+  return 1;
+}
+
+/* An enumerator: its value. */
+static int ref_enum_constant(rw_ctx *c, const node_info *ni, strbuf *out)
+{
+  (void)c;
+  CXCursor ref = clang_getCursorReferenced(ni->cur);
+  if (clang_getCursorKind(ref) != CXCursor_EnumConstantDecl)
+    return 0;
+  char *n = cursor_spelling(ref);
+  sb_printf(out, "(%lld /* %s */)", clang_getEnumConstantDeclValue(ref), n);
+  free(n);
+  return 1;
+}
+
+/* update( origin, from, to ): from and to are the kernel's; origin only through get_steps(). */
+static int ref_update_parameter(rw_ctx *c, const node_info *ni, strbuf *out)
+{
+  CXCursor ref = clang_getCursorReferenced(ni->cur);
+  int j;
+  if (clang_getCursorKind(ref) != CXCursor_ParmDecl)
+    return 0;
+  for (j = 0; j < 3; j++)
+    if (clang_equalCursors(clang_getCanonicalCursor(ref), clang_getCanonicalCursor(clang_Cursor_getArgument(c->fn, (unsigned)j))))
+      break;
+  if (j == 1 || j == 2) {
+    sb_puts(out, j == 1 ? "from" : "to");
+    return 1;
+  }
+  if (j == 0) {
+    error_at(c, ni->cur, "this use of 'origin'", "only origin.get_steps() is available on the device");
+    return 1;
+  }
+  return 0;
+}
+
+/* A handler's event used other than through its getters. */
+static int ref_route_event(rw_ctx *c, const node_info *ni, strbuf *out)
+{
+  (void)out;
+  CXCursor ref = clang_getCursorReferenced(ni->cur);
+  if (clang_getCursorKind(ref) != CXCursor_ParmDecl)
+    return 0;
+  char *tn = decl_name_of_type(clang_getCursorType(ref));
+  int is_event = strstr(tn, "Event") != NULL;
+  free(tn);
+  if (!is_event)
+    return 0;
+  error_at(c, ni->cur, "this use of the event", "only its weight, multiplicity, rport and current are routed");
+  return 1;
+}
+
+/* A local named like one of the kernel's arguments: renamed nestcl_l_<name>. */
+static int ref_reserved_local(rw_ctx *c, const node_info *ni, strbuf *out)
+{
+  (void)c;
+  CXCursor ref = clang_getCursorReferenced(ni->cur);
+  if (clang_getCursorKind(ref) != CXCursor_VarDecl || !is_local_decl(ref))
+    return 0;
+  char *vn = cursor_spelling(ref);
+  int renamed = is_reserved_name(vn);
+  if (renamed)
+    sb_printf(out, "nestcl_l_%s", vn);
+  free(vn);
+  return renamed;
+}
+
+/* Other variables: an input buffer's channel alias (refused), the model's static constants, the math table's globals. */
+static int ref_variable(rw_ctx *c, const node_info *ni, strbuf *out)
+{
+  CXCursor ref = clang_getCursorReferenced(ni->cur);
+  if (clang_getCursorKind(ref) != CXCursor_VarDecl)
+    return 0;
+  CXCursor sp = clang_getCursorSemanticParent(ref);
+  enum CXCursorKind spk = clang_getCursorKind(sp);
+  for (int k = 0; k < c->n_aliases; k++)
+    if (clang_equalCursors(clang_getCanonicalCursor(ref), clang_getCanonicalCursor(c->aliases[k].var))) {
+      error_at(c, ni->cur, "this use of an input buffer's channels", "only input[ channel ] is read from the ring");
+      return 1;
+    }
+  if (is_model_scope(c, sp)) {
+    /* static const / constexpr members of the model are their values */
+    CXEvalResult ev = clang_Cursor_Evaluate(ref);
+    int done_ev = 0;
+    if (ev) {
+      CXEvalResultKind ek = clang_EvalResult_getKind(ev);
+      if (ek == CXEval_Int) {
+        if (clang_EvalResult_isUnsignedInt(ev))
+          sb_printf(out, "%lluUL", clang_EvalResult_getAsUnsigned(ev));
+        else
+          sb_printf(out, "%lldL", clang_EvalResult_getAsLongLong(ev));
+        done_ev = 1;
+      } else if (ek == CXEval_Float) {
+        sb_printf(out, "%.17g", clang_EvalResult_getAsDouble(ev));
+        done_ev = 1;
+      }
+      clang_EvalResult_dispose(ev);
+    }
+    if (done_ev)
+      return 1;
+  }
+  if (spk == CXCursor_FunctionDecl || spk == CXCursor_CXXMethod || spk == CXCursor_Constructor)
+    return 0; /* a local: as written */
+  char *q = cursor_qualified_name(ref);
+  const math_entry *me = math_lookup(q, -1);
+  if (me && me->kind == MATH_VAR) {
+    sb_puts(out, me->name);
+  } else {
+    char *what = xasprintf("global '%s'", q);
+    error_at(c, ni->cur, what, "not in the built-in table");
+    free(what);
+  }
+  free(q);
+  return 1;
+}
+
+/* A member named without S_. / P_. (inside the state's own methods): refused. */
+static int ref_field(rw_ctx *c, const node_info *ni, strbuf *out)
+{
+  (void)out;
+  CXCursor ref = clang_getCursorReferenced(ni->cur);
+  if (clang_getCursorKind(ref) != CXCursor_FieldDecl)
+    return 0;
+  char *n = cursor_spelling(ref);
+  char *what = xasprintf("member '%s'", n);
+  error_at(c, ni->cur, what, "not a field of State_, Parameters_ or Variables_");
+  free(what);
+  free(n);
+  return 1;
+}
+
+/* Parameters_::set returns the E_L shift that State_::set takes. */
+static int node_set_return(rw_ctx *c, const node_info *ni, strbuf *out)
+{
+  cursor_kids ch = cursor_children(ni->cur);
+  sb_puts(out, "{ ");
+  if (ch.n == 1) {
+    sb_puts(out, "nestcl_ret = (");
+    rw_render(c, ch.c[0], out);
+    sb_puts(out, "); ");
+  }
+  sb_printf(out, "goto %s; }", c->label[0] ? c->label : "nestcl_done");
+  free(ch.c);
+  return 1;
+}
+
+static int node_declstmt(rw_ctx *c, const node_info *ni, strbuf *out)
+{
+  return handle_declstmt(c, ni->cur, ni->t, ni->b, ni->e, out);
+}
+
+static int node_vardecl(rw_ctx *c, const node_info *ni, strbuf *out)
+{
+  render_vardecl(c, ni->cur, ni->t, ni->b, ni->e, 0, out);
+  return 1;
+}
+
+/* throw BadProperty( "why" ) in set(): the message travels with the error code. */
+static int node_set_throw(rw_ctx *c, const node_info *ni, strbuf *out)
+{
+  CXCursor lit = clang_getNullCursor();
+  cursor_kids stack = cursor_children(ni->cur);
+  while (stack.n && clang_Cursor_isNull(lit)) {
+    CXCursor x = stack.c[--stack.n];
+    if (clang_getCursorKind(x) == CXCursor_StringLiteral) {
+      lit = x;
+    } else {
+      cursor_append_children(&stack, x);
+    }
+  }
+  free(stack.c);
+  sb_printf(out, "return nestcl_set_error(NESTCL_EINVAL, \"%%s: %%s\", \"%s\", ", c->m->name);
+  if (!clang_Cursor_isNull(lit)) {
+    CXFile lf;
+    unsigned lb, le;
+    if (!cursor_offsets(lit, &lf, &lb, &le) && clang_File_isEqual(lf, ni->f))
+      sb_putn(out, ni->t + lb, le - lb);
+    else
+      sb_puts(out, "\"rejected by the model\"");
+  } else {
+    sb_puts(out, "\"rejected by the model\"");
+  }
+  sb_putc(out, ')');
+  return 1;
+}
+
+/* throw in pre_run_hook() or a constructor: the model rejects its parameters. */
+static int node_host_throw(rw_ctx *c, const node_info *ni, strbuf *out)
+{
+  (void)ni;
+  sb_printf(out, "return nestcl_set_error(NESTCL_EINVAL, \"%s: rejected by the model\")", c->m->name);
+  return 1;
+}
+
+/* static_cast< T >( x ), T( x ), ( T ) x: to arithmetic types only. */
+static int node_cast(rw_ctx *c, const node_info *ni, strbuf *out)
+{
+  CXType ty = clang_getCursorType(ni->cur);
+  char *ts = c_type_spelling(ty);
+  CXCursor inner = clang_getNullCursor();
+  cursor_kids ch = cursor_children(ni->cur);
+  for (int k = 0; k < ch.n; k++) {
+    enum CXCursorKind ik = clang_getCursorKind(ch.c[k]);
+    if (ik != CXCursor_TypeRef && ik != CXCursor_NamespaceRef && ik != CXCursor_TemplateRef)
+      inner = ch.c[k];
+  }
+  free(ch.c);
+  if (clang_getCanonicalType(ty).kind == CXType_Record || clang_getCanonicalType(ty).kind == CXType_Pointer) {
+    error_at(c, ni->cur, "this cast", "only casts to arithmetic types exist on the device");
+    free(ts);
+    return 1;
+  }
+  sb_printf(out, "((%s)(", ts);
+  if (!clang_Cursor_isNull(inner))
+    rw_render(c, inner, out);
+  sb_puts(out, "))");
+  free(ts);
+  return 1;
+}
+
+/* Constructs with no device counterpart, with the reason given in the diagnostic. */
+static const struct {
+  enum CXCursorKind kind;
+  const char *construct, *why;
+  unsigned modes;
+} unsupported[] = {
+  {CXCursor_CXXThisExpr, "'this'", "unresolvable pointer", RW_ANY},
+  {CXCursor_CXXNewExpr, "'new'", "heap allocation", RW_ANY},
+  {CXCursor_CXXDeleteExpr, "'delete'", "heap allocation", RW_ANY},
+  {CXCursor_CXXThrowExpr, "'throw'", "exceptions", RW_ANY},
+  {CXCursor_CXXTryStmt, "'try'", "exceptions", RW_ANY},
+  {CXCursor_CXXCatchStmt, "'try'", "exceptions", RW_ANY},
+  {CXCursor_CXXForRangeStmt, "range-based for", "iterators; loop over an index", RW_ANY},
+  {CXCursor_CXXDynamicCastExpr, "'dynamic_cast'", "run-time type information", RW_ANY},
+  {CXCursor_CXXTypeidExpr, "'typeid'", "run-time type information", RW_ANY},
+  {CXCursor_CXXReinterpretCastExpr, "'reinterpret_cast'", "unresolvable pointer", RW_ANY},
+  {CXCursor_CXXConstCastExpr, "'const_cast'", "unresolvable pointer", RW_ANY},
+  {CXCursor_LambdaExpr, "lambda", "closures", RW_ANY},
+  {CXCursor_CXXNullPtrLiteralExpr, "'nullptr'", "unresolvable pointer", RW_ANY},
+  {CXCursor_StringLiteral, "string literal", "no strings on the device", RW_BIT(RW_UPDATE)},
+};
+
+static int node_unsupported(rw_ctx *c, const node_info *ni, strbuf *out)
+{
+  (void)out;
+  for (size_t k = 0; k < sizeof unsupported / sizeof *unsupported; k++)
+    if (unsupported[k].kind == ni->kind && (unsupported[k].modes & RW_BIT(c->mode))) {
+      error_at(c, ni->cur, unsupported[k].construct, unsupported[k].why);
+      return 1;
+    }
+  return 0;
+}
+
+/* By kind, in order within a kind. Unsupported constructs go last (node_unsupported, for every kind). */
+static const node_rule node_rules[] = {
+  {CXCursor_CallExpr, "call", RW_ANY, node_call},
+  {CXCursor_MemberRefExpr, "member", RW_ANY, node_member_ref},
+  {CXCursor_ArraySubscriptExpr, "array field element", RW_ANY, node_array_subscript},
+  {CXCursor_DeclRefExpr, "inlined getter's parameter", RW_ANY, ref_substitution},
+  {CXCursor_DeclRefExpr, "E_L shift", RW_BIT(RW_SET), ref_set_shift},
+  {CXCursor_DeclRefExpr, "enumerator", RW_ANY, ref_enum_constant},
+  {CXCursor_DeclRefExpr, "update()'s parameters", RW_BIT(RW_UPDATE), ref_update_parameter},
+  {CXCursor_DeclRefExpr, "handler's event", RW_ROUTES, ref_route_event},
+  {CXCursor_DeclRefExpr, "renamed local", RW_ANY, ref_reserved_local},
+  {CXCursor_DeclRefExpr, "variable", RW_ANY, ref_variable},
+  {CXCursor_DeclRefExpr, "member without object", RW_ANY, ref_field},
+  {CXCursor_ReturnStmt, "set()'s return", RW_BIT(RW_SET), node_set_return},
+  {CXCursor_DeclStmt, "declaration", RW_ANY, node_declstmt},
+  {CXCursor_VarDecl, "variable declaration", RW_ANY, node_vardecl},
+  {CXCursor_CXXThrowExpr, "set()'s throw", RW_BIT(RW_SET), node_set_throw},
+  {CXCursor_CXXThrowExpr, "host throw", RW_HOST_INIT, node_host_throw},
+  {CXCursor_CXXStaticCastExpr, "cast", RW_ANY, node_cast},
+  {CXCursor_CXXFunctionalCastExpr, "cast", RW_ANY, node_cast},
+  {CXCursor_CStyleCastExpr, "cast", RW_ANY, node_cast},
+};
 
 void rw_render(rw_ctx *c, CXCursor cur, strbuf *out)
 {
-  CXFile f;
-  unsigned b, e;
+  node_info ni;
   size_t size;
-  const char *t;
-  enum CXCursorKind kind = clang_getCursorKind(cur);
-  cursor_kids ch;
-  int k;
   const ir_macro *mc;
 
-  if (cursor_offsets(cur, &f, &b, &e))
+  ni.cur = cur;
+  ni.kind = clang_getCursorKind(cur);
+  if (cursor_offsets(cur, &ni.f, &ni.b, &ni.e))
     return; /* implicit node (default argument, ...) */
-  t = file_text(c, f, &size);
-  if (!t || e > size)
+  ni.t = file_text(c, ni.f, &size);
+  if (!ni.t || ni.e > size)
     return;
 
-  mc = macro_at(c, f, b, e);
+  mc = macro_at(c, ni.f, ni.b, ni.e);
   if (mc) {
-    if (!strcmp(mc->name, "assert")) {
-      if (c->mode == RW_PRERUN) {
-        /* the condition: the argument text between the parentheses */
-        unsigned lp = b, rp = e;
-        while (lp < e && t[lp] != '(')
-          lp++;
-        while (rp > lp && t[rp - 1] != ')')
-          rp--;
-        if (lp < e && rp > lp + 1) {
-          /* re-render the argument's AST: the first descendant inside the parentheses */
-          sb_puts(out, "if (!(");
-          {
-            cursor_kids stack = cursor_children(cur);
-            int done = 0;
-            while (stack.n && !done) {
-              CXCursor x = stack.c[0];
-              CXFile xf;
-              unsigned xb, xe;
-              memmove(stack.c, stack.c + 1, sizeof *stack.c * (size_t)(stack.n - 1));
-              stack.n--;
-              if (!cursor_offsets(x, &xf, &xb, &xe) && xb > lp && xe < rp && clang_File_isEqual(xf, f)) {
-                rw_render(c, x, out);
-                done = 1;
-              } else {
-                cursor_append_children(&stack, x);
-              }
-            }
-            free(stack.c);
-            if (!done)
-              sb_puts(out, "1");
-          }
-          sb_puts(out, ")) return nestcl_set_error(NESTCL_EINVAL, \"");
-          sb_put_c_escaped(out, c->m->name);
-          sb_puts(out, ": assertion failed: ");
-          {
-            char *txt = xstrndup(t + lp + 1, rp - lp - 2);
-            sb_put_c_escaped(out, txt);
-            free(txt);
-          }
-          sb_puts(out, "\")");
-          return;
-        }
-      }
-      sb_puts(out, "((void)0) /* assert */");
-      return;
-    }
-    if (!strcmp(mc->name, "LOG") && is_host_mode(c)) {
-      sb_puts(out, "((void)0) /* NEST's LOG: messages stay with NEST */");
-      return;
-    }
-    if (!strcmp(mc->name, "INFINITY") || !strcmp(mc->name, "NAN") || !strcmp(mc->name, "M_PI") ||
-        !strcmp(mc->name, "M_E") || !strcmp(mc->name, "DBL_MAX") || !strcmp(mc->name, "HUGE_VAL")) {
-      sb_putn(out, t + b, e - b);
-      return;
-    }
-    {
-      char *what = xasprintf("macro '%s'", mc->name);
-      error_at(c, cur, what, "macros are only expanded for the built-in constants and assert");
-      free(what);
-      return;
-    }
-  }
-
-  if ((c->mode == RW_PRERUN || c->mode == RW_DEFAULTS) &&
-      (kind == CXCursor_BinaryOperator || (kind == CXCursor_CallExpr && callee_named(cur, "operator=")))) {
-    /* V_.rng_ = get_vp_specific_rng( ... ): members without SoA layout live in
-     * the NEST node, so their set-up stays there too. */
-    cursor_kids ops = cursor_children(cur);
-    int dropped = 0;
-    if (ops.n == 2 || ops.n == 3) {
-      CXCursor lhs = cursor_strip(ops.c[0]);
-      CXCursor ref = clang_getCursorReferenced(lhs);
-      if (clang_getCursorKind(lhs) == CXCursor_MemberRefExpr && clang_getCursorKind(ref) == CXCursor_FieldDecl &&
-          ir_find_field(c->m, ref) < 0 && ir_find_channel_group(c->m, ref) < 0 &&
-          is_model_scope(c, clang_getCursorSemanticParent(ref)) && (kind == CXCursor_CallExpr || is_plain_assign(c, ops))) {
-        char *fn = cursor_spelling(ref);
-        sb_printf(out, "((void)0) /* %s stays on the host */", fn);
-        free(fn);
-        dropped = 1;
-      }
-    }
-    free(ops.c);
-    if (dropped)
-      return;
-  }
-
-  switch (kind) {
-  case CXCursor_CallExpr:
-    if (handle_call(c, cur, out))
-      return;
-    break;
-  case CXCursor_MemberRefExpr: {
-    CXCursor ref = clang_getCursorReferenced(cur);
-    int fi = ir_find_field(c->m, ref);
-    if (fi >= 0) {
-      emit_field(c, cur, fi, NULL, out);
-      return;
-    }
-    if (clang_getCursorKind(ref) == CXCursor_FieldDecl) {
-      char *q = cursor_qualified_name(ref);
-      char *what = xasprintf("member '%s'", q);
-      error_at(c, cur, what, ir_find_channel_group(c->m, ref) >= 0 ? "input buffers are read through get_value()"
-                                                                    : "not a field of State_, Parameters_ or Variables_");
-      free(what);
-      free(q);
-      return;
-    }
-    break;
-  }
-  case CXCursor_ArraySubscriptExpr: {
-    ch = cursor_children(cur);
-    if (ch.n == 2) {
-      CXCursor bse = cursor_strip(ch.c[0]);
-      int fi = clang_getCursorKind(bse) == CXCursor_MemberRefExpr ? ir_find_field(c->m, clang_getCursorReferenced(bse)) : -1;
-      if (fi >= 0) {
-        char *idx;
-        render_to(c, ch.c[1], &idx);
-        emit_field(c, cur, fi, idx, out);
-        free(idx);
-        free(ch.c);
-        return;
-      }
-    }
-    free(ch.c);
-    break;
-  }
-  case CXCursor_DeclRefExpr: {
-    CXCursor ref = clang_getCursorReferenced(cur);
-    enum CXCursorKind rk = clang_getCursorKind(ref);
-    for (k = 0; k < c->n_substs; k++)
-      if (clang_equalCursors(clang_getCanonicalCursor(ref), clang_getCanonicalCursor(c->substs[k].parm))) {
-        sb_puts(out, c->substs[k].text);
-        return;
-      }
-    if (rk == CXCursor_ParmDecl && c->mode == RW_SET &&
-        clang_getCanonicalType(clang_getCursorType(ref)).kind == CXType_Double) {
-      sb_puts(out, "nestcl_shift");
-      return;
-    }
-    if (rk == CXCursor_EnumConstantDecl) {
-      char *n = cursor_spelling(ref);
-      sb_printf(out, "(%lld /* %s */)", clang_getEnumConstantDeclValue(ref), n);
-      free(n);
-      return;
-    }
-    if (rk == CXCursor_ParmDecl && c->mode == RW_UPDATE) {
-      int j;
-      for (j = 0; j < 3; j++)
-        if (clang_equalCursors(clang_getCanonicalCursor(ref), clang_getCanonicalCursor(clang_Cursor_getArgument(c->fn, (unsigned)j))))
-          break;
-      if (j == 1 || j == 2) {
-        sb_puts(out, j == 1 ? "from" : "to");
-        return;
-      }
-      if (j == 0) {
-        error_at(c, cur, "this use of 'origin'", "only origin.get_steps() is available on the device");
-        return;
-      }
-    }
-    if (rk == CXCursor_ParmDecl && (c->mode == RW_ROUTE_SPIKE || c->mode == RW_ROUTE_CURRENT)) {
-      char *tn = decl_name_of_type(clang_getCursorType(ref));
-      int is_event = strstr(tn, "Event") != NULL;
-      free(tn);
-      if (is_event) {
-        error_at(c, cur, "this use of the event", "only its weight, multiplicity, rport and current are routed");
-        return;
-      }
-    }
-    if (rk == CXCursor_VarDecl && is_local_decl(ref)) {
-      char *vn = cursor_spelling(ref);
-      int renamed = is_reserved_name(vn);
-      if (renamed)
-        sb_printf(out, "nestcl_l_%s", vn);
-      free(vn);
-      if (renamed)
-        return;
-    }
-    if (rk == CXCursor_VarDecl) {
-      CXCursor sp = clang_getCursorSemanticParent(ref);
-      enum CXCursorKind spk = clang_getCursorKind(sp);
-      for (k = 0; k < c->n_aliases; k++)
-        if (clang_equalCursors(clang_getCanonicalCursor(ref), clang_getCanonicalCursor(c->aliases[k].var))) {
-          error_at(c, cur, "this use of an input buffer's channels", "only input[ channel ] is read from the ring");
-          return;
-        }
-      if (is_model_scope(c, sp)) {
-        /* static const / constexpr members of the model are their values */
-        CXEvalResult ev = clang_Cursor_Evaluate(ref);
-        int done_ev = 0;
-        if (ev) {
-          CXEvalResultKind ek = clang_EvalResult_getKind(ev);
-          if (ek == CXEval_Int) {
-            if (clang_EvalResult_isUnsignedInt(ev))
-              sb_printf(out, "%lluUL", clang_EvalResult_getAsUnsigned(ev));
-            else
-              sb_printf(out, "%lldL", clang_EvalResult_getAsLongLong(ev));
-            done_ev = 1;
-          } else if (ek == CXEval_Float) {
-            sb_printf(out, "%.17g", clang_EvalResult_getAsDouble(ev));
-            done_ev = 1;
-          }
-          clang_EvalResult_dispose(ev);
-        }
-        if (done_ev)
-          return;
-      }
-      if (spk != CXCursor_FunctionDecl && spk != CXCursor_CXXMethod && spk != CXCursor_Constructor) {
-        char *q = cursor_qualified_name(ref);
-        const math_entry *me = math_lookup(q, -1);
-        if (me && me->kind == MATH_VAR) {
-          sb_puts(out, me->name);
-        } else {
-          char *what = xasprintf("global '%s'", q);
-          error_at(c, cur, what, "not in the built-in table");
-          free(what);
-        }
-        free(q);
-        return;
-      }
-    }
-    if (rk == CXCursor_FieldDecl) {
-      char *n = cursor_spelling(ref);
-      char *what = xasprintf("member '%s'", n);
-      error_at(c, cur, what, "not a field of State_, Parameters_ or Variables_");
-      free(what);
-      free(n);
-      return;
-    }
-    break;
-  }
-  case CXCursor_ReturnStmt:
-    if (c->mode == RW_SET) {
-      /* Parameters_::set returns the E_L shift that State_::set takes. */
-      ch = cursor_children(cur);
-      sb_puts(out, "{ ");
-      if (ch.n == 1) {
-        sb_puts(out, "nestcl_ret = (");
-        rw_render(c, ch.c[0], out);
-        sb_puts(out, "); ");
-      }
-      sb_printf(out, "goto %s; }", c->label[0] ? c->label : "nestcl_done");
-      free(ch.c);
-      return;
-    }
-    break;
-  case CXCursor_DeclStmt:
-    if (handle_declstmt(c, cur, t, b, e, out))
-      return;
-    break;
-  case CXCursor_VarDecl:
-    render_vardecl(c, cur, t, b, e, 0, out);
-    return;
-  case CXCursor_CXXThisExpr:
-    error_at(c, cur, "'this'", "unresolvable pointer");
-    return;
-  case CXCursor_CXXNewExpr:
-    error_at(c, cur, "'new'", "heap allocation");
-    return;
-  case CXCursor_CXXDeleteExpr:
-    error_at(c, cur, "'delete'", "heap allocation");
-    return;
-  case CXCursor_CXXThrowExpr:
-    if (c->mode == RW_SET) {
-      /* throw BadProperty( "why" ): the message travels with the error code. */
-      CXCursor lit = clang_getNullCursor();
-      cursor_kids stack = cursor_children(cur);
-      while (stack.n && clang_Cursor_isNull(lit)) {
-        CXCursor x = stack.c[--stack.n];
-        if (clang_getCursorKind(x) == CXCursor_StringLiteral) {
-          lit = x;
-        } else {
-          cursor_append_children(&stack, x);
-        }
-      }
-      free(stack.c);
-      sb_printf(out, "return nestcl_set_error(NESTCL_EINVAL, \"%%s: %%s\", \"%s\", ", c->m->name);
-      if (!clang_Cursor_isNull(lit)) {
-        CXFile lf;
-        unsigned lb, le;
-        if (!cursor_offsets(lit, &lf, &lb, &le) && clang_File_isEqual(lf, f))
-          sb_putn(out, t + lb, le - lb);
-        else
-          sb_puts(out, "\"rejected by the model\"");
-      } else {
-        sb_puts(out, "\"rejected by the model\"");
-      }
-      sb_putc(out, ')');
-      return;
-    }
-    if (c->mode == RW_PRERUN || c->mode == RW_DEFAULTS) {
-      sb_printf(out, "return nestcl_set_error(NESTCL_EINVAL, \"%s: rejected by the model\")", c->m->name);
-      return;
-    }
-    error_at(c, cur, "'throw'", "exceptions");
-    return;
-  case CXCursor_CXXTryStmt:
-  case CXCursor_CXXCatchStmt:
-    error_at(c, cur, "'try'", "exceptions");
-    return;
-  case CXCursor_CXXForRangeStmt:
-    error_at(c, cur, "range-based for", "iterators; loop over an index");
-    return;
-  case CXCursor_CXXDynamicCastExpr:
-  case CXCursor_CXXTypeidExpr:
-    error_at(c, cur, kind == CXCursor_CXXTypeidExpr ? "'typeid'" : "'dynamic_cast'", "run-time type information");
-    return;
-  case CXCursor_CXXReinterpretCastExpr:
-  case CXCursor_CXXConstCastExpr:
-    error_at(c, cur, kind == CXCursor_CXXConstCastExpr ? "'const_cast'" : "'reinterpret_cast'", "unresolvable pointer");
-    return;
-  case CXCursor_LambdaExpr:
-    error_at(c, cur, "lambda", "closures");
-    return;
-  case CXCursor_CXXNullPtrLiteralExpr:
-    error_at(c, cur, "'nullptr'", "unresolvable pointer");
-    return;
-  case CXCursor_StringLiteral:
-    if (c->mode == RW_UPDATE) {
-      error_at(c, cur, "string literal", "no strings on the device");
-      return;
-    }
-    break;
-  case CXCursor_CXXStaticCastExpr:
-  case CXCursor_CXXFunctionalCastExpr:
-  case CXCursor_CStyleCastExpr: {
-    CXType ty = clang_getCursorType(cur);
-    char *ts = c_type_spelling(ty);
-    CXCursor inner = clang_getNullCursor();
-    ch = cursor_children(cur);
-    for (k = 0; k < ch.n; k++) {
-      enum CXCursorKind ik = clang_getCursorKind(ch.c[k]);
-      if (ik != CXCursor_TypeRef && ik != CXCursor_NamespaceRef && ik != CXCursor_TemplateRef)
-        inner = ch.c[k];
-    }
-    free(ch.c);
-    if (clang_getCanonicalType(ty).kind == CXType_Record || clang_getCanonicalType(ty).kind == CXType_Pointer) {
-      error_at(c, cur, "this cast", "only casts to arithmetic types exist on the device");
-      free(ts);
-      return;
-    }
-    sb_printf(out, "((%s)(", ts);
-    if (!clang_Cursor_isNull(inner))
-      rw_render(c, inner, out);
-    sb_puts(out, "))");
-    free(ts);
+    render_macro(c, &ni, mc, out);
     return;
   }
-  case CXCursor_UnaryOperator: {
-    /* *this only appears in send(), which is replaced as a whole. */
-    break;
-  }
-  default:
-    break;
-  }
+  if ((c->mode == RW_PRERUN || c->mode == RW_DEFAULTS) && node_host_member_assign(c, &ni, out))
+    return;
+  for (size_t k = 0; k < sizeof node_rules / sizeof *node_rules; k++)
+    if (node_rules[k].kind == ni.kind && (node_rules[k].modes & RW_BIT(c->mode)) && node_rules[k].apply(c, &ni, out))
+      return;
+  if (node_unsupported(c, &ni, out))
+    return;
 
   /* Pass-through: the original text with the children rendered in place. */
-  render_children_in_place(c, cur, f, t, b, e, is_ref_or_attribute, out);
+  render_children_in_place(c, cur, ni.f, ni.t, ni.b, ni.e, is_ref_or_attribute, out);
 }
