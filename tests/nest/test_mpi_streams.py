@@ -1,8 +1,11 @@
 """Two MPI ranks, each with local_num_threads 1 and nestcl_streams 1 (every VP
 a stream VP on the device), against one rank with local_num_threads 2 on the
 CPU only: the same Brunel network as test_brunel_streams (same VP count and
-seed) must give the same spike trains. The driver runs both through mpirun and
-compares the spikes the ranks wrote. Exit 0 pass, 1 fail."""
+seed) must give the same spike trains, spikes from the other rank delivered on
+the device included. Each rank then checks that nestcl_gpu_fraction other than
+the even split (weighted placement) is refused with two processes. The driver
+runs both through mpirun and compares the spikes the ranks wrote. Exit 0 pass,
+1 fail."""
 import os
 import subprocess
 import sys
@@ -26,6 +29,17 @@ def worker(mode, out):
             print("FAIL rank %d did not use the device" % nest.Rank())
             sys.exit(1)
         np.savez("%s.%d.npz" % (out, nest.Rank()), senders=senders, times=times)
+        # Weighted placement needs one MPI process: refused here, naming the key.
+        nest.ResetKernel()
+        nest.SetKernelStatus({"local_num_threads": 2, "nestcl_streams": 1})
+        try:
+            nest.SetKernelStatus({"nestcl_gpu_fraction": 0.8})
+            print("FAIL rank %d: nestcl_gpu_fraction 0.8 was accepted with 2 MPI processes" % nest.Rank())
+            sys.exit(1)
+        except Exception as e:
+            if "nestcl_gpu_fraction" not in str(e) or "single MPI process" not in str(e):
+                print("FAIL rank %d: the refusal does not say why: %s" % (nest.Rank(), e))
+                sys.exit(1)
     else:
         senders, times = brunel.simulate(2, 0)
         np.savez("%s.0.npz" % out, senders=senders, times=times)
