@@ -47,3 +47,10 @@ set_tests_properties(unit.numeric_libm PROPERTIES
   ENVIRONMENT "${NESTCL_NUMERIC_ENV}" LABELS "unit" TIMEOUT 300)
 set_tests_properties(unit.numeric_libm_plain PROPERTIES
   ENVIRONMENT "${NESTCL_NUMERIC_ENV};GLIBC_TUNABLES=glibc.cpu.hwcaps=-AVX2,-FMA" LABELS "unit" TIMEOUT 300)
+
+# The postsynaptic spike history for STDP (nestcl_history.h): against a plain
+# reference of NEST's ArchivingNode, overflow reporting, and OpenCL against C.
+add_executable(test_history ${CMAKE_CURRENT_SOURCE_DIR}/test_history.c)
+target_link_libraries(test_history PRIVATE nestcl nestcl_kernels m)
+add_test(NAME unit.history COMMAND test_history)
+set_tests_properties(unit.history PROPERTIES ENVIRONMENT "${NESTCL_NUMERIC_ENV}" LABELS "unit" TIMEOUT 300)
