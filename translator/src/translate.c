@@ -399,8 +399,11 @@ void emit_update_prelude(strbuf *b, const ir_model *m)
     const ir_field *f = &m->fields[j];
     if (f->role != IR_ROLE_PARAMETER || f->array_len != 0 || f->written_in_update)
       continue;
-    sb_printf(b, "#ifdef NESTCL_CONST_%s\n#define NESTCL_P_%s (NESTCL_CONST_%s)\n#else\n#define NESTCL_P_%s (%s[nestcl_i])\n#endif\n",
-              f->member, f->member, f->member, f->member, f->c_name);
+    static const char *const keep[] = {"f64", "i64", "i32", "i32", "u64", "u32"}; /* by ir_type */
+    sb_printf(b,
+              "#ifdef NESTCL_CONST_%s\n#define NESTCL_P_%s (nestcl_keep_%s(NESTCL_CONST_%s))\n#else\n"
+              "#define NESTCL_P_%s (%s[nestcl_i])\n#endif\n",
+              f->member, f->member, keep[f->type], f->member, f->member, f->c_name);
   }
   sb_puts(b, "\n/* Ring channels: ");
   for (j = 0; j < m->n_channels; j++) {
