@@ -67,10 +67,17 @@ public:
     min_delay_ = min_delay;
     max_delay_ = max_delay;
   }
+  /* The tolerance of STDP's spike-time comparisons (NEST's kernel key stdp_eps). */
+  double
+  get_stdp_eps() const
+  {
+    return stdp_eps_;
+  }
 
 private:
   long min_delay_ = 1;
   long max_delay_ = 1;
+  double stdp_eps_ = 1.0e-6;
 };
 
 /* One spike as NEST's send() would register it. */
