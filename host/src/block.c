@@ -84,6 +84,7 @@ struct nestcl_block {
   /* Device-resident synapses (nestcl_block_set_synapses) and the spikes pending for them. */
   cl_kernel k_deliver, k_poisson;
   int contiguous;            /* CPU device: each work-item walks a contiguous chunk of a row */
+  size_t deliver_width;      /* work-items per spike at most (set with the kernels) */
   uint32_t n_rows, delay_hom;
   uint64_t nnz, max_row;
   nestcl_buffer b_row_ptr, b_syn_target, b_syn_value, b_syn_delay, b_pend;
@@ -297,6 +298,17 @@ static int build_kernels(nestcl_block *b)
   if (err != CL_SUCCESS) return cl_fail(err, "clCreateKernel(deliver)");
   b->k_poisson = clCreateKernel(b->program, "nestcl_block_poisson", &err);
   if (err != CL_SUCCESS) return cl_fail(err, "clCreateKernel(poisson)");
+  /*
+   * Delivery: one work-group per spike (engine_kernels.cl), 256 lanes striding
+   * through the row on a GPU, capped by the kernel's work-group limit; one
+   * work-item walking the row on a CPU device, as the engine found best on PoCL.
+   */
+  size_t wg_max = 0;
+  b->deliver_width = b->contiguous ? 1u : 256u;
+  if (clGetKernelWorkGroupInfo(b->k_deliver, nestcl_device_id(b->dev), CL_KERNEL_WORK_GROUP_SIZE, sizeof wg_max,
+                               &wg_max, NULL) == CL_SUCCESS && wg_max > 0 && wg_max < b->deliver_width) {
+    b->deliver_width = wg_max;
+  }
   cl_uint n = b->c.n, slots = b->c.ring_slots, nch = b->n_channels;
   err = nestcl_update_kernel_fixed_args(b->k_update, b->c.n, b->c.K, b->c.resolution_ms, b->c.ring_slots,
                                         b->n_channels, b->b_ring.mem, b->b_count.mem, b->b_spikes.mem, b->spike_cap,
@@ -577,17 +589,7 @@ static cl_int enqueue_delivery(nestcl_block *b, cl_command_queue q)
   if (err != CL_SUCCESS) {
     return err;
   }
-  /*
-   * One work-group per spike (engine_kernels.cl): 256 lanes striding through
-   * the row on a GPU, capped by the kernel's work-group limit; one work-item
-   * walking the row on a CPU device, as the engine found best on PoCL.
-   */
-  size_t g = b->contiguous ? 1u : 256u;
-  size_t wg_max = 0;
-  if (clGetKernelWorkGroupInfo(b->k_deliver, nestcl_device_id(b->dev), CL_KERNEL_WORK_GROUP_SIZE,
-                               sizeof wg_max, &wg_max, NULL) == CL_SUCCESS && wg_max > 0 && wg_max < g) {
-    g = wg_max;
-  }
+  size_t g = b->deliver_width;
   if (b->max_row < g) {
     g = b->max_row ? (size_t)b->max_row : 1u;
   }

@@ -170,17 +170,39 @@ struct Csr
   std::vector< uint16_t > delay;
 };
 
-/* Target code and value of a spike of weight w on receptor port rport of neuron i of group g, or false. */
+/*
+ * Where a connection that the export walked lands on the device: its group,
+ * the target code (channel << 24 | index) and the value its spike adds (the
+ * model's route_spike of the weight); false when its target is not a device
+ * neuron of thread tid, its delay lies outside [min_delay, max_delay] steps
+ * (or a 16-bit count), or the model refuses its receptor port.
+ */
 static bool
-route( const Group& g, size_t i, double w, long rport, uint32_t& code, double& value )
+place( const ExportEvent::Hit& h,
+  size_t tid,
+  const std::vector< Group >& groups,
+  const std::vector< std::pair< uint32_t, uint32_t > >& where,
+  long min_delay,
+  long max_delay,
+  size_t& g,
+  uint32_t& code,
+  double& value )
 {
-  int ch = -1;
-  if ( g.glue->model->route_spike( w, rport, static_cast< uint32_t >( g.K ), &ch, &value ) != 0 or ch < 0
-    or static_cast< uint32_t >( ch ) >= nestcl_block_channels( g.block ) )
+  const size_t tl = h.target->get_thread_lid();
+  if ( h.target->get_thread() != tid or tl >= where.size() or where[ tl ].first == 0 or h.delay < min_delay
+    or h.delay > max_delay or h.delay > 65535 )
   {
     return false;
   }
-  code = ( static_cast< uint32_t >( ch ) << 24 ) | static_cast< uint32_t >( i );
+  g = where[ tl ].first - 1;
+  int ch = -1;
+  const Group& gr = groups[ g ];
+  if ( gr.glue->model->route_spike( h.weight, h.rport, static_cast< uint32_t >( gr.K ), &ch, &value ) != 0 or ch < 0
+    or static_cast< uint32_t >( ch ) >= nestcl_block_channels( gr.block ) )
+  {
+    return false;
+  }
+  code = ( static_cast< uint32_t >( ch ) << 24 ) | where[ tl ].second;
   return true;
 }
 
@@ -229,17 +251,15 @@ export_synapses( size_t tid,
       sr.starts.push_back( lcid );
       for ( const ExportEvent::Hit& h : ev.hits )
       {
-        const size_t tl = h.target->get_thread_lid();
+        size_t g = 0;
         uint32_t code = 0;
         double value = 0;
-        if ( h.target->get_thread() != tid or tl >= where.size() or where[ tl ].first == 0 or h.delay < min_delay
-          or h.delay > max_delay or h.delay > 65535
-          or not route( groups[ where[ tl ].first - 1 ], where[ tl ].second, h.weight, h.rport, code, value ) )
+        if ( not place( h, tid, groups, where, min_delay, max_delay, g, code, value ) )
         {
           fits = false;
           break;
         }
-        Csr& r = mine[ where[ tl ].first - 1 ];
+        Csr& r = mine[ g ];
         r.target.push_back( code );
         r.value.push_back( value );
         r.delay.push_back( static_cast< uint16_t >( h.delay ) );
@@ -294,6 +314,7 @@ export_generators( size_t tid,
   std::vector< char >& skip )
 {
   long moved = 0;
+  const long max_delay = kernel().connection_manager.get_max_delay();
   const SparseNodeArray& local = kernel().node_manager.get_local_nodes( tid );
   ExportEvent ev;
   for ( auto it = local.begin(); it != local.end(); ++it )
@@ -321,17 +342,16 @@ export_generators( size_t tid,
     bool fits = true;
     for ( const ExportEvent::Hit& h : ev.hits )
     {
-      const size_t tl = h.target->get_thread_lid();
+      size_t g = 0;
       uint32_t code = 0;
       double v = 0;
-      if ( h.target->get_thread() != tid or tl >= where.size() or where[ tl ].first == 0 or h.delay < 1 or h.delay > 65535
-        or not route( groups[ where[ tl ].first - 1 ], where[ tl ].second, h.weight, h.rport, code, v ) )
+      // A generator's delay may be any step count the ring holds (from 1 on; NEST's min_delay counts it too).
+      if ( not place( h, tid, groups, where, 1, max_delay, g, code, v ) )
       {
         fits = false;
         break;
       }
-      const size_t g = where[ tl ].first - 1;
-      const uint32_t dup = seen[ tl ]++;
+      const uint32_t dup = seen[ h.target->get_thread_lid() ]++;
       target[ g ].push_back( code );
       value[ g ].push_back( v );
       delay[ g ].push_back( static_cast< uint16_t >( h.delay ) );
