@@ -36,7 +36,7 @@ add_test(NAME unit.numeric_math_opencl COMMAND test_numeric_math_opencl)
 set_tests_properties(unit.numeric_math_opencl PROPERTIES
   ENVIRONMENT "${NESTCL_NUMERIC_ENV}" LABELS "unit" SKIP_RETURN_CODE ${NESTCL_SKIP_CODE} TIMEOUT 300)
 
-# glibc's exp reproduced (nestcl_libm.h): against the host's libm in both of
+# glibc's exp and pow reproduced (nestcl_libm.h): against the host's libm in both of
 # glibc's builds (the second run hides FMA and AVX2 from glibc's ifunc
 # selection), and C against OpenCL bit for bit when a device exists.
 add_executable(test_numeric_libm ${CMAKE_CURRENT_SOURCE_DIR}/test_numeric_libm.c)

@@ -1,9 +1,11 @@
 /*
- * nestcl_libm_exp (kernels_templates/nestcl_libm.h) against the host's glibc
- * exp, bit for bit: the variant the host's libm runs (nestcl_libm_exp_fused:
- * FMA build or plain) on special values and on 10^6 random arguments in each
- * of several ranges (the whole domain, STDP's negative decays, small |x|,
- * near overflow, subnormal results). ctest runs it twice: as is (on an x86-64
+ * nestcl_libm_exp and nestcl_libm_pow (kernels_templates/nestcl_libm.h)
+ * against the host's glibc exp and pow, bit for bit: the variant the host's
+ * libm runs (nestcl_libm_exp_fused: FMA build or plain) on special values and
+ * on 10^6 random arguments in each of several ranges (exp: the whole domain,
+ * STDP's negative decays, small |x|, near overflow, subnormal results; pow:
+ * STDP's w^mu and (1 - w/Wmax)^mu, x near 1, negative bases with integer
+ * exponents, huge and tiny results, subnormal bases, special values). ctest runs it twice: as is (on an x86-64
  * CPU with FMA, glibc's FMA build) and with GLIBC_TUNABLES hiding FMA and AVX2
  * (glibc's plain build), so both variants meet their glibc. Then, when there
  * is an OpenCL device, both variants on the device against C, bit for bit.
@@ -56,34 +58,76 @@ static size_t make_args(double **out)
   return n;
 }
 
+/* pow: (x range, y range) pairs; y is rounded to an integer in the negative-base range */
+static const double pow_ranges[][4] = {
+  {0.0, 100.0, 0.0, 1.0},       /* stdp_pl_synapse_hom: w^mu */
+  {0.0, 1.0, 0.0, 1.0},         /* stdp_synapse: (1 - w/Wmax)^mu, (w/Wmax)^mu */
+  {0.5, 2.0, -10.0, 10.0},
+  {1e-300, 1e300, -3.0, 3.0},
+  {0.999, 1.001, -1e5, 1e5},    /* x near 1 */
+  {-5.0, 5.0, -20.0, 20.0},     /* negative bases, integer exponents */
+  {1e-310, 1e-300, 0.5, 2.0},   /* subnormal bases */
+  {0.1, 10.0, -700.0, 700.0},   /* huge and tiny results, subnormal ones */
+};
+#define POW_INTEGER_RANGE 5
+
+static const double pow_specials[][2] = {
+  {0.0, 0.0}, {-0.0, -1.0}, {0.0, -3.0}, {-0.0, 3.0}, {-0.0, 2.5}, {1.0, NAN}, {NAN, 0.0}, {2.0, INFINITY},
+  {0.5, INFINITY}, {2.0, -INFINITY}, {-1.0, INFINITY}, {INFINITY, -2.0}, {-INFINITY, 3.0}, {-INFINITY, 2.0},
+  {-2.0, 0.5}, {2.0, 0x1p-70}, {0.5, 0x1p-70}, {2.0, 0x1p70}, {0.5, 0x1p70}, {-8.0, 1.0 / 3.0}, {10.0, 308.0},
+  {10.0, 309.0}, {10.0, -323.0}, {10.0, -324.0}, {-10.0, -323.0}, {0x1p-1074, 0.5}, {NAN, NAN}, {1.0, 1e300},
+};
+
+static size_t make_pow_args(double **out)
+{
+  const size_t n_ranges = sizeof pow_ranges / sizeof *pow_ranges, n_spec = sizeof pow_specials / sizeof *pow_specials;
+  size_t n = n_spec + n_ranges * PER_RANGE, k = 0;
+  double *xy = malloc(2 * n * sizeof *xy);
+  CHECK(xy != NULL, "out of memory");
+  for (size_t s = 0; s < n_spec; ++s, ++k) {
+    xy[2 * k] = pow_specials[s][0];
+    xy[2 * k + 1] = pow_specials[s][1];
+  }
+  for (size_t r = 0; r < n_ranges; ++r) {
+    for (size_t i = 0; i < PER_RANGE; ++i, ++k) {
+      nestcl_rng_stream st = nestcl_stream_init(nestcl_rng_key(2026, 12), nestcl_rng_counter(r, i));
+      const double *R = pow_ranges[r];
+      xy[2 * k] = R[0] + (R[1] - R[0]) * nestcl_stream_uniform(&st);
+      const double y = R[2] + (R[3] - R[2]) * nestcl_stream_uniform(&st);
+      xy[2 * k + 1] = r == POW_INTEGER_RANGE ? round(y) : y;
+    }
+  }
+  *out = xy;
+  return n;
+}
+
 static int same(double a, double b) { return nestcl_f64_bits(a) == nestcl_f64_bits(b) || (isnan(a) && isnan(b)); }
 
 static const char *kernel_text =
     "__kernel void t_libm_exp(__global const double *x, __global double *out, int fused) {\n"
     "  size_t i = get_global_id(0); out[i] = nestcl_libm_exp(x[i], fused);\n"
+    "}\n"
+    "__kernel void t_libm_pow(__global const double *xy, __global double *out, int fused) {\n"
+    "  size_t i = get_global_id(0); out[i] = nestcl_libm_pow(xy[2 * i], xy[2 * i + 1], fused);\n"
     "}\n";
 
-/* Both variants on the device against C; 0 when there is no device. */
-static int compare_opencl(const double *x, size_t n)
+/* The C twin of a device result: exp of in[i] or pow of (in[2i], in[2i+1]). */
+static double reference(int is_pow, const double *in, size_t i, int fused)
 {
-  nestcl_device *dev;
-  if (nestcl_device_open(NULL, 1, &dev) != 0) {
-    printf("no OpenCL device (%s): the device comparison is skipped\n", nestcl_last_error());
-    return 0;
-  }
-  size_t len = strlen(nestcl_rt_source) + strlen(kernel_text) + 2;
-  char *src = malloc(len);
-  CHECK(src != NULL, "out of memory");
-  snprintf(src, len, "%s\n%s", nestcl_rt_source, kernel_text);
-  cl_program prog;
-  CHECK(nestcl_program_build(dev, src, "", &prog) == 0, "build: %s", nestcl_last_error());
-  free(src);
+  return is_pow ? nestcl_libm_pow(in[2 * i], in[2 * i + 1], fused) : nestcl_libm_exp(in[i], fused);
+}
+
+/* One function's both variants on the device against C: the number that differ. */
+static int device_variants(nestcl_device *dev, cl_program prog, int is_pow, const double *in, size_t n)
+{
+  const char *name = is_pow ? "pow" : "exp";
+  const size_t in_bytes = n * 8 * (is_pow ? 2 : 1);
   cl_int err;
-  cl_kernel k = clCreateKernel(prog, "t_libm_exp", &err);
+  cl_kernel k = clCreateKernel(prog, is_pow ? "t_libm_pow" : "t_libm_exp", &err);
   CHECK(err == CL_SUCCESS, "clCreateKernel");
   nestcl_buffer bx, bo;
-  CHECK(nestcl_buffer_alloc(dev, NESTCL_MEM_OTHER, "x", n * 8, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, (void *)x,
-                            &bx) == 0, "buffer");
+  CHECK(nestcl_buffer_alloc(dev, NESTCL_MEM_OTHER, "in", in_bytes, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
+                            (void *)in, &bx) == 0, "buffer");
   CHECK(nestcl_buffer_alloc(dev, NESTCL_MEM_OTHER, "out", n * 8, CL_MEM_WRITE_ONLY, NULL, &bo) == 0, "buffer");
   double *got = malloc(n * sizeof *got);
   CHECK(got != NULL, "out of memory");
@@ -98,13 +142,14 @@ static int compare_opencl(const double *x, size_t n)
     CHECK(err == CL_SUCCESS, "running the kernel");
     size_t diff = 0;
     for (size_t i = 0; i < n; ++i) {
-      const double c = nestcl_libm_exp(x[i], fused);
+      const double c = reference(is_pow, in, i, fused);
       if (!same(got[i], c)) {
-        if (diff < 3) fprintf(stderr, "device %s: exp(%a) = %a, C %a\n", fused ? "fused" : "plain", x[i], got[i], c);
+        if (diff < 3) fprintf(stderr, "device %s %s(argument %zu) = %a, C %a\n", fused ? "fused" : "plain", name, i,
+                              got[i], c);
         diff++;
       }
     }
-    printf("%s variant on %s: %zu of %zu differ from C\n", fused ? "fused" : "plain",
+    printf("%s: %s variant on %s: %zu of %zu differ from C\n", name, fused ? "fused" : "plain",
            nestcl_device_get_info(dev)->device_name, diff, n);
     bad += diff != 0;
   }
@@ -112,6 +157,25 @@ static int compare_opencl(const double *x, size_t n)
   nestcl_buffer_free(dev, &bx);
   nestcl_buffer_free(dev, &bo);
   clReleaseKernel(k);
+  return bad;
+}
+
+/* Both functions' both variants on the device against C; 0 when there is no device. */
+static int compare_opencl(const double *x, size_t n, const double *xy, size_t n_pow)
+{
+  nestcl_device *dev;
+  if (nestcl_device_open(NULL, 1, &dev) != 0) {
+    printf("no OpenCL device (%s): the device comparison is skipped\n", nestcl_last_error());
+    return 0;
+  }
+  size_t len = strlen(nestcl_rt_source) + strlen(kernel_text) + 2;
+  char *src = malloc(len);
+  CHECK(src != NULL, "out of memory");
+  snprintf(src, len, "%s\n%s", nestcl_rt_source, kernel_text);
+  cl_program prog;
+  CHECK(nestcl_program_build(dev, src, "", &prog) == 0, "build: %s", nestcl_last_error());
+  free(src);
+  int bad = device_variants(dev, prog, 0, x, n) + device_variants(dev, prog, 1, xy, n_pow);
   clReleaseProgram(prog);
   nestcl_device_close(dev);
   return bad;
@@ -119,11 +183,11 @@ static int compare_opencl(const double *x, size_t n)
 
 int main(void)
 {
-  double *x;
-  size_t n = make_args(&x);
+  double *x, *xy;
+  const size_t n = make_args(&x), n_pow = make_pow_args(&xy);
   const int fused = nestcl_libm_exp_fused();
   CHECK(fused >= 0, "the host's exp is neither of glibc's builds: nestcl_libm_exp cannot reproduce it");
-  size_t diff = 0;
+  size_t diff = 0, diff_pow = 0;
   for (size_t i = 0; i < n; ++i) {
     volatile double xi = x[i];
     const double g = exp(xi), m = nestcl_libm_exp(xi, fused);
@@ -132,11 +196,20 @@ int main(void)
       diff++;
     }
   }
-  printf("host libm runs glibc's %s build; nestcl_libm_exp: %zu of %zu arguments differ\n",
-         fused ? "FMA" : "plain", diff, n);
-  int bad = diff != 0;
-  bad += compare_opencl(x, n);
+  for (size_t i = 0; i < n_pow; ++i) {
+    volatile double xi = xy[2 * i], yi = xy[2 * i + 1];
+    const double g = pow(xi, yi), m = nestcl_libm_pow(xi, yi, fused);
+    if (!same(g, m)) {
+      if (diff_pow < 5) fprintf(stderr, "pow(%a, %a): glibc %a, nestcl_libm_pow %a\n", xy[2 * i], xy[2 * i + 1], g, m);
+      diff_pow++;
+    }
+  }
+  printf("host libm runs glibc's %s build; nestcl_libm_exp: %zu of %zu arguments differ; nestcl_libm_pow: %zu of "
+         "%zu\n", fused ? "FMA" : "plain", diff, n, diff_pow, n_pow);
+  int bad = diff != 0 || diff_pow != 0;
+  bad += compare_opencl(x, n, xy, n_pow);
   free(x);
+  free(xy);
   if (bad) {
     fprintf(stderr, "FAIL\n");
     return 1;
