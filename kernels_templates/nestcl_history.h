@@ -65,6 +65,11 @@ NESTCL_INLINE double nestcl_hist_kminus(const nestcl_history *h, nestcl_u32 i, n
   return h->kminus[nestcl_hist_slot(h, i, k)];
 }
 
+NESTCL_INLINE double nestcl_hist_kminus_triplet(const nestcl_history *h, nestcl_u32 i, nestcl_u32 k)
+{
+  return h->kminus_triplet[nestcl_hist_slot(h, i, k)];
+}
+
 /* One more read of entry k (atomic on the device: synapses onto one neuron run side by side). */
 NESTCL_INLINE void nestcl_hist_count_read(const nestcl_history *h, nestcl_u32 i, nestcl_u32 k)
 {

@@ -67,7 +67,7 @@ public:
 
   /* The Kminus trace just before t: the last entry earlier than t - eps, decayed to t. */
   double
-  get_K_value( double t )
+  get_K_value( double t ) override
   {
     trace_ = 0.0;
     for ( auto it = history_.rbegin(); it != history_.rend(); ++it )
@@ -83,7 +83,10 @@ public:
 
   /* [*start, *finish): the entries with t1 + eps <= t < t2 + eps; each counts one more read. */
   void
-  get_history( double t1, double t2, std::deque< histentry >::iterator* start, std::deque< histentry >::iterator* finish )
+  get_history( double t1,
+    double t2,
+    std::deque< histentry >::iterator* start,
+    std::deque< histentry >::iterator* finish ) override
   {
     const double eps = kernel().connection_manager.get_stdp_eps();
     auto end = history_.end();
@@ -103,7 +106,7 @@ public:
 
   /* A new STDP synapse: entries it will never read count as read by it. */
   void
-  register_stdp_connection( double t_first_read, double delay )
+  register_stdp_connection( double t_first_read, double delay ) override
   {
     const double eps = kernel().connection_manager.get_stdp_eps();
     for ( auto it = history_.begin(); it != history_.end() and t_first_read - it->t_ > -1.0 * eps; ++it )

@@ -24,6 +24,12 @@ public:
   Event() = default;
   virtual ~Event() = default;
 
+  /* Delivers the event to its receiver (defined where Node is complete). */
+  virtual void
+  operator()()
+  {
+  }
+
   double
   get_weight() const
   {
@@ -135,6 +141,7 @@ private:
 class SpikeEvent : public Event
 {
 public:
+  void operator()() override;
   size_t
   get_multiplicity() const
   {

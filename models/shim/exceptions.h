@@ -65,6 +65,15 @@ public:
   {
   }
 };
+
+class IllegalConnection : public KernelException
+{
+public:
+  explicit IllegalConnection( const std::string& msg )
+    : KernelException( "Creation of connection is not possible because:\n" + msg )
+  {
+  }
+};
 }  // namespace nest
 
 #endif

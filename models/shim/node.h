@@ -8,11 +8,13 @@
 #define NODE_H
 
 #include <cstddef>
+#include <deque>
 #include <string>
 
 #include "dictionary.h"
 #include "event.h"
 #include "exceptions.h"
+#include "histentry.h"
 #include "nest_names.h"
 #include "nest_time.h"
 #include "nest_types.h"
@@ -96,6 +98,23 @@ public:
   {
   }
 
+  /* STDP: the postsynaptic spike history (ArchivingNode overrides these, as in NEST). */
+  virtual void
+  register_stdp_connection( double, double )
+  {
+    throw IllegalConnection( "the target does not support spike-timing dependent plasticity" );
+  }
+  virtual double
+  get_K_value( double )
+  {
+    throw UnexpectedEvent();
+  }
+  virtual void
+  get_history( double, double, std::deque< histentry >::iterator*, std::deque< histentry >::iterator* )
+  {
+    throw UnexpectedEvent();
+  }
+
   virtual void
   get_status( Dictionary& ) const
   {
@@ -118,6 +137,13 @@ protected:
 private:
   size_t node_id_ = 0;
 };
+
+/* Delivery: the event goes to its receiver's handler (NEST's Event::operator()). */
+inline void
+SpikeEvent::operator()()
+{
+  get_receiver().handle( *this );
+}
 }  // namespace nest
 
 #endif

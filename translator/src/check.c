@@ -102,6 +102,26 @@ static enum CXChildVisitResult visit(CXCursor c, CXCursor parent, CXClientData d
   return CXChildVisit_Recurse;
 }
 
+int check_is_assignment(ir_model *m, CXCursor op)
+{
+  kids k;
+  if (clang_getCursorKind(op) == CXCursor_CompoundAssignOperator)
+    return 1;
+  if (clang_getCursorKind(op) != CXCursor_BinaryOperator)
+    return 0;
+  k.n = 0;
+  clang_visitChildren(op, first_kids, &k);
+  return k.n == 2 && op_between_is_assign(m, k.c[0], k.c[1]);
+}
+
+void check_function(ir_model *m, CXCursor fn)
+{
+  check_walk w;
+  w.m = m;
+  w.fn = fn;
+  clang_visitChildren(fn, visit, &w);
+}
+
 void check_model(ir_model *m)
 {
   static const ir_method_id hot[] = {IR_M_UPDATE, IR_M_HANDLE_SPIKE, IR_M_HANDLE_CURRENT};

@@ -10,5 +10,9 @@
 #include "ir.h"
 
 void check_model(ir_model *m);
+/* The same checks on one function: fields it writes get written_in_update. */
+void check_function(ir_model *m, CXCursor fn);
+/* Whether a binary operator is an assignment (=, +=, ...). */
+int check_is_assignment(ir_model *m, CXCursor op);
 
 #endif

@@ -29,6 +29,12 @@ typedef struct tr_rendered {
 int translate_model(ir_model *m, tr_rendered *r);
 void tr_rendered_free(tr_rendered *r);
 
+/* Host helpers shared by neuron and synapse models: a constructor's member
+ * initialisers and body (0 when it could not be translated; a note says why),
+ * and a get()/get_status() body as `if (!strcmp(name, "X")) { *value = ...; }`. */
+int render_ctor_fn(ir_model *m, CXCursor fn, strbuf *out, unsigned char *used);
+void render_getter_fn(ir_model *m, CXCursor fn, strbuf *out, unsigned char *used);
+
 /* The comment header every generated file starts with. */
 void emit_file_header(strbuf *b, const ir_model *m, const char *what, const char *comment_open,
                       const char *comment_close);
@@ -42,7 +48,7 @@ void emit_desc(strbuf *b, const ir_model *m, const tr_rendered *r, const char *k
 void emit_glue(strbuf *b, const ir_model *m);
 /* nestcl_glue_table.hpp: the glue functions of every translated model by name (nest_patch). */
 void emit_glue_table(strbuf *b, ir_model *const *models, int n);
-/* nestcl_models.c for the translated models (sorted by name by the caller). */
-void emit_registry(strbuf *b, ir_model *const *models, int n);
+/* nestcl_models.c for the translated neuron and synapse models (sorted by name by the caller). */
+void emit_registry(strbuf *b, ir_model *const *models, int n, ir_model *const *synapses, int n_syn);
 
 #endif

@@ -44,6 +44,8 @@ void ir_model_free(ir_model *m)
   for (k = 0; k < m->n_helper_notes; k++)
     free(m->helper_notes[k]);
   free(m->helper_notes);
+  free(m->cp_name);
+  free(m->helpers);
   free(m->diags);
   free(m->fields);
   free(m->channels);

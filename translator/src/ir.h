@@ -27,8 +27,30 @@ typedef enum ir_role { IR_ROLE_STATE = 0, IR_ROLE_PARAMETER, IR_ROLE_INTERNAL, I
 
 typedef enum ir_model_kind {
   IR_KIND_NEURON = 0, /* update(Time const&, long, long) */
-  IR_KIND_SYNAPSE     /* send(): not translated yet */
+  IR_KIND_SYNAPSE     /* send( Event&, size_t, const CommonProperties& ) of a Connection< T > template */
 } ir_model_kind;
+
+/*
+ * A synapse model's fields: its own members are per synapse, either state
+ * (send() writes them), per-source state (send() writes them only from the
+ * spike time, common properties, parameters and other per-source state, so
+ * every synapse of one source holds the same value: Kplus_, t_lastspike_) or
+ * parameters (send() only reads them); the common properties class's members
+ * are shared by all synapses of the model.
+ */
+typedef enum ir_syn_role { IR_SYN_STATE = 0, IR_SYN_SOURCE, IR_SYN_PARAMETER, IR_SYN_COMMON } ir_syn_role;
+
+/* What each of a synapse model's methods is. */
+typedef enum ir_syn_method_id {
+  IR_SM_SEND = 0,
+  IR_SM_CTOR,
+  IR_SM_GET,
+  IR_SM_SET,
+  IR_SM_CP_CTOR,
+  IR_SM_CP_GET,
+  IR_SM_CP_SET,
+  IR_SM_COUNT
+} ir_syn_method_id;
 
 typedef struct ir_field {
   char *member;      /* "y3_" */
@@ -38,7 +60,8 @@ typedef struct ir_field {
   ir_type type;
   int array_len;     /* 0 scalar, > 0 fixed array, -1 per receptor (K) */
   char *c_name;      /* "S__y3_": the SoA array's identifier in generated code */
-  int written_in_update; /* parameters written in update() are not specialisable */
+  int written_in_update; /* parameters written in update() are not specialisable; synapses: written by send() */
+  ir_syn_role syn_role;  /* synapse models only */
   CXCursor decl;
 } ir_field;
 
@@ -116,6 +139,16 @@ typedef struct ir_model {
   int n_diags;
   char **helper_notes;     /* host helpers left out (NULL pointer) and why */
   int n_helper_notes;
+  /* IR_KIND_SYNAPSE: fields[0, n_syn_fields) are the synapse's, the rest its common properties' */
+  CXCursor cp_cls;         /* CommonPropertiesType's class */
+  char *cp_name;
+  CXCursor syn_methods[IR_SM_COUNT];
+  int has_syn_method[IR_SM_COUNT];
+  int n_syn_fields;
+  CXCursor *helpers;       /* the model's own methods that send() calls: rendered as functions */
+  int n_helpers;
+  int uses_history;        /* send() reads the target's spike history (STDP) */
+  int transmits_spikes;    /* its ConnTestDummyNode takes SpikeEvents */
 } ir_model;
 
 extern const char *const ir_struct_names[4];

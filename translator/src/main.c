@@ -13,6 +13,7 @@
 #include "emit.h"
 #include "parse.h"
 #include "report.h"
+#include "synapse.h"
 #include "strbuf.h"
 
 #include <dirent.h>
@@ -219,12 +220,12 @@ static int write_atomic(const char *final, const char *text)
   return 0;
 }
 
-static const char *const suffixes[4] = {".cl", "_cpu.c", "_desc.c", "_glue.hpp"};
+static const char *const suffixes[6] = {".cl", "_cpu.c", "_desc.c", "_glue.hpp", "_syn.cl", "_syn.c"};
 
 static void remove_outputs(const char *outdir, const char *name)
 {
   int k;
-  for (k = 0; k < 4; k++) {
+  for (k = 0; k < 6; k++) {
     char *p = xasprintf("%s/%s%s", outdir, name, suffixes[k]);
     unlink(p);
     free(p);
@@ -264,6 +265,41 @@ static int write_model(const char *outdir, ir_model *m, const tr_rendered *r)
     free(tmp[k]);
   }
   for (k = 0; k < 4; k++)
+    sb_free(&t[k]);
+  return rc;
+}
+
+/* A synapse model's two files (<model>_syn.cl, <model>_syn.c); all or none. */
+static int write_synapse(const char *outdir, ir_model *m, const syn_rendered *r)
+{
+  strbuf t[2];
+  char *tmp[2] = {NULL, NULL};
+  int k, rc = 0;
+  for (k = 0; k < 2; k++)
+    sb_init(&t[k]);
+  emit_syn_cl(&t[0], m, r);
+  emit_syn_c(&t[1], m, r, sb_str(&t[0]));
+  for (k = 0; k < 2 && !rc; k++) {
+    char *final = xasprintf("%s/%s%s", outdir, m->name, suffixes[4 + k]);
+    rc = write_temp(final, sb_str(&t[k]), &tmp[k]);
+    free(final);
+  }
+  for (k = 0; k < 2; k++) {
+    if (!tmp[k])
+      continue;
+    if (!rc) {
+      char *final = xasprintf("%s/%s%s", outdir, m->name, suffixes[4 + k]);
+      if (rename(tmp[k], final)) {
+        fprintf(stderr, "error: cannot rename %s: %s\n", tmp[k], strerror(errno));
+        rc = -1;
+      }
+      free(final);
+    }
+    if (rc)
+      unlink(tmp[k]);
+    free(tmp[k]);
+  }
+  for (k = 0; k < 2; k++)
     sb_free(&t[k]);
   return rc;
 }
@@ -427,15 +463,27 @@ int main(int argc, char **argv)
             ir_diag_add(m, 1, t);
             free(t);
           }
-        if (!m->failed)
+        if (m->kind == IR_KIND_SYNAPSE) {
+          syn_rendered sr;
+          if (!translate_synapse(m, &sr) && !m->failed) {
+            if (write_synapse(outdir, m, &sr))
+              runtime_error = 1;
+          } else {
+            remove_outputs(outdir, m->name);
+          }
+          syn_rendered_free(&sr);
+        } else if (!m->failed)
           check_model(m);
-        if (!translate_model(m, &r) && !m->failed) {
+        if (m->kind == IR_KIND_SYNAPSE) {
+          /* done above */
+        } else if (!translate_model(m, &r) && !m->failed) {
           if (write_model(outdir, m, &r))
             runtime_error = 1;
         } else {
           remove_outputs(outdir, m->name);
         }
-        tr_rendered_free(&r);
+        if (m->kind != IR_KIND_SYNAPSE)
+          tr_rendered_free(&r);
         for (d = 0; d < m->n_diags; d++)
           fprintf(stderr, "%s\n", m->diags[d].text);
         all = xrealloc(all, sizeof *all * (size_t)(n_all + 1));
@@ -451,17 +499,20 @@ int main(int argc, char **argv)
   qsort(all, (size_t)n_all, sizeof *all, cmp_model);
   {
     ir_model **ok = xcalloc((size_t)(n_all ? n_all : 1), sizeof *ok);
-    int n_ok = 0;
+    ir_model **ok_syn = xcalloc((size_t)(n_all ? n_all : 1), sizeof *ok_syn);
+    int n_ok = 0, n_ok_syn = 0;
     strbuf b;
     char *reg = xasprintf("%s/nestcl_models.c", outdir);
     for (k = 0; k < n_all; k++) {
       if (all[k]->failed)
         failed++;
+      else if (all[k]->kind == IR_KIND_SYNAPSE)
+        ok_syn[n_ok_syn++] = all[k];
       else
         ok[n_ok++] = all[k];
     }
     sb_init(&b);
-    emit_registry(&b, ok, n_ok);
+    emit_registry(&b, ok, n_ok, ok_syn, n_ok_syn);
     if (write_atomic(reg, sb_str(&b)))
       runtime_error = 1;
     sb_free(&b);
@@ -488,6 +539,7 @@ int main(int argc, char **argv)
       sb_free(&b);
     }
     free(ok);
+    free(ok_syn);
   }
 
   for (k = 0; k < units.n; k++)

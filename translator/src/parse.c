@@ -158,6 +158,9 @@ int cursor_refers_to(CXCursor root, CXCursor decl)
   return rf.hit;
 }
 
+/* NEST's synapse base class template. */
+static int is_connection_base_name(const char *name) { return !strcmp(name, "Connection"); }
+
 int parse_text_declares_model(const char *t)
 {
   /* Looks for "public <Base>" with a node base; comments may match too, which
@@ -177,7 +180,9 @@ int parse_text_declares_model(const char *t)
     while ((isalnum((unsigned char)*q) || *q == '_') && k + 1 < sizeof id)
       id[k++] = *q++;
     id[k] = 0;
-    if (k && is_node_base_name(id))
+    while (isspace((unsigned char)*q))
+      q++;
+    if (k && (is_node_base_name(id) || (is_connection_base_name(id) && *q == '<')))
       return 1;
   }
   return 0;
@@ -210,7 +215,9 @@ static CXCursor direct_node_base(CXCursor cls, char **base_name);
 typedef struct base_find {
   CXCursor found;
   char *name;
+  int (*accept)(const char *name);
 } base_find;
+
 
 static enum CXChildVisitResult visit_bases(CXCursor c, CXCursor parent, CXClientData data)
 {
@@ -234,7 +241,7 @@ static enum CXChildVisitResult visit_bases(CXCursor c, CXCursor parent, CXClient
           name[strlen(name) - 1] = 0;
       }
     }
-    if (is_node_base_name(name) && clang_Cursor_isNull(bf->found)) {
+    if (bf->accept(name) && clang_Cursor_isNull(bf->found)) {
       bf->found = c;
       bf->name = name;
     } else {
@@ -244,17 +251,23 @@ static enum CXChildVisitResult visit_bases(CXCursor c, CXCursor parent, CXClient
   return CXChildVisit_Continue;
 }
 
-static CXCursor direct_node_base(CXCursor cls, char **base_name)
+static CXCursor direct_base(CXCursor cls, int (*accept)(const char *), char **base_name)
 {
   base_find bf;
   bf.found = clang_getNullCursor();
   bf.name = NULL;
+  bf.accept = accept;
   clang_visitChildren(cls, visit_bases, &bf);
   if (base_name)
     *base_name = bf.name;
   else
     free(bf.name);
   return bf.found;
+}
+
+static CXCursor direct_node_base(CXCursor cls, char **base_name)
+{
+  return direct_base(cls, is_node_base_name, base_name);
 }
 
 static int struct_index(const char *name)
@@ -493,9 +506,51 @@ static int param_type_name_is(CXCursor fn, int arg, const char *name)
   return r;
 }
 
+static int same_decl(CXCursor a, CXCursor b)
+{
+  return !clang_Cursor_isNull(a) && !clang_Cursor_isNull(b) &&
+         clang_equalCursors(clang_getCanonicalCursor(a), clang_getCanonicalCursor(b));
+}
+
+/* A synapse model's methods: its own (send, constructor, get/set_status) and its common properties'. */
+static void note_syn_method(ir_model *m, CXCursor c)
+{
+  CXCursor parent = clang_getCursorSemanticParent(c);
+  char *name = cursor_spelling(c);
+  int nargs = clang_Cursor_getNumArguments(c);
+  int id = -1;
+  int ctor = clang_getCursorKind(c) == CXCursor_Constructor;
+  if (same_decl(parent, m->cls)) {
+    if (!strcmp(name, "send") && nargs == 3)
+      id = IR_SM_SEND;
+    else if (ctor && nargs == 0)
+      id = IR_SM_CTOR;
+    else if (!strcmp(name, "get_status") && nargs == 1)
+      id = IR_SM_GET;
+    else if (!strcmp(name, "set_status") && nargs == 2)
+      id = IR_SM_SET;
+  } else if (same_decl(parent, m->cp_cls)) {
+    if (ctor && nargs == 0)
+      id = IR_SM_CP_CTOR;
+    else if (!strcmp(name, "get_status") && nargs == 1)
+      id = IR_SM_CP_GET;
+    else if (!strcmp(name, "set_status") && nargs == 2)
+      id = IR_SM_CP_SET;
+  }
+  free(name);
+  if (id >= 0 && !m->has_syn_method[id]) {
+    m->syn_methods[id] = c;
+    m->has_syn_method[id] = 1;
+  }
+}
+
 /* Classifies a method or constructor definition of the model or its structs. */
 static void note_method(ir_model *m, CXCursor c)
 {
+  if (m->kind == IR_KIND_SYNAPSE) {
+    note_syn_method(m, c);
+    return;
+  }
   CXCursor parent = clang_getCanonicalCursor(clang_getCursorSemanticParent(c));
   char *name = cursor_spelling(c);
   int nargs = clang_Cursor_getNumArguments(c);
@@ -555,6 +610,82 @@ static enum CXChildVisitResult visit_class(CXCursor c, CXCursor parent, CXClient
   return CXChildVisit_Continue;
 }
 
+/* A member of a synapse class or of its common properties class: a field (scalar only). */
+static void add_syn_field(ir_model *m, CXCursor c, const char *owner, ir_syn_role role)
+{
+  ir_type ty;
+  char *member = cursor_spelling(c);
+  if (!scalar_type(clang_getCursorType(c), &ty)) {
+    char *tn = type_decl_name(clang_getCursorType(c));
+    char *msg = xasprintf("member '%s::%s' of type '%s' is not supported on the device (only scalar members of a "
+                          "synapse and its common properties map to the SoA layout)", owner, member, *tn ? tn : "?");
+    add_diag_at(m, c, 1, msg);
+    free(msg);
+    free(tn);
+    free(member);
+    return;
+  }
+  ir_field *f = ir_add_field(m);
+  f->member = member;
+  f->struct_name = xstrdup(owner);
+  f->role = role == IR_SYN_COMMON ? IR_ROLE_PARAMETER : IR_ROLE_STATE;
+  f->syn_role = role;
+  f->type = ty;
+  f->decl = c;
+}
+
+/* Whether the connection's test node accepts SpikeEvents: handles_test_event( SpikeEvent&, size_t ). */
+static enum CXChildVisitResult visit_test_node(CXCursor c, CXCursor parent, CXClientData data)
+{
+  int *spikes = data;
+  char *n = cursor_spelling(c);
+  (void)parent;
+  if (clang_getCursorKind(c) == CXCursor_CXXMethod && !strcmp(n, "handles_test_event") &&
+      clang_Cursor_getNumArguments(c) == 2 && param_type_name_is(c, 0, "SpikeEvent"))
+    *spikes = 1;
+  free(n);
+  return CXChildVisit_Continue;
+}
+
+/* The synapse class template: its fields, CommonPropertiesType and in-class methods. */
+static enum CXChildVisitResult visit_syn_class(CXCursor c, CXCursor parent, CXClientData data)
+{
+  ir_model *m = data;
+  enum CXCursorKind kind = clang_getCursorKind(c);
+  (void)parent;
+  if ((kind == CXCursor_ClassDecl || kind == CXCursor_StructDecl) && clang_isCursorDefinition(c)) {
+    char *n = cursor_spelling(c);
+    if (!strcmp(n, "ConnTestDummyNode"))
+      clang_visitChildren(c, visit_test_node, &m->transmits_spikes);
+    free(n);
+  } else if (kind == CXCursor_FieldDecl) {
+    add_syn_field(m, c, m->name, IR_SYN_STATE);
+  } else if (kind == CXCursor_TypedefDecl || kind == CXCursor_TypeAliasDecl) {
+    char *n = cursor_spelling(c);
+    if (!strcmp(n, "CommonPropertiesType")) {
+      CXType ut = clang_getTypedefDeclUnderlyingType(c);
+      m->cp_cls = clang_getTypeDeclaration(clang_getCanonicalType(ut));
+      m->cp_name = cursor_spelling(m->cp_cls);
+    }
+    free(n);
+  } else if ((kind == CXCursor_CXXMethod || kind == CXCursor_Constructor) && clang_isCursorDefinition(c)) {
+    note_syn_method(m, c);
+  }
+  return CXChildVisit_Continue;
+}
+
+static enum CXChildVisitResult visit_cp_fields(CXCursor c, CXCursor parent, CXClientData data)
+{
+  ir_model *m = data;
+  (void)parent;
+  if (clang_getCursorKind(c) == CXCursor_FieldDecl)
+    add_syn_field(m, c, m->cp_name, IR_SYN_COMMON);
+  else if ((clang_getCursorKind(c) == CXCursor_CXXMethod || clang_getCursorKind(c) == CXCursor_Constructor) &&
+           clang_isCursorDefinition(c))
+    note_syn_method(m, c);
+  return CXChildVisit_Continue;
+}
+
 static enum CXChildVisitResult visit_top(CXCursor c, CXCursor parent, CXClientData data)
 {
   walk *w = data;
@@ -598,6 +729,29 @@ static enum CXChildVisitResult visit_top(CXCursor c, CXCursor parent, CXClientDa
       w->out->models[w->out->n_models++] = m;
     }
     free(base);
+    return CXChildVisit_Continue;
+  }
+  if (kind == CXCursor_ClassTemplate && clang_isCursorDefinition(c) &&
+      !clang_Cursor_isNull(direct_base(c, is_connection_base_name, NULL))) {
+    char *name = cursor_spelling(c);
+    ir_model *m = ir_model_new(name);
+    free(name);
+    m->kind = IR_KIND_SYNAPSE;
+    m->cls = c;
+    m->tu = &w->out->tu;
+    m->source_file = xstrdup(w->unit->source);
+    m->header_file = w->unit->header ? xstrdup(w->unit->header) : NULL;
+    clang_visitChildren(c, visit_syn_class, m);
+    m->n_syn_fields = m->n_fields;
+    if (!clang_Cursor_isNull(m->cp_cls)) {
+      char *cpn = cursor_spelling(m->cp_cls);
+      /* NEST's CommonSynapseProperties itself carries nothing send() reads (weight recorder, volume transmitter) */
+      if (strcmp(cpn, "CommonSynapseProperties"))
+        clang_visitChildren(m->cp_cls, visit_cp_fields, m);
+      free(cpn);
+    }
+    w->out->models = xrealloc(w->out->models, sizeof *w->out->models * (size_t)(w->out->n_models + 1));
+    w->out->models[w->out->n_models++] = m;
     return CXChildVisit_Continue;
   }
   if (kind == CXCursor_ClassTemplate) {
@@ -733,6 +887,29 @@ static void finish_model(ir_model *m)
 {
   int k, fixed = 0, kk = 0;
   static const char *const prefix[4] = {"S__", "P__", "V__", "B__"};
+  if (m->kind == IR_KIND_SYNAPSE) {
+    /* The generated send() and host helpers reach fields through these two pointers. */
+    for (k = 0; k < m->n_fields; k++)
+      m->fields[k].c_name = xasprintf("%s->%s", k < m->n_syn_fields ? "nestcl_self" : "nestcl_cp", m->fields[k].member);
+    if (!m->has_syn_method[IR_SM_SEND]) {
+      char *msg = xasprintf("synapse '%s' is not supported on the device (no definition of send( Event&, size_t, "
+                            "const CommonPropertiesType& ) in its files)", m->name);
+      add_diag_at(m, m->cls, 1, msg);
+      free(msg);
+    }
+    if (!m->transmits_spikes) {
+      char *msg = xasprintf("connection '%s' is not supported on the device (its ConnTestDummyNode does not take "
+                            "SpikeEvents: it transmits another event type, and the device delivers spikes only)", m->name);
+      add_diag_at(m, m->cls, 1, msg);
+      free(msg);
+    }
+    if (clang_Cursor_isNull(m->cp_cls)) {
+      char *msg = xasprintf("synapse '%s' is not supported on the device (it declares no CommonPropertiesType)", m->name);
+      add_diag_at(m, m->cls, 1, msg);
+      free(msg);
+    }
+    return;
+  }
   if (clang_getCursorKind(m->cls) == CXCursor_ClassTemplate)
     return;
   for (k = 0; k < 4; k++) {
@@ -779,6 +956,13 @@ static void finish_model(ir_model *m)
     free(msg);
   }
   (void)strip_kind_is;
+}
+
+void parse_note_nest_names(ir_model *m, CXCursor fn)
+{
+  getter_walk gw;
+  gw.m = m;
+  clang_visitChildren(fn, visit_getter, &gw);
 }
 
 /* FNV-1a 64 over the model's files: names the exact source a file came from. */

@@ -29,6 +29,9 @@ void parse_free(tr_parsed *p);
 /* Disposes the translation unit but keeps the models for the report (their cursors become invalid). */
 void parse_release_tu(tr_parsed *p);
 
+/* NEST names of fields from a get()/get_status() body: `d[ names::X ] = member;`, `def( d, names::X, member )`. */
+void parse_note_nest_names(ir_model *m, CXCursor fn);
+
 /* Whether text declares a class deriving directly from a NEST node base (cheap pre-filter). */
 int parse_text_declares_model(const char *text);
 

@@ -39,6 +39,7 @@ void report_json(strbuf *b, ir_model *const *models, int n)
     sb_puts(b, j ? ",\n    {" : "\n    {");
     sb_puts(b, "\"name\": ");
     json_str(b, m->name);
+    sb_printf(b, ", \"kind\": \"%s\"", m->kind == IR_KIND_SYNAPSE ? "synapse" : "neuron");
     sb_puts(b, ", \"source\": ");
     json_str(b, ir_input_name(m->source_file));
     sb_printf(b, ", \"status\": \"%s\"", m->failed ? "cpu-only" : "translated");

@@ -49,6 +49,7 @@ struct rw_ctx {
   int depth;
   char label[64]; /* RW_SET: where a return statement goes */
   char *lag_var;  /* RW_UPDATE: the variable of the lag loop (for random draws) */
+  CXCursor target_var; /* RW_SEND: the local that holds get_target( t ) */
   int rng_sites;  /* random draws rendered so far: each call site gets its own stream */
 };
 
@@ -85,6 +86,7 @@ rw_ctx *rw_new(ir_model *m, rw_mode mode, CXCursor fn, int fatal)
   c->fn = fn;
   c->fatal = fatal;
   c->used = xcalloc((size_t)(m->n_fields ? m->n_fields : 1), 1);
+  c->target_var = clang_getNullCursor();
   if (mode == RW_UPDATE && clang_Cursor_getNumArguments(fn) == 3) {
     lag_find lf;
     lf.to = clang_Cursor_getArgument(fn, 2);
@@ -272,7 +274,7 @@ static int is_model_scope(rw_ctx *c, CXCursor decl)
   for (k = 0; k < 4; k++)
     if (!clang_Cursor_isNull(c->m->structs[k]) && clang_equalCursors(p, clang_getCanonicalCursor(c->m->structs[k])))
       return 1;
-  return 0;
+  return !clang_Cursor_isNull(c->m->cp_cls) && clang_equalCursors(p, clang_getCanonicalCursor(c->m->cp_cls));
 }
 
 static char *decl_name_of_type(CXType t)
@@ -315,8 +317,10 @@ static void emit_field(rw_ctx *c, CXCursor at, int fi, const char *idx, strbuf *
     free(what);
     return;
   }
-  if (c->mode == RW_SET && f->array_len == 0) {
-    /* set_status() works on copies of the slot's scalars (NEST's ptmp/stmp). */
+  if ((c->mode == RW_SET || c->mode == RW_SEND || c->m->kind == IR_KIND_SYNAPSE) && f->array_len == 0) {
+    /* set_status() works on copies of the slot's scalars (NEST's ptmp/stmp); a
+     * synapse's send() on its own copy of the synapse (nestcl_self->x) and the
+     * common properties (nestcl_cp->x). */
     sb_puts(out, f->c_name);
     return;
   }
@@ -352,9 +356,49 @@ static CXCursor member_base(CXCursor call)
   return r;
 }
 
-static int callee_named(CXCursor call, const char *name)
+/*
+ * The name of what a call calls. A call whose callee depends on a template
+ * parameter (get_target( t ) through ConnectionBase in a synapse template)
+ * has no callee of its own: its name is that of the overload set its first
+ * child refers to.
+ */
+static char *call_name(CXCursor call)
 {
   char *n = cursor_spelling(call);
+  if (*n)
+    return n;
+  free(n);
+  cursor_kids k = cursor_children(call);
+  n = xstrdup("");
+  if (k.n >= 1) {
+    CXCursor r = clang_getCursorReferenced(k.c[0]);
+    if (!clang_Cursor_isNull(r)) {
+      free(n);
+      n = cursor_spelling(r);
+    }
+  }
+  if (k.n >= 1 && !*n) {
+    /* Base::f( ... ) in a template names a dependent member: its last identifier token */
+    CXTranslationUnit tu = clang_Cursor_getTranslationUnit(k.c[0]);
+    CXToken *toks = NULL;
+    unsigned nt = 0;
+    clang_tokenize(tu, clang_getCursorExtent(k.c[0]), &toks, &nt);
+    if (nt && clang_getTokenKind(toks[nt - 1]) == CXToken_Identifier) {
+      CXString ts = clang_getTokenSpelling(tu, toks[nt - 1]);
+      free(n);
+      n = xstrdup(clang_getCString(ts));
+      clang_disposeString(ts);
+    }
+    if (toks)
+      clang_disposeTokens(tu, toks, nt);
+  }
+  free(k.c);
+  return n;
+}
+
+static int callee_named(CXCursor call, const char *name)
+{
+  char *n = call_name(call);
   int r = !strcmp(n, name);
   free(n);
   return r;
@@ -667,7 +711,7 @@ static int call_math(rw_ctx *c, const call_info *ci, strbuf *out)
   rt = clang_getCanonicalType(rt);
   rts = xstrdup(rt.kind == CXType_Double ? "double" : rt.kind == CXType_Long ? "long" : rt.kind == CXType_Int ? "int"
                 : "other");
-  const int portable = c->mode == RW_UPDATE && me->portable;
+  const int portable = (c->mode == RW_UPDATE || c->mode == RW_SEND) && me->portable;
   if (me->transcendental && !portable)
     c->transcendental = 1;
   if (me->kind == MATH_CONST) {
@@ -971,12 +1015,292 @@ static int call_unknown(rw_ctx *c, const call_info *ci, strbuf *out)
   return 1;
 }
 
+/* ---- calls in a synapse's send(): one rule per construct ---- */
+
+/* Whether a type (through references) is NEST's history iterator, std::deque< histentry >::iterator. */
+static int is_history_iterator(CXType t)
+{
+  CXString s;
+  int r;
+  if (t.kind == CXType_LValueReference || t.kind == CXType_RValueReference)
+    t = clang_getPointeeType(t);
+  s = clang_getTypeSpelling(clang_getCanonicalType(t));
+  r = strstr(clang_getCString(s), "histentry") != NULL && strstr(clang_getCString(s), "iterator") != NULL;
+  clang_disposeString(s);
+  return r;
+}
+
+/* A variable (local or parameter) that cur refers to, searched below cur (cur included), or a null cursor. */
+static CXCursor referenced_var(CXCursor cur)
+{
+  cursor_kids stack;
+  CXCursor found = clang_getNullCursor();
+  stack.c = xcalloc(1, sizeof *stack.c);
+  stack.c[0] = cur;
+  stack.n = 1;
+  while (stack.n && clang_Cursor_isNull(found)) {
+    CXCursor x = stack.c[--stack.n];
+    if (clang_getCursorKind(x) == CXCursor_DeclRefExpr) {
+      CXCursor r = clang_getCursorReferenced(x);
+      if (clang_getCursorKind(r) == CXCursor_VarDecl || clang_getCursorKind(r) == CXCursor_ParmDecl)
+        found = r;
+    } else {
+      cursor_append_children(&stack, x);
+    }
+  }
+  free(stack.c);
+  return found;
+}
+
+/* Whether a call's object is the synapse's target: the local holding get_target( t ), or that call. */
+static int base_is_target(rw_ctx *c, CXCursor base)
+{
+  CXCursor b = cursor_strip(base);
+  if (clang_Cursor_isNull(b))
+    return 0;
+  if (!clang_Cursor_isNull(find_call_below(b, "get_target")))
+    return 1; /* get_target( t ), *get_target( t ) */
+  CXCursor v = referenced_var(b);
+  return !clang_Cursor_isNull(v) && !clang_Cursor_isNull(c->target_var) &&
+         clang_equalCursors(clang_getCanonicalCursor(v), clang_getCanonicalCursor(c->target_var));
+}
+
+/* e.get_stamp().get_ms(): the presynaptic spike's time stamp. */
+static int call_spike_time(rw_ctx *c, const call_info *ci, strbuf *out)
+{
+  (void)c;
+  CXCursor b = cursor_strip(ci->base);
+  if (!name_is(ci, "get_ms") || clang_Cursor_isNull(b) || clang_getCursorKind(b) != CXCursor_CallExpr ||
+      !callee_named(b, "get_stamp"))
+    return 0;
+  sb_puts(out, "nestcl_env->t_spike");
+  return 1;
+}
+
+/* What the synapse's base class and the connection manager give send(). */
+static int call_connection_base(rw_ctx *c, const call_info *ci, strbuf *out)
+{
+  static const struct {
+    const char *name, *text;
+  } base[] = {
+    {"get_delay", "nestcl_env->delay_ms"},
+    {"get_delay_steps", "nestcl_env->delay_steps"},
+    {"get_rport", "nestcl_env->rport"},
+    {"get_stdp_eps", "nestcl_env->eps"},
+  };
+  (void)c;
+  if (ci->nargs != 0)
+    return 0;
+  for (size_t k = 0; k < sizeof base / sizeof *base; k++)
+    if (name_is(ci, base[k].name)) {
+      sb_puts(out, base[k].text);
+      return 1;
+    }
+  return 0;
+}
+
+/* target->get_history( t1, t2, &start, &finish ) and target->get_K_value( t ): the device's spike history. */
+static int call_target_history(rw_ctx *c, const call_info *ci, strbuf *out)
+{
+  int k;
+  if (!((name_is(ci, "get_history") && ci->nargs == 4) || (name_is(ci, "get_K_value") && ci->nargs == 1)))
+    return 0;
+  if (!base_is_target(c, ci->base)) {
+    error_at(c, ci->cur, "a spike history other than the target's", "only the synapse's target is on the device");
+    return 1;
+  }
+  c->m->uses_history = 1;
+  if (ci->nargs == 4) {
+    sb_puts(out, "nestcl_hist_get_history(nestcl_env->hist, nestcl_env->target, ");
+    for (k = 0; k < 4; k++) {
+      if (k)
+        sb_puts(out, ", ");
+      render_arg(c, ci->cur, k, out);
+      if (k == 1)
+        sb_puts(out, ", nestcl_env->eps");
+    }
+    sb_putc(out, ')');
+  } else {
+    sb_puts(out, "nestcl_hist_get_K_value(nestcl_env->hist, nestcl_env->target, ");
+    render_arg(c, ci->cur, 0, out);
+    sb_puts(out, ", nestcl_env->tau_minus_inv, nestcl_env->eps, nestcl_env->fused)");
+  }
+  return 1;
+}
+
+/* The event's setters and e(): the weight the spike carries to the target's ring. */
+static int call_event_send(rw_ctx *c, const call_info *ci, strbuf *out)
+{
+  const int on_event = strstr(ci->cls, "Event") != NULL;
+  if (!on_event)
+    return 0;
+  if (name_is(ci, "operator()") && ci->nargs <= 1) {
+    sb_puts(out, "(nestcl_emitted = 1)");
+    return 1;
+  }
+  if (name_is(ci, "set_weight") && ci->nargs == 1) {
+    sb_puts(out, "(*nestcl_w = (");
+    render_arg(c, ci->cur, 0, out);
+    sb_puts(out, "))");
+    return 1;
+  }
+  if (name_is(ci, "set_receiver") && ci->nargs == 1) {
+    CXCursor a = cursor_strip(clang_Cursor_getArgument(ci->cur, 0));
+    if (!base_is_target(c, a))
+      error_at(c, ci->cur, "a receiver other than the synapse's target", "the device delivers to the target only");
+    else
+      sb_puts(out, "((void)0) /* the receiver is the synapse's target */");
+    return 1;
+  }
+  if ((name_is(ci, "set_delay_steps") || name_is(ci, "set_rport")) && ci->nargs == 1) {
+    CXCursor a = cursor_strip(clang_Cursor_getArgument(ci->cur, 0));
+    const char *own = name_is(ci, "set_rport") ? "get_rport" : "get_delay_steps";
+    if (clang_getCursorKind(a) != CXCursor_CallExpr || !callee_named(a, own)) {
+      char *what = xasprintf("%s() with a value other than the synapse's %s()", ci->name, own);
+      error_at(c, ci->cur, what, "the device delivers with the synapse's own delay and rport");
+      free(what);
+    } else {
+      sb_printf(out, "((void)0) /* %s: the synapse's own */", ci->name);
+    }
+    return 1;
+  }
+  if (name_is(ci, "get_multiplicity") && ci->nargs == 0) {
+    sb_puts(out, "nestcl_env->multiplicity");
+    return 1;
+  }
+  return 0;
+}
+
+/* start != finish, ++start, start++ on history iterators: the iterators are entry positions. */
+static int call_history_iterator(rw_ctx *c, const call_info *ci, strbuf *out)
+{
+  int k;
+  if (!(name_is(ci, "operator!=") || name_is(ci, "operator==") || name_is(ci, "operator++") ||
+        name_is(ci, "operator--")))
+    return 0;
+  if (ci->nargs < 1 || !is_history_iterator(clang_getCursorType(clang_Cursor_getArgument(ci->cur, 0))))
+    return 0;
+  for (k = 0; k < ci->nargs; k++) {
+    CXCursor a = cursor_strip(clang_Cursor_getArgument(ci->cur, (unsigned)k));
+    enum CXCursorKind ak = clang_getCursorKind(a);
+    if (ak != CXCursor_DeclRefExpr && ak != CXCursor_IntegerLiteral) {
+      error_at(c, ci->cur, "this iterator expression", "history iterators are only compared and stepped");
+      return 1;
+    }
+  }
+  CXFile f;
+  unsigned b, e;
+  size_t size;
+  const char *t;
+  if (cursor_offsets(ci->cur, &f, &b, &e) || !(t = file_text(c, f, &size)) || e > size)
+    return 0;
+  sb_putn(out, t + b, e - b); /* the same text on positions */
+  return 1;
+}
+
+/* std::exp and std::pow: glibc's, bit for bit (nestcl_libm.h), in the variant the host runs. */
+static int call_libm(rw_ctx *c, const call_info *ci, strbuf *out)
+{
+  const int is_exp = (!strcmp(ci->qname, "std::exp") || !strcmp(ci->qname, "exp")) && ci->nargs == 1;
+  const int is_pow = (!strcmp(ci->qname, "std::pow") || !strcmp(ci->qname, "pow")) && ci->nargs == 2;
+  if (!is_exp && !is_pow)
+    return 0;
+  sb_puts(out, is_exp ? "nestcl_libm_exp(" : "nestcl_libm_pow(");
+  render_arg(c, ci->cur, 0, out);
+  if (is_pow) {
+    sb_puts(out, ", ");
+    render_arg(c, ci->cur, 1, out);
+  }
+  sb_puts(out, ", nestcl_env->fused)");
+  return 1;
+}
+
+/* Whether a parameter's type is the synapse's common properties class. */
+static int is_cp_param(rw_ctx *c, CXCursor parm)
+{
+  CXType t = clang_getCursorType(parm);
+  if (t.kind == CXType_LValueReference || t.kind == CXType_RValueReference)
+    t = clang_getPointeeType(t);
+  CXCursor d = clang_getTypeDeclaration(clang_getCanonicalType(t));
+  return !clang_Cursor_isNull(c->m->cp_cls) && !clang_Cursor_isNull(d) &&
+         clang_equalCursors(clang_getCanonicalCursor(d), clang_getCanonicalCursor(c->m->cp_cls));
+}
+
+/* The generated function name of a synapse helper. */
+static void helper_name(rw_ctx *c, CXCursor method, strbuf *out)
+{
+  char *n = cursor_spelling(method);
+  sb_printf(out, "nestcl_syn_%s_%s", c->m->name, n);
+  free(n);
+}
+
+/* facilitate_( w, k, cp ): the model's own methods become functions (synapse_helpers), called with the synapse. */
+static int call_syn_helper(rw_ctx *c, const call_info *ci, strbuf *out)
+{
+  int k, j;
+  if (ci->ck != CXCursor_CXXMethod || !is_model_scope(c, clang_getCursorSemanticParent(ci->callee)) ||
+      clang_CXXMethod_isVirtual(ci->callee) || clang_CXXMethod_isStatic(ci->callee))
+    return 0;
+  CXCursor def = clang_getCursorDefinition(ci->callee);
+  if (clang_Cursor_isNull(def) || clang_Cursor_isNull(rw_body_of(def))) {
+    char *what = xasprintf("call to '%s'", ci->qname);
+    error_at(c, ci->cur, what, "its definition is not in the model's files");
+    free(what);
+    return 1;
+  }
+  for (j = 0; j < c->m->n_helpers; j++)
+    if (clang_equalCursors(clang_getCanonicalCursor(c->m->helpers[j]), clang_getCanonicalCursor(def)))
+      break;
+  if (j == c->m->n_helpers) {
+    c->m->helpers = xrealloc(c->m->helpers, sizeof *c->m->helpers * (size_t)(c->m->n_helpers + 1));
+    c->m->helpers[c->m->n_helpers++] = def;
+  }
+  helper_name(c, def, out);
+  sb_puts(out, "(nestcl_self, nestcl_cp, nestcl_env, nestcl_w");
+  for (k = 0; k < ci->nargs; k++) {
+    if (k < clang_Cursor_getNumArguments(def) && is_cp_param(c, clang_Cursor_getArgument(def, (unsigned)k)))
+      continue; /* the common properties travel as nestcl_cp */
+    sb_puts(out, ", ");
+    render_arg(c, ci->cur, k, out);
+  }
+  sb_putc(out, ')');
+  return 1;
+}
+
+/* A synapse's ConnectionBase::set_status( d, cm ) and CommonSynapseProperties::set_status: delay and
+ * weight recorder are the engine's. */
+static int call_base_status(rw_ctx *c, const call_info *ci, strbuf *out)
+{
+  if (c->m->kind != IR_KIND_SYNAPSE || !name_is(ci, "set_status") || ci->nargs != 2)
+    return 0;
+  sb_puts(out, "((void)0) /* the base's keys (delay) are the engine's */");
+  return 1;
+}
+
+/* get_target( t ) anywhere but in the target's declaration and the event's receiver. */
+static int call_get_target(rw_ctx *c, const call_info *ci, strbuf *out)
+{
+  (void)out;
+  if (!name_is(ci, "get_target"))
+    return 0;
+  error_at(c, ci->cur, "this use of get_target()", "the target is only read through its spike history and receives the event");
+  return 1;
+}
+
 /* In order: the first rule that takes a call translates it; the last two refuse what nothing took. */
 static const call_rule call_rules[] = {
   {"subscript", RW_ANY, call_subscript},
   {"per-receptor size()/empty()", RW_ANY, call_receptor_count},
   {"Time::get_resolution().get_ms()", RW_ANY, call_resolution_ms},
   {"get_steps()", RW_ANY, call_get_steps},
+  {"spike time stamp", RW_BIT(RW_SEND), call_spike_time},
+  {"delay, rport, stdp_eps", RW_BIT(RW_SEND), call_connection_base},
+  {"target's spike history", RW_BIT(RW_SEND), call_target_history},
+  {"event setters and e()", RW_BIT(RW_SEND), call_event_send},
+  {"history iterator", RW_BIT(RW_SEND), call_history_iterator},
+  {"glibc exp and pow", RW_BIT(RW_SEND), call_libm},
+  {"synapse helper", RW_BIT(RW_SEND), call_syn_helper},
+  {"get_target", RW_BIT(RW_SEND), call_get_target},
   {"Time::delay_ms_to_steps", RW_BIT(RW_PRERUN), call_delay_ms_to_steps},
   {"math", RW_ANY, call_math},
   {"RingBuffer::get_value", RW_BIT(RW_UPDATE), call_ring_get_value},
@@ -990,6 +1314,7 @@ static const call_rule call_rules[] = {
   {"handler add_value", RW_ROUTES, call_route_add_value},
   {"event getter", RW_ROUTES, call_event_getter},
   {"logger init / per-receptor storage", RW_HOST_INIT, call_host_storage},
+  {"synapse base set_status", RW_BIT(RW_SET), call_base_status},
   {"update_value_param", RW_BIT(RW_SET), call_update_value_param},
   {"update_value", RW_BIT(RW_SET), call_update_value},
   {"model getter", RW_ANY, call_model_getter},
@@ -1008,7 +1333,7 @@ static int handle_call(rw_ctx *c, CXCursor cur, strbuf *out)
   cls = cursor_spelling(clang_getCursorSemanticParent(ci.callee));
   if (!*name) {
     free(name);
-    name = cursor_spelling(cur);
+    name = call_name(cur);
   }
   ci.name = name;
   ci.qname = qname;
@@ -1675,9 +2000,122 @@ static int node_unsupported(rw_ctx *c, const node_info *ni, strbuf *out)
   return 0;
 }
 
+/* ---- a synapse's send(): declarations, history entries, references, return ---- */
+
+/* Node* target = get_target( t ): the target is nestcl_env->target; iterators become entry positions. */
+static int node_send_declstmt(rw_ctx *c, const node_info *ni, strbuf *out)
+{
+  cursor_kids ch = cursor_children(ni->cur);
+  int done = 0;
+  if (ch.n >= 1 && clang_getCursorKind(ch.c[0]) == CXCursor_VarDecl) {
+    CXCursor v = ch.c[0];
+    CXType ty = clang_getCursorType(v);
+    char *vn = cursor_spelling(v);
+    if (ch.n == 1 && ty.kind == CXType_Pointer && !clang_Cursor_isNull(find_call_below(v, "get_target"))) {
+      c->target_var = v;
+      sb_printf(out, "/* %s: the synapse's target, nestcl_env->target */", vn);
+      done = 1;
+    } else if (is_history_iterator(ty)) {
+      int k;
+      sb_puts(out, "nestcl_u32 ");
+      for (k = 0; k < ch.n; k++) {
+        char *n = cursor_spelling(ch.c[k]);
+        sb_printf(out, "%s%s = 0u", k ? ", " : "", n);
+        free(n);
+      }
+      sb_putc(out, ';');
+      done = 1;
+    }
+    free(vn);
+  }
+  free(ch.c);
+  return done;
+}
+
+/* it->t_, it->Kminus_, it->Kminus_triplet_ of a history entry: the ring's entry at that position. */
+static int node_history_entry(rw_ctx *c, const node_info *ni, strbuf *out)
+{
+  static const struct {
+    const char *member, *fn;
+  } entry[] = {{"t_", "nestcl_hist_t"}, {"Kminus_", "nestcl_hist_kminus"}, {"Kminus_triplet_", "nestcl_hist_kminus_triplet"}};
+  CXCursor ref = clang_getCursorReferenced(ni->cur);
+  char *cls = cursor_spelling(clang_getCursorSemanticParent(ref));
+  int is_entry = !strcmp(cls, "histentry");
+  free(cls);
+  if (!is_entry)
+    return 0;
+  char *mn = cursor_spelling(ref);
+  cursor_kids ch = cursor_children(ni->cur);
+  CXCursor it = ch.n >= 1 ? referenced_var(ch.c[0]) : clang_getNullCursor();
+  free(ch.c);
+  size_t k;
+  for (k = 0; k < sizeof entry / sizeof *entry; k++)
+    if (!strcmp(mn, entry[k].member))
+      break;
+  if (k == sizeof entry / sizeof *entry || clang_Cursor_isNull(it) || !is_history_iterator(clang_getCursorType(it))) {
+    char *what = xasprintf("history entry member '%s'", mn);
+    error_at(c, ni->cur, what, "only t_, Kminus_ and Kminus_triplet_ of an entry reached through an iterator are read");
+    free(what);
+  } else {
+    char *itn = cursor_spelling(it);
+    sb_printf(out, "%s(nestcl_env->hist, nestcl_env->target, %s)", entry[k].fn, itn);
+    free(itn);
+  }
+  free(mn);
+  return 1;
+}
+
+/* The target, the event and the common properties only appear through what the rules above translate. */
+static int ref_send_object(rw_ctx *c, const node_info *ni, strbuf *out)
+{
+  (void)out;
+  CXCursor ref = clang_getCursorReferenced(ni->cur);
+  if (!clang_Cursor_isNull(c->target_var) &&
+      clang_equalCursors(clang_getCanonicalCursor(ref), clang_getCanonicalCursor(c->target_var))) {
+    error_at(c, ni->cur, "this use of the target", "the target is only read through its spike history and receives the event");
+    return 1;
+  }
+  if (clang_getCursorKind(ref) != CXCursor_ParmDecl)
+    return 0;
+  if (is_cp_param(c, ref)) {
+    error_at(c, ni->cur, "this use of the common properties", "only their members are read");
+    return 1;
+  }
+  char *tn = decl_name_of_type(clang_getCursorType(ref));
+  int is_event = strstr(tn, "Event") != NULL;
+  free(tn);
+  if (is_event) {
+    error_at(c, ni->cur, "this use of the event", "only its time stamp, multiplicity, setters and e() are translated");
+    return 1;
+  }
+  return 0;
+}
+
+/* send()'s return true: whether the event was sent. Helpers return their values. */
+static int node_send_return(rw_ctx *c, const node_info *ni, strbuf *out)
+{
+  if (!clang_equalCursors(clang_getCanonicalCursor(c->fn), clang_getCanonicalCursor(c->m->syn_methods[IR_SM_SEND])))
+    return 0;
+  cursor_kids ch = cursor_children(ni->cur);
+  int is_true = 0;
+  if (ch.n == 1 && clang_getCursorKind(cursor_strip(ch.c[0])) == CXCursor_CXXBoolLiteralExpr) {
+    CXFile f;
+    unsigned b, e;
+    if (!cursor_offsets(cursor_strip(ch.c[0]), &f, &b, &e) && e - b == 4 && !strncmp(ni->t + b, "true", 4))
+      is_true = 1;
+  }
+  free(ch.c);
+  if (is_true)
+    sb_puts(out, "return nestcl_emitted;");
+  else
+    error_at(c, ni->cur, "send() returning other than true", "the device delivers every event it sends");
+  return 1;
+}
+
 /* By kind, in order within a kind. Unsupported constructs go last (node_unsupported, for every kind). */
 static const node_rule node_rules[] = {
   {CXCursor_CallExpr, "call", RW_ANY, node_call},
+  {CXCursor_MemberRefExpr, "history entry", RW_BIT(RW_SEND), node_history_entry},
   {CXCursor_MemberRefExpr, "member", RW_ANY, node_member_ref},
   {CXCursor_ArraySubscriptExpr, "array field element", RW_ANY, node_array_subscript},
   {CXCursor_DeclRefExpr, "inlined getter's parameter", RW_ANY, ref_substitution},
@@ -1685,10 +2123,13 @@ static const node_rule node_rules[] = {
   {CXCursor_DeclRefExpr, "enumerator", RW_ANY, ref_enum_constant},
   {CXCursor_DeclRefExpr, "update()'s parameters", RW_BIT(RW_UPDATE), ref_update_parameter},
   {CXCursor_DeclRefExpr, "handler's event", RW_ROUTES, ref_route_event},
+  {CXCursor_DeclRefExpr, "send()'s target, event, common properties", RW_BIT(RW_SEND), ref_send_object},
   {CXCursor_DeclRefExpr, "renamed local", RW_ANY, ref_reserved_local},
   {CXCursor_DeclRefExpr, "variable", RW_ANY, ref_variable},
   {CXCursor_DeclRefExpr, "member without object", RW_ANY, ref_field},
   {CXCursor_ReturnStmt, "set()'s return", RW_BIT(RW_SET), node_set_return},
+  {CXCursor_ReturnStmt, "send()'s return", RW_BIT(RW_SEND), node_send_return},
+  {CXCursor_DeclStmt, "target and iterator declarations", RW_BIT(RW_SEND), node_send_declstmt},
   {CXCursor_DeclStmt, "declaration", RW_ANY, node_declstmt},
   {CXCursor_VarDecl, "variable declaration", RW_ANY, node_vardecl},
   {CXCursor_CXXThrowExpr, "set()'s throw", RW_BIT(RW_SET), node_set_throw},

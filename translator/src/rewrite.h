@@ -20,7 +20,8 @@ typedef enum rw_mode {
   RW_ROUTE_SPIKE,   /* handle(SpikeEvent&) */
   RW_ROUTE_CURRENT, /* handle(CurrentEvent&) */
   RW_GET,           /* one expression of get() */
-  RW_SET            /* Parameters_::set / State_::set on local copies of one slot */
+  RW_SET,           /* Parameters_::set / State_::set on local copies of one slot */
+  RW_SEND           /* a synapse's send() and the helpers it calls: device function and C twin */
 } rw_mode;
 
 typedef struct rw_ctx rw_ctx;

@@ -77,9 +77,8 @@ static CXCursor find_init_list(CXCursor c)
 }
 
 /* Constructors: the member initialisers, then the body. */
-static int render_ctor(ir_model *m, ir_method_id id, strbuf *out, unsigned char *used)
+int render_ctor_fn(ir_model *m, CXCursor fn, strbuf *out, unsigned char *used)
 {
-  CXCursor fn = m->methods[id];
   cursor_kids k = cursor_children(fn);
   rw_ctx *c = rw_new(m, RW_DEFAULTS, fn, 0);
   int j, ok = 1;
@@ -136,7 +135,8 @@ static int render_ctor(ir_model *m, ir_method_id id, strbuf *out, unsigned char 
         sb_init(&e);
         rw_render(c, init, &e);
         if (e.len)
-          sb_printf(out, "  %s[nestcl_i] = %s;\n", m->fields[fi].c_name, sb_str(&e));
+          sb_printf(out, m->kind == IR_KIND_SYNAPSE ? "  %s = %s;\n" : "  %s[nestcl_i] = %s;\n", m->fields[fi].c_name,
+                    sb_str(&e));
         sb_free(&e);
       }
     } else if (kind == CXCursor_CompoundStmt) {
@@ -160,9 +160,9 @@ static int render_ctor(ir_model *m, ir_method_id id, strbuf *out, unsigned char 
 }
 
 /* get(): `d[ names::X ] = expr;` and `def< T >( d, names::X, expr )` statements. */
-static void render_getter(ir_model *m, ir_method_id id, strbuf *out, unsigned char *used)
+void render_getter_fn(ir_model *m, CXCursor fn, strbuf *out, unsigned char *used)
 {
-  CXCursor body = rw_body_of(m->methods[id]);
+  CXCursor body = rw_body_of(fn);
   cursor_kids st = cursor_children(body);
   int j;
   for (j = 0; j < st.n; j++) {
@@ -208,7 +208,7 @@ static void render_getter(ir_model *m, ir_method_id id, strbuf *out, unsigned ch
       q = cursor_qualified_name(kr);
       if (!strncmp(q, "names::", 7) && (vt.kind == CXType_Double || vt.kind == CXType_Long || vt.kind == CXType_Int ||
                                         vt.kind == CXType_Bool || vt.kind == CXType_ULong)) {
-        rw_ctx *c = rw_new(m, RW_GET, m->methods[id], 0);
+        rw_ctx *c = rw_new(m, RW_GET, fn, 0);
         strbuf e;
         int f;
         sb_init(&e);
@@ -290,9 +290,9 @@ int translate_model(ir_model *m, tr_rendered *r)
     sb_init(&d);
     r->defaults_used = xcalloc((size_t)(m->n_fields ? m->n_fields : 1), 1);
     if (m->has_method[IR_M_PARAMS_CTOR])
-      ok &= render_ctor(m, IR_M_PARAMS_CTOR, &d, r->defaults_used);
+      ok &= render_ctor_fn(m, m->methods[IR_M_PARAMS_CTOR], &d, r->defaults_used);
     if (m->has_method[IR_M_STATE_CTOR])
-      ok &= render_ctor(m, IR_M_STATE_CTOR, &d, r->defaults_used);
+      ok &= render_ctor_fn(m, m->methods[IR_M_STATE_CTOR], &d, r->defaults_used);
     if (ok)
       r->defaults_body = sb_take(&d);
     else
@@ -303,9 +303,9 @@ int translate_model(ir_model *m, tr_rendered *r)
     sb_init(&g);
     r->get_used = xcalloc((size_t)(m->n_fields ? m->n_fields : 1), 1);
     if (m->has_method[IR_M_PARAMS_GET])
-      render_getter(m, IR_M_PARAMS_GET, &g, r->get_used);
+      render_getter_fn(m, m->methods[IR_M_PARAMS_GET], &g, r->get_used);
     if (m->has_method[IR_M_STATE_GET])
-      render_getter(m, IR_M_STATE_GET, &g, r->get_used);
+      render_getter_fn(m, m->methods[IR_M_STATE_GET], &g, r->get_used);
     r->get_status_body = sb_take(&g);
   }
   if (m->has_method[IR_M_PARAMS_SET] || m->has_method[IR_M_STATE_SET])

@@ -168,6 +168,55 @@ typedef struct nestcl_model {
 extern const nestcl_model *const nestcl_builtin_models[];
 extern const int nestcl_builtin_model_count;
 
+/*
+ * Synapse models (nestcl-translate's <model>_syn.c). A synapse's fields are
+ * its own members (per synapse: state that send() writes, or parameters it
+ * only reads; per source: state send() writes only from the presynaptic
+ * spike train, the same in every synapse of one source) and its common
+ * properties' members (one copy per model). The host helpers work on one
+ * synapse and the common properties, as C structs of syn_size and cp_size
+ * bytes whose members lie at the fields' offsets.
+ */
+typedef enum nestcl_syn_role {
+  NESTCL_SYN_STATE = 0, /* per synapse, written by send() (weight_) */
+  NESTCL_SYN_SOURCE,    /* per source (Kplus_, t_lastspike_) */
+  NESTCL_SYN_PARAMETER, /* per synapse, read only */
+  NESTCL_SYN_COMMON     /* the model's common properties */
+} nestcl_syn_role;
+
+typedef struct nestcl_syn_field {
+  const char *member;    /* "weight_" */
+  const char *nest_name; /* "weight", or NULL where get_status() does not expose it */
+  nestcl_syn_role role;
+  nestcl_field_type type;
+  size_t offset;         /* in the synapse struct, or (NESTCL_SYN_COMMON) the common properties struct */
+} nestcl_syn_field;
+
+struct nestcl_syn_env; /* kernels_templates/nestcl_synapse.h */
+
+typedef struct nestcl_synapse_model {
+  const char *name;        /* "stdp_pl_synapse_hom" */
+  const char *source_file;
+  const char *source_hash;
+  const nestcl_syn_field *fields;
+  int n_fields;
+  int n_syn_fields;        /* fields[0, n_syn_fields) are the synapse's, the rest common */
+  size_t syn_size, cp_size;
+  int uses_history;        /* send() reads the target's spike history: targets must archive their spikes */
+  const char *device_source; /* OpenCL C: the structs, helpers and the send function */
+  const char *send_name;   /* "nestcl_syn_<model>_send" */
+  /* The constructors' values for one synapse and the common properties. */
+  void (*set_defaults)(void *syn, void *cp);
+  /* SetStatus / SetDefaults of one key (per synapse or common); NESTCL_EINVAL for an unknown key or a rejected value, which changes nothing. NULL when not translated. */
+  int (*set_status)(void *syn, void *cp, const char *name, double value);
+  int (*get_status)(const void *syn, const void *cp, const char *name, double *value);
+  /* The C twin of the device's send: one spike through one synapse; *weight is what it delivers, 1 when sent. */
+  int (*send_cpu)(void *syn, const void *cp, const struct nestcl_syn_env *env, double *weight);
+} nestcl_synapse_model;
+
+extern const nestcl_synapse_model *const nestcl_builtin_synapses[];
+extern const int nestcl_builtin_synapse_count;
+
 #ifdef __cplusplus
 }
 #endif
