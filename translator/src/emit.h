@@ -35,6 +35,9 @@ void tr_rendered_free(tr_rendered *r);
 int render_ctor_fn(ir_model *m, CXCursor fn, strbuf *out, unsigned char *used);
 void render_getter_fn(ir_model *m, CXCursor fn, strbuf *out, unsigned char *used);
 
+/* The nestcl_set_* helpers that translated set_status() bodies call. */
+void emit_set_helpers(strbuf *b);
+
 /* The comment header every generated file starts with. */
 void emit_file_header(strbuf *b, const ir_model *m, const char *what, const char *comment_open,
                       const char *comment_close);

@@ -19,6 +19,24 @@ static void field_decls(strbuf *b, const ir_model *m, const unsigned char *used)
                 ir_type_c(m->fields[j].type), j);
 }
 
+/* The nestcl_set_* helpers that translated set_status() bodies call (NEST's update_value_param). */
+void emit_set_helpers(strbuf *b)
+{
+  sb_puts(b, "/* NEST's update_value_param(): sets the member when the dictionary names it. */\n"
+               "static int nestcl_set_d(const char *name, const char *key, double value, double *member, int *hit)\n"
+               "{\n  if (strcmp(name, key))\n    return 0;\n  *member = value;\n  *hit = 1;\n  return 1;\n}\n"
+               "static int nestcl_set_l(const char *name, const char *key, double value, int64_t *member, int *hit)\n"
+               "{\n  if (strcmp(name, key))\n    return 0;\n  *member = (int64_t)value;\n  *hit = 1;\n  return 1;\n}\n"
+               "static int nestcl_set_i(const char *name, const char *key, double value, int32_t *member, int *hit)\n"
+               "{\n  if (strcmp(name, key))\n    return 0;\n  *member = (int32_t)value;\n  *hit = 1;\n  return 1;\n}\n"
+               "/* A per-receptor vector is set through NEST and the glue, never from one double. */\n"
+               "static int nestcl_set_vector(const char *key)\n{\n  (void)key;\n  return 0;\n}\n"
+               "static int nestcl_set_u(const char *name, const char *key, double value, uint32_t *member, int *hit)\n"
+               "{\n  if (strcmp(name, key))\n    return 0;\n  *member = (uint32_t)value;\n  *hit = 1;\n  return 1;\n}\n"
+               "static int nestcl_set_b(const char *name, const char *key, double value, int32_t *member, int *hit)\n"
+               "{\n  if (strcmp(name, key))\n    return 0;\n  *member = value != 0.0;\n  *hit = 1;\n  return 1;\n}\n\n");
+}
+
 void emit_desc(strbuf *b, const ir_model *m, const tr_rendered *r, const char *kernel_text)
 {
   int j;
@@ -132,19 +150,7 @@ void emit_desc(strbuf *b, const ir_model *m, const tr_rendered *r, const char *k
   }
 
   if (r->set_status_body) {
-    sb_puts(b, "/* NEST's update_value_param(): sets the member when the dictionary names it. */\n"
-               "static int nestcl_set_d(const char *name, const char *key, double value, double *member, int *hit)\n"
-               "{\n  if (strcmp(name, key))\n    return 0;\n  *member = value;\n  *hit = 1;\n  return 1;\n}\n"
-               "static int nestcl_set_l(const char *name, const char *key, double value, int64_t *member, int *hit)\n"
-               "{\n  if (strcmp(name, key))\n    return 0;\n  *member = (int64_t)value;\n  *hit = 1;\n  return 1;\n}\n"
-               "static int nestcl_set_i(const char *name, const char *key, double value, int32_t *member, int *hit)\n"
-               "{\n  if (strcmp(name, key))\n    return 0;\n  *member = (int32_t)value;\n  *hit = 1;\n  return 1;\n}\n"
-               "/* A per-receptor vector is set through NEST and the glue, never from one double. */\n"
-               "static int nestcl_set_vector(const char *key)\n{\n  (void)key;\n  return 0;\n}\n"
-               "static int nestcl_set_u(const char *name, const char *key, double value, uint32_t *member, int *hit)\n"
-               "{\n  if (strcmp(name, key))\n    return 0;\n  *member = (uint32_t)value;\n  *hit = 1;\n  return 1;\n}\n"
-               "static int nestcl_set_b(const char *name, const char *key, double value, int32_t *member, int *hit)\n"
-               "{\n  if (strcmp(name, key))\n    return 0;\n  *member = value != 0.0;\n  *hit = 1;\n  return 1;\n}\n\n");
+    emit_set_helpers(b);
     sb_printf(b, "static int %s_set_status(void *const *fields, size_t n, size_t nestcl_i, uint32_t K, const char *name,\n"
                  "                             double value)\n{\n", nm);
     for (j = 0; j < m->n_fields; j++) {

@@ -232,76 +232,59 @@ static void remove_outputs(const char *outdir, const char *name)
   }
 }
 
-/* Emits and writes one model's four files; all or none. 0, or -1 on an I/O error. */
+/* Writes a model's files (texts[k] to <name><suffixes[first + k]>) under temporary names, then renames
+ * them all into place: all or none. 0, or -1 on an I/O error. */
+static int write_files(const char *outdir, const char *name, strbuf *texts, int first, int n)
+{
+  char *tmp[4] = {NULL, NULL, NULL, NULL};
+  int k, rc = 0;
+  for (k = 0; k < n && !rc; k++) {
+    char *final = xasprintf("%s/%s%s", outdir, name, suffixes[first + k]);
+    rc = write_temp(final, sb_str(&texts[k]), &tmp[k]);
+    free(final);
+  }
+  for (k = 0; k < n; k++) {
+    if (!tmp[k])
+      continue;
+    if (!rc) {
+      char *final = xasprintf("%s/%s%s", outdir, name, suffixes[first + k]);
+      if (rename(tmp[k], final)) {
+        fprintf(stderr, "error: cannot rename %s: %s\n", tmp[k], strerror(errno));
+        rc = -1;
+      }
+      free(final);
+    }
+    if (rc)
+      unlink(tmp[k]);
+    free(tmp[k]);
+  }
+  for (k = 0; k < n; k++)
+    sb_free(&texts[k]);
+  return rc;
+}
+
+/* A neuron model's four files. */
 static int write_model(const char *outdir, ir_model *m, const tr_rendered *r)
 {
   strbuf t[4];
-  char *tmp[4] = {NULL, NULL, NULL, NULL};
-  int k, rc = 0;
-  for (k = 0; k < 4; k++)
+  for (int k = 0; k < 4; k++)
     sb_init(&t[k]);
   emit_cl(&t[0], m, r);
   emit_c(&t[1], m, r);
   emit_desc(&t[2], m, r, sb_str(&t[0]));
   emit_glue(&t[3], m);
-  for (k = 0; k < 4 && !rc; k++) {
-    char *final = xasprintf("%s/%s%s", outdir, m->name, suffixes[k]);
-    rc = write_temp(final, sb_str(&t[k]), &tmp[k]);
-    free(final);
-  }
-  for (k = 0; k < 4; k++) {
-    if (!tmp[k])
-      continue;
-    if (!rc) {
-      char *final = xasprintf("%s/%s%s", outdir, m->name, suffixes[k]);
-      if (rename(tmp[k], final)) {
-        fprintf(stderr, "error: cannot rename %s: %s\n", tmp[k], strerror(errno));
-        rc = -1;
-      }
-      free(final);
-    }
-    if (rc)
-      unlink(tmp[k]);
-    free(tmp[k]);
-  }
-  for (k = 0; k < 4; k++)
-    sb_free(&t[k]);
-  return rc;
+  return write_files(outdir, m->name, t, 0, 4);
 }
 
-/* A synapse model's two files (<model>_syn.cl, <model>_syn.c); all or none. */
+/* A synapse model's two files (<model>_syn.cl, <model>_syn.c). */
 static int write_synapse(const char *outdir, ir_model *m, const syn_rendered *r)
 {
   strbuf t[2];
-  char *tmp[2] = {NULL, NULL};
-  int k, rc = 0;
-  for (k = 0; k < 2; k++)
+  for (int k = 0; k < 2; k++)
     sb_init(&t[k]);
   emit_syn_cl(&t[0], m, r);
   emit_syn_c(&t[1], m, r, sb_str(&t[0]));
-  for (k = 0; k < 2 && !rc; k++) {
-    char *final = xasprintf("%s/%s%s", outdir, m->name, suffixes[4 + k]);
-    rc = write_temp(final, sb_str(&t[k]), &tmp[k]);
-    free(final);
-  }
-  for (k = 0; k < 2; k++) {
-    if (!tmp[k])
-      continue;
-    if (!rc) {
-      char *final = xasprintf("%s/%s%s", outdir, m->name, suffixes[4 + k]);
-      if (rename(tmp[k], final)) {
-        fprintf(stderr, "error: cannot rename %s: %s\n", tmp[k], strerror(errno));
-        rc = -1;
-      }
-      free(final);
-    }
-    if (rc)
-      unlink(tmp[k]);
-    free(tmp[k]);
-  }
-  for (k = 0; k < 2; k++)
-    sb_free(&t[k]);
-  return rc;
+  return write_files(outdir, m->name, t, 4, 2);
 }
 
 static int cmp_model(const void *a, const void *b)
@@ -472,18 +455,17 @@ int main(int argc, char **argv)
             remove_outputs(outdir, m->name);
           }
           syn_rendered_free(&sr);
-        } else if (!m->failed)
-          check_model(m);
-        if (m->kind == IR_KIND_SYNAPSE) {
-          /* done above */
-        } else if (!translate_model(m, &r) && !m->failed) {
-          if (write_model(outdir, m, &r))
-            runtime_error = 1;
         } else {
-          remove_outputs(outdir, m->name);
-        }
-        if (m->kind != IR_KIND_SYNAPSE)
+          if (!m->failed)
+            check_model(m);
+          if (!translate_model(m, &r) && !m->failed) {
+            if (write_model(outdir, m, &r))
+              runtime_error = 1;
+          } else {
+            remove_outputs(outdir, m->name);
+          }
           tr_rendered_free(&r);
+        }
         for (d = 0; d < m->n_diags; d++)
           fprintf(stderr, "%s\n", m->diags[d].text);
         all = xrealloc(all, sizeof *all * (size_t)(n_all + 1));

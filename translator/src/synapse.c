@@ -498,16 +498,7 @@ void emit_syn_c(strbuf *b, const ir_model *m, const syn_rendered *r, const char 
   sb_puts(b, r->get_body ? r->get_body : "");
   sb_printf(b, "  return nestcl_set_error(NESTCL_EINVAL, \"%s: no status entry '%%s'\", name);\n}\n\n", nm);
   if (r->set_body) {
-    sb_puts(b, "static int nestcl_set_d(const char *name, const char *key, double value, double *member, int *hit)\n"
-               "{\n  if (strcmp(name, key))\n    return 0;\n  *member = value;\n  *hit = 1;\n  return 1;\n}\n"
-               "static int nestcl_set_l(const char *name, const char *key, double value, int64_t *member, int *hit)\n"
-               "{\n  if (strcmp(name, key))\n    return 0;\n  *member = (int64_t)value;\n  *hit = 1;\n  return 1;\n}\n"
-               "static int nestcl_set_i(const char *name, const char *key, double value, int32_t *member, int *hit)\n"
-               "{\n  if (strcmp(name, key))\n    return 0;\n  *member = (int32_t)value;\n  *hit = 1;\n  return 1;\n}\n"
-               "static int nestcl_set_u(const char *name, const char *key, double value, uint32_t *member, int *hit)\n"
-               "{\n  if (strcmp(name, key))\n    return 0;\n  *member = (uint32_t)value;\n  *hit = 1;\n  return 1;\n}\n"
-               "static int nestcl_set_b(const char *name, const char *key, double value, int32_t *member, int *hit)\n"
-               "{\n  if (strcmp(name, key))\n    return 0;\n  *member = value != 0.0;\n  *hit = 1;\n  return 1;\n}\n\n");
+    emit_set_helpers(b);
     sb_printf(b, "/* SetStatus/SetDefaults of one key on copies: a rejected value changes nothing. */\n"
                  "static int %s_syn_set_status(void *syn, void *cp, const char *name, double value)\n{\n", nm);
     sb_printf(b, "  nestcl_syn_%s nestcl_s = *(nestcl_syn_%s *)syn;\n  nestcl_syncp_%s nestcl_c = *(nestcl_syncp_%s *)cp;\n",
