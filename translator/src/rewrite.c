@@ -1082,17 +1082,22 @@ static int call_connection_base(rw_ctx *c, const call_info *ci, strbuf *out)
 {
   static const struct {
     const char *name, *text;
+    int of_manager; /* kernel().connection_manager's, else the synapse's own */
   } base[] = {
-    {"get_delay", "nestcl_env->delay_ms"},
-    {"get_delay_steps", "nestcl_env->delay_steps"},
-    {"get_rport", "nestcl_env->rport"},
-    {"get_stdp_eps", "nestcl_env->eps"},
+    {"get_delay", "nestcl_env->delay_ms", 0},
+    {"get_delay_steps", "nestcl_env->delay_steps", 0},
+    {"get_rport", "nestcl_env->rport", 0},
+    {"get_stdp_eps", "nestcl_env->eps", 1},
   };
   (void)c;
   if (ci->nargs != 0)
     return 0;
+  /* the synapse's own (this, implicit or written) or the connection manager's; an event's getters are not these */
+  CXCursor b = cursor_strip(ci->base);
+  const int own = clang_Cursor_isNull(b) || clang_getCursorKind(b) == CXCursor_CXXThisExpr ||
+                  clang_getCursorKind(b) == CXCursor_OverloadedDeclRef; /* through ConnectionBase in a template */
   for (size_t k = 0; k < sizeof base / sizeof *base; k++)
-    if (name_is(ci, base[k].name)) {
+    if (name_is(ci, base[k].name) && (base[k].of_manager ? !strcmp(ci->cls, "ConnectionManager") : own)) {
       sb_puts(out, base[k].text);
       return 1;
     }
