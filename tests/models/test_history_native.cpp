@@ -16,36 +16,11 @@
 extern "C" {
 #include "nestcl_history.h"
 }
-#include "archiving_node.h"
 #include "history_scenario.h"
+#include "probe_node.hpp"
 
-namespace
-{
-/* A neuron of the shim that records spikes on demand (set_spiketime is protected, as in NEST). */
-class probe : public nest::ArchivingNode
-{
-public:
-  void
-  spike( const nest::Time& t )
-  {
-    set_spiketime( t );
-  }
-  void
-  pre_run_hook() override
-  {
-  }
-  void
-  update( nest::Time const&, const long, const long ) override
-  {
-  }
-};
-
-bool
-same( double a, double b )
-{
-  return std::memcmp( &a, &b, sizeof a ) == 0;
-}
-}
+using nestcl_test::probe;
+using nestcl_test::same;
 
 int
 main()

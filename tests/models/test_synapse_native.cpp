@@ -31,49 +31,16 @@ extern "C" {
 #include "nestcl_rt_source.h"
 #include "nestcl_synapse.h"
 }
-#include "archiving_node.h"
 #include "history_scenario.h"
+#include "probe_node.hpp"
 #include "static_synapse.h"
 #include "stdp_pl_synapse_hom.h"
 #include "stdp_synapse.h"
 
 namespace
 {
-/* A target neuron: spikes on demand, records what its synapses deliver. */
-class probe : public nest::ArchivingNode
-{
-public:
-  void
-  spike( const nest::Time& t )
-  {
-    set_spiketime( t );
-  }
-  void
-  pre_run_hook() override
-  {
-  }
-  void
-  update( nest::Time const&, const long, const long ) override
-  {
-  }
-  void
-  handle( nest::SpikeEvent& e ) override
-  {
-    received = e.get_weight() * static_cast< double >( e.get_multiplicity() );
-  }
-  size_t
-  handles_test_event( nest::SpikeEvent&, size_t ) override
-  {
-    return 0;
-  }
-  double received = 0.0;
-};
-
-bool
-same( double a, double b )
-{
-  return std::memcmp( &a, &b, sizeof a ) == 0;
-}
+using nestcl_test::probe;
+using nestcl_test::same;
 
 /* One value per pre spike: what was delivered, then each synapse field. */
 typedef std::vector< double > trace;
@@ -103,6 +70,24 @@ multiplicity_of( unsigned i, unsigned e )
   nestcl_rng_stream st = nestcl_stream_init( nestcl_rng_key( 78, 2 ), nestcl_rng_counter( i, e ) );
   const unsigned r = nestcl_stream_u32( &st ) % 8;
   return r == 0 ? 2 : r == 1 ? 3 : 1;
+}
+
+/* A synapse with the model's defaults and params applied, and the common properties likewise. */
+void
+make_proto( const nestcl_synapse_model* d, const std::vector< param >& params, std::vector< unsigned char >& proto,
+  std::vector< unsigned char >& cp )
+{
+  proto.assign( d->syn_size, 0 );
+  cp.assign( d->cp_size, 0 );
+  d->set_defaults( proto.data(), cp.data() );
+  for ( const param& p : params )
+  {
+    if ( d->set_status( proto.data(), cp.data(), p.name, p.value ) )
+    {
+      std::fprintf( stderr, "FAIL %s: set_status( %s ) refused: %s\n", d->name, p.name, nestcl_last_error() );
+      std::exit( 1 );
+    }
+  }
 }
 
 /* The native model: SynT over TargetIdentifierPtrRport with its common properties CpT. */
@@ -165,16 +150,8 @@ run_c( const std::vector< scenario >& scs, const std::vector< param >& params, i
   const nestcl_synapse_model* d, int fused )
 {
   trace out;
-  std::vector< unsigned char > cp( d->cp_size ), proto( d->syn_size );
-  d->set_defaults( proto.data(), cp.data() );
-  for ( const param& p : params )
-  {
-    if ( d->set_status( proto.data(), cp.data(), p.name, p.value ) )
-    {
-      std::fprintf( stderr, "FAIL %s: set_status( %s ) refused: %s\n", d->name, p.name, nestcl_last_error() );
-      std::exit( 1 );
-    }
-  }
+  std::vector< unsigned char > cp, proto;
+  make_proto( d, params, proto, cp );
   const double eps = nest::kernel().connection_manager.get_stdp_eps();
   const double min_delay_ms = nest::Time::delay_steps_to_ms( nest::kernel().connection_manager.get_min_delay() );
   const unsigned cap = 4096;
@@ -193,10 +170,9 @@ run_c( const std::vector< scenario >& scs, const std::vector< param >& params, i
     {
       const long steps = std::lround( sc.delay[ j ] * 10.0 );
       delay[ j ] = nest::Time::delay_steps_to_ms( steps );
-      double t_last = 0.0;
       if ( d->uses_history )
       {
-        nestcl_hist_register( &h, 0, t_last - delay[ j ], delay[ j ], eps );
+        nestcl_hist_register( &h, 0, 0.0 - delay[ j ], delay[ j ], eps ); /* t_lastspike starts at 0 */
       }
     }
     for ( unsigned e = 0; e < EVENTS; ++e )
@@ -357,12 +333,8 @@ run_opencl( const std::vector< scenario >& scs, const std::vector< param >& para
       total += scs[ i ].e[ e ].syn >= 0 ? 1 + n_fields_out : 0;
     }
   }
-  std::vector< unsigned char > cp( d->cp_size ), proto( d->syn_size );
-  d->set_defaults( proto.data(), cp.data() );
-  for ( const param& p : params )
-  {
-    d->set_status( proto.data(), cp.data(), p.name, p.value );
-  }
+  std::vector< unsigned char > cp, proto;
+  make_proto( d, params, proto, cp );
   std::vector< double > zeros_d( static_cast< size_t >( n ) * cap ), out( total ), minus1( n, -1.0 ), zn( n );
   std::vector< unsigned > zeros_u( static_cast< size_t >( n ) * cap ), zun( n );
   struct buf

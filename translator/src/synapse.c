@@ -245,11 +245,12 @@ static char *c_type_of(CXType t)
   return r;
 }
 
-/* A helper's own parameters (the common properties dropped: they are nestcl_cp) and return type. */
-static int helper_signature(ir_model *m, CXCursor fn, char **params, char **ret)
+/* A helper's own parameters (the common properties dropped: they are nestcl_cp) and return type; a
+ * parameter of another non-scalar type is an error on the model. */
+static void helper_signature(ir_model *m, CXCursor fn, char **params, char **ret)
 {
   strbuf b;
-  int k, ok = 1;
+  int k;
   sb_init(&b);
   for (k = 0; k < clang_Cursor_getNumArguments(fn); k++) {
     CXCursor a = clang_Cursor_getArgument(fn, (unsigned)k);
@@ -261,9 +262,7 @@ static int helper_signature(ir_model *m, CXCursor fn, char **params, char **ret)
       free(n);
       continue;
     }
-
     enum CXTypeKind ck = clang_getCanonicalType(t).kind;
-
     if (ck != CXType_Double && ck != CXType_Long && ck != CXType_Int && ck != CXType_Bool && ck != CXType_ULong &&
         ck != CXType_UInt && ck != CXType_LongLong) {
       char *where = cursor_where(a);
@@ -272,7 +271,6 @@ static int helper_signature(ir_model *m, CXCursor fn, char **params, char **ret)
       ir_diag_add(m, 1, msg);
       free(msg);
       free(where);
-      ok = 0;
     }
     char *ts = c_type_of(t);
     sb_printf(&b, ", %s %s", ts, n);
@@ -281,7 +279,6 @@ static int helper_signature(ir_model *m, CXCursor fn, char **params, char **ret)
   }
   *params = sb_take(&b);
   *ret = c_type_of(clang_getCursorResultType(fn));
-  return ok;
 }
 
 int translate_synapse(ir_model *m, syn_rendered *r)
@@ -303,9 +300,10 @@ int translate_synapse(ir_model *m, syn_rendered *r)
   if (m->failed)
     return -1;
   classify_fields(m);
-  for (k = IR_SM_GET; k <= IR_SM_CP_GET; k += IR_SM_CP_GET - IR_SM_GET)
-    if (m->has_syn_method[k])
-      parse_note_nest_names(m, m->syn_methods[k]);
+  if (m->has_syn_method[IR_SM_GET])
+    parse_note_nest_names(m, m->syn_methods[IR_SM_GET]);
+  if (m->has_syn_method[IR_SM_CP_GET])
+    parse_note_nest_names(m, m->syn_methods[IR_SM_CP_GET]);
   {
     strbuf d;
     unsigned char *used = xcalloc((size_t)(m->n_fields ? m->n_fields : 1), 1);
