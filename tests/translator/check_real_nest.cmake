@@ -83,7 +83,7 @@ foreach(k RANGE ${last})
   endif()
 endforeach()
 file(WRITE ${OUT}/coverage.md "${table}")
-message(STATUS "${ntr} of ${n} NEST node models translate; table in ${OUT}/coverage.md")
+message(STATUS "${ntr} of ${n} NEST models (neurons, node devices, synapses) translate; table in ${OUT}/coverage.md")
 
 foreach(m iaf_psc_alpha iaf_psc_exp iaf_psc_delta)
   if(NOT EXISTS ${OUT}/gen/${m}.cl)
