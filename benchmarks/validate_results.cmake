@@ -28,9 +28,14 @@ set(required
   "activity.mean_rate_hz:NUMBER" "activity.network_rate_hz:NUMBER" "activity.synaptic_events:NUMBER"
   "activity.synaptic_events_per_s:NUMBER" "activity.synaptic_events_per_s_per_vp:NUMBER"
   "memory:OBJECT" "memory.device_bytes:OBJECT" "memory.host_vp_bytes:OBJECT" "memory.bytes_per_synapse:NUMBER"
-  "memory.host_peak_rss_bytes:NUMBER")
+  "memory.host_peak_rss_bytes:NUMBER" "memory.bytes_per_plastic_synapse:NUMBER" "memory.history_bytes:NUMBER"
+  "config.ee_synapse:STRING" "config.history_max:NUMBER" "network.plastic_synapses:NUMBER"
+  "simulation.deliver_static_s:NUMBER" "simulation.deliver_plastic_s:NUMBER"
+  "plasticity:OBJECT" "plasticity.ee_synapse:STRING" "plasticity.ee_weight_mean_pA:NUMBER"
+  "plasticity.ee_weight_sd_pA:NUMBER" "plasticity.ee_weight_min_pA:NUMBER" "plasticity.ee_weight_max_pA:NUMBER")
 # keys that may be null (no device, too few spikes, no git)
-set(nullable "config.device_spec" "config.device_name" "config.device_driver" "config.git_commit" "activity.cv_isi")
+set(nullable "config.device_spec" "config.device_name" "config.device_driver" "config.git_commit" "activity.cv_isi"
+  "plasticity.ee_weight_checksum")
 
 function(json_type out path)
   string(REPLACE "." ";" keys "${path}")
@@ -119,6 +124,26 @@ math(EXPR sum "${ne} + ${ni}")
 math(EXPR want_syn "${neurons} * (${ce} + ${ci})")
 if(NOT sum EQUAL neurons OR NOT syn EQUAL want_syn OR neurons LESS 1)
   message(FATAL_ERROR "validate_results: ${neurons} neurons (NE ${ne} + NI ${ni}), ${syn} synapses (want ${want_syn})")
+endif()
+# Plastic E->E: every E->E synapse is one (NE x CE), at most 12 bytes each (plus the amortised row pointers and
+# per-source state); static: none.
+json_get(ees "config.ee_synapse")
+json_get(nps "network.plastic_synapses")
+json_get(bpps "memory.bytes_per_plastic_synapse")
+if(ees STREQUAL "static_synapse")
+  set(want_ps 0)
+else()
+  math(EXPR want_ps "${ne} * ${ce}")
+  if(bpps GREATER 12.5 OR bpps LESS 12)
+    message(FATAL_ERROR "validate_results: ${bpps} bytes per plastic synapse, want 12 (+ row pointers)")
+  endif()
+  json_type(t "plasticity.ee_weight_checksum")
+  if(NOT t STREQUAL "STRING")
+    message(FATAL_ERROR "validate_results: plasticity.ee_weight_checksum missing for plastic E->E")
+  endif()
+endif()
+if(NOT nps EQUAL want_ps)
+  message(FATAL_ERROR "validate_results: ${nps} plastic synapses with ${ees}, want ${want_ps}")
 endif()
 json_get(bps "memory.bytes_per_synapse")
 if(bps LESS_EQUAL 0)

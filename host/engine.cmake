@@ -12,6 +12,15 @@ file(WRITE ${CMAKE_CURRENT_BINARY_DIR}/engine_kernels_source.h.in
   "/* Generated: the engine's OpenCL kernels as text (engine.cmake). */\nextern const char nestcl_engine_kernels_source[];\n")
 configure_file(${CMAKE_CURRENT_BINARY_DIR}/engine_kernels_source.h.in
   ${CMAKE_CURRENT_BINARY_DIR}/engine_kernels_source.h COPYONLY)
+# The delivery through a translated synapse model: nestcl_core.h and the
+# template kernel, behind a prelude naming the model and its <model>_syn.cl
+# (assembled at run time, host/src/engine/plastic.c).
+nestcl_embed(${CMAKE_CURRENT_BINARY_DIR}/plastic_kernels_source.c nestcl_plastic_kernels_source
+  ${NESTCL_CORE_DIR}/nestcl_core.h ${NESTCL_CORE_DIR}/plastic_kernels.cl)
+file(WRITE ${CMAKE_CURRENT_BINARY_DIR}/plastic_kernels_source.h.in
+  "/* Generated: the plastic delivery kernel as text (engine.cmake). */\nextern const char nestcl_plastic_kernels_source[];\n")
+configure_file(${CMAKE_CURRENT_BINARY_DIR}/plastic_kernels_source.h.in
+  ${CMAKE_CURRENT_BINARY_DIR}/plastic_kernels_source.h COPYONLY)
 
 get_property(_nestcl_rt_headers GLOBAL PROPERTY NESTCL_RT_HEADERS)
 nestcl_embed(${CMAKE_CURRENT_BINARY_DIR}/nestcl_rt_source.c nestcl_rt_source ${_nestcl_rt_headers})
@@ -21,9 +30,11 @@ target_sources(nestcl_objects PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/src/engine/build.c
   ${CMAKE_CURRENT_LIST_DIR}/src/engine/cycle.c
   ${CMAKE_CURRENT_LIST_DIR}/src/engine/core_cpu.c
+  ${CMAKE_CURRENT_LIST_DIR}/src/engine/plastic.c
   ${CMAKE_CURRENT_LIST_DIR}/src/engine/record.c
   ${CMAKE_CURRENT_LIST_DIR}/src/engine/psp.c
-  ${CMAKE_CURRENT_BINARY_DIR}/engine_kernels_source.c)
+  ${CMAKE_CURRENT_BINARY_DIR}/engine_kernels_source.c
+  ${CMAKE_CURRENT_BINARY_DIR}/plastic_kernels_source.c)
 target_include_directories(nestcl_objects PRIVATE
   ${CMAKE_CURRENT_BINARY_DIR}
   ${PROJECT_SOURCE_DIR}/kernels_templates)

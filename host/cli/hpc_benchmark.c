@@ -5,8 +5,10 @@
  * (fixed_indegree, no autapses, multapses), delay 1.5 ms, J_E = 0.14 mV
  * converted to pA through the alpha PSP peak, g = -5, one Poisson train per
  * neuron at nu_ext * CE * 1000 Hz, V_m ~ normal(5.7, 7.2); presimulation, then
- * the measured simulation. E->E is static here, with the STDP synapse's
- * initial weight J_E. The results JSON (benchmarks/results.schema.md) is
+ * the measured simulation. E->E is NEST's stdp_pl_synapse_hom (translated;
+ * alpha 0.0513, lambda 0.1, mu 0.4, tau_plus 15 ms, tau_minus 30 ms on the
+ * neurons), or static with the same initial weight J_E (--ee-synapse static).
+ * The results JSON (benchmarks/results.schema.md) is
  * written to a temporary file and renamed, so a failed run leaves no file.
  */
 #include <errno.h>
@@ -37,6 +39,8 @@ typedef struct hpc_opts {
   int threads, streams;
   const char *device;
   const char *model;
+  int ee_static;         /* --ee-synapse static: E->E static_synapse (the former variant) */
+  long history_max;
   unsigned long seed;
   long record;
   const char *out;
@@ -50,7 +54,7 @@ void cli_hpc_benchmark_help(void)
   printf("usage: nestcl run hpc_benchmark [flags]\n"
          "\n"
          "NEST's hpc_benchmark (balanced random network, iaf_psc_alpha, Poisson drive;\n"
-         "E->E static with the STDP synapse's initial weight).\n"
+         "E->E plastic: NEST's stdp_pl_synapse_hom, translated).\n"
          "\n"
          "  --scale S            network size: NE = 9000 S, NI = 2250 S (default 0.1)\n"
          "  --simtime MS         measured simulation time (default 250)\n"
@@ -68,6 +72,9 @@ void cli_hpc_benchmark_help(void)
          "  --dt MS              resolution (default 0.1)\n"
          "  --delay MS           synaptic delay of all connections (default 1.5)\n"
          "  --model NAME         neuron model (default iaf_psc_alpha)\n"
+         "  --ee-synapse S       E->E synapses: stdp_pl_synapse_hom (default, NEST's plastic\n"
+         "                       benchmark) or static (static_synapse at the same initial weight)\n"
+         "  --history-max N      most entries of a neuron's STDP spike history (default 4096)\n"
          "  --mpi                split the network over the MPI ranks (run under mpiexec)\n"
          "  --quiet              no progress line\n"
          "  --help, --version\n");
@@ -115,6 +122,7 @@ static int parse(int argc, char **argv, hpc_opts *o)
   o->seed = 12345;
   o->record = 1000;
   o->model = "iaf_psc_alpha";
+  o->history_max = 4096;
   for (int i = 1; i < argc; ++i) {
     const char *a = argv[i];
     const char *v = NULL;
@@ -180,6 +188,22 @@ static int parse(int argc, char **argv, hpc_opts *o)
       o->model = VALUE();
       if (!o->model) {
         fprintf(stderr, "error: --model needs a name\n");
+        return -1;
+      }
+    } else if (strcmp(a, "--ee-synapse") == 0) {
+      const char *x = VALUE();
+      if (x && (strcmp(x, "static") == 0 || strcmp(x, "static_synapse") == 0)) {
+        o->ee_static = 1;
+      } else if (x && (strcmp(x, "stdp_pl_synapse_hom") == 0 || strcmp(x, "stdp_pl_synapse_hom_hpc") == 0)) {
+        o->ee_static = 0;
+      } else {
+        fprintf(stderr, "error: --ee-synapse must be stdp_pl_synapse_hom or static (got '%s')\n", x ? x : "");
+        return -1;
+      }
+    } else if (strcmp(a, "--history-max") == 0) {
+      if (parse_long(a, VALUE(), &o->history_max)) return -1;
+      if (o->history_max < 1 || o->history_max > (1L << 24)) {
+        fprintf(stderr, "error: --history-max %ld outside [1, 2^24]\n", o->history_max);
         return -1;
       }
     } else if (strcmp(a, "--seed") == 0) {
@@ -389,6 +413,10 @@ int cli_run_hpc_benchmark(int argc, char **argv)
   cfg.device = o.device;
   cfg.weight_type = o.weight_double ? NESTCL_WEIGHT_DOUBLE : NESTCL_WEIGHT_FLOAT;
   cfg.use_mpi = o.mpi;
+  cfg.history_max = (uint32_t)o.history_max;
+  if (cfg.history_capacity > cfg.history_max) {
+    cfg.history_capacity = cfg.history_max;
+  }
   if (NE < 1 || NI < 1) {
     fprintf(stderr, "error: --scale %g gives %u E and %u I neurons; need at least one of each\n", o.scale, NE, NI);
     code = CLI_USAGE;
@@ -405,6 +433,7 @@ int cli_run_hpc_benchmark(int argc, char **argv)
     for (int k = 0; k < 8 && !rc; ++k) {
       rc = nestcl_engine_set(e, p ? pi : pe, names[k], nestcl_constant(values[k]));
     }
+    if (!rc) rc = nestcl_engine_set(e, p ? pi : pe, "tau_minus", nestcl_constant(30.0));
     if (!rc) rc = nestcl_engine_set(e, p ? pi : pe, "V_m", nestcl_normal(5.7, 7.2));
   }
   nestcl_conn_spec ce = {NESTCL_RULE_FIXED_INDEGREE, CE, 0, 1}, ci = {NESTCL_RULE_FIXED_INDEGREE, CI, 0, 1};
@@ -412,7 +441,12 @@ int cli_run_hpc_benchmark(int argc, char **argv)
   nestcl_syn_spec sin_ = {nestcl_constant(JI), nestcl_constant(o.delay), 0};
   if (!rc) rc = nestcl_engine_add_poisson(e, pe, p_rate, JE, o.delay, 0);
   if (!rc) rc = nestcl_engine_add_poisson(e, pi, p_rate, JE, o.delay, 0);
-  if (!rc) rc = nestcl_engine_connect(e, pe, pe, &ce, &sex);
+  /* NEST's stdp_params of hpc_benchmark.py; the weight JE as the static variant's. */
+  const nestcl_syn_param stdp[] = {{"alpha", 0.0513}, {"lambda", 0.1}, {"mu", 0.4}, {"tau_plus", 15.0}};
+  int ee = -1;
+  if (!rc) rc = nestcl_engine_set_synapse_models(e, nestcl_builtin_synapses, nestcl_builtin_synapse_count);
+  if (!rc) rc = nestcl_engine_connect_synapse(e, pe, pe, &ce, &sex, o.ee_static ? "static_synapse" : "stdp_pl_synapse_hom",
+                                              o.ee_static ? NULL : stdp, o.ee_static ? 0 : 4, &ee);
   if (!rc) rc = nestcl_engine_connect(e, pi, pe, &ci, &sin_);
   if (!rc) rc = nestcl_engine_connect(e, pe, pi, &ce, &sex);
   if (!rc) rc = nestcl_engine_connect(e, pi, pi, &ci, &sin_);
@@ -441,6 +475,14 @@ int cli_run_hpc_benchmark(int argc, char **argv)
     goto done;
   }
   nestcl_engine_get_stats(e, &s1);
+  nestcl_weight_stats ws;
+  memset(&ws, 0, sizeof ws);
+  if (!o.ee_static && (rc = nestcl_engine_weight_stats(e, ee, &ws)) != 0) {
+    fprintf(stderr, "error: %s\n", nestcl_last_error());
+    code = exit_code(rc);
+    free(vp0);
+    goto done;
+  }
 
   /* Activity of the recorded E neurons over the measured window. */
   int64_t from_step = (int64_t)llround(o.presim / o.dt);
@@ -507,6 +549,8 @@ int cli_run_hpc_benchmark(int argc, char **argv)
   json_key(&j, "resolution_ms"); json_number(&j, o.dt);
   json_key(&j, "delay_ms"); json_number(&j, o.delay);
   json_key(&j, "model"); json_string(&j, o.model);
+  json_key(&j, "ee_synapse"); json_string(&j, o.ee_static ? "static_synapse" : "stdp_pl_synapse_hom");
+  json_key(&j, "history_max"); json_integer(&j, o.history_max);
   json_key(&j, "threads"); json_integer(&j, o.threads);
   json_key(&j, "streams"); json_integer(&j, o.streams);
   json_key(&j, "gpu_fraction"); json_number(&j, o.gpu_fraction_auto ? (double)o.streams / (o.threads + o.streams) : o.gpu_fraction);
@@ -529,6 +573,7 @@ int cli_run_hpc_benchmark(int argc, char **argv)
   json_key(&j, "CE"); json_integer(&j, CE);
   json_key(&j, "CI"); json_integer(&j, CI);
   json_key(&j, "synapses"); json_integer(&j, (long long)s1.synapses);
+  json_key(&j, "plastic_synapses"); json_integer(&j, (long long)s1.plastic_synapses);
   json_key(&j, "psp_t_max_ms"); json_number(&j, t_max);
   json_key(&j, "pA_per_mV"); json_number(&j, 1.0 / v_max);
   json_key(&j, "J_E_pA"); json_number(&j, JE);
@@ -552,7 +597,7 @@ int cli_run_hpc_benchmark(int argc, char **argv)
   json_key(&j, "real_time_factor"); json_number(&j, o.simtime > 0 ? sim_wall / (o.simtime * 1e-3) : 0.0);
   json_key(&j, "vps");
   json_begin_array(&j);
-  double tot[NESTCL_PHASES] = {0}, tot_wait = 0.0;
+  double tot[NESTCL_PHASES] = {0}, tot_wait = 0.0, tot_plastic = 0.0;
   for (int v = 0; v < s1.n_vps; ++v) {
     double ph[NESTCL_PHASES];
     for (int p = 0; p < NESTCL_PHASES; ++p) {
@@ -561,15 +606,21 @@ int cli_run_hpc_benchmark(int argc, char **argv)
     }
     double wait = s1.vps[v].wait_seconds - (vp0 ? vp0[v].wait_seconds : 0.0);
     tot_wait += wait;
+    double plastic = s1.vps[v].plastic_seconds - (vp0 ? vp0[v].plastic_seconds : 0.0);
+    tot_plastic += plastic;
     json_begin_object(&j);
     json_key(&j, "kind"); json_string(&j, s1.vps[v].is_gpu ? "stream" : "thread");
     json_key(&j, "neurons"); json_integer(&j, s1.vps[v].neurons);
     json_key(&j, "synapses"); json_integer(&j, (long long)s1.vps[v].synapses);
     json_key(&j, "phases_s"); write_phases(&j, ph, wait);
+    json_key(&j, "deliver_static_s"); json_number(&j, ph[NESTCL_PHASE_DELIVER] - plastic);
+    json_key(&j, "deliver_plastic_s"); json_number(&j, plastic);
     json_end_object(&j);
   }
   json_end_array(&j);
   json_key(&j, "phases_sum_s"); write_phases(&j, tot, tot_wait);
+  json_key(&j, "deliver_static_s"); json_number(&j, tot[NESTCL_PHASE_DELIVER] - tot_plastic);
+  json_key(&j, "deliver_plastic_s"); json_number(&j, tot_plastic);
   json_end_object(&j);
   free(vp0);
 
@@ -586,11 +637,33 @@ int cli_run_hpc_benchmark(int argc, char **argv)
   json_key(&j, "synaptic_events_per_s_per_vp"); json_number(&j, sim_wall > 0 ? (double)events / sim_wall / (o.threads + o.streams) / ranks : 0.0);
   json_end_object(&j);
 
+  json_key(&j, "plasticity");
+  json_begin_object(&j);
+  json_key(&j, "ee_synapse"); json_string(&j, o.ee_static ? "static_synapse" : "stdp_pl_synapse_hom");
+  if (o.ee_static) {
+    json_key(&j, "ee_weight_mean_pA"); json_number(&j, JE);
+    json_key(&j, "ee_weight_sd_pA"); json_number(&j, 0.0);
+    json_key(&j, "ee_weight_min_pA"); json_number(&j, JE);
+    json_key(&j, "ee_weight_max_pA"); json_number(&j, JE);
+    json_key(&j, "ee_weight_checksum"); json_null(&j);
+  } else {
+    char hex[20];
+    snprintf(hex, sizeof hex, "%016llx", (unsigned long long)ws.checksum);
+    json_key(&j, "ee_weight_mean_pA"); json_number(&j, ws.mean);
+    json_key(&j, "ee_weight_sd_pA"); json_number(&j, ws.sd);
+    json_key(&j, "ee_weight_min_pA"); json_number(&j, ws.min);
+    json_key(&j, "ee_weight_max_pA"); json_number(&j, ws.max);
+    json_key(&j, "ee_weight_checksum"); json_string(&j, hex);
+  }
+  json_end_object(&j);
+
   json_key(&j, "memory");
   json_begin_object(&j);
   json_key(&j, "device_bytes"); write_bytes(&j, s1.device_bytes);
   json_key(&j, "host_vp_bytes"); write_bytes(&j, s1.host_bytes);
   json_key(&j, "bytes_per_synapse"); json_number(&j, s1.bytes_per_synapse);
+  json_key(&j, "bytes_per_plastic_synapse"); json_number(&j, s1.bytes_per_plastic_synapse);
+  json_key(&j, "history_bytes"); json_integer(&j, (long long)s1.history_bytes);
   json_key(&j, "host_peak_rss_bytes"); json_integer(&j, (long long)ru.ru_maxrss * 1024);
   json_end_object(&j);
   json_end_object(&j);
@@ -604,6 +677,10 @@ int cli_run_hpc_benchmark(int argc, char **argv)
     fprintf(stderr, "nestcl: %llu spikes, %.2f Hz, CV %.3f, %.3g synaptic events/s, %.2f bytes/synapse\n",
             (unsigned long long)spikes, rate, cv_n ? cv_sum / (double)cv_n : 0.0,
             sim_wall > 0 ? (double)events / sim_wall : 0.0, s1.bytes_per_synapse);
+    if (!o.ee_static) {
+      fprintf(stderr, "nestcl: E->E stdp_pl_synapse_hom: weights %.4f +- %.4f pA, %.2f bytes per plastic synapse\n",
+              ws.mean, ws.sd, s1.bytes_per_plastic_synapse);
+    }
   }
 
 done:

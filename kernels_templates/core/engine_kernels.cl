@@ -53,3 +53,35 @@ __kernel void nestcl_drive(__global long *ring, uint n_channels, uint n, uint ri
   nestcl_drive_neuron(ring, n_channels, n, ring_slots, ch, i, first_gid, gen, origin, from, to, delay, value,
                       is_poisson, seed, cdf, cdf_len, kstop, chunks);
 }
+
+/*
+ * Spike history of one block (ArchivingNode::set_spiketime), after the update
+ * of a super step and before its delivery: pairs (local index, lag) sorted by
+ * index, then lag; the work-item of each index's first pair appends that
+ * neuron's spikes in order. A full ring sets flag[0] and the smallest such
+ * neuron in flag[1]; the host grows the ring and runs this again (appended
+ * spikes are skipped then).
+ */
+__kernel void nestcl_hist_append(__global const uint *pairs, uint n_pairs, long origin, long tics_per_step,
+                                 double ms_per_tic, double tau_minus_inv, double tau_minus_triplet_inv,
+                                 double min_delay_ms, double eps, int fused, __global uint *flag,
+                                 __global double *h_t, __global double *h_km, __global double *h_kmt,
+                                 __global uint *h_acc, __global uint *h_head, __global uint *h_len,
+                                 __global double *h_Km, __global double *h_Kmt, __global double *h_last,
+                                 __global uint *h_nin, __global double *h_maxd, uint h_cap)
+{
+  uint q = (uint)get_global_id(0);
+  if (q >= n_pairs || (q > 0u && pairs[2u * (q - 1u)] == pairs[2u * q])) {
+    return;
+  }
+  uint i = pairs[2u * q], q1 = q + 1u;
+  while (q1 < n_pairs && pairs[2u * q1] == i) {
+    ++q1;
+  }
+  nestcl_history h = {h_t, h_km, h_kmt, h_acc, h_head, h_len, h_Km, h_Kmt, h_last, h_nin, h_maxd, h_cap};
+  if (nestcl_hist_append_neuron(&h, i, pairs, q, q1, origin, tics_per_step, ms_per_tic, tau_minus_inv,
+                                tau_minus_triplet_inv, min_delay_ms, eps, fused)) {
+    atomic_inc(&flag[0]);
+    atomic_min(&flag[1], i);
+  }
+}

@@ -18,6 +18,7 @@
 #ifndef NESTCL_CORE_COMMON
 #define NESTCL_CORE_COMMON
 #ifndef __OPENCL_C_VERSION__
+#include "nestcl_history.h"
 #include "nestcl_philox.h"
 #include "nestcl_ring.h"
 #endif
@@ -90,6 +91,49 @@ NESTCL_INLINE void nestcl_drive_neuron(NESTCL_GLOBAL nestcl_i64 *ring, nestcl_u3
       nestcl_ring_add_fixed(ring, n_channels, n, slot, ch, i, (nestcl_i64)((nestcl_u64)k * (nestcl_u64)value));
     }
   }
+}
+/* NEST's Time::step( step ).get_ms(): the tics of the step times the length of a tic. */
+NESTCL_INLINE double nestcl_step_ms(nestcl_i64 step, nestcl_i64 tics_per_step, double ms_per_tic)
+{
+  return ms_per_tic * (double)(step * tics_per_step);
+}
+
+/*
+ * What a translated synapse's send() delivers: weight w of a spike emitted at
+ * spike_step, into the channel the target's handle(SpikeEvent&) picks by the
+ * sign of the weight (checked on the host to add the weight unchanged).
+ */
+NESTCL_INLINE void nestcl_plastic_emit(NESTCL_GLOBAL nestcl_i64 *ring, nestcl_u32 n_channels, nestcl_u32 n,
+                                       nestcl_u32 ring_slots, nestcl_i64 spike_step, nestcl_i64 delay, nestcl_u32 i,
+                                       double w, nestcl_u32 ch_pos, nestcl_u32 ch_neg, nestcl_u32 ch_zero)
+{
+  nestcl_u32 ch = w > 0.0 ? ch_pos : (w < 0.0 ? ch_neg : ch_zero);
+  nestcl_ring_add_fixed(ring, n_channels, n, nestcl_ring_slot(spike_step, delay, ring_slots), ch, i,
+                        nestcl_fixed_from_double(w));
+}
+
+/*
+ * ArchivingNode::set_spiketime for the spikes of neuron i in this super step:
+ * pairs [q0, q1) of (index, lag), in lag order. A spike already in the history
+ * (last_spike >= its time: a retry after the ring grew) is skipped. Returns 0,
+ * or 1 when the ring is full (the spikes from there on are not appended).
+ */
+NESTCL_INLINE int nestcl_hist_append_neuron(const nestcl_history *h, nestcl_u32 i,
+                                            NESTCL_GLOBAL const nestcl_u32 *pairs, nestcl_u32 q0, nestcl_u32 q1,
+                                            nestcl_i64 origin, nestcl_i64 tics_per_step, double ms_per_tic,
+                                            double tau_minus_inv, double tau_minus_triplet_inv, double min_delay_ms,
+                                            double eps, int fused)
+{
+  for (nestcl_u32 q = q0; q < q1; ++q) {
+    double t = nestcl_step_ms(origin + (nestcl_i64)pairs[2u * q + 1u] + 1, tics_per_step, ms_per_tic);
+    if (h->last_spike[i] >= t) {
+      continue;
+    }
+    if (nestcl_hist_set_spiketime(h, i, t, tau_minus_inv, tau_minus_triplet_inv, min_delay_ms, eps, fused)) {
+      return 1;
+    }
+  }
+  return 0;
 }
 #endif /* NESTCL_CORE_COMMON */
 

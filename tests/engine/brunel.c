@@ -69,6 +69,29 @@ brunel_net brunel_iaf_psc_alpha(void)
 }
 #endif
 
+#ifdef NESTCL_TEST_HAVE_BUILTIN_MODELS
+brunel_net brunel_iaf_psc_alpha_stdp(const char *synapse)
+{
+  brunel_net n = brunel_iaf_psc_alpha();
+  n.synapse_models = nestcl_builtin_synapses;
+  n.n_synapse_models = nestcl_builtin_synapse_count;
+  n.ee_synapse = synapse;
+  n.tau_minus = 30.0;
+  if (strcmp(synapse, "stdp_pl_synapse_hom") == 0) {
+    n.label = "iaf_psc_alpha, E->E stdp_pl_synapse_hom";
+    const nestcl_syn_param p[] = {{"alpha", 0.0513}, {"lambda", 0.1}, {"mu", 0.4}, {"tau_plus", 15.0}};
+    memcpy(n.ee_params, p, sizeof p);
+    n.n_ee_params = 4;
+  } else {
+    n.label = "iaf_psc_alpha, E->E stdp_synapse";
+    const nestcl_syn_param p[] = {{"lambda", 0.05}, {"Wmax", 2.0 * n.J_E}};
+    memcpy(n.ee_params, p, sizeof p);
+    n.n_ee_params = 2;
+  }
+  return n;
+}
+#endif
+
 int brunel_run(const brunel_net *net, const nestcl_engine_config *cfg, uint32_t n_neurons, uint32_t indegree,
                const double *pieces, int n_pieces, brunel_result *out)
 {
@@ -94,7 +117,11 @@ int brunel_run(const brunel_net *net, const nestcl_engine_config *cfg, uint32_t 
   nestcl_conn_spec c = {NESTCL_RULE_FIXED_INDEGREE, CE, 0, 1};
   nestcl_syn_spec se = {nestcl_constant(net->J_E), nestcl_constant(1.5), 0};
   nestcl_syn_spec si = {nestcl_constant(-net->g * net->J_E), nestcl_constant(1.5), 0};
-  if (!rc) rc = nestcl_engine_connect(e, pe, pe, &c, &se);
+  int ee = -1;
+  if (!rc) rc = nestcl_engine_set_synapse_models(e, net->synapse_models, net->n_synapse_models);
+  if (!rc && net->tau_minus > 0.0) rc = nestcl_engine_set(e, pe, "tau_minus", nestcl_constant(net->tau_minus));
+  if (!rc) rc = nestcl_engine_connect_synapse(e, pe, pe, &c, &se, net->ee_synapse, net->ee_params,
+                                              net->n_ee_params, &ee);
   if (!rc) rc = nestcl_engine_connect(e, pe, pi, &c, &se);
   c.degree = CI;
   if (!rc) rc = nestcl_engine_connect(e, pi, pe, &c, &si);
@@ -126,6 +153,9 @@ int brunel_run(const brunel_net *net, const nestcl_engine_config *cfg, uint32_t 
     }
     nestcl_engine_get_stats(e, &out->st);
     out->st.vps = NULL;
+    if (out->st.plastic_synapses) {
+      rc = nestcl_engine_weight_stats(e, ee, &out->w);
+    }
   }
   nestcl_engine_destroy(e);
   return rc;
@@ -151,6 +181,13 @@ int brunel_compare(const char *what, const brunel_result *a, const brunel_result
   }
   if (a->n != b->n) {
     fprintf(stderr, "FAIL %s: %zu vs %zu spikes\n", what, a->n, b->n);
+    return 1;
+  }
+  if (a->w.n != b->w.n || a->w.checksum != b->w.checksum || a->w.mean != b->w.mean || a->w.sd != b->w.sd ||
+      a->w.min != b->w.min || a->w.max != b->w.max) {
+    fprintf(stderr, "FAIL %s: E->E weights differ: %llu synapses, checksum %016llx, mean %.17g, sd %.17g vs %llu, "
+            "%016llx, %.17g, %.17g\n", what, (unsigned long long)a->w.n, (unsigned long long)a->w.checksum, a->w.mean,
+            a->w.sd, (unsigned long long)b->w.n, (unsigned long long)b->w.checksum, b->w.mean, b->w.sd);
     return 1;
   }
   return 0;

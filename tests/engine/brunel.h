@@ -30,6 +30,13 @@ typedef struct brunel_net {
   double g;                         /* I synapses weigh -g J_E */
   double poisson_rate_hz;           /* of each neuron's train */
   double rate_min, rate_max;        /* band of the mean rate (Hz) at seed 4242, 2,000 neurons, 200 ms */
+  /* Optional: E->E through a translated synapse model (NULL: static), its parameters, tau_minus of E. */
+  const nestcl_synapse_model *const *synapse_models;
+  int n_synapse_models;
+  const char *ee_synapse;
+  nestcl_syn_param ee_params[8];
+  int n_ee_params;
+  double tau_minus;
 } brunel_net;
 
 /* test_lif: J_E 60 pA, g 5, 14 kHz drive (62 Hz). */
@@ -37,6 +44,9 @@ brunel_net brunel_test_lif(void);
 #ifdef NESTCL_TEST_HAVE_BUILTIN_MODELS
 /* The translated iaf_psc_alpha of nestcl_builtin_models (see brunel.c for the regime). */
 brunel_net brunel_iaf_psc_alpha(void);
+/* The same with E->E the translated stdp_pl_synapse_hom of hpc_benchmark (alpha 0.0513, lambda 0.1, mu 0.4,
+   tau_plus 15 ms; tau_minus 30 ms), or stdp_synapse (lambda 0.05, Wmax 2 J_E). */
+brunel_net brunel_iaf_psc_alpha_stdp(const char *synapse);
 #endif
 
 typedef struct brunel_result {
@@ -44,12 +54,13 @@ typedef struct brunel_result {
   int64_t *steps;
   size_t n;
   nestcl_engine_stats st;
+  nestcl_weight_stats w;            /* of the E->E synapses when they are translated ones */
 } brunel_result;
 
 /* Builds and runs; t_ms split into the given pieces (simulate() called per piece). Returns 0 or NESTCL_E*. */
 int brunel_run(const brunel_net *net, const nestcl_engine_config *cfg, uint32_t n_neurons, uint32_t indegree,
                const double *pieces, int n_pieces, brunel_result *out);
 void brunel_free(brunel_result *r);
-/* 0 when equal; else prints the first difference to stderr. */
+/* 0 when equal (spike trains, and E->E weights when plastic); else prints the first difference to stderr. */
 int brunel_compare(const char *what, const brunel_result *a, const brunel_result *b);
 #endif

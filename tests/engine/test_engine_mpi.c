@@ -2,7 +2,9 @@
  * Determinism across processes: 2 MPI ranks x (1 thread + 1 stream) give the
  * spike train that 1 thread in one process gives (every rank runs that
  * reference itself, without MPI), for the Brunel network of brunel.c with the
- * translated iaf_psc_alpha (when nestcl_models is built) and with test_lif.
+ * translated iaf_psc_alpha (when nestcl_models is built), the same with its
+ * E->E synapses translated stdp_pl_synapse_hom (final weights equal too), and
+ * with test_lif.
  * Run through mpiexec -n 2.
  */
 #include <mpi.h>
@@ -73,6 +75,11 @@ int main(int argc, char **argv)
 #ifdef NESTCL_TEST_HAVE_BUILTIN_MODELS
   brunel_net alpha = brunel_iaf_psc_alpha();
   status = check_net(&alpha, rank, size);
+  if (status != 77) {
+    /* E->E translated stdp_pl_synapse_hom: spikes and final weights equal too. */
+    brunel_net stdp = brunel_iaf_psc_alpha_stdp("stdp_pl_synapse_hom");
+    status |= check_net(&stdp, rank, size);
+  }
 #else
   if (rank == 0) printf("note: nestcl_models not built; only test_lif is checked\n");
 #endif

@@ -2,6 +2,11 @@
 edits in its params dict (threads, scale, times, output folder) and, on a
 patched NEST, nestcl's kernel keys; with --static-ee its E->E synapses are the
 static syn_ex (static_synapse_hpc at the STDP synapse's initial weight).
+--seed N sets the RNG seed (the script's params entry "rng_seed" or its
+nest.rng_seed; NEST 3.10's script sets none, so nest.rng_seed = N goes right
+after its ResetKernel). --ee-weights adds, after the run, the mean, SD, count
+and a 40-bin histogram of the weights (pA) of the E->E synapses onto the
+first 200 E neurons.
 Prints one JSON line: spikes of the recorded E neurons (count and SHA-256 of
 the sorted (sender, time) list), rate, CV of ISI, the script's own presim and
 sim times, and nestcl's device time."""
@@ -26,7 +31,11 @@ def main():
     ap.add_argument("--presimtime", type=float, default=50.0)
     ap.add_argument("--out-dir", required=True)
     ap.add_argument("--static-ee", action="store_true")
+    ap.add_argument("--seed", type=int, help="NEST rng_seed, 1 .. 2^32-2; default: the script's (NEST's default)")
+    ap.add_argument("--ee-weights", action="store_true", help="report E->E weights onto the first 200 E neurons")
     a = ap.parse_args()
+    if a.seed is not None and not 0 < a.seed < 2**32 - 1:
+        ap.error("--seed must be in 1 .. %d" % (2**32 - 2))
     os.makedirs(a.out_dir, exist_ok=True)
     for f in glob.glob(os.path.join(a.out_dir, "*.dat")):
         os.remove(f)
@@ -42,12 +51,27 @@ def main():
         text, n = re.subn(r'"synapse_model":\s*"stdp_pl_synapse_hom_hpc"', '"synapse_model": "syn_ex"', text)
         if n != 1:
             sys.exit("error: hpc_benchmark.py's E->E synapse was not found")
+    after_reset = []  # statements put right after the script's ResetKernel
+    if a.seed is not None:
+        text, n = re.subn(r'("rng_seed":\s*)[^,]+,', r"\g<1>%d," % a.seed, text, count=1)
+        if n == 0:
+            text, n = re.subn(r"(nest\.rng_seed\s*=\s*)[^;\n]+", r"\g<1>%d" % a.seed, text, count=1)
+        if n == 0:
+            after_reset.append("nest.rng_seed = %d" % a.seed)
     if a.streams >= 0:
         # The nestcl keys right after the script's ResetKernel (streams need the threads first).
         keys = '{"local_num_threads": %d, "nestcl_streams": %d}' % (a.threads, a.streams)
-        text, n = re.subn(r"nest\.ResetKernel\(\)", "nest.ResetKernel(); nest.SetKernelStatus(%s)" % keys, text)
+        after_reset.append("nest.SetKernelStatus(%s)" % keys)
+    if after_reset:
+        text, n = re.subn(r"nest\.ResetKernel\(\)", "; ".join(["nest.ResetKernel()"] + after_reset), text)
         if n != 1:
             sys.exit("error: hpc_benchmark.py calls ResetKernel %d times, not once" % n)
+    if a.ee_weights:
+        # build_network keeps E_neurons local: also publish it in the script's globals.
+        text, n = re.subn(r"^([ \t]*)(E_neurons = nest\.Create\(.*)$", r'\1\2\n\1globals()["E_neurons"] = E_neurons',
+                          text, flags=re.M)
+        if n != 1:
+            sys.exit("error: hpc_benchmark.py's E population (E_neurons = nest.Create(...)) was not found")
     import nest
 
     g = {"__name__": "__main__", "__file__": a.script}
@@ -83,7 +107,19 @@ def main():
            "rate_hz": float(np.sum(window)) / max(n_rec, 1) / (a.simtime / 1000.0),
            "cv_isi": float(np.mean(cvs)) if cvs else None,
            "presim_time_s": log.get("presim_time"), "sim_time_s": log.get("sim_time"),
-           "nestcl_time_update_s": nest.GetKernelStatus("nestcl_time_update") if a.streams >= 0 else None}
+           "nestcl_time_update_s": nest.GetKernelStatus("nestcl_time_update") if a.streams >= 0 else None,
+           "seed": a.seed if a.seed is not None else nest.rng_seed}
+    if a.ee_weights:
+        E = g["E_neurons"]
+        model = "syn_ex" if a.static_ee else "stdp_pl_synapse_hom_hpc"
+        # 20 targets at a time: SynapseCollection.get builds large Python objects (5 GB for 1.8M at once).
+        w = np.concatenate([np.ravel(nest.GetConnections(source=E, target=E[i:i + 20], synapse_model=model)
+                                     .get("weight")).astype(float) for i in range(0, min(200, len(E)), 20)])
+        if w.size == 0:
+            sys.exit("error: no E->E connections (%s) found" % model)
+        hist, edges = np.histogram(w, bins=40, range=(w.min(), w.max()))
+        out.update({"ee_weight_mean": float(w.mean()), "ee_weight_sd": float(w.std()), "ee_weight_n": int(w.size),
+                    "ee_weight_hist": hist.tolist(), "ee_weight_edges": edges.tolist()})
     print("RESULT " + json.dumps(out))
 
 

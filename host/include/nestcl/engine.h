@@ -50,6 +50,14 @@ typedef struct nestcl_engine_config {
   nestcl_weight_type weight_type;
   int use_mpi;           /* with an MPI build: split the network over MPI_COMM_WORLD's ranks
                             (MPI must be initialised by the caller) */
+  /*
+   * Postsynaptic spike history of the targets of STDP synapses (nestcl_history.h):
+   * a ring of history_capacity entries per neuron to start with (default 64),
+   * doubled when a neuron needs more, up to history_max (default 4096); beyond
+   * that the run stops with an error naming the neuron and the bound.
+   */
+  uint32_t history_capacity;
+  uint32_t history_max;
 } nestcl_engine_config;
 
 void nestcl_engine_config_defaults(nestcl_engine_config *c);
@@ -135,6 +143,54 @@ int nestcl_engine_connect(nestcl_engine *e, int source_pop, int target_pop, cons
                           const nestcl_syn_spec *syn);
 
 /*
+ * The synapse models Connect may name (nestcl-translate's registry
+ * nestcl_builtin_synapses, or a test's own), looked up by name; the table is
+ * not copied and must outlive the engine.
+ */
+int nestcl_engine_set_synapse_models(nestcl_engine *e, const nestcl_synapse_model *const *models, int count);
+
+/* A synapse parameter or common property by its NEST name ("alpha", "tau_plus", "Wmax", ...). */
+typedef struct nestcl_syn_param {
+  const char *name;
+  double value;
+} nestcl_syn_param;
+
+/*
+ * Connect(sources, targets, conn_spec, {"synapse_model": model, params...}).
+ * model NULL, "static_synapse" or "static_synapse_hpc": the static CSR, as
+ * nestcl_engine_connect. Any other name: a translated synapse model of the
+ * table above, whose send() runs for every (synapse, presynaptic spike) on the
+ * VP that owns the target (C path or device), in spike-time order per synapse.
+ * The weight (drawn as for static synapses, the same draws) and the delay come
+ * from syn; params are constants applied in order through the model's
+ * set_status to every synapse of the projection and its common properties
+ * (rejected names or values fail here). Per-source state (nestcl_syn_field
+ * roles) is kept once per source row, per-synapse state per synapse. The
+ * target model must add a spike's weight unchanged to a channel chosen by its
+ * sign (handle(SpikeEvent&) of NEST's current-based models). Targets of
+ * synapses that read the spike history get one; their tau_minus is the
+ * population's "tau_minus" setting (default 20 ms, as NEST's ArchivingNode).
+ * *proj (may be NULL) receives the projection's handle.
+ */
+int nestcl_engine_connect_synapse(nestcl_engine *e, int source_pop, int target_pop, const nestcl_conn_spec *conn,
+                                  const nestcl_syn_spec *syn, const char *model, const nestcl_syn_param *params,
+                                  int n_params, int *proj);
+
+/*
+ * The weights of a projection of translated synapses, over all ranks (a
+ * collective call under MPI): count, mean, standard deviation, extremes, and a
+ * checksum of the multiset of (source, target, weight bits). Mean and sd are
+ * computed from exact integer sums (weights rounded to 2^-16), so that like
+ * the checksum they do not depend on the partition.
+ */
+typedef struct nestcl_weight_stats {
+  uint64_t n;
+  double mean, sd, min, max;
+  uint64_t checksum;
+} nestcl_weight_stats;
+int nestcl_engine_weight_stats(nestcl_engine *e, int proj, nestcl_weight_stats *out);
+
+/*
  * poisson_generator connected all_to_all to the population: every target gets
  * its own train, drawn on the device at each step s with key
  * (seed, NESTCL_RNG_PURPOSE_POISSON), counter (gid | g << 40, s), g = index of
@@ -201,6 +257,8 @@ typedef struct nestcl_vp_stats {
   uint64_t synapses;         /* synapses onto them */
   double seconds[NESTCL_PHASES];
   double wait_seconds;       /* at barriers, waiting for other VPs; included in seconds[NESTCL_PHASE_OTHER] */
+  double plastic_seconds;    /* delivery through translated (plastic) synapses; included in seconds[NESTCL_PHASE_DELIVER] */
+  uint64_t plastic_synapses; /* of the synapses onto this VP's neurons */
 } nestcl_vp_stats;
 
 typedef struct nestcl_engine_stats {
@@ -219,6 +277,10 @@ typedef struct nestcl_engine_stats {
   size_t device_bytes[NESTCL_MEM_CLASSES];
   size_t host_bytes[NESTCL_MEM_CLASSES];
   double bytes_per_synapse;  /* synapse bytes (CSR: row pointers, targets, weights, delays) / local synapses */
+  uint64_t plastic_synapses; /* translated (plastic) synapses, whole network */
+  double bytes_per_plastic_synapse; /* their bytes (row pointers, targets, delays, per-synapse and per-source
+                                       state) / their count, this rank; the spike history is apart */
+  size_t history_bytes;      /* postsynaptic spike histories of this rank */
   const char *device_name;   /* NULL without streams */
   const char *device_driver;
   int min_delay_steps, max_delay_steps;

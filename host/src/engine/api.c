@@ -95,6 +95,8 @@ void nestcl_engine_config_defaults(nestcl_engine_config *c)
   c->gpu_streams = 0;
   c->gpu_fraction = -1.0;
   c->weight_type = NESTCL_WEIGHT_FLOAT;
+  c->history_capacity = 64;
+  c->history_max = 4096;
 }
 
 int nestcl_engine_create(const nestcl_engine_config *c, nestcl_engine **out)
@@ -137,6 +139,10 @@ int nestcl_engine_create(const nestcl_engine_config *c, nestcl_engine **out)
     return nestcl_set_error(NESTCL_EINVAL, "min_delay %g ms is below the resolution %g ms", c->min_delay_ms,
                             c->resolution_ms);
   }
+  if (c->history_capacity < 1 || c->history_max < c->history_capacity || c->history_max > (1u << 24)) {
+    return nestcl_set_error(NESTCL_EINVAL, "history capacity %u, maximum %u: need 1 <= capacity <= maximum <= 2^24",
+                            c->history_capacity, c->history_max);
+  }
 #ifndef NESTCL_WITH_MPI
   if (c->use_mpi) {
     return nestcl_set_error(NESTCL_EINVAL, "this build of nestcl has no MPI (configure with NESTCL_WITH_MPI=ON)");
@@ -168,6 +174,10 @@ void nestcl_engine_destroy(nestcl_engine *e)
     free(e->pops[p].settings);
   }
   free(e->pops);
+  for (int p = 0; p < e->n_projs; ++p) {
+    free(e->projs[p].tmpl);
+    free(e->projs[p].cp);
+  }
   free(e->projs);
   free(e->drives);
   eng_recorders_free(e);
@@ -182,6 +192,16 @@ int nestcl_engine_set_models(nestcl_engine *e, const nestcl_model *const *models
   }
   e->models = models;
   e->n_models = count;
+  return 0;
+}
+
+int nestcl_engine_set_synapse_models(nestcl_engine *e, const nestcl_synapse_model *const *models, int count)
+{
+  if (count < 0 || (count > 0 && !models)) {
+    return nestcl_set_error(NESTCL_EINVAL, "synapse model table: bad count %d", count);
+  }
+  e->synapse_models = models;
+  e->n_synapse_models = count;
   return 0;
 }
 
@@ -249,6 +269,8 @@ int nestcl_engine_create_population(nestcl_engine *e, const char *model, uint32_
   p->K = m->has_receptors ? K : 0;
   p->first = e->n_global;
   p->n_channels = channels;
+  p->tau_minus = 20.0;          /* ArchivingNode's defaults */
+  p->tau_minus_triplet = 110.0;
   e->n_global += n;
   *pop = e->n_pops++;
   return 0;
@@ -322,6 +344,15 @@ int nestcl_engine_set(nestcl_engine *e, int pop, const char *name, nestcl_value 
   eng_population *p = &e->pops[pop];
   if (!name || strlen(name) >= NESTCL_NAME_MAX) {
     return nestcl_set_error(NESTCL_EINVAL, "bad parameter name");
+  }
+  /* ArchivingNode's time constants of the spike history (per population, constant). */
+  if (strcmp(name, "tau_minus") == 0 || strcmp(name, "tau_minus_triplet") == 0) {
+    if (v.kind != NESTCL_DIST_CONSTANT || !(v.a > 0.0) || isinf(v.a)) {
+      return nestcl_set_error(NESTCL_EINVAL, "%s: %s must be a positive constant (got %s %g)", p->model->name, name,
+                              v.kind == NESTCL_DIST_CONSTANT ? "" : "a distribution, mean", v.a);
+    }
+    *(strcmp(name, "tau_minus") == 0 ? &p->tau_minus : &p->tau_minus_triplet) = v.a;
+    return 0;
   }
   /* Probe on a scratch neuron now, so an unknown name or a rejected value fails here, not in the build. */
   const nestcl_model *m = p->model;
@@ -456,11 +487,132 @@ int nestcl_engine_connect(nestcl_engine *e, int source_pop, int target_pop, cons
     return nestcl_set_error(NESTCL_ENOMEM, "out of host memory");
   }
   e->projs = np;
+  memset(&e->projs[e->n_projs], 0, sizeof e->projs[e->n_projs]);
   e->projs[e->n_projs].src = source_pop;
   e->projs[e->n_projs].tgt = target_pop;
   e->projs[e->n_projs].conn = *conn;
   e->projs[e->n_projs].syn = *syn;
   e->n_projs++;
+  return 0;
+}
+
+static int is_static_name(const char *model)
+{
+  return !model || strcmp(model, "static_synapse") == 0 || strcmp(model, "static_synapse_hpc") == 0;
+}
+
+/* The target adds a spike's weight unchanged to a channel chosen by its sign (what plastic delivery assumes). */
+static int probe_route(const eng_population *t, long rport, eng_projection *pr)
+{
+  static const double probes[] = {1.0, 2.5, 1e-3, -1.0, -2.5, -1e-3, 0.0};
+  for (int k = 0; k < 7; ++k) {
+    int ch;
+    double v;
+    if (t->model->route_spike(probes[k], rport, t->K, &ch, &v) != 0 || v != probes[k] || ch < 0 ||
+        (uint32_t)ch >= t->n_channels) {
+      return nestcl_set_error(NESTCL_EINVAL, "translated synapses onto %s: its handle(SpikeEvent&) does not add the "
+                              "weight unchanged at rport %ld, which the plastic delivery needs", t->model->name, rport);
+    }
+    int *slot = probes[k] > 0 ? &pr->ch_pos : (probes[k] < 0 ? &pr->ch_neg : &pr->ch_zero);
+    if ((k == 0 || k == 3 || k == 6) ? 0 : *slot != ch) {
+      return nestcl_set_error(NESTCL_EINVAL, "translated synapses onto %s: its channel depends on more than the "
+                              "weight's sign", t->model->name);
+    }
+    *slot = ch;
+  }
+  return 0;
+}
+
+int nestcl_engine_connect_synapse(nestcl_engine *e, int source_pop, int target_pop, const nestcl_conn_spec *conn,
+                                  const nestcl_syn_spec *syn, const char *model, const nestcl_syn_param *params,
+                                  int n_params, int *proj)
+{
+  int rc = check_description_open(e, "Connect");
+  if (rc || (rc = check_pop(e, source_pop)) || (rc = check_pop(e, target_pop))) {
+    return rc;
+  }
+  if (n_params < 0 || (n_params > 0 && !params)) {
+    return nestcl_set_error(NESTCL_EINVAL, "Connect: bad parameter list (%d entries)", n_params);
+  }
+  const nestcl_synapse_model *sm = NULL;
+  if (!is_static_name(model)) {
+    for (int k = 0; k < e->n_synapse_models && !sm; ++k) {
+      if (strcmp(e->synapse_models[k]->name, model) == 0) {
+        sm = e->synapse_models[k];
+      }
+    }
+    if (!sm) {
+      char known[512] = "static_synapse";
+      for (int k = 0; k < e->n_synapse_models; ++k) {
+        size_t l = strlen(known);
+        snprintf(known + l, sizeof known - l, ", %s", e->synapse_models[k]->name);
+      }
+      return nestcl_set_error(NESTCL_EINVAL, "unknown synapse model '%s' (known: %s)", model, known);
+    }
+    if (!sm->set_status || !sm->send_cpu || !sm->device_source) {
+      return nestcl_set_error(NESTCL_EINVAL, "synapse model '%s' was not translated completely", model);
+    }
+  } else if (n_params > 0) {
+    return nestcl_set_error(NESTCL_EINVAL, "static_synapse takes no parameters but weight and delay (got '%s')",
+                            params[0].name ? params[0].name : "(null)");
+  }
+  eng_projection pr;
+  memset(&pr, 0, sizeof pr);
+  if (sm) {
+    if ((rc = eng_syn_layout_init(sm, &pr.lay))) {
+      return rc;
+    }
+    pr.sm = sm;
+    pr.tmpl = calloc(1, sm->syn_size ? sm->syn_size : 1);
+    pr.cp = calloc(1, sm->cp_size ? sm->cp_size : 1);
+    if (!pr.tmpl || !pr.cp) {
+      rc = nestcl_set_error(NESTCL_ENOMEM, "out of host memory");
+    }
+    if (!rc) {
+      sm->set_defaults(pr.tmpl, pr.cp);
+    }
+    for (int k = 0; k < n_params && !rc; ++k) {
+      const char *name = params[k].name;
+      if (!name) {
+        rc = nestcl_set_error(NESTCL_EINVAL, "%s: parameter %d has no name", model, k);
+      } else if (strcmp(name, "weight") == 0 || strcmp(name, "delay") == 0) {
+        rc = nestcl_set_error(NESTCL_EINVAL, "%s: give '%s' in the syn spec, not as a parameter", model, name);
+      } else if (sm->set_status(pr.tmpl, pr.cp, name, params[k].value) != 0) {
+        rc = nestcl_set_error(NESTCL_EINVAL, "%s: cannot set '%s' = %g: %s", model, name, params[k].value,
+                              nestcl_last_error());
+      }
+    }
+    if (!rc && syn->weight.kind == NESTCL_DIST_CONSTANT && sm->set_status(pr.tmpl, pr.cp, "weight", syn->weight.a)) {
+      rc = nestcl_set_error(NESTCL_EINVAL, "%s: weight %g rejected: %s", model, syn->weight.a, nestcl_last_error());
+    }
+    if (!rc) {
+      rc = probe_route(&e->pops[target_pop], syn->rport, &pr);
+    }
+    double wmax;
+    if (!rc && sm->get_status && sm->get_status(pr.tmpl, pr.cp, "Wmax", &wmax) == 0) {
+      pr.max_abs = fabs(wmax);
+    }
+  }
+  if (!rc) {
+    rc = nestcl_engine_connect(e, source_pop, target_pop, conn, syn);
+  }
+  if (rc) {
+    free(pr.tmpl);
+    free(pr.cp);
+    return rc;
+  }
+  eng_projection *np = &e->projs[e->n_projs - 1];
+  np->sm = pr.sm;
+  np->tmpl = pr.tmpl;
+  np->cp = pr.cp;
+  np->lay = pr.lay;
+  np->ch_pos = pr.ch_pos;
+  np->ch_neg = pr.ch_neg;
+  np->ch_zero = pr.ch_zero;
+  np->max_abs = pr.max_abs;
+  if (proj) {
+    *proj = e->n_projs - 1;
+  }
   return 0;
 }
 
@@ -723,5 +875,24 @@ int nestcl_engine_get_stats(const nestcl_engine *e, nestcl_engine_stats *out)
   }
   out->min_delay_steps = e->min_delay;
   out->max_delay_steps = e->max_delay;
+  out->plastic_synapses = e->plastic_synapses_total;
+  uint64_t pn = 0;
+  size_t pbytes = 0;
+  for (int v = 0; v < e->n_vps; ++v) {
+    for (int p = 0; p < e->n_pops; ++p) {
+      const eng_block *b = &e->vps[v].blocks[p];
+      for (int j = 0; j < b->n_plastic; ++j) {
+        const eng_plastic *pl = &b->plastic[j];
+        const eng_syn_layout *L = &e->projs[pl->proj].lay;
+        pn += pl->nnz;
+        pbytes += ((size_t)pl->n_rows + 1) * 8 + pl->nnz * (4 + L->state_bytes) +
+                  (pl->delay_hom == 0xffffffffu /* per synapse */ ? pl->nnz * 2 : 0) + (size_t)pl->n_rows * L->src_bytes;
+      }
+      if (b->hist.cap) {
+        out->history_bytes += (size_t)b->n * ((size_t)b->hist.cap * 28 + 44);
+      }
+    }
+  }
+  out->bytes_per_plastic_synapse = pn ? (double)pbytes / (double)pn : 0.0;
   return 0;
 }

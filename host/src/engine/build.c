@@ -187,6 +187,13 @@ typedef struct sink {
   /* the projection being drawn: route of a constant weight, computed once */
   int const_route, const_ch;
   double const_value;
+  /* translated synapses: the block's CSR of the projection (rows: the source population) */
+  eng_plastic *pl;
+  uint64_t row_base;   /* global id of row 0 */
+  unsigned char *scratch; /* a synapse, for checking drawn weights through set_status */
+  uint32_t *nin;       /* pass 1: synapses that read the history, per local target */
+  double *maxd;        /* pass 1: largest delay (ms) of those per local target */
+  int history;         /* the model reads the target's history */
 } sink;
 
 typedef struct marks {
@@ -212,6 +219,47 @@ static int marks_next(marks *m, uint32_t size)
   return 0;
 }
 
+/*
+ * One translated synapse (pass 1): its weight drawn as a static one's (the
+ * same draw), kept unrouted in the model's per-synapse state; a drawn weight
+ * is checked through the model's set_status, as NEST's Connect does.
+ */
+static int add_plastic(const nestcl_engine *e, sink *k, const eng_projection *pr, int p, uint64_t row_id, uint64_t j,
+                       uint64_t row, uint32_t tgt_local, int64_t d)
+{
+  eng_plastic *pl = k->pl;
+  double w = pr->syn.weight.a;
+  if (pr->syn.weight.kind != NESTCL_DIST_CONSTANT) {
+    w = eng_draw(&pr->syn.weight, e->cfg.seed, NESTCL_RNG_PURPOSE_CONNECT, row_id, proj_step(p, 1, j));
+    memcpy(k->scratch, pr->tmpl, pr->sm->syn_size);
+    unsigned char cp[512];
+    if (pr->sm->cp_size > sizeof cp) {
+      return nestcl_set_error(NESTCL_EINVAL, "%s: common properties too large", pr->sm->name);
+    }
+    memcpy(cp, pr->cp, pr->sm->cp_size);
+    if (pr->sm->set_status(k->scratch, cp, "weight", w) != 0) {
+      return nestcl_set_error(NESTCL_EINVAL, "%s rejects the drawn weight %g: %s", pr->sm->name, w,
+                              nestcl_last_error());
+    }
+  }
+  uint64_t at = k->cursor[row]++;
+  pl->target[at] = tgt_local;
+  memcpy(pl->state + pr->lay.weight_off * pl->nnz + at * sizeof(double), &w, sizeof w);
+  if (pl->delay) {
+    pl->delay[at] = (uint16_t)d;
+  }
+  k->indegree[tgt_local]++;
+  if (k->history) {
+    k->nin[tgt_local]++;
+    double dms = eng_delay_ms(e, d);
+    k->maxd[tgt_local] = dms > k->maxd[tgt_local] ? dms : k->maxd[tgt_local];
+  }
+  double reach = pr->max_abs > fabs(w) ? pr->max_abs : fabs(w);
+  k->max_abs = reach > k->max_abs ? reach : k->max_abs;
+  k->n++;
+  return 0;
+}
+
 /* One synapse: the weight and delay of the row's j-th synapse, routed through the model. */
 static int add_synapse(const nestcl_engine *e, sink *k, const eng_projection *pr, int p, const eng_population *tp,
                        uint64_t row_id, uint64_t j, uint32_t src_gid, uint32_t tgt_local)
@@ -224,15 +272,19 @@ static int add_synapse(const nestcl_engine *e, sink *k, const eng_projection *pr
       return nestcl_set_error(NESTCL_EINVAL, "drawn delay %g ms outside [min_delay, max_delay]", dms);
     }
   }
+  uint64_t row = src_gid - k->row_base;
   if (k->pass == 0) {
     if (!k->have_delay) {
       k->have_delay = 1;
       k->delay0 = (uint16_t)d;
     }
     k->hom = k->hom && d == k->delay0;
-    k->row_ptr[src_gid + 1]++;
+    k->row_ptr[row + 1]++;
     k->n++;
     return 0;
+  }
+  if (k->pl) {
+    return add_plastic(e, k, pr, p, row_id, j, row, tgt_local, d);
   }
   int ch = k->const_ch;
   double value = k->const_value;
@@ -244,7 +296,7 @@ static int add_synapse(const nestcl_engine *e, sink *k, const eng_projection *pr
                               pr->syn.rport);
     }
   }
-  uint64_t at = k->cursor[src_gid]++;
+  uint64_t at = k->cursor[row]++;
   k->target[at] = ((uint32_t)ch << NESTCL_TARGET_INDEX_BITS) | tgt_local;
   k->indegree[tgt_local]++;
   if (fabs(value) > k->max_abs) {
@@ -270,7 +322,7 @@ static int draw_projection(const nestcl_engine *e, const eng_block *b, int p, si
   int same = pr->src == pr->tgt;
   int rc = 0;
   c->const_route = pr->syn.weight.kind == NESTCL_DIST_CONSTANT;
-  if (c->const_route && (tp->model->route_spike(pr->syn.weight.a, pr->syn.rport, tp->K, &c->const_ch,
+  if (c->const_route && !c->pl && (tp->model->route_spike(pr->syn.weight.a, pr->syn.rport, tp->K, &c->const_ch,
                                                 &c->const_value) != 0 ||
                          c->const_ch < 0 || (uint32_t)c->const_ch >= tp->n_channels)) {
     return nestcl_set_error(NESTCL_EINVAL, "%s rejects a spike of weight %g at rport %ld", tp->model->name,
@@ -400,12 +452,14 @@ static int check_fixed_range(const nestcl_engine *e, const eng_block *b, const u
   return 0;
 }
 
-static int build_synapses(nestcl_engine *e, eng_vp *vp, eng_block *b, marks *mk)
+/* The static CSR of the block (projections without a synapse model), over global source ids. */
+static int build_static(nestcl_engine *e, eng_vp *vp, eng_block *b, marks *mk, uint32_t *indegree, double *max_abs)
 {
   uint64_t N = e->n_global;
   sink k;
   memset(&k, 0, sizeof k);
   k.hom = 1;
+  k.indegree = indegree;
   b->row_ptr = calloc(N + 1, sizeof *b->row_ptr);
   if (!b->row_ptr) {
     return nestcl_set_error(NESTCL_ENOMEM, "out of host memory for row pointers");
@@ -428,11 +482,10 @@ static int build_synapses(nestcl_engine *e, eng_vp *vp, eng_block *b, marks *mk)
       b->target = malloc((b->nnz ? b->nnz : 1) * sizeof *b->target);
       b->weight = malloc((b->nnz ? b->nnz : 1) * wsize);
       k.cursor = malloc((N ? N : 1) * sizeof *k.cursor);
-      k.indegree = calloc(b->n ? b->n : 1, sizeof *k.indegree);
       if (!k.hom) {
         b->delay = malloc((b->nnz ? b->nnz : 1) * sizeof *b->delay);
       }
-      if (!b->target || !b->weight || !k.cursor || !k.indegree || (!k.hom && !b->delay)) {
+      if (!b->target || !b->weight || !k.cursor || (!k.hom && !b->delay)) {
         rc = nestcl_set_error(NESTCL_ENOMEM, "out of host memory for %llu synapses", (unsigned long long)b->nnz);
         break;
       }
@@ -445,7 +498,7 @@ static int build_synapses(nestcl_engine *e, eng_vp *vp, eng_block *b, marks *mk)
     }
     k.have_delay = 0;
     for (int p = 0; p < e->n_projs && !rc && b->n > 0; ++p) {
-      if (e->projs[p].tgt == b->pop) {
+      if (e->projs[p].tgt == b->pop && !e->projs[p].sm) {
         rc = draw_projection(e, b, p, &k, mk);
       }
     }
@@ -455,10 +508,7 @@ static int build_synapses(nestcl_engine *e, eng_vp *vp, eng_block *b, marks *mk)
     }
   }
   free(k.cursor);
-  if (!rc) {
-    rc = check_fixed_range(e, b, k.indegree, k.max_abs);
-  }
-  free(k.indegree);
+  *max_abs = k.max_abs > *max_abs ? k.max_abs : *max_abs;
   if (rc) {
     return rc;
   }
@@ -469,6 +519,116 @@ static int build_synapses(nestcl_engine *e, eng_vp *vp, eng_block *b, marks *mk)
                                            (b->delay ? b->nnz * sizeof(uint16_t) : 0);
   }
   return 0;
+}
+
+/* The CSR of translated-synapse projection p onto the block, over the source population's rows. */
+static int build_plastic(nestcl_engine *e, eng_vp *vp, eng_block *b, int p, eng_plastic *pl, marks *mk,
+                         uint32_t *indegree, double *max_abs, uint32_t *nin, double *maxd)
+{
+  const eng_projection *pr = &e->projs[p];
+  const eng_population *sp = &e->pops[pr->src];
+  sink k;
+  memset(&k, 0, sizeof k);
+  k.hom = 1;
+  k.indegree = indegree;
+  k.nin = nin;
+  k.maxd = maxd;
+  k.history = pr->sm->uses_history;
+  k.pl = pl;
+  k.row_base = sp->first;
+  pl->proj = p;
+  pl->src_first = sp->first;
+  pl->n_rows = sp->n;
+  pl->row_ptr = calloc((size_t)sp->n + 1, sizeof *pl->row_ptr);
+  k.scratch = malloc(pr->sm->syn_size);
+  if (!pl->row_ptr || !k.scratch) {
+    free(k.scratch);
+    return nestcl_set_error(NESTCL_ENOMEM, "out of host memory for row pointers");
+  }
+  k.row_ptr = pl->row_ptr;
+  int rc = 0;
+  for (int pass = 0; pass < 2 && !rc; ++pass) {
+    k.pass = pass;
+    k.n = 0;
+    if (pass == 1) {
+      for (uint32_t r = 0; r < pl->n_rows; ++r) {
+        uint64_t len = pl->row_ptr[r + 1];
+        pl->max_row = len > pl->max_row ? (uint32_t)len : pl->max_row;
+        pl->row_ptr[r + 1] += pl->row_ptr[r];
+      }
+      pl->nnz = pl->row_ptr[pl->n_rows];
+      pl->target = malloc((pl->nnz ? pl->nnz : 1) * sizeof *pl->target);
+      pl->state = malloc(pl->nnz * pr->lay.state_bytes + 8);
+      pl->src_state = malloc((size_t)pl->n_rows * pr->lay.src_bytes + 8);
+      k.cursor = malloc(((size_t)pl->n_rows + 1) * sizeof *k.cursor);
+      if (!k.hom) {
+        pl->delay = malloc((pl->nnz ? pl->nnz : 1) * sizeof *pl->delay);
+      }
+      if (!pl->target || !pl->state || !pl->src_state || !k.cursor || (!k.hom && !pl->delay)) {
+        rc = nestcl_set_error(NESTCL_ENOMEM, "out of host memory for %llu plastic synapses",
+                              (unsigned long long)pl->nnz);
+        break;
+      }
+      memcpy(k.cursor, pl->row_ptr, (size_t)pl->n_rows * sizeof *k.cursor);
+      pl->delay_hom = k.hom ? (k.have_delay ? k.delay0 : (uint32_t)e->min_delay) : NESTCL_DELAY_PER_SYNAPSE;
+    }
+    k.have_delay = 0;
+    rc = draw_projection(e, b, p, &k, mk);
+    if (!rc && pass == 1 && k.n != pl->nnz) {
+      rc = nestcl_set_error(NESTCL_ERUNTIME, "internal: the second pass drew %llu plastic synapses, the first %llu",
+                            (unsigned long long)k.n, (unsigned long long)pl->nnz);
+    }
+  }
+  free(k.cursor);
+  free(k.scratch);
+  *max_abs = k.max_abs > *max_abs ? k.max_abs : *max_abs;
+  if (!rc) {
+    vp->synapses += pl->nnz;
+    vp->st.plastic_synapses += pl->nnz;
+  }
+  return rc;
+}
+
+static int build_synapses(nestcl_engine *e, eng_vp *vp, eng_block *b, marks *mk)
+{
+  uint32_t *indegree = calloc(b->n ? b->n : 1, sizeof *indegree);
+  double max_abs = 0.0;
+  if (!indegree) {
+    return nestcl_set_error(NESTCL_ENOMEM, "out of host memory");
+  }
+  int rc = build_static(e, vp, b, mk, indegree, &max_abs);
+  int history = 0;
+  for (int p = 0; p < e->n_projs; ++p) {
+    if (e->projs[p].tgt == b->pop && e->projs[p].sm) {
+      b->n_plastic++;
+      history |= e->projs[p].sm->uses_history;
+    }
+  }
+  uint32_t *nin = NULL;
+  double *maxd = NULL;
+  if (!rc && b->n_plastic) {
+    b->plastic = calloc((size_t)b->n_plastic, sizeof *b->plastic);
+    nin = history ? calloc(b->n ? b->n : 1, sizeof *nin) : NULL;
+    maxd = history ? calloc(b->n ? b->n : 1, sizeof *maxd) : NULL;
+    if (!b->plastic || (history && (!nin || !maxd))) {
+      rc = nestcl_set_error(NESTCL_ENOMEM, "out of host memory");
+    }
+    for (int p = 0, j = 0; p < e->n_projs && !rc; ++p) {
+      if (e->projs[p].tgt == b->pop && e->projs[p].sm) {
+        rc = build_plastic(e, vp, b, p, &b->plastic[j++], mk, indegree, &max_abs, nin, maxd);
+      }
+    }
+    if (!rc) {
+      rc = eng_plastic_init_state(e, vp, b, nin, maxd);
+    }
+  }
+  if (!rc) {
+    rc = check_fixed_range(e, b, indegree, max_abs);
+  }
+  free(indegree);
+  free(nin);
+  free(maxd);
+  return rc;
 }
 
 /* ---- device ------------------------------------------------------------- */
@@ -484,6 +644,15 @@ static size_t block_device_bytes(const nestcl_engine *e, const eng_block *b)
   size_t wsize = e->cfg.weight_type == NESTCL_WEIGHT_DOUBLE ? 8 : 4;
   bytes += (size_t)e->ring_slots * b->n_channels * b->n * 8 + 4 + (size_t)b->spike_cap * 8 + b->rec_elems * 8;
   bytes += (e->n_global + 1) * 8 + b->nnz * (4 + wsize) + (b->delay ? b->nnz * 2 : 0);
+  for (int j = 0; j < b->n_plastic; ++j) {
+    const eng_plastic *pl = &b->plastic[j];
+    const eng_syn_layout *L = &e->projs[pl->proj].lay;
+    bytes += ((size_t)pl->n_rows + 1) * 8 + pl->nnz * (4 + L->state_bytes) + (pl->delay ? pl->nnz * 2 : 0) +
+             (size_t)pl->n_rows * L->src_bytes;
+  }
+  if (b->hist.cap) {
+    bytes += (size_t)b->n * ((size_t)b->hist.cap * 28 + 44) + (size_t)b->spike_cap * 8;
+  }
   return bytes;
 }
 
@@ -511,7 +680,7 @@ static int check_device_budget(nestcl_engine *e)
     for (int p = 0; p < e->n_pops; ++p) {
       need += block_device_bytes(e, &e->vps[v].blocks[p]);
     }
-    need += e->n_global * (size_t)e->min_delay * 8;
+    need += e->n_global * (size_t)e->min_delay * (e->any_plastic ? 24 : 8);
   }
   const nestcl_device_info *info = nestcl_device_get_info(e->dev);
   size_t avail = (size_t)info->global_mem_bytes;
@@ -621,6 +790,9 @@ static int build_programs(nestcl_engine *e)
            e->deliver_contiguous ? " -DNESTCL_DELIVER_CONTIGUOUS=1" : "");
   rc = nestcl_program_build(e->dev, src, opt, &e->core_program);
   free(src);
+  if (!rc && e->any_plastic) {
+    rc = eng_plastic_build_programs(e);
+  }
   return rc;
 }
 
@@ -763,6 +935,10 @@ int eng_build(nestcl_engine *e)
 #endif
   if (e->n_pops == 0) {
     return nestcl_set_error(NESTCL_EINVAL, "no neurons to simulate");
+  }
+  e->any_plastic = 0;
+  for (int p = 0; p < e->n_projs; ++p) {
+    e->any_plastic |= e->projs[p].sm != NULL;
   }
   e->n_vps = e->cfg.cpu_threads + e->cfg.gpu_streams;
   uint64_t total_vps = (uint64_t)e->n_vps * (uint64_t)e->n_ranks;
@@ -927,9 +1103,26 @@ int eng_build(nestcl_engine *e)
       for (uint64_t s = 0; s < e->n_global; ++s) {
         e->out_degree[s] += (uint32_t)(b->row_ptr[s + 1] - b->row_ptr[s]);
       }
+      for (int j = 0; j < b->n_plastic; ++j) {
+        const eng_plastic *pl = &b->plastic[j];
+        for (uint32_t r = 0; r < pl->n_rows; ++r) {
+          e->out_degree[pl->src_first + r] += (uint32_t)(pl->row_ptr[r + 1] - pl->row_ptr[r]);
+        }
+      }
     }
   }
   e->synapses_total = e->local_synapses;
+  e->plastic_synapses_total = 0;
+  for (int v = 0; v < e->n_vps; ++v) {
+    e->plastic_synapses_total += e->vps[v].st.plastic_synapses;
+  }
+#ifdef NESTCL_WITH_MPI
+  if (e->n_ranks > 1) {
+    unsigned long long ps = e->plastic_synapses_total, pt = 0;
+    MPI_Allreduce(&ps, &pt, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
+    e->plastic_synapses_total = pt;
+  }
+#endif
 #ifdef NESTCL_WITH_MPI
   if (e->n_ranks > 1) {
     MPI_Allreduce(MPI_IN_PLACE, e->out_degree, (int)e->n_global, MPI_UINT32_T, MPI_SUM, MPI_COMM_WORLD);
@@ -950,6 +1143,13 @@ int eng_build(nestcl_engine *e)
   e->gather_tmp = malloc(2 * e->global_cap * sizeof *e->gather_tmp);
   if (!e->global || !e->gather_tmp) {
     return nestcl_set_error(NESTCL_ENOMEM, "out of host memory for the spike lists");
+  }
+  if (e->any_plastic) {
+    e->src_list = malloc(3 * (e->global_cap ? e->global_cap : 1) * sizeof *e->src_list);
+    e->src_lags = malloc((e->global_cap ? e->global_cap : 1) * sizeof *e->src_lags);
+    if (!e->src_list || !e->src_lags) {
+      return nestcl_set_error(NESTCL_ENOMEM, "out of host memory for the spike lists");
+    }
   }
   for (int v = 0; v < e->n_vps; ++v) {
     eng_vp *vp = &e->vps[v];
@@ -974,8 +1174,15 @@ int eng_build(nestcl_engine *e)
       }
       rc = nestcl_buffer_alloc(e->dev, NESTCL_MEM_OTHER, "global spike list", e->global_cap * 8, CL_MEM_READ_ONLY,
                                NULL, &vp->b_global);
+      if (!rc && e->any_plastic) {
+        rc = nestcl_buffer_alloc(e->dev, NESTCL_MEM_OTHER, "spiking sources", e->global_cap * 12, CL_MEM_READ_ONLY,
+                                 NULL, &vp->b_srcs);
+        if (!rc) rc = nestcl_buffer_alloc(e->dev, NESTCL_MEM_OTHER, "spike lags", e->global_cap * 4,
+                                          CL_MEM_READ_ONLY, NULL, &vp->b_lags);
+      }
       for (int p = 0; p < e->n_pops && !rc; ++p) {
         rc = upload_block(e, vp, &vp->blocks[p], p);
+        if (!rc) rc = eng_plastic_upload(e, vp, &vp->blocks[p]);
       }
     }
     if (rc) {
@@ -1022,12 +1229,15 @@ void eng_free_built(nestcl_engine *e)
         nestcl_buffer_free(e->dev, &b->b_delay);
       }
       free(b->b_fields);
+      eng_plastic_free(e, b);
       if (b->k_update) clReleaseKernel(b->k_update);
       if (b->k_deliver) clReleaseKernel(b->k_deliver);
       if (b->k_drive) clReleaseKernel(b->k_drive);
     }
     if (e->dev) {
       nestcl_buffer_free(e->dev, &vp->b_global);
+      nestcl_buffer_free(e->dev, &vp->b_srcs);
+      nestcl_buffer_free(e->dev, &vp->b_lags);
     }
     free(vp->blocks);
     free(vp->out);
@@ -1043,6 +1253,13 @@ void eng_free_built(nestcl_engine *e)
   }
   free(e->model_programs);
   e->model_programs = NULL;
+  if (e->plastic_programs) {
+    for (int p = 0; p < e->n_projs; ++p) {
+      if (e->plastic_programs[p]) clReleaseProgram(e->plastic_programs[p]);
+    }
+  }
+  free(e->plastic_programs);
+  e->plastic_programs = NULL;
   if (e->core_program) clReleaseProgram(e->core_program);
   e->core_program = NULL;
   for (int k = 0; k < e->n_drives; ++k) {
@@ -1057,6 +1274,9 @@ void eng_free_built(nestcl_engine *e)
   free(e->global);
   free(e->gather_tmp);
   free(e->out_degree);
+  free(e->src_list);
+  free(e->src_lags);
+  e->src_list = e->src_lags = NULL;
   free(e->mpi_counts);
   e->mpi_counts = NULL;
   e->global = e->gather_tmp = e->out_degree = NULL;

@@ -248,6 +248,9 @@ static int exchange(nestcl_engine *e, int64_t origin)
   for (size_t s = 0; s < n; ++s) {
     e->events_total += e->out_degree[e->global[2 * s]];
   }
+  if (e->any_plastic) {
+    eng_plastic_sources(e);
+  }
   double t_rec = eng_now();
   int rc = eng_record_spikes(e, e->global, n, origin);
   e->record_s = eng_now() - t_rec;
@@ -412,6 +415,10 @@ int eng_run(nestcl_engine *e, int64_t steps)
         if (to == e->min_delay) {
           eng_vp_fail(vp, deliver(e, vp, origin));
           vp->st.seconds[NESTCL_PHASE_DELIVER] += eng_now() - t_dl;
+          /* Translated synapses: the history of this VP's spikes, then their delivery (timed inside). */
+          if (e->any_plastic && !vp->status) {
+            eng_vp_fail(vp, eng_plastic_deliver(e, vp, origin));
+          }
         }
         if (recording) {
           double t_o = eng_now();

@@ -14,6 +14,8 @@
 #include "nestcl/engine.h"
 
 #define NESTCL_NAME_MAX 64
+/* NEST's kernel key stdp_eps (ConnectionManager), the tolerance of STDP's spike-time comparisons. */
+#define ENG_STDP_EPS 1.0e-6
 
 typedef struct eng_setting {
   char name[NESTCL_NAME_MAX];
@@ -22,6 +24,7 @@ typedef struct eng_setting {
 
 typedef struct eng_population {
   const nestcl_model *model;
+  double tau_minus, tau_minus_triplet; /* ArchivingNode's, for the spike history */
   uint32_t n;
   uint32_t K;
   uint64_t first;       /* global id of neuron 0 */
@@ -31,11 +34,71 @@ typedef struct eng_population {
   int rec_interval_steps; /* multimeter sampling of this population; 0: none */
 } eng_population;
 
+#define ENG_SYN_FIELDS_MAX 32
+
+/*
+ * Where a translated synapse model's fields live in the engine: per-synapse
+ * state (role STATE) as SoA over the projection's synapses in one buffer, field
+ * f's array at byte state_off[f] * nnz; per-source state (role SOURCE) the
+ * same over the source rows; parameters and common properties stay in the
+ * projection's template (one synapse struct and one common-properties struct).
+ * Fields are ordered by size, largest first, so every array is aligned.
+ */
+typedef struct eng_syn_layout {
+  int n_state, n_src;
+  int state_f[ENG_SYN_FIELDS_MAX], src_f[ENG_SYN_FIELDS_MAX]; /* indices into the model's fields */
+  size_t state_off[ENG_SYN_FIELDS_MAX], src_off[ENG_SYN_FIELDS_MAX];
+  size_t state_bytes, src_bytes; /* per synapse, per source */
+  int weight_f;                  /* the field NEST calls "weight" (index into fields) */
+  size_t weight_off;             /* its state_off */
+} eng_syn_layout;
+
 typedef struct eng_projection {
   int src, tgt;
   nestcl_conn_spec conn;
   nestcl_syn_spec syn;
+  /* translated synapses; NULL: the static CSR */
+  const nestcl_synapse_model *sm;
+  void *tmpl;            /* one synapse: defaults, then the params (per-synapse parameters, initial state) */
+  void *cp;              /* the common properties */
+  eng_syn_layout lay;
+  int ch_pos, ch_neg, ch_zero; /* the target's channel for a weight > 0, < 0, == 0 */
+  double max_abs;        /* largest |weight| it can deliver when the model bounds it (Wmax), else 0 */
 } eng_projection;
+
+/* The postsynaptic spike history of one block (nestcl_history.h), host or device. */
+enum {
+  ENG_H_T = 0, ENG_H_KMINUS, ENG_H_KMINUS_TRIPLET, ENG_H_ACCESS, /* per entry: [n * cap] */
+  ENG_H_HEAD, ENG_H_LEN, ENG_H_KM, ENG_H_KMT, ENG_H_LAST, ENG_H_NIN, ENG_H_MAXD, /* per neuron: [n] */
+  ENG_H_ARRAYS
+};
+typedef struct eng_history {
+  uint32_t cap;          /* entries per neuron; 0: the block has no history */
+  void *a[ENG_H_ARRAYS];
+  nestcl_buffer b[ENG_H_ARRAYS];
+  double tau_minus_inv, tau_minus_triplet_inv;
+  uint32_t *append;      /* this super step's (local index, lag) pairs, sorted */
+  size_t n_append;
+  nestcl_buffer b_append, b_flag;
+  cl_kernel k_append;
+} eng_history;
+
+/* The synapses of one translated-synapse projection onto one block. */
+typedef struct eng_plastic {
+  int proj;
+  uint64_t src_first;    /* rows: the source population */
+  uint32_t n_rows;
+  uint64_t *row_ptr;     /* [n_rows + 1] */
+  uint32_t *target;      /* local index of the target */
+  uint16_t *delay;       /* per synapse; NULL when homogeneous */
+  uint32_t delay_hom;
+  unsigned char *state;  /* per synapse (eng_syn_layout) */
+  unsigned char *src_state; /* per source row */
+  uint64_t nnz;
+  uint32_t max_row;
+  nestcl_buffer b_row, b_target, b_delay, b_state, b_src_state, b_tmpl, b_cp;
+  cl_kernel k;
+} eng_plastic;
 
 typedef struct eng_drive {
   int pop;
@@ -100,6 +163,10 @@ typedef struct eng_block {
   nestcl_buffer *b_fields;
   nestcl_buffer b_ring, b_count, b_spikes, b_rec, b_row, b_target, b_weight, b_delay;
   cl_kernel k_update, k_deliver, k_drive;
+  /* translated synapses onto the block, and the targets' spike history */
+  eng_plastic *plastic;
+  int n_plastic;
+  eng_history hist;
 } eng_block;
 
 typedef struct eng_vp {
@@ -112,6 +179,7 @@ typedef struct eng_vp {
   uint32_t *out;         /* pairs */
   size_t n_out, out_cap;
   nestcl_buffer b_global; /* the global spike list (GPU VPs) */
+  nestcl_buffer b_srcs, b_lags; /* the spiking sources and their lags (GPU VPs with plastic synapses) */
   size_t global_cap;
   nestcl_vp_stats st;
   size_t host_bytes[NESTCL_MEM_CLASSES];
@@ -123,6 +191,8 @@ struct nestcl_engine {
   nestcl_engine_config cfg;
   const nestcl_model *const *models;
   int n_models;
+  const nestcl_synapse_model *const *synapse_models;
+  int n_synapse_models;
   eng_population *pops;
   int n_pops;
   eng_projection *projs;
@@ -161,6 +231,12 @@ struct nestcl_engine {
   size_t gather_cap;
   int *mpi_counts;        /* [2 * n_ranks]: Allgatherv counts and displacements */
   uint32_t *out_degree;  /* per global source, over all ranks */
+  /* the super step's spiking sources as (gid, first, end) into src_lags, by gid, then lag */
+  int any_plastic;
+  uint32_t *src_list, *src_lags;
+  size_t n_src_list;
+  cl_program *plastic_programs; /* per projection (NULL: static, or no streams) */
+  uint64_t plastic_synapses_total;
 
   uint64_t spikes_total, events_total, synapses_total, local_synapses;
   double build_nodes_s, build_conn_s, build_upload_s, simulate_s;
@@ -190,6 +266,23 @@ void eng_cpu_deliver(eng_block *b, int weight_double, uint32_t ring_slots, const
                      int64_t origin);
 void eng_cpu_drive(eng_block *b, const eng_drive *d, uint32_t seed, uint32_t ring_slots, int64_t origin, int from,
                    int to);
+
+/* Translated synapses (plastic.c). */
+/* The field layout of a synapse model in the engine; 0 or an error. */
+int eng_syn_layout_init(const nestcl_synapse_model *sm, eng_syn_layout *lay);
+/* Per-source and other per-synapse state of a built block's projections from the templates; the history. */
+int eng_plastic_init_state(nestcl_engine *e, eng_vp *vp, eng_block *b, const uint32_t *hist_nin,
+                           const double *hist_maxd);
+int eng_plastic_build_programs(nestcl_engine *e);
+int eng_plastic_upload(nestcl_engine *e, eng_vp *vp, eng_block *b);
+void eng_plastic_free(nestcl_engine *e, eng_block *b);
+/* Master, after the exchange: the spiking sources of the global list. */
+void eng_plastic_sources(nestcl_engine *e);
+/* The VP's part of the super step's plastic work: history of its own spikes, then delivery. */
+int eng_plastic_deliver(nestcl_engine *e, eng_vp *vp, int64_t origin);
+/* NEST's Time::step(s).get_ms() and delay_steps_to_ms with the engine's resolution. */
+double eng_step_ms(const nestcl_engine *e, int64_t step);
+double eng_delay_ms(const nestcl_engine *e, int64_t steps);
 
 /* Recorders (record.c). */
 int eng_record_spikes(nestcl_engine *e, const uint32_t *spikes, size_t n, int64_t origin);

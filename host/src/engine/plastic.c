@@ -1,0 +1,959 @@
+/*
+ * Translated synapses in the engine (issue 9; DESIGN.md §2, STDP synapses):
+ * the postsynaptic spike history of their targets (nestcl_history.h, one
+ * bounded ring per neuron that grows on demand), and the delivery that runs a
+ * synapse model's send() for every (synapse, presynaptic spike), on the C path
+ * through the descriptor and on the device through plastic_kernels.cl.
+ *
+ * Order of a super step, as in NEST: the update appends every spike of a
+ * neuron to its history (set_spiketime; here right after the update, before
+ * any delivery, which is equivalent: nothing reads the history in between),
+ * then the spikes are delivered, each synapse seeing its source's spikes in
+ * time order. A history read by a delivery belongs to the same block as the
+ * synapse (its target), so every VP works on its own blocks only.
+ *
+ * Layout: per projection and block a CSR over the source population's rows,
+ * a 32-bit target index per synapse, the per-synapse state (eng_syn_layout:
+ * for stdp_pl_synapse_hom the double weight only, so 12 bytes per synapse with
+ * a homogeneous delay) and the per-source state once per row.
+ */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#ifdef NESTCL_WITH_MPI
+#include <mpi.h>
+#endif
+
+#include "engine_internal.h"
+#include "plastic_kernels_source.h"
+#include "nestcl_rt_source.h"
+#include "nestcl_synapse.h"
+#include "core/nestcl_core.h"
+
+static const size_t hist_elem[ENG_H_ARRAYS] = {8, 8, 8, 4, 4, 4, 8, 8, 8, 4, 8};
+static const char *const hist_name[ENG_H_ARRAYS] = {
+    "history t", "history Kminus", "history Kminus_triplet", "history access", "history head", "history length",
+    "Kminus", "Kminus_triplet", "last spike", "STDP in-degree", "STDP max delay"};
+
+static int cl_check(cl_int err, const char *what)
+{
+  if (err != CL_SUCCESS) {
+    return nestcl_set_error(NESTCL_ECL, "%s failed: %s", what, nestcl_cl_error_name(err));
+  }
+  return 0;
+}
+
+/* ---- time --------------------------------------------------------------- */
+
+/* NEST's Time with 1000 tics per ms: tics per step, ms per tic, ms per step. */
+static int64_t tics_per_step(const nestcl_engine *e)
+{
+  return llround(e->cfg.resolution_ms * 1000.0);
+}
+
+double eng_step_ms(const nestcl_engine *e, int64_t step)
+{
+  return nestcl_step_ms(step, tics_per_step(e), 1.0 / 1000.0);
+}
+
+double eng_delay_ms(const nestcl_engine *e, int64_t steps)
+{
+  return (double)steps * ((double)tics_per_step(e) / 1000.0);
+}
+
+/* ---- layout ------------------------------------------------------------- */
+
+static size_t syn_field_size(const nestcl_syn_field *f)
+{
+  return nestcl_field_type_size(f->type);
+}
+
+int eng_syn_layout_init(const nestcl_synapse_model *sm, eng_syn_layout *lay)
+{
+  memset(lay, 0, sizeof *lay);
+  lay->weight_f = -1;
+  for (int pass = 8; pass >= 4; pass -= 4) {
+    for (int f = 0; f < sm->n_syn_fields; ++f) {
+      const nestcl_syn_field *sf = &sm->fields[f];
+      if (syn_field_size(sf) != (size_t)pass) {
+        continue;
+      }
+      if (sf->role == NESTCL_SYN_STATE) {
+        if (lay->n_state == ENG_SYN_FIELDS_MAX) {
+          return nestcl_set_error(NESTCL_EINVAL, "%s: too many per-synapse fields", sm->name);
+        }
+        lay->state_f[lay->n_state] = f;
+        lay->state_off[lay->n_state++] = lay->state_bytes;
+        lay->state_bytes += (size_t)pass;
+      } else if (sf->role == NESTCL_SYN_SOURCE) {
+        if (lay->n_src == ENG_SYN_FIELDS_MAX) {
+          return nestcl_set_error(NESTCL_EINVAL, "%s: too many per-source fields", sm->name);
+        }
+        lay->src_f[lay->n_src] = f;
+        lay->src_off[lay->n_src++] = lay->src_bytes;
+        lay->src_bytes += (size_t)pass;
+      }
+    }
+  }
+  for (int k = 0; k < lay->n_state; ++k) {
+    const nestcl_syn_field *sf = &sm->fields[lay->state_f[k]];
+    if (sf->nest_name && strcmp(sf->nest_name, "weight") == 0 && sf->type == NESTCL_T_DOUBLE) {
+      lay->weight_f = lay->state_f[k];
+      lay->weight_off = lay->state_off[k];
+    }
+  }
+  if (lay->weight_f < 0) {
+    return nestcl_set_error(NESTCL_EINVAL, "%s: no per-synapse double field named \"weight\" that send() updates; "
+                            "the engine delivers such synapses only", sm->name);
+  }
+  return 0;
+}
+
+static void load_fields(const nestcl_synapse_model *sm, unsigned char *self, const unsigned char *arrays, int n,
+                        const int *fi, const size_t *off, uint64_t count, uint64_t k)
+{
+  for (int j = 0; j < n; ++j) {
+    size_t sz = syn_field_size(&sm->fields[fi[j]]);
+    memcpy(self + sm->fields[fi[j]].offset, arrays + off[j] * count + k * sz, sz);
+  }
+}
+
+static void store_fields(const nestcl_synapse_model *sm, const unsigned char *self, unsigned char *arrays, int n,
+                         const int *fi, const size_t *off, uint64_t count, uint64_t k)
+{
+  for (int j = 0; j < n; ++j) {
+    size_t sz = syn_field_size(&sm->fields[fi[j]]);
+    memcpy(arrays + off[j] * count + k * sz, self + sm->fields[fi[j]].offset, sz);
+  }
+}
+
+/* ---- history ------------------------------------------------------------ */
+
+static nestcl_history hist_view(eng_history *h)
+{
+  nestcl_history v = {h->a[ENG_H_T], h->a[ENG_H_KMINUS], h->a[ENG_H_KMINUS_TRIPLET], h->a[ENG_H_ACCESS],
+                      h->a[ENG_H_HEAD], h->a[ENG_H_LEN], h->a[ENG_H_KM], h->a[ENG_H_KMT], h->a[ENG_H_LAST],
+                      h->a[ENG_H_NIN], h->a[ENG_H_MAXD], h->cap};
+  return v;
+}
+
+static size_t hist_count(const eng_block *b, int a, uint32_t cap)
+{
+  return a <= ENG_H_ACCESS ? (size_t)b->n * cap : (size_t)b->n;
+}
+
+static size_t hist_bytes(const eng_block *b, uint32_t cap)
+{
+  size_t s = 0;
+  for (int a = 0; a < ENG_H_ARRAYS; ++a) {
+    s += hist_count(b, a, cap) * hist_elem[a];
+  }
+  return s;
+}
+
+int eng_plastic_init_state(nestcl_engine *e, eng_vp *vp, eng_block *b, const uint32_t *hist_nin,
+                           const double *hist_maxd)
+{
+  for (int j = 0; j < b->n_plastic; ++j) {
+    eng_plastic *pl = &b->plastic[j];
+    const eng_projection *pr = &e->projs[pl->proj];
+    const nestcl_synapse_model *sm = pr->sm;
+    const unsigned char *t = pr->tmpl;
+    /* Per-source state from the template; per-synapse state too, except the drawn weight. */
+    for (uint32_t r = 0; r < pl->n_rows; ++r) {
+      store_fields(sm, t, pl->src_state, pr->lay.n_src, pr->lay.src_f, pr->lay.src_off, pl->n_rows, r);
+    }
+    for (int f = 0; f < pr->lay.n_state; ++f) {
+      if (pr->lay.state_f[f] == pr->lay.weight_f) {
+        continue;
+      }
+      for (uint64_t k = 0; k < pl->nnz; ++k) {
+        store_fields(sm, t, pl->state, 1, &pr->lay.state_f[f], &pr->lay.state_off[f], pl->nnz, k);
+      }
+    }
+    if (!vp->is_gpu) {
+      vp->host_bytes[NESTCL_MEM_SYNAPSES] += (pl->n_rows + 1) * 8 + pl->nnz * (4 + pr->lay.state_bytes) +
+                                             (pl->delay ? pl->nnz * 2 : 0) + pl->n_rows * pr->lay.src_bytes;
+    }
+  }
+  if (!hist_nin) {
+    return 0;
+  }
+  eng_history *h = &b->hist;
+  const eng_population *pop = &e->pops[b->pop];
+  h->cap = e->cfg.history_capacity;
+  h->tau_minus_inv = 1.0 / pop->tau_minus;
+  h->tau_minus_triplet_inv = 1.0 / pop->tau_minus_triplet;
+  for (int a = 0; a < ENG_H_ARRAYS; ++a) {
+    size_t bytes = hist_count(b, a, h->cap) * hist_elem[a];
+    h->a[a] = calloc(bytes ? bytes : 1, 1);
+    if (!h->a[a]) {
+      return nestcl_set_error(NESTCL_ENOMEM, "out of host memory for the spike history");
+    }
+  }
+  for (uint32_t i = 0; i < b->n; ++i) {
+    ((double *)h->a[ENG_H_LAST])[i] = -1.0;
+    ((uint32_t *)h->a[ENG_H_NIN])[i] = hist_nin[i];
+    ((double *)h->a[ENG_H_MAXD])[i] = hist_maxd[i];
+  }
+  h->append = malloc(2 * (size_t)(b->spike_cap ? b->spike_cap : 1) * sizeof *h->append);
+  if (!h->append) {
+    return nestcl_set_error(NESTCL_ENOMEM, "out of host memory for the spike history");
+  }
+  if (!vp->is_gpu) {
+    vp->host_bytes[NESTCL_MEM_STATE] += hist_bytes(b, h->cap);
+  }
+  return 0;
+}
+
+/* Re-lays the history of a block out for new_cap entries per neuron (host arrays). */
+static int hist_relayout(const eng_block *b, eng_history *h, uint32_t new_cap)
+{
+  void *na[ENG_H_ACCESS + 1];
+  for (int a = 0; a <= ENG_H_ACCESS; ++a) {
+    na[a] = calloc(hist_count(b, a, new_cap) * hist_elem[a] + 1, 1);
+    if (!na[a]) {
+      for (int c = 0; c < a; ++c) {
+        free(na[c]);
+      }
+      return nestcl_set_error(NESTCL_ENOMEM, "out of host memory for the spike history");
+    }
+  }
+  nestcl_history v = hist_view(h);
+  for (uint32_t i = 0; i < b->n; ++i) {
+    for (uint32_t k = 0; k < v.len[i]; ++k) {
+      size_t from = nestcl_hist_slot(&v, i, k), to = (size_t)i * new_cap + k;
+      for (int a = 0; a <= ENG_H_ACCESS; ++a) {
+        memcpy((char *)na[a] + to * hist_elem[a], (char *)h->a[a] + from * hist_elem[a], hist_elem[a]);
+      }
+    }
+    v.head[i] = 0;
+  }
+  for (int a = 0; a <= ENG_H_ACCESS; ++a) {
+    free(h->a[a]);
+    h->a[a] = na[a];
+  }
+  h->cap = new_cap;
+  return 0;
+}
+
+static int hist_too_small(const nestcl_engine *e, const eng_block *b, uint32_t i)
+{
+  return nestcl_set_error(NESTCL_ERUNTIME,
+                          "postsynaptic spike history of neuron %llu (%s) needs more than %u entries (history_max; "
+                          "NEST keeps every spike that an STDP synapse onto it has not read yet): raise "
+                          "--history-max", (unsigned long long)(b->first_gid + i), e->pops[b->pop].model->name,
+                          e->cfg.history_max);
+}
+
+/* The VP's own spikes of block b as (local index, lag) pairs, by index then lag. */
+static int cmp_pair(const void *x, const void *y)
+{
+  const uint32_t *a = x, *b = y;
+  if (a[0] != b[0]) {
+    return a[0] < b[0] ? -1 : 1;
+  }
+  return a[1] < b[1] ? -1 : (a[1] > b[1]);
+}
+
+static void hist_pairs(const eng_vp *vp, eng_block *b)
+{
+  eng_history *h = &b->hist;
+  h->n_append = 0;
+  for (size_t s = 0; s < vp->n_out; ++s) {
+    uint64_t gid = vp->out[2 * s];
+    if (gid >= b->first_gid && gid < b->first_gid + b->n) {
+      h->append[2 * h->n_append] = (uint32_t)(gid - b->first_gid);
+      h->append[2 * h->n_append + 1] = vp->out[2 * s + 1];
+      h->n_append++;
+    }
+  }
+  qsort(h->append, h->n_append, 2 * sizeof(uint32_t), cmp_pair);
+}
+
+static int hist_append_cpu(nestcl_engine *e, eng_block *b, int64_t origin)
+{
+  eng_history *h = &b->hist;
+  double min_delay_ms = eng_delay_ms(e, e->min_delay);
+  double eps = ENG_STDP_EPS;
+  for (;;) {
+    nestcl_history v = hist_view(h);
+    int full = 0;
+    uint32_t bad = 0;
+    for (size_t q = 0; q < h->n_append && !full;) {
+      uint32_t i = h->append[2 * q];
+      size_t q1 = q + 1;
+      while (q1 < h->n_append && h->append[2 * q1] == i) {
+        ++q1;
+      }
+      if (nestcl_hist_append_neuron(&v, i, h->append, (uint32_t)q, (uint32_t)q1, origin, tics_per_step(e), 1e-3,
+                                    h->tau_minus_inv, h->tau_minus_triplet_inv, min_delay_ms, eps,
+                                    nestcl_libm_exp_fused())) {
+        full = 1;
+        bad = i;
+      }
+      q = q1;
+    }
+    if (!full) {
+      return 0;
+    }
+    if (h->cap >= e->cfg.history_max) {
+      return hist_too_small(e, b, bad);
+    }
+    uint32_t nc = h->cap * 2 > e->cfg.history_max ? e->cfg.history_max : h->cap * 2;
+    int rc = hist_relayout(b, h, nc);
+    if (rc) {
+      return rc;
+    }
+  }
+}
+
+/* ---- programs and upload ------------------------------------------------ */
+
+static const char *cl_type(nestcl_field_type t)
+{
+  switch (t) {
+  case NESTCL_T_DOUBLE: return "double";
+  case NESTCL_T_LONG: return "long";
+  case NESTCL_T_SIZE: return "ulong";
+  default: return "int";
+  }
+}
+
+static int append(char **buf, size_t *len, size_t *cap, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+static int append(char **buf, size_t *len, size_t *cap, const char *fmt, ...)
+{
+  for (;;) {
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(*buf + *len, *cap - *len, fmt, ap);
+    va_end(ap);
+    if (n < 0) {
+      return nestcl_set_error(NESTCL_ERUNTIME, "formatting the plastic kernel failed");
+    }
+    if (*len + (size_t)n < *cap) {
+      *len += (size_t)n;
+      return 0;
+    }
+    size_t nc = (*cap + (size_t)n) * 2;
+    char *nb = realloc(*buf, nc);
+    if (!nb) {
+      return nestcl_set_error(NESTCL_ENOMEM, "out of host memory");
+    }
+    *buf = nb;
+    *cap = nc;
+  }
+}
+
+/* nestcl_rt_source, the prelude naming the model, its <model>_syn.cl, plastic_kernels.cl. */
+static int plastic_source(const eng_projection *pr, char **out)
+{
+  const nestcl_synapse_model *sm = pr->sm;
+  size_t len = 0, cap = strlen(nestcl_rt_source) + strlen(sm->device_source) + strlen(nestcl_plastic_kernels_source) +
+                        4096;
+  char *s = malloc(cap);
+  if (!s) {
+    return nestcl_set_error(NESTCL_ENOMEM, "out of host memory");
+  }
+  s[0] = 0;
+  int rc = append(&s, &len, &cap, "%s\n#define NESTCL_SYN_T nestcl_syn_%s\n#define NESTCL_SYNCP_T nestcl_syncp_%s\n"
+                  "#define NESTCL_SYN_SEND %s\n#define NESTCL_SYN_STATE(X)", nestcl_rt_source, sm->name, sm->name,
+                  sm->send_name);
+  for (int k = 0; k < pr->lay.n_state && !rc; ++k) {
+    const nestcl_syn_field *f = &sm->fields[pr->lay.state_f[k]];
+    rc = append(&s, &len, &cap, " X(%s, %s, %zu)", f->member, cl_type(f->type), pr->lay.state_off[k]);
+  }
+  if (!rc) rc = append(&s, &len, &cap, "\n#define NESTCL_SYN_SOURCE(X)");
+  for (int k = 0; k < pr->lay.n_src && !rc; ++k) {
+    const nestcl_syn_field *f = &sm->fields[pr->lay.src_f[k]];
+    rc = append(&s, &len, &cap, " X(%s, %s, %zu)", f->member, cl_type(f->type), pr->lay.src_off[k]);
+  }
+  if (!rc) rc = append(&s, &len, &cap, "\n%s\n%s", sm->device_source, nestcl_plastic_kernels_source);
+  if (rc) {
+    free(s);
+    return rc;
+  }
+  *out = s;
+  return 0;
+}
+
+int eng_plastic_build_programs(nestcl_engine *e)
+{
+  e->plastic_programs = calloc((size_t)e->n_projs, sizeof *e->plastic_programs);
+  if (!e->plastic_programs) {
+    return nestcl_set_error(NESTCL_ENOMEM, "out of host memory");
+  }
+  const char *opt = e->deliver_contiguous ? "-DNESTCL_DELIVER_CONTIGUOUS=1" : "";
+  for (int p = 0; p < e->n_projs; ++p) {
+    const eng_projection *pr = &e->projs[p];
+    if (!pr->sm) {
+      continue;
+    }
+    int same = -1;
+    for (int q = 0; q < p && same < 0; ++q) {
+      if (e->projs[q].sm == pr->sm) {
+        same = q;
+      }
+    }
+    if (same >= 0) {
+      e->plastic_programs[p] = e->plastic_programs[same];
+      clRetainProgram(e->plastic_programs[p]);
+      continue;
+    }
+    char *src = NULL;
+    int rc = plastic_source(pr, &src);
+    if (!rc) {
+      rc = nestcl_program_build(e->dev, src, opt, &e->plastic_programs[p]);
+      free(src);
+    }
+    if (rc) {
+      return rc;
+    }
+  }
+  return 0;
+}
+
+static int hist_upload(nestcl_engine *e, eng_block *b)
+{
+  eng_history *h = &b->hist;
+  int rc = 0;
+  for (int a = 0; a < ENG_H_ARRAYS && !rc; ++a) {
+    size_t bytes = hist_count(b, a, h->cap) * hist_elem[a];
+    rc = nestcl_buffer_alloc(e->dev, NESTCL_MEM_STATE, hist_name[a], bytes,
+                             CL_MEM_READ_WRITE | (bytes ? CL_MEM_COPY_HOST_PTR : 0), bytes ? h->a[a] : NULL, &h->b[a]);
+  }
+  return rc;
+}
+
+/* History arguments: kernel arguments [first, first + ENG_H_ARRAYS] (arrays, then cap). */
+static cl_int hist_args(cl_kernel k, cl_uint first, const eng_history *h)
+{
+  cl_int err = CL_SUCCESS;
+  for (int a = 0; a < ENG_H_ARRAYS; ++a) {
+    err |= clSetKernelArg(k, first + (cl_uint)a, sizeof(cl_mem), &h->b[a].mem);
+  }
+  cl_uint cap = h->cap;
+  return err | clSetKernelArg(k, first + ENG_H_ARRAYS, sizeof cap, &cap);
+}
+
+#define PLASTIC_HIST_ARG 29u
+#define APPEND_HIST_ARG 11u
+
+int eng_plastic_upload(nestcl_engine *e, eng_vp *vp, eng_block *b)
+{
+  nestcl_device *dev = e->dev;
+  int rc = 0;
+  cl_int err = CL_SUCCESS;
+  eng_history *h = &b->hist;
+  if (h->cap) {
+    rc = hist_upload(e, b);
+    if (!rc) rc = nestcl_buffer_alloc(dev, NESTCL_MEM_OTHER, "history spikes", 2 * (size_t)b->spike_cap * 4 + 8,
+                                      CL_MEM_READ_ONLY, NULL, &h->b_append);
+    if (!rc) rc = nestcl_buffer_alloc(dev, NESTCL_MEM_OTHER, "history flag", 8, CL_MEM_READ_WRITE, NULL, &h->b_flag);
+    if (rc) {
+      return rc;
+    }
+    h->k_append = clCreateKernel(e->core_program, "nestcl_hist_append", &err);
+    if ((rc = cl_check(err, "clCreateKernel(nestcl_hist_append)"))) return rc;
+    cl_long tps = tics_per_step(e);
+    cl_double mpt = 1e-3, tmi = h->tau_minus_inv, tti = h->tau_minus_triplet_inv;
+    cl_double mdm = eng_delay_ms(e, e->min_delay), eps = ENG_STDP_EPS;
+    cl_int fused = nestcl_libm_exp_fused();
+    err = clSetKernelArg(h->k_append, 0, sizeof(cl_mem), &h->b_append.mem);
+    err |= clSetKernelArg(h->k_append, 3, sizeof tps, &tps);
+    err |= clSetKernelArg(h->k_append, 4, sizeof mpt, &mpt);
+    err |= clSetKernelArg(h->k_append, 5, sizeof tmi, &tmi);
+    err |= clSetKernelArg(h->k_append, 6, sizeof tti, &tti);
+    err |= clSetKernelArg(h->k_append, 7, sizeof mdm, &mdm);
+    err |= clSetKernelArg(h->k_append, 8, sizeof eps, &eps);
+    err |= clSetKernelArg(h->k_append, 9, sizeof fused, &fused);
+    err |= clSetKernelArg(h->k_append, 10, sizeof(cl_mem), &h->b_flag.mem);
+    err |= hist_args(h->k_append, APPEND_HIST_ARG, h);
+    if ((rc = cl_check(err, "clSetKernelArg(nestcl_hist_append)"))) return rc;
+  }
+  for (int j = 0; j < b->n_plastic; ++j) {
+    eng_plastic *pl = &b->plastic[j];
+    const eng_projection *pr = &e->projs[pl->proj];
+    size_t sb = pl->nnz * pr->lay.state_bytes, rb = pl->n_rows * pr->lay.src_bytes;
+    rc = nestcl_buffer_alloc(dev, NESTCL_MEM_SYNAPSES, "plastic row pointers", (pl->n_rows + 1) * 8,
+                             CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, pl->row_ptr, &pl->b_row);
+    if (!rc) rc = nestcl_buffer_alloc(dev, NESTCL_MEM_SYNAPSES, "plastic targets", pl->nnz * 4, CL_MEM_READ_ONLY | (pl->nnz ? CL_MEM_COPY_HOST_PTR : 0), pl->nnz ? pl->target : NULL, &pl->b_target);
+    if (!rc) rc = nestcl_buffer_alloc(dev, NESTCL_MEM_SYNAPSES, "plastic delays", pl->delay ? pl->nnz * 2 : 0, CL_MEM_READ_ONLY | (pl->delay && pl->nnz ? CL_MEM_COPY_HOST_PTR : 0), pl->delay && pl->nnz ? pl->delay : NULL, &pl->b_delay);
+    if (!rc) rc = nestcl_buffer_alloc(dev, NESTCL_MEM_SYNAPSES, "plastic state", sb, CL_MEM_READ_WRITE | (sb ? CL_MEM_COPY_HOST_PTR : 0), sb ? pl->state : NULL, &pl->b_state);
+    if (!rc) rc = nestcl_buffer_alloc(dev, NESTCL_MEM_SYNAPSES, "per-source state", rb, CL_MEM_READ_WRITE | (rb ? CL_MEM_COPY_HOST_PTR : 0), rb ? pl->src_state : NULL, &pl->b_src_state);
+    if (!rc) rc = nestcl_buffer_alloc(dev, NESTCL_MEM_OTHER, "synapse template", pr->sm->syn_size, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, pr->tmpl, &pl->b_tmpl);
+    if (!rc) rc = nestcl_buffer_alloc(dev, NESTCL_MEM_OTHER, "common properties", pr->sm->cp_size, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, pr->cp, &pl->b_cp);
+    if (rc) {
+      return rc;
+    }
+    pl->k = clCreateKernel(e->plastic_programs[pl->proj], "nestcl_plastic", &err);
+    if ((rc = cl_check(err, "clCreateKernel(nestcl_plastic)"))) return rc;
+    cl_ulong sf = pl->src_first, nnz = pl->nnz;
+    cl_uint nr = pl->n_rows, dh = pl->delay_hom, slots = (cl_uint)e->ring_slots, n = b->n, nch = b->n_channels;
+    cl_uint cpos = (cl_uint)pr->ch_pos, cneg = (cl_uint)pr->ch_neg, czero = (cl_uint)pr->ch_zero;
+    cl_long rport = pr->syn.rport, tps = tics_per_step(e);
+    cl_double mpt = 1e-3, mps = eng_delay_ms(e, 1), eps = ENG_STDP_EPS, tmi = h->cap ? h->tau_minus_inv : 0.0;
+    cl_int fused = nestcl_libm_exp_fused();
+    err = clSetKernelArg(pl->k, 0, sizeof(cl_mem), &vp->b_srcs.mem);
+    err |= clSetKernelArg(pl->k, 2, sizeof(cl_mem), &vp->b_lags.mem);
+    err |= clSetKernelArg(pl->k, 4, sizeof sf, &sf);
+    err |= clSetKernelArg(pl->k, 5, sizeof nr, &nr);
+    err |= clSetKernelArg(pl->k, 6, sizeof(cl_mem), &pl->b_row.mem);
+    err |= clSetKernelArg(pl->k, 7, sizeof(cl_mem), &pl->b_target.mem);
+    err |= clSetKernelArg(pl->k, 8, sizeof(cl_mem), &pl->b_delay.mem);
+    err |= clSetKernelArg(pl->k, 9, sizeof dh, &dh);
+    err |= clSetKernelArg(pl->k, 10, sizeof(cl_mem), &pl->b_state.mem);
+    err |= clSetKernelArg(pl->k, 11, sizeof nnz, &nnz);
+    err |= clSetKernelArg(pl->k, 12, sizeof(cl_mem), &pl->b_src_state.mem);
+    err |= clSetKernelArg(pl->k, 13, sizeof(cl_mem), &pl->b_tmpl.mem);
+    err |= clSetKernelArg(pl->k, 14, sizeof(cl_mem), &pl->b_cp.mem);
+    err |= clSetKernelArg(pl->k, 15, sizeof(cl_mem), &b->b_ring.mem);
+    err |= clSetKernelArg(pl->k, 16, sizeof slots, &slots);
+    err |= clSetKernelArg(pl->k, 17, sizeof n, &n);
+    err |= clSetKernelArg(pl->k, 18, sizeof nch, &nch);
+    err |= clSetKernelArg(pl->k, 19, sizeof cpos, &cpos);
+    err |= clSetKernelArg(pl->k, 20, sizeof cneg, &cneg);
+    err |= clSetKernelArg(pl->k, 21, sizeof czero, &czero);
+    err |= clSetKernelArg(pl->k, 22, sizeof rport, &rport);
+    err |= clSetKernelArg(pl->k, 23, sizeof tps, &tps);
+    err |= clSetKernelArg(pl->k, 24, sizeof mpt, &mpt);
+    err |= clSetKernelArg(pl->k, 25, sizeof mps, &mps);
+    err |= clSetKernelArg(pl->k, 26, sizeof eps, &eps);
+    err |= clSetKernelArg(pl->k, 27, sizeof tmi, &tmi);
+    err |= clSetKernelArg(pl->k, 28, sizeof fused, &fused);
+    if (h->cap) {
+      err |= hist_args(pl->k, PLASTIC_HIST_ARG, h);
+    } else {
+      /* No history: any valid buffer for the arrays, cap 0 (the kernel passes no history then). */
+      for (cl_uint a = 0; a < ENG_H_ARRAYS; ++a) {
+        err |= clSetKernelArg(pl->k, PLASTIC_HIST_ARG + a, sizeof(cl_mem), &pl->b_row.mem);
+      }
+      cl_uint zero = 0;
+      err |= clSetKernelArg(pl->k, PLASTIC_HIST_ARG + ENG_H_ARRAYS, sizeof zero, &zero);
+    }
+    if ((rc = cl_check(err, "clSetKernelArg(nestcl_plastic)"))) return rc;
+    /* Resident: the device owns the synapses now; row pointers stay for reading weights back. */
+    free(pl->target);
+    pl->target = NULL;
+    free(pl->state);
+    pl->state = NULL;
+    free(pl->src_state);
+    pl->src_state = NULL;
+    free(pl->delay);
+    pl->delay = NULL;
+  }
+  if (h->cap) {
+    for (int a = 0; a < ENG_H_ARRAYS; ++a) {
+      free(h->a[a]);
+      h->a[a] = NULL;
+    }
+  }
+  return 0;
+}
+
+/* Grows a device block's history: read back, re-lay out, upload, re-point the kernels. */
+static int hist_grow_device(nestcl_engine *e, eng_vp *vp, eng_block *b, uint32_t new_cap)
+{
+  eng_history *h = &b->hist;
+  cl_command_queue q = nestcl_device_queue(e->dev, vp->queue);
+  int rc = 0;
+  for (int a = 0; a < ENG_H_ARRAYS && !rc; ++a) {
+    size_t bytes = hist_count(b, a, h->cap) * hist_elem[a];
+    h->a[a] = malloc(bytes + 1);
+    if (!h->a[a]) {
+      rc = nestcl_set_error(NESTCL_ENOMEM, "out of host memory for the spike history");
+    } else if (bytes) {
+      rc = cl_check(clEnqueueReadBuffer(q, h->b[a].mem, CL_TRUE, 0, bytes, h->a[a], 0, NULL, NULL),
+                    "reading the spike history");
+    }
+  }
+  if (!rc) rc = hist_relayout(b, h, new_cap);
+  for (int a = 0; a < ENG_H_ARRAYS; ++a) {
+    nestcl_buffer_free(e->dev, &h->b[a]);
+  }
+  if (!rc) rc = hist_upload(e, b);
+  cl_int err = CL_SUCCESS;
+  if (!rc) {
+    err = hist_args(h->k_append, APPEND_HIST_ARG, h);
+    for (int j = 0; j < b->n_plastic; ++j) {
+      err |= hist_args(b->plastic[j].k, PLASTIC_HIST_ARG, h);
+    }
+    rc = cl_check(err, "clSetKernelArg(history)");
+  }
+  for (int a = 0; a < ENG_H_ARRAYS; ++a) {
+    free(h->a[a]);
+    h->a[a] = NULL;
+  }
+  return rc;
+}
+
+static int hist_append_device(nestcl_engine *e, eng_vp *vp, eng_block *b, int64_t origin)
+{
+  eng_history *h = &b->hist;
+  if (h->n_append == 0) {
+    return 0;
+  }
+  cl_command_queue q = nestcl_device_queue(e->dev, vp->queue);
+  cl_int err = clEnqueueWriteBuffer(q, h->b_append.mem, CL_FALSE, 0, h->n_append * 8, h->append, 0, NULL, NULL);
+  cl_uint np = (cl_uint)h->n_append;
+  cl_long org = origin;
+  err |= clSetKernelArg(h->k_append, 1, sizeof np, &np);
+  err |= clSetKernelArg(h->k_append, 2, sizeof org, &org);
+  if (err != CL_SUCCESS) {
+    return cl_check(err, "history append");
+  }
+  for (;;) {
+    cl_uint flag[2] = {0u, 0xffffffffu};
+    size_t gsize = h->n_append;
+    err = clEnqueueWriteBuffer(q, h->b_flag.mem, CL_FALSE, 0, sizeof flag, flag, 0, NULL, NULL);
+    if (err == CL_SUCCESS) err = clEnqueueNDRangeKernel(q, h->k_append, 1, NULL, &gsize, NULL, 0, NULL, NULL);
+    if (err == CL_SUCCESS) err = clEnqueueReadBuffer(q, h->b_flag.mem, CL_TRUE, 0, sizeof flag, flag, 0, NULL, NULL);
+    if (err != CL_SUCCESS) {
+      return cl_check(err, "history append kernel");
+    }
+    if (flag[0] == 0) {
+      return 0;
+    }
+    if (h->cap >= e->cfg.history_max) {
+      return hist_too_small(e, b, flag[1]);
+    }
+    uint32_t nc = h->cap * 2 > e->cfg.history_max ? e->cfg.history_max : h->cap * 2;
+    int rc = hist_grow_device(e, vp, b, nc);
+    if (rc) {
+      return rc;
+    }
+  }
+}
+
+/* ---- delivery ----------------------------------------------------------- */
+
+static int cmp_pair_gid(const void *x, const void *y)
+{
+  return cmp_pair(x, y);
+}
+
+void eng_plastic_sources(nestcl_engine *e)
+{
+  size_t n = e->n_global_spikes;
+  uint32_t *tmp = e->gather_tmp;
+  memcpy(tmp, e->global, n * 2 * sizeof *tmp);
+  qsort(tmp, n, 2 * sizeof *tmp, cmp_pair_gid);
+  size_t m = 0;
+  for (size_t s = 0; s < n; ++s) {
+    if (s == 0 || tmp[2 * s] != tmp[2 * (s - 1)]) {
+      if (m) {
+        e->src_list[3 * (m - 1) + 2] = (uint32_t)s;
+      }
+      e->src_list[3 * m] = tmp[2 * s];
+      e->src_list[3 * m + 1] = (uint32_t)s;
+      ++m;
+    }
+    e->src_lags[s] = tmp[2 * s + 1];
+  }
+  if (m) {
+    e->src_list[3 * (m - 1) + 2] = (uint32_t)n;
+  }
+  e->n_src_list = m;
+}
+
+/* The C path: every synapse of every spiking source's row, its spikes in time order. */
+static void deliver_cpu(nestcl_engine *e, eng_block *b, eng_plastic *pl, int64_t origin, unsigned char *base,
+                        unsigned char *self)
+{
+  const eng_projection *pr = &e->projs[pl->proj];
+  const nestcl_synapse_model *sm = pr->sm;
+  const eng_syn_layout *L = &pr->lay;
+  nestcl_history hv = hist_view(&b->hist);
+  nestcl_syn_env env;
+  memset(&env, 0, sizeof env);
+  env.hist = b->hist.cap ? &hv : NULL;
+  env.rport = pr->syn.rport;
+  env.multiplicity = 1;
+  env.tau_minus_inv = b->hist.cap ? b->hist.tau_minus_inv : 0.0;
+  env.eps = ENG_STDP_EPS;
+  env.fused = nestcl_libm_exp_fused();
+  int64_t tps = tics_per_step(e);
+  double mps = eng_delay_ms(e, 1);
+  for (size_t s = 0; s < e->n_src_list; ++s) {
+    uint64_t gid = e->src_list[3 * s];
+    if (gid < pl->src_first || gid - pl->src_first >= pl->n_rows) {
+      continue;
+    }
+    uint32_t row = (uint32_t)(gid - pl->src_first);
+    uint64_t r0 = pl->row_ptr[row], r1 = pl->row_ptr[row + 1];
+    if (r0 == r1) {
+      continue;
+    }
+    uint32_t q0 = e->src_list[3 * s + 1], q1 = e->src_list[3 * s + 2];
+    memcpy(base, pr->tmpl, sm->syn_size);
+    load_fields(sm, base, pl->src_state, L->n_src, L->src_f, L->src_off, pl->n_rows, row);
+    for (uint64_t k = r0; k < r1; ++k) {
+      memcpy(self, base, sm->syn_size);
+      load_fields(sm, self, pl->state, L->n_state, L->state_f, L->state_off, pl->nnz, k);
+      uint32_t i = pl->target[k];
+      int64_t d = pl->delay ? pl->delay[k] : pl->delay_hom;
+      env.target = i;
+      env.delay_steps = d;
+      env.delay_ms = (double)d * mps;
+      for (uint32_t q = q0; q < q1; ++q) {
+        int64_t step = origin + (int64_t)e->src_lags[q];
+        env.t_spike = nestcl_step_ms(step + 1, tps, 1e-3);
+        double w = 0.0;
+        if (sm->send_cpu(self, pr->cp, &env, &w)) {
+          nestcl_plastic_emit(b->ring, b->n_channels, b->n, (uint32_t)e->ring_slots, step, d, i, w,
+                              (uint32_t)pr->ch_pos, (uint32_t)pr->ch_neg, (uint32_t)pr->ch_zero);
+        }
+      }
+      store_fields(sm, self, pl->state, L->n_state, L->state_f, L->state_off, pl->nnz, k);
+      if (k == r0) {
+        store_fields(sm, self, pl->src_state, L->n_src, L->src_f, L->src_off, pl->n_rows, row);
+      }
+    }
+  }
+}
+
+static int deliver_device(nestcl_engine *e, eng_vp *vp, eng_block *b, int64_t origin)
+{
+  cl_command_queue q = nestcl_device_queue(e->dev, vp->queue);
+  cl_uint ns = (cl_uint)e->n_src_list;
+  cl_long org = origin;
+  cl_int err = CL_SUCCESS;
+  for (int j = 0; j < b->n_plastic && err == CL_SUCCESS; ++j) {
+    eng_plastic *pl = &b->plastic[j];
+    if (pl->nnz == 0) {
+      continue;
+    }
+    err = clSetKernelArg(pl->k, 1, sizeof ns, &ns);
+    err |= clSetKernelArg(pl->k, 3, sizeof org, &org);
+    size_t g = e->deliver_width < pl->max_row ? e->deliver_width : (pl->max_row ? pl->max_row : 1);
+    size_t gsize[2] = {g, e->n_src_list}, lsize[2] = {g, 1};
+    if (err == CL_SUCCESS) {
+      err = clEnqueueNDRangeKernel(q, pl->k, 2, NULL, gsize, lsize, 0, NULL, NULL);
+    }
+  }
+  if (err == CL_SUCCESS) {
+    err = clFinish(q);
+  }
+  return cl_check(err, "plastic delivery kernel");
+}
+
+int eng_plastic_deliver(nestcl_engine *e, eng_vp *vp, int64_t origin)
+{
+  double t0 = eng_now();
+  int rc = 0;
+  for (int p = 0; p < e->n_pops && !rc; ++p) {
+    eng_block *b = &vp->blocks[p];
+    if (b->hist.cap && b->n) {
+      hist_pairs(vp, b);
+      rc = vp->is_gpu ? hist_append_device(e, vp, b, origin) : hist_append_cpu(e, b, origin);
+    }
+  }
+  double t1 = eng_now();
+  vp->st.seconds[NESTCL_PHASE_UPDATE] += t1 - t0;
+  if (rc || e->n_src_list == 0) {
+    return rc;
+  }
+  if (vp->is_gpu) {
+    int any = 0;
+    for (int p = 0; p < e->n_pops; ++p) {
+      any |= vp->blocks[p].n_plastic > 0;
+    }
+    if (any) {
+      cl_command_queue q = nestcl_device_queue(e->dev, vp->queue);
+      cl_int err = clEnqueueWriteBuffer(q, vp->b_srcs.mem, CL_FALSE, 0, e->n_src_list * 12, e->src_list, 0, NULL,
+                                        NULL);
+      err |= clEnqueueWriteBuffer(q, vp->b_lags.mem, CL_FALSE, 0, e->n_global_spikes * 4, e->src_lags, 0, NULL,
+                                  NULL);
+      rc = cl_check(err, "writing the spiking sources");
+    }
+  }
+  size_t scratch = 0;
+  for (int p = 0; p < e->n_pops; ++p) {
+    for (int j = 0; j < vp->blocks[p].n_plastic; ++j) {
+      size_t sz = e->projs[vp->blocks[p].plastic[j].proj].sm->syn_size;
+      scratch = sz > scratch ? sz : scratch;
+    }
+  }
+  /* Two synapse structs, aligned for any member. */
+  double *buf = !vp->is_gpu && scratch ? malloc(2 * (scratch + 8)) : NULL;
+  if (!vp->is_gpu && scratch && !buf) {
+    return nestcl_set_error(NESTCL_ENOMEM, "out of host memory");
+  }
+  for (int p = 0; p < e->n_pops && !rc; ++p) {
+    eng_block *b = &vp->blocks[p];
+    if (b->n_plastic == 0 || b->n == 0) {
+      continue;
+    }
+    if (vp->is_gpu) {
+      rc = deliver_device(e, vp, b, origin);
+    } else {
+      for (int j = 0; j < b->n_plastic; ++j) {
+        deliver_cpu(e, b, &b->plastic[j], origin, (unsigned char *)buf,
+                    (unsigned char *)buf + ((scratch + 8) / 8) * 8);
+      }
+    }
+  }
+  free(buf);
+  double dt = eng_now() - t1;
+  vp->st.plastic_seconds += dt;
+  vp->st.seconds[NESTCL_PHASE_DELIVER] += dt;
+  return rc;
+}
+
+/* ---- weights ------------------------------------------------------------ */
+
+static uint64_t mix64(uint64_t x)
+{
+  x ^= x >> 30;
+  x *= 0xbf58476d1ce4e5b9ull;
+  x ^= x >> 27;
+  x *= 0x94d049bb133111ebull;
+  return x ^ (x >> 31);
+}
+
+__extension__ typedef __int128 eng_i128;
+__extension__ typedef unsigned __int128 eng_u128;
+
+int nestcl_engine_weight_stats(nestcl_engine *e, int proj, nestcl_weight_stats *out)
+{
+  if (!e || !out) {
+    return nestcl_set_error(NESTCL_EINVAL, "null argument");
+  }
+  if (proj < 0 || proj >= e->n_projs || !e->projs[proj].sm) {
+    return nestcl_set_error(NESTCL_EINVAL, "projection %d is not one of translated synapses", proj);
+  }
+  if (!e->built) {
+    return nestcl_set_error(NESTCL_EINVAL, "weight_stats: the network is not built yet (simulate or prepare first)");
+  }
+  const eng_projection *pr = &e->projs[proj];
+  eng_i128 sum = 0, sq = 0;
+  uint64_t n = 0, check = 0;
+  double lo = INFINITY, hi = -INFINITY;
+  int rc = 0;
+  for (int v = 0; v < e->n_vps && !rc; ++v) {
+    eng_vp *vp = &e->vps[v];
+    eng_block *b = &vp->blocks[pr->tgt];
+    for (int j = 0; j < b->n_plastic && !rc; ++j) {
+      eng_plastic *pl = &b->plastic[j];
+      if (pl->proj != proj || pl->nnz == 0) {
+        continue;
+      }
+      double *w = malloc(pl->nnz * sizeof *w);
+      uint32_t *tg = vp->is_gpu ? malloc(pl->nnz * sizeof *tg) : pl->target;
+      if (!w || !tg) {
+        free(w);
+        if (vp->is_gpu) free(tg);
+        return nestcl_set_error(NESTCL_ENOMEM, "out of host memory");
+      }
+      if (vp->is_gpu) {
+        cl_command_queue q = nestcl_device_queue(e->dev, vp->queue);
+        cl_int err = clEnqueueReadBuffer(q, pl->b_state.mem, CL_TRUE, pr->lay.weight_off * pl->nnz, pl->nnz * 8, w,
+                                         0, NULL, NULL);
+        err |= clEnqueueReadBuffer(q, pl->b_target.mem, CL_TRUE, 0, pl->nnz * 4, tg, 0, NULL, NULL);
+        rc = cl_check(err, "reading weights");
+      } else {
+        memcpy(w, pl->state + pr->lay.weight_off * pl->nnz, pl->nnz * 8);
+      }
+      for (uint32_t r = 0; r < pl->n_rows && !rc; ++r) {
+        uint64_t src = pl->src_first + r;
+        for (uint64_t k = pl->row_ptr[r]; k < pl->row_ptr[r + 1]; ++k) {
+          uint64_t tgt = b->first_gid + tg[k], bits;
+          memcpy(&bits, &w[k], 8);
+          check += mix64(bits ^ mix64(src << 32 ^ tgt));
+          eng_i128 x = (eng_i128)llround(w[k] * 65536.0);
+          sum += x;
+          sq += x * x;
+          lo = w[k] < lo ? w[k] : lo;
+          hi = w[k] > hi ? w[k] : hi;
+          ++n;
+        }
+      }
+      free(w);
+      if (vp->is_gpu) free(tg);
+    }
+  }
+  if (rc) {
+    return rc;
+  }
+#ifdef NESTCL_WITH_MPI
+  if (e->n_ranks > 1) {
+    uint64_t mine[5] = {(uint64_t)sum, (uint64_t)((eng_u128)sum >> 64), (uint64_t)sq,
+                        (uint64_t)((eng_u128)sq >> 64), n};
+    uint64_t *all = malloc(5 * (size_t)e->n_ranks * sizeof *all);
+    if (!all) {
+      return nestcl_set_error(NESTCL_ENOMEM, "out of host memory");
+    }
+    MPI_Allgather(mine, 5, MPI_UINT64_T, all, 5, MPI_UINT64_T, MPI_COMM_WORLD);
+    sum = sq = 0;
+    n = 0;
+    for (int r = 0; r < e->n_ranks; ++r) {
+      sum += (eng_i128)(((eng_u128)all[5 * r + 1] << 64) | all[5 * r]);
+      sq += (eng_i128)(((eng_u128)all[5 * r + 3] << 64) | all[5 * r + 2]);
+      n += all[5 * r + 4];
+    }
+    free(all);
+    MPI_Allreduce(MPI_IN_PLACE, &check, 1, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
+    MPI_Allreduce(MPI_IN_PLACE, &lo, 1, MPI_DOUBLE, MPI_MIN, MPI_COMM_WORLD);
+    MPI_Allreduce(MPI_IN_PLACE, &hi, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+  }
+#endif
+  out->n = n;
+  out->checksum = check;
+  out->min = n ? lo : 0.0;
+  out->max = n ? hi : 0.0;
+  if (n) {
+    long double ln = (long double)n, s = (long double)sum, var = ((long double)sq - s * s / ln) / ln;
+    out->mean = (double)(s / ln / 65536.0L);
+    out->sd = (double)(sqrtl(var > 0 ? var : 0) / 65536.0L);
+  } else {
+    out->mean = out->sd = 0.0;
+  }
+  return 0;
+}
+
+/* ---- teardown ----------------------------------------------------------- */
+
+void eng_plastic_free(nestcl_engine *e, eng_block *b)
+{
+  for (int j = 0; b->plastic && j < b->n_plastic; ++j) {
+    eng_plastic *pl = &b->plastic[j];
+    free(pl->row_ptr);
+    free(pl->target);
+    free(pl->delay);
+    free(pl->state);
+    free(pl->src_state);
+    if (e->dev) {
+      nestcl_buffer_free(e->dev, &pl->b_row);
+      nestcl_buffer_free(e->dev, &pl->b_target);
+      nestcl_buffer_free(e->dev, &pl->b_delay);
+      nestcl_buffer_free(e->dev, &pl->b_state);
+      nestcl_buffer_free(e->dev, &pl->b_src_state);
+      nestcl_buffer_free(e->dev, &pl->b_tmpl);
+      nestcl_buffer_free(e->dev, &pl->b_cp);
+    }
+    if (pl->k) clReleaseKernel(pl->k);
+  }
+  free(b->plastic);
+  b->plastic = NULL;
+  b->n_plastic = 0;
+  eng_history *h = &b->hist;
+  for (int a = 0; a < ENG_H_ARRAYS; ++a) {
+    free(h->a[a]);
+    h->a[a] = NULL;
+    if (e->dev) {
+      nestcl_buffer_free(e->dev, &h->b[a]);
+    }
+  }
+  if (e->dev) {
+    nestcl_buffer_free(e->dev, &h->b_append);
+    nestcl_buffer_free(e->dev, &h->b_flag);
+  }
+  if (h->k_append) clReleaseKernel(h->k_append);
+  free(h->append);
+  memset(h, 0, sizeof *h);
+}
