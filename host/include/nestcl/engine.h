@@ -191,6 +191,15 @@ typedef struct nestcl_weight_stats {
 int nestcl_engine_weight_stats(nestcl_engine *e, int proj, nestcl_weight_stats *out);
 
 /*
+ * GetConnections of a projection of translated synapses on this rank: source
+ * and target global ids, current weight and delay (steps) of each synapse,
+ * written to the arrays (each of at least cap entries) grouped by VP, then
+ * source. *n receives the count; with NULL arrays only the count is given.
+ */
+int nestcl_engine_connections(nestcl_engine *e, int proj, uint64_t *source, uint64_t *target, double *weight,
+                              int64_t *delay_steps, size_t cap, size_t *n);
+
+/*
  * poisson_generator connected all_to_all to the population: every target gets
  * its own train, drawn on the device at each step s with key
  * (seed, NESTCL_RNG_PURPOSE_POISSON), counter (gid | g << 40, s), g = index of

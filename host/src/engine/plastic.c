@@ -916,6 +916,79 @@ int nestcl_engine_weight_stats(nestcl_engine *e, int proj, nestcl_weight_stats *
   return 0;
 }
 
+int nestcl_engine_connections(nestcl_engine *e, int proj, uint64_t *source, uint64_t *target, double *weight,
+                              int64_t *delay_steps, size_t cap, size_t *n)
+{
+  if (!e || !n) {
+    return nestcl_set_error(NESTCL_EINVAL, "null argument");
+  }
+  if (proj < 0 || proj >= e->n_projs || !e->projs[proj].sm) {
+    return nestcl_set_error(NESTCL_EINVAL, "projection %d is not one of translated synapses", proj);
+  }
+  if (!e->built) {
+    return nestcl_set_error(NESTCL_EINVAL, "connections: the network is not built yet (simulate or prepare first)");
+  }
+  const eng_projection *pr = &e->projs[proj];
+  size_t count = 0;
+  for (int v = 0; v < e->n_vps; ++v) {
+    eng_vp *vp = &e->vps[v];
+    eng_block *b = &vp->blocks[pr->tgt];
+    for (int j = 0; j < b->n_plastic; ++j) {
+      eng_plastic *pl = &b->plastic[j];
+      if (pl->proj != proj) {
+        continue;
+      }
+      if (!source) {
+        count += pl->nnz;
+        continue;
+      }
+      if (count + pl->nnz > cap) {
+        return nestcl_set_error(NESTCL_EINVAL, "connections: %zu entries do not hold them all", cap);
+      }
+      uint32_t *tg = pl->target;
+      uint16_t *dl = pl->delay;
+      double *w = weight + count;
+      if (vp->is_gpu && pl->nnz) {
+        cl_command_queue q = nestcl_device_queue(e->dev, vp->queue);
+        tg = malloc(pl->nnz * sizeof *tg);
+        dl = pl->delay_hom == NESTCL_DELAY_PER_SYNAPSE ? malloc(pl->nnz * sizeof *dl) : NULL;
+        if (!tg || (pl->delay_hom == NESTCL_DELAY_PER_SYNAPSE && !dl)) {
+          free(tg);
+          free(dl);
+          return nestcl_set_error(NESTCL_ENOMEM, "out of host memory");
+        }
+        cl_int err = clEnqueueReadBuffer(q, pl->b_target.mem, CL_TRUE, 0, pl->nnz * 4, tg, 0, NULL, NULL);
+        err |= clEnqueueReadBuffer(q, pl->b_state.mem, CL_TRUE, pr->lay.weight_off * pl->nnz, pl->nnz * 8, w, 0,
+                                   NULL, NULL);
+        if (dl) {
+          err |= clEnqueueReadBuffer(q, pl->b_delay.mem, CL_TRUE, 0, pl->nnz * 2, dl, 0, NULL, NULL);
+        }
+        if (err != CL_SUCCESS) {
+          free(tg);
+          free(dl);
+          return cl_check(err, "reading connections");
+        }
+      } else if (pl->nnz) {
+        memcpy(w, pl->state + pr->lay.weight_off * pl->nnz, pl->nnz * 8);
+      }
+      for (uint32_t r = 0; r < pl->n_rows; ++r) {
+        for (uint64_t k = pl->row_ptr[r]; k < pl->row_ptr[r + 1]; ++k) {
+          source[count + k] = pl->src_first + r;
+          target[count + k] = b->first_gid + tg[k];
+          delay_steps[count + k] = dl ? dl[k] : pl->delay_hom;
+        }
+      }
+      if (vp->is_gpu) {
+        free(tg);
+        free(dl);
+      }
+      count += pl->nnz;
+    }
+  }
+  *n = count;
+  return 0;
+}
+
 /* ---- teardown ----------------------------------------------------------- */
 
 void eng_plastic_free(nestcl_engine *e, eng_block *b)
