@@ -153,6 +153,49 @@ int main(void)
   printf("multimeter %zu samples, %zu spikes, %.2f bytes/synapse\n", ns, nspk, s.bytes_per_synapse);
   nestcl_engine_destroy(e);
 
+#ifdef NESTCL_TEST_HAVE_BUILTIN_MODELS
+  /* Translated synapses: Connect by model name and parameters, each mistake one clear error. */
+  e = make(1, 0, 0.0);
+  nestcl_engine_set_synapse_models(e, nestcl_builtin_synapses, nestcl_builtin_synapse_count);
+  expect(nestcl_engine_create_population(e, "test_lif", 10, 0, &p), 0, NULL, "create for STDP");
+  nestcl_conn_spec c3 = {NESTCL_RULE_FIXED_INDEGREE, 3, 0, 1};
+  nestcl_syn_spec s5 = {nestcl_constant(5.0), nestcl_constant(1.0), 0};
+  const nestcl_syn_param good[] = {{"alpha", 0.0513}, {"lambda", 0.1}, {"mu", 0.4}, {"tau_plus", 15.0}};
+  const nestcl_syn_param typo[] = {{"lamda", 0.1}};
+  const nestcl_syn_param wmax[] = {{"Wmax", -1.0}};
+  const nestcl_syn_param wparam[] = {{"weight", 1.0}};
+  int ee = -1;
+  expect(nestcl_engine_connect_synapse(e, p, p, &c3, &s5, "stdp_nope", NULL, 0, &ee), NESTCL_EINVAL,
+         "unknown synapse model 'stdp_nope'", "unknown synapse model");
+  expect(nestcl_engine_connect_synapse(e, p, p, &c3, &s5, "stdp_pl_synapse_hom", typo, 1, &ee), NESTCL_EINVAL,
+         "cannot set 'lamda'", "unknown synapse parameter");
+  expect(nestcl_engine_connect_synapse(e, p, p, &c3, &s5, "stdp_synapse", wmax, 1, &ee), NESTCL_EINVAL,
+         "same sign", "weight and Wmax of different sign");
+  expect(nestcl_engine_connect_synapse(e, p, p, &c3, &s5, "stdp_synapse", wparam, 1, &ee), NESTCL_EINVAL,
+         "in the syn spec", "weight as a parameter");
+  expect(nestcl_engine_connect_synapse(e, p, p, &c3, &s5, "static_synapse", good, 1, &ee), NESTCL_EINVAL,
+         "takes no parameters", "parameters of static_synapse");
+  expect(nestcl_engine_set(e, p, "tau_minus", nestcl_normal(20.0, 1.0)), NESTCL_EINVAL, "positive constant",
+         "drawn tau_minus");
+  expect(nestcl_engine_set(e, p, "tau_minus", nestcl_constant(30.0)), 0, NULL, "tau_minus");
+  expect(nestcl_engine_connect_synapse(e, p, p, &c3, &s5, "stdp_pl_synapse_hom", good, 4, &ee), 0, NULL,
+         "Connect stdp_pl_synapse_hom");
+  int st_proj = -1;
+  expect(nestcl_engine_connect_synapse(e, p, p, &c3, &s5, "static_synapse", NULL, 0, &st_proj), 0, NULL,
+         "Connect static_synapse by name");
+  expect(nestcl_engine_add_dc(e, p, 600.0, 1.0), 0, NULL, "dc for STDP");
+  expect(nestcl_engine_simulate(e, 20.0), 0, NULL, "simulate with STDP");
+  nestcl_weight_stats ws;
+  expect(nestcl_engine_weight_stats(e, ee, &ws), 0, NULL, "weight stats");
+  expect(nestcl_engine_weight_stats(e, st_proj, &ws), NESTCL_EINVAL, "not one of translated synapses",
+         "weight stats of a static projection");
+  if (ws.n != 30 || !(ws.mean > 0.0)) {
+    fprintf(stderr, "FAIL STDP weight stats: %llu synapses, mean %g\n", (unsigned long long)ws.n, ws.mean);
+    fails++;
+  }
+  nestcl_engine_destroy(e);
+#endif
+
   /* hpc_benchmark's weight conversion (BENCHMARKS.md check values). */
   double t_max, v_max;
   nestcl_alpha_psp_peak(10.0, 0.32582722403722841, 250.0, &t_max, &v_max);

@@ -544,6 +544,9 @@ int nestcl_engine_connect_synapse(nestcl_engine *e, int source_pop, int target_p
     if (!sm) {
       char known[512] = "static_synapse";
       for (int k = 0; k < e->n_synapse_models; ++k) {
+        if (is_static_name(e->synapse_models[k]->name)) {
+          continue;
+        }
         size_t l = strlen(known);
         snprintf(known + l, sizeof known - l, ", %s", e->synapse_models[k]->name);
       }
