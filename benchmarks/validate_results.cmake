@@ -31,10 +31,10 @@ set(required
   "memory.host_peak_rss_bytes:NUMBER" "memory.bytes_per_plastic_synapse:NUMBER" "memory.history_bytes:NUMBER"
   "config.ee_synapse:STRING" "config.history_max:NUMBER" "network.plastic_synapses:NUMBER"
   "simulation.deliver_static_s:NUMBER" "simulation.deliver_plastic_s:NUMBER"
-  "plasticity:OBJECT" "plasticity.ee_synapse:STRING" "plasticity.ee_weight_mean_pA:NUMBER"
+  "plasticity:OBJECT" "plasticity.ee_synapse:STRING" "plasticity.delivery:STRING" "plasticity.batches:NUMBER" "plasticity.ee_weight_mean_pA:NUMBER"
   "plasticity.ee_weight_sd_pA:NUMBER" "plasticity.ee_weight_min_pA:NUMBER" "plasticity.ee_weight_max_pA:NUMBER")
 # keys that may be null (no device, too few spikes, no git)
-set(nullable "config.device_spec" "config.device_name" "config.device_driver" "config.git_commit" "activity.cv_isi"
+set(nullable "config.device_memory" "config.device_spec" "config.device_name" "config.device_driver" "config.git_commit" "activity.cv_isi"
   "plasticity.ee_weight_checksum")
 
 function(json_type out path)

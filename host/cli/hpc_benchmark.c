@@ -41,6 +41,7 @@ typedef struct hpc_opts {
   const char *model;
   int ee_static;         /* --ee-synapse static: E->E static_synapse (the former variant) */
   long history_max;
+  double device_memory;  /* bytes; 0: what the device has free */
   unsigned long seed;
   long record;
   const char *out;
@@ -75,6 +76,9 @@ void cli_hpc_benchmark_help(void)
          "  --ee-synapse S       E->E synapses: stdp_pl_synapse_hom (default, NEST's plastic\n"
          "                       benchmark) or static (static_synapse at the same initial weight)\n"
          "  --history-max N      most entries of a neuron's STDP spike history (default 4096)\n"
+         "  --device-memory B    device memory budget of the streams in bytes (suffix K, M, G; default:\n"
+         "                       what the device has); plastic synapses that do not fit are delivered\n"
+         "                       in batches from host memory (same results)\n"
          "  --mpi                split the network over the MPI ranks (run under mpiexec)\n"
          "  --quiet              no progress line\n"
          "  --help, --version\n");
@@ -206,6 +210,21 @@ static int parse(int argc, char **argv, hpc_opts *o)
         fprintf(stderr, "error: --history-max %ld outside [1, 2^24]\n", o->history_max);
         return -1;
       }
+    } else if (strcmp(a, "--device-memory") == 0) {
+      const char *x = VALUE();
+      char *end = NULL;
+      errno = 0;
+      double b = x ? strtod(x, &end) : 0.0;
+      if (x && end != x) {
+        double mul = *end == 'K' ? 1024.0 : *end == 'M' ? 1048576.0 : *end == 'G' ? 1073741824.0 : 1.0;
+        end += mul > 1.0;
+        b *= mul;
+      }
+      if (!x || errno || end == x || *end || !(b >= 1.0) || b > 1e18) {
+        fprintf(stderr, "error: --device-memory needs a positive size in bytes, e.g. 512M (got '%s')\n", x ? x : "");
+        return -1;
+      }
+      o->device_memory = b;
     } else if (strcmp(a, "--seed") == 0) {
       if (parse_long(a, VALUE(), &l)) return -1;
       if (l < 0 || l > 0xffffffffL) {
@@ -414,6 +433,7 @@ int cli_run_hpc_benchmark(int argc, char **argv)
   cfg.weight_type = o.weight_double ? NESTCL_WEIGHT_DOUBLE : NESTCL_WEIGHT_FLOAT;
   cfg.use_mpi = o.mpi;
   cfg.history_max = (uint32_t)o.history_max;
+  cfg.device_memory = (size_t)o.device_memory;
   if (cfg.history_capacity > cfg.history_max) {
     cfg.history_capacity = cfg.history_max;
   }
@@ -551,6 +571,7 @@ int cli_run_hpc_benchmark(int argc, char **argv)
   json_key(&j, "model"); json_string(&j, o.model);
   json_key(&j, "ee_synapse"); json_string(&j, o.ee_static ? "static_synapse" : "stdp_pl_synapse_hom");
   json_key(&j, "history_max"); json_integer(&j, o.history_max);
+  json_key(&j, "device_memory"); if (o.device_memory > 0) json_integer(&j, (long long)o.device_memory); else json_null(&j);
   json_key(&j, "threads"); json_integer(&j, o.threads);
   json_key(&j, "streams"); json_integer(&j, o.streams);
   json_key(&j, "gpu_fraction"); json_number(&j, o.gpu_fraction_auto ? (double)o.streams / (o.threads + o.streams) : o.gpu_fraction);
@@ -640,6 +661,8 @@ int cli_run_hpc_benchmark(int argc, char **argv)
   json_key(&j, "plasticity");
   json_begin_object(&j);
   json_key(&j, "ee_synapse"); json_string(&j, o.ee_static ? "static_synapse" : "stdp_pl_synapse_hom");
+  json_key(&j, "delivery"); json_string(&j, o.ee_static ? "none" : (s1.plastic_batched ? "batched" : "resident"));
+  json_key(&j, "batches"); json_integer(&j, (long long)(s1.plastic_batches - s0.plastic_batches));
   if (o.ee_static) {
     json_key(&j, "ee_weight_mean_pA"); json_number(&j, JE);
     json_key(&j, "ee_weight_sd_pA"); json_number(&j, 0.0);

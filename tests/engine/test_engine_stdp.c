@@ -5,7 +5,9 @@
  * spike trains and final E->E weights (count, checksum of every (source,
  * target, weight), exact mean and sd) with 1 and 2 CPU threads, 1 and 2 PoCL
  * streams, mixes, simulate() in pieces, both delivery shapes, and a history
- * ring that starts at one entry per neuron and has to grow. The weights must
+ * ring that starts at one entry per neuron and has to grow, and batched
+ * delivery under a device memory budget (at least 10 batches per super step)
+ * against resident delivery. The weights must
  * have moved (plasticity did something) and the run must stay in its regime.
  * Needs the translated models and an OpenCL device with fp64 and 64-bit
  * atomics (PoCL here); without a device it skips.
@@ -91,6 +93,68 @@ static int check_net(const brunel_net *net)
            bad ? "DIFFERENT" : "identical");
     fails += bad;
     brunel_free(&r);
+  }
+  /*
+   * Batched delivery: a device memory budget that leaves the plastic synapses
+   * (P bytes when resident) only room for batches of a few hundred synapses,
+   * so that every super step runs at least 10 batches; and one that leaves
+   * too little for one batch, which must fail with a clear error.
+   */
+  const struct { const char *name; int streams; size_t room; int ok; } budgets[] = {
+      {"1 stream, batched (device memory budget for ~350 synapses per batch)", 1, 40000, 1},
+      {"2 streams, batched (the same budget)", 2, 40000, 1},
+      {"1 stream, budget too small for one batch", 1, 2000, 0}};
+  for (int k = 0; k < 3; ++k) {
+    nestcl_engine_config c = cfg;
+    c.cpu_threads = 0;
+    c.gpu_streams = budgets[k].streams;
+    c.gpu_fraction = 1.0;
+    brunel_result res;
+    if (brunel_run(net, &c, 2000, 200, whole, 1, &res) != 0) {
+      fprintf(stderr, "FAIL %s resident stream run: %s\n", net->label, nestcl_last_error());
+      fails++;
+      continue;
+    }
+    /* The resident run's device bytes, less what its plastic synapses take, plus room for batches. */
+    size_t total = 0;
+    for (int m = 0; m < NESTCL_MEM_CLASSES; ++m) {
+      total += res.st.device_bytes[m];
+    }
+    size_t P = (size_t)llround(res.st.bytes_per_plastic_synapse * (double)res.st.plastic_synapses);
+    brunel_free(&res);
+    {
+      nestcl_engine_config cb = c;
+      cb.device_memory = total - P + budgets[k].room;
+      brunel_result r;
+      char what[200];
+      snprintf(what, sizeof what, "%s, %s", net->label, budgets[k].name);
+      int rc = brunel_run(net, &cb, 2000, 200, whole, 1, &r);
+      if (!budgets[k].ok) {
+        if (rc != NESTCL_ENOMEM || !strstr(nestcl_last_error(), "too small for one batch")) {
+          fprintf(stderr, "FAIL %s: expected the budget error, got %d: %s\n", what, rc, rc ? nestcl_last_error() : "");
+          fails++;
+        } else {
+          printf("%s: refused: %s\n", what, nestcl_last_error());
+        }
+        continue;
+      }
+      if (rc) {
+        fprintf(stderr, "FAIL %s: %s\n", what, nestcl_last_error());
+        fails++;
+        continue;
+      }
+      int bad = brunel_compare(what, &ref, &r);
+      double per_step = (double)r.st.plastic_batches / (double)(r.st.steps / r.st.min_delay_steps);
+      printf("%s: %zu spikes, weights %016llx, %llu batches (%.1f per super step), %s\n", what, r.n,
+             (unsigned long long)r.w.checksum, (unsigned long long)r.st.plastic_batches, per_step,
+             bad ? "DIFFERENT" : "identical");
+      if (!r.st.plastic_batched || per_step < 10.0) {
+        fprintf(stderr, "FAIL %s: not batched enough (%.1f batches per super step)\n", what, per_step);
+        bad = 1;
+      }
+      fails += bad;
+      brunel_free(&r);
+    }
   }
   brunel_free(&ref);
   return fails ? 1 : 0;

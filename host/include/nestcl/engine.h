@@ -58,6 +58,14 @@ typedef struct nestcl_engine_config {
    */
   uint32_t history_capacity;
   uint32_t history_max;
+  /*
+   * Device memory budget of this process's streams in bytes (0: what the
+   * device has free). When the plastic synapses do not fit it with the rest,
+   * they stay in host memory and are delivered in batches (the rows one time
+   * stamp's spikes touch), as large as the budget allows; bit-identical to
+   * resident delivery.
+   */
+  size_t device_memory;
 } nestcl_engine_config;
 
 void nestcl_engine_config_defaults(nestcl_engine_config *c);
@@ -267,6 +275,7 @@ typedef struct nestcl_vp_stats {
   double seconds[NESTCL_PHASES];
   double wait_seconds;       /* at barriers, waiting for other VPs; included in seconds[NESTCL_PHASE_OTHER] */
   double plastic_seconds;    /* delivery through translated (plastic) synapses; included in seconds[NESTCL_PHASE_DELIVER] */
+  uint64_t plastic_batches;  /* batches of batched plastic delivery (0: resident) */
   uint64_t plastic_synapses; /* of the synapses onto this VP's neurons */
 } nestcl_vp_stats;
 
@@ -290,6 +299,8 @@ typedef struct nestcl_engine_stats {
   double bytes_per_plastic_synapse; /* their bytes (row pointers, targets, delays, per-synapse and per-source
                                        state) / their count, this rank; the spike history is apart */
   size_t history_bytes;      /* postsynaptic spike histories of this rank */
+  int plastic_batched;       /* plastic synapses of some stream delivered in batches (device memory budget) */
+  uint64_t plastic_batches;  /* batches run so far, this rank */
   const char *device_name;   /* NULL without streams */
   const char *device_driver;
   int min_delay_steps, max_delay_steps;

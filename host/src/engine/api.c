@@ -891,6 +891,10 @@ int nestcl_engine_get_stats(const nestcl_engine *e, nestcl_engine_stats *out)
         pbytes += ((size_t)pl->n_rows + 1) * 8 + pl->nnz * (4 + L->state_bytes) +
                   (pl->delay_hom == 0xffffffffu /* per synapse */ ? pl->nnz * 2 : 0) + (size_t)pl->n_rows * L->src_bytes;
       }
+      for (int j = 0; j < b->n_plastic; ++j) {
+        out->plastic_batched |= b->plastic[j].batch_cap != 0;
+        out->plastic_batches += b->plastic[j].batches;
+      }
       if (b->hist.cap) {
         out->history_bytes += (size_t)b->n * ((size_t)b->hist.cap * 28 + 44);
       }

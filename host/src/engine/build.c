@@ -644,12 +644,7 @@ static size_t block_device_bytes(const nestcl_engine *e, const eng_block *b)
   size_t wsize = e->cfg.weight_type == NESTCL_WEIGHT_DOUBLE ? 8 : 4;
   bytes += (size_t)e->ring_slots * b->n_channels * b->n * 8 + 4 + (size_t)b->spike_cap * 8 + b->rec_elems * 8;
   bytes += (e->n_global + 1) * 8 + b->nnz * (4 + wsize) + (b->delay ? b->nnz * 2 : 0);
-  for (int j = 0; j < b->n_plastic; ++j) {
-    const eng_plastic *pl = &b->plastic[j];
-    const eng_syn_layout *L = &e->projs[pl->proj].lay;
-    bytes += ((size_t)pl->n_rows + 1) * 8 + pl->nnz * (4 + L->state_bytes) + (pl->delay ? pl->nnz * 2 : 0) +
-             (size_t)pl->n_rows * L->src_bytes;
-  }
+  bytes += eng_plastic_resident_bytes(e, b);
   if (b->hist.cap) {
     bytes += (size_t)b->n * ((size_t)b->hist.cap * 28 + 44) + (size_t)b->spike_cap * 8;
   }
@@ -670,15 +665,27 @@ static size_t memory_limit_env(void)
   return v > 0 ? (size_t)v : (size_t)-1;
 }
 
+/*
+ * The device memory of the streams: everything resident when it fits the
+ * budget (the device's memory, or NESTCL_DEVICE_MEMORY_LIMIT, or the config's
+ * device_memory, less what is allocated already). Otherwise the plastic
+ * synapses go batched: the rest stays resident and the room left is shared
+ * by the (VP, projection) pairs as batch slots; a budget that leaves no room
+ * for the longest row of some projection is an error.
+ */
 static int check_device_budget(nestcl_engine *e)
 {
-  size_t need = 0;
+  size_t need = 0, plastic = 0;
+  int units = 0;
   for (int v = 0; v < e->n_vps; ++v) {
     if (!e->vps[v].is_gpu) {
       continue;
     }
     for (int p = 0; p < e->n_pops; ++p) {
-      need += block_device_bytes(e, &e->vps[v].blocks[p]);
+      const eng_block *b = &e->vps[v].blocks[p];
+      need += block_device_bytes(e, b);
+      plastic += eng_plastic_resident_bytes(e, b);
+      units += b->n_plastic;
     }
     need += e->n_global * (size_t)e->min_delay * (e->any_plastic ? 24 : 8);
   }
@@ -688,13 +695,43 @@ static int check_device_budget(nestcl_engine *e)
   if (lim < avail) {
     avail = lim;
   }
+  if (e->cfg.device_memory > 0 && e->cfg.device_memory < avail) {
+    avail = e->cfg.device_memory;
+  }
   size_t used = nestcl_device_bytes_total(e->dev);
   avail = avail > used ? avail - used : 0;
-  if (need > avail) {
+  if (need <= avail) {
+    return 0;
+  }
+  if (plastic == 0 || need - plastic >= avail) {
     return nestcl_set_error(NESTCL_ENOMEM,
                             "the network needs %zu bytes on device '%s' (%llu synapses) but only %zu bytes are "
                             "available; use fewer neurons, a smaller --gpu-fraction, or more devices",
-                            need, info->device_name, (unsigned long long)e->local_synapses, avail);
+                            plastic ? need - plastic : need, info->device_name,
+                            (unsigned long long)e->local_synapses, avail);
+  }
+  size_t room = (avail - (need - plastic)) / (size_t)units;
+  for (int v = 0; v < e->n_vps; ++v) {
+    for (int p = 0; e->vps[v].is_gpu && p < e->n_pops; ++p) {
+      eng_block *b = &e->vps[v].blocks[p];
+      for (int j = 0; j < b->n_plastic; ++j) {
+        eng_plastic *pl = &b->plastic[j];
+        size_t per = eng_plastic_slot_bytes(e, pl, 1);
+        uint64_t cap = room / per;
+        if (cap > pl->nnz) {
+          cap = pl->nnz;
+        }
+        if (cap < pl->max_row || cap == 0) {
+          return nestcl_set_error(NESTCL_ENOMEM,
+                                  "device memory budget too small for one batch of plastic synapses: %zu bytes are "
+                                  "left for %s's batches after the resident data, one batch needs %zu (its longest "
+                                  "row has %u synapses); raise --device-memory", room,
+                                  e->projs[pl->proj].sm->name, eng_plastic_slot_bytes(e, pl, pl->max_row ? pl->max_row : 1),
+                                  pl->max_row);
+        }
+        pl->batch_cap = cap;
+      }
+    }
   }
   return 0;
 }
@@ -1028,7 +1065,8 @@ int eng_build(nestcl_engine *e)
     vp->st.neurons = vp->neurons;
   }
   if (e->cfg.gpu_streams > 0) {
-    int rc = nestcl_device_open(e->cfg.device, e->cfg.gpu_streams, &e->dev);
+    /* With plastic synapses each stream gets a second queue, for batch transfers. */
+    int rc = nestcl_device_open(e->cfg.device, e->cfg.gpu_streams * (e->any_plastic ? 2 : 1), &e->dev);
     if (rc) {
       return rc;
     }
@@ -1147,7 +1185,8 @@ int eng_build(nestcl_engine *e)
   if (e->any_plastic) {
     e->src_list = malloc(3 * (e->global_cap ? e->global_cap : 1) * sizeof *e->src_list);
     e->src_lags = malloc((e->global_cap ? e->global_cap : 1) * sizeof *e->src_lags);
-    if (!e->src_list || !e->src_lags) {
+    e->src_q = malloc((e->global_cap ? e->global_cap : 1) * sizeof *e->src_q);
+    if (!e->src_list || !e->src_lags || !e->src_q) {
       return nestcl_set_error(NESTCL_ENOMEM, "out of host memory for the spike lists");
     }
   }
@@ -1276,7 +1315,8 @@ void eng_free_built(nestcl_engine *e)
   free(e->out_degree);
   free(e->src_list);
   free(e->src_lags);
-  e->src_list = e->src_lags = NULL;
+  free(e->src_q);
+  e->src_list = e->src_lags = e->src_q = NULL;
   free(e->mpi_counts);
   e->mpi_counts = NULL;
   e->global = e->gather_tmp = e->out_degree = NULL;

@@ -98,6 +98,26 @@ typedef struct eng_plastic {
   uint32_t max_row;
   nestcl_buffer b_row, b_target, b_delay, b_state, b_src_state, b_tmpl, b_cp;
   cl_kernel k;
+  /*
+   * Batched mode (GPU VPs whose plastic synapses do not fit the device memory
+   * budget): the CSR and state stay in host memory; the rows that one time
+   * stamp's spikes touch go to the device in batches of at most batch_cap
+   * synapses, through two slots, so that one batch's transfers overlap the
+   * other's kernel (transfers on the VP's second queue).
+   */
+  uint64_t batch_cap;    /* 0: resident */
+  uint64_t batches;      /* batches run so far */
+  uint64_t *row_batch;   /* per row: 1 + the last batch that holds it */
+  struct eng_slot {
+    nestcl_buffer b_row, b_target, b_delay, b_state, b_src_state, b_srcs;
+    uint64_t *row;       /* [batch_cap + 1] */
+    uint32_t *target, *srcs, *rows; /* rows: the CSR row of each packed row */
+    uint16_t *delay;
+    unsigned char *state, *src_state;
+    uint32_t n_rows;
+    uint64_t nnz, id;
+    cl_event done;       /* the last read-back; NULL when the slot is free */
+  } slot[2];
 } eng_plastic;
 
 typedef struct eng_drive {
@@ -234,6 +254,7 @@ struct nestcl_engine {
   /* the super step's spiking sources as (gid, first, end) into src_lags, by gid, then lag */
   int any_plastic;
   uint32_t *src_list, *src_lags;
+  uint32_t *src_q;       /* per spike of the global list: its index in src_lags */
   size_t n_src_list;
   cl_program *plastic_programs; /* per projection (NULL: static, or no streams) */
   uint64_t plastic_synapses_total;
@@ -276,6 +297,10 @@ int eng_plastic_init_state(nestcl_engine *e, eng_vp *vp, eng_block *b, const uin
 int eng_plastic_build_programs(nestcl_engine *e);
 int eng_plastic_upload(nestcl_engine *e, eng_vp *vp, eng_block *b);
 void eng_plastic_free(nestcl_engine *e, eng_block *b);
+/* Device bytes of a block's plastic synapses when resident. */
+size_t eng_plastic_resident_bytes(const nestcl_engine *e, const eng_block *b);
+/* Device bytes of one batch slot pair for batch_cap synapses of projection pl. */
+size_t eng_plastic_slot_bytes(const nestcl_engine *e, const eng_plastic *pl, uint64_t batch_cap);
 /* Master, after the exchange: the spiking sources of the global list. */
 void eng_plastic_sources(nestcl_engine *e);
 /* The VP's part of the super step's plastic work: history of its own spikes, then delivery. */

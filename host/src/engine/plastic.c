@@ -130,6 +130,28 @@ static void store_fields(const nestcl_synapse_model *sm, const unsigned char *se
   }
 }
 
+size_t eng_plastic_resident_bytes(const nestcl_engine *e, const eng_block *b)
+{
+  size_t bytes = 0;
+  for (int j = 0; j < b->n_plastic; ++j) {
+    const eng_plastic *pl = &b->plastic[j];
+    const eng_syn_layout *L = &e->projs[pl->proj].lay;
+    bytes += ((size_t)pl->n_rows + 1) * 8 + pl->nnz * (4 + L->state_bytes) +
+             (pl->delay_hom == NESTCL_DELAY_PER_SYNAPSE ? pl->nnz * 2 : 0) + (size_t)pl->n_rows * L->src_bytes;
+  }
+  return bytes;
+}
+
+/* Two slots, each: row pointers, targets, state, delays of cap synapses; per-source state and the
+   (row, spike) triples of up to cap rows. */
+size_t eng_plastic_slot_bytes(const nestcl_engine *e, const eng_plastic *pl, uint64_t cap)
+{
+  const eng_syn_layout *L = &e->projs[pl->proj].lay;
+  size_t per_syn = 4 + L->state_bytes + (pl->delay_hom == NESTCL_DELAY_PER_SYNAPSE ? 2 : 0);
+  size_t per_row = 8 + L->src_bytes + 12;
+  return 2 * ((size_t)cap * (per_syn + per_row) + 8);
+}
+
 /* ---- history ------------------------------------------------------------ */
 
 static nestcl_history hist_view(eng_history *h)
@@ -441,6 +463,8 @@ static cl_int hist_args(cl_kernel k, cl_uint first, const eng_history *h)
   return err | clSetKernelArg(k, first + ENG_H_ARRAYS, sizeof cap, &cap);
 }
 
+static int slots_alloc(nestcl_engine *e, eng_plastic *pl);
+
 #define PLASTIC_HIST_ARG 29u
 #define APPEND_HIST_ARG 11u
 
@@ -480,12 +504,16 @@ int eng_plastic_upload(nestcl_engine *e, eng_vp *vp, eng_block *b)
     eng_plastic *pl = &b->plastic[j];
     const eng_projection *pr = &e->projs[pl->proj];
     size_t sb = pl->nnz * pr->lay.state_bytes, rb = pl->n_rows * pr->lay.src_bytes;
-    rc = nestcl_buffer_alloc(dev, NESTCL_MEM_SYNAPSES, "plastic row pointers", (pl->n_rows + 1) * 8,
-                             CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, pl->row_ptr, &pl->b_row);
+    if (pl->batch_cap) {
+      rc = slots_alloc(e, pl);
+    } else {
+      rc = nestcl_buffer_alloc(dev, NESTCL_MEM_SYNAPSES, "plastic row pointers", (pl->n_rows + 1) * 8,
+                               CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, pl->row_ptr, &pl->b_row);
     if (!rc) rc = nestcl_buffer_alloc(dev, NESTCL_MEM_SYNAPSES, "plastic targets", pl->nnz * 4, CL_MEM_READ_ONLY | (pl->nnz ? CL_MEM_COPY_HOST_PTR : 0), pl->nnz ? pl->target : NULL, &pl->b_target);
     if (!rc) rc = nestcl_buffer_alloc(dev, NESTCL_MEM_SYNAPSES, "plastic delays", pl->delay ? pl->nnz * 2 : 0, CL_MEM_READ_ONLY | (pl->delay && pl->nnz ? CL_MEM_COPY_HOST_PTR : 0), pl->delay && pl->nnz ? pl->delay : NULL, &pl->b_delay);
     if (!rc) rc = nestcl_buffer_alloc(dev, NESTCL_MEM_SYNAPSES, "plastic state", sb, CL_MEM_READ_WRITE | (sb ? CL_MEM_COPY_HOST_PTR : 0), sb ? pl->state : NULL, &pl->b_state);
     if (!rc) rc = nestcl_buffer_alloc(dev, NESTCL_MEM_SYNAPSES, "per-source state", rb, CL_MEM_READ_WRITE | (rb ? CL_MEM_COPY_HOST_PTR : 0), rb ? pl->src_state : NULL, &pl->b_src_state);
+    }
     if (!rc) rc = nestcl_buffer_alloc(dev, NESTCL_MEM_OTHER, "synapse template", pr->sm->syn_size, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, pr->tmpl, &pl->b_tmpl);
     if (!rc) rc = nestcl_buffer_alloc(dev, NESTCL_MEM_OTHER, "common properties", pr->sm->cp_size, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, pr->cp, &pl->b_cp);
     if (rc) {
@@ -499,17 +527,19 @@ int eng_plastic_upload(nestcl_engine *e, eng_vp *vp, eng_block *b)
     cl_long rport = pr->syn.rport, tps = tics_per_step(e);
     cl_double mpt = 1e-3, mps = eng_delay_ms(e, 1), eps = ENG_STDP_EPS, tmi = h->cap ? h->tau_minus_inv : 0.0;
     cl_int fused = nestcl_libm_exp_fused();
-    err = clSetKernelArg(pl->k, 0, sizeof(cl_mem), &vp->b_srcs.mem);
-    err |= clSetKernelArg(pl->k, 2, sizeof(cl_mem), &vp->b_lags.mem);
-    err |= clSetKernelArg(pl->k, 4, sizeof sf, &sf);
-    err |= clSetKernelArg(pl->k, 5, sizeof nr, &nr);
-    err |= clSetKernelArg(pl->k, 6, sizeof(cl_mem), &pl->b_row.mem);
-    err |= clSetKernelArg(pl->k, 7, sizeof(cl_mem), &pl->b_target.mem);
-    err |= clSetKernelArg(pl->k, 8, sizeof(cl_mem), &pl->b_delay.mem);
+    err = clSetKernelArg(pl->k, 2, sizeof(cl_mem), &vp->b_lags.mem);
     err |= clSetKernelArg(pl->k, 9, sizeof dh, &dh);
-    err |= clSetKernelArg(pl->k, 10, sizeof(cl_mem), &pl->b_state.mem);
-    err |= clSetKernelArg(pl->k, 11, sizeof nnz, &nnz);
-    err |= clSetKernelArg(pl->k, 12, sizeof(cl_mem), &pl->b_src_state.mem);
+    if (!pl->batch_cap) {
+      err |= clSetKernelArg(pl->k, 0, sizeof(cl_mem), &vp->b_srcs.mem);
+      err |= clSetKernelArg(pl->k, 4, sizeof sf, &sf);
+      err |= clSetKernelArg(pl->k, 5, sizeof nr, &nr);
+      err |= clSetKernelArg(pl->k, 6, sizeof(cl_mem), &pl->b_row.mem);
+      err |= clSetKernelArg(pl->k, 7, sizeof(cl_mem), &pl->b_target.mem);
+      err |= clSetKernelArg(pl->k, 8, sizeof(cl_mem), &pl->b_delay.mem);
+      err |= clSetKernelArg(pl->k, 10, sizeof(cl_mem), &pl->b_state.mem);
+      err |= clSetKernelArg(pl->k, 11, sizeof nnz, &nnz);
+      err |= clSetKernelArg(pl->k, 12, sizeof(cl_mem), &pl->b_src_state.mem);
+    }
     err |= clSetKernelArg(pl->k, 13, sizeof(cl_mem), &pl->b_tmpl.mem);
     err |= clSetKernelArg(pl->k, 14, sizeof(cl_mem), &pl->b_cp.mem);
     err |= clSetKernelArg(pl->k, 15, sizeof(cl_mem), &b->b_ring.mem);
@@ -531,12 +561,15 @@ int eng_plastic_upload(nestcl_engine *e, eng_vp *vp, eng_block *b)
     } else {
       /* No history: any valid buffer for the arrays, cap 0 (the kernel passes no history then). */
       for (cl_uint a = 0; a < ENG_H_ARRAYS; ++a) {
-        err |= clSetKernelArg(pl->k, PLASTIC_HIST_ARG + a, sizeof(cl_mem), &pl->b_row.mem);
+        err |= clSetKernelArg(pl->k, PLASTIC_HIST_ARG + a, sizeof(cl_mem), &pl->b_tmpl.mem);
       }
       cl_uint zero = 0;
       err |= clSetKernelArg(pl->k, PLASTIC_HIST_ARG + ENG_H_ARRAYS, sizeof zero, &zero);
     }
     if ((rc = cl_check(err, "clSetKernelArg(nestcl_plastic)"))) return rc;
+    if (pl->batch_cap) {
+      continue; /* batched: the host keeps the synapses */
+    }
     /* Resident: the device owns the synapses now; row pointers stay for reading weights back. */
     free(pl->target);
     pl->target = NULL;
@@ -554,6 +587,237 @@ int eng_plastic_upload(nestcl_engine *e, eng_vp *vp, eng_block *b)
     }
   }
   return 0;
+}
+
+static int slots_alloc(nestcl_engine *e, eng_plastic *pl)
+{
+  const eng_syn_layout *L = &e->projs[pl->proj].lay;
+  uint64_t cap = pl->batch_cap;
+  int per_syn_delay = pl->delay_hom == NESTCL_DELAY_PER_SYNAPSE;
+  pl->row_batch = calloc((size_t)pl->n_rows + 1, sizeof *pl->row_batch);
+  if (!pl->row_batch) {
+    return nestcl_set_error(NESTCL_ENOMEM, "out of host memory");
+  }
+  int rc = 0;
+  for (int k = 0; k < 2 && !rc; ++k) {
+    struct eng_slot *sl = &pl->slot[k];
+    sl->row = malloc((cap + 1) * 8);
+    sl->target = malloc(cap * 4);
+    sl->srcs = malloc(cap * 12);
+    sl->rows = malloc(cap * 4);
+    sl->delay = per_syn_delay ? malloc(cap * 2) : NULL;
+    sl->state = malloc(cap * L->state_bytes);
+    sl->src_state = malloc(cap * L->src_bytes + 1);
+    if (!sl->row || !sl->target || !sl->srcs || !sl->rows || (per_syn_delay && !sl->delay) || !sl->state ||
+        !sl->src_state) {
+      return nestcl_set_error(NESTCL_ENOMEM, "out of host memory for plastic batches");
+    }
+    rc = nestcl_buffer_alloc(e->dev, NESTCL_MEM_SYNAPSES, "batch row pointers", (cap + 1) * 8, CL_MEM_READ_ONLY, NULL, &sl->b_row);
+    if (!rc) rc = nestcl_buffer_alloc(e->dev, NESTCL_MEM_SYNAPSES, "batch targets", cap * 4, CL_MEM_READ_ONLY, NULL, &sl->b_target);
+    if (!rc) rc = nestcl_buffer_alloc(e->dev, NESTCL_MEM_SYNAPSES, "batch delays", per_syn_delay ? cap * 2 : 2, CL_MEM_READ_ONLY, NULL, &sl->b_delay);
+    if (!rc) rc = nestcl_buffer_alloc(e->dev, NESTCL_MEM_SYNAPSES, "batch state", cap * L->state_bytes, CL_MEM_READ_WRITE, NULL, &sl->b_state);
+    if (!rc) rc = nestcl_buffer_alloc(e->dev, NESTCL_MEM_SYNAPSES, "batch per-source state", cap * L->src_bytes + 8, CL_MEM_READ_WRITE, NULL, &sl->b_src_state);
+    if (!rc) rc = nestcl_buffer_alloc(e->dev, NESTCL_MEM_OTHER, "batch sources", cap * 12, CL_MEM_READ_ONLY, NULL, &sl->b_srcs);
+  }
+  return rc;
+}
+
+/* Waits for a slot's read-back and writes its rows back into the host CSR. */
+static int slot_retire(nestcl_engine *e, eng_plastic *pl, struct eng_slot *sl)
+{
+  if (!sl->done) {
+    return 0;
+  }
+  cl_int err = clWaitForEvents(1, &sl->done);
+  clReleaseEvent(sl->done);
+  sl->done = NULL;
+  if (err != CL_SUCCESS) {
+    return cl_check(err, "plastic batch");
+  }
+  const eng_projection *pr = &e->projs[pl->proj];
+  const nestcl_synapse_model *sm = pr->sm;
+  const eng_syn_layout *L = &pr->lay;
+  for (uint32_t r = 0; r < sl->n_rows; ++r) {
+    uint32_t row = sl->rows[r];
+    uint64_t r0 = pl->row_ptr[row], len = pl->row_ptr[row + 1] - r0, at = sl->row[r];
+    for (int f = 0; f < L->n_state; ++f) {
+      size_t sz = syn_field_size(&sm->fields[L->state_f[f]]);
+      memcpy(pl->state + L->state_off[f] * pl->nnz + r0 * sz, sl->state + L->state_off[f] * pl->batch_cap + at * sz,
+             len * sz);
+    }
+    for (int f = 0; f < L->n_src; ++f) {
+      size_t sz = syn_field_size(&sm->fields[L->src_f[f]]);
+      memcpy(pl->src_state + L->src_off[f] * pl->n_rows + row * sz,
+             sl->src_state + L->src_off[f] * pl->batch_cap + r * sz, sz);
+    }
+  }
+  return 0;
+}
+
+/* Sends one packed slot: uploads on the transfer queue, the kernel on the VP's queue, read-back behind it. */
+static int slot_launch(nestcl_engine *e, eng_vp *vp, eng_plastic *pl, struct eng_slot *sl, int64_t origin)
+{
+  const eng_projection *pr = &e->projs[pl->proj];
+  const nestcl_synapse_model *sm = pr->sm;
+  const eng_syn_layout *L = &pr->lay;
+  cl_command_queue q = nestcl_device_queue(e->dev, vp->queue);
+  cl_command_queue t = nestcl_device_queue(e->dev, e->cfg.gpu_streams + vp->queue);
+  uint64_t cap = pl->batch_cap;
+  cl_int err = clEnqueueWriteBuffer(t, sl->b_row.mem, CL_FALSE, 0, (sl->n_rows + 1) * 8, sl->row, 0, NULL, NULL);
+  err |= clEnqueueWriteBuffer(t, sl->b_target.mem, CL_FALSE, 0, sl->nnz * 4, sl->target, 0, NULL, NULL);
+  err |= clEnqueueWriteBuffer(t, sl->b_srcs.mem, CL_FALSE, 0, (size_t)sl->n_rows * 12, sl->srcs, 0, NULL, NULL);
+  if (sl->delay) {
+    err |= clEnqueueWriteBuffer(t, sl->b_delay.mem, CL_FALSE, 0, sl->nnz * 2, sl->delay, 0, NULL, NULL);
+  }
+  for (int f = 0; f < L->n_state; ++f) {
+    size_t sz = syn_field_size(&sm->fields[L->state_f[f]]), off = L->state_off[f] * cap;
+    err |= clEnqueueWriteBuffer(t, sl->b_state.mem, CL_FALSE, off, sl->nnz * sz, sl->state + off, 0, NULL, NULL);
+  }
+  cl_event written = NULL, ran = NULL;
+  for (int f = 0; f < L->n_src; ++f) {
+    size_t sz = syn_field_size(&sm->fields[L->src_f[f]]), off = L->src_off[f] * cap;
+    err |= clEnqueueWriteBuffer(t, sl->b_src_state.mem, CL_FALSE, off, (size_t)sl->n_rows * sz, sl->src_state + off,
+                                0, NULL, NULL);
+  }
+  err |= clEnqueueMarkerWithWaitList(t, 0, NULL, &written);
+  if (err != CL_SUCCESS) {
+    return cl_check(err, "uploading a plastic batch");
+  }
+  cl_uint ns = sl->n_rows, nr = (cl_uint)cap;
+  cl_ulong zero = 0, nnz = cap;
+  cl_long org = origin;
+  err = clSetKernelArg(pl->k, 0, sizeof(cl_mem), &sl->b_srcs.mem);
+  err |= clSetKernelArg(pl->k, 1, sizeof ns, &ns);
+  err |= clSetKernelArg(pl->k, 3, sizeof org, &org);
+  err |= clSetKernelArg(pl->k, 4, sizeof zero, &zero);
+  err |= clSetKernelArg(pl->k, 5, sizeof nr, &nr);
+  err |= clSetKernelArg(pl->k, 6, sizeof(cl_mem), &sl->b_row.mem);
+  err |= clSetKernelArg(pl->k, 7, sizeof(cl_mem), &sl->b_target.mem);
+  err |= clSetKernelArg(pl->k, 8, sizeof(cl_mem), &sl->b_delay.mem);
+  err |= clSetKernelArg(pl->k, 10, sizeof(cl_mem), &sl->b_state.mem);
+  err |= clSetKernelArg(pl->k, 11, sizeof nnz, &nnz);
+  err |= clSetKernelArg(pl->k, 12, sizeof(cl_mem), &sl->b_src_state.mem);
+  uint32_t longest = 0;
+  for (uint32_t r = 0; r < sl->n_rows; ++r) {
+    uint32_t len = (uint32_t)(sl->row[r + 1] - sl->row[r]);
+    longest = len > longest ? len : longest;
+  }
+  size_t g = e->deliver_width < longest ? e->deliver_width : (longest ? longest : 1);
+  size_t gsize[2] = {g, sl->n_rows}, lsize[2] = {g, 1};
+  if (err == CL_SUCCESS) {
+    err = clEnqueueNDRangeKernel(q, pl->k, 2, NULL, gsize, lsize, 1, &written, &ran);
+  }
+  clReleaseEvent(written);
+  if (err != CL_SUCCESS) {
+    return cl_check(err, "plastic batch kernel");
+  }
+  clFlush(q);
+  for (int f = 0; f < L->n_state; ++f) {
+    size_t sz = syn_field_size(&sm->fields[L->state_f[f]]), off = L->state_off[f] * cap;
+    err |= clEnqueueReadBuffer(t, sl->b_state.mem, CL_FALSE, off, sl->nnz * sz, sl->state + off, 1, &ran, NULL);
+  }
+  for (int f = 0; f < L->n_src; ++f) {
+    size_t sz = syn_field_size(&sm->fields[L->src_f[f]]), off = L->src_off[f] * cap;
+    err |= clEnqueueReadBuffer(t, sl->b_src_state.mem, CL_FALSE, off, (size_t)sl->n_rows * sz, sl->src_state + off,
+                               1, &ran, NULL);
+  }
+  err |= clEnqueueMarkerWithWaitList(t, 1, &ran, &sl->done);
+  clReleaseEvent(ran);
+  clFlush(t);
+  pl->batches++;
+  vp->st.plastic_batches++;
+  return cl_check(err, "reading a plastic batch back");
+}
+
+/*
+ * Batched delivery of one projection onto a GPU VP's block: for each time
+ * stamp (lag) in order, the rows of the sources that spiked then are packed
+ * into batches of at most batch_cap synapses, alternating between the two
+ * slots; a slot is retired (waited for, written back) before it is packed
+ * again, and so is any in-flight batch that holds a row about to be packed.
+ */
+static int deliver_batched(nestcl_engine *e, eng_vp *vp, eng_plastic *pl, int64_t origin)
+{
+  const eng_projection *pr = &e->projs[pl->proj];
+  const nestcl_synapse_model *sm = pr->sm;
+  const eng_syn_layout *L = &pr->lay;
+  int cur = 0, rc = 0;
+  struct eng_slot *sl = &pl->slot[0];
+  sl->n_rows = 0;
+  sl->nnz = 0;
+  sl->row[0] = 0;
+  size_t n = e->n_global_spikes;
+  for (size_t s = 0; s < n && !rc;) {
+    uint32_t lag = e->global[2 * s + 1];
+    size_t s1 = s;
+    while (s1 < n && e->global[2 * s1 + 1] == lag) {
+      ++s1;
+    }
+    for (; s < s1 && !rc; ++s) {
+      uint64_t gid = e->global[2 * s];
+      if (gid < pl->src_first || gid - pl->src_first >= pl->n_rows) {
+        continue;
+      }
+      uint32_t row = (uint32_t)(gid - pl->src_first);
+      uint64_t r0 = pl->row_ptr[row], len = pl->row_ptr[row + 1] - r0;
+      if (len == 0) {
+        continue;
+      }
+      if (sl->nnz + len > pl->batch_cap) {
+        rc = slot_launch(e, vp, pl, sl, origin);
+        cur ^= 1;
+        sl = &pl->slot[cur];
+        if (!rc) rc = slot_retire(e, pl, sl);
+        sl->n_rows = 0;
+        sl->nnz = 0;
+        sl->row[0] = 0;
+        if (rc) break;
+      }
+      /* A row still in flight in the other slot must come back first. */
+      struct eng_slot *other = &pl->slot[cur ^ 1];
+      if (other->done && pl->row_batch[row] == other->id + 1) {
+        rc = slot_retire(e, pl, other);
+        if (rc) break;
+      }
+      uint32_t r = sl->n_rows++;
+      uint64_t at = sl->nnz;
+      sl->rows[r] = row;
+      sl->srcs[3 * r] = r;
+      sl->srcs[3 * r + 1] = e->src_q[s];
+      sl->srcs[3 * r + 2] = e->src_q[s] + 1;
+      memcpy(sl->target + at, pl->target + r0, len * 4);
+      if (sl->delay) {
+        memcpy(sl->delay + at, pl->delay + r0, len * 2);
+      }
+      for (int f = 0; f < L->n_state; ++f) {
+        size_t sz = syn_field_size(&sm->fields[L->state_f[f]]);
+        memcpy(sl->state + L->state_off[f] * pl->batch_cap + at * sz, pl->state + L->state_off[f] * pl->nnz + r0 * sz,
+               len * sz);
+      }
+      for (int f = 0; f < L->n_src; ++f) {
+        size_t sz = syn_field_size(&sm->fields[L->src_f[f]]);
+        memcpy(sl->src_state + L->src_off[f] * pl->batch_cap + r * sz,
+               pl->src_state + L->src_off[f] * pl->n_rows + row * sz, sz);
+      }
+      sl->nnz += len;
+      sl->row[r + 1] = sl->nnz;
+      sl->id = pl->batches;
+      pl->row_batch[row] = pl->batches + 1;
+    }
+    /* A batch never mixes time stamps: each synapse sees its spikes in order. */
+    if (!rc && sl->n_rows) {
+      rc = slot_launch(e, vp, pl, sl, origin);
+      cur ^= 1;
+      sl = &pl->slot[cur];
+      if (!rc) rc = slot_retire(e, pl, sl);
+      sl->n_rows = 0;
+      sl->nnz = 0;
+      sl->row[0] = 0;
+    }
+  }
+  int rc2 = slot_retire(e, pl, &pl->slot[0]);
+  int rc3 = slot_retire(e, pl, &pl->slot[1]);
+  return rc ? rc : (rc2 ? rc2 : rc3);
 }
 
 /* Grows a device block's history: read back, re-lay out, upload, re-point the kernels. */
@@ -659,6 +923,23 @@ void eng_plastic_sources(nestcl_engine *e)
     e->src_list[3 * (m - 1) + 2] = (uint32_t)n;
   }
   e->n_src_list = m;
+  /* For batched delivery: where each spike of the global list (by lag, then gid) is in src_lags. */
+  for (size_t k = 0; k < m; ++k) {
+    for (uint32_t q = e->src_list[3 * k + 1]; q < e->src_list[3 * k + 2]; ++q) {
+      uint32_t key[2] = {e->src_list[3 * k], e->src_lags[q]};
+      size_t lo = 0, hi = n; /* the (gid, lag) pair in the list sorted by (lag, gid) */
+      while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        const uint32_t *g = e->global + 2 * mid;
+        if (g[1] < key[1] || (g[1] == key[1] && g[0] < key[0])) {
+          lo = mid + 1;
+        } else {
+          hi = mid;
+        }
+      }
+      e->src_q[lo] = q;
+    }
+  }
 }
 
 /* The C path: every synapse of every spiking source's row, its spikes in time order. */
@@ -726,6 +1007,14 @@ static int deliver_device(nestcl_engine *e, eng_vp *vp, eng_block *b, int64_t or
   for (int j = 0; j < b->n_plastic && err == CL_SUCCESS; ++j) {
     eng_plastic *pl = &b->plastic[j];
     if (pl->nnz == 0) {
+      continue;
+    }
+    if (pl->batch_cap) {
+      err = clFinish(q);
+      int rc = err == CL_SUCCESS ? deliver_batched(e, vp, pl, origin) : 0;
+      if (rc) {
+        return rc;
+      }
       continue;
     }
     err = clSetKernelArg(pl->k, 1, sizeof ns, &ns);
@@ -844,13 +1133,14 @@ int nestcl_engine_weight_stats(nestcl_engine *e, int proj, nestcl_weight_stats *
         continue;
       }
       double *w = malloc(pl->nnz * sizeof *w);
-      uint32_t *tg = vp->is_gpu ? malloc(pl->nnz * sizeof *tg) : pl->target;
+      int on_device = vp->is_gpu && !pl->batch_cap; /* resident: read back */
+      uint32_t *tg = on_device ? malloc(pl->nnz * sizeof *tg) : pl->target;
       if (!w || !tg) {
         free(w);
-        if (vp->is_gpu) free(tg);
+        if (on_device) free(tg);
         return nestcl_set_error(NESTCL_ENOMEM, "out of host memory");
       }
-      if (vp->is_gpu) {
+      if (on_device) {
         cl_command_queue q = nestcl_device_queue(e->dev, vp->queue);
         cl_int err = clEnqueueReadBuffer(q, pl->b_state.mem, CL_TRUE, pr->lay.weight_off * pl->nnz, pl->nnz * 8, w,
                                          0, NULL, NULL);
@@ -874,7 +1164,7 @@ int nestcl_engine_weight_stats(nestcl_engine *e, int proj, nestcl_weight_stats *
         }
       }
       free(w);
-      if (vp->is_gpu) free(tg);
+      if (on_device) free(tg);
     }
   }
   if (rc) {
@@ -948,7 +1238,8 @@ int nestcl_engine_connections(nestcl_engine *e, int proj, uint64_t *source, uint
       uint32_t *tg = pl->target;
       uint16_t *dl = pl->delay;
       double *w = weight + count;
-      if (vp->is_gpu && pl->nnz) {
+      int on_device = vp->is_gpu && !pl->batch_cap;
+      if (on_device && pl->nnz) {
         cl_command_queue q = nestcl_device_queue(e->dev, vp->queue);
         tg = malloc(pl->nnz * sizeof *tg);
         dl = pl->delay_hom == NESTCL_DELAY_PER_SYNAPSE ? malloc(pl->nnz * sizeof *dl) : NULL;
@@ -978,7 +1269,7 @@ int nestcl_engine_connections(nestcl_engine *e, int proj, uint64_t *source, uint
           delay_steps[count + k] = dl ? dl[k] : pl->delay_hom;
         }
       }
-      if (vp->is_gpu) {
+      if (on_device) {
         free(tg);
         free(dl);
       }
@@ -1010,6 +1301,29 @@ void eng_plastic_free(nestcl_engine *e, eng_block *b)
       nestcl_buffer_free(e->dev, &pl->b_cp);
     }
     if (pl->k) clReleaseKernel(pl->k);
+    for (int k = 0; k < 2; ++k) {
+      struct eng_slot *sl = &pl->slot[k];
+      if (sl->done) {
+        clWaitForEvents(1, &sl->done);
+        clReleaseEvent(sl->done);
+      }
+      free(sl->row);
+      free(sl->target);
+      free(sl->srcs);
+      free(sl->rows);
+      free(sl->delay);
+      free(sl->state);
+      free(sl->src_state);
+      if (e->dev) {
+        nestcl_buffer_free(e->dev, &sl->b_row);
+        nestcl_buffer_free(e->dev, &sl->b_target);
+        nestcl_buffer_free(e->dev, &sl->b_delay);
+        nestcl_buffer_free(e->dev, &sl->b_state);
+        nestcl_buffer_free(e->dev, &sl->b_src_state);
+        nestcl_buffer_free(e->dev, &sl->b_srcs);
+      }
+    }
+    free(pl->row_batch);
   }
   free(b->plastic);
   b->plastic = NULL;
