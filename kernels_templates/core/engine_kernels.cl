@@ -28,15 +28,8 @@ __kernel void nestcl_deliver(__global const uint2 *spikes, uint n_spikes, long o
   }
   uint2 sp = spikes[s];
   ulong r0 = row_ptr[sp.x], r1 = row_ptr[sp.x + 1];
-  ulong G = (ulong)get_local_size(0), g = (ulong)get_local_id(0);
-#ifdef NESTCL_DELIVER_CONTIGUOUS
-  ulong chunk = (r1 - r0 + G - 1) / G;
-  ulong k0 = r0 + g * chunk;
-  ulong k1 = k0 + chunk < r1 ? k0 + chunk : r1;
-  ulong stride = 1;
-#else
-  ulong k0 = r0 + g, k1 = r1, stride = G;
-#endif
+  ulong k0, k1, stride;
+  nestcl_row_part(r0, r1, (ulong)get_local_id(0), (ulong)get_local_size(0), &k0, &k1, &stride);
   NESTCL_CORE_CAT(nestcl_deliver_range, NESTCL_W_SUFFIX)(ring, n_channels, n, ring_slots, target, weight, delay,
                                                          delay_hom, origin + (long)sp.y, k0, k1, stride);
 }

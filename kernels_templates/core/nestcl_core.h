@@ -92,6 +92,26 @@ NESTCL_INLINE void nestcl_drive_neuron(NESTCL_GLOBAL nestcl_i64 *ring, nestcl_u3
     }
   }
 }
+/*
+ * The part of a row [r0, r1) that work-item g of a work-group of G walks: on
+ * GPUs every G-th synapse from g (neighbouring lanes read neighbouring
+ * synapses); on CPU devices (NESTCL_DELIVER_CONTIGUOUS) a contiguous chunk.
+ */
+NESTCL_INLINE void nestcl_row_part(nestcl_u64 r0, nestcl_u64 r1, nestcl_u64 g, nestcl_u64 G, nestcl_u64 *k0,
+                                   nestcl_u64 *k1, nestcl_u64 *stride)
+{
+#ifdef NESTCL_DELIVER_CONTIGUOUS
+  nestcl_u64 chunk = (r1 - r0 + G - 1) / G;
+  *k0 = r0 + g * chunk;
+  *k1 = *k0 + chunk < r1 ? *k0 + chunk : r1;
+  *stride = 1;
+#else
+  *k0 = r0 + g;
+  *k1 = r1;
+  *stride = G;
+#endif
+}
+
 /* NEST's Time::step( step ).get_ms(): the tics of the step times the length of a tic. */
 NESTCL_INLINE double nestcl_step_ms(nestcl_i64 step, nestcl_i64 tics_per_step, double ms_per_tic)
 {

@@ -49,15 +49,8 @@ __kernel void nestcl_plastic(__global const uint *srcs, uint n_srcs, __global co
   uint row = (uint)(gid - src_first);
   uint q0 = srcs[3 * s + 1], q1 = srcs[3 * s + 2];
   ulong r0 = row_ptr[row], r1 = row_ptr[row + 1];
-  ulong G = (ulong)get_local_size(0), g = (ulong)get_local_id(0);
-#ifdef NESTCL_DELIVER_CONTIGUOUS
-  ulong chunk = (r1 - r0 + G - 1) / G;
-  ulong k0 = r0 + g * chunk;
-  ulong k1 = k0 + chunk < r1 ? k0 + chunk : r1;
-  ulong stride = 1;
-#else
-  ulong k0 = r0 + g, k1 = r1, stride = G;
-#endif
+  ulong k0, k1, stride;
+  nestcl_row_part(r0, r1, (ulong)get_local_id(0), (ulong)get_local_size(0), &k0, &k1, &stride);
   NESTCL_SYNCP_T cp = *cpg;
   NESTCL_SYN_T base = *tmpl;
   NESTCL_SYN_SOURCE(NESTCL_SYN_LOAD_SOURCE)

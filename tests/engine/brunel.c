@@ -1,6 +1,7 @@
 /* The engine tests' Brunel network (see brunel.h). */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "brunel.h"
@@ -191,4 +192,49 @@ int brunel_compare(const char *what, const brunel_result *a, const brunel_result
     return 1;
   }
   return 0;
+}
+
+int brunel_check_variants(const brunel_net *net, const nestcl_engine_config *cfg, const brunel_result *ref,
+                          const brunel_variant *v, int n)
+{
+  int fails = 0;
+  for (int k = 0; k < n; ++k) {
+    nestcl_engine_config c = *cfg;
+    c.cpu_threads = v[k].threads;
+    c.gpu_streams = v[k].streams;
+    c.gpu_fraction = v[k].alpha;
+    c.weight_type = v[k].weight_double ? NESTCL_WEIGHT_DOUBLE : NESTCL_WEIGHT_FLOAT;
+    if (v[k].history_capacity) {
+      c.history_capacity = v[k].history_capacity;
+    }
+    brunel_result r;
+    char what[200];
+    snprintf(what, sizeof what, "%s, %s", net->label, v[k].name);
+    if (v[k].mode) {
+      setenv("NESTCL_DELIVER_MODE", v[k].mode, 1);
+      setenv("NESTCL_DELIVER_WIDTH", v[k].width, 1);
+    }
+    int rc = brunel_run(net, &c, 2000, 200, v[k].pieces, v[k].n_pieces, &r);
+    unsetenv("NESTCL_DELIVER_MODE");
+    unsetenv("NESTCL_DELIVER_WIDTH");
+    if (rc == NESTCL_ENODEV) {
+      printf("SKIP %s: %s\n", what, nestcl_last_error());
+      return -77;
+    }
+    if (rc) {
+      fprintf(stderr, "FAIL %s: %s\n", what, nestcl_last_error());
+      fails++;
+      continue;
+    }
+    int bad = brunel_compare(what, ref, &r);
+    if (r.st.plastic_synapses) {
+      printf("%s: %zu spikes, weights %016llx, %s\n", what, r.n, (unsigned long long)r.w.checksum,
+             bad ? "DIFFERENT" : "identical");
+    } else {
+      printf("%s: %zu spikes, %s\n", what, r.n, bad ? "DIFFERENT" : "identical");
+    }
+    fails += bad;
+    brunel_free(&r);
+  }
+  return fails;
 }

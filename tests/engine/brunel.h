@@ -61,6 +61,26 @@ typedef struct brunel_result {
 int brunel_run(const brunel_net *net, const nestcl_engine_config *cfg, uint32_t n_neurons, uint32_t indegree,
                const double *pieces, int n_pieces, brunel_result *out);
 void brunel_free(brunel_result *r);
+/* One way of running the same network: the split, simulate() pieces, and overrides. */
+typedef struct brunel_variant {
+  const char *name;
+  int threads, streams;
+  double alpha;
+  const double *pieces;
+  int n_pieces;
+  int weight_double;
+  uint32_t history_capacity;  /* 0: the default */
+  const char *mode, *width;   /* NESTCL_DELIVER_MODE / _WIDTH for this run, or NULL */
+} brunel_variant;
+
+/*
+ * Runs every variant (2,000 neurons, in-degree 200, seed of cfg) and compares
+ * it with ref, printing a line each. Returns the failures, or -77 when there
+ * is no OpenCL device.
+ */
+int brunel_check_variants(const brunel_net *net, const nestcl_engine_config *cfg, const brunel_result *ref,
+                          const brunel_variant *v, int n);
+
 /* 0 when equal (spike trains, and E->E weights when plastic); else prints the first difference to stderr. */
 int brunel_compare(const char *what, const brunel_result *a, const brunel_result *b);
 #endif

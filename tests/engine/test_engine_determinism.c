@@ -41,51 +41,21 @@ static int check_net(const brunel_net *net)
     return 1;
   }
   /* Both nets' weights are exact in float, so double weights give the same trains. */
-  struct {
-    const char *name; int threads, streams; double alpha; const double *pieces; int n; int wd;
-    const char *mode, *width; /* NESTCL_DELIVER_MODE / _WIDTH for this run, or NULL */
-  } runs[] = {
-      {"1 thread, 70+130 ms", 1, 0, 0.0, split, 2, 0, NULL, NULL},
-      {"2 threads", 2, 0, 0.0, whole, 1, 0, NULL, NULL},
-      {"1 stream", 0, 1, 1.0, whole, 1, 0, NULL, NULL},
-      {"2 streams", 0, 2, 1.0, whole, 1, 0, NULL, NULL},
-      {"1 thread + 1 stream, alpha 0.3", 1, 1, 0.3, whole, 1, 0, NULL, NULL},
-      {"1 thread + 1 stream, alpha 0.7, 70+130 ms", 1, 1, 0.7, split, 2, 0, NULL, NULL},
-      {"1 thread + 1 stream, alpha 0.5, double weights", 1, 1, 0.5, whole, 1, 1, NULL, NULL},
-      {"2 streams, strided delivery of width 7", 0, 2, 1.0, whole, 1, 0, "strided", "7"},
-      {"1 stream, contiguous delivery of width 3", 0, 1, 1.0, whole, 1, 0, "contiguous", "3"},
+  const brunel_variant runs[] = {
+      {"1 thread, 70+130 ms", 1, 0, 0.0, split, 2, 0, 0, NULL, NULL},
+      {"2 threads", 2, 0, 0.0, whole, 1, 0, 0, NULL, NULL},
+      {"1 stream", 0, 1, 1.0, whole, 1, 0, 0, NULL, NULL},
+      {"2 streams", 0, 2, 1.0, whole, 1, 0, 0, NULL, NULL},
+      {"1 thread + 1 stream, alpha 0.3", 1, 1, 0.3, whole, 1, 0, 0, NULL, NULL},
+      {"1 thread + 1 stream, alpha 0.7, 70+130 ms", 1, 1, 0.7, split, 2, 0, 0, NULL, NULL},
+      {"1 thread + 1 stream, alpha 0.5, double weights", 1, 1, 0.5, whole, 1, 1, 0, NULL, NULL},
+      {"2 streams, strided delivery of width 7", 0, 2, 1.0, whole, 1, 0, 0, "strided", "7"},
+      {"1 stream, contiguous delivery of width 3", 0, 1, 1.0, whole, 1, 0, 0, "contiguous", "3"},
   };
-  int fails = 0;
-  for (size_t k = 0; k < sizeof runs / sizeof runs[0]; ++k) {
-    nestcl_engine_config c = cfg;
-    c.cpu_threads = runs[k].threads;
-    c.gpu_streams = runs[k].streams;
-    c.gpu_fraction = runs[k].alpha;
-    c.weight_type = runs[k].wd ? NESTCL_WEIGHT_DOUBLE : NESTCL_WEIGHT_FLOAT;
-    brunel_result r;
-    char what[160];
-    snprintf(what, sizeof what, "%s, %s", net->label, runs[k].name);
-    if (runs[k].mode) {
-      setenv("NESTCL_DELIVER_MODE", runs[k].mode, 1);
-      setenv("NESTCL_DELIVER_WIDTH", runs[k].width, 1);
-    }
-    int rc = brunel_run(net, &c, 2000, 200, runs[k].pieces, runs[k].n, &r);
-    unsetenv("NESTCL_DELIVER_MODE");
-    unsetenv("NESTCL_DELIVER_WIDTH");
-    if (rc == NESTCL_ENODEV) {
-      printf("SKIP %s: %s\n", what, nestcl_last_error());
-      brunel_free(&ref);
-      return 77;
-    }
-    if (rc) {
-      fprintf(stderr, "FAIL %s: %s\n", what, nestcl_last_error());
-      fails++;
-      continue;
-    }
-    int bad = brunel_compare(what, &ref, &r);
-    printf("%s: %zu spikes, %s\n", what, r.n, bad ? "DIFFERENT" : "identical");
-    fails += bad;
-    brunel_free(&r);
+  int fails = brunel_check_variants(net, &cfg, &ref, runs, (int)(sizeof runs / sizeof runs[0]));
+  if (fails < 0) {
+    brunel_free(&ref);
+    return 77;
   }
   brunel_free(&ref);
   return fails ? 1 : 0;

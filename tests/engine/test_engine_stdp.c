@@ -47,53 +47,22 @@ static int check_net(const brunel_net *net)
     fprintf(stderr, "FAIL %s: the weights did not move (sd %g)\n", net->label, ref.w.sd);
     fails++;
   }
-  struct {
-    const char *name; int threads, streams; double alpha; const double *pieces; int n; uint32_t hcap;
-    const char *mode, *width;
-  } runs[] = {
-      {"1 thread, 70+130 ms, history from 1 entry", 1, 0, 0.0, split, 2, 1, NULL, NULL},
-      {"2 threads", 2, 0, 0.0, whole, 1, 0, NULL, NULL},
-      {"1 stream", 0, 1, 1.0, whole, 1, 0, NULL, NULL},
-      {"2 streams, history from 1 entry", 0, 2, 1.0, whole, 1, 1, NULL, NULL},
-      {"1 thread + 1 stream, alpha 0.3", 1, 1, 0.3, whole, 1, 0, NULL, NULL},
-      {"1 thread + 1 stream, alpha 0.7, 70+130 ms", 1, 1, 0.7, split, 2, 0, NULL, NULL},
-      {"2 streams, strided delivery of width 7", 0, 2, 1.0, whole, 1, 0, "strided", "7"},
-      {"1 stream, contiguous delivery of width 3", 0, 1, 1.0, whole, 1, 0, "contiguous", "3"},
+  const brunel_variant runs[] = {
+      {"1 thread, 70+130 ms, history from 1 entry", 1, 0, 0.0, split, 2, 0, 1, NULL, NULL},
+      {"2 threads", 2, 0, 0.0, whole, 1, 0, 0, NULL, NULL},
+      {"1 stream", 0, 1, 1.0, whole, 1, 0, 0, NULL, NULL},
+      {"2 streams, history from 1 entry", 0, 2, 1.0, whole, 1, 0, 1, NULL, NULL},
+      {"1 thread + 1 stream, alpha 0.3", 1, 1, 0.3, whole, 1, 0, 0, NULL, NULL},
+      {"1 thread + 1 stream, alpha 0.7, 70+130 ms", 1, 1, 0.7, split, 2, 0, 0, NULL, NULL},
+      {"2 streams, strided delivery of width 7", 0, 2, 1.0, whole, 1, 0, 0, "strided", "7"},
+      {"1 stream, contiguous delivery of width 3", 0, 1, 1.0, whole, 1, 0, 0, "contiguous", "3"},
   };
-  for (size_t k = 0; k < sizeof runs / sizeof runs[0]; ++k) {
-    nestcl_engine_config c = cfg;
-    c.cpu_threads = runs[k].threads;
-    c.gpu_streams = runs[k].streams;
-    c.gpu_fraction = runs[k].alpha;
-    if (runs[k].hcap) {
-      c.history_capacity = runs[k].hcap;
-    }
-    brunel_result r;
-    char what[200];
-    snprintf(what, sizeof what, "%s, %s", net->label, runs[k].name);
-    if (runs[k].mode) {
-      setenv("NESTCL_DELIVER_MODE", runs[k].mode, 1);
-      setenv("NESTCL_DELIVER_WIDTH", runs[k].width, 1);
-    }
-    int rc = brunel_run(net, &c, 2000, 200, runs[k].pieces, runs[k].n, &r);
-    unsetenv("NESTCL_DELIVER_MODE");
-    unsetenv("NESTCL_DELIVER_WIDTH");
-    if (rc == NESTCL_ENODEV) {
-      printf("SKIP %s: %s\n", what, nestcl_last_error());
-      brunel_free(&ref);
-      return 77;
-    }
-    if (rc) {
-      fprintf(stderr, "FAIL %s: %s\n", what, nestcl_last_error());
-      fails++;
-      continue;
-    }
-    int bad = brunel_compare(what, &ref, &r);
-    printf("%s: %zu spikes, weights %016llx, %s\n", what, r.n, (unsigned long long)r.w.checksum,
-           bad ? "DIFFERENT" : "identical");
-    fails += bad;
-    brunel_free(&r);
+  int bad = brunel_check_variants(net, &cfg, &ref, runs, (int)(sizeof runs / sizeof runs[0]));
+  if (bad < 0) {
+    brunel_free(&ref);
+    return 77;
   }
+  fails += bad;
   /*
    * Batched delivery: a device memory budget that leaves the plastic synapses
    * (P bytes when resident) only room for batches of a few hundred synapses,

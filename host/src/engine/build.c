@@ -26,6 +26,7 @@
 #include "engine_internal.h"
 #include "engine_kernels_source.h"
 #include "nestcl_fixed.h"
+#include "nestcl_libm.h"
 #include "nestcl_philox.h"
 #include "specialise.h"
 
@@ -973,6 +974,8 @@ int eng_build(nestcl_engine *e)
   if (e->n_pops == 0) {
     return nestcl_set_error(NESTCL_EINVAL, "no neurons to simulate");
   }
+  /* glibc's exp/pow as the host computes them (NEST's results); an unknown libm gets the FMA variant. */
+  e->libm_fused = nestcl_libm_exp_fused() != 0;
   e->any_plastic = 0;
   for (int p = 0; p < e->n_projs; ++p) {
     e->any_plastic |= e->projs[p].sm != NULL;

@@ -257,6 +257,7 @@ struct nestcl_engine {
   uint32_t *src_q;       /* per spike of the global list: its index in src_lags */
   size_t n_src_list;
   cl_program *plastic_programs; /* per projection (NULL: static, or no streams) */
+  int libm_fused;        /* the host glibc's exp/pow build (nestcl_libm.h), for C path and device alike */
   uint64_t plastic_synapses_total;
 
   uint64_t spikes_total, events_total, synapses_total, local_synapses;

@@ -313,7 +313,7 @@ static int hist_append_cpu(nestcl_engine *e, eng_block *b, int64_t origin)
       }
       if (nestcl_hist_append_neuron(&v, i, h->append, (uint32_t)q, (uint32_t)q1, origin, tics_per_step(e), 1e-3,
                                     h->tau_minus_inv, h->tau_minus_triplet_inv, min_delay_ms, eps,
-                                    nestcl_libm_exp_fused())) {
+                                    e->libm_fused)) {
         full = 1;
         bad = i;
       }
@@ -465,6 +465,22 @@ static cl_int hist_args(cl_kernel k, cl_uint first, const eng_history *h)
 
 static int slots_alloc(nestcl_engine *e, eng_plastic *pl);
 
+/* The plastic kernel's arguments that name the rows it walks: resident CSR or a batch slot. */
+static cl_int rows_args(cl_kernel k, const nestcl_buffer *srcs, cl_ulong src_first, cl_uint n_rows,
+                        const nestcl_buffer *row, const nestcl_buffer *target, const nestcl_buffer *delay,
+                        const nestcl_buffer *state, cl_ulong nnz, const nestcl_buffer *src_state)
+{
+  cl_int err = clSetKernelArg(k, 0, sizeof(cl_mem), &srcs->mem);
+  err |= clSetKernelArg(k, 4, sizeof src_first, &src_first);
+  err |= clSetKernelArg(k, 5, sizeof n_rows, &n_rows);
+  err |= clSetKernelArg(k, 6, sizeof(cl_mem), &row->mem);
+  err |= clSetKernelArg(k, 7, sizeof(cl_mem), &target->mem);
+  err |= clSetKernelArg(k, 8, sizeof(cl_mem), &delay->mem);
+  err |= clSetKernelArg(k, 10, sizeof(cl_mem), &state->mem);
+  err |= clSetKernelArg(k, 11, sizeof nnz, &nnz);
+  return err | clSetKernelArg(k, 12, sizeof(cl_mem), &src_state->mem);
+}
+
 #define PLASTIC_HIST_ARG 29u
 #define APPEND_HIST_ARG 11u
 
@@ -487,7 +503,7 @@ int eng_plastic_upload(nestcl_engine *e, eng_vp *vp, eng_block *b)
     cl_long tps = tics_per_step(e);
     cl_double mpt = 1e-3, tmi = h->tau_minus_inv, tti = h->tau_minus_triplet_inv;
     cl_double mdm = eng_delay_ms(e, e->min_delay), eps = ENG_STDP_EPS;
-    cl_int fused = nestcl_libm_exp_fused();
+    cl_int fused = e->libm_fused;
     err = clSetKernelArg(h->k_append, 0, sizeof(cl_mem), &h->b_append.mem);
     err |= clSetKernelArg(h->k_append, 3, sizeof tps, &tps);
     err |= clSetKernelArg(h->k_append, 4, sizeof mpt, &mpt);
@@ -526,19 +542,12 @@ int eng_plastic_upload(nestcl_engine *e, eng_vp *vp, eng_block *b)
     cl_uint cpos = (cl_uint)pr->ch_pos, cneg = (cl_uint)pr->ch_neg, czero = (cl_uint)pr->ch_zero;
     cl_long rport = pr->syn.rport, tps = tics_per_step(e);
     cl_double mpt = 1e-3, mps = eng_delay_ms(e, 1), eps = ENG_STDP_EPS, tmi = h->cap ? h->tau_minus_inv : 0.0;
-    cl_int fused = nestcl_libm_exp_fused();
+    cl_int fused = e->libm_fused;
     err = clSetKernelArg(pl->k, 2, sizeof(cl_mem), &vp->b_lags.mem);
     err |= clSetKernelArg(pl->k, 9, sizeof dh, &dh);
     if (!pl->batch_cap) {
-      err |= clSetKernelArg(pl->k, 0, sizeof(cl_mem), &vp->b_srcs.mem);
-      err |= clSetKernelArg(pl->k, 4, sizeof sf, &sf);
-      err |= clSetKernelArg(pl->k, 5, sizeof nr, &nr);
-      err |= clSetKernelArg(pl->k, 6, sizeof(cl_mem), &pl->b_row.mem);
-      err |= clSetKernelArg(pl->k, 7, sizeof(cl_mem), &pl->b_target.mem);
-      err |= clSetKernelArg(pl->k, 8, sizeof(cl_mem), &pl->b_delay.mem);
-      err |= clSetKernelArg(pl->k, 10, sizeof(cl_mem), &pl->b_state.mem);
-      err |= clSetKernelArg(pl->k, 11, sizeof nnz, &nnz);
-      err |= clSetKernelArg(pl->k, 12, sizeof(cl_mem), &pl->b_src_state.mem);
+      err |= rows_args(pl->k, &vp->b_srcs, sf, nr, &pl->b_row, &pl->b_target, &pl->b_delay, &pl->b_state, nnz,
+                       &pl->b_src_state);
     }
     err |= clSetKernelArg(pl->k, 13, sizeof(cl_mem), &pl->b_tmpl.mem);
     err |= clSetKernelArg(pl->k, 14, sizeof(cl_mem), &pl->b_cp.mem);
@@ -683,20 +692,13 @@ static int slot_launch(nestcl_engine *e, eng_vp *vp, eng_plastic *pl, struct eng
   if (err != CL_SUCCESS) {
     return cl_check(err, "uploading a plastic batch");
   }
-  cl_uint ns = sl->n_rows, nr = (cl_uint)cap;
-  cl_ulong zero = 0, nnz = cap;
+  cl_uint ns = sl->n_rows;
   cl_long org = origin;
-  err = clSetKernelArg(pl->k, 0, sizeof(cl_mem), &sl->b_srcs.mem);
+  /* Rows are the slot's own (0, 1, ...); its arrays are laid out for cap synapses and rows. */
+  err = rows_args(pl->k, &sl->b_srcs, 0, (cl_uint)cap, &sl->b_row, &sl->b_target, &sl->b_delay, &sl->b_state, cap,
+                  &sl->b_src_state);
   err |= clSetKernelArg(pl->k, 1, sizeof ns, &ns);
   err |= clSetKernelArg(pl->k, 3, sizeof org, &org);
-  err |= clSetKernelArg(pl->k, 4, sizeof zero, &zero);
-  err |= clSetKernelArg(pl->k, 5, sizeof nr, &nr);
-  err |= clSetKernelArg(pl->k, 6, sizeof(cl_mem), &sl->b_row.mem);
-  err |= clSetKernelArg(pl->k, 7, sizeof(cl_mem), &sl->b_target.mem);
-  err |= clSetKernelArg(pl->k, 8, sizeof(cl_mem), &sl->b_delay.mem);
-  err |= clSetKernelArg(pl->k, 10, sizeof(cl_mem), &sl->b_state.mem);
-  err |= clSetKernelArg(pl->k, 11, sizeof nnz, &nnz);
-  err |= clSetKernelArg(pl->k, 12, sizeof(cl_mem), &sl->b_src_state.mem);
   uint32_t longest = 0;
   for (uint32_t r = 0; r < sl->n_rows; ++r) {
     uint32_t len = (uint32_t)(sl->row[r + 1] - sl->row[r]);
@@ -957,7 +959,7 @@ static void deliver_cpu(nestcl_engine *e, eng_block *b, eng_plastic *pl, int64_t
   env.multiplicity = 1;
   env.tau_minus_inv = b->hist.cap ? b->hist.tau_minus_inv : 0.0;
   env.eps = ENG_STDP_EPS;
-  env.fused = nestcl_libm_exp_fused();
+  env.fused = e->libm_fused;
   int64_t tps = tics_per_step(e);
   double mps = eng_delay_ms(e, 1);
   for (size_t s = 0; s < e->n_src_list; ++s) {
