@@ -71,7 +71,7 @@ function(nestcl_translate_models)
   endforeach()
   # Synapse models (a class template 'class <name> : public Connection< T >'): send() for the delivery.
   foreach(m IN LISTS synapses)
-    list(APPEND outputs ${gen}/${m}_syn.cl ${gen}/${m}_syn.c)
+    list(APPEND outputs ${gen}/${m}_syn.cl ${gen}/${m}_syn.c ${gen}/${m}_syn_glue.hpp)
     list(APPEND c_sources ${gen}/${m}_syn.c)
   endforeach()
 

@@ -49,6 +49,8 @@ void emit_cl(strbuf *b, const ir_model *m, const tr_rendered *r);
 void emit_c(strbuf *b, const ir_model *m, const tr_rendered *r);
 void emit_desc(strbuf *b, const ir_model *m, const tr_rendered *r, const char *kernel_text);
 void emit_glue(strbuf *b, const ir_model *m);
+/* <model>_syn_glue.hpp: a synapse model's connections into its translated struct and back (nest_patch). */
+void emit_syn_glue(strbuf *b, const ir_model *m);
 /* nestcl_glue_table.hpp: the glue functions of every translated model by name (nest_patch). */
 void emit_glue_table(strbuf *b, ir_model *const *models, int n);
 /* nestcl_models.c for the translated neuron and synapse models (sorted by name by the caller). */

@@ -255,3 +255,94 @@ void emit_glue_table(strbuf *b, ir_model *const *models, int n)
     sb_puts(b, "    { nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr },\n");
   sb_printf(b, "  };\n  *count = %d;\n  return t;\n}\n} // namespace nestcl_glue\n\n#endif\n", n);
 }
+
+/*
+ * <model>_syn_glue.hpp: a NEST connection of the synapse model (under either
+ * of NEST's target identifiers) into the translated synapse's struct and
+ * back, and its common properties into theirs, through the descriptor's field
+ * offsets and types. The members are private; the same explicit-instantiation
+ * route as the neuron glue names them. unpack writes back what send() may
+ * change (per-synapse and per-source state); parameters stay NEST's.
+ */
+void emit_syn_glue(strbuf *b, const ir_model *m)
+{
+  static const char *const tids[2] = {"TargetIdentifierPtrRport", "TargetIdentifierIndex"};
+  const char *nm = m->name;
+  const char *hdr = m->header_file ? m->header_file : m->source_file;
+  const char *base = strrchr(hdr, '/');
+  int j, t, n_cp = m->n_fields - m->n_syn_fields;
+  base = base ? base + 1 : hdr;
+  emit_file_header(b, m, "C++ glue between NEST's connections of this synapse model and the translated struct.",
+                   "/*", "*/");
+  sb_printf(b, "#ifndef NESTCL_SYN_GLUE_%s_HPP\n#define NESTCL_SYN_GLUE_%s_HPP\n\n", nm, nm);
+  sb_printf(b, "#include <cstddef>\n#include <cstdint>\n#include <cstring>\n\n#include \"%s\"\n"
+               "#include \"nestcl/model.h\"\n#include \"target_identifier.h\"\n\n", base);
+  sb_puts(b, "namespace nestcl_glue\n{\n#ifndef NESTCL_SYN_GLUE_DETAIL\n#define NESTCL_SYN_GLUE_DETAIL\n"
+             "namespace syn_detail\n{\n"
+             "/* A member's value into (out of) a struct at the field's offset, as the field's type. */\n"
+             "template < typename V >\ninline void\nput( void* s, const nestcl_syn_field& f, const V& v )\n{\n"
+             "  char* p = static_cast< char* >( s ) + f.offset;\n"
+             "  switch ( f.type )\n  {\n"
+             "  case NESTCL_T_DOUBLE: { const double x = static_cast< double >( v ); std::memcpy( p, &x, 8 ); break; }\n"
+             "  case NESTCL_T_LONG: { const std::int64_t x = static_cast< std::int64_t >( v ); std::memcpy( p, &x, 8 ); break; }\n"
+             "  case NESTCL_T_SIZE: { const std::uint64_t x = static_cast< std::uint64_t >( v ); std::memcpy( p, &x, 8 ); break; }\n"
+             "  default: { const std::int32_t x = static_cast< std::int32_t >( v ); std::memcpy( p, &x, 4 ); break; }\n"
+             "  }\n}\n"
+             "template < typename V >\ninline void\nget( const void* s, const nestcl_syn_field& f, V& v )\n{\n"
+             "  const char* p = static_cast< const char* >( s ) + f.offset;\n"
+             "  switch ( f.type )\n  {\n"
+             "  case NESTCL_T_DOUBLE: { double x; std::memcpy( &x, p, 8 ); v = static_cast< V >( x ); break; }\n"
+             "  case NESTCL_T_LONG: { std::int64_t x; std::memcpy( &x, p, 8 ); v = static_cast< V >( x ); break; }\n"
+             "  case NESTCL_T_SIZE: { std::uint64_t x; std::memcpy( &x, p, 8 ); v = static_cast< V >( x ); break; }\n"
+             "  default: { std::int32_t x; std::memcpy( &x, p, 4 ); v = static_cast< V >( x ); break; }\n"
+             "  }\n}\n"
+             "} // namespace syn_detail\n#endif\n\n");
+  /* The friend that steal defines belongs to this namespace, where member( tag ) is declared. */
+  sb_printf(b, "namespace %s_syn_detail\n{\n"
+               "template < typename Tag, auto Member >\nstruct steal\n{\n  friend auto\n  member( Tag )\n  {\n    return Member;\n  }\n};\n", nm);
+  for (j = 0; j < m->n_fields; j++) {
+    const ir_field *f = &m->fields[j];
+    if (j < m->n_syn_fields) {
+      sb_printf(b, "template < typename T >\nstruct f%d_tag\n{\n};\n", j);
+      for (t = 0; t < 2; t++) {
+        sb_printf(b, "auto member( f%d_tag< nest::%s > );\n", j, tids[t]);
+        sb_printf(b, "template struct steal< f%d_tag< nest::%s >, &nest::%s< nest::%s >::%s >;\n", j, tids[t], nm, tids[t],
+                  f->member);
+      }
+    } else {
+      sb_printf(b, "struct f%d_tag\n{\n};\nauto member( f%d_tag );\n", j, j);
+      sb_printf(b, "template struct steal< f%d_tag, &nest::%s::%s >;\n", j, m->cp_name, f->member);
+    }
+  }
+  sb_printf(b, "} // namespace %s_syn_detail\n\n", nm);
+  sb_printf(b, "/* Every field of connection c into the struct syn (d: the model's descriptor, nestcl_synapse_%s). */\n"
+               "template < typename T >\ninline void\npack_syn_%s( const nest::%s< T >& c, const nestcl_synapse_model* d, void* syn )\n{\n",
+            nm, nm, nm);
+  for (j = 0; j < m->n_syn_fields; j++)
+    sb_printf(b, "  syn_detail::put( syn, d->fields[ %d ], c.*member( %s_syn_detail::f%d_tag< T > {} ) );\n", j, nm, j);
+  if (!m->n_syn_fields)
+    sb_puts(b, "  (void)c;\n  (void)d;\n  (void)syn;\n");
+  sb_puts(b, "}\n\n");
+  sb_printf(b, "/* What send() changes (per-synapse and per-source state) from the struct back into connection c. */\n"
+               "template < typename T >\ninline void\nunpack_syn_%s( nest::%s< T >& c, const nestcl_synapse_model* d, const void* syn )\n{\n",
+            nm, nm);
+  {
+    int any = 0;
+    for (j = 0; j < m->n_syn_fields; j++) {
+      if (m->fields[j].syn_role != IR_SYN_STATE && m->fields[j].syn_role != IR_SYN_SOURCE)
+        continue;
+      sb_printf(b, "  syn_detail::get( syn, d->fields[ %d ], c.*member( %s_syn_detail::f%d_tag< T > {} ) );\n", j, nm, j);
+      any = 1;
+    }
+    if (!any)
+      sb_puts(b, "  (void)c;\n  (void)d;\n  (void)syn;\n");
+  }
+  sb_puts(b, "}\n\n");
+  sb_printf(b, "/* The common properties into their struct. */\ninline void\npack_cp_%s( const nest::%s& cp, const nestcl_synapse_model* d, void* out )\n{\n",
+            nm, m->cp_name);
+  for (j = m->n_syn_fields; j < m->n_fields; j++)
+    sb_printf(b, "  syn_detail::put( out, d->fields[ %d ], cp.*member( %s_syn_detail::f%d_tag {} ) );\n", j, nm, j);
+  if (!n_cp)
+    sb_puts(b, "  (void)cp;\n  (void)d;\n  (void)out;\n");
+  sb_puts(b, "}\n} // namespace nestcl_glue\n\n#endif\n");
+}

@@ -220,12 +220,12 @@ static int write_atomic(const char *final, const char *text)
   return 0;
 }
 
-static const char *const suffixes[6] = {".cl", "_cpu.c", "_desc.c", "_glue.hpp", "_syn.cl", "_syn.c"};
+static const char *const suffixes[7] = {".cl", "_cpu.c", "_desc.c", "_glue.hpp", "_syn.cl", "_syn.c", "_syn_glue.hpp"};
 
 static void remove_outputs(const char *outdir, const char *name)
 {
   int k;
-  for (k = 0; k < 6; k++) {
+  for (k = 0; k < 7; k++) {
     char *p = xasprintf("%s/%s%s", outdir, name, suffixes[k]);
     unlink(p);
     free(p);
@@ -276,15 +276,16 @@ static int write_model(const char *outdir, ir_model *m, const tr_rendered *r)
   return write_files(outdir, m->name, t, 0, 4);
 }
 
-/* A synapse model's two files (<model>_syn.cl, <model>_syn.c). */
+/* A synapse model's three files (<model>_syn.cl, <model>_syn.c, <model>_syn_glue.hpp). */
 static int write_synapse(const char *outdir, ir_model *m, const syn_rendered *r)
 {
-  strbuf t[2];
-  for (int k = 0; k < 2; k++)
+  strbuf t[3];
+  for (int k = 0; k < 3; k++)
     sb_init(&t[k]);
   emit_syn_cl(&t[0], m, r);
   emit_syn_c(&t[1], m, r, sb_str(&t[0]));
-  return write_files(outdir, m->name, t, 4, 2);
+  emit_syn_glue(&t[2], m);
+  return write_files(outdir, m->name, t, 4, 3);
 }
 
 static int cmp_model(const void *a, const void *b)
