@@ -8,7 +8,8 @@ target_sources(nestcl_objects PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/src/program_cache.c
   ${CMAKE_CURRENT_LIST_DIR}/src/buffer.c
   ${CMAKE_CURRENT_LIST_DIR}/src/specialise.c
-  ${CMAKE_CURRENT_LIST_DIR}/src/block.c)
+  ${CMAKE_CURRENT_LIST_DIR}/src/block.c
+  ${CMAKE_CURRENT_LIST_DIR}/src/plastic_dev.c)
 
 add_executable(nestcl-info ${CMAKE_CURRENT_LIST_DIR}/tools/nestcl_info.c)
 target_link_libraries(nestcl-info PRIVATE nestcl)

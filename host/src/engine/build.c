@@ -195,6 +195,7 @@ typedef struct sink {
   uint32_t *nin;       /* pass 1: synapses that read the history, per local target */
   double *maxd;        /* pass 1: largest delay (ms) of those per local target */
   int history;         /* the model reads the target's history */
+  double ms_per_step;
 } sink;
 
 typedef struct marks {
@@ -252,7 +253,7 @@ static int add_plastic(const nestcl_engine *e, sink *k, const eng_projection *pr
   k->indegree[tgt_local]++;
   if (k->history) {
     k->nin[tgt_local]++;
-    double dms = eng_delay_ms(e, d);
+    double dms = (double)d * k->ms_per_step; /* NEST's Time::delay_steps_to_ms */
     k->maxd[tgt_local] = dms > k->maxd[tgt_local] ? dms : k->maxd[tgt_local];
   }
   double reach = pr->max_abs > fabs(w) ? pr->max_abs : fabs(w);
@@ -535,6 +536,7 @@ static int build_plastic(nestcl_engine *e, eng_vp *vp, eng_block *b, int p, eng_
   k.nin = nin;
   k.maxd = maxd;
   k.history = pr->sm->uses_history;
+  k.ms_per_step = eng_delay_ms(e, 1);
   k.pl = pl;
   k.row_base = sp->first;
   pl->proj = p;
@@ -647,7 +649,7 @@ static size_t block_device_bytes(const nestcl_engine *e, const eng_block *b)
   bytes += (e->n_global + 1) * 8 + b->nnz * (4 + wsize) + (b->delay ? b->nnz * 2 : 0);
   bytes += eng_plastic_resident_bytes(e, b);
   if (b->hist.cap) {
-    bytes += (size_t)b->n * ((size_t)b->hist.cap * 28 + 44) + (size_t)b->spike_cap * 8;
+    bytes += (size_t)b->n * ((size_t)b->hist.cap * 28 + 44) + (size_t)b->spike_cap * 8 + 8;
   }
   return bytes;
 }

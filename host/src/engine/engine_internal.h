@@ -12,10 +12,9 @@
 #include <stdint.h>
 
 #include "nestcl/engine.h"
+#include "plastic_dev.h"
 
 #define NESTCL_NAME_MAX 64
-/* NEST's kernel key stdp_eps (ConnectionManager), the tolerance of STDP's spike-time comparisons. */
-#define ENG_STDP_EPS 1.0e-6
 
 typedef struct eng_setting {
   char name[NESTCL_NAME_MAX];
@@ -34,25 +33,6 @@ typedef struct eng_population {
   int rec_interval_steps; /* multimeter sampling of this population; 0: none */
 } eng_population;
 
-#define ENG_SYN_FIELDS_MAX 32
-
-/*
- * Where a translated synapse model's fields live in the engine: per-synapse
- * state (role STATE) as SoA over the projection's synapses in one buffer, field
- * f's array at byte state_off[f] * nnz; per-source state (role SOURCE) the
- * same over the source rows; parameters and common properties stay in the
- * projection's template (one synapse struct and one common-properties struct).
- * Fields are ordered by size, largest first, so every array is aligned.
- */
-typedef struct eng_syn_layout {
-  int n_state, n_src;
-  int state_f[ENG_SYN_FIELDS_MAX], src_f[ENG_SYN_FIELDS_MAX]; /* indices into the model's fields */
-  size_t state_off[ENG_SYN_FIELDS_MAX], src_off[ENG_SYN_FIELDS_MAX];
-  size_t state_bytes, src_bytes; /* per synapse, per source */
-  int weight_f;                  /* the field NEST calls "weight" (index into fields) */
-  size_t weight_off;             /* its state_off */
-} eng_syn_layout;
-
 typedef struct eng_projection {
   int src, tgt;
   nestcl_conn_spec conn;
@@ -65,23 +45,6 @@ typedef struct eng_projection {
   int ch_pos, ch_neg, ch_zero; /* the target's channel for a weight > 0, < 0, == 0 */
   double max_abs;        /* largest |weight| it can deliver when the model bounds it (Wmax), else 0 */
 } eng_projection;
-
-/* The postsynaptic spike history of one block (nestcl_history.h), host or device. */
-enum {
-  ENG_H_T = 0, ENG_H_KMINUS, ENG_H_KMINUS_TRIPLET, ENG_H_ACCESS, /* per entry: [n * cap] */
-  ENG_H_HEAD, ENG_H_LEN, ENG_H_KM, ENG_H_KMT, ENG_H_LAST, ENG_H_NIN, ENG_H_MAXD, /* per neuron: [n] */
-  ENG_H_ARRAYS
-};
-typedef struct eng_history {
-  uint32_t cap;          /* entries per neuron; 0: the block has no history */
-  void *a[ENG_H_ARRAYS];
-  nestcl_buffer b[ENG_H_ARRAYS];
-  double tau_minus_inv, tau_minus_triplet_inv;
-  uint32_t *append;      /* this super step's (local index, lag) pairs, sorted */
-  size_t n_append;
-  nestcl_buffer b_append, b_flag;
-  cl_kernel k_append;
-} eng_history;
 
 /* The synapses of one translated-synapse projection onto one block. */
 typedef struct eng_plastic {
@@ -290,8 +253,6 @@ void eng_cpu_drive(eng_block *b, const eng_drive *d, uint32_t seed, uint32_t rin
                    int to);
 
 /* Translated synapses (plastic.c). */
-/* The field layout of a synapse model in the engine; 0 or an error. */
-int eng_syn_layout_init(const nestcl_synapse_model *sm, eng_syn_layout *lay);
 /* Per-source and other per-synapse state of a built block's projections from the templates; the history. */
 int eng_plastic_init_state(nestcl_engine *e, eng_vp *vp, eng_block *b, const uint32_t *hist_nin,
                            const double *hist_maxd);

@@ -33,11 +33,6 @@
 #include "nestcl_synapse.h"
 #include "core/nestcl_core.h"
 
-static const size_t hist_elem[ENG_H_ARRAYS] = {8, 8, 8, 4, 4, 4, 8, 8, 8, 4, 8};
-static const char *const hist_name[ENG_H_ARRAYS] = {
-    "history t", "history Kminus", "history Kminus_triplet", "history access", "history head", "history length",
-    "Kminus", "Kminus_triplet", "last spike", "STDP in-degree", "STDP max delay"};
-
 static int cl_check(cl_int err, const char *what)
 {
   if (err != CL_SUCCESS) {
@@ -64,72 +59,6 @@ double eng_delay_ms(const nestcl_engine *e, int64_t steps)
   return (double)steps * ((double)tics_per_step(e) / 1000.0);
 }
 
-/* ---- layout ------------------------------------------------------------- */
-
-static size_t syn_field_size(const nestcl_syn_field *f)
-{
-  return nestcl_field_type_size(f->type);
-}
-
-int eng_syn_layout_init(const nestcl_synapse_model *sm, eng_syn_layout *lay)
-{
-  memset(lay, 0, sizeof *lay);
-  lay->weight_f = -1;
-  for (int pass = 8; pass >= 4; pass -= 4) {
-    for (int f = 0; f < sm->n_syn_fields; ++f) {
-      const nestcl_syn_field *sf = &sm->fields[f];
-      if (syn_field_size(sf) != (size_t)pass) {
-        continue;
-      }
-      if (sf->role == NESTCL_SYN_STATE) {
-        if (lay->n_state == ENG_SYN_FIELDS_MAX) {
-          return nestcl_set_error(NESTCL_EINVAL, "%s: too many per-synapse fields", sm->name);
-        }
-        lay->state_f[lay->n_state] = f;
-        lay->state_off[lay->n_state++] = lay->state_bytes;
-        lay->state_bytes += (size_t)pass;
-      } else if (sf->role == NESTCL_SYN_SOURCE) {
-        if (lay->n_src == ENG_SYN_FIELDS_MAX) {
-          return nestcl_set_error(NESTCL_EINVAL, "%s: too many per-source fields", sm->name);
-        }
-        lay->src_f[lay->n_src] = f;
-        lay->src_off[lay->n_src++] = lay->src_bytes;
-        lay->src_bytes += (size_t)pass;
-      }
-    }
-  }
-  for (int k = 0; k < lay->n_state; ++k) {
-    const nestcl_syn_field *sf = &sm->fields[lay->state_f[k]];
-    if (sf->nest_name && strcmp(sf->nest_name, "weight") == 0 && sf->type == NESTCL_T_DOUBLE) {
-      lay->weight_f = lay->state_f[k];
-      lay->weight_off = lay->state_off[k];
-    }
-  }
-  if (lay->weight_f < 0) {
-    return nestcl_set_error(NESTCL_EINVAL, "%s: no per-synapse double field named \"weight\" that send() updates; "
-                            "the engine delivers such synapses only", sm->name);
-  }
-  return 0;
-}
-
-static void load_fields(const nestcl_synapse_model *sm, unsigned char *self, const unsigned char *arrays, int n,
-                        const int *fi, const size_t *off, uint64_t count, uint64_t k)
-{
-  for (int j = 0; j < n; ++j) {
-    size_t sz = syn_field_size(&sm->fields[fi[j]]);
-    memcpy(self + sm->fields[fi[j]].offset, arrays + off[j] * count + k * sz, sz);
-  }
-}
-
-static void store_fields(const nestcl_synapse_model *sm, const unsigned char *self, unsigned char *arrays, int n,
-                         const int *fi, const size_t *off, uint64_t count, uint64_t k)
-{
-  for (int j = 0; j < n; ++j) {
-    size_t sz = syn_field_size(&sm->fields[fi[j]]);
-    memcpy(arrays + off[j] * count + k * sz, self + sm->fields[fi[j]].offset, sz);
-  }
-}
-
 size_t eng_plastic_resident_bytes(const nestcl_engine *e, const eng_block *b)
 {
   size_t bytes = 0;
@@ -152,30 +81,6 @@ size_t eng_plastic_slot_bytes(const nestcl_engine *e, const eng_plastic *pl, uin
   return 2 * ((size_t)cap * (per_syn + per_row) + 8);
 }
 
-/* ---- history ------------------------------------------------------------ */
-
-static nestcl_history hist_view(eng_history *h)
-{
-  nestcl_history v = {h->a[ENG_H_T], h->a[ENG_H_KMINUS], h->a[ENG_H_KMINUS_TRIPLET], h->a[ENG_H_ACCESS],
-                      h->a[ENG_H_HEAD], h->a[ENG_H_LEN], h->a[ENG_H_KM], h->a[ENG_H_KMT], h->a[ENG_H_LAST],
-                      h->a[ENG_H_NIN], h->a[ENG_H_MAXD], h->cap};
-  return v;
-}
-
-static size_t hist_count(const eng_block *b, int a, uint32_t cap)
-{
-  return a <= ENG_H_ACCESS ? (size_t)b->n * cap : (size_t)b->n;
-}
-
-static size_t hist_bytes(const eng_block *b, uint32_t cap)
-{
-  size_t s = 0;
-  for (int a = 0; a < ENG_H_ARRAYS; ++a) {
-    s += hist_count(b, a, cap) * hist_elem[a];
-  }
-  return s;
-}
-
 int eng_plastic_init_state(nestcl_engine *e, eng_vp *vp, eng_block *b, const uint32_t *hist_nin,
                            const double *hist_maxd)
 {
@@ -186,14 +91,14 @@ int eng_plastic_init_state(nestcl_engine *e, eng_vp *vp, eng_block *b, const uin
     const unsigned char *t = pr->tmpl;
     /* Per-source state from the template; per-synapse state too, except the drawn weight. */
     for (uint32_t r = 0; r < pl->n_rows; ++r) {
-      store_fields(sm, t, pl->src_state, pr->lay.n_src, pr->lay.src_f, pr->lay.src_off, pl->n_rows, r);
+      eng_syn_store(sm, t, pl->src_state, pr->lay.n_src, pr->lay.src_f, pr->lay.src_off, pl->n_rows, r);
     }
     for (int f = 0; f < pr->lay.n_state; ++f) {
       if (pr->lay.state_f[f] == pr->lay.weight_f) {
         continue;
       }
       for (uint64_t k = 0; k < pl->nnz; ++k) {
-        store_fields(sm, t, pl->state, 1, &pr->lay.state_f[f], &pr->lay.state_off[f], pl->nnz, k);
+        eng_syn_store(sm, t, pl->state, 1, &pr->lay.state_f[f], &pr->lay.state_off[f], pl->nnz, k);
       }
     }
     if (!vp->is_gpu) {
@@ -204,71 +109,14 @@ int eng_plastic_init_state(nestcl_engine *e, eng_vp *vp, eng_block *b, const uin
   if (!hist_nin) {
     return 0;
   }
-  eng_history *h = &b->hist;
   const eng_population *pop = &e->pops[b->pop];
-  h->cap = e->cfg.history_capacity;
-  h->tau_minus_inv = 1.0 / pop->tau_minus;
-  h->tau_minus_triplet_inv = 1.0 / pop->tau_minus_triplet;
-  for (int a = 0; a < ENG_H_ARRAYS; ++a) {
-    size_t bytes = hist_count(b, a, h->cap) * hist_elem[a];
-    h->a[a] = calloc(bytes ? bytes : 1, 1);
-    if (!h->a[a]) {
-      return nestcl_set_error(NESTCL_ENOMEM, "out of host memory for the spike history");
-    }
+  int rc = eng_hist_init(&b->hist, b->n, e->cfg.history_capacity, e->cfg.history_max, pop->tau_minus,
+                         pop->tau_minus_triplet, hist_nin, hist_maxd, b->spike_cap, tics_per_step(e),
+                         eng_delay_ms(e, e->min_delay), e->libm_fused, b->first_gid, pop->model->name);
+  if (!rc && !vp->is_gpu) {
+    vp->host_bytes[NESTCL_MEM_STATE] += eng_hist_bytes(&b->hist);
   }
-  for (uint32_t i = 0; i < b->n; ++i) {
-    ((double *)h->a[ENG_H_LAST])[i] = -1.0;
-    ((uint32_t *)h->a[ENG_H_NIN])[i] = hist_nin[i];
-    ((double *)h->a[ENG_H_MAXD])[i] = hist_maxd[i];
-  }
-  h->append = malloc(2 * (size_t)(b->spike_cap ? b->spike_cap : 1) * sizeof *h->append);
-  if (!h->append) {
-    return nestcl_set_error(NESTCL_ENOMEM, "out of host memory for the spike history");
-  }
-  if (!vp->is_gpu) {
-    vp->host_bytes[NESTCL_MEM_STATE] += hist_bytes(b, h->cap);
-  }
-  return 0;
-}
-
-/* Re-lays the history of a block out for new_cap entries per neuron (host arrays). */
-static int hist_relayout(const eng_block *b, eng_history *h, uint32_t new_cap)
-{
-  void *na[ENG_H_ACCESS + 1];
-  for (int a = 0; a <= ENG_H_ACCESS; ++a) {
-    na[a] = calloc(hist_count(b, a, new_cap) * hist_elem[a] + 1, 1);
-    if (!na[a]) {
-      for (int c = 0; c < a; ++c) {
-        free(na[c]);
-      }
-      return nestcl_set_error(NESTCL_ENOMEM, "out of host memory for the spike history");
-    }
-  }
-  nestcl_history v = hist_view(h);
-  for (uint32_t i = 0; i < b->n; ++i) {
-    for (uint32_t k = 0; k < v.len[i]; ++k) {
-      size_t from = nestcl_hist_slot(&v, i, k), to = (size_t)i * new_cap + k;
-      for (int a = 0; a <= ENG_H_ACCESS; ++a) {
-        memcpy((char *)na[a] + to * hist_elem[a], (char *)h->a[a] + from * hist_elem[a], hist_elem[a]);
-      }
-    }
-    v.head[i] = 0;
-  }
-  for (int a = 0; a <= ENG_H_ACCESS; ++a) {
-    free(h->a[a]);
-    h->a[a] = na[a];
-  }
-  h->cap = new_cap;
-  return 0;
-}
-
-static int hist_too_small(const nestcl_engine *e, const eng_block *b, uint32_t i)
-{
-  return nestcl_set_error(NESTCL_ERUNTIME,
-                          "postsynaptic spike history of neuron %llu (%s) needs more than %u entries (history_max; "
-                          "NEST keeps every spike that an STDP synapse onto it has not read yet): raise "
-                          "--history-max", (unsigned long long)(b->first_gid + i), e->pops[b->pop].model->name,
-                          e->cfg.history_max);
+  return rc;
 }
 
 /* The VP's own spikes of block b as (local index, lag) pairs, by index then lag. */
@@ -293,116 +141,10 @@ static void hist_pairs(const eng_vp *vp, eng_block *b)
       h->n_append++;
     }
   }
-  qsort(h->append, h->n_append, 2 * sizeof(uint32_t), cmp_pair);
-}
-
-static int hist_append_cpu(nestcl_engine *e, eng_block *b, int64_t origin)
-{
-  eng_history *h = &b->hist;
-  double min_delay_ms = eng_delay_ms(e, e->min_delay);
-  double eps = ENG_STDP_EPS;
-  for (;;) {
-    nestcl_history v = hist_view(h);
-    int full = 0;
-    uint32_t bad = 0;
-    for (size_t q = 0; q < h->n_append && !full;) {
-      uint32_t i = h->append[2 * q];
-      size_t q1 = q + 1;
-      while (q1 < h->n_append && h->append[2 * q1] == i) {
-        ++q1;
-      }
-      if (nestcl_hist_append_neuron(&v, i, h->append, (uint32_t)q, (uint32_t)q1, origin, tics_per_step(e), 1e-3,
-                                    h->tau_minus_inv, h->tau_minus_triplet_inv, min_delay_ms, eps,
-                                    e->libm_fused)) {
-        full = 1;
-        bad = i;
-      }
-      q = q1;
-    }
-    if (!full) {
-      return 0;
-    }
-    if (h->cap >= e->cfg.history_max) {
-      return hist_too_small(e, b, bad);
-    }
-    uint32_t nc = h->cap * 2 > e->cfg.history_max ? e->cfg.history_max : h->cap * 2;
-    int rc = hist_relayout(b, h, nc);
-    if (rc) {
-      return rc;
-    }
-  }
+  eng_hist_sort(h);
 }
 
 /* ---- programs and upload ------------------------------------------------ */
-
-static const char *cl_type(nestcl_field_type t)
-{
-  switch (t) {
-  case NESTCL_T_DOUBLE: return "double";
-  case NESTCL_T_LONG: return "long";
-  case NESTCL_T_SIZE: return "ulong";
-  default: return "int";
-  }
-}
-
-static int append(char **buf, size_t *len, size_t *cap, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-
-static int append(char **buf, size_t *len, size_t *cap, const char *fmt, ...)
-{
-  for (;;) {
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(*buf + *len, *cap - *len, fmt, ap);
-    va_end(ap);
-    if (n < 0) {
-      return nestcl_set_error(NESTCL_ERUNTIME, "formatting the plastic kernel failed");
-    }
-    if (*len + (size_t)n < *cap) {
-      *len += (size_t)n;
-      return 0;
-    }
-    size_t nc = (*cap + (size_t)n) * 2;
-    char *nb = realloc(*buf, nc);
-    if (!nb) {
-      return nestcl_set_error(NESTCL_ENOMEM, "out of host memory");
-    }
-    *buf = nb;
-    *cap = nc;
-  }
-}
-
-/* nestcl_rt_source, the prelude naming the model, its <model>_syn.cl, plastic_kernels.cl. */
-static int plastic_source(const eng_projection *pr, char **out)
-{
-  const nestcl_synapse_model *sm = pr->sm;
-  size_t len = 0, cap = strlen(nestcl_rt_source) + strlen(sm->device_source) + strlen(nestcl_plastic_kernels_source) +
-                        4096;
-  char *s = malloc(cap);
-  if (!s) {
-    return nestcl_set_error(NESTCL_ENOMEM, "out of host memory");
-  }
-  s[0] = 0;
-  int rc = append(&s, &len, &cap, "%s\n#define NESTCL_SYN_T nestcl_syn_%s\n#define NESTCL_SYNCP_T nestcl_syncp_%s\n"
-                  "#define NESTCL_SYN_SEND %s\n#define NESTCL_SYN_STATE(X)", nestcl_rt_source, sm->name, sm->name,
-                  sm->send_name);
-  for (int k = 0; k < pr->lay.n_state && !rc; ++k) {
-    const nestcl_syn_field *f = &sm->fields[pr->lay.state_f[k]];
-    rc = append(&s, &len, &cap, " X(%s, %s, %zu)", f->member, cl_type(f->type), pr->lay.state_off[k]);
-  }
-  if (!rc) rc = append(&s, &len, &cap, "\n#define NESTCL_SYN_SOURCE(X)");
-  for (int k = 0; k < pr->lay.n_src && !rc; ++k) {
-    const nestcl_syn_field *f = &sm->fields[pr->lay.src_f[k]];
-    rc = append(&s, &len, &cap, " X(%s, %s, %zu)", f->member, cl_type(f->type), pr->lay.src_off[k]);
-  }
-  if (!rc) rc = append(&s, &len, &cap, "\n%s\n%s", sm->device_source, nestcl_plastic_kernels_source);
-  if (rc) {
-    free(s);
-    return rc;
-  }
-  *out = s;
-  return 0;
-}
 
 int eng_plastic_build_programs(nestcl_engine *e)
 {
@@ -410,7 +152,6 @@ int eng_plastic_build_programs(nestcl_engine *e)
   if (!e->plastic_programs) {
     return nestcl_set_error(NESTCL_ENOMEM, "out of host memory");
   }
-  const char *opt = e->deliver_contiguous ? "-DNESTCL_DELIVER_CONTIGUOUS=1" : "";
   for (int p = 0; p < e->n_projs; ++p) {
     const eng_projection *pr = &e->projs[p];
     if (!pr->sm) {
@@ -427,12 +168,7 @@ int eng_plastic_build_programs(nestcl_engine *e)
       clRetainProgram(e->plastic_programs[p]);
       continue;
     }
-    char *src = NULL;
-    int rc = plastic_source(pr, &src);
-    if (!rc) {
-      rc = nestcl_program_build(e->dev, src, opt, &e->plastic_programs[p]);
-      free(src);
-    }
+    int rc = eng_plastic_program(e->dev, pr->sm, &pr->lay, e->deliver_contiguous, &e->plastic_programs[p]);
     if (rc) {
       return rc;
     }
@@ -440,49 +176,8 @@ int eng_plastic_build_programs(nestcl_engine *e)
   return 0;
 }
 
-static int hist_upload(nestcl_engine *e, eng_block *b)
-{
-  eng_history *h = &b->hist;
-  int rc = 0;
-  for (int a = 0; a < ENG_H_ARRAYS && !rc; ++a) {
-    size_t bytes = hist_count(b, a, h->cap) * hist_elem[a];
-    rc = nestcl_buffer_alloc(e->dev, NESTCL_MEM_STATE, hist_name[a], bytes,
-                             CL_MEM_READ_WRITE | (bytes ? CL_MEM_COPY_HOST_PTR : 0), bytes ? h->a[a] : NULL, &h->b[a]);
-  }
-  return rc;
-}
-
-/* History arguments: kernel arguments [first, first + ENG_H_ARRAYS] (arrays, then cap). */
-static cl_int hist_args(cl_kernel k, cl_uint first, const eng_history *h)
-{
-  cl_int err = CL_SUCCESS;
-  for (int a = 0; a < ENG_H_ARRAYS; ++a) {
-    err |= clSetKernelArg(k, first + (cl_uint)a, sizeof(cl_mem), &h->b[a].mem);
-  }
-  cl_uint cap = h->cap;
-  return err | clSetKernelArg(k, first + ENG_H_ARRAYS, sizeof cap, &cap);
-}
-
 static int slots_alloc(nestcl_engine *e, eng_plastic *pl);
 
-/* The plastic kernel's arguments that name the rows it walks: resident CSR or a batch slot. */
-static cl_int rows_args(cl_kernel k, const nestcl_buffer *srcs, cl_ulong src_first, cl_uint n_rows,
-                        const nestcl_buffer *row, const nestcl_buffer *target, const nestcl_buffer *delay,
-                        const nestcl_buffer *state, cl_ulong nnz, const nestcl_buffer *src_state)
-{
-  cl_int err = clSetKernelArg(k, 0, sizeof(cl_mem), &srcs->mem);
-  err |= clSetKernelArg(k, 4, sizeof src_first, &src_first);
-  err |= clSetKernelArg(k, 5, sizeof n_rows, &n_rows);
-  err |= clSetKernelArg(k, 6, sizeof(cl_mem), &row->mem);
-  err |= clSetKernelArg(k, 7, sizeof(cl_mem), &target->mem);
-  err |= clSetKernelArg(k, 8, sizeof(cl_mem), &delay->mem);
-  err |= clSetKernelArg(k, 10, sizeof(cl_mem), &state->mem);
-  err |= clSetKernelArg(k, 11, sizeof nnz, &nnz);
-  return err | clSetKernelArg(k, 12, sizeof(cl_mem), &src_state->mem);
-}
-
-#define PLASTIC_HIST_ARG 29u
-#define APPEND_HIST_ARG 11u
 
 int eng_plastic_upload(nestcl_engine *e, eng_vp *vp, eng_block *b)
 {
@@ -490,31 +185,8 @@ int eng_plastic_upload(nestcl_engine *e, eng_vp *vp, eng_block *b)
   int rc = 0;
   cl_int err = CL_SUCCESS;
   eng_history *h = &b->hist;
-  if (h->cap) {
-    rc = hist_upload(e, b);
-    if (!rc) rc = nestcl_buffer_alloc(dev, NESTCL_MEM_OTHER, "history spikes", 2 * (size_t)b->spike_cap * 4 + 8,
-                                      CL_MEM_READ_ONLY, NULL, &h->b_append);
-    if (!rc) rc = nestcl_buffer_alloc(dev, NESTCL_MEM_OTHER, "history flag", 8, CL_MEM_READ_WRITE, NULL, &h->b_flag);
-    if (rc) {
-      return rc;
-    }
-    h->k_append = clCreateKernel(e->core_program, "nestcl_hist_append", &err);
-    if ((rc = cl_check(err, "clCreateKernel(nestcl_hist_append)"))) return rc;
-    cl_long tps = tics_per_step(e);
-    cl_double mpt = 1e-3, tmi = h->tau_minus_inv, tti = h->tau_minus_triplet_inv;
-    cl_double mdm = eng_delay_ms(e, e->min_delay), eps = ENG_STDP_EPS;
-    cl_int fused = e->libm_fused;
-    err = clSetKernelArg(h->k_append, 0, sizeof(cl_mem), &h->b_append.mem);
-    err |= clSetKernelArg(h->k_append, 3, sizeof tps, &tps);
-    err |= clSetKernelArg(h->k_append, 4, sizeof mpt, &mpt);
-    err |= clSetKernelArg(h->k_append, 5, sizeof tmi, &tmi);
-    err |= clSetKernelArg(h->k_append, 6, sizeof tti, &tti);
-    err |= clSetKernelArg(h->k_append, 7, sizeof mdm, &mdm);
-    err |= clSetKernelArg(h->k_append, 8, sizeof eps, &eps);
-    err |= clSetKernelArg(h->k_append, 9, sizeof fused, &fused);
-    err |= clSetKernelArg(h->k_append, 10, sizeof(cl_mem), &h->b_flag.mem);
-    err |= hist_args(h->k_append, APPEND_HIST_ARG, h);
-    if ((rc = cl_check(err, "clSetKernelArg(nestcl_hist_append)"))) return rc;
+  if (h->cap && (rc = eng_hist_upload(h, dev, e->core_program))) {
+    return rc;
   }
   for (int j = 0; j < b->n_plastic; ++j) {
     eng_plastic *pl = &b->plastic[j];
@@ -537,43 +209,24 @@ int eng_plastic_upload(nestcl_engine *e, eng_vp *vp, eng_block *b)
     }
     pl->k = clCreateKernel(e->plastic_programs[pl->proj], "nestcl_plastic", &err);
     if ((rc = cl_check(err, "clCreateKernel(nestcl_plastic)"))) return rc;
-    cl_ulong sf = pl->src_first, nnz = pl->nnz;
-    cl_uint nr = pl->n_rows, dh = pl->delay_hom, slots = (cl_uint)e->ring_slots, n = b->n, nch = b->n_channels;
-    cl_uint cpos = (cl_uint)pr->ch_pos, cneg = (cl_uint)pr->ch_neg, czero = (cl_uint)pr->ch_zero;
-    cl_long rport = pr->syn.rport, tps = tics_per_step(e);
-    cl_double mpt = 1e-3, mps = eng_delay_ms(e, 1), eps = ENG_STDP_EPS, tmi = h->cap ? h->tau_minus_inv : 0.0;
-    cl_int fused = e->libm_fused;
-    err = clSetKernelArg(pl->k, 2, sizeof(cl_mem), &vp->b_lags.mem);
-    err |= clSetKernelArg(pl->k, 9, sizeof dh, &dh);
+    eng_plastic_fixed fx = {&pl->b_tmpl, &pl->b_cp, &b->b_ring, &vp->b_lags, pl->delay_hom, (uint32_t)e->ring_slots,
+                            b->n, b->n_channels, (uint32_t)pr->ch_pos, (uint32_t)pr->ch_neg, (uint32_t)pr->ch_zero,
+                            pr->syn.rport, tics_per_step(e), eng_delay_ms(e, 1),
+                            h->cap ? h->tau_minus_inv : 0.0, e->libm_fused};
+    err = eng_plastic_fixed_args(pl->k, &fx);
     if (!pl->batch_cap) {
-      err |= rows_args(pl->k, &vp->b_srcs, sf, nr, &pl->b_row, &pl->b_target, &pl->b_delay, &pl->b_state, nnz,
-                       &pl->b_src_state);
+      err |= eng_plastic_rows_args(pl->k, &vp->b_srcs, pl->src_first, pl->n_rows, &pl->b_row, &pl->b_target,
+                                   &pl->b_delay, &pl->b_state, pl->nnz, &pl->b_src_state);
     }
-    err |= clSetKernelArg(pl->k, 13, sizeof(cl_mem), &pl->b_tmpl.mem);
-    err |= clSetKernelArg(pl->k, 14, sizeof(cl_mem), &pl->b_cp.mem);
-    err |= clSetKernelArg(pl->k, 15, sizeof(cl_mem), &b->b_ring.mem);
-    err |= clSetKernelArg(pl->k, 16, sizeof slots, &slots);
-    err |= clSetKernelArg(pl->k, 17, sizeof n, &n);
-    err |= clSetKernelArg(pl->k, 18, sizeof nch, &nch);
-    err |= clSetKernelArg(pl->k, 19, sizeof cpos, &cpos);
-    err |= clSetKernelArg(pl->k, 20, sizeof cneg, &cneg);
-    err |= clSetKernelArg(pl->k, 21, sizeof czero, &czero);
-    err |= clSetKernelArg(pl->k, 22, sizeof rport, &rport);
-    err |= clSetKernelArg(pl->k, 23, sizeof tps, &tps);
-    err |= clSetKernelArg(pl->k, 24, sizeof mpt, &mpt);
-    err |= clSetKernelArg(pl->k, 25, sizeof mps, &mps);
-    err |= clSetKernelArg(pl->k, 26, sizeof eps, &eps);
-    err |= clSetKernelArg(pl->k, 27, sizeof tmi, &tmi);
-    err |= clSetKernelArg(pl->k, 28, sizeof fused, &fused);
     if (h->cap) {
-      err |= hist_args(pl->k, PLASTIC_HIST_ARG, h);
+      err |= eng_hist_args(pl->k, PK_HIST, h);
     } else {
       /* No history: any valid buffer for the arrays, cap 0 (the kernel passes no history then). */
       for (cl_uint a = 0; a < ENG_H_ARRAYS; ++a) {
-        err |= clSetKernelArg(pl->k, PLASTIC_HIST_ARG + a, sizeof(cl_mem), &pl->b_tmpl.mem);
+        err |= clSetKernelArg(pl->k, PK_HIST + a, sizeof(cl_mem), &pl->b_tmpl.mem);
       }
       cl_uint zero = 0;
-      err |= clSetKernelArg(pl->k, PLASTIC_HIST_ARG + ENG_H_ARRAYS, sizeof zero, &zero);
+      err |= clSetKernelArg(pl->k, PK_HIST + ENG_H_ARRAYS, sizeof zero, &zero);
     }
     if ((rc = cl_check(err, "clSetKernelArg(nestcl_plastic)"))) return rc;
     if (pl->batch_cap) {
@@ -588,12 +241,6 @@ int eng_plastic_upload(nestcl_engine *e, eng_vp *vp, eng_block *b)
     pl->src_state = NULL;
     free(pl->delay);
     pl->delay = NULL;
-  }
-  if (h->cap) {
-    for (int a = 0; a < ENG_H_ARRAYS; ++a) {
-      free(h->a[a]);
-      h->a[a] = NULL;
-    }
   }
   return 0;
 }
@@ -650,12 +297,12 @@ static int slot_retire(nestcl_engine *e, eng_plastic *pl, struct eng_slot *sl)
     uint32_t row = sl->rows[r];
     uint64_t r0 = pl->row_ptr[row], len = pl->row_ptr[row + 1] - r0, at = sl->row[r];
     for (int f = 0; f < L->n_state; ++f) {
-      size_t sz = syn_field_size(&sm->fields[L->state_f[f]]);
+      size_t sz = eng_syn_field_size(&sm->fields[L->state_f[f]]);
       memcpy(pl->state + L->state_off[f] * pl->nnz + r0 * sz, sl->state + L->state_off[f] * pl->batch_cap + at * sz,
              len * sz);
     }
     for (int f = 0; f < L->n_src; ++f) {
-      size_t sz = syn_field_size(&sm->fields[L->src_f[f]]);
+      size_t sz = eng_syn_field_size(&sm->fields[L->src_f[f]]);
       memcpy(pl->src_state + L->src_off[f] * pl->n_rows + row * sz,
              sl->src_state + L->src_off[f] * pl->batch_cap + r * sz, sz);
     }
@@ -679,12 +326,12 @@ static int slot_launch(nestcl_engine *e, eng_vp *vp, eng_plastic *pl, struct eng
     err |= clEnqueueWriteBuffer(t, sl->b_delay.mem, CL_FALSE, 0, sl->nnz * 2, sl->delay, 0, NULL, NULL);
   }
   for (int f = 0; f < L->n_state; ++f) {
-    size_t sz = syn_field_size(&sm->fields[L->state_f[f]]), off = L->state_off[f] * cap;
+    size_t sz = eng_syn_field_size(&sm->fields[L->state_f[f]]), off = L->state_off[f] * cap;
     err |= clEnqueueWriteBuffer(t, sl->b_state.mem, CL_FALSE, off, sl->nnz * sz, sl->state + off, 0, NULL, NULL);
   }
   cl_event written = NULL, ran = NULL;
   for (int f = 0; f < L->n_src; ++f) {
-    size_t sz = syn_field_size(&sm->fields[L->src_f[f]]), off = L->src_off[f] * cap;
+    size_t sz = eng_syn_field_size(&sm->fields[L->src_f[f]]), off = L->src_off[f] * cap;
     err |= clEnqueueWriteBuffer(t, sl->b_src_state.mem, CL_FALSE, off, (size_t)sl->n_rows * sz, sl->src_state + off,
                                 0, NULL, NULL);
   }
@@ -695,7 +342,7 @@ static int slot_launch(nestcl_engine *e, eng_vp *vp, eng_plastic *pl, struct eng
   cl_uint ns = sl->n_rows;
   cl_long org = origin;
   /* Rows are the slot's own (0, 1, ...); its arrays are laid out for cap synapses and rows. */
-  err = rows_args(pl->k, &sl->b_srcs, 0, (cl_uint)cap, &sl->b_row, &sl->b_target, &sl->b_delay, &sl->b_state, cap,
+  err = eng_plastic_rows_args(pl->k, &sl->b_srcs, 0, (cl_uint)cap, &sl->b_row, &sl->b_target, &sl->b_delay, &sl->b_state, cap,
                   &sl->b_src_state);
   err |= clSetKernelArg(pl->k, 1, sizeof ns, &ns);
   err |= clSetKernelArg(pl->k, 3, sizeof org, &org);
@@ -715,11 +362,11 @@ static int slot_launch(nestcl_engine *e, eng_vp *vp, eng_plastic *pl, struct eng
   }
   clFlush(q);
   for (int f = 0; f < L->n_state; ++f) {
-    size_t sz = syn_field_size(&sm->fields[L->state_f[f]]), off = L->state_off[f] * cap;
+    size_t sz = eng_syn_field_size(&sm->fields[L->state_f[f]]), off = L->state_off[f] * cap;
     err |= clEnqueueReadBuffer(t, sl->b_state.mem, CL_FALSE, off, sl->nnz * sz, sl->state + off, 1, &ran, NULL);
   }
   for (int f = 0; f < L->n_src; ++f) {
-    size_t sz = syn_field_size(&sm->fields[L->src_f[f]]), off = L->src_off[f] * cap;
+    size_t sz = eng_syn_field_size(&sm->fields[L->src_f[f]]), off = L->src_off[f] * cap;
     err |= clEnqueueReadBuffer(t, sl->b_src_state.mem, CL_FALSE, off, (size_t)sl->n_rows * sz, sl->src_state + off,
                                1, &ran, NULL);
   }
@@ -792,12 +439,12 @@ static int deliver_batched(nestcl_engine *e, eng_vp *vp, eng_plastic *pl, int64_
         memcpy(sl->delay + at, pl->delay + r0, len * 2);
       }
       for (int f = 0; f < L->n_state; ++f) {
-        size_t sz = syn_field_size(&sm->fields[L->state_f[f]]);
+        size_t sz = eng_syn_field_size(&sm->fields[L->state_f[f]]);
         memcpy(sl->state + L->state_off[f] * pl->batch_cap + at * sz, pl->state + L->state_off[f] * pl->nnz + r0 * sz,
                len * sz);
       }
       for (int f = 0; f < L->n_src; ++f) {
-        size_t sz = syn_field_size(&sm->fields[L->src_f[f]]);
+        size_t sz = eng_syn_field_size(&sm->fields[L->src_f[f]]);
         memcpy(sl->src_state + L->src_off[f] * pl->batch_cap + r * sz,
                pl->src_state + L->src_off[f] * pl->n_rows + row * sz, sz);
       }
@@ -820,80 +467,6 @@ static int deliver_batched(nestcl_engine *e, eng_vp *vp, eng_plastic *pl, int64_
   int rc2 = slot_retire(e, pl, &pl->slot[0]);
   int rc3 = slot_retire(e, pl, &pl->slot[1]);
   return rc ? rc : (rc2 ? rc2 : rc3);
-}
-
-/* Grows a device block's history: read back, re-lay out, upload, re-point the kernels. */
-static int hist_grow_device(nestcl_engine *e, eng_vp *vp, eng_block *b, uint32_t new_cap)
-{
-  eng_history *h = &b->hist;
-  cl_command_queue q = nestcl_device_queue(e->dev, vp->queue);
-  int rc = 0;
-  for (int a = 0; a < ENG_H_ARRAYS && !rc; ++a) {
-    size_t bytes = hist_count(b, a, h->cap) * hist_elem[a];
-    h->a[a] = malloc(bytes + 1);
-    if (!h->a[a]) {
-      rc = nestcl_set_error(NESTCL_ENOMEM, "out of host memory for the spike history");
-    } else if (bytes) {
-      rc = cl_check(clEnqueueReadBuffer(q, h->b[a].mem, CL_TRUE, 0, bytes, h->a[a], 0, NULL, NULL),
-                    "reading the spike history");
-    }
-  }
-  if (!rc) rc = hist_relayout(b, h, new_cap);
-  for (int a = 0; a < ENG_H_ARRAYS; ++a) {
-    nestcl_buffer_free(e->dev, &h->b[a]);
-  }
-  if (!rc) rc = hist_upload(e, b);
-  cl_int err = CL_SUCCESS;
-  if (!rc) {
-    err = hist_args(h->k_append, APPEND_HIST_ARG, h);
-    for (int j = 0; j < b->n_plastic; ++j) {
-      err |= hist_args(b->plastic[j].k, PLASTIC_HIST_ARG, h);
-    }
-    rc = cl_check(err, "clSetKernelArg(history)");
-  }
-  for (int a = 0; a < ENG_H_ARRAYS; ++a) {
-    free(h->a[a]);
-    h->a[a] = NULL;
-  }
-  return rc;
-}
-
-static int hist_append_device(nestcl_engine *e, eng_vp *vp, eng_block *b, int64_t origin)
-{
-  eng_history *h = &b->hist;
-  if (h->n_append == 0) {
-    return 0;
-  }
-  cl_command_queue q = nestcl_device_queue(e->dev, vp->queue);
-  cl_int err = clEnqueueWriteBuffer(q, h->b_append.mem, CL_FALSE, 0, h->n_append * 8, h->append, 0, NULL, NULL);
-  cl_uint np = (cl_uint)h->n_append;
-  cl_long org = origin;
-  err |= clSetKernelArg(h->k_append, 1, sizeof np, &np);
-  err |= clSetKernelArg(h->k_append, 2, sizeof org, &org);
-  if (err != CL_SUCCESS) {
-    return cl_check(err, "history append");
-  }
-  for (;;) {
-    cl_uint flag[2] = {0u, 0xffffffffu};
-    size_t gsize = h->n_append;
-    err = clEnqueueWriteBuffer(q, h->b_flag.mem, CL_FALSE, 0, sizeof flag, flag, 0, NULL, NULL);
-    if (err == CL_SUCCESS) err = clEnqueueNDRangeKernel(q, h->k_append, 1, NULL, &gsize, NULL, 0, NULL, NULL);
-    if (err == CL_SUCCESS) err = clEnqueueReadBuffer(q, h->b_flag.mem, CL_TRUE, 0, sizeof flag, flag, 0, NULL, NULL);
-    if (err != CL_SUCCESS) {
-      return cl_check(err, "history append kernel");
-    }
-    if (flag[0] == 0) {
-      return 0;
-    }
-    if (h->cap >= e->cfg.history_max) {
-      return hist_too_small(e, b, flag[1]);
-    }
-    uint32_t nc = h->cap * 2 > e->cfg.history_max ? e->cfg.history_max : h->cap * 2;
-    int rc = hist_grow_device(e, vp, b, nc);
-    if (rc) {
-      return rc;
-    }
-  }
 }
 
 /* ---- delivery ----------------------------------------------------------- */
@@ -951,7 +524,7 @@ static void deliver_cpu(nestcl_engine *e, eng_block *b, eng_plastic *pl, int64_t
   const eng_projection *pr = &e->projs[pl->proj];
   const nestcl_synapse_model *sm = pr->sm;
   const eng_syn_layout *L = &pr->lay;
-  nestcl_history hv = hist_view(&b->hist);
+  nestcl_history hv = eng_hist_view(&b->hist);
   nestcl_syn_env env;
   memset(&env, 0, sizeof env);
   env.hist = b->hist.cap ? &hv : NULL;
@@ -974,10 +547,10 @@ static void deliver_cpu(nestcl_engine *e, eng_block *b, eng_plastic *pl, int64_t
     }
     uint32_t q0 = e->src_list[3 * s + 1], q1 = e->src_list[3 * s + 2];
     memcpy(base, pr->tmpl, sm->syn_size);
-    load_fields(sm, base, pl->src_state, L->n_src, L->src_f, L->src_off, pl->n_rows, row);
+    eng_syn_load(sm, base, pl->src_state, L->n_src, L->src_f, L->src_off, pl->n_rows, row);
     for (uint64_t k = r0; k < r1; ++k) {
       memcpy(self, base, sm->syn_size);
-      load_fields(sm, self, pl->state, L->n_state, L->state_f, L->state_off, pl->nnz, k);
+      eng_syn_load(sm, self, pl->state, L->n_state, L->state_f, L->state_off, pl->nnz, k);
       uint32_t i = pl->target[k];
       int64_t d = pl->delay ? pl->delay[k] : pl->delay_hom;
       env.target = i;
@@ -992,9 +565,9 @@ static void deliver_cpu(nestcl_engine *e, eng_block *b, eng_plastic *pl, int64_t
                               (uint32_t)pr->ch_pos, (uint32_t)pr->ch_neg, (uint32_t)pr->ch_zero);
         }
       }
-      store_fields(sm, self, pl->state, L->n_state, L->state_f, L->state_off, pl->nnz, k);
+      eng_syn_store(sm, self, pl->state, L->n_state, L->state_f, L->state_off, pl->nnz, k);
       if (k == r0) {
-        store_fields(sm, self, pl->src_state, L->n_src, L->src_f, L->src_off, pl->n_rows, row);
+        eng_syn_store(sm, self, pl->src_state, L->n_src, L->src_f, L->src_off, pl->n_rows, row);
       }
     }
   }
@@ -1041,7 +614,16 @@ int eng_plastic_deliver(nestcl_engine *e, eng_vp *vp, int64_t origin)
     eng_block *b = &vp->blocks[p];
     if (b->hist.cap && b->n) {
       hist_pairs(vp, b);
-      rc = vp->is_gpu ? hist_append_device(e, vp, b, origin) : hist_append_cpu(e, b, origin);
+      if (vp->is_gpu) {
+        cl_kernel users[64];
+        int nu = 0;
+        for (int j = 0; j < b->n_plastic && nu < 64; ++j) {
+          users[nu++] = b->plastic[j].k;
+        }
+        rc = eng_hist_append_device(&b->hist, e->dev, vp->queue, origin, users, nu);
+      } else {
+        rc = eng_hist_append_host(&b->hist, origin);
+      }
     }
   }
   double t1 = eng_now();
@@ -1330,19 +912,5 @@ void eng_plastic_free(nestcl_engine *e, eng_block *b)
   free(b->plastic);
   b->plastic = NULL;
   b->n_plastic = 0;
-  eng_history *h = &b->hist;
-  for (int a = 0; a < ENG_H_ARRAYS; ++a) {
-    free(h->a[a]);
-    h->a[a] = NULL;
-    if (e->dev) {
-      nestcl_buffer_free(e->dev, &h->b[a]);
-    }
-  }
-  if (e->dev) {
-    nestcl_buffer_free(e->dev, &h->b_append);
-    nestcl_buffer_free(e->dev, &h->b_flag);
-  }
-  if (h->k_append) clReleaseKernel(h->k_append);
-  free(h->append);
-  memset(h, 0, sizeof *h);
+  eng_hist_free(&b->hist, e->dev);
 }

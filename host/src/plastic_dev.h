@@ -1,0 +1,126 @@
+/*
+ * Translated (plastic) synapses on a device, the pieces that the engine
+ * (engine/plastic.c) and nest_patch's blocks (block.c) share: where a synapse
+ * model's fields live (per-synapse and per-source SoA arrays), the program that
+ * runs its send() (kernels_templates/core/plastic_kernels.cl behind a prelude
+ * naming the model), the kernel's arguments, and the postsynaptic spike
+ * history of a set of neurons (nestcl_history.h) on the host or the device,
+ * with its growth on demand. Internal to libnestcl.
+ */
+#ifndef NESTCL_PLASTIC_DEV_H
+#define NESTCL_PLASTIC_DEV_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "nestcl/device.h"
+#include "nestcl/model.h"
+#include "nestcl_history.h"
+
+#define ENG_SYN_FIELDS_MAX 32
+/* NEST's kernel key stdp_eps (ConnectionManager), the tolerance of STDP's spike-time comparisons. */
+#define ENG_STDP_EPS 1.0e-6
+
+/*
+ * Where a translated synapse model's fields live: per-synapse state (role
+ * STATE) as SoA over a set of synapses in one buffer, field f's array at byte
+ * state_off[f] * count; per-source state (role SOURCE) the same over the
+ * source rows; parameters and common properties stay in a template (one
+ * synapse struct) and the common-properties struct. Fields are ordered by
+ * size, largest first, so every array is aligned.
+ */
+typedef struct eng_syn_layout {
+  int n_state, n_src;
+  int state_f[ENG_SYN_FIELDS_MAX], src_f[ENG_SYN_FIELDS_MAX]; /* indices into the model's fields */
+  size_t state_off[ENG_SYN_FIELDS_MAX], src_off[ENG_SYN_FIELDS_MAX];
+  size_t state_bytes, src_bytes; /* per synapse, per source */
+  int weight_f;                  /* the field NEST calls "weight" (index into fields) */
+  size_t weight_off;             /* its state_off */
+} eng_syn_layout;
+
+int eng_syn_layout_init(const nestcl_synapse_model *sm, eng_syn_layout *lay);
+size_t eng_syn_field_size(const nestcl_syn_field *f);
+/* Fields fi[0, n) of a synapse struct from (into) SoA arrays over count entries, entry k. */
+void eng_syn_load(const nestcl_synapse_model *sm, unsigned char *self, const unsigned char *arrays, int n,
+                  const int *fi, const size_t *off, uint64_t count, uint64_t k);
+void eng_syn_store(const nestcl_synapse_model *sm, const unsigned char *self, unsigned char *arrays, int n,
+                   const int *fi, const size_t *off, uint64_t count, uint64_t k);
+
+/* The program of a synapse model's delivery kernel "nestcl_plastic" (contiguous: CPU devices' row split). */
+int eng_plastic_program(nestcl_device *dev, const nestcl_synapse_model *sm, const eng_syn_layout *lay, int contiguous,
+                        cl_program *out);
+
+/* Arguments of nestcl_plastic (plastic_kernels.cl), by position. */
+enum {
+  PK_SRCS = 0, PK_N_SRCS, PK_LAGS, PK_ORIGIN, PK_SRC_FIRST, PK_N_ROWS, PK_ROW, PK_TARGET, PK_DELAY, PK_DELAY_HOM,
+  PK_STATE, PK_NNZ, PK_SRC_STATE, PK_TMPL, PK_CP, PK_RING, PK_RING_SLOTS, PK_N, PK_N_CHANNELS, PK_CH_POS,
+  PK_CH_NEG, PK_CH_ZERO, PK_RPORT, PK_TICS_PER_STEP, PK_MS_PER_TIC, PK_MS_PER_STEP, PK_EPS, PK_TAU_MINUS_INV,
+  PK_FUSED, PK_HIST
+};
+
+/* What stays fixed for one set of synapses on one block of neurons. */
+typedef struct eng_plastic_fixed {
+  const nestcl_buffer *tmpl, *cp, *ring, *lags;
+  uint32_t delay_hom, ring_slots, n, n_channels, ch_pos, ch_neg, ch_zero;
+  int64_t rport, tics_per_step;
+  double ms_per_step, tau_minus_inv;
+  int fused;
+} eng_plastic_fixed;
+cl_int eng_plastic_fixed_args(cl_kernel k, const eng_plastic_fixed *a);
+/* The arguments that name the rows it walks: a resident CSR or a batch. */
+cl_int eng_plastic_rows_args(cl_kernel k, const nestcl_buffer *srcs, cl_ulong src_first, cl_uint n_rows,
+                             const nestcl_buffer *row, const nestcl_buffer *target, const nestcl_buffer *delay,
+                             const nestcl_buffer *state, cl_ulong nnz, const nestcl_buffer *src_state);
+
+/* ---- the spike history of n neurons (ArchivingNode) ---------------------- */
+
+enum {
+  ENG_H_T = 0, ENG_H_KMINUS, ENG_H_KMINUS_TRIPLET, ENG_H_ACCESS, /* per entry: [n * cap] */
+  ENG_H_HEAD, ENG_H_LEN, ENG_H_KM, ENG_H_KMT, ENG_H_LAST, ENG_H_NIN, ENG_H_MAXD, /* per neuron: [n] */
+  ENG_H_ARRAYS
+};
+typedef struct eng_history {
+  uint32_t cap;          /* entries per neuron; 0: no history */
+  uint32_t n;
+  void *a[ENG_H_ARRAYS]; /* host arrays (NULL while the device has them) */
+  nestcl_buffer b[ENG_H_ARRAYS];
+  double tau_minus_inv, tau_minus_triplet_inv;
+  /* fixed for the run */
+  int64_t tics_per_step;
+  double min_delay_ms;
+  int fused;
+  uint32_t max_cap;      /* the bound of growth */
+  uint64_t first_gid;    /* for messages */
+  const char *model;
+  /* a super step's (or slice's) own spikes as (local index, lag) pairs, by index then lag */
+  uint32_t *append;
+  size_t n_append, max_pairs;
+  nestcl_buffer b_append, b_flag;
+  cl_kernel k_append;
+} eng_history;
+
+/*
+ * n neurons with cap entries each to start with (grown up to max_cap), their
+ * time constants, STDP in-degrees and largest delays (ms), room for max_pairs
+ * spikes per append. Host arrays, empty histories.
+ */
+int eng_hist_init(eng_history *h, uint32_t n, uint32_t cap, uint32_t max_cap, double tau_minus,
+                  double tau_minus_triplet, const uint32_t *nin, const double *maxd, size_t max_pairs,
+                  int64_t tics_per_step, double min_delay_ms, int fused, uint64_t first_gid, const char *model);
+size_t eng_hist_bytes(const eng_history *h);
+nestcl_history eng_hist_view(eng_history *h);
+/* Sorts the pairs in h->append by neuron, then lag. */
+void eng_hist_sort(eng_history *h);
+/* set_spiketime for the pairs (spike of pair (i, lag) at step origin + lag + 1), on the host arrays. */
+int eng_hist_append_host(eng_history *h, int64_t origin);
+/* The device copy (from the host arrays, which are freed) and the append kernel from the core program. */
+int eng_hist_upload(eng_history *h, nestcl_device *dev, cl_program core);
+/* The same on the device; the users' history arguments (at PK_HIST) follow a growth. */
+int eng_hist_append_device(eng_history *h, nestcl_device *dev, int queue, int64_t origin, const cl_kernel *users,
+                           int n_users);
+/* The device copy back into host arrays (for reading; the device copy stays). */
+int eng_hist_download(eng_history *h, nestcl_device *dev, int queue);
+cl_int eng_hist_args(cl_kernel k, cl_uint first, const eng_history *h);
+void eng_hist_free(eng_history *h, nestcl_device *dev);
+
+#endif
