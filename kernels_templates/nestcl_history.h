@@ -17,7 +17,7 @@
  * When they do not, set_spiketime returns nonzero and appends nothing; the
  * caller reports the neuron and the bound, so a loss is never silent.
  *
- * The exponentials are glibc's (nestcl_libm_exp, variant `fused`), so that
+ * The exponentials are glibc's (nestcl_glibc_exp, variant `fused`), so that
  * traces equal NEST's bit for bit. On the device several synapses may read one
  * neuron's history at once: access counters are incremented atomically; all
  * else (set_spiketime, register) runs with one work-item per neuron.
@@ -116,9 +116,9 @@ NESTCL_INLINE int nestcl_hist_set_spiketime(const nestcl_history *h, nestcl_u32 
   if (h->len[i] == h->cap) {
     return 1;
   }
-  h->Kminus[i] = h->Kminus[i] * nestcl_libm_exp((h->last_spike[i] - t_sp) * tau_minus_inv, fused) + 1.0;
+  h->Kminus[i] = h->Kminus[i] * nestcl_glibc_exp((h->last_spike[i] - t_sp) * tau_minus_inv, fused) + 1.0;
   h->Kminus_triplet[i] =
-      h->Kminus_triplet[i] * nestcl_libm_exp((h->last_spike[i] - t_sp) * tau_minus_triplet_inv, fused) + 1.0;
+      h->Kminus_triplet[i] * nestcl_glibc_exp((h->last_spike[i] - t_sp) * tau_minus_triplet_inv, fused) + 1.0;
   h->last_spike[i] = t_sp;
   const nestcl_u64 s = nestcl_hist_slot(h, i, h->len[i]);
   h->t[s] = t_sp;
@@ -157,7 +157,7 @@ NESTCL_INLINE double nestcl_hist_get_K_value(const nestcl_history *h, nestcl_u32
   for (nestcl_u32 k = h->len[i]; k > 0; --k) {
     const double tk = nestcl_hist_t(h, i, k - 1);
     if (t - tk > eps) {
-      return nestcl_hist_kminus(h, i, k - 1) * nestcl_libm_exp((tk - t) * tau_minus_inv, fused);
+      return nestcl_hist_kminus(h, i, k - 1) * nestcl_glibc_exp((tk - t) * tau_minus_inv, fused);
     }
   }
   return 0.0;

@@ -653,4 +653,38 @@ static inline int nestcl_libm_exp_fused(void)
 }
 #endif
 
+/*
+ * What translated code calls for std::exp and std::pow (and the spike
+ * history for its traces): glibc's result in variant `fused`. OpenCL: the
+ * emulation above. C: the host's own exp/pow when the host runs that very
+ * variant (the same bits, 3-4x faster: measured 3.2 vs 11 ns for exp, 10 vs
+ * 35 ns for pow), else the emulation. The variant is probed once per
+ * translation unit (a benign race: every thread stores the same value).
+ */
+#ifdef __OPENCL_C_VERSION__
+#define nestcl_glibc_exp(x, fused) nestcl_libm_exp((x), (fused))
+#define nestcl_glibc_pow(x, y, fused) nestcl_libm_pow((x), (y), (fused))
+#else
+static inline int nestcl_libm_host_variant(void)
+{
+  static int variant = -2;
+  int v = __atomic_load_n(&variant, __ATOMIC_RELAXED);
+  if (v == -2) {
+    v = nestcl_libm_exp_fused();
+    __atomic_store_n(&variant, v, __ATOMIC_RELAXED);
+  }
+  return v;
+}
+
+NESTCL_INLINE double nestcl_glibc_exp(double x, int fused)
+{
+  return fused == nestcl_libm_host_variant() ? exp(x) : nestcl_libm_exp(x, fused);
+}
+
+NESTCL_INLINE double nestcl_glibc_pow(double x, double y, int fused)
+{
+  return fused == nestcl_libm_host_variant() ? pow(x, y) : nestcl_libm_pow(x, y, fused);
+}
+#endif
+
 #endif

@@ -1210,7 +1210,7 @@ static int call_libm(rw_ctx *c, const call_info *ci, strbuf *out)
   const int is_pow = (!strcmp(ci->qname, "std::pow") || !strcmp(ci->qname, "pow")) && ci->nargs == 2;
   if (!is_exp && !is_pow)
     return 0;
-  sb_puts(out, is_exp ? "nestcl_libm_exp(" : "nestcl_libm_pow(");
+  sb_puts(out, is_exp ? "nestcl_glibc_exp(" : "nestcl_glibc_pow(");
   render_arg(c, ci->cur, 0, out);
   if (is_pow) {
     sb_puts(out, ", ");
