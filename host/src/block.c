@@ -13,6 +13,8 @@
 
 #include "nestcl/block.h"
 #include "nestcl_fixed.h"
+#include "nestcl_libm.h"
+#include "plastic_dev.h"
 #include "core/nestcl_core.h"
 #include "engine_kernels_source.h"
 #include "nestcl_rt_source.h"
@@ -64,6 +66,22 @@ typedef struct block_poisson {
   nestcl_buffer b_target, b_delay, b_value, b_id, b_cdf;
 } block_poisson;
 
+/* One set of translated synapses (nestcl_block_add_plastic) and its spikes pending for the next update. */
+typedef struct block_plastic {
+  const nestcl_synapse_model *sm;
+  eng_syn_layout lay;
+  cl_program prog;
+  cl_kernel k;
+  uint32_t n_rows, delay_hom, max_row;
+  uint64_t nnz;
+  unsigned char *tmpl;       /* synapse 0: the parameters of all */
+  nestcl_buffer b_row, b_target, b_delay, b_state, b_src_state, b_tmpl, b_cp, b_srcs, b_lags;
+  uint32_t *pend;            /* (row, lag) pairs */
+  uint32_t n_pend, pend_cap;
+  int64_t pend_origin;
+  uint32_t *srcs, *lags;     /* the pending spikes by row: (row, first, end) into lags */
+} block_plastic;
+
 struct nestcl_block {
   nestcl_device *dev;
   nestcl_block_config c;
@@ -94,6 +112,10 @@ struct nestcl_block {
   block_poisson *poisson;
   int n_poisson;
   int64_t *ring_copy;        /* host copy of the ring (nestcl_block_ring_save), or NULL */
+  block_plastic *plastic;
+  int n_plastic;
+  eng_history hist;          /* cap 0: none */
+  int hist_on_device;
 };
 
 static int cl_fail(cl_int err, const char *what)
@@ -200,6 +222,22 @@ void nestcl_block_destroy(nestcl_block *b)
   }
   free(b->poisson);
   free(b->ring_copy);
+  for (int k = 0; k < b->n_plastic; ++k) {
+    block_plastic *p = &b->plastic[k];
+    if (p->k) clReleaseKernel(p->k);
+    if (p->prog) clReleaseProgram(p->prog);
+    nestcl_buffer *bufs[] = {&p->b_row, &p->b_target, &p->b_delay, &p->b_state, &p->b_src_state, &p->b_tmpl,
+                             &p->b_cp, &p->b_srcs, &p->b_lags};
+    for (size_t j = 0; j < sizeof bufs / sizeof *bufs; ++j) {
+      nestcl_buffer_free(b->dev, bufs[j]);
+    }
+    free(p->tmpl);
+    free(p->pend);
+    free(p->srcs);
+    free(p->lags);
+  }
+  free(b->plastic);
+  eng_hist_free(&b->hist, b->dev);
   for (int f = 0; b->b_fields && f < m->n_fields; ++f) {
     nestcl_buffer_free(b->dev, &b->b_fields[f]);
   }
@@ -597,6 +635,418 @@ static cl_int enqueue_delivery(nestcl_block *b, cl_command_queue q)
   return clEnqueueNDRangeKernel(q, b->k_deliver, 2, NULL, gsize, lsize, 0, NULL, NULL);
 }
 
+/* ---- translated synapses and the spike history -------------------------- */
+
+static int64_t block_tics_per_step(const nestcl_block *b)
+{
+  return llround(b->c.resolution_ms * 1000.0);
+}
+
+static double block_ms_per_step(const nestcl_block *b)
+{
+  return (double)block_tics_per_step(b) / 1000.0;
+}
+
+int nestcl_block_history(nestcl_block *b, double tau_minus, double tau_minus_triplet, uint32_t max_entries)
+{
+  if (b->hist.cap) {
+    return nestcl_set_error(NESTCL_EINVAL, "block %s: history set up twice", b->c.model->name);
+  }
+  if (!(tau_minus > 0.0) || !(tau_minus_triplet > 0.0) || max_entries == 0) {
+    return nestcl_set_error(NESTCL_EINVAL, "block %s: history with tau_minus %g, tau_minus_triplet %g, %u entries",
+                            b->c.model->name, tau_minus, tau_minus_triplet, max_entries);
+  }
+  uint32_t cap = max_entries < 64 ? max_entries : 64;
+  int fused = nestcl_libm_exp_fused() != 0;
+  return eng_hist_init(&b->hist, b->c.n, cap, max_entries, tau_minus, tau_minus_triplet, NULL, NULL, b->spike_cap,
+                       block_tics_per_step(b), (double)b->c.min_delay_steps * block_ms_per_step(b), fused,
+                       b->c.id_first, b->c.model->name);
+}
+
+int nestcl_block_history_set(nestcl_block *b, uint32_t i, const nestcl_history_state *st,
+                             const nestcl_history_entry *entries)
+{
+  eng_history *h = &b->hist;
+  if (!h->cap || h->n == 0 || b->hist_on_device || i >= h->n) {
+    return nestcl_set_error(NESTCL_EINVAL, "block %s: history_set of neuron %u (history %s)", b->c.model->name, i,
+                            !h->cap ? "not set up" : (b->hist_on_device ? "already on the device" : "has fewer"));
+  }
+  if (st->n_entries > h->max_cap) {
+    return nestcl_set_error(NESTCL_EINVAL, "block %s: neuron %u has %u history entries, more than %u",
+                            b->c.model->name, i, st->n_entries, h->max_cap);
+  }
+  uint32_t cap = h->cap;
+  while (cap < st->n_entries) {
+    cap *= 2;
+  }
+  int rc = eng_hist_reserve(h, cap < h->max_cap ? cap : h->max_cap);
+  if (rc) {
+    return rc;
+  }
+  nestcl_history v = eng_hist_view(h);
+  v.head[i] = 0;
+  v.len[i] = st->n_entries;
+  for (uint32_t k = 0; k < st->n_entries; ++k) {
+    nestcl_u64 at = nestcl_hist_slot(&v, i, k);
+    v.t[at] = entries[k].t;
+    v.kminus[at] = entries[k].kminus;
+    v.kminus_triplet[at] = entries[k].kminus_triplet;
+    v.access[at] = entries[k].access;
+  }
+  v.Kminus[i] = st->Kminus;
+  v.Kminus_triplet[i] = st->Kminus_triplet;
+  v.last_spike[i] = st->last_spike;
+  v.n_incoming[i] = st->n_incoming;
+  v.max_delay[i] = st->max_delay_ms;
+  return 0;
+}
+
+static int hist_to_device(nestcl_block *b)
+{
+  if (!b->hist.cap || b->hist_on_device || b->c.n == 0) {
+    return 0;
+  }
+  int rc = eng_hist_upload(&b->hist, b->dev, b->program);
+  b->hist_on_device = rc == 0;
+  return rc;
+}
+
+int nestcl_block_history_read(nestcl_block *b)
+{
+  if (!b->hist.cap) {
+    return nestcl_set_error(NESTCL_EINVAL, "block %s: no history", b->c.model->name);
+  }
+  return b->hist_on_device ? eng_hist_download(&b->hist, b->dev, b->c.queue) : 0;
+}
+
+int nestcl_block_history_get(const nestcl_block *b, uint32_t i, nestcl_history_state *st,
+                             nestcl_history_entry *entries)
+{
+  if (!b->hist.cap || i >= b->hist.n || !b->hist.a[ENG_H_LEN]) {
+    return nestcl_set_error(NESTCL_EINVAL, "block %s: no history of neuron %u to get (read it first)",
+                            b->c.model->name, i);
+  }
+  nestcl_history v = eng_hist_view((eng_history *)&b->hist);
+  st->Kminus = v.Kminus[i];
+  st->Kminus_triplet = v.Kminus_triplet[i];
+  st->last_spike = v.last_spike[i];
+  st->max_delay_ms = v.max_delay[i];
+  st->n_incoming = v.n_incoming[i];
+  st->n_entries = v.len[i];
+  for (uint32_t k = 0; entries && k < v.len[i]; ++k) {
+    nestcl_u64 at = nestcl_hist_slot(&v, i, k);
+    entries[k].t = v.t[at];
+    entries[k].kminus = v.kminus[at];
+    entries[k].kminus_triplet = v.kminus_triplet[at];
+    entries[k].access = v.access[at];
+  }
+  return 0;
+}
+
+/* Per-source fields of every row must agree, and parameters over all synapses. */
+static int plastic_check(const block_plastic *p, const uint64_t *row_ptr, const unsigned char *syn)
+{
+  const nestcl_synapse_model *sm = p->sm;
+  for (uint32_t r = 0; r < p->n_rows; ++r) {
+    for (uint64_t k = row_ptr[r]; k < row_ptr[r + 1]; ++k) {
+      const unsigned char *a = syn + k * sm->syn_size, *first = syn + row_ptr[r] * sm->syn_size;
+      for (int f = 0; f < sm->n_syn_fields; ++f) {
+        const nestcl_syn_field *sf = &sm->fields[f];
+        const unsigned char *ref = sf->role == NESTCL_SYN_SOURCE ? first : (sf->role == NESTCL_SYN_PARAMETER ? p->tmpl : NULL);
+        if (ref && memcmp(a + sf->offset, ref + sf->offset, eng_syn_field_size(sf)) != 0) {
+          return nestcl_set_error(NESTCL_EINVAL, "%s: synapse %llu differs from %s in %s, which the device keeps %s",
+                                  sm->name, (unsigned long long)k, sf->role == NESTCL_SYN_SOURCE ? "its row's first" : "synapse 0",
+                                  sf->member, sf->role == NESTCL_SYN_SOURCE ? "once per source" : "once for all");
+        }
+      }
+    }
+  }
+  return 0;
+}
+
+int nestcl_block_add_plastic(nestcl_block *b, const nestcl_synapse_model *sm, const void *cp, long rport,
+                             uint32_t n_rows, const uint64_t *row_ptr, const uint32_t *target, const uint16_t *delay,
+                             const void *syn, int *set)
+{
+  if (!b->program) {
+    return nestcl_set_error(NESTCL_EINVAL, "block %s: add_plastic before the first upload", b->c.model->name);
+  }
+  if (!sm || !sm->device_source || !row_ptr || (row_ptr[n_rows] && (!target || !delay || !syn))) {
+    return nestcl_set_error(NESTCL_EINVAL, "block %s: add_plastic without a translated model or synapses",
+                            b->c.model->name);
+  }
+  if (sm->uses_history && !b->hist.cap) {
+    return nestcl_set_error(NESTCL_EINVAL, "block %s: %s reads the spike history; set it up first",
+                            b->c.model->name, sm->name);
+  }
+  block_plastic *np = realloc(b->plastic, (size_t)(b->n_plastic + 1) * sizeof *np);
+  if (!np) {
+    return nestcl_set_error(NESTCL_ENOMEM, "out of host memory");
+  }
+  b->plastic = np;
+  block_plastic *p = &b->plastic[b->n_plastic];
+  memset(p, 0, sizeof *p);
+  p->sm = sm;
+  p->n_rows = n_rows;
+  p->nnz = row_ptr[n_rows];
+  int ch_pos = 0, ch_neg = 0, ch_zero = 0;
+  int rc = eng_syn_layout_init(sm, &p->lay);
+  if (!rc) rc = eng_plastic_route(b->c.model, b->c.K, b->n_channels, rport, &ch_pos, &ch_neg, &ch_zero);
+  p->tmpl = malloc(sm->syn_size + 1);
+  if (!rc && !p->tmpl) rc = nestcl_set_error(NESTCL_ENOMEM, "out of host memory");
+  if (!rc) {
+    if (p->nnz) {
+      memcpy(p->tmpl, syn, sm->syn_size);
+    } else {
+      unsigned char *scratch = malloc(sm->cp_size + 8);
+      if (!scratch) {
+        rc = nestcl_set_error(NESTCL_ENOMEM, "out of host memory");
+      } else {
+        sm->set_defaults(p->tmpl, scratch);
+        free(scratch);
+      }
+    }
+    rc = plastic_check(p, row_ptr, syn);
+  }
+  unsigned char *state = NULL, *src = NULL;
+  uint16_t d0 = p->nnz ? delay[0] : (uint16_t)b->c.min_delay_steps;
+  int hom = 1;
+  for (uint64_t k = 0; !rc && k < p->nnz; ++k) {
+    hom = hom && delay[k] == d0;
+    if (target[k] >= b->c.n || delay[k] < 1 || delay[k] >= b->c.ring_slots) {
+      rc = nestcl_set_error(NESTCL_EINVAL, "block %s: plastic synapse %llu to %u with delay %u (%u neurons, ring of %u)",
+                            b->c.model->name, (unsigned long long)k, target[k], delay[k], b->c.n, b->c.ring_slots);
+    }
+  }
+  p->delay_hom = hom ? d0 : NESTCL_DELAY_PER_SYNAPSE;
+  if (!rc) {
+    state = malloc(p->nnz * p->lay.state_bytes + 8);
+    src = malloc((size_t)n_rows * p->lay.src_bytes + 8);
+    if (!state || !src) rc = nestcl_set_error(NESTCL_ENOMEM, "out of host memory");
+  }
+  for (uint32_t r = 0; !rc && r < n_rows; ++r) {
+    uint64_t r0 = row_ptr[r], r1 = row_ptr[r + 1];
+    p->max_row = r1 - r0 > p->max_row ? (uint32_t)(r1 - r0) : p->max_row;
+    const unsigned char *first = r1 > r0 ? (const unsigned char *)syn + r0 * sm->syn_size : p->tmpl;
+    eng_syn_store(sm, first, src, p->lay.n_src, p->lay.src_f, p->lay.src_off, n_rows, r);
+    for (uint64_t k = r0; k < r1; ++k) {
+      eng_syn_store(sm, (const unsigned char *)syn + k * sm->syn_size, state, p->lay.n_state, p->lay.state_f,
+                    p->lay.state_off, p->nnz, k);
+    }
+  }
+  if (!rc) rc = hist_to_device(b);
+  nestcl_device *dev = b->dev;
+  size_t sb = p->nnz * p->lay.state_bytes, rb = (size_t)n_rows * p->lay.src_bytes;
+  if (!rc) rc = nestcl_buffer_alloc(dev, NESTCL_MEM_SYNAPSES, "plastic row pointers", ((size_t)n_rows + 1) * 8, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, (void *)row_ptr, &p->b_row);
+  if (!rc) rc = nestcl_buffer_alloc(dev, NESTCL_MEM_SYNAPSES, "plastic targets", p->nnz * 4, CL_MEM_READ_ONLY | (p->nnz ? CL_MEM_COPY_HOST_PTR : 0), p->nnz ? (void *)target : NULL, &p->b_target);
+  if (!rc) rc = nestcl_buffer_alloc(dev, NESTCL_MEM_SYNAPSES, "plastic delays", hom ? 2 : p->nnz * 2, CL_MEM_READ_ONLY | (hom ? 0 : CL_MEM_COPY_HOST_PTR), hom ? NULL : (void *)delay, &p->b_delay);
+  if (!rc) rc = nestcl_buffer_alloc(dev, NESTCL_MEM_SYNAPSES, "plastic state", sb, CL_MEM_READ_WRITE | (sb ? CL_MEM_COPY_HOST_PTR : 0), sb ? state : NULL, &p->b_state);
+  if (!rc) rc = nestcl_buffer_alloc(dev, NESTCL_MEM_SYNAPSES, "per-source state", rb, CL_MEM_READ_WRITE | (rb ? CL_MEM_COPY_HOST_PTR : 0), rb ? src : NULL, &p->b_src_state);
+  if (!rc) rc = nestcl_buffer_alloc(dev, NESTCL_MEM_OTHER, "synapse template", sm->syn_size, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, p->tmpl, &p->b_tmpl);
+  if (!rc) rc = nestcl_buffer_alloc(dev, NESTCL_MEM_OTHER, "common properties", sm->cp_size ? sm->cp_size : 8, CL_MEM_READ_ONLY | (sm->cp_size ? CL_MEM_COPY_HOST_PTR : 0), sm->cp_size ? (void *)cp : NULL, &p->b_cp);
+  free(state);
+  free(src);
+  if (!rc) rc = eng_plastic_program(dev, sm, &p->lay, b->contiguous, &p->prog);
+  cl_int err = CL_SUCCESS;
+  if (!rc) {
+    p->k = clCreateKernel(p->prog, "nestcl_plastic", &err);
+    rc = err == CL_SUCCESS ? 0 : cl_fail(err, "clCreateKernel(nestcl_plastic)");
+  }
+  if (!rc) {
+    eng_plastic_fixed fx = {&p->b_tmpl, &p->b_cp, &b->b_ring, &p->b_tmpl, p->delay_hom, b->c.ring_slots, b->c.n,
+                            b->n_channels, (uint32_t)ch_pos, (uint32_t)ch_neg, (uint32_t)ch_zero, rport,
+                            block_tics_per_step(b), block_ms_per_step(b),
+                            sm->uses_history ? b->hist.tau_minus_inv : 0.0, b->hist.cap ? b->hist.fused : nestcl_libm_exp_fused() != 0};
+    err = eng_plastic_fixed_args(p->k, &fx);
+    err |= eng_plastic_rows_args(p->k, &p->b_tmpl, 0, n_rows, &p->b_row, &p->b_target, &p->b_delay, &p->b_state,
+                                 p->nnz, &p->b_src_state);
+    if (sm->uses_history) {
+      err |= eng_hist_args(p->k, PK_HIST, &b->hist);
+    } else {
+      for (cl_uint a = 0; a < ENG_H_ARRAYS; ++a) {
+        err |= clSetKernelArg(p->k, PK_HIST + a, sizeof(cl_mem), &p->b_tmpl.mem);
+      }
+      cl_uint zero = 0;
+      err |= clSetKernelArg(p->k, PK_HIST + ENG_H_ARRAYS, sizeof zero, &zero);
+    }
+    rc = err == CL_SUCCESS ? 0 : cl_fail(err, "clSetKernelArg(nestcl_plastic)");
+  }
+  b->n_plastic++; /* also on failure: destroy frees what was made */
+  if (rc) {
+    return rc;
+  }
+  *set = b->n_plastic - 1;
+  return 0;
+}
+
+int nestcl_block_deliver_plastic(nestcl_block *b, int s, int64_t emit_origin, const uint32_t *rows,
+                                 const uint32_t *lags, uint32_t n)
+{
+  if (s < 0 || s >= b->n_plastic) {
+    return nestcl_set_error(NESTCL_EINVAL, "block %s: no plastic set %d", b->c.model->name, s);
+  }
+  block_plastic *p = &b->plastic[s];
+  if (n == 0) {
+    return 0;
+  }
+  if (p->n_pend && emit_origin != p->pend_origin) {
+    return nestcl_set_error(NESTCL_EINVAL, "block %s: plastic spikes of two slices before one update", b->c.model->name);
+  }
+  if ((uint64_t)p->n_pend + n > p->pend_cap) {
+    uint64_t cap = p->pend_cap ? p->pend_cap : 1024;
+    while (cap < (uint64_t)p->n_pend + n) cap *= 2;
+    if (cap > UINT32_MAX / 4) {
+      return nestcl_set_error(NESTCL_EINVAL, "block %s: too many plastic spikes in one slice", b->c.model->name);
+    }
+    /* Each array grows on its own; a failure leaves the old ones (and the old capacity) valid. */
+    uint32_t *t = realloc(p->pend, (size_t)cap * 2 * sizeof *t);
+    if (t) p->pend = t;
+    uint32_t *sr = t ? realloc(p->srcs, (size_t)cap * 3 * sizeof *sr) : NULL;
+    if (sr) p->srcs = sr;
+    uint32_t *lg = sr ? realloc(p->lags, (size_t)cap * sizeof *lg) : NULL;
+    if (lg) p->lags = lg;
+    if (!lg) {
+      return nestcl_set_error(NESTCL_ENOMEM, "out of host memory");
+    }
+    p->pend_cap = (uint32_t)cap;
+  }
+  for (uint32_t k = 0; k < n; ++k) {
+    if (rows[k] >= p->n_rows || lags[k] >= b->c.min_delay_steps) {
+      return nestcl_set_error(NESTCL_EINVAL, "block %s: plastic spike of row %u at lag %u, but %u rows and %u lags",
+                              b->c.model->name, rows[k], lags[k], p->n_rows, b->c.min_delay_steps);
+    }
+    p->pend[2 * (size_t)(p->n_pend + k)] = rows[k];
+    p->pend[2 * (size_t)(p->n_pend + k) + 1] = lags[k];
+  }
+  p->n_pend += n;
+  p->pend_origin = emit_origin;
+  return 0;
+}
+
+static int cmp_u32_pair(const void *x, const void *y)
+{
+  const uint32_t *a = x, *c = y;
+  if (a[0] != c[0]) {
+    return a[0] < c[0] ? -1 : 1;
+  }
+  return a[1] < c[1] ? -1 : (a[1] > c[1]);
+}
+
+/* The pending spikes of every set through its kernel: grouped by row, each row's in time order. */
+static cl_int enqueue_plastic(nestcl_block *b, cl_command_queue q)
+{
+  cl_int err = CL_SUCCESS;
+  for (int s = 0; s < b->n_plastic && err == CL_SUCCESS; ++s) {
+    block_plastic *p = &b->plastic[s];
+    if (p->n_pend == 0) {
+      continue;
+    }
+    if (p->nnz == 0) {
+      p->n_pend = 0;
+      continue;
+    }
+    qsort(p->pend, p->n_pend, 2 * sizeof *p->pend, cmp_u32_pair);
+    uint32_t m = 0;
+    for (uint32_t k = 0; k < p->n_pend; ++k) {
+      if (k == 0 || p->pend[2 * k] != p->pend[2 * (k - 1)]) {
+        if (m) p->srcs[3 * (m - 1) + 2] = k;
+        p->srcs[3 * m] = p->pend[2 * k];
+        p->srcs[3 * m + 1] = k;
+        ++m;
+      }
+      p->lags[k] = p->pend[2 * k + 1];
+    }
+    p->srcs[3 * (m - 1) + 2] = p->n_pend;
+    if (p->b_lags.bytes < (size_t)p->pend_cap * 4) {
+      nestcl_buffer_free(b->dev, &p->b_srcs);
+      nestcl_buffer_free(b->dev, &p->b_lags);
+      if (nestcl_buffer_alloc(b->dev, NESTCL_MEM_OTHER, "plastic spikes", (size_t)p->pend_cap * 12, CL_MEM_READ_ONLY, NULL, &p->b_srcs) ||
+          nestcl_buffer_alloc(b->dev, NESTCL_MEM_OTHER, "plastic spike lags", (size_t)p->pend_cap * 4, CL_MEM_READ_ONLY, NULL, &p->b_lags)) {
+        return CL_OUT_OF_RESOURCES;
+      }
+    }
+    cl_uint ns = m;
+    cl_long org = p->pend_origin;
+    err = clEnqueueWriteBuffer(q, p->b_srcs.mem, CL_FALSE, 0, (size_t)m * 12, p->srcs, 0, NULL, NULL);
+    err |= clEnqueueWriteBuffer(q, p->b_lags.mem, CL_FALSE, 0, (size_t)p->n_pend * 4, p->lags, 0, NULL, NULL);
+    err |= clSetKernelArg(p->k, PK_SRCS, sizeof(cl_mem), &p->b_srcs.mem);
+    err |= clSetKernelArg(p->k, PK_N_SRCS, sizeof ns, &ns);
+    err |= clSetKernelArg(p->k, PK_LAGS, sizeof(cl_mem), &p->b_lags.mem);
+    err |= clSetKernelArg(p->k, PK_ORIGIN, sizeof org, &org);
+    size_t g = b->deliver_width < p->max_row ? b->deliver_width : (p->max_row ? p->max_row : 1);
+    size_t gsize[2] = {g, m}, lsize[2] = {g, 1};
+    if (err == CL_SUCCESS) {
+      err = clEnqueueNDRangeKernel(q, p->k, 2, NULL, gsize, lsize, 0, NULL, NULL);
+    }
+    p->n_pend = 0;
+  }
+  return err;
+}
+
+/* The block's spikes of this slice into the history (ArchivingNode::set_spiketime). */
+static int append_history(nestcl_block *b, int64_t origin)
+{
+  eng_history *h = &b->hist;
+  if (!h->cap || b->n_spikes == 0) {
+    return 0;
+  }
+  int rc = hist_to_device(b);
+  if (rc) {
+    return rc;
+  }
+  h->n_append = 0;
+  for (uint32_t k = 0; k < b->n_spikes && h->n_append < h->max_pairs; ++k) {
+    h->append[2 * h->n_append] = b->spikes[k].index;
+    h->append[2 * h->n_append + 1] = b->spikes[k].lag;
+    h->n_append++;
+  }
+  eng_hist_sort(h);
+  cl_kernel users[64];
+  int nu = 0;
+  for (int s = 0; s < b->n_plastic && nu < 64; ++s) {
+    if (b->plastic[s].sm->uses_history) {
+      users[nu++] = b->plastic[s].k;
+    }
+  }
+  return eng_hist_append_device(h, b->dev, b->c.queue, origin, users, nu);
+}
+
+int nestcl_block_plastic_read(nestcl_block *b, int s, void *syn)
+{
+  if (s < 0 || s >= b->n_plastic) {
+    return nestcl_set_error(NESTCL_EINVAL, "block %s: no plastic set %d", b->c.model->name, s);
+  }
+  block_plastic *p = &b->plastic[s];
+  const nestcl_synapse_model *sm = p->sm;
+  size_t sb = p->nnz * p->lay.state_bytes, rb = (size_t)p->n_rows * p->lay.src_bytes;
+  unsigned char *state = malloc(sb + 8), *src = malloc(rb + 8);
+  uint64_t *row = malloc(((size_t)p->n_rows + 1) * 8);
+  if (!state || !src || !row) {
+    free(state);
+    free(src);
+    free(row);
+    return nestcl_set_error(NESTCL_ENOMEM, "out of host memory");
+  }
+  cl_command_queue q = nestcl_device_queue(b->dev, b->c.queue);
+  cl_int err = clEnqueueReadBuffer(q, p->b_row.mem, CL_TRUE, 0, ((size_t)p->n_rows + 1) * 8, row, 0, NULL, NULL);
+  if (sb) err |= clEnqueueReadBuffer(q, p->b_state.mem, CL_TRUE, 0, sb, state, 0, NULL, NULL);
+  if (rb) err |= clEnqueueReadBuffer(q, p->b_src_state.mem, CL_TRUE, 0, rb, src, 0, NULL, NULL);
+  if (err == CL_SUCCESS) {
+    for (uint32_t r = 0; r < p->n_rows; ++r) {
+      for (uint64_t k = row[r]; k < row[r + 1]; ++k) {
+        unsigned char *self = (unsigned char *)syn + k * sm->syn_size;
+        memcpy(self, p->tmpl, sm->syn_size);
+        eng_syn_load(sm, self, src, p->lay.n_src, p->lay.src_f, p->lay.src_off, p->n_rows, r);
+        eng_syn_load(sm, self, state, p->lay.n_state, p->lay.state_f, p->lay.state_off, p->nnz, k);
+      }
+    }
+  }
+  free(state);
+  free(src);
+  free(row);
+  return err == CL_SUCCESS ? 0 : cl_fail(err, "reading plastic synapses");
+}
+
 /* The device poisson_generators' draws for lags [from, to) of the slice at origin. */
 static cl_int enqueue_poisson(nestcl_block *b, cl_command_queue q, cl_long org, cl_int f, cl_int t)
 {
@@ -648,6 +1098,7 @@ int nestcl_block_update(nestcl_block *b, int64_t origin_steps, int from, int to)
   size_t gsize = b->c.n;
   size_t stage_bytes = b->stage_elems * 8;
   cl_int err = enqueue_delivery(b, q);
+  if (err == CL_SUCCESS) err = enqueue_plastic(b, q);
   if (err != CL_SUCCESS) {
     return cl_fail(err, "spike delivery");
   }
@@ -687,5 +1138,5 @@ int nestcl_block_update(nestcl_block *b, int64_t origin_steps, int from, int to)
   b->n_spikes = count;
   b->n_pend = 0;
   memset(b->stage, 0, stage_bytes);
-  return 0;
+  return append_history(b, origin_steps);
 }

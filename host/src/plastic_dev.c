@@ -94,6 +94,27 @@ void eng_syn_store(const nestcl_synapse_model *sm, const unsigned char *self, un
   }
 }
 
+int eng_plastic_route(const nestcl_model *m, uint32_t K, uint32_t n_channels, long rport, int *ch_pos, int *ch_neg,
+                      int *ch_zero)
+{
+  static const double probes[] = {1.0, 2.5, 1e-3, -1.0, -2.5, -1e-3, 0.0};
+  for (int k = 0; k < 7; ++k) {
+    int ch;
+    double v;
+    if (m->route_spike(probes[k], rport, K, &ch, &v) != 0 || v != probes[k] || ch < 0 || (uint32_t)ch >= n_channels) {
+      return nestcl_set_error(NESTCL_EINVAL, "translated synapses onto %s: its handle(SpikeEvent&) does not add the "
+                              "weight unchanged at rport %ld, which the plastic delivery needs", m->name, rport);
+    }
+    int *slot = probes[k] > 0 ? ch_pos : (probes[k] < 0 ? ch_neg : ch_zero);
+    if (k != 0 && k != 3 && k != 6 && *slot != ch) {
+      return nestcl_set_error(NESTCL_EINVAL, "translated synapses onto %s: its channel depends on more than the "
+                              "weight's sign", m->name);
+    }
+    *slot = ch;
+  }
+  return 0;
+}
+
 /* ---- program ------------------------------------------------------------ */
 
 static const char *cl_type(nestcl_field_type t)
@@ -292,6 +313,11 @@ static int hist_relayout(eng_history *h, uint32_t new_cap)
   }
   h->cap = new_cap;
   return 0;
+}
+
+int eng_hist_reserve(eng_history *h, uint32_t cap)
+{
+  return cap > h->cap ? hist_relayout(h, cap) : 0;
 }
 
 static int hist_too_small(const eng_history *h, uint32_t i)

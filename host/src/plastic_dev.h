@@ -46,6 +46,13 @@ void eng_syn_load(const nestcl_synapse_model *sm, unsigned char *self, const uns
 void eng_syn_store(const nestcl_synapse_model *sm, const unsigned char *self, unsigned char *arrays, int n,
                    const int *fi, const size_t *off, uint64_t count, uint64_t k);
 
+/*
+ * Whether a target model adds a spike's weight unchanged to a channel chosen
+ * by its sign (what the plastic delivery assumes), and those channels.
+ */
+int eng_plastic_route(const nestcl_model *m, uint32_t K, uint32_t n_channels, long rport, int *ch_pos, int *ch_neg,
+                      int *ch_zero);
+
 /* The program of a synapse model's delivery kernel "nestcl_plastic" (contiguous: CPU devices' row split). */
 int eng_plastic_program(nestcl_device *dev, const nestcl_synapse_model *sm, const eng_syn_layout *lay, int contiguous,
                         cl_program *out);
@@ -109,6 +116,8 @@ int eng_hist_init(eng_history *h, uint32_t n, uint32_t cap, uint32_t max_cap, do
                   int64_t tics_per_step, double min_delay_ms, int fused, uint64_t first_gid, const char *model);
 size_t eng_hist_bytes(const eng_history *h);
 nestcl_history eng_hist_view(eng_history *h);
+/* Room for cap entries per neuron in the host arrays (grows them; never shrinks). */
+int eng_hist_reserve(eng_history *h, uint32_t cap);
 /* Sorts the pairs in h->append by neuron, then lag. */
 void eng_hist_sort(eng_history *h);
 /* set_spiketime for the pairs (spike of pair (i, lag) at step origin + lag + 1), on the host arrays. */

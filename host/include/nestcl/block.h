@@ -120,6 +120,53 @@ int64_t nestcl_block_ring_value(const nestcl_block *b, int64_t step, uint32_t ch
 void nestcl_block_ring_add(nestcl_block *b, int64_t step, uint32_t ch, uint32_t i, int64_t value);
 int nestcl_block_ring_restore(nestcl_block *b);
 uint32_t nestcl_block_ring_slots(const nestcl_block *b);
+/*
+ * Translated synapses resident on the device (nest_patch exports NEST's
+ * plastic connections onto a stream VP's neurons this way), after the first
+ * upload: rows as for nestcl_block_set_synapses (the caller numbers the
+ * presynaptic sources), each synapse's target (local index) and delay (steps),
+ * and every synapse's whole struct of the model (sm->syn_size bytes each, in
+ * row order; the translator's <model>_syn_glue.hpp packs NEST's connections
+ * into it), the common properties and the receptor port of all. Per-source
+ * fields must be equal within a row and parameters over all synapses, and the
+ * block's model must add a spike's weight unchanged; otherwise NESTCL_EINVAL,
+ * and the caller keeps the synapses. *set receives the set's handle. Synapses
+ * that read the spike history need nestcl_block_history first.
+ */
+int nestcl_block_add_plastic(nestcl_block *b, const nestcl_synapse_model *sm, const void *cp, long rport,
+                             uint32_t n_rows, const uint64_t *row_ptr, const uint32_t *target, const uint16_t *delay,
+                             const void *syn, int *set);
+/* Spikes through set s, as nestcl_block_deliver: each synapse gets its source's spikes in time order. */
+int nestcl_block_deliver_plastic(nestcl_block *b, int s, int64_t emit_origin, const uint32_t *rows,
+                                 const uint32_t *lags, uint32_t n);
+/* Every synapse of set s back into syn (the structs as given, with their current state). */
+int nestcl_block_plastic_read(nestcl_block *b, int s, void *syn);
+
+/*
+ * The postsynaptic spike history of the block's neurons (NEST's ArchivingNode,
+ * nestcl_history.h), which synapses that read it need: after the first
+ * upload, nestcl_block_history creates it with the neurons' time constants
+ * and room for max_entries entries per neuron at most (it grows up to that),
+ * nestcl_block_history_set gives neuron i its state (what NEST's node holds),
+ * then every update appends the block's spikes, and nestcl_block_history_read
+ * brings it back for nestcl_block_history_get.
+ */
+typedef struct nestcl_history_entry {
+  double t, kminus, kminus_triplet;
+  uint32_t access;
+} nestcl_history_entry;
+typedef struct nestcl_history_state {
+  double Kminus, Kminus_triplet, last_spike, max_delay_ms;
+  uint32_t n_incoming, n_entries;
+} nestcl_history_state;
+int nestcl_block_history(nestcl_block *b, double tau_minus, double tau_minus_triplet, uint32_t max_entries);
+int nestcl_block_history_set(nestcl_block *b, uint32_t i, const nestcl_history_state *st,
+                             const nestcl_history_entry *entries);
+int nestcl_block_history_read(nestcl_block *b);
+/* Neuron i's state, and its entries into entries (room for st->n_entries: call with NULL first). */
+int nestcl_block_history_get(const nestcl_block *b, uint32_t i, nestcl_history_state *st,
+                             nestcl_history_entry *entries);
+
 /* Device bytes of the block (state, ring, staging, spikes, recording, synapses, Poisson drives). */
 size_t nestcl_block_device_bytes(const nestcl_block *b);
 

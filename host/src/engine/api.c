@@ -501,28 +501,6 @@ static int is_static_name(const char *model)
   return !model || strcmp(model, "static_synapse") == 0 || strcmp(model, "static_synapse_hpc") == 0;
 }
 
-/* The target adds a spike's weight unchanged to a channel chosen by its sign (what plastic delivery assumes). */
-static int probe_route(const eng_population *t, long rport, eng_projection *pr)
-{
-  static const double probes[] = {1.0, 2.5, 1e-3, -1.0, -2.5, -1e-3, 0.0};
-  for (int k = 0; k < 7; ++k) {
-    int ch;
-    double v;
-    if (t->model->route_spike(probes[k], rport, t->K, &ch, &v) != 0 || v != probes[k] || ch < 0 ||
-        (uint32_t)ch >= t->n_channels) {
-      return nestcl_set_error(NESTCL_EINVAL, "translated synapses onto %s: its handle(SpikeEvent&) does not add the "
-                              "weight unchanged at rport %ld, which the plastic delivery needs", t->model->name, rport);
-    }
-    int *slot = probes[k] > 0 ? &pr->ch_pos : (probes[k] < 0 ? &pr->ch_neg : &pr->ch_zero);
-    if ((k == 0 || k == 3 || k == 6) ? 0 : *slot != ch) {
-      return nestcl_set_error(NESTCL_EINVAL, "translated synapses onto %s: its channel depends on more than the "
-                              "weight's sign", t->model->name);
-    }
-    *slot = ch;
-  }
-  return 0;
-}
-
 int nestcl_engine_connect_synapse(nestcl_engine *e, int source_pop, int target_pop, const nestcl_conn_spec *conn,
                                   const nestcl_syn_spec *syn, const char *model, const nestcl_syn_param *params,
                                   int n_params, int *proj)
@@ -589,7 +567,8 @@ int nestcl_engine_connect_synapse(nestcl_engine *e, int source_pop, int target_p
       rc = nestcl_set_error(NESTCL_EINVAL, "%s: weight %g rejected: %s", model, syn->weight.a, nestcl_last_error());
     }
     if (!rc) {
-      rc = probe_route(&e->pops[target_pop], syn->rport, &pr);
+      const eng_population *tp = &e->pops[target_pop];
+      rc = eng_plastic_route(tp->model, tp->K, tp->n_channels, syn->rport, &pr.ch_pos, &pr.ch_neg, &pr.ch_zero);
     }
     double wmax;
     if (!rc && sm->get_status && sm->get_status(pr.tmpl, pr.cp, "Wmax", &wmax) == 0) {
