@@ -63,7 +63,7 @@ function(nestcl_translate_models)
     message(FATAL_ERROR "nestcl_translate_models: no model class found in ${src_dir}")
   endif()
 
-  set(outputs ${gen}/nestcl_models.c ${gen}/nestcl_glue_table.hpp)
+  set(outputs ${gen}/nestcl_models.c ${gen}/nestcl_glue_table.hpp ${gen}/nestcl_syn_glue_table.hpp)
   set(c_sources ${gen}/nestcl_models.c)
   foreach(m IN LISTS models)
     list(APPEND outputs ${gen}/${m}.cl ${gen}/${m}_cpu.c ${gen}/${m}_desc.c ${gen}/${m}_glue.hpp)

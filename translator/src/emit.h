@@ -51,6 +51,8 @@ void emit_desc(strbuf *b, const ir_model *m, const tr_rendered *r, const char *k
 void emit_glue(strbuf *b, const ir_model *m);
 /* <model>_syn_glue.hpp: a synapse model's connections into its translated struct and back (nest_patch). */
 void emit_syn_glue(strbuf *b, const ir_model *m);
+/* nestcl_syn_glue_table.hpp: which NEST connectors hold translated synapses, and their glue (nest_patch). */
+void emit_syn_glue_table(strbuf *b, ir_model *const *models, int n);
 /* nestcl_glue_table.hpp: the glue functions of every translated model by name (nest_patch). */
 void emit_glue_table(strbuf *b, ir_model *const *models, int n);
 /* nestcl_models.c for the translated neuron and synapse models (sorted by name by the caller). */

@@ -507,6 +507,13 @@ int main(int argc, char **argv)
       runtime_error = 1;
     sb_free(&b);
     free(reg);
+    reg = xasprintf("%s/nestcl_syn_glue_table.hpp", outdir);
+    sb_init(&b);
+    emit_syn_glue_table(&b, ok_syn, n_ok_syn);
+    if (write_atomic(reg, sb_str(&b)))
+      runtime_error = 1;
+    sb_free(&b);
+    free(reg);
     if (report) {
       sb_init(&b);
       if (!strcmp(report, "json"))

@@ -13,6 +13,8 @@
 #include <chrono>
 #include <cmath>
 #include <cstring>
+#include <deque>
+#include <functional>
 #include <map>
 #include <string>
 #include <tuple>
@@ -26,9 +28,11 @@
 #include "kernel_manager.h"
 
 #ifdef HAVE_NESTCL
+#include "archiving_node.h"
 #include "nestcl/block.h"
 #include "nestcl/device.h"
 #include "nestcl_glue_table.hpp"
+#include "nestcl_syn_glue_table.hpp"
 #include "static_synapse.h"
 #include "static_synapse_hom_w.h"
 #include "target_identifier.h"
@@ -51,6 +55,7 @@ const std::string KEY_TIME_EMIT = "nestcl_time_emit";
 const std::string KEY_TIME_DELIVER = "nestcl_time_deliver";
 const std::string KEY_DEVICE_POISSON = "nestcl_device_poisson";
 const std::string KEY_DEVICE_SYNAPSES = "nestcl_device_synapses";
+const std::string KEY_DEVICE_PLASTIC = "nestcl_device_plastic_synapses";
 const std::string KEY_DEVICE_GENERATORS = "nestcl_device_generators";
 }
 
@@ -114,6 +119,69 @@ struct steal
 template struct steal< connections_tag, &ConnectionManager::connections_ >;
 #endif
 
+#ifdef HAVE_NESTCL
+/*
+ * ArchivingNode keeps the spike history private (set_spiketime is protected);
+ * the device's copy is loaded from and written back into these members.
+ */
+struct an_history_tag
+{
+};
+struct an_kminus_tag
+{
+};
+struct an_kminus_triplet_tag
+{
+};
+struct an_last_spike_tag
+{
+};
+struct an_max_delay_tag
+{
+};
+struct an_tau_minus_tag
+{
+};
+struct an_tau_minus_triplet_tag
+{
+};
+struct an_n_incoming_tag
+{
+};
+auto member( an_history_tag );
+auto member( an_kminus_tag );
+auto member( an_kminus_triplet_tag );
+auto member( an_last_spike_tag );
+auto member( an_max_delay_tag );
+auto member( an_tau_minus_tag );
+auto member( an_tau_minus_triplet_tag );
+auto member( an_n_incoming_tag );
+template struct steal< an_history_tag, &ArchivingNode::history_ >;
+template struct steal< an_kminus_tag, &ArchivingNode::Kminus_ >;
+template struct steal< an_kminus_triplet_tag, &ArchivingNode::Kminus_triplet_ >;
+template struct steal< an_last_spike_tag, &ArchivingNode::last_spike_ >;
+template struct steal< an_max_delay_tag, &ArchivingNode::max_delay_ >;
+template struct steal< an_tau_minus_tag, &ArchivingNode::tau_minus_ >;
+template struct steal< an_tau_minus_triplet_tag, &ArchivingNode::tau_minus_triplet_ >;
+template struct steal< an_n_incoming_tag, &ArchivingNode::n_incoming_ >;
+
+/*
+ * The translated (STDP) synapses of one synapse model on one thread: rows as
+ * SynRows (row k = the run of lcids from starts[k]), in every group the
+ * block's set and the lcids of its synapses in CSR order, and how to write a
+ * synapse's state back into its NEST connection.
+ */
+struct PlasticRows
+{
+  synindex syn_id = 0;
+  std::vector< size_t > starts;
+  std::vector< int > set;                   // per group: the block's set, -1 without synapses there
+  std::vector< std::vector< size_t > > lcid; // per group, CSR order
+  const nestcl_synapse_model* sm = nullptr;
+  std::function< void( size_t, const void* ) > unpack; // lcid, struct
+};
+#endif
+
 struct NestclManager::Impl
 {
   long streams = 0;
@@ -124,6 +192,7 @@ struct NestclManager::Impl
   bool device_poisson = false;
   std::vector< double > t_update, t_stage, t_emit, t_deliver; // per thread, seconds
   std::vector< long > n_syn, n_gen;                          // per thread: device synapses, device generators
+  std::vector< long > n_plastic;                             // per thread: device STDP synapses
 #ifdef HAVE_NESTCL
   nestcl_device* dev = nullptr;
   std::string dev_opened_spec;
@@ -133,7 +202,9 @@ struct NestclManager::Impl
   std::vector< std::vector< nestcl_spike > > sorted; // per thread: a block's spikes in NEST's order
   std::vector< char > record;                   // per thread: a multimeter listens on it
   std::vector< std::vector< SynRows > > syn_rows; // per thread: synapse models delivered on the device
+  std::vector< std::vector< PlasticRows > > plastic; // per thread: translated (STDP) synapses on the device
   std::vector< std::vector< uint32_t > > rows, lags; // per thread: received spikes for the device
+  std::vector< std::vector< std::vector< uint32_t > > > prows, plags; // per thread, per plastic model
   std::vector< std::vector< std::pair< uint32_t, uint32_t > > > where; // per thread, by thread lid: (group + 1, index)
   // The device rings' input still in flight when a Simulate ends (a partial
   // slice, delays above min_delay), per node id, for the next Simulate's blocks.
@@ -297,6 +368,268 @@ export_synapses( size_t tid,
       check( nestcl_block_set_synapses( groups[ g ].block, rows, csr[ g ].row_ptr.data(), csr[ g ].target.data(),
                csr[ g ].value.data(), csr[ g ].delay.data() ),
         "placing the synapses of " + std::string( groups[ g ].glue->name ) + " on the device" );
+    }
+  }
+}
+
+/* Every field of role `role` of two structs equal (bytes). */
+static bool
+same_role( const nestcl_synapse_model* sm, const unsigned char* a, const unsigned char* b, nestcl_syn_role role )
+{
+  for ( int f = 0; f < sm->n_syn_fields; ++f )
+  {
+    const nestcl_syn_field& sf = sm->fields[ f ];
+    if ( sf.role == role and std::memcmp( a + sf.offset, b + sf.offset, nestcl_field_type_size( sf.type ) ) != 0 )
+    {
+      return false;
+    }
+  }
+  return true;
+}
+
+/*
+ * Thread tid's translated (STDP) synapses onto its device neurons become
+ * device sets (nestcl_block_add_plastic), their targets' spike histories
+ * device copies of the nodes' ArchivingNode histories. A connector qualifies
+ * when all its connections target device neurons of the thread, with one
+ * receptor port, no weight_recorder, per-source state equal within each
+ * source's run and parameters equal over all. The thread's synapses go to the
+ * device only all together: every device neuron that an STDP synapse reads
+ * must have all of them there (its n_incoming), one tau_minus per block;
+ * otherwise all stay with NEST.
+ */
+static long
+export_plastic( size_t tid,
+  std::vector< Group >& groups,
+  const std::vector< std::pair< uint32_t, uint32_t > >& where,
+  std::vector< PlasticRows >& out )
+{
+  out.clear();
+  auto& conns = ( kernel().connection_manager.*member( connections_tag {} ) )[ tid ];
+  const std::vector< ConnectorModel* >& cm = kernel().model_manager.get_connection_models( tid );
+  const long max_delay = kernel().connection_manager.get_max_delay();
+  struct Csr
+  {
+    std::vector< uint64_t > row_ptr { 0 };
+    std::vector< uint32_t > target;
+    std::vector< uint16_t > delay;
+    std::vector< unsigned char > syn;
+  };
+  struct Model
+  {
+    PlasticRows rows;
+    std::vector< Csr > csr; // per group
+    std::vector< unsigned char > cp;
+    long rport = 0;
+  };
+  std::vector< Model > models;
+  std::vector< std::vector< uint32_t > > readers( groups.size() ); // per group and neuron: history readers exported
+  for ( size_t g = 0; g < groups.size(); ++g )
+  {
+    readers[ g ].assign( groups[ g ].nodes.size(), 0 );
+  }
+  for ( size_t syn_id = 0; syn_id < conns.size(); ++syn_id )
+  {
+    ConnectorBase* c = conns[ syn_id ];
+    if ( not c or c->size() == 0 or is_static_connector( c ) or cm[ syn_id ]->get_common_properties().get_weight_recorder() )
+    {
+      continue;
+    }
+    nestcl_glue::with_translated_synapses( c,
+      [ & ]( auto& items, const nestcl_synapse_model* sm, auto pack, auto unpack, auto pack_cp )
+      {
+        using C = std::decay_t< decltype( items[ 0 ] ) >;
+        Model mdl;
+        mdl.rows.syn_id = static_cast< synindex >( syn_id );
+        mdl.rows.sm = sm;
+        mdl.csr.assign( groups.size(), Csr() );
+        mdl.cp.assign( sm->cp_size + 8, 0 );
+        pack_cp( static_cast< const typename C::CommonPropertiesType& >( cm[ syn_id ]->get_common_properties() ), sm,
+          mdl.cp.data() );
+        mdl.rows.lcid.assign( groups.size(), std::vector< size_t >() );
+        std::vector< unsigned char > first( sm->syn_size ), one( sm->syn_size ), param0( sm->syn_size );
+        bool ok = true;
+        const size_t n = items.size();
+        for ( size_t lcid = 0; lcid < n and ok; ++lcid )
+        {
+          const C& x = items[ lcid ];
+          const bool starts = lcid == 0 or not items[ lcid - 1 ].source_has_more_targets();
+          Node* t = x.get_target( tid );
+          const size_t tl = t->get_thread_lid();
+          const long d = x.get_delay_steps();
+          if ( t->get_thread() != tid or tl >= where.size() or where[ tl ].first == 0 or d < 1 or d > max_delay
+            or d > 65535 )
+          {
+            ok = false;
+            break;
+          }
+          pack( x, sm, one.data() );
+          if ( lcid == 0 )
+          {
+            param0 = one;
+            mdl.rport = static_cast< long >( x.get_rport() );
+          }
+          if ( starts )
+          {
+            first = one;
+            mdl.rows.starts.push_back( lcid );
+            for ( Csr& r : mdl.csr )
+            {
+              r.row_ptr.push_back( r.row_ptr.back() );
+            }
+          }
+          ok = static_cast< long >( x.get_rport() ) == mdl.rport
+            and same_role( sm, one.data(), first.data(), NESTCL_SYN_SOURCE )
+            and same_role( sm, one.data(), param0.data(), NESTCL_SYN_PARAMETER );
+          const size_t g = where[ tl ].first - 1;
+          Csr& r = mdl.csr[ g ];
+          r.target.push_back( where[ tl ].second );
+          r.delay.push_back( static_cast< uint16_t >( d ) );
+          r.syn.insert( r.syn.end(), one.begin(), one.end() );
+          r.row_ptr.back()++;
+          mdl.rows.lcid[ g ].push_back( lcid );
+        }
+        if ( not ok )
+        {
+          return;
+        }
+        for ( size_t g = 0; g < groups.size(); ++g )
+        {
+          for ( size_t k = 0; sm->uses_history and k < mdl.csr[ g ].target.size(); ++k )
+          {
+            readers[ g ][ mdl.csr[ g ].target[ k ] ]++;
+          }
+        }
+        mdl.rows.unpack = [ &items, sm, unpack ]( size_t lcid, const void* syn ) { unpack( items[ lcid ], sm, syn ); };
+        models.push_back( std::move( mdl ) );
+      } );
+  }
+  if ( models.empty() )
+  {
+    return 0;
+  }
+  // Every history that a device synapse reads must be read only there, and one tau_minus per block.
+  std::vector< double > tau( groups.size(), -1.0 ), tau_t( groups.size(), -1.0 );
+  for ( size_t g = 0; g < groups.size(); ++g )
+  {
+    for ( size_t i = 0; i < groups[ g ].nodes.size(); ++i )
+    {
+      ArchivingNode* a = dynamic_cast< ArchivingNode* >( groups[ g ].nodes[ i ] );
+      const size_t n_in = a ? a->*member( an_n_incoming_tag {} ) : 0;
+      if ( readers[ g ][ i ] != n_in )
+      {
+        return 0; // an STDP synapse that stays with NEST reads this neuron's history
+      }
+      if ( a and n_in )
+      {
+        const double tm = a->*member( an_tau_minus_tag {} ), tt = a->*member( an_tau_minus_triplet_tag {} );
+        if ( ( tau[ g ] >= 0 and tau[ g ] != tm ) or ( tau_t[ g ] >= 0 and tau_t[ g ] != tt ) )
+        {
+          return 0;
+        }
+        tau[ g ] = tm;
+        tau_t[ g ] = tt;
+      }
+    }
+  }
+  long count = 0;
+  for ( size_t g = 0; g < groups.size(); ++g )
+  {
+    Group& gr = groups[ g ];
+    if ( tau[ g ] > 0 )
+    {
+      check( nestcl_block_history( gr.block, tau[ g ], tau_t[ g ], 1u << 20 ),
+        "the spike history of " + std::string( gr.glue->name ) );
+      std::vector< nestcl_history_entry > e;
+      for ( size_t i = 0; i < gr.nodes.size(); ++i )
+      {
+        ArchivingNode* a = dynamic_cast< ArchivingNode* >( gr.nodes[ i ] );
+        nestcl_history_state st { 0.0, 0.0, -1.0, 0.0, 0, 0 };
+        e.clear();
+        if ( a )
+        {
+          for ( const histentry& h : a->*member( an_history_tag {} ) )
+          {
+            e.push_back( { h.t_, h.Kminus_, h.Kminus_triplet_, static_cast< uint32_t >( h.access_counter_ ) } );
+          }
+          st = { a->*member( an_kminus_tag {} ), a->*member( an_kminus_triplet_tag {} ),
+            a->*member( an_last_spike_tag {} ), a->*member( an_max_delay_tag {} ),
+            static_cast< uint32_t >( a->*member( an_n_incoming_tag {} ) ), static_cast< uint32_t >( e.size() ) };
+        }
+        check( nestcl_block_history_set( gr.block, static_cast< uint32_t >( i ), &st, e.data() ),
+          "the spike history of " + std::string( gr.glue->name ) );
+      }
+    }
+  }
+  for ( Model& mdl : models )
+  {
+    mdl.rows.set.assign( groups.size(), -1 );
+    for ( size_t g = 0; g < groups.size(); ++g )
+    {
+      Csr& r = mdl.csr[ g ];
+      if ( r.target.empty() )
+      {
+        continue;
+      }
+      check( nestcl_block_add_plastic( groups[ g ].block, mdl.rows.sm, mdl.cp.data(), mdl.rport,
+               static_cast< uint32_t >( mdl.rows.starts.size() ), r.row_ptr.data(), r.target.data(), r.delay.data(),
+               r.syn.data(), &mdl.rows.set[ g ] ),
+        "placing the " + std::string( mdl.rows.sm->name ) + " synapses of " + std::string( groups[ g ].glue->name )
+          + " on the device" );
+      count += static_cast< long >( r.target.size() );
+    }
+    out.push_back( std::move( mdl.rows ) );
+  }
+  return count;
+}
+
+/* The device's synapse state and spike histories back into NEST's connections and nodes. */
+static void
+import_plastic( std::vector< Group >& groups, std::vector< PlasticRows >& sets )
+{
+  for ( PlasticRows& pr : sets )
+  {
+    for ( size_t g = 0; g < groups.size() and g < pr.set.size(); ++g )
+    {
+      if ( pr.set[ g ] < 0 )
+      {
+        continue;
+      }
+      std::vector< unsigned char > syn( pr.lcid[ g ].size() * pr.sm->syn_size );
+      check( nestcl_block_plastic_read( groups[ g ].block, pr.set[ g ], syn.data() ),
+        "reading back the " + std::string( pr.sm->name ) + " synapses" );
+      for ( size_t k = 0; k < pr.lcid[ g ].size(); ++k )
+      {
+        pr.unpack( pr.lcid[ g ][ k ], syn.data() + k * pr.sm->syn_size );
+      }
+    }
+  }
+  std::vector< nestcl_history_entry > e;
+  for ( Group& gr : groups )
+  {
+    if ( nestcl_block_history_read( gr.block ) != 0 )
+    {
+      continue; // no history on this block
+    }
+    for ( size_t i = 0; i < gr.nodes.size(); ++i )
+    {
+      ArchivingNode* a = dynamic_cast< ArchivingNode* >( gr.nodes[ i ] );
+      nestcl_history_state st;
+      if ( not a or nestcl_block_history_get( gr.block, static_cast< uint32_t >( i ), &st, nullptr ) != 0 )
+      {
+        continue;
+      }
+      e.resize( st.n_entries + 1 );
+      nestcl_block_history_get( gr.block, static_cast< uint32_t >( i ), &st, e.data() );
+      std::deque< histentry >& h = a->*member( an_history_tag {} );
+      h.clear();
+      for ( uint32_t k = 0; k < st.n_entries; ++k )
+      {
+        h.push_back( histentry( e[ k ].t, e[ k ].kminus, e[ k ].kminus_triplet, e[ k ].access ) );
+      }
+      a->*member( an_kminus_tag {} ) = st.Kminus;
+      a->*member( an_kminus_triplet_tag {} ) = st.Kminus_triplet;
+      a->*member( an_last_spike_tag {} ) = st.last_spike;
     }
   }
 }
@@ -618,7 +951,7 @@ NestclManager::get_status( Dictionary& d )
   d[ KEY_DEVICE_NAME ] = name;
   d[ KEY_DEVICE_BYTES ] = bytes;
   double tu = 0, ts = 0, te = 0, td = 0;
-  long ns = 0, ng = 0;
+  long ns = 0, ng = 0, np = 0;
   for ( size_t k = 0; k < impl_->t_update.size(); ++k )
   {
     tu += impl_->t_update[ k ];
@@ -627,6 +960,7 @@ NestclManager::get_status( Dictionary& d )
     td += impl_->t_deliver[ k ];
     ns += impl_->n_syn[ k ];
     ng += impl_->n_gen[ k ];
+    np += k < impl_->n_plastic.size() ? impl_->n_plastic[ k ] : 0;
   }
   d[ KEY_TIME_UPDATE ] = tu;
   d[ KEY_TIME_STAGE ] = ts;
@@ -634,6 +968,7 @@ NestclManager::get_status( Dictionary& d )
   d[ KEY_TIME_DELIVER ] = td;
   d[ KEY_DEVICE_SYNAPSES ] = ns;
   d[ KEY_DEVICE_GENERATORS ] = ng;
+  d[ KEY_DEVICE_PLASTIC ] = np;
 }
 
 #ifdef HAVE_NESTCL
@@ -669,8 +1004,10 @@ NestclManager::prepare()
   on_device_.assign( T, std::vector< char >() );
   impl_->n_syn.assign( T, 0 );
   impl_->n_gen.assign( T, 0 );
+  impl_->n_plastic.assign( T, 0 );
 #ifdef HAVE_NESTCL
   impl_->syn_rows.assign( T, std::vector< SynRows >() );
+  impl_->plastic.assign( T, std::vector< PlasticRows >() );
 #endif
   if ( impl_->streams == 0 )
   {
@@ -697,6 +1034,9 @@ NestclManager::prepare()
   m.sorted.assign( T, std::vector< nestcl_spike >() );
   m.record.assign( T, 0 );
   m.syn_rows.assign( T, std::vector< SynRows >() );
+  m.plastic.assign( T, std::vector< PlasticRows >() );
+  m.prows.assign( T, std::vector< std::vector< uint32_t > >() );
+  m.plags.assign( T, std::vector< std::vector< uint32_t > >() );
   m.rows.assign( T, std::vector< uint32_t >() );
   m.lags.assign( T, std::vector< uint32_t >() );
   m.where.assign( T, std::vector< std::pair< uint32_t, uint32_t > >() );
@@ -813,6 +1153,9 @@ NestclManager::prepare()
       }
     }
     export_synapses( tid, m.groups[ tid ], m.where[ tid ], m.syn_rows[ tid ], m.n_syn[ tid ] );
+    m.n_plastic[ tid ] = export_plastic( tid, m.groups[ tid ], m.where[ tid ], m.plastic[ tid ] );
+    m.prows[ tid ].assign( m.plastic[ tid ].size(), std::vector< uint32_t >() );
+    m.plags[ tid ].assign( m.plastic[ tid ].size(), std::vector< uint32_t >() );
     m.n_gen[ tid ] = m.device_poisson and not m.groups[ tid ].empty()
       ? export_generators( tid, m.groups[ tid ], m.where[ tid ], on_device_[ tid ] )
       : 0;
@@ -853,7 +1196,7 @@ NestclManager::deliver( size_t tid, const std::vector< SpikeData >& recv_buffer 
 {
 #ifdef HAVE_NESTCL
   Impl& m = *impl_;
-  if ( tid >= m.syn_rows.size() or m.syn_rows[ tid ].empty() )
+  if ( tid >= m.syn_rows.size() or ( m.syn_rows[ tid ].empty() and m.plastic[ tid ].empty() ) )
   {
     return false;
   }
@@ -900,7 +1243,27 @@ NestclManager::deliver( size_t tid, const std::vector< SpikeData >& recv_buffer 
         {
           sr = x.syn_id == syn_id ? &x : sr;
         }
-        if ( sr )
+        size_t pi = m.plastic[ tid ].size();
+        for ( size_t q = 0; q < m.plastic[ tid ].size(); ++q )
+        {
+          pi = m.plastic[ tid ][ q ].syn_id == syn_id ? q : pi;
+        }
+        if ( pi < m.plastic[ tid ].size() )
+        {
+          if ( not sd.is_flush_event() )
+          {
+            const std::vector< size_t >& starts = m.plastic[ tid ][ pi ].starts;
+            auto at = std::lower_bound( starts.begin(), starts.end(), lcid );
+            if ( at == starts.end() or *at != lcid )
+            {
+              throw KernelException( "nestcl: a spike for lcid " + std::to_string( lcid )
+                + ", which does not start a source's STDP connections on the device" );
+            }
+            m.prows[ tid ][ pi ].push_back( static_cast< uint32_t >( at - starts.begin() ) );
+            m.plags[ tid ][ pi ].push_back( sd.get_lag() );
+          }
+        }
+        else if ( sr )
         {
           if ( not sd.is_flush_event() ) // static synapses ignore flush events, as their connectors do
           {
@@ -931,6 +1294,23 @@ NestclManager::deliver( size_t tid, const std::vector< SpikeData >& recv_buffer 
     check( nestcl_block_deliver( g.block, clock.get_steps() - min_delay, rows.data(), lags.data(),
              static_cast< uint32_t >( rows.size() ) ),
       "delivering spikes to " + std::string( g.glue->name ) );
+  }
+  for ( size_t q = 0; q < m.plastic[ tid ].size(); ++q )
+  {
+    std::vector< uint32_t >& pr = m.prows[ tid ][ q ];
+    std::vector< uint32_t >& pl = m.plags[ tid ][ q ];
+    for ( size_t g = 0; g < m.groups[ tid ].size(); ++g )
+    {
+      const int set = m.plastic[ tid ][ q ].set[ g ];
+      if ( set >= 0 )
+      {
+        check( nestcl_block_deliver_plastic( m.groups[ tid ][ g ].block, set, clock.get_steps() - min_delay, pr.data(),
+                 pl.data(), static_cast< uint32_t >( pr.size() ) ),
+          "delivering spikes through STDP synapses to " + std::string( m.groups[ tid ][ g ].glue->name ) );
+      }
+    }
+    pr.clear();
+    pl.clear();
   }
   m.t_deliver[ tid ] += now_s() - t0;
   return true;
@@ -1023,6 +1403,12 @@ NestclManager::cleanup()
 {
 #ifdef HAVE_NESTCL
   Impl& m = *impl_;
+  // STDP state first: the blocks go below.
+  for ( size_t tid = 0; tid < m.groups.size() and tid < m.plastic.size(); ++tid )
+  {
+    import_plastic( m.groups[ tid ], m.plastic[ tid ] );
+  }
+  m.plastic.clear();
   for ( auto& groups : m.groups )
   {
     for ( Group& g : groups )
