@@ -108,6 +108,8 @@ def main():
            "cv_isi": float(np.mean(cvs)) if cvs else None,
            "presim_time_s": log.get("presim_time"), "sim_time_s": log.get("sim_time"),
            "nestcl_time_update_s": nest.GetKernelStatus("nestcl_time_update") if a.streams >= 0 else None,
+           "nestcl_device_plastic_synapses": nest.GetKernelStatus("nestcl_device_plastic_synapses")
+           if a.streams >= 0 else None,
            "seed": a.seed if a.seed is not None else nest.rng_seed}
     if a.ee_weights:
         E = g["E_neurons"]
