@@ -19,7 +19,10 @@
  * connectors hold them), so that deliver() hands the spikes a stream VP
  * receives to the device instead of calling the neurons' handle(); and with
  * nestcl_device_poisson it moves each poisson_generator whose targets on the
- * thread are all device neurons onto the device (Philox draws).
+ * thread are all device neurons onto the device (Philox draws). STDP
+ * connections of translated synapse models (stdp_pl_synapse_hom, ...) onto
+ * device neurons go to the device too, with their targets' spike histories,
+ * and are written back into NEST's connections and nodes by cleanup().
  *
  * This header is included by NEST's kernel_manager.cpp and
  * simulation_manager.cpp; it is stable, so that nestcl's own changes rebuild
