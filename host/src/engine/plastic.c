@@ -15,10 +15,13 @@
  * Layout: per projection and block a CSR over the source population's rows,
  * a 32-bit target index per synapse, the per-synapse state (eng_syn_layout:
  * for stdp_pl_synapse_hom the double weight only, so 12 bytes per synapse with
- * a homogeneous delay) and the per-source state once per row.
+ * a homogeneous delay) and the per-source state once per row. Resident, or
+ * (a GPU VP over its device memory budget) batched: the CSR stays in host
+ * memory and the rows one time stamp's spikes touch go to the device in
+ * batches through two slots. What the device side shares with nest_patch's
+ * blocks (layout, program, arguments, spike history) is in ../plastic_dev.c.
  */
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,8 +31,6 @@
 #endif
 
 #include "engine_internal.h"
-#include "plastic_kernels_source.h"
-#include "nestcl_rt_source.h"
 #include "nestcl_synapse.h"
 #include "core/nestcl_core.h"
 
