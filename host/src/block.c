@@ -453,6 +453,22 @@ int nestcl_block_set_synapses(nestcl_block *b, uint32_t n_rows, const uint64_t *
   return 0;
 }
 
+/* Appends n (row, lag) spikes to a pending list with room for them, checking each. */
+static int pend_add(const nestcl_block *b, uint32_t *pend, uint32_t *n_pend, uint32_t n_rows, const uint32_t *rows,
+                    const uint32_t *lags, uint32_t n, const char *what)
+{
+  for (uint32_t k = 0; k < n; ++k) {
+    if (rows[k] >= n_rows || lags[k] >= b->c.min_delay_steps) {
+      return nestcl_set_error(NESTCL_EINVAL, "block %s: %s of row %u at lag %u, but %u rows and %u lags",
+                              b->c.model->name, what, rows[k], lags[k], n_rows, b->c.min_delay_steps);
+    }
+    pend[2 * (size_t)(*n_pend + k)] = rows[k];
+    pend[2 * (size_t)(*n_pend + k) + 1] = lags[k];
+  }
+  *n_pend += n;
+  return 0;
+}
+
 int nestcl_block_deliver(nestcl_block *b, int64_t emit_origin, const uint32_t *rows, const uint32_t *lags, uint32_t n)
 {
   if (n == 0) {
@@ -475,17 +491,11 @@ int nestcl_block_deliver(nestcl_block *b, int64_t emit_origin, const uint32_t *r
     b->pend = t;
     b->pend_cap = (uint32_t)cap;
   }
-  for (uint32_t k = 0; k < n; ++k) {
-    if (rows[k] >= b->n_rows || lags[k] >= b->c.min_delay_steps) {
-      return nestcl_set_error(NESTCL_EINVAL, "block %s: spike of row %u at lag %u, but %u rows and %u lags",
-                              b->c.model->name, rows[k], lags[k], b->n_rows, b->c.min_delay_steps);
-    }
-    b->pend[2 * (size_t)(b->n_pend + k)] = rows[k];
-    b->pend[2 * (size_t)(b->n_pend + k) + 1] = lags[k];
+  int rc = pend_add(b, b->pend, &b->n_pend, b->n_rows, rows, lags, n, "spike");
+  if (!rc) {
+    b->pend_origin = emit_origin;
   }
-  b->n_pend += n;
-  b->pend_origin = emit_origin;
-  return 0;
+  return rc;
 }
 
 int nestcl_block_add_poisson(nestcl_block *b, double rate_hz, uint32_t n, const uint32_t *target, const double *value,
@@ -910,17 +920,11 @@ int nestcl_block_deliver_plastic(nestcl_block *b, int s, int64_t emit_origin, co
     }
     p->pend_cap = (uint32_t)cap;
   }
-  for (uint32_t k = 0; k < n; ++k) {
-    if (rows[k] >= p->n_rows || lags[k] >= b->c.min_delay_steps) {
-      return nestcl_set_error(NESTCL_EINVAL, "block %s: plastic spike of row %u at lag %u, but %u rows and %u lags",
-                              b->c.model->name, rows[k], lags[k], p->n_rows, b->c.min_delay_steps);
-    }
-    p->pend[2 * (size_t)(p->n_pend + k)] = rows[k];
-    p->pend[2 * (size_t)(p->n_pend + k) + 1] = lags[k];
+  int rc = pend_add(b, p->pend, &p->n_pend, p->n_rows, rows, lags, n, "plastic spike");
+  if (!rc) {
+    p->pend_origin = emit_origin;
   }
-  p->n_pend += n;
-  p->pend_origin = emit_origin;
-  return 0;
+  return rc;
 }
 
 static int cmp_u32_pair(const void *x, const void *y)

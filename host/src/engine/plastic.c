@@ -876,15 +876,6 @@ void eng_plastic_free(nestcl_engine *e, eng_block *b)
     free(pl->delay);
     free(pl->state);
     free(pl->src_state);
-    if (e->dev) {
-      nestcl_buffer_free(e->dev, &pl->b_row);
-      nestcl_buffer_free(e->dev, &pl->b_target);
-      nestcl_buffer_free(e->dev, &pl->b_delay);
-      nestcl_buffer_free(e->dev, &pl->b_state);
-      nestcl_buffer_free(e->dev, &pl->b_src_state);
-      nestcl_buffer_free(e->dev, &pl->b_tmpl);
-      nestcl_buffer_free(e->dev, &pl->b_cp);
-    }
     if (pl->k) clReleaseKernel(pl->k);
     for (int k = 0; k < 2; ++k) {
       struct eng_slot *sl = &pl->slot[k];
@@ -892,21 +883,18 @@ void eng_plastic_free(nestcl_engine *e, eng_block *b)
         clWaitForEvents(1, &sl->done);
         clReleaseEvent(sl->done);
       }
-      free(sl->row);
-      free(sl->target);
-      free(sl->srcs);
-      free(sl->rows);
-      free(sl->delay);
-      free(sl->state);
-      free(sl->src_state);
-      if (e->dev) {
-        nestcl_buffer_free(e->dev, &sl->b_row);
-        nestcl_buffer_free(e->dev, &sl->b_target);
-        nestcl_buffer_free(e->dev, &sl->b_delay);
-        nestcl_buffer_free(e->dev, &sl->b_state);
-        nestcl_buffer_free(e->dev, &sl->b_src_state);
-        nestcl_buffer_free(e->dev, &sl->b_srcs);
+      void *host[] = {sl->row, sl->target, sl->srcs, sl->rows, sl->delay, sl->state, sl->src_state};
+      for (size_t h = 0; h < sizeof host / sizeof *host; ++h) {
+        free(host[h]);
       }
+    }
+    nestcl_buffer *bufs[] = {&pl->b_row, &pl->b_target, &pl->b_delay, &pl->b_state, &pl->b_src_state, &pl->b_tmpl,
+                             &pl->b_cp, &pl->slot[0].b_row, &pl->slot[0].b_target, &pl->slot[0].b_delay,
+                             &pl->slot[0].b_state, &pl->slot[0].b_src_state, &pl->slot[0].b_srcs,
+                             &pl->slot[1].b_row, &pl->slot[1].b_target, &pl->slot[1].b_delay, &pl->slot[1].b_state,
+                             &pl->slot[1].b_src_state, &pl->slot[1].b_srcs};
+    for (size_t k = 0; e->dev && k < sizeof bufs / sizeof *bufs; ++k) {
+      nestcl_buffer_free(e->dev, bufs[k]);
     }
     free(pl->row_batch);
   }
