@@ -1,0 +1,121 @@
+/*
+ * The perfmodel fitter (nestcl/perfmodel.h) on data generated from known
+ * parameters: a nonlinear model of the shape of a run-time model (a constant,
+ * a rational term in two inputs, a power law in a third) with 1 % noise.
+ * The fit must recover every parameter within 4 standard errors, standard
+ * errors must be finite and small, the cross-validated R^2 on held-out
+ * points must exceed 0.99, and noiseless data must be fitted exactly. Errors:
+ * too few points, a singular design (an input that never varies leaves two
+ * parameters undetermined), no convergence within the iterations allowed,
+ * non-finite data, and bad fold counts, each with its message.
+ */
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "nestcl/device.h"
+#include "nestcl/perfmodel.h"
+
+#define NP 5
+#define NI 3
+#define N 150
+
+static double model(const double *p, const double *x, void *ctx)
+{
+  (void)ctx;
+  return p[0] + p[1] * x[0] / (x[1] + p[2]) + p[3] * pow(x[2], p[4]);
+}
+
+static uint64_t state = 88172645463325252ull;
+static double uniform(void)
+{
+  state ^= state << 13;
+  state ^= state >> 7;
+  state ^= state << 17;
+  return (double)(state >> 11) * 0x1.0p-53;
+}
+
+static double gauss(void)
+{
+  double u = uniform(), v = uniform();
+  return sqrt(-2.0 * log(u > 0 ? u : 1e-300)) * cos(6.283185307179586 * v);
+}
+
+static int fails;
+#define EXPECT(cond, ...)                                                                                             \
+  do {                                                                                                                \
+    if (!(cond)) {                                                                                                    \
+      fprintf(stderr, "FAIL " __VA_ARGS__);                                                                           \
+      fputc('\n', stderr);                                                                                            \
+      fails++;                                                                                                        \
+    }                                                                                                                 \
+  } while (0)
+
+static void expect_error(int rc, const char *needle, const char *what)
+{
+  EXPECT(rc == NESTCL_EINVAL && strstr(nestcl_last_error(), needle), "%s: rc %d, message '%s'", what, rc,
+         nestcl_last_error());
+  if (rc == NESTCL_EINVAL && strstr(nestcl_last_error(), needle)) {
+    printf("ok %s: %s\n", what, nestcl_last_error());
+  }
+}
+
+int main(void)
+{
+  static const char *names[NP] = {"t0", "a", "b", "c", "e"};
+  const nestcl_pm_model m = {"synthetic", NP, names, NI, model, NULL};
+  const double truth[NP] = {0.5, 3.0, 0.7, 2.0, 1.3};
+  const double start[NP] = {1.0, 1.0, 1.0, 1.0, 1.0};
+  double x[N * NI], y[N], y0[N];
+  for (int k = 0; k < N; ++k) {
+    x[k * NI] = 1.0 + 9.0 * uniform();
+    x[k * NI + 1] = 3.0 * uniform();
+    x[k * NI + 2] = 0.5 + 1.5 * uniform();
+    y0[k] = model(truth, &x[k * NI], NULL);
+    y[k] = y0[k] * (1.0 + 0.01 * gauss());
+  }
+  nestcl_pm_fit fit;
+  int rc = nestcl_pm_fit_model(&m, x, y0, N, start, 0, &fit);
+  EXPECT(rc == 0, "noiseless fit: %s", nestcl_last_error());
+  for (int j = 0; rc == 0 && j < NP; ++j) {
+    EXPECT(fabs(fit.p[j] - truth[j]) < 1e-6 * (1.0 + fabs(truth[j])), "noiseless %s = %.12g, want %g", names[j],
+           fit.p[j], truth[j]);
+  }
+  EXPECT(rc == 0 && fit.r2 > 1.0 - 1e-12, "noiseless R^2 %.15g", fit.r2);
+  rc = nestcl_pm_fit_model(&m, x, y, N, start, 0, &fit);
+  EXPECT(rc == 0, "noisy fit: %s", nestcl_last_error());
+  for (int j = 0; rc == 0 && j < NP; ++j) {
+    printf("%-3s = %.5f +- %.5f (true %.5f)\n", names[j], fit.p[j], fit.se[j], truth[j]);
+    EXPECT(isfinite(fit.se[j]) && fit.se[j] > 0.0 && fit.se[j] < 0.2 * (1.0 + fabs(truth[j])),
+           "standard error of %s: %g", names[j], fit.se[j]);
+    EXPECT(fabs(fit.p[j] - truth[j]) <= 4.0 * fit.se[j], "%s = %g +- %g, true %g: more than 4 standard errors off",
+           names[j], fit.p[j], fit.se[j], truth[j]);
+  }
+  double r2 = 0.0;
+  rc = nestcl_pm_cross_validate(&m, x, y, N, 5, start, 0, &r2);
+  EXPECT(rc == 0 && r2 > 0.99, "cross-validated R^2 %g (rc %d: %s)", r2, rc, nestcl_last_error());
+  printf("fit on %d points: R^2 %.5f on them, %.5f held out (5-fold), rmse %.4g, %d iterations\n", N, fit.r2, r2,
+         fit.rmse, fit.iterations);
+
+  /* Errors. */
+  expect_error(nestcl_pm_fit_model(&m, x, y, NP, start, 0, &fit), "too few to fit 5 parameters", "too few points");
+  double flat[N * NI];
+  memcpy(flat, x, sizeof flat);
+  for (int k = 0; k < N; ++k) {
+    flat[k * NI + 2] = 1.0; /* x2^e == 1 always: e, and t0 against c, are not determined */
+  }
+  double yf[N];
+  for (int k = 0; k < N; ++k) {
+    yf[k] = model(truth, &flat[k * NI], NULL);
+  }
+  expect_error(nestcl_pm_fit_model(&m, flat, yf, N, start, 0, &fit), "singular design", "singular design");
+  const double far[NP] = {50.0, -20.0, 9.0, 0.01, 4.0};
+  expect_error(nestcl_pm_fit_model(&m, x, y, N, far, 2, &fit), "did not converge", "no convergence");
+  double ynan[N];
+  memcpy(ynan, y, sizeof ynan);
+  ynan[7] = NAN;
+  expect_error(nestcl_pm_fit_model(&m, x, ynan, N, start, 0, &fit), "not finite", "non-finite data");
+  expect_error(nestcl_pm_cross_validate(&m, x, y, N, 1, start, 0, &r2), "folds", "one fold");
+  return fails ? 1 : 0;
+}
