@@ -1285,6 +1285,7 @@ void eng_free_built(nestcl_engine *e)
     }
     free(vp->blocks);
     free(vp->out);
+    free(vp->syn_scratch);
   }
   free(e->vps);
   e->vps = NULL;

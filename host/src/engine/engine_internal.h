@@ -163,6 +163,8 @@ typedef struct eng_vp {
   size_t n_out, out_cap;
   nestcl_buffer b_global; /* the global spike list (GPU VPs) */
   nestcl_buffer b_srcs, b_lags; /* the spiking sources and their lags (GPU VPs with plastic synapses) */
+  unsigned char *syn_scratch;    /* CPU VPs: two synapse structs for the C path's send() */
+  size_t syn_scratch_half;       /* bytes of one, rounded up to 8 */
   size_t global_cap;
   nestcl_vp_stats st;
   size_t host_bytes[NESTCL_MEM_CLASSES];

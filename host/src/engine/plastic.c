@@ -105,6 +105,16 @@ int eng_plastic_init_state(nestcl_engine *e, eng_vp *vp, eng_block *b, const uin
     if (!vp->is_gpu) {
       vp->host_bytes[NESTCL_MEM_SYNAPSES] += (pl->n_rows + 1) * 8 + pl->nnz * (4 + pr->lay.state_bytes) +
                                              (pl->delay ? pl->nnz * 2 : 0) + pl->n_rows * pr->lay.src_bytes;
+      /* The C path's two working structs (the row's template, one synapse), made once, aligned for any member. */
+      size_t half = (sm->syn_size + 7) / 8 * 8;
+      if (half > vp->syn_scratch_half) {
+        unsigned char *sc = realloc(vp->syn_scratch, 2 * half);
+        if (!sc) {
+          return nestcl_set_error(NESTCL_ENOMEM, "out of host memory");
+        }
+        vp->syn_scratch = sc;
+        vp->syn_scratch_half = half;
+      }
     }
   }
   if (!hist_nin) {
@@ -646,18 +656,6 @@ int eng_plastic_deliver(nestcl_engine *e, eng_vp *vp, int64_t origin)
       rc = cl_check(err, "writing the spiking sources");
     }
   }
-  size_t scratch = 0;
-  for (int p = 0; p < e->n_pops; ++p) {
-    for (int j = 0; j < vp->blocks[p].n_plastic; ++j) {
-      size_t sz = e->projs[vp->blocks[p].plastic[j].proj].sm->syn_size;
-      scratch = sz > scratch ? sz : scratch;
-    }
-  }
-  /* Two synapse structs, aligned for any member. */
-  double *buf = !vp->is_gpu && scratch ? malloc(2 * (scratch + 8)) : NULL;
-  if (!vp->is_gpu && scratch && !buf) {
-    return nestcl_set_error(NESTCL_ENOMEM, "out of host memory");
-  }
   for (int p = 0; p < e->n_pops && !rc; ++p) {
     eng_block *b = &vp->blocks[p];
     if (b->n_plastic == 0 || b->n == 0) {
@@ -667,12 +665,10 @@ int eng_plastic_deliver(nestcl_engine *e, eng_vp *vp, int64_t origin)
       rc = deliver_device(e, vp, b, origin);
     } else {
       for (int j = 0; j < b->n_plastic; ++j) {
-        deliver_cpu(e, b, &b->plastic[j], origin, (unsigned char *)buf,
-                    (unsigned char *)buf + ((scratch + 8) / 8) * 8);
+        deliver_cpu(e, b, &b->plastic[j], origin, vp->syn_scratch, vp->syn_scratch + vp->syn_scratch_half);
       }
     }
   }
-  free(buf);
   double dt = eng_now() - t1;
   vp->st.plastic_seconds += dt;
   vp->st.seconds[NESTCL_PHASE_DELIVER] += dt;
@@ -693,7 +689,8 @@ static uint64_t mix64(uint64_t x)
 __extension__ typedef __int128 eng_i128;
 __extension__ typedef unsigned __int128 eng_u128;
 
-int nestcl_engine_weight_stats(nestcl_engine *e, int proj, nestcl_weight_stats *out)
+/* A built projection of translated synapses, for the readers below. */
+static int check_plastic_proj(const nestcl_engine *e, int proj, const void *out, const char *what)
 {
   if (!e || !out) {
     return nestcl_set_error(NESTCL_EINVAL, "null argument");
@@ -702,7 +699,46 @@ int nestcl_engine_weight_stats(nestcl_engine *e, int proj, nestcl_weight_stats *
     return nestcl_set_error(NESTCL_EINVAL, "projection %d is not one of translated synapses", proj);
   }
   if (!e->built) {
-    return nestcl_set_error(NESTCL_EINVAL, "weight_stats: the network is not built yet (simulate or prepare first)");
+    return nestcl_set_error(NESTCL_EINVAL, "%s: the network is not built yet (simulate or prepare first)", what);
+  }
+  return 0;
+}
+
+/*
+ * The current weights, targets and (dl non-NULL) delays of one set into the
+ * caller's arrays of nnz entries: read back from the device when resident
+ * there, else from the host copy (CPU VPs, batched sets).
+ */
+static int plastic_snapshot(nestcl_engine *e, const eng_vp *vp, const eng_plastic *pl, double *w, uint32_t *tg,
+                            uint16_t *dl)
+{
+  const eng_syn_layout *L = &e->projs[pl->proj].lay;
+  if (pl->nnz == 0) {
+    return 0;
+  }
+  if (vp->is_gpu && !pl->batch_cap) {
+    cl_command_queue q = nestcl_device_queue(e->dev, vp->queue);
+    cl_int err = clEnqueueReadBuffer(q, pl->b_state.mem, CL_TRUE, L->weight_off * pl->nnz, pl->nnz * 8, w, 0, NULL,
+                                     NULL);
+    err |= clEnqueueReadBuffer(q, pl->b_target.mem, CL_TRUE, 0, pl->nnz * 4, tg, 0, NULL, NULL);
+    if (dl && pl->delay_hom == NESTCL_DELAY_PER_SYNAPSE) {
+      err |= clEnqueueReadBuffer(q, pl->b_delay.mem, CL_TRUE, 0, pl->nnz * 2, dl, 0, NULL, NULL);
+    }
+    return cl_check(err, "reading plastic synapses back");
+  }
+  memcpy(w, pl->state + L->weight_off * pl->nnz, pl->nnz * 8);
+  memcpy(tg, pl->target, pl->nnz * 4);
+  if (dl && pl->delay) {
+    memcpy(dl, pl->delay, pl->nnz * 2);
+  }
+  return 0;
+}
+
+int nestcl_engine_weight_stats(nestcl_engine *e, int proj, nestcl_weight_stats *out)
+{
+  int rc0 = check_plastic_proj(e, proj, out, "weight_stats");
+  if (rc0) {
+    return rc0;
   }
   const eng_projection *pr = &e->projs[proj];
   eng_i128 sum = 0, sq = 0;
@@ -718,22 +754,8 @@ int nestcl_engine_weight_stats(nestcl_engine *e, int proj, nestcl_weight_stats *
         continue;
       }
       double *w = malloc(pl->nnz * sizeof *w);
-      int on_device = vp->is_gpu && !pl->batch_cap; /* resident: read back */
-      uint32_t *tg = on_device ? malloc(pl->nnz * sizeof *tg) : pl->target;
-      if (!w || !tg) {
-        free(w);
-        if (on_device) free(tg);
-        return nestcl_set_error(NESTCL_ENOMEM, "out of host memory");
-      }
-      if (on_device) {
-        cl_command_queue q = nestcl_device_queue(e->dev, vp->queue);
-        cl_int err = clEnqueueReadBuffer(q, pl->b_state.mem, CL_TRUE, pr->lay.weight_off * pl->nnz, pl->nnz * 8, w,
-                                         0, NULL, NULL);
-        err |= clEnqueueReadBuffer(q, pl->b_target.mem, CL_TRUE, 0, pl->nnz * 4, tg, 0, NULL, NULL);
-        rc = cl_check(err, "reading weights");
-      } else {
-        memcpy(w, pl->state + pr->lay.weight_off * pl->nnz, pl->nnz * 8);
-      }
+      uint32_t *tg = malloc(pl->nnz * sizeof *tg);
+      rc = w && tg ? plastic_snapshot(e, vp, pl, w, tg, NULL) : nestcl_set_error(NESTCL_ENOMEM, "out of host memory");
       for (uint32_t r = 0; r < pl->n_rows && !rc; ++r) {
         uint64_t src = pl->src_first + r;
         for (uint64_t k = pl->row_ptr[r]; k < pl->row_ptr[r + 1]; ++k) {
@@ -749,7 +771,7 @@ int nestcl_engine_weight_stats(nestcl_engine *e, int proj, nestcl_weight_stats *
         }
       }
       free(w);
-      if (on_device) free(tg);
+      free(tg);
     }
   }
   if (rc) {
@@ -794,14 +816,9 @@ int nestcl_engine_weight_stats(nestcl_engine *e, int proj, nestcl_weight_stats *
 int nestcl_engine_connections(nestcl_engine *e, int proj, uint64_t *source, uint64_t *target, double *weight,
                               int64_t *delay_steps, size_t cap, size_t *n)
 {
-  if (!e || !n) {
-    return nestcl_set_error(NESTCL_EINVAL, "null argument");
-  }
-  if (proj < 0 || proj >= e->n_projs || !e->projs[proj].sm) {
-    return nestcl_set_error(NESTCL_EINVAL, "projection %d is not one of translated synapses", proj);
-  }
-  if (!e->built) {
-    return nestcl_set_error(NESTCL_EINVAL, "connections: the network is not built yet (simulate or prepare first)");
+  int rc = check_plastic_proj(e, proj, n, "connections");
+  if (rc) {
+    return rc;
   }
   const eng_projection *pr = &e->projs[proj];
   size_t count = 0;
@@ -820,32 +837,15 @@ int nestcl_engine_connections(nestcl_engine *e, int proj, uint64_t *source, uint
       if (count + pl->nnz > cap) {
         return nestcl_set_error(NESTCL_EINVAL, "connections: %zu entries do not hold them all", cap);
       }
-      uint32_t *tg = pl->target;
-      uint16_t *dl = pl->delay;
-      double *w = weight + count;
-      int on_device = vp->is_gpu && !pl->batch_cap;
-      if (on_device && pl->nnz) {
-        cl_command_queue q = nestcl_device_queue(e->dev, vp->queue);
-        tg = malloc(pl->nnz * sizeof *tg);
-        dl = pl->delay_hom == NESTCL_DELAY_PER_SYNAPSE ? malloc(pl->nnz * sizeof *dl) : NULL;
-        if (!tg || (pl->delay_hom == NESTCL_DELAY_PER_SYNAPSE && !dl)) {
-          free(tg);
-          free(dl);
-          return nestcl_set_error(NESTCL_ENOMEM, "out of host memory");
-        }
-        cl_int err = clEnqueueReadBuffer(q, pl->b_target.mem, CL_TRUE, 0, pl->nnz * 4, tg, 0, NULL, NULL);
-        err |= clEnqueueReadBuffer(q, pl->b_state.mem, CL_TRUE, pr->lay.weight_off * pl->nnz, pl->nnz * 8, w, 0,
-                                   NULL, NULL);
-        if (dl) {
-          err |= clEnqueueReadBuffer(q, pl->b_delay.mem, CL_TRUE, 0, pl->nnz * 2, dl, 0, NULL, NULL);
-        }
-        if (err != CL_SUCCESS) {
-          free(tg);
-          free(dl);
-          return cl_check(err, "reading connections");
-        }
-      } else if (pl->nnz) {
-        memcpy(w, pl->state + pr->lay.weight_off * pl->nnz, pl->nnz * 8);
+      int per_syn = pl->delay_hom == NESTCL_DELAY_PER_SYNAPSE;
+      uint32_t *tg = malloc((pl->nnz ? pl->nnz : 1) * sizeof *tg);
+      uint16_t *dl = per_syn ? malloc((pl->nnz ? pl->nnz : 1) * sizeof *dl) : NULL;
+      rc = tg && (dl || !per_syn) ? plastic_snapshot(e, vp, pl, weight + count, tg, dl)
+                                  : nestcl_set_error(NESTCL_ENOMEM, "out of host memory");
+      if (rc) {
+        free(tg);
+        free(dl);
+        return rc;
       }
       for (uint32_t r = 0; r < pl->n_rows; ++r) {
         for (uint64_t k = pl->row_ptr[r]; k < pl->row_ptr[r + 1]; ++k) {
@@ -854,10 +854,8 @@ int nestcl_engine_connections(nestcl_engine *e, int proj, uint64_t *source, uint
           delay_steps[count + k] = dl ? dl[k] : pl->delay_hom;
         }
       }
-      if (on_device) {
-        free(tg);
-        free(dl);
-      }
+      free(tg);
+      free(dl);
       count += pl->nnz;
     }
   }
