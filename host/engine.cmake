@@ -57,6 +57,13 @@ function(nestcl_engine_add_driver)
   if(NESTCL_WITH_MPI)
     target_link_libraries(nestcl_cli PRIVATE MPI::MPI_C)
   endif()
+  # `nestcl perfmodel ...` and --gpu-fraction auto need the fitted model (GSL).
+  if(TARGET nestcl_perfmodel)
+    target_sources(nestcl_cli PRIVATE ${PROJECT_SOURCE_DIR}/host/cli/perfmodel_cli.c
+      ${PROJECT_SOURCE_DIR}/host/cli/sweep.c ${PROJECT_SOURCE_DIR}/host/cli/pm_commands.c ${PROJECT_SOURCE_DIR}/host/cli/pm_auto.c)
+    target_link_libraries(nestcl_cli PRIVATE nestcl_perfmodel)
+    target_compile_definitions(nestcl_cli PRIVATE NESTCL_WITH_PERFMODEL=1)
+  endif()
   execute_process(COMMAND git -C ${PROJECT_SOURCE_DIR} rev-parse --short=12 HEAD
     OUTPUT_VARIABLE _commit OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET)
   target_compile_definitions(nestcl_cli PRIVATE NESTCL_GIT_COMMIT="${_commit}")

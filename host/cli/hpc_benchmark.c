@@ -28,6 +28,9 @@
 #include "json.h"
 #include "nestcl/engine.h"
 #include "nestcl/version.h"
+#ifdef NESTCL_WITH_PERFMODEL
+#include "perfmodel_cli.h"
+#endif
 
 #ifndef NESTCL_GIT_COMMIT
 #define NESTCL_GIT_COMMIT ""
@@ -36,7 +39,9 @@
 typedef struct hpc_opts {
   double scale, simtime, presim, dt, delay, gpu_fraction;
   int gpu_fraction_auto;
-  int threads, streams;
+  int threads, streams;   /* -1: auto (from the performance profile) */
+  const char *profile;    /* --profile FILE */
+  double calibration_budget;
   const char *device;
   const char *model;
   int ee_static;         /* --ee-synapse static: E->E static_synapse (the former variant) */
@@ -60,10 +65,15 @@ void cli_hpc_benchmark_help(void)
          "  --scale S            network size: NE = 9000 S, NI = 2250 S (default 0.1)\n"
          "  --simtime MS         measured simulation time (default 250)\n"
          "  --presim MS          presimulation before it (default 50)\n"
-         "  --threads N          CPU threads (CPU VPs; default 0)\n"
-         "  --streams N          OpenCL streams on the device (GPU VPs; default 1)\n"
-         "  --gpu-fraction A     share of neurons on the streams, in [0, 1], or 'auto'\n"
-         "                       (streams / (threads + streams); the default)\n"
+         "  --threads N|auto     CPU threads (CPU VPs; default 0)\n"
+         "  --streams N|auto     OpenCL streams on the device (GPU VPs; default 1); 'auto' for\n"
+         "                       both (or either) lets the performance model choose them\n"
+         "  --gpu-fraction A     share of neurons on the streams, in [0, 1], or 'auto' (the\n"
+         "                       default): with threads and streams, the share the fitted\n"
+         "                       performance model predicts fastest (perfmodel/README.md)\n"
+         "  --profile FILE       performance profile for 'auto' (default: the cache folder's\n"
+         "                       profile of the device; calibrated first when there is none)\n"
+         "  --calibration-budget S  seconds a calibration may take (default 300)\n"
          "  --device SPEC        OpenCL device: cpu, gpu, gpu:1, <platform>:<index>\n"
          "                       (default: $NESTCL_DEVICE, else the first GPU, else the first device)\n"
          "  --seed N             random seed (default 12345)\n"
@@ -127,6 +137,7 @@ static int parse(int argc, char **argv, hpc_opts *o)
   o->record = 1000;
   o->model = "iaf_psc_alpha";
   o->history_max = 4096;
+  o->calibration_budget = 300.0;
   for (int i = 1; i < argc; ++i) {
     const char *a = argv[i];
     const char *v = NULL;
@@ -156,6 +167,22 @@ static int parse(int argc, char **argv, hpc_opts *o)
       if (parse_double(a, VALUE(), &o->dt)) return -1;
     } else if (strcmp(a, "--delay") == 0) {
       if (parse_double(a, VALUE(), &o->delay)) return -1;
+    } else if ((strcmp(a, "--threads") == 0 || strcmp(a, "--streams") == 0) && (v || i + 1 < argc) &&
+               strcmp(v ? v : argv[i + 1], "auto") == 0) {
+      (void)VALUE();
+      *(strcmp(a, "--threads") == 0 ? &o->threads : &o->streams) = -1;
+    } else if (strcmp(a, "--profile") == 0) {
+      o->profile = VALUE();
+      if (!o->profile || !*o->profile) {
+        fprintf(stderr, "error: --profile needs a file name\n");
+        return -1;
+      }
+    } else if (strcmp(a, "--calibration-budget") == 0) {
+      if (parse_double(a, VALUE(), &o->calibration_budget)) return -1;
+      if (!(o->calibration_budget > 0.0)) {
+        fprintf(stderr, "error: --calibration-budget must be positive\n");
+        return -1;
+      }
     } else if (strcmp(a, "--threads") == 0) {
       if (parse_long(a, VALUE(), &l)) return -1;
       if (l < 0 || l > 256) {
@@ -272,8 +299,12 @@ static int parse(int argc, char **argv, hpc_opts *o)
     fprintf(stderr, "error: --simtime and --presim must not be negative\n");
     return -1;
   }
-  if (o->threads + o->streams < 1) {
+  if (o->threads >= 0 && o->streams >= 0 && o->threads + o->streams < 1) {
     fprintf(stderr, "error: need at least one of --threads and --streams\n");
+    return -1;
+  }
+  if ((o->threads < 0 || o->streams < 0) && !o->gpu_fraction_auto) {
+    fprintf(stderr, "error: --threads auto and --streams auto choose the split too: leave --gpu-fraction at auto\n");
     return -1;
   }
   return 0;
@@ -422,13 +453,50 @@ int cli_run_hpc_benchmark(int argc, char **argv)
   int pe = -1, pi = -1, rec = -1;
   uint32_t nrec = o.record > (long)NE ? NE : (uint32_t)o.record;
 
+  /* The split: given by flags, or chosen by the fitted performance model (perfmodel/README.md). */
+  const char *split_source = o.gpu_fraction_auto ? "even share" : "flag";
+  double predicted = NAN;
+  char profile_used[4096] = "";
+  if (o.gpu_fraction_auto) {
+#ifdef NESTCL_WITH_PERFMODEL
+    pm_auto_request rq = {o.scale, !o.ee_static, o.threads, o.streams, ranks, o.mpi, o.device, o.profile,
+                          o.calibration_budget};
+    pm_auto_result ar;
+    int ac = pm_auto_split(&rq, &ar);
+    if (ac) {
+      code = ac;
+      goto done;
+    }
+    o.threads = ar.threads;
+    o.streams = ar.streams;
+    o.gpu_fraction = ar.alpha;
+    split_source = strcmp(ar.source, "profile") == 0 ? "performance profile"
+                   : strcmp(ar.source, "single kind of VP") == 0 ? "single kind of VP"
+                                                                 : "performance profile (calibrated now)";
+    predicted = ar.predicted;
+    snprintf(profile_used, sizeof profile_used, "%s", ar.profile_path);
+    if (!o.quiet && rank == 0 && isfinite(predicted)) {
+      fprintf(stderr, "nestcl: auto split: %d thread(s), %d stream(s), gpu fraction %.3f (predicted %.2f s per "
+                      "simulated second; %s)\n", o.threads, o.streams, o.gpu_fraction, predicted, profile_used);
+    }
+#else
+    if (o.threads < 0 || o.streams < 0) {
+      fprintf(stderr, "error: --threads/--streams auto need the performance model, and this nestcl was built "
+                      "without GSL\n");
+      code = CLI_USAGE;
+      goto done;
+    }
+    o.gpu_fraction = (double)o.streams / (o.threads + o.streams);
+#endif
+  }
+
   nestcl_engine_config cfg;
   nestcl_engine_config_defaults(&cfg);
   cfg.resolution_ms = o.dt;
   cfg.seed = (uint32_t)o.seed;
   cfg.cpu_threads = o.threads;
   cfg.gpu_streams = o.streams;
-  cfg.gpu_fraction = o.gpu_fraction_auto ? -1.0 : o.gpu_fraction;
+  cfg.gpu_fraction = o.gpu_fraction;
   cfg.device = o.device;
   cfg.weight_type = o.weight_double ? NESTCL_WEIGHT_DOUBLE : NESTCL_WEIGHT_FLOAT;
   cfg.use_mpi = o.mpi;
@@ -574,7 +642,10 @@ int cli_run_hpc_benchmark(int argc, char **argv)
   json_key(&j, "device_memory"); if (o.device_memory > 0) json_integer(&j, (long long)o.device_memory); else json_null(&j);
   json_key(&j, "threads"); json_integer(&j, o.threads);
   json_key(&j, "streams"); json_integer(&j, o.streams);
-  json_key(&j, "gpu_fraction"); json_number(&j, o.gpu_fraction_auto ? (double)o.streams / (o.threads + o.streams) : o.gpu_fraction);
+  json_key(&j, "gpu_fraction"); json_number(&j, o.gpu_fraction);
+  json_key(&j, "gpu_fraction_source"); json_string(&j, split_source);
+  json_key(&j, "predicted_wall_s_per_s"); if (isfinite(predicted)) json_number(&j, predicted); else json_null(&j);
+  json_key(&j, "perf_profile"); if (*profile_used) json_string(&j, profile_used); else json_null(&j);
   json_key(&j, "device_spec"); if (o.device) json_string(&j, o.device); else json_null(&j);
   json_key(&j, "device_name"); if (s1.device_name) json_string(&j, s1.device_name); else json_null(&j);
   json_key(&j, "device_driver"); if (s1.device_driver) json_string(&j, s1.device_driver); else json_null(&j);

@@ -51,6 +51,9 @@ static void put(json *j, const char *fmt, ...)
 
 static void indent(json *j)
 {
+  if (j->compact) {
+    return;
+  }
   put(j, "\n%*s", 2 * j->depth, "");
 }
 

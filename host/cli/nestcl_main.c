@@ -9,11 +9,13 @@
 
 #include "cli.h"
 #include "nestcl/version.h"
+#include "perfmodel_cli.h"
 
 static void usage(FILE *f)
 {
   fprintf(f,
           "usage: nestcl run <benchmark> [flags]\n"
+          "       nestcl perfmodel <command> [flags]   (sweep, fit, predict, tune, plot)\n"
           "       nestcl --help | --version\n"
           "\n"
           "benchmarks:\n"
@@ -35,6 +37,14 @@ int main(int argc, char **argv)
   if (strcmp(argv[1], "--version") == 0) {
     printf("nestcl %s\n", nestcl_version());
     return CLI_OK;
+  }
+  if (strcmp(argv[1], "perfmodel") == 0) {
+#ifdef NESTCL_WITH_PERFMODEL
+    return cli_perfmodel(argc - 1, argv + 1);
+#else
+    fprintf(stderr, "error: perfmodel: this nestcl was built without GSL (install libgsl-dev and rebuild)\n");
+    return CLI_USAGE;
+#endif
   }
   if (strcmp(argv[1], "run") != 0) {
     fprintf(stderr, "error: unknown command '%s' (try --help)\n", argv[1]);

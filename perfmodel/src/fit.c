@@ -14,6 +14,7 @@
 #include <gsl/gsl_blas.h>
 #include <gsl/gsl_errno.h>
 #include <gsl/gsl_linalg.h>
+#include <gsl/gsl_multifit.h>
 #include <gsl/gsl_multifit_nlinear.h>
 
 #include "nestcl/device.h"
@@ -24,7 +25,19 @@ typedef struct fit_data {
   const double *x, *y;
   size_t n;
   int bad; /* the model gave a non-finite value */
+  double cost[16]; /* the cost of the last 16 iterations (ring) */
+  size_t iter;
 } fit_data;
+
+static void track_cost(const size_t iter, void *params, const gsl_multifit_nlinear_workspace *w)
+{
+  fit_data *d = params;
+  gsl_vector *f = gsl_multifit_nlinear_residual(w);
+  double c;
+  gsl_blas_ddot(f, f, &c);
+  d->cost[iter % 16] = c;
+  d->iter = iter;
+}
 
 static int residuals(const gsl_vector *p, void *data, gsl_vector *f)
 {
@@ -77,8 +90,39 @@ static int check_args(const nestcl_pm_model *m, const double *x, const double *y
   return 0;
 }
 
-int nestcl_pm_fit_model(const nestcl_pm_model *m, const double *x, const double *y, size_t n, const double *p0,
-                        int max_iter, nestcl_pm_fit *out)
+/* The parameter a singular design left undetermined in this thread's last fit (-1: none). */
+static _Thread_local int last_singular = -1;
+
+int nestcl_pm_singular_param(void)
+{
+  return last_singular;
+}
+
+/* The Jacobian at p by forward differences (relative step 1e-7), and the residuals f(p) - y. */
+static int jacobian(const nestcl_pm_model *m, const double *x, const double *y, size_t n, const double *p,
+                    gsl_matrix *J, gsl_vector *f)
+{
+  const size_t P = (size_t)m->n_params, I = (size_t)m->n_inputs;
+  double pp[NESTCL_PM_MAX_PARAMS];
+  memcpy(pp, p, P * sizeof *pp);
+  for (size_t k = 0; k < n; ++k) {
+    double f0 = m->f(pp, x + k * I, m->ctx);
+    if (!isfinite(f0)) return -1;
+    gsl_vector_set(f, k, f0 - y[k]);
+    for (size_t j = 0; j < P; ++j) {
+      double keep = pp[j], h = 1e-7 * (fabs(keep) > 0 ? fabs(keep) : 1.0);
+      pp[j] = keep + h;
+      double g = (m->f(pp, x + k * I, m->ctx) - f0) / h;
+      pp[j] = keep;
+      if (!isfinite(g)) return -1;
+      gsl_matrix_set(J, k, j, g);
+    }
+  }
+  return 0;
+}
+
+static int fit_core(const nestcl_pm_model *m, const double *x, const double *y, size_t n, const double *p0,
+                    int max_iter, nestcl_pm_fit *out)
 {
   int rc = check_args(m, x, y, n, p0);
   if (rc) {
@@ -86,7 +130,12 @@ int nestcl_pm_fit_model(const nestcl_pm_model *m, const double *x, const double 
   }
   gsl_set_error_handler_off();
   const size_t P = (size_t)m->n_params;
-  fit_data d = {m, x, y, n, 0};
+  fit_data d;
+  memset(&d, 0, sizeof d);
+  d.m = m;
+  d.x = x;
+  d.y = y;
+  d.n = n;
   gsl_multifit_nlinear_fdf fdf;
   memset(&fdf, 0, sizeof fdf);
   fdf.f = residuals;
@@ -97,36 +146,85 @@ int nestcl_pm_fit_model(const nestcl_pm_model *m, const double *x, const double 
   gsl_multifit_nlinear_parameters prm = gsl_multifit_nlinear_default_parameters();
   prm.solver = gsl_multifit_nlinear_solver_svd;
   prm.scale = gsl_multifit_nlinear_scale_more;
-  gsl_multifit_nlinear_workspace *w = gsl_multifit_nlinear_alloc(gsl_multifit_nlinear_trust, &prm, n, P);
-  gsl_vector *p = gsl_vector_alloc(P);
-  gsl_matrix *cov = gsl_matrix_alloc(P, P), *jt = gsl_matrix_alloc(n, P);
+  gsl_multifit_nlinear_workspace *w = m->linear ? NULL : gsl_multifit_nlinear_alloc(gsl_multifit_nlinear_trust, &prm, n, P);
+  gsl_multifit_linear_workspace *lw = m->linear ? gsl_multifit_linear_alloc(n, P) : NULL;
+  gsl_vector *p = gsl_vector_alloc(P), *res = gsl_vector_alloc(n), *dp = gsl_vector_alloc(P);
+  gsl_matrix *cov = gsl_matrix_alloc(P, P), *jt = gsl_matrix_alloc(n, P), *Jl = gsl_matrix_alloc(n, P);
   gsl_vector *sv = gsl_vector_alloc(P), *work = gsl_vector_alloc(P);
   gsl_matrix *v = gsl_matrix_alloc(P, P);
-  if (!w || !p || !cov || !jt || !sv || !work || !v) {
+  gsl_matrix *J = NULL;
+  gsl_vector *f = NULL;
+  size_t done_iters = 0;
+  if ((!w && !lw) || !p || !res || !dp || !cov || !jt || !Jl || !sv || !work || !v) {
     rc = nestcl_set_error(NESTCL_ENOMEM, "perfmodel: out of memory");
     goto done;
   }
-  for (size_t j = 0; j < P; ++j) {
-    gsl_vector_set(p, j, p0[j]);
+  if (m->linear) {
+    /*
+     * Linear in its parameters: the least-squares solution directly (SVD of
+     * the Jacobian, which differences give exactly), not by iterations that
+     * would crawl through an ill-conditioned valley.
+     */
+    if (jacobian(m, x, y, n, p0, Jl, res) != 0) {
+      rc = nestcl_set_error(NESTCL_EINVAL, "perfmodel %s: the model gave a non-finite value (check the inputs and "
+                            "the starting parameters)", m->name);
+      goto done;
+    }
+    gsl_vector_scale(res, -1.0);
+    double chisq0;
+    size_t rank;
+    gsl_multifit_linear_tsvd(Jl, res, 1e-14, dp, cov, &chisq0, &rank, lw);
+    for (size_t j = 0; j < P; ++j) {
+      gsl_vector_set(p, j, p0[j] + gsl_vector_get(dp, j));
+    }
+    if (jacobian(m, x, y, n, p->data, Jl, res) != 0) {
+      rc = nestcl_set_error(NESTCL_EINVAL, "perfmodel %s: the model gave a non-finite value at the solution", m->name);
+      goto done;
+    }
+    J = Jl;
+    f = res;
+    done_iters = 1;
+  } else {
+    for (size_t j = 0; j < P; ++j) {
+      gsl_vector_set(p, j, p0[j]);
+    }
+    gsl_multifit_nlinear_init(p, &fdf, w);
+    int info = 0;
+    int iters = max_iter > 0 ? max_iter : 200;
+    int status = gsl_multifit_nlinear_driver((size_t)iters, 1e-10, 1e-10, 1e-14, track_cost, &d, &info, w);
+    done_iters = gsl_multifit_nlinear_niter(w);
+    /*
+     * The step tests never pass while a parameter crawls along a nearly flat
+     * direction: when the cost has not changed in ten iterations, the fit has
+     * converged; the rank test below still refuses a direction that is flat.
+     */
+    if (status == GSL_EMAXITER && d.iter >= 20) {
+      double now = d.cost[d.iter % 16], before = d.cost[(d.iter - 10) % 16];
+      if (fabs(before - now) <= 1e-9 * now) {
+        status = GSL_SUCCESS;
+      }
+    }
+    if (d.bad) {
+      rc = nestcl_set_error(NESTCL_EINVAL, "perfmodel %s: the model gave a non-finite value during the fit (check "
+                            "the inputs and the starting parameters)", m->name);
+      goto done;
+    }
+    if (status != GSL_SUCCESS) {
+      rc = nestcl_set_error(NESTCL_EINVAL, "perfmodel %s: the fit did not converge in %zu iterations (%s)", m->name,
+                            done_iters, gsl_strerror(status));
+      goto done;
+    }
+    J = gsl_multifit_nlinear_jac(w);
+    f = gsl_multifit_nlinear_residual(w);
+    gsl_vector_memcpy(p, gsl_multifit_nlinear_position(w));
   }
-  gsl_multifit_nlinear_init(p, &fdf, w);
-  int info = 0;
-  int iters = max_iter > 0 ? max_iter : 200;
-  int status = gsl_multifit_nlinear_driver((size_t)iters, 1e-10, 1e-10, 0.0, NULL, NULL, &info, w);
-  size_t done_iters = gsl_multifit_nlinear_niter(w);
-  if (d.bad) {
-    rc = nestcl_set_error(NESTCL_EINVAL, "perfmodel %s: the model gave a non-finite value during the fit (check the "
-                          "inputs and the starting parameters)", m->name);
-    goto done;
-  }
-  if (status != GSL_SUCCESS) {
-    rc = nestcl_set_error(NESTCL_EINVAL, "perfmodel %s: the fit did not converge in %zu iterations (%s)", m->name,
-                          done_iters, gsl_strerror(status));
-    goto done;
-  }
-  /* Every parameter determined: the Jacobian at the solution has full rank. */
-  gsl_matrix *J = gsl_multifit_nlinear_jac(w);
+  /* Every parameter determined: the Jacobian at the solution has full rank (columns scaled to unit norm). */
   gsl_matrix_memcpy(jt, J);
+  for (size_t j = 0; j < P; ++j) {
+    gsl_vector_view c = gsl_matrix_column(jt, j);
+    double nrm = gsl_blas_dnrm2(&c.vector);
+    if (nrm > 0.0) gsl_vector_scale(&c.vector, 1.0 / nrm);
+  }
   if (gsl_linalg_SV_decomp(jt, v, sv, work) != GSL_SUCCESS) {
     rc = nestcl_set_error(NESTCL_ERUNTIME, "perfmodel %s: the SVD of the Jacobian failed", m->name);
     goto done;
@@ -138,37 +236,133 @@ int nestcl_pm_fit_model(const nestcl_pm_model *m, const double *x, const double 
     for (size_t j = 1; j < P; ++j) {
       worst = fabs(gsl_matrix_get(v, j, P - 1)) > fabs(gsl_matrix_get(v, worst, P - 1)) ? j : worst;
     }
+    last_singular = (int)worst;
     rc = nestcl_set_error(NESTCL_EINVAL, "perfmodel %s: a singular design: the points do not determine parameter %s "
                           "(vary the inputs it depends on)", m->name,
                           m->param_names ? m->param_names[worst] : "?");
     goto done;
   }
   gsl_multifit_nlinear_covar(J, 0.0, cov);
-  gsl_vector *f = gsl_multifit_nlinear_residual(w);
   double chisq;
   gsl_blas_ddot(f, f, &chisq);
   double dof = (double)(n - P);
   memset(out, 0, sizeof *out);
   for (size_t j = 0; j < P; ++j) {
-    out->p[j] = gsl_vector_get(gsl_multifit_nlinear_position(w), j);
+    out->p[j] = gsl_vector_get(p, j);
     out->se[j] = sqrt(gsl_matrix_get(cov, j, j) * chisq / dof);
   }
   out->rmse = sqrt(chisq / (double)n);
   out->iterations = (int)done_iters;
   out->r2 = nestcl_pm_r2(m, out->p, x, y, n);
 done:
-  gsl_multifit_nlinear_free(w);
+  if (w) gsl_multifit_nlinear_free(w);
+  if (lw) gsl_multifit_linear_free(lw);
   gsl_vector_free(p);
+  gsl_vector_free(res);
+  gsl_vector_free(dp);
   gsl_matrix_free(cov);
   gsl_matrix_free(jt);
+  gsl_matrix_free(Jl);
   gsl_vector_free(sv);
   gsl_vector_free(work);
   gsl_matrix_free(v);
   return rc;
 }
 
+/* A model with some parameters held at 0: the free ones mapped into the full vector. */
+typedef struct held_ctx {
+  const nestcl_pm_model *m;
+  int free_idx[NESTCL_PM_MAX_PARAMS];
+  int n_free;
+} held_ctx;
+
+static double held_f(const double *q, const double *x, void *ctx)
+{
+  const held_ctx *h = ctx;
+  double p[NESTCL_PM_MAX_PARAMS] = {0};
+  for (int i = 0; i < h->n_free; ++i) {
+    p[h->free_idx[i]] = q[i];
+  }
+  return h->m->f(p, x, h->m->ctx);
+}
+
+int nestcl_pm_fit_model(const nestcl_pm_model *m, const double *x, const double *y, size_t n, const double *p0,
+                        int max_iter, nestcl_pm_fit *out)
+{
+  last_singular = -1;
+  if (!m || !m->nonneg) {
+    return fit_core(m, x, y, n, p0, max_iter, out);
+  }
+  int rc = check_args(m, x, y, n, p0);
+  if (rc) {
+    return rc;
+  }
+  int zero[NESTCL_PM_MAX_PARAMS] = {0};
+  const int P = m->n_params;
+  for (;;) {
+    held_ctx h = {m, {0}, 0};
+    const char *names[NESTCL_PM_MAX_PARAMS];
+    double q0[NESTCL_PM_MAX_PARAMS];
+    for (int j = 0; j < P; ++j) {
+      if (!zero[j]) {
+        names[h.n_free] = m->param_names ? m->param_names[j] : "?";
+        q0[h.n_free] = p0[j] > 0.0 ? p0[j] : 1e-9;
+        h.free_idx[h.n_free++] = j;
+      }
+    }
+    if (h.n_free == 0) {
+      return nestcl_set_error(NESTCL_EINVAL, "perfmodel %s: every parameter went negative; the data do not fit this "
+                              "model", m->name);
+    }
+    nestcl_pm_model r = {m->name, h.n_free, names, m->n_inputs, held_f, &h, 0, m->linear};
+    nestcl_pm_fit fr;
+    rc = fit_core(&r, x, y, n, q0, max_iter, &fr);
+    if (rc) {
+      if (last_singular >= 0) {
+        last_singular = h.free_idx[last_singular];
+      }
+      return rc;
+    }
+    /* The most negative, measured in standard errors. */
+    int worst = -1;
+    double wz = 0.0;
+    for (int i = 0; i < h.n_free; ++i) {
+      if (fr.p[i] < 0.0) {
+        double z = fr.se[i] > 0.0 ? fr.p[i] / fr.se[i] : -INFINITY;
+        if (worst < 0 || z < wz) {
+          worst = i;
+          wz = z;
+        }
+      }
+    }
+    if (worst >= 0) {
+      zero[h.free_idx[worst]] = 1;
+      continue;
+    }
+    memset(out, 0, sizeof *out);
+    for (int i = 0; i < h.n_free; ++i) {
+      out->p[h.free_idx[i]] = fr.p[i];
+      out->se[h.free_idx[i]] = fr.se[i];
+    }
+    for (int j = 0; j < P; ++j) {
+      out->at_zero[j] = zero[j];
+    }
+    out->rmse = fr.rmse;
+    out->iterations = fr.iterations;
+    out->r2 = nestcl_pm_r2(m, out->p, x, y, n);
+    return 0;
+  }
+}
+
 int nestcl_pm_cross_validate(const nestcl_pm_model *m, const double *x, const double *y, size_t n, int folds,
                              const double *p0, int max_iter, double *r2)
+{
+  return nestcl_pm_cross_validate_groups(m, x, y, n, NULL, NULL, folds, p0, max_iter, r2, NULL);
+}
+
+int nestcl_pm_cross_validate_groups(const nestcl_pm_model *m, const double *x, const double *y, size_t n,
+                                    const int *group, const int *scored, int folds, const double *p0, int max_iter,
+                                    double *r2, double *held_out)
 {
   int rc = check_args(m, x, y, n, p0);
   if (rc) {
@@ -186,31 +380,49 @@ int nestcl_pm_cross_validate(const nestcl_pm_model *m, const double *x, const do
     free(pred);
     return nestcl_set_error(NESTCL_ENOMEM, "perfmodel: out of memory");
   }
+#define FOLD(k) ((int)((size_t)(group ? (size_t)group[k] : (k)) % (size_t)folds))
   for (int f = 0; f < folds && !rc; ++f) {
-    size_t nt = 0;
+    size_t nt = 0, nh = 0;
     for (size_t k = 0; k < n; ++k) {
-      if ((int)(k % (size_t)folds) != f) {
+      if (FOLD(k) != f) {
         memcpy(tx + nt * I, x + k * I, I * sizeof *tx);
         ty[nt++] = y[k];
+      } else {
+        nh++;
       }
+    }
+    if (nh == 0) {
+      continue;
     }
     nestcl_pm_fit fit;
     rc = nestcl_pm_fit_model(m, tx, ty, nt, p0, max_iter, &fit);
-    for (size_t k = (size_t)f; !rc && k < n; k += (size_t)folds) {
-      pred[k] = m->f(fit.p, x + k * I, m->ctx);
+    for (size_t k = 0; !rc && k < n; ++k) {
+      if (FOLD(k) == f) {
+        pred[k] = m->f(fit.p, x + k * I, m->ctx);
+      }
     }
   }
+#undef FOLD
   if (!rc) {
     double mean = 0.0, ss_tot = 0.0, ss_res = 0.0;
+    size_t ns = 0;
     for (size_t k = 0; k < n; ++k) {
-      mean += y[k];
+      if (!scored || scored[k]) {
+        mean += y[k];
+        ns++;
+      }
     }
-    mean /= (double)n;
+    mean /= (double)(ns ? ns : 1);
     for (size_t k = 0; k < n; ++k) {
-      ss_res += (pred[k] - y[k]) * (pred[k] - y[k]);
-      ss_tot += (y[k] - mean) * (y[k] - mean);
+      if (!scored || scored[k]) {
+        ss_res += (pred[k] - y[k]) * (pred[k] - y[k]);
+        ss_tot += (y[k] - mean) * (y[k] - mean);
+      }
     }
     *r2 = ss_tot > 0.0 ? 1.0 - ss_res / ss_tot : -INFINITY;
+    if (held_out) {
+      memcpy(held_out, pred, n * sizeof *pred);
+    }
   }
   free(tx);
   free(ty);

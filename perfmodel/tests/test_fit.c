@@ -27,6 +27,12 @@ static double model(const double *p, const double *x, void *ctx)
   return p[0] + p[1] * x[0] / (x[1] + p[2]) + p[3] * pow(x[2], p[4]);
 }
 
+static double linear(const double *p, const double *x, void *ctx)
+{
+  (void)ctx;
+  return p[0] * x[0] + p[1] * x[1] + p[2];
+}
+
 static uint64_t state = 88172645463325252ull;
 static double uniform(void)
 {
@@ -64,7 +70,7 @@ static void expect_error(int rc, const char *needle, const char *what)
 int main(void)
 {
   static const char *names[NP] = {"t0", "a", "b", "c", "e"};
-  const nestcl_pm_model m = {"synthetic", NP, names, NI, model, NULL};
+  const nestcl_pm_model m = {"synthetic", NP, names, NI, model, NULL, 0, 0};
   const double truth[NP] = {0.5, 3.0, 0.7, 2.0, 1.3};
   const double start[NP] = {1.0, 1.0, 1.0, 1.0, 1.0};
   double x[N * NI], y[N], y0[N];
@@ -117,5 +123,31 @@ int main(void)
   ynan[7] = NAN;
   expect_error(nestcl_pm_fit_model(&m, x, ynan, N, start, 0, &fit), "not finite", "non-finite data");
   expect_error(nestcl_pm_cross_validate(&m, x, y, N, 1, start, 0, &r2), "folds", "one fold");
+
+  /*
+   * Costs: y = a x0 + b x1 + c with c truly 0 and noise that drives an
+   * unconstrained fit below 0; the nonneg model holds it at 0 (at_zero) and
+   * refits a and b. Cross-validation by groups holds pairs of points out
+   * together and scores only the marked ones.
+   */
+  static const char *lin_names[3] = {"a", "b", "c"};
+  const nestcl_pm_model lin = {"costs", 3, lin_names, NI, linear, NULL, 1, 1};
+  double yl[N];
+  int grp[N], scored[N];
+  for (int k = 0; k < N; ++k) {
+    yl[k] = 2.0 * x[k * NI] + 0.5 * x[k * NI + 1] - 0.3 + 0.05 * gauss();
+    grp[k] = k / 2;
+    scored[k] = k % 3 != 0;
+  }
+  const double lstart[3] = {1.0, 1.0, 1.0};
+  rc = nestcl_pm_fit_model(&lin, x, yl, N, lstart, 0, &fit);
+  EXPECT(rc == 0 && fit.at_zero[2] && fit.p[2] == 0.0 && fit.p[0] > 1.9 && fit.p[0] < 2.1,
+         "nonneg: rc %d, a %g b %g c %g (at zero %d)", rc, fit.p[0], fit.p[1], fit.p[2], fit.at_zero[2]);
+  double held[N];
+  rc = nestcl_pm_cross_validate_groups(&lin, x, yl, N, grp, scored, 4, lstart, 0, &r2, held);
+  EXPECT(rc == 0 && r2 > 0.9 && isfinite(held[0]) && isfinite(held[N - 1]), "grouped cross-validation: rc %d R^2 %g",
+         rc, r2);
+  printf("nonneg fit: a %.4f b %.4f c %.4f (held at 0: %d); grouped held-out R^2 %.4f\n", fit.p[0], fit.p[1],
+         fit.p[2], fit.at_zero[2], r2);
   return fails ? 1 : 0;
 }

@@ -31,6 +31,18 @@ typedef struct nestcl_pm_model {
   int n_inputs;                   /* values per point */
   nestcl_pm_fn f;
   void *ctx;
+  /*
+   * Every parameter is a cost (>= 0): a parameter that a fit drives negative
+   * is fixed at 0 and the others refitted, one at a time, the most negative
+   * first (an active-set method); nestcl_pm_fit.at_zero marks them.
+   */
+  int nonneg;
+  /*
+   * f is linear in the parameters: solved directly by least squares (SVD of
+   * the Jacobian) instead of the trust-region iterations; the same rank
+   * test, standard errors and errors.
+   */
+  int linear;
 } nestcl_pm_model;
 
 typedef struct nestcl_pm_fit {
@@ -39,6 +51,7 @@ typedef struct nestcl_pm_fit {
   double r2;                       /* on the points fitted (for information; report nestcl_pm_cross_validate's) */
   double rmse;
   int iterations;
+  int at_zero[NESTCL_PM_MAX_PARAMS]; /* nonneg models: fixed at 0 because the fit went negative */
 } nestcl_pm_fit;
 
 /*
@@ -52,6 +65,12 @@ typedef struct nestcl_pm_fit {
 int nestcl_pm_fit_model(const nestcl_pm_model *m, const double *x, const double *y, size_t n, const double *p0,
                         int max_iter, nestcl_pm_fit *out);
 
+/*
+ * After a fit (or a cross-validation) failed with a singular design: the
+ * index of the parameter it left undetermined; -1 after any other outcome.
+ */
+int nestcl_pm_singular_param(void);
+
 /* 1 - SS_res / SS_tot of parameters p over the points. */
 double nestcl_pm_r2(const nestcl_pm_model *m, const double *p, const double *x, const double *y, size_t n);
 
@@ -62,6 +81,17 @@ double nestcl_pm_r2(const nestcl_pm_model *m, const double *p, const double *x, 
  */
 int nestcl_pm_cross_validate(const nestcl_pm_model *m, const double *x, const double *y, size_t n, int folds,
                              const double *p0, int max_iter, double *r2);
+
+/*
+ * The same with the fold unit and the score chosen: points with equal group
+ * (e.g. the rows of one measured run) are always held out together, in fold
+ * group % folds (NULL: each point its own); only points with scored[k] != 0
+ * count in *r2 (NULL: all). held_out (NULL or n values) receives every
+ * point's held-out prediction.
+ */
+int nestcl_pm_cross_validate_groups(const nestcl_pm_model *m, const double *x, const double *y, size_t n,
+                                    const int *group, const int *scored, int folds, const double *p0, int max_iter,
+                                    double *r2, double *held_out);
 
 #ifdef __cplusplus
 }

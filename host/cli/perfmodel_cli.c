@@ -1,0 +1,41 @@
+/*
+ * `nestcl perfmodel sweep|fit|predict|tune|plot`: the performance model's
+ * command line (perfmodel/README.md). This file dispatches; sweep.c runs the
+ * designed configurations, pm_commands.c fits, predicts, tunes and plots.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+#include "perfmodel_cli.h"
+
+static void usage(FILE *f)
+{
+  fprintf(f, "usage: nestcl perfmodel <command> [flags]\n"
+             "\n"
+             "  sweep     run a designed set of short configurations, one JSON line each\n"
+             "  fit       fit the CPU, GPU and co-execution models to sweep lines; store the profile\n"
+             "  predict   the time of one configuration, phase by phase\n"
+             "  tune      the best (threads, streams, alpha) for a network size on this hardware\n"
+             "  plot      gnuplot PNGs: measured against predicted, time against alpha, phases\n"
+             "\n"
+             "`nestcl perfmodel <command> --help` lists a command's flags.\n");
+}
+
+int cli_perfmodel(int argc, char **argv)
+{
+  if (argc < 2) {
+    usage(stderr);
+    return CLI_USAGE;
+  }
+  const char *c = argv[1];
+  if (strcmp(c, "--help") == 0 || strcmp(c, "-h") == 0) {
+    usage(stdout);
+    return CLI_OK;
+  }
+  if (strcmp(c, "sweep") == 0) return pm_sweep(argc - 1, argv + 1);
+  int rc = pm_command(c, argc - 1, argv + 1);
+  if (rc >= 0) return rc;
+  fprintf(stderr, "error: perfmodel: unknown command '%s' (sweep, fit, predict, tune, plot)\n", c);
+  return CLI_USAGE;
+}

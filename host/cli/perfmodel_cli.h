@@ -1,0 +1,52 @@
+/* `nestcl perfmodel ...`: the subcommands (perfmodel_cli.c dispatches). */
+#ifndef NESTCL_PERFMODEL_CLI_H
+#define NESTCL_PERFMODEL_CLI_H
+int pm_parse_list(const char *flag, const char *v, double lo, double hi, double *out, int *n);
+int pm_sweep(int argc, char **argv);
+void pm_sweep_help(void);
+int cli_perfmodel(int argc, char **argv);
+/* fit, predict, tune, plot; -1 for another name. */
+int pm_command(const char *name, int argc, char **argv);
+
+#include <stddef.h>
+
+#include "nestcl/device.h"
+#include "nestcl/pm_model.h"
+
+/* Fits the runs of sweep files (repeats merged into medians) into a profile; messages on stderr. */
+int pm_fit_files(char **files, int n_files, int folds, nestcl_pm_profile *prof);
+
+enum { PM_PROFILE_OK, PM_PROFILE_MISSING, PM_PROFILE_CORRUPT, PM_PROFILE_NO_CACHE, PM_PROFILE_ERROR };
+/*
+ * The profile of the device a run selects (device_spec as `--device`):
+ * profile_file when given (it must name a device of this machine, the one
+ * selected; PM_PROFILE_ERROR after an error line otherwise), else the cache's.
+ * MISSING, CORRUPT (also stale: another core count; the reason in
+ * nestcl_last_error()) and NO_CACHE leave the choice to the caller.
+ */
+int pm_resolve_profile(const char *device_spec, const char *profile_file, nestcl_pm_profile *p, char *path,
+                       size_t cap, nestcl_device_info *dev);
+/* The model's configuration of hpc_benchmark at a scale (the rate from the profile's table). */
+void pm_hpc_config(const nestcl_pm_profile *p, double scale, int stdp, int ranks, nestcl_pm_config *c);
+
+typedef struct pm_auto_request {
+  double scale;
+  int stdp;
+  int threads, streams;   /* -1: auto */
+  int ranks, mpi;
+  const char *device;     /* spec, as --device */
+  const char *profile;    /* --profile FILE, or NULL: the cache's */
+  double budget;          /* seconds the calibration may take */
+} pm_auto_request;
+
+typedef struct pm_auto_result {
+  int threads, streams;
+  double alpha;
+  double predicted;       /* wall seconds per simulated second (NAN: no model used) */
+  char source[64];        /* "profile", "profile (calibrated now)", "single kind of VP" */
+  char profile_path[4096];
+} pm_auto_result;
+
+/* The split for a run: alpha (and threads/streams given as -1) from the profile, calibrating when needed. */
+int pm_auto_split(const pm_auto_request *rq, pm_auto_result *res);
+#endif

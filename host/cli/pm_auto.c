@@ -1,0 +1,232 @@
+/*
+ * The profile behind `--gpu-fraction auto` and `--threads auto --streams
+ * auto` (perfmodel/README.md): the cache's profile of the device and driver
+ * the run will use, checked against this machine; when there is none, or it
+ * is corrupt or stale (another core count, another schema), a bounded
+ * calibration (a small sweep, in child processes, then the fit) builds it
+ * first and says so on stderr. Under MPI, or with the cache off, there is no
+ * way to calibrate: that is an error, never a silent fallback.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "nestcl/device.h"
+#include "nestcl/pm_model.h"
+#include "perfmodel_cli.h"
+
+int pm_resolve_profile(const char *device_spec, const char *profile_file, nestcl_pm_profile *p, char *path,
+                       size_t cap, nestcl_device_info *dev)
+{
+  int rc = nestcl_select_device(device_spec, dev);
+  if (rc) {
+    fprintf(stderr, "error: %s\n", nestcl_last_error());
+    return PM_PROFILE_ERROR;
+  }
+  if (profile_file) {
+    snprintf(path, cap, "%s", profile_file);
+    rc = nestcl_pm_profile_load(profile_file, NULL, NULL, p);
+    if (rc) {
+      fprintf(stderr, "error: %s\n", nestcl_last_error());
+      return PM_PROFILE_ERROR;
+    }
+    /* A profile given by hand must name a device this machine has. */
+    nestcl_device_info *all = NULL;
+    int n = 0, found = 0;
+    if (nestcl_list_devices(&all, &n) == 0) {
+      for (int i = 0; i < n; ++i) {
+        found |= strcmp(all[i].device_name, p->device_name) == 0 && strcmp(all[i].driver_version, p->device_driver) == 0;
+      }
+    }
+    free(all);
+    if (!found) {
+      fprintf(stderr, "error: profile %s is of device '%s' (driver %s), which this machine does not have "
+                      "(nestcl-info lists the devices)\n", profile_file, p->device_name, p->device_driver);
+      return PM_PROFILE_ERROR;
+    }
+    if (strcmp(p->device_name, dev->device_name) != 0 || strcmp(p->device_driver, dev->driver_version) != 0) {
+      fprintf(stderr, "error: profile %s is of device '%s' (driver %s), but the run uses '%s' (driver %s)\n",
+              profile_file, p->device_name, p->device_driver, dev->device_name, dev->driver_version);
+      return PM_PROFILE_ERROR;
+    }
+    return PM_PROFILE_OK;
+  }
+  if (nestcl_pm_profile_path("hpc_benchmark", dev->device_name, dev->driver_version, path, cap) != 0) {
+    return PM_PROFILE_NO_CACHE;
+  }
+  if (access(path, F_OK) != 0) {
+    return PM_PROFILE_MISSING;
+  }
+  rc = nestcl_pm_profile_load(path, dev->device_name, dev->driver_version, p);
+  if (rc) {
+    return PM_PROFILE_CORRUPT;
+  }
+  long cores = sysconf(_SC_NPROCESSORS_ONLN);
+  if (cores > 0 && p->cores != cores) {
+    nestcl_set_error(NESTCL_EINVAL, "profile %s is stale: it was fitted on %d cores, this host has %ld", path, p->cores,
+                     cores);
+    return PM_PROFILE_CORRUPT;
+  }
+  return PM_PROFILE_OK;
+}
+
+void pm_hpc_config(const nestcl_pm_profile *p, double scale, int stdp, int ranks, nestcl_pm_config *c)
+{
+  memset(c, 0, sizeof *c);
+  /* hpc_benchmark: NE = 9000 S and NI = 2250 S (truncated as the benchmark does), K = 11250, dt 0.1 ms, delay 1.5 ms. */
+  c->N = floor(9000.0 * scale) + floor(2250.0 * scale);
+  c->K = 11250.0;
+  c->M = ranks;
+  c->S = 1000.0 / 1.5;
+  c->P = p->cores;
+  c->phi = stdp ? (9000.0 * 9000.0) / (11250.0 * 11250.0) : 0.0;
+  const nestcl_pm_rate_table *t = stdp ? &p->rate_stdp : &p->rate_static;
+  if (t->n == 0) {
+    t = stdp ? &p->rate_static : &p->rate_stdp;
+  }
+  c->F = nestcl_pm_rate(t, c->N);
+}
+
+/* Builds the profile with a bounded sweep around the run's configuration. */
+static int calibrate(const char *device_spec, const nestcl_device_info *dev, const char *path, double scale, int stdp,
+                     int threads, int streams, double budget, nestcl_pm_profile *p)
+{
+  char out[4200], th[64], st[64], bud[32], sc[96];
+  /*
+   * Three sizes up to the run's own, at most scale 0.2 (bounded time), at
+   * least up to 0.1: smaller networks are all overhead and noise, and tell
+   * nothing about the costs per neuron and per synaptic event.
+   */
+  double s_hi = scale < 0.2 ? scale : 0.2;
+  s_hi = s_hi > 0.1 ? s_hi : 0.1;
+  snprintf(sc, sizeof sc, "%.6g,%.6g,%.6g", s_hi / 4.0, s_hi / 2.0, s_hi);
+  snprintf(out, sizeof out, "%s.sweep.%ld.jsonl", path, (long)getpid());
+  /* Thread and stream counts 1 and 2 always (the model's terms per VP need two of each), and the run's own. */
+  long cores = sysconf(_SC_NPROCESSORS_ONLN);
+  int t_hi = threads > 0 ? threads : (int)(cores > 1 ? cores : 2), g_hi = streams > 0 ? streams : 3;
+  snprintf(th, sizeof th, t_hi > 2 ? "1,2,%d" : "1,2", t_hi);
+  snprintf(st, sizeof st, g_hi > 2 ? "1,2,%d" : "1,2", g_hi);
+  snprintf(bud, sizeof bud, "%g", budget);
+  char *argv[32];
+  int k = 0;
+  argv[k++] = "sweep";
+  argv[k++] = "--out"; argv[k++] = out;
+  argv[k++] = "--scales"; argv[k++] = sc;
+  argv[k++] = "--threads"; argv[k++] = th;
+  argv[k++] = "--streams"; argv[k++] = st;
+  argv[k++] = "--alphas"; argv[k++] = "0.25,0.5,0.75";
+  argv[k++] = "--synapses"; argv[k++] = stdp ? "stdp" : "static";
+  argv[k++] = "--simtime"; argv[k++] = "50";
+  argv[k++] = "--presim"; argv[k++] = "10";
+  argv[k++] = "--budget"; argv[k++] = bud;
+  argv[k++] = "--quiet";
+  if (device_spec) {
+    argv[k++] = "--device";
+    argv[k++] = (char *)device_spec;
+  }
+  argv[k] = NULL;
+  fprintf(stderr, "nestcl: no usable performance profile of '%s' (driver %s): calibrating with short runs "
+                  "(at most %g s), stored in %s\n", dev->device_name, dev->driver_version, budget, path);
+  int code = pm_sweep(k, argv);
+  if (code != CLI_OK) {
+    remove(out);
+    fprintf(stderr, "error: --gpu-fraction auto: the calibration failed (above); give --gpu-fraction A instead\n");
+    return CLI_RUNTIME;
+  }
+  char *files[1] = {out};
+  code = pm_fit_files(files, 1, 5, p);
+  remove(out);
+  if (code != CLI_OK) {
+    fprintf(stderr, "error: --gpu-fraction auto: the calibration's runs could not be fitted (above); give "
+                    "--gpu-fraction A, or sweep more with `nestcl perfmodel sweep`\n");
+    return code;
+  }
+  if (nestcl_pm_profile_save(p, path) != 0) {
+    fprintf(stderr, "error: %s\n", nestcl_last_error());
+    return CLI_RUNTIME;
+  }
+  fprintf(stderr, "nestcl: calibrated: R^2 on held-out runs %.3f (CPU), %.3f (GPU), %.3f (co-execution)\n",
+          p->cpu.r2_cv, p->gpu.r2_cv, p->co.r2_cv);
+  return CLI_OK;
+}
+
+int pm_auto_split(const pm_auto_request *rq, pm_auto_result *res)
+{
+  memset(res, 0, sizeof *res);
+  int threads = rq->threads, streams = rq->streams;
+  /* Nothing to choose. */
+  if (threads >= 0 && streams >= 0 && (threads == 0 || streams == 0)) {
+    res->threads = threads;
+    res->streams = streams;
+    res->alpha = threads == 0 ? 1.0 : 0.0;
+    snprintf(res->source, sizeof res->source, "%s", "single kind of VP");
+    res->predicted = NAN;
+    return CLI_OK;
+  }
+  nestcl_pm_profile p;
+  nestcl_device_info dev;
+  int st = pm_resolve_profile(rq->device, rq->profile, &p, res->profile_path, sizeof res->profile_path, &dev);
+  if (st == PM_PROFILE_ERROR) {
+    return CLI_USAGE;
+  }
+  int calibrated = 0;
+  if (st != PM_PROFILE_OK) {
+    if (st == PM_PROFILE_CORRUPT) {
+      fprintf(stderr, "nestcl: %s; rebuilding it\n", nestcl_last_error());
+    }
+    if (st == PM_PROFILE_NO_CACHE || rq->mpi) {
+      fprintf(stderr, "error: --gpu-fraction auto: no usable performance profile of '%s' (driver %s) and no way to "
+                      "calibrate here (%s): run `nestcl perfmodel sweep` and `nestcl perfmodel fit` first, or give "
+                      "--gpu-fraction A\n",
+              dev.device_name, dev.driver_version,
+              st == PM_PROFILE_NO_CACHE ? "the cache folder is off or cannot be created" : "under MPI");
+      return CLI_USAGE;
+    }
+    int code = calibrate(rq->device, &dev, res->profile_path, rq->scale, rq->stdp, threads, streams, rq->budget, &p);
+    if (code != CLI_OK) {
+      return code;
+    }
+    calibrated = 1;
+  }
+  nestcl_pm_config c;
+  pm_hpc_config(&p, rq->scale, rq->stdp, rq->ranks, &c);
+  if (!isfinite(c.F)) {
+    fprintf(stderr, "error: --gpu-fraction auto: the profile %s has no measured rates\n", res->profile_path);
+    return CLI_USAGE;
+  }
+  if (threads < 0 || streams < 0) {
+    /* Every split the host allows: threads up to its cores, streams up to 4 (or the counts given). */
+    int t_lo = threads < 0 ? 0 : threads, t_hi = threads < 0 ? p.cores : threads;
+    int g_lo = streams < 0 ? 0 : streams, g_hi = streams < 0 ? 4 : streams;
+    double best = INFINITY;
+    for (int t = t_lo; t <= t_hi; ++t) {
+      for (int g = g_lo; g <= g_hi; ++g) {
+        if (t + g < 1) continue;
+        nestcl_pm_config x = c;
+        x.TC = t;
+        x.TG = g;
+        double w;
+        double a = nestcl_pm_best_alpha(p.p, &x, &w);
+        if (w < best) {
+          best = w;
+          res->threads = t;
+          res->streams = g;
+          res->alpha = a;
+        }
+      }
+    }
+    res->predicted = best;
+  } else {
+    c.TC = threads;
+    c.TG = streams;
+    res->threads = threads;
+    res->streams = streams;
+    res->alpha = nestcl_pm_best_alpha(p.p, &c, &res->predicted);
+  }
+  snprintf(res->source, sizeof res->source, "%s", calibrated ? "profile (calibrated now)" : "profile");
+  return CLI_OK;
+}

@@ -1,0 +1,1113 @@
+/*
+ * `nestcl perfmodel fit|predict|tune|plot` (perfmodel/README.md): the sweep's
+ * JSON lines become observations of the model (nestcl/pm_model.h), fitted
+ * into a profile that is stored in the cache folder per device and driver;
+ * predict and tune read that profile back; plot draws with gnuplot (PNG files
+ * written under temporary names and renamed). Results are JSON on stdout or
+ * --out, tables for people on stderr.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "json.h"
+#include "nestcl/device.h"
+#include "nestcl/pm_json.h"
+#include "nestcl/pm_model.h"
+#include "perfmodel_cli.h"
+
+/* ---- sweep lines -------------------------------------------------------- */
+
+typedef struct run_rec {
+  nestcl_pm_config c;
+  int stdp;
+  double scale;
+  double t, cu, cd, gu, gd, exch, wait; /* measured, per simulated second (NAN: none) */
+  int repeats;                          /* runs of this configuration, merged into medians */
+} run_rec;
+
+typedef struct sweep_data {
+  run_rec *runs;
+  size_t n, cap;
+  char device_name[256], device_driver[128], benchmark[64];
+  int cores;
+} sweep_data;
+
+static double num_or_nan(const pmj *v, const char *path)
+{
+  const pmj *x = pmj_path(v, path);
+  return x && x->type == PMJ_NUMBER ? x->num : NAN;
+}
+
+static void merge_repeats(sweep_data *d);
+
+/* Reads the JSON lines of one or more sweep files; every line must be of one device, driver and benchmark. */
+static int read_sweeps(char **files, int n_files, sweep_data *d)
+{
+  memset(d, 0, sizeof *d);
+  for (int fi = 0; fi < n_files; ++fi) {
+    FILE *f = fopen(files[fi], "r");
+    if (!f) {
+      fprintf(stderr, "error: cannot open %s: %s\n", files[fi], strerror(errno));
+      return CLI_USAGE;
+    }
+    char *line = NULL;
+    size_t cap = 0;
+    ssize_t len;
+    long lineno = 0;
+    int code = CLI_OK;
+    while ((len = getline(&line, &cap, f)) >= 0) {
+      lineno++;
+      if (len == 0 || (len == 1 && line[0] == '\n')) continue;
+      char err[256];
+      pmj *v = pmj_parse(line, (size_t)len, err, sizeof err);
+      if (!v) {
+        fprintf(stderr, "error: %s:%ld: not a sweep line: %s\n", files[fi], lineno, err);
+        code = CLI_USAGE;
+        break;
+      }
+      const char *schema = pmj_string(v, "schema"), *dn = pmj_string(v, "device_name"),
+                 *dd = pmj_string(v, "device_driver"), *bm = pmj_string(v, "benchmark"), *syn = pmj_string(v, "synapse");
+      int ok = 1;
+      run_rec r;
+      memset(&r, 0, sizeof r);
+      r.c.N = pmj_number(v, "inputs.N", &ok);
+      r.c.K = pmj_number(v, "inputs.K", &ok);
+      r.c.F = pmj_number(v, "inputs.F", &ok);
+      r.c.M = pmj_number(v, "inputs.M", &ok);
+      r.c.TC = pmj_number(v, "inputs.TC", &ok);
+      r.c.TG = pmj_number(v, "inputs.TG", &ok);
+      r.c.alpha = pmj_number(v, "inputs.alpha", &ok);
+      r.c.phi = pmj_number(v, "inputs.phi", &ok);
+      r.c.S = pmj_number(v, "inputs.super_steps_per_s", &ok);
+      r.c.P = pmj_number(v, "cores", &ok);
+      r.scale = pmj_number(v, "scale", &ok);
+      r.t = pmj_number(v, "measured.t", &ok);
+      r.cu = num_or_nan(v, "measured.cpu_update");
+      r.cd = num_or_nan(v, "measured.cpu_deliver");
+      r.gu = num_or_nan(v, "measured.gpu_update");
+      r.gd = num_or_nan(v, "measured.gpu_deliver");
+      r.exch = num_or_nan(v, "measured.exchange");
+      r.wait = num_or_nan(v, "measured.wait");
+      r.stdp = syn && strcmp(syn, "stdp") == 0;
+      if (!schema || strcmp(schema, "nestcl-sweep/1") != 0 || !dn || !dd || !bm || !syn || !ok ||
+          !(r.t > 0) || !(r.c.N > 0) || r.c.TC < 0 || r.c.TG < 0 || r.c.TC + r.c.TG < 1 || !(r.c.P >= 1) ||
+          !(r.c.alpha >= 0 && r.c.alpha <= 1) || !(r.c.M >= 1)) {
+        fprintf(stderr, "error: %s:%ld: not a nestcl-sweep/1 line with valid inputs and a measured time\n", files[fi], lineno);
+        pmj_free(v);
+        code = CLI_USAGE;
+        break;
+      }
+      if (d->n == 0) {
+        snprintf(d->device_name, sizeof d->device_name, "%s", dn);
+        snprintf(d->device_driver, sizeof d->device_driver, "%s", dd);
+        snprintf(d->benchmark, sizeof d->benchmark, "%s", bm);
+        d->cores = (int)r.c.P;
+      } else if (strcmp(d->device_name, dn) != 0 || strcmp(d->device_driver, dd) != 0 || strcmp(d->benchmark, bm) != 0 ||
+                 d->cores != (int)r.c.P) {
+        fprintf(stderr, "error: %s:%ld: a run of %s on '%s' (%s, %d cores) among runs of %s on '%s' (%s, %d cores): "
+                        "a profile describes one device on one host\n",
+                files[fi], lineno, bm, dn, dd, (int)r.c.P, d->benchmark, d->device_name, d->device_driver, d->cores);
+        pmj_free(v);
+        code = CLI_USAGE;
+        break;
+      }
+      pmj_free(v);
+      if (d->n == d->cap) {
+        size_t nc = d->cap ? 2 * d->cap : 64;
+        run_rec *t = realloc(d->runs, nc * sizeof *t);
+        if (!t) {
+          fprintf(stderr, "error: out of host memory\n");
+          code = CLI_RUNTIME;
+          break;
+        }
+        d->runs = t;
+        d->cap = nc;
+      }
+      d->runs[d->n++] = r;
+    }
+    free(line);
+    fclose(f);
+    if (code) {
+      free(d->runs);
+      d->runs = NULL;
+      return code;
+    }
+  }
+  if (d->n == 0) {
+    fprintf(stderr, "error: the sweep files hold no runs\n");
+    return CLI_USAGE;
+  }
+  merge_repeats(d);
+  return CLI_OK;
+}
+
+static double median(double *v, size_t n)
+{
+  size_t m = 0;
+  for (size_t i = 0; i < n; ++i) {
+    if (isfinite(v[i])) v[m++] = v[i];
+  }
+  if (m == 0) return NAN;
+  for (size_t i = 1; i < m; ++i) {
+    for (size_t k = i; k > 0 && v[k - 1] > v[k]; --k) {
+      double t = v[k]; v[k] = v[k - 1]; v[k - 1] = t;
+    }
+  }
+  return m % 2 ? v[m / 2] : 0.5 * (v[m / 2 - 1] + v[m / 2]);
+}
+
+static int same_config(const run_rec *a, const run_rec *b)
+{
+  return a->scale == b->scale && a->stdp == b->stdp && a->c.TC == b->c.TC && a->c.TG == b->c.TG && a->c.M == b->c.M &&
+         fabs(a->c.alpha - b->c.alpha) < 1e-9 && a->c.N == b->c.N;
+}
+
+/*
+ * Repeats of one configuration become one run of medians (time, phases,
+ * rate): the machines are noisy, and a median is what a user's choice should
+ * rest on. The merged runs keep the order of their first occurrence.
+ */
+static void merge_repeats(sweep_data *d)
+{
+  double *buf = malloc((d->n ? d->n : 1) * 8 * sizeof *buf);
+  char *used = calloc(d->n ? d->n : 1, 1);
+  if (!buf || !used) {
+    free(buf);
+    free(used);
+    return;
+  }
+  size_t out = 0;
+  for (size_t i = 0; i < d->n; ++i) {
+    if (used[i]) continue;
+    size_t m = 0;
+    double *v[8];
+    for (int k = 0; k < 8; ++k) v[k] = buf + (size_t)k * d->n;
+    for (size_t j = i; j < d->n; ++j) {
+      if (used[j] || !same_config(&d->runs[i], &d->runs[j])) continue;
+      used[j] = 1;
+      const run_rec *r = &d->runs[j];
+      v[0][m] = r->t; v[1][m] = r->cu; v[2][m] = r->cd; v[3][m] = r->gu;
+      v[4][m] = r->gd; v[5][m] = r->exch; v[6][m] = r->wait; v[7][m] = r->c.F;
+      m++;
+    }
+    run_rec r = d->runs[i];
+    r.t = median(v[0], m); r.cu = median(v[1], m); r.cd = median(v[2], m); r.gu = median(v[3], m);
+    r.gd = median(v[4], m); r.exch = median(v[5], m); r.wait = median(v[6], m); r.c.F = median(v[7], m);
+    r.repeats = (int)m;
+    d->runs[out++] = r;
+  }
+  d->n = out;
+  free(buf);
+  free(used);
+}
+
+static int is_cpu_only(const nestcl_pm_config *c) { return c->TG <= 0 || (c->TC > 0 && c->alpha <= 0); }
+static int is_gpu_only(const nestcl_pm_config *c) { return c->TC <= 0 || c->alpha >= 1; }
+
+/* Observations: the wall time of every run, and the phase times of single-kind runs. run_of_obs maps back. */
+static nestcl_pm_obs *make_obs(const sweep_data *d, size_t *n_obs, size_t **run_of_obs)
+{
+  nestcl_pm_obs *o = malloc(d->n * 3 * sizeof *o);
+  size_t *map = malloc(d->n * 3 * sizeof *map);
+  if (!o || !map) {
+    free(o);
+    free(map);
+    return NULL;
+  }
+  size_t n = 0;
+  for (size_t i = 0; i < d->n; ++i) {
+    const run_rec *r = &d->runs[i];
+    nestcl_pm_obs b = {r->c, NESTCL_PM_WALL, r->t, (int)i};
+    map[n] = i;
+    o[n++] = b;
+    if (is_cpu_only(&r->c) && isfinite(r->cu) && isfinite(r->cd)) {
+      b.out = NESTCL_PM_CPU_UPDATE; b.y = r->cu; map[n] = i; o[n++] = b;
+      b.out = NESTCL_PM_CPU_DELIVER; b.y = r->cd; map[n] = i; o[n++] = b;
+    } else if (is_gpu_only(&r->c) && isfinite(r->gu) && isfinite(r->gd)) {
+      b.out = NESTCL_PM_GPU_UPDATE; b.y = r->gu; map[n] = i; o[n++] = b;
+      b.out = NESTCL_PM_GPU_DELIVER; b.y = r->gd; map[n] = i; o[n++] = b;
+    }
+  }
+  *n_obs = n;
+  *run_of_obs = map;
+  return o;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+  double x = *(const double *)a, y = *(const double *)b;
+  return x < y ? -1 : x > y;
+}
+
+/* The rate against N per synapse mix: the median over the runs of each size. */
+static void rate_tables(const sweep_data *d, nestcl_pm_profile *p)
+{
+  for (int s = 0; s < 2; ++s) {
+    nestcl_pm_rate_table *t = s ? &p->rate_stdp : &p->rate_static;
+    t->n = 0;
+    double Ns[NESTCL_PM_RATE_POINTS];
+    int nN = 0;
+    for (size_t i = 0; i < d->n; ++i) {
+      if (d->runs[i].stdp != s) continue;
+      int seen = 0;
+      for (int k = 0; k < nN; ++k) seen |= Ns[k] == d->runs[i].c.N;
+      if (!seen && nN < NESTCL_PM_RATE_POINTS) Ns[nN++] = d->runs[i].c.N;
+    }
+    qsort(Ns, (size_t)nN, sizeof *Ns, cmp_double);
+    double *f = malloc((d->n ? d->n : 1) * sizeof *f);
+    if (!f) return;
+    for (int k = 0; k < nN; ++k) {
+      size_t m = 0;
+      for (size_t i = 0; i < d->n; ++i) {
+        if (d->runs[i].stdp == s && d->runs[i].c.N == Ns[k]) f[m++] = d->runs[i].c.F;
+      }
+      qsort(f, m, sizeof *f, cmp_double);
+      t->N[t->n] = Ns[k];
+      t->F[t->n++] = m % 2 ? f[m / 2] : 0.5 * (f[m / 2 - 1] + f[m / 2]);
+    }
+    free(f);
+  }
+}
+
+/* Fits a profile to the sweep; run_pred (NULL or d->n values) gets each run's held-out wall prediction. */
+static int fit_sweep(const sweep_data *d, int folds, nestcl_pm_profile *prof, double *run_pred)
+{
+  memset(prof, 0, sizeof *prof);
+  snprintf(prof->device_name, sizeof prof->device_name, "%s", d->device_name);
+  snprintf(prof->device_driver, sizeof prof->device_driver, "%s", d->device_driver);
+  snprintf(prof->benchmark, sizeof prof->benchmark, "%s", d->benchmark);
+  prof->cores = d->cores;
+  prof->created = (double)time(NULL);
+  rate_tables(d, prof);
+  size_t n_obs, *map = NULL;
+  nestcl_pm_obs *obs = make_obs(d, &n_obs, &map);
+  double *held = obs ? malloc(n_obs * sizeof *held) : NULL;
+  if (!obs || !held) {
+    free(obs);
+    free(map);
+    fprintf(stderr, "error: out of host memory\n");
+    return CLI_RUNTIME;
+  }
+  int rc = nestcl_pm_fit_profile(obs, n_obs, folds, prof, held);
+  if (!rc && run_pred) {
+    for (size_t i = 0; i < d->n; ++i) run_pred[i] = NAN;
+    for (size_t k = 0; k < n_obs; ++k) {
+      if (obs[k].out == NESTCL_PM_WALL) run_pred[map[k]] = held[k];
+    }
+  }
+  free(obs);
+  free(map);
+  free(held);
+  if (rc) {
+    fprintf(stderr, "error: %s\n", nestcl_last_error());
+    return rc == NESTCL_EINVAL ? CLI_USAGE : CLI_RUNTIME;
+  }
+  return CLI_OK;
+}
+
+static void print_table(const nestcl_pm_profile *p, FILE *f)
+{
+  fprintf(f, "perfmodel: %s on '%s' (driver %s), %d cores\n", p->benchmark, p->device_name, p->device_driver, p->cores);
+  fprintf(f, "  %-10s %14s %12s\n", "parameter", "value", "std. error");
+  for (int i = 0; i < NESTCL_PM_NP; ++i) {
+    if (p->fitted[i] == 2) {
+      fprintf(f, "  %-10s %14.6g %12s\n", nestcl_pm_param_names[i], p->p[i], "(held at 0)");
+    } else if (p->fitted[i]) {
+      fprintf(f, "  %-10s %14.6g %12.3g\n", nestcl_pm_param_names[i], p->p[i], p->se[i]);
+    } else {
+      fprintf(f, "  %-10s %14.6g %12s\n", nestcl_pm_param_names[i], p->p[i], "(not fitted)");
+    }
+  }
+  fprintf(f, "  R^2 of the wall time on held-out runs (k-fold over runs), beside the paper's (fitted runs):\n");
+  fprintf(f, "  %-13s %6s %6s %10s %10s %8s\n", "model", "runs", "folds", "held-out", "training", "paper");
+  const nestcl_pm_stage *s[3] = {&p->cpu, &p->gpu, &p->co};
+  const char *nm[3] = {"CPU", "GPU", "co-execution"};
+  const double paper[3] = {0.991, 0.846, 0.919};
+  for (int k = 0; k < 3; ++k) {
+    fprintf(f, "  %-13s %6d %6d %10.4f %10.4f %8.3f\n", nm[k], s[k]->runs, s[k]->folds, s[k]->r2_cv, s[k]->r2_train, paper[k]);
+  }
+}
+
+static void json_profile(json *j, const nestcl_pm_profile *p)
+{
+  json_begin_object(j);
+  json_key(j, "benchmark"); json_string(j, p->benchmark);
+  json_key(j, "device_name"); json_string(j, p->device_name);
+  json_key(j, "device_driver"); json_string(j, p->device_driver);
+  json_key(j, "cores"); json_integer(j, p->cores);
+  json_key(j, "parameters");
+  json_begin_object(j);
+  for (int i = 0; i < NESTCL_PM_NP; ++i) {
+    json_key(j, nestcl_pm_param_names[i]);
+    json_begin_object(j);
+    json_key(j, "value"); json_number(j, p->p[i]);
+    json_key(j, "se"); json_number(j, p->se[i]);
+    json_key(j, "fitted"); json_bool(j, p->fitted[i] != 0);
+    json_key(j, "held_at_zero"); json_bool(j, p->fitted[i] == 2);
+    json_end_object(j);
+  }
+  json_end_object(j);
+  json_key(j, "r2_held_out");
+  json_begin_object(j);
+  json_key(j, "cpu"); json_number(j, p->cpu.r2_cv);
+  json_key(j, "gpu"); json_number(j, p->gpu.r2_cv);
+  json_key(j, "co"); json_number(j, p->co.r2_cv);
+  json_end_object(j);
+  json_key(j, "runs");
+  json_begin_object(j);
+  json_key(j, "cpu"); json_integer(j, p->cpu.runs);
+  json_key(j, "gpu"); json_integer(j, p->gpu.runs);
+  json_key(j, "co"); json_integer(j, p->co.runs);
+  json_end_object(j);
+  json_key(j, "paper_r2");
+  json_begin_object(j);
+  json_key(j, "cpu"); json_number(j, 0.991);
+  json_key(j, "gpu"); json_number(j, 0.846);
+  json_key(j, "co"); json_number(j, 0.919);
+  json_end_object(j);
+  json_end_object(j);
+}
+
+/* Writes j to path (temporary name, then rename) or stdout. */
+static int emit(const json *j, const char *path)
+{
+  if (j->failed) {
+    fprintf(stderr, "error: out of host memory\n");
+    return CLI_RUNTIME;
+  }
+  if (!path) {
+    fwrite(j->buf, 1, j->len, stdout);
+    fputc('\n', stdout);
+    return fflush(stdout) == 0 ? CLI_OK : CLI_RUNTIME;
+  }
+  char tmp[4200];
+  snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
+  FILE *f = fopen(tmp, "w");
+  int ok = f && fwrite(j->buf, 1, j->len, f) == j->len && fputc('\n', f) != EOF;
+  if (f && fclose(f) != 0) ok = 0;
+  if (ok && rename(tmp, path) != 0) ok = 0;
+  if (!ok) {
+    fprintf(stderr, "error: cannot write %s: %s\n", path, strerror(errno));
+    remove(tmp);
+    return CLI_RUNTIME;
+  }
+  return CLI_OK;
+}
+
+/* ---- common flags ------------------------------------------------------- */
+
+typedef struct pm_flags {
+  char **files;
+  int n_files;
+  const char *out, *profile, *device, *out_dir;
+  int folds;
+  double scale, neurons, rate;
+  int threads, streams, ranks, max_threads, max_streams;
+  double alpha;
+  int stdp;
+  int top;
+  int help;
+} pm_flags;
+
+static int parse_num(const char *flag, const char *v, double lo, double hi, double *out)
+{
+  char *end;
+  errno = 0;
+  double d = v ? strtod(v, &end) : NAN;
+  if (!v || end == v || *end || errno || !isfinite(d) || d < lo || d > hi) {
+    fprintf(stderr, "error: %s needs a number in [%g, %g] (got '%s')\n", flag, lo, hi, v ? v : "");
+    return -1;
+  }
+  *out = d;
+  return 0;
+}
+
+static int parse_int(const char *flag, const char *v, int lo, int hi, int *out)
+{
+  double d;
+  if (parse_num(flag, v, lo, hi, &d)) return -1;
+  if (d != floor(d)) {
+    fprintf(stderr, "error: %s needs a whole number (got '%s')\n", flag, v);
+    return -1;
+  }
+  *out = (int)d;
+  return 0;
+}
+
+/* Flags shared by the commands; `allowed` lists the ones this command takes (space-separated). */
+static int parse_flags(int argc, char **argv, const char *allowed, pm_flags *f)
+{
+  memset(f, 0, sizeof *f);
+  f->folds = 5;
+  f->threads = -1;
+  f->streams = -1;
+  f->ranks = 1;
+  f->alpha = -1.0;
+  f->stdp = 1;
+  f->rate = -1.0;
+  f->max_threads = -1;
+  f->max_streams = -1;
+  f->top = 5;
+  f->files = malloc((size_t)(argc > 0 ? argc : 1) * sizeof *f->files);
+  if (!f->files) return -1;
+  for (int i = 1; i < argc; ++i) {
+    const char *a = argv[i];
+    if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+      f->help = 1;
+      return 0;
+    }
+    if (strncmp(a, "--", 2) != 0) {
+      if (!strstr(allowed, "FILES")) {
+        fprintf(stderr, "error: unexpected argument '%s'\n", a);
+        return -1;
+      }
+      f->files[f->n_files++] = argv[i];
+      continue;
+    }
+    char key[48];
+    snprintf(key, sizeof key, " %s ", a + 2);
+    char al[512];
+    snprintf(al, sizeof al, " %s ", allowed);
+    if (!strstr(al, key)) {
+      fprintf(stderr, "error: unknown flag '%s' (try --help)\n", a);
+      return -1;
+    }
+    const char *v = i + 1 < argc ? argv[++i] : NULL;
+    if (!v) {
+      fprintf(stderr, "error: %s needs a value\n", a);
+      return -1;
+    }
+    int rc = 0;
+    if (strcmp(a, "--out") == 0) f->out = v;
+    else if (strcmp(a, "--profile") == 0) f->profile = v;
+    else if (strcmp(a, "--device") == 0) f->device = v;
+    else if (strcmp(a, "--out-dir") == 0) f->out_dir = v;
+    else if (strcmp(a, "--sweep") == 0) f->files[f->n_files++] = (char *)v;
+    else if (strcmp(a, "--folds") == 0) rc = parse_int(a, v, 2, 1000, &f->folds);
+    else if (strcmp(a, "--scale") == 0) rc = parse_num(a, v, 1e-6, 1e6, &f->scale);
+    else if (strcmp(a, "--neurons") == 0) rc = parse_num(a, v, 1, 1e12, &f->neurons);
+    else if (strcmp(a, "--rate") == 0) rc = parse_num(a, v, 0, 1e4, &f->rate);
+    else if (strcmp(a, "--threads") == 0) rc = parse_int(a, v, 0, 256, &f->threads);
+    else if (strcmp(a, "--streams") == 0) rc = parse_int(a, v, 0, 64, &f->streams);
+    else if (strcmp(a, "--ranks") == 0) rc = parse_int(a, v, 1, 1 << 20, &f->ranks);
+    else if (strcmp(a, "--max-threads") == 0) rc = parse_int(a, v, 0, 256, &f->max_threads);
+    else if (strcmp(a, "--max-streams") == 0) rc = parse_int(a, v, 0, 64, &f->max_streams);
+    else if (strcmp(a, "--top") == 0) rc = parse_int(a, v, 1, 1000, &f->top);
+    else if (strcmp(a, "--gpu-fraction") == 0) rc = parse_num(a, v, 0, 1, &f->alpha);
+    else if (strcmp(a, "--synapse") == 0) {
+      if (strcmp(v, "stdp") == 0 || strcmp(v, "stdp_pl_synapse_hom") == 0) f->stdp = 1;
+      else if (strcmp(v, "static") == 0) f->stdp = 0;
+      else {
+        fprintf(stderr, "error: --synapse must be stdp or static (got '%s')\n", v);
+        rc = -1;
+      }
+    }
+    if (rc) return -1;
+  }
+  return 0;
+}
+
+/* The profile for predict and tune: --profile FILE, else the cache's for the device. */
+static int load_profile(const pm_flags *f, nestcl_pm_profile *p)
+{
+  char path[4096];
+  nestcl_device_info dev;
+  int st = pm_resolve_profile(f->device, f->profile, p, path, sizeof path, &dev);
+  switch (st) {
+  case PM_PROFILE_OK: return CLI_OK;
+  case PM_PROFILE_MISSING:
+    fprintf(stderr, "error: no performance profile of '%s' (driver %s) in %s: run `nestcl perfmodel sweep` and "
+                    "`nestcl perfmodel fit`, or `nestcl run hpc_benchmark --gpu-fraction auto` to calibrate\n",
+            dev.device_name, dev.driver_version, path);
+    return CLI_USAGE;
+  case PM_PROFILE_CORRUPT:
+  case PM_PROFILE_NO_CACHE:
+    fprintf(stderr, "error: %s\n", nestcl_last_error());
+    return CLI_USAGE;
+  default: return CLI_USAGE;
+  }
+}
+
+/* The configuration that --scale/--neurons, --rate and the rest describe for hpc_benchmark. */
+static int config_of(const pm_flags *f, const nestcl_pm_profile *p, nestcl_pm_config *c)
+{
+  if ((f->scale > 0) == (f->neurons > 0)) {
+    fprintf(stderr, "error: give the network size as --scale S or --neurons N (one of them)\n");
+    return -1;
+  }
+  pm_hpc_config(p, f->scale > 0 ? f->scale : 1.0, f->stdp, f->ranks, c);
+  if (f->neurons > 0) {
+    c->N = f->neurons;
+    c->F = nestcl_pm_rate(f->stdp ? &p->rate_stdp : &p->rate_static, c->N);
+  }
+  if (f->rate >= 0) {
+    c->F = f->rate;
+  } else if (!isfinite(c->F)) {
+    fprintf(stderr, "error: the profile has no rates for %s synapses: give --rate HZ\n", f->stdp ? "stdp" : "static");
+    return -1;
+  }
+  return 0;
+}
+
+static void json_prediction(json *j, const nestcl_pm_config *c, const nestcl_pm_prediction *o)
+{
+  json_begin_object(j);
+  json_key(j, "threads"); json_integer(j, (long long)c->TC);
+  json_key(j, "streams"); json_integer(j, (long long)c->TG);
+  json_key(j, "gpu_fraction"); json_number(j, c->alpha);
+  json_key(j, "wall_s_per_s"); json_number(j, o->wall);
+  json_key(j, "bound"); json_string(j, o->bound);
+  json_key(j, "phases_s_per_s");
+  json_begin_object(j);
+  json_key(j, "cpu_update"); json_number(j, o->cpu_update);
+  json_key(j, "cpu_deliver"); json_number(j, o->cpu_deliver);
+  json_key(j, "gpu_update"); json_number(j, o->gpu_update);
+  json_key(j, "gpu_deliver"); json_number(j, o->gpu_deliver);
+  json_key(j, "cpu_wait"); json_number(j, o->cpu_wait);
+  json_key(j, "gpu_wait"); json_number(j, o->gpu_wait);
+  json_key(j, "host_cores"); json_number(j, o->host_cores);
+  json_key(j, "barriers"); json_number(j, o->barriers);
+  json_key(j, "exchange"); json_number(j, o->exchange);
+  json_key(j, "mpi"); json_number(j, o->mpi);
+  json_end_object(j);
+  json_end_object(j);
+}
+
+int pm_fit_files(char **files, int n_files, int folds, nestcl_pm_profile *prof)
+{
+  sweep_data d;
+  int code = read_sweeps(files, n_files, &d);
+  if (code) return code;
+  code = fit_sweep(&d, folds, prof, NULL);
+  free(d.runs);
+  return code;
+}
+
+/* ---- fit ------------------------------------------------------------------ */
+
+static int cmd_fit(int argc, char **argv)
+{
+  pm_flags f;
+  if (parse_flags(argc, argv, "FILES out profile folds", &f)) {
+    free(f.files);
+    return CLI_USAGE;
+  }
+  if (f.help) {
+    printf("usage: nestcl perfmodel fit SWEEP.jsonl... [--folds K] [--profile FILE] [--out FILE]\n"
+           "\n"
+           "Fits the CPU, GPU and co-execution models to the sweep's runs (one device), reports\n"
+           "the parameters with standard errors and R^2 on held-out runs (K-fold over runs,\n"
+           "default 5), and stores the profile (default: the cache folder's profile of the\n"
+           "sweep's device and driver). The report is JSON on stdout or --out, a table on stderr.\n");
+    free(f.files);
+    return CLI_OK;
+  }
+  if (f.n_files == 0) {
+    fprintf(stderr, "error: fit: which sweep files? (nestcl perfmodel fit SWEEP.jsonl)\n");
+    free(f.files);
+    return CLI_USAGE;
+  }
+  sweep_data d;
+  int code = read_sweeps(f.files, f.n_files, &d);
+  free(f.files);
+  if (code) return code;
+  nestcl_pm_profile prof;
+  double *pred = malloc(d.n * sizeof *pred);
+  code = pred ? fit_sweep(&d, f.folds, &prof, pred) : CLI_RUNTIME;
+  char path[4096];
+  if (!code) {
+    if (f.profile) {
+      snprintf(path, sizeof path, "%s", f.profile);
+    } else if (nestcl_pm_profile_path(prof.benchmark, prof.device_name, prof.device_driver, path, sizeof path)) {
+      fprintf(stderr, "error: %s\n", nestcl_last_error());
+      code = CLI_RUNTIME;
+    }
+  }
+  if (!code) {
+    print_table(&prof, stderr);
+    json j;
+    json_init(&j);
+    json_begin_object(&j);
+    json_key(&j, "schema"); json_string(&j, "nestcl-perfmodel-fit/1");
+    json_key(&j, "profile_path"); json_string(&j, path);
+    json_key(&j, "profile"); json_profile(&j, &prof);
+    json_key(&j, "held_out");
+    json_begin_array(&j);
+    for (size_t i = 0; i < d.n; ++i) {
+      const run_rec *r = &d.runs[i];
+      json_begin_object(&j);
+      json_key(&j, "scale"); json_number(&j, r->scale);
+      json_key(&j, "threads"); json_integer(&j, (long long)r->c.TC);
+      json_key(&j, "streams"); json_integer(&j, (long long)r->c.TG);
+      json_key(&j, "gpu_fraction"); json_number(&j, r->c.alpha);
+      json_key(&j, "synapse"); json_string(&j, r->stdp ? "stdp" : "static");
+      json_key(&j, "repeats"); json_integer(&j, r->repeats);
+      json_key(&j, "measured"); json_number(&j, r->t);
+      json_key(&j, "predicted"); json_number(&j, pred[i]);
+      json_end_object(&j);
+    }
+    json_end_array(&j);
+    json_end_object(&j);
+    /* The report first, then the profile: a failed report leaves the old profile in place. */
+    code = emit(&j, f.out);
+    json_free(&j);
+    if (!code && nestcl_pm_profile_save(&prof, path) != 0) {
+      fprintf(stderr, "error: %s\n", nestcl_last_error());
+      code = CLI_RUNTIME;
+    } else if (!code) {
+      fprintf(stderr, "perfmodel: profile stored in %s\n", path);
+    }
+  }
+  free(pred);
+  free(d.runs);
+  return code;
+}
+
+/* ---- predict and tune ------------------------------------------------------- */
+
+static int cmd_predict(int argc, char **argv)
+{
+  pm_flags f;
+  if (parse_flags(argc, argv, "scale neurons rate threads streams gpu-fraction ranks synapse profile device out", &f)) {
+    free(f.files);
+    return CLI_USAGE;
+  }
+  free(f.files);
+  if (f.help) {
+    printf("usage: nestcl perfmodel predict (--scale S | --neurons N) --threads T --streams G\n"
+           "                                [--gpu-fraction A] [--ranks M] [--synapse stdp|static]\n"
+           "                                [--rate HZ] [--profile FILE | --device SPEC] [--out FILE]\n"
+           "\n"
+           "The predicted time of one hpc_benchmark configuration per simulated second, phase by\n"
+           "phase, from the profile (default: the cache's profile of the device). Without\n"
+           "--gpu-fraction, the best alpha for that configuration. The rate defaults to the\n"
+           "one the sweep measured at that size.\n");
+    return CLI_OK;
+  }
+  if (f.threads < 0 || f.streams < 0 || f.threads + f.streams < 1) {
+    fprintf(stderr, "error: predict needs --threads T and --streams G (at least one of them > 0)\n");
+    return CLI_USAGE;
+  }
+  nestcl_pm_profile p;
+  int code = load_profile(&f, &p);
+  if (code) return code;
+  nestcl_pm_config c;
+  if (config_of(&f, &p, &c)) return CLI_USAGE;
+  c.TC = f.threads;
+  c.TG = f.streams;
+  if (f.alpha >= 0) {
+    c.alpha = f.alpha;
+  } else {
+    c.alpha = nestcl_pm_best_alpha(p.p, &c, NULL);
+  }
+  if (f.ranks > 1 && !p.fitted[NESTCL_PM_S_MPI]) {
+    fprintf(stderr, "perfmodel: warning: the profile's sweep had one rank only; the MPI term is not known (taken as 0)\n");
+  }
+  nestcl_pm_prediction o;
+  nestcl_pm_predict(p.p, &c, &o);
+  json j;
+  json_init(&j);
+  json_begin_object(&j);
+  json_key(&j, "schema"); json_string(&j, "nestcl-perfmodel-predict/1");
+  json_key(&j, "device_name"); json_string(&j, p.device_name);
+  json_key(&j, "neurons"); json_number(&j, c.N);
+  json_key(&j, "rate_hz"); json_number(&j, c.F);
+  json_key(&j, "ranks"); json_integer(&j, (long long)c.M);
+  json_key(&j, "synapse"); json_string(&j, f.stdp ? "stdp" : "static");
+  json_key(&j, "prediction"); json_prediction(&j, &c, &o);
+  json_end_object(&j);
+  code = emit(&j, f.out);
+  json_free(&j);
+  return code;
+}
+
+typedef struct cand {
+  nestcl_pm_config c;
+  double wall;
+} cand;
+
+static int cmp_cand(const void *a, const void *b)
+{
+  double x = ((const cand *)a)->wall, y = ((const cand *)b)->wall;
+  return x < y ? -1 : x > y;
+}
+
+/* Every (T_C, T_G) up to the bounds with its best alpha, best first. Returns the count. */
+static int tune_candidates(const nestcl_pm_profile *p, const nestcl_pm_config *base, int max_t, int max_g, cand *out)
+{
+  int n = 0;
+  for (int t = 0; t <= max_t; ++t) {
+    for (int g = 0; g <= max_g; ++g) {
+      if (t + g < 1) continue;
+      cand k;
+      k.c = *base;
+      k.c.TC = t;
+      k.c.TG = g;
+      k.c.alpha = nestcl_pm_best_alpha(p->p, &k.c, &k.wall);
+      out[n++] = k;
+    }
+  }
+  qsort(out, (size_t)n, sizeof *out, cmp_cand);
+  return n;
+}
+
+static int cmd_tune(int argc, char **argv)
+{
+  pm_flags f;
+  if (parse_flags(argc, argv, "scale neurons rate ranks synapse max-threads max-streams top profile device out", &f)) {
+    free(f.files);
+    return CLI_USAGE;
+  }
+  free(f.files);
+  if (f.help) {
+    printf("usage: nestcl perfmodel tune (--scale S | --neurons N) [--max-threads T] [--max-streams G]\n"
+           "                             [--ranks M] [--synapse stdp|static] [--rate HZ] [--top K]\n"
+           "                             [--profile FILE | --device SPEC] [--out FILE]\n"
+           "\n"
+           "The best (threads, streams, alpha) for hpc_benchmark of that size on this host and\n"
+           "device, with the predicted time of the K best (default 5). Threads up to the host's\n"
+           "cores and streams up to 4 unless bounded otherwise.\n");
+    return CLI_OK;
+  }
+  nestcl_pm_profile p;
+  int code = load_profile(&f, &p);
+  if (code) return code;
+  nestcl_pm_config c;
+  if (config_of(&f, &p, &c)) return CLI_USAGE;
+  int mt = f.max_threads >= 0 ? f.max_threads : p.cores, mg = f.max_streams >= 0 ? f.max_streams : 4;
+  if (mt + mg < 1) {
+    fprintf(stderr, "error: tune: --max-threads and --max-streams leave no configuration\n");
+    return CLI_USAGE;
+  }
+  cand *cs = malloc((size_t)(mt + 1) * (size_t)(mg + 1) * sizeof *cs);
+  if (!cs) {
+    fprintf(stderr, "error: out of host memory\n");
+    return CLI_RUNTIME;
+  }
+  int n = tune_candidates(&p, &c, mt, mg, cs);
+  json j;
+  json_init(&j);
+  json_begin_object(&j);
+  json_key(&j, "schema"); json_string(&j, "nestcl-perfmodel-tune/1");
+  json_key(&j, "device_name"); json_string(&j, p.device_name);
+  json_key(&j, "neurons"); json_number(&j, c.N);
+  json_key(&j, "rate_hz"); json_number(&j, c.F);
+  json_key(&j, "synapse"); json_string(&j, f.stdp ? "stdp" : "static");
+  json_key(&j, "best"); 
+  nestcl_pm_prediction o;
+  nestcl_pm_predict(p.p, &cs[0].c, &o);
+  json_prediction(&j, &cs[0].c, &o);
+  json_key(&j, "runners_up");
+  json_begin_array(&j);
+  for (int i = 1; i < n && i < f.top; ++i) {
+    nestcl_pm_predict(p.p, &cs[i].c, &o);
+    json_prediction(&j, &cs[i].c, &o);
+  }
+  json_end_array(&j);
+  json_end_object(&j);
+  fprintf(stderr, "perfmodel: best for %.0f neurons: --threads %d --streams %d --gpu-fraction %.3f (%.3f s per simulated s)\n",
+          c.N, (int)cs[0].c.TC, (int)cs[0].c.TG, cs[0].c.alpha, cs[0].wall);
+  code = emit(&j, f.out);
+  json_free(&j);
+  free(cs);
+  return code;
+}
+
+/* ---- plot ------------------------------------------------------------------- */
+
+/* Runs gnuplot on script (stdout and stderr to /dev/null); 0 when it exited 0. */
+static int run_gnuplot(const char *script)
+{
+  pid_t pid = fork();
+  if (pid < 0) return -1;
+  if (pid == 0) {
+    FILE *n = freopen("/dev/null", "w", stdout);
+    (void)n;
+    execlp("gnuplot", "gnuplot", script, (char *)NULL);
+    _exit(127);
+  }
+  int st;
+  while (waitpid(pid, &st, 0) < 0) {
+    if (errno != EINTR) return -1;
+  }
+  return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+/* Draws one PNG: script text with the output at a temporary name, renamed on success. */
+static int draw(const char *dir, const char *tmpdir, const char *name, const char *body)
+{
+  char png[4200], tmp_png[4300], script[4300];
+  snprintf(png, sizeof png, "%s/%s", dir, name);
+  snprintf(tmp_png, sizeof tmp_png, "%s/%s", tmpdir, name);
+  snprintf(script, sizeof script, "%s/%s.gp", tmpdir, name);
+  FILE *f = fopen(script, "w");
+  if (!f) return -1;
+  fprintf(f, "set terminal pngcairo size 1200,650 noenhanced font ',11'\nset output '%s'\n%s\nunset output\n", tmp_png, body);
+  if (fclose(f) != 0) return -1;
+  int rc = run_gnuplot(script);
+  remove(script);
+  if (rc != 0) {
+    remove(tmp_png);
+    if (rc == 127) fprintf(stderr, "error: plot: gnuplot not found (install gnuplot-nox)\n");
+    else fprintf(stderr, "error: plot: gnuplot failed on %s\n", name);
+    return -1;
+  }
+  /* A rename across file systems fails: copy then. */
+  if (rename(tmp_png, png) != 0) {
+    FILE *a = fopen(tmp_png, "rb");
+    char tpng[4300];
+    snprintf(tpng, sizeof tpng, "%s.tmp.%ld", png, (long)getpid());
+    FILE *b = fopen(tpng, "wb");
+    int ok = a && b;
+    char buf[65536];
+    size_t k;
+    while (ok && (k = fread(buf, 1, sizeof buf, a)) > 0) ok = fwrite(buf, 1, k, b) == k;
+    if (a) fclose(a);
+    if (b && fclose(b) != 0) ok = 0;
+    remove(tmp_png);
+    if (!ok || rename(tpng, png) != 0) {
+      remove(tpng);
+      fprintf(stderr, "error: cannot write %s: %s\n", png, strerror(errno));
+      return -1;
+    }
+  }
+  return 0;
+}
+
+static int cmd_plot(int argc, char **argv)
+{
+  pm_flags f;
+  if (parse_flags(argc, argv, "FILES out-dir folds scale threads streams", &f)) {
+    free(f.files);
+    return CLI_USAGE;
+  }
+  if (f.help) {
+    printf("usage: nestcl perfmodel plot SWEEP.jsonl... --out-dir DIR [--folds K]\n"
+           "                            [--scale S --threads T --streams G]\n"
+           "\n"
+           "Fits the model to the sweep (as fit does, without storing a profile) and draws three\n"
+           "PNGs into DIR:\n"
+           "  measured_vs_predicted.png  each run's time against its held-out prediction,\n"
+           "                             CPU, GPU and co-execution runs (the paper's Figs. 15, 16)\n"
+           "  time_vs_alpha.png          measured times against alpha for one (scale, threads,\n"
+           "                             streams) with the predicted curve and its optimum marked\n"
+           "                             (default: the largest scale's most-swept combination)\n"
+           "  phases.png                 measured and predicted phases per configuration of that scale\n");
+    free(f.files);
+    return CLI_OK;
+  }
+  if (f.n_files == 0 || !f.out_dir) {
+    fprintf(stderr, "error: plot needs sweep files and --out-dir DIR\n");
+    free(f.files);
+    return CLI_USAGE;
+  }
+  struct stat sd;
+  if (stat(f.out_dir, &sd) != 0 || !S_ISDIR(sd.st_mode)) {
+    fprintf(stderr, "error: plot: --out-dir %s is not a folder\n", f.out_dir);
+    free(f.files);
+    return CLI_USAGE;
+  }
+  sweep_data d;
+  int code = read_sweeps(f.files, f.n_files, &d);
+  free(f.files);
+  if (code) return code;
+  nestcl_pm_profile prof;
+  double *pred = malloc(d.n * sizeof *pred);
+  code = pred ? fit_sweep(&d, f.folds, &prof, pred) : CLI_RUNTIME;
+  /* The combination for the alpha and phase plots. */
+  double sel_scale = f.scale;
+  int sel_t = f.threads, sel_g = f.streams;
+  if (!code && (sel_scale <= 0 || sel_t < 0 || sel_g < 0)) {
+    int best = 0;
+    for (size_t i = 0; i < d.n; ++i) {
+      const run_rec *r = &d.runs[i];
+      if (r->c.TC > 0 && r->c.TG > 0 && r->c.alpha > 0 && r->c.alpha < 1) {
+        int cnt = 0;
+        for (size_t k = 0; k < d.n; ++k) {
+          cnt += d.runs[k].scale == r->scale && d.runs[k].c.TC == r->c.TC && d.runs[k].c.TG == r->c.TG;
+        }
+        if (r->scale > sel_scale || (r->scale == sel_scale && cnt > best)) {
+          sel_scale = r->scale;
+          sel_t = (int)r->c.TC;
+          sel_g = (int)r->c.TG;
+          best = cnt;
+        }
+      }
+    }
+    if (sel_scale <= 0) {
+      sel_scale = d.runs[0].scale;
+      sel_t = (int)d.runs[0].c.TC;
+      sel_g = (int)d.runs[0].c.TG;
+    }
+  }
+  char tmpdir[4096];
+  const char *td = getenv("TMPDIR");
+  snprintf(tmpdir, sizeof tmpdir, "%s/nestcl-plot-XXXXXX", td && *td ? td : "/tmp");
+  if (!code && !mkdtemp(tmpdir)) {
+    fprintf(stderr, "error: plot: cannot make a temporary folder: %s\n", strerror(errno));
+    code = CLI_RUNTIME;
+  }
+  char dat[3][4300];
+  for (int k = 0; k < 3; ++k) snprintf(dat[k], sizeof dat[k], "%s/d%d.dat", tmpdir, k);
+  if (!code) {
+    /* d0: measured vs held-out prediction, one block per stage. */
+    FILE *a = fopen(dat[0], "w");
+    /* d1: measured times against alpha of the chosen combination; d2: the predicted curve. */
+    FILE *b = fopen(dat[1], "w"), *c = fopen(dat[2], "w");
+    if (!a || !b || !c) {
+      code = CLI_RUNTIME;
+    } else {
+      for (int st = 0; st < 3; ++st) {
+        for (size_t i = 0; i < d.n; ++i) {
+          const run_rec *r = &d.runs[i];
+          int s = is_cpu_only(&r->c) ? 0 : is_gpu_only(&r->c) ? 1 : 2;
+          if (s == st && isfinite(pred[i])) fprintf(a, "%.6g %.6g\n", r->t, pred[i]);
+        }
+        fprintf(a, "\n\n");
+      }
+      nestcl_pm_config base;
+      int have = 0;
+      for (size_t i = 0; i < d.n; ++i) {
+        const run_rec *r = &d.runs[i];
+        if (r->scale == sel_scale && r->c.TC == sel_t && r->c.TG == sel_g && r->stdp == d.runs[0].stdp) {
+          fprintf(b, "%.6g %.6g\n", r->c.alpha, r->t);
+          if (!have) base = r->c;
+          have = 1;
+        }
+      }
+      /* The single-kind runs of the same scale are the ends of the curve (alpha 0 and 1). */
+      for (size_t i = 0; i < d.n; ++i) {
+        const run_rec *r = &d.runs[i];
+        if (r->scale == sel_scale && r->stdp == d.runs[0].stdp &&
+            ((r->c.TG == 0 && r->c.TC == sel_t) || (r->c.TC == 0 && r->c.TG == sel_g))) {
+          fprintf(b, "%.6g %.6g\n", r->c.TG == 0 ? 0.0 : 1.0, r->t);
+        }
+      }
+      double best_a = 0, best_w = 0;
+      if (have) {
+        base.TC = sel_t;
+        base.TG = sel_g;
+        for (int k = 0; k <= 200; ++k) {
+          base.alpha = k / 200.0;
+          fprintf(c, "%.6g %.6g\n", base.alpha, nestcl_pm_output_value(prof.p, &base, NESTCL_PM_WALL));
+        }
+        best_a = nestcl_pm_best_alpha(prof.p, &base, &best_w);
+      }
+      fclose(a);
+      fclose(b);
+      fclose(c);
+      a = b = c = NULL;
+      char body[16384];
+      snprintf(body, sizeof body,
+               "set title 'nestcl perfmodel on %s: measured against held-out prediction'\n"
+               "set xlabel 'measured wall time per simulated second (s)'\nset ylabel 'predicted, held out (s)'\n"
+               "set key top left\nset grid\n"
+               "plot '%s' index 0 with points pt 7 lc rgb '#1f77b4' title sprintf('CPU (R^2 = %%.3f)', %g), "
+               "'' index 1 with points pt 5 lc rgb '#d62728' title sprintf('GPU streams (R^2 = %%.3f)', %g), "
+               "'' index 2 with points pt 9 lc rgb '#2ca02c' title sprintf('co-execution (R^2 = %%.3f)', %g), "
+               "x with lines lc rgb 'gray' title 'measured = predicted'\n",
+               d.device_name, dat[0], isfinite(prof.cpu.r2_cv) ? prof.cpu.r2_cv : 0.0,
+               isfinite(prof.gpu.r2_cv) ? prof.gpu.r2_cv : 0.0, isfinite(prof.co.r2_cv) ? prof.co.r2_cv : 0.0);
+      if (draw(f.out_dir, tmpdir, "measured_vs_predicted.png", body)) code = CLI_RUNTIME;
+      if (!code && have) {
+        snprintf(body, sizeof body,
+                 "set title 'hpc_benchmark scale %g, %d thread(s) + %d stream(s): time against alpha'\n"
+                 "set xlabel 'alpha (share of neurons on the streams)'\nset ylabel 'wall time per simulated second (s)'\n"
+                 "set xrange [-0.02:1.02]\nset grid\nset key top center\n"
+                 "set arrow from %g, graph 0 to %g, graph 1 nohead dt 2 lc rgb '#2ca02c'\n"
+                 "plot '%s' with points pt 7 ps 1.3 lc rgb '#1f77b4' title 'measured', "
+                 "'%s' with lines lw 2 lc rgb '#d62728' title 'model', "
+                 "'+' using (%g):(%g) every ::0::0 with points pt 9 ps 2.5 lc rgb '#2ca02c' "
+                 "title sprintf('predicted optimum alpha = %%.3f', %g)\n",
+                 sel_scale, sel_t, sel_g, best_a, best_a, dat[1], dat[2], best_a, best_w, best_a);
+        if (draw(f.out_dir, tmpdir, "time_vs_alpha.png", body)) code = CLI_RUNTIME;
+      } else if (!code) {
+        fprintf(stderr, "error: plot: no co-execution runs at scale %g with %d thread(s) and %d stream(s)\n", sel_scale, sel_t, sel_g);
+        code = CLI_USAGE;
+      }
+      if (!code) {
+        /* Phases of every configuration of the chosen scale and mix: measured (m) beside predicted (p). */
+        FILE *e = fopen(dat[0], "w");
+        if (!e) code = CLI_RUNTIME;
+        int row = 0;
+        /* By threads, streams, alpha; each configuration a measured and a predicted bar, then a gap. */
+        size_t *ord = malloc((d.n ? d.n : 1) * sizeof *ord), no = 0;
+        for (size_t i = 0; ord && i < d.n; ++i) {
+          if (d.runs[i].scale == sel_scale && d.runs[i].stdp == d.runs[0].stdp) ord[no++] = i;
+        }
+        for (size_t i = 1; i < no; ++i) {
+          for (size_t k = i; k > 0; --k) {
+            const nestcl_pm_config *a = &d.runs[ord[k - 1]].c, *b = &d.runs[ord[k]].c;
+            int gt = a->TC != b->TC ? a->TC > b->TC : a->TG != b->TG ? a->TG > b->TG : a->alpha > b->alpha;
+            if (!gt) break;
+            size_t t = ord[k]; ord[k] = ord[k - 1]; ord[k - 1] = t;
+          }
+        }
+        for (size_t q = 0; e && q < no; ++q) {
+          const run_rec *r = &d.runs[ord[q]];
+          nestcl_pm_prediction o;
+          nestcl_pm_predict(prof.p, &r->c, &o);
+          double vps = r->c.TC + r->c.TG;
+          /* Mean over the VPs of update and deliver; the rest of the wall time is waiting and serial work. */
+          double mu = ((isfinite(r->cu) ? r->cu * r->c.TC : 0) + (isfinite(r->gu) ? r->gu * r->c.TG : 0)) / vps;
+          double md = ((isfinite(r->cd) ? r->cd * r->c.TC : 0) + (isfinite(r->gd) ? r->gd * r->c.TG : 0)) / vps;
+          double mser = isfinite(r->exch) ? r->exch : 0;
+          double pu = (o.cpu_update * r->c.TC + o.gpu_update * r->c.TG) / vps;
+          double pd = (o.cpu_deliver * r->c.TC + o.gpu_deliver * r->c.TG) / vps;
+          double pser = o.barriers + o.exchange + o.mpi;
+          double mw = r->t - mu - md - mser, pw = o.wall - pu - pd - pser;
+          fprintf(e, "\"%dT %dG %.1f\" %.6g %.6g %.6g %.6g\n", (int)r->c.TC, (int)r->c.TG, r->c.alpha, mu, md,
+                  mw > 0 ? mw : 0, mser);
+          fprintf(e, "\"\" %.6g %.6g %.6g %.6g\n\"\" 0 0 0 0\n", pu, pd, pw > 0 ? pw : 0, pser);
+          row++;
+        }
+        free(ord);
+        if (e) fclose(e);
+        if (!code) {
+          snprintf(body, sizeof body,
+                   "set title 'scale %g: phases per configuration (threads T, streams G, alpha), measured (left) "
+                   "and predicted (right), mean over VPs' font ',10'\n"
+                   "set style data histograms\nset style histogram rowstacked\nset style fill solid 0.8 border -1\n"
+                   "set boxwidth 0.9\nset xtics rotate by 90 right font ',9' nomirror\nset bmargin 7\n"
+                   "set ylabel 'seconds per simulated second'\n"
+                   "set key outside right\nset grid ytics\n"
+                   "plot '%s' using 2:xtic(1) title 'update + drive', '' using 3 title 'deliver', "
+                   "'' using 4 title 'waiting (imbalance)', '' using 5 title 'exchange, barriers'\n",
+                   sel_scale, dat[0]);
+          if (row == 0 || draw(f.out_dir, tmpdir, "phases.png", body)) code = CLI_RUNTIME;
+        }
+      }
+    }
+    if (a) fclose(a);
+    if (b) fclose(b);
+    if (c) fclose(c);
+    for (int k = 0; k < 3; ++k) remove(dat[k]);
+    rmdir(tmpdir);
+    if (code == CLI_RUNTIME && (!a || !b || !c)) {
+      /* message printed by draw, or here for the data files */
+    }
+  }
+  if (!code) {
+    fprintf(stderr, "perfmodel: measured_vs_predicted.png, time_vs_alpha.png and phases.png in %s\n", f.out_dir);
+  }
+  free(pred);
+  free(d.runs);
+  return code;
+}
+
+int pm_command(const char *name, int argc, char **argv)
+{
+  if (strcmp(name, "fit") == 0) return cmd_fit(argc, argv);
+  if (strcmp(name, "predict") == 0) return cmd_predict(argc, argv);
+  if (strcmp(name, "tune") == 0) return cmd_tune(argc, argv);
+  if (strcmp(name, "plot") == 0) return cmd_plot(argc, argv);
+  return -1;
+}

@@ -1,0 +1,286 @@
+/*
+ * Profiles: the fitted model of one device and driver on one host, stored as
+ * JSON in the cache folder (nestcl/pm_model.h). Written to a temporary file
+ * and renamed, so a reader never sees half a profile; read back strictly
+ * (every parameter by name, finite, the schema), since a stale or damaged
+ * profile would silently choose a bad split.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "nestcl/device.h"
+#include "nestcl/pm_json.h"
+#include "nestcl/pm_model.h"
+
+#define PROFILE_SCHEMA "nestcl-perfmodel-profile/1"
+
+static int make_dirs(const char *path)
+{
+  char buf[4096];
+  if (strlen(path) >= sizeof buf) return -1;
+  strcpy(buf, path);
+  for (char *p = buf + 1; *p; p++) {
+    if (*p == '/') {
+      *p = '\0';
+      if (mkdir(buf, 0755) != 0 && errno != EEXIST) return -1;
+      *p = '/';
+    }
+  }
+  if (mkdir(buf, 0755) != 0 && errno != EEXIST) return -1;
+  struct stat st;
+  return stat(buf, &st) == 0 && S_ISDIR(st.st_mode) ? 0 : -1;
+}
+
+/* A name made file-safe: letters, digits, '.', '-' and '_' kept, runs of anything else one '_'. */
+static void safe_name(const char *s, char *out, size_t cap)
+{
+  size_t n = 0;
+  int under = 0;
+  for (; s && *s && n + 1 < cap && n < 80; ++s) {
+    char c = *s;
+    int ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' || c == '-';
+    if (ok) {
+      out[n++] = c;
+      under = 0;
+    } else if (!under) {
+      out[n++] = '_';
+      under = 1;
+    }
+  }
+  out[n] = 0;
+}
+
+int nestcl_pm_profile_path(const char *benchmark, const char *device_name, const char *driver, char *out, size_t cap)
+{
+  const char *env = getenv("NESTCL_CACHE_DIR"), *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
+  char dir[3072];
+  if (env && strcmp(env, "off") == 0) {
+    return nestcl_set_error(NESTCL_EINVAL, "perfmodel: NESTCL_CACHE_DIR=off: no cache folder for profiles");
+  }
+  if (env && *env) {
+    snprintf(dir, sizeof dir, "%s/perfmodel", env);
+  } else if (xdg && *xdg) {
+    snprintf(dir, sizeof dir, "%s/nestcl/perfmodel", xdg);
+  } else if (home && *home) {
+    snprintf(dir, sizeof dir, "%s/.cache/nestcl/perfmodel", home);
+  } else {
+    return nestcl_set_error(NESTCL_EINVAL, "perfmodel: no cache folder for profiles (set NESTCL_CACHE_DIR or HOME)");
+  }
+  if (make_dirs(dir) != 0) {
+    return nestcl_set_error(NESTCL_EIO, "perfmodel: cannot create the profile folder %s: %s", dir, strerror(errno));
+  }
+  char b[96], d[96], v[96];
+  safe_name(benchmark, b, sizeof b);
+  safe_name(device_name, d, sizeof d);
+  safe_name(driver, v, sizeof v);
+  int n = snprintf(out, cap, "%s/%s--%s--%s.json", dir, b, d, v);
+  if (n < 0 || (size_t)n >= cap) {
+    return nestcl_set_error(NESTCL_EINVAL, "perfmodel: profile path too long");
+  }
+  return 0;
+}
+
+static void put_string(FILE *f, const char *s)
+{
+  fputc('"', f);
+  for (; *s; ++s) {
+    unsigned char c = (unsigned char)*s;
+    if (c == '"' || c == '\\') fprintf(f, "\\%c", c);
+    else if (c < 0x20) fprintf(f, "\\u%04x", c);
+    else fputc(c, f);
+  }
+  fputc('"', f);
+}
+
+static void put_num(FILE *f, double v)
+{
+  if (isfinite(v)) fprintf(f, "%.17g", v);
+  else fputs("null", f);
+}
+
+static void put_stage(FILE *f, const char *name, const nestcl_pm_stage *s, int last)
+{
+  fprintf(f, "    \"%s\": {\"runs\": %d, \"folds\": %d, \"r2_cv\": ", name, s->runs, s->folds);
+  put_num(f, s->r2_cv);
+  fputs(", \"r2_train\": ", f);
+  put_num(f, s->r2_train);
+  fprintf(f, "}%s\n", last ? "" : ",");
+}
+
+static void put_rates(FILE *f, const char *name, const nestcl_pm_rate_table *t, int last)
+{
+  fprintf(f, "    \"%s\": [", name);
+  for (int i = 0; i < t->n; ++i) {
+    fprintf(f, "%s[", i ? ", " : "");
+    put_num(f, t->N[i]);
+    fputs(", ", f);
+    put_num(f, t->F[i]);
+    fputc(']', f);
+  }
+  fprintf(f, "]%s\n", last ? "" : ",");
+}
+
+int nestcl_pm_profile_save(const nestcl_pm_profile *p, const char *path)
+{
+  size_t n = strlen(path) + 32;
+  char *tmp = malloc(n);
+  if (!tmp) {
+    return nestcl_set_error(NESTCL_ENOMEM, "out of host memory");
+  }
+  snprintf(tmp, n, "%s.tmp.%ld", path, (long)getpid());
+  FILE *f = fopen(tmp, "w");
+  if (!f) {
+    int rc = nestcl_set_error(NESTCL_EIO, "cannot write %s: %s", tmp, strerror(errno));
+    free(tmp);
+    return rc;
+  }
+  fprintf(f, "{\n  \"schema\": \"%s\",\n  \"benchmark\": ", PROFILE_SCHEMA);
+  put_string(f, p->benchmark);
+  fputs(",\n  \"device_name\": ", f);
+  put_string(f, p->device_name);
+  fputs(",\n  \"device_driver\": ", f);
+  put_string(f, p->device_driver);
+  fprintf(f, ",\n  \"cores\": %d,\n  \"created\": %.0f,\n  \"parameters\": {\n", p->cores, p->created);
+  for (int i = 0; i < NESTCL_PM_NP; ++i) {
+    fprintf(f, "    \"%s\": {\"value\": ", nestcl_pm_param_names[i]);
+    put_num(f, p->p[i]);
+    fputs(", \"se\": ", f);
+    put_num(f, p->se[i]);
+    fprintf(f, ", \"fitted\": %s, \"held_at_zero\": %s}%s\n", p->fitted[i] ? "true" : "false",
+            p->fitted[i] == 2 ? "true" : "false", i + 1 < NESTCL_PM_NP ? "," : "");
+  }
+  fputs("  },\n  \"stages\": {\n", f);
+  put_stage(f, "cpu", &p->cpu, 0);
+  put_stage(f, "gpu", &p->gpu, 0);
+  put_stage(f, "co", &p->co, 1);
+  fputs("  },\n  \"rates\": {\n", f);
+  put_rates(f, "stdp", &p->rate_stdp, 0);
+  put_rates(f, "static", &p->rate_static, 1);
+  fputs("  }\n}\n", f);
+  int ok = !ferror(f);
+  if (fclose(f) != 0) ok = 0;
+  if (ok && rename(tmp, path) != 0) ok = 0;
+  int rc = 0;
+  if (!ok) {
+    rc = nestcl_set_error(NESTCL_EIO, "cannot write %s: %s", path, strerror(errno));
+    remove(tmp);
+  }
+  free(tmp);
+  return rc;
+}
+
+static int load_stage(const pmj *root, const char *name, nestcl_pm_stage *s, char *why, size_t cap)
+{
+  char path[64];
+  snprintf(path, sizeof path, "stages.%s", name);
+  const pmj *o = pmj_path(root, path);
+  if (!o || o->type != PMJ_OBJECT) {
+    snprintf(why, cap, "no stage '%s'", name);
+    return -1;
+  }
+  int ok = 1;
+  double runs = pmj_number(o, "runs", &ok), folds = pmj_number(o, "folds", &ok);
+  if (!ok || runs < 0 || runs > 1e9 || folds < 0 || folds > 1e9 || runs != floor(runs) || folds != floor(folds)) {
+    snprintf(why, cap, "stage '%s': runs and folds must be whole numbers", name);
+    return -1;
+  }
+  s->runs = (int)runs;
+  s->folds = (int)folds;
+  const pmj *r = pmj_get(o, "r2_cv"), *t = pmj_get(o, "r2_train");
+  s->r2_cv = r && r->type == PMJ_NUMBER ? r->num : NAN;
+  s->r2_train = t && t->type == PMJ_NUMBER ? t->num : NAN;
+  return 0;
+}
+
+static int load_rates(const pmj *root, const char *name, nestcl_pm_rate_table *t, char *why, size_t cap)
+{
+  char path[64];
+  snprintf(path, sizeof path, "rates.%s", name);
+  const pmj *a = pmj_path(root, path);
+  t->n = 0;
+  if (!a || a->type != PMJ_ARRAY || a->n > NESTCL_PM_RATE_POINTS) {
+    snprintf(why, cap, "rates.%s must be an array of at most %d [N, rate] pairs", name, NESTCL_PM_RATE_POINTS);
+    return -1;
+  }
+  for (size_t i = 0; i < a->n; ++i) {
+    const pmj *e = &a->items[i];
+    if (e->type != PMJ_ARRAY || e->n != 2 || e->items[0].type != PMJ_NUMBER || e->items[1].type != PMJ_NUMBER ||
+        !(e->items[0].num > 0) || !(e->items[1].num >= 0) || (i > 0 && !(e->items[0].num > t->N[i - 1]))) {
+      snprintf(why, cap, "rates.%s[%zu] is not an [N, rate] pair with N ascending and rate >= 0", name, i);
+      return -1;
+    }
+    t->N[i] = e->items[0].num;
+    t->F[i] = e->items[1].num;
+    t->n = (int)i + 1;
+  }
+  return 0;
+}
+
+int nestcl_pm_profile_load(const char *path, const char *device_name, const char *driver, nestcl_pm_profile *p)
+{
+  char err[512], why[256] = "";
+  pmj *root = pmj_parse_file(path, err, sizeof err);
+  if (!root) {
+    return nestcl_set_error(access(path, F_OK) == 0 ? NESTCL_EINVAL : NESTCL_EIO, "corrupt profile: %s", err);
+  }
+  memset(p, 0, sizeof *p);
+  int rc = 0;
+  const char *schema = pmj_string(root, "schema");
+  const char *bench = pmj_string(root, "benchmark"), *dn = pmj_string(root, "device_name"),
+             *dd = pmj_string(root, "device_driver");
+  int ok = 1;
+  double cores = pmj_number(root, "cores", &ok), created = pmj_number(root, "created", &ok);
+  if (!schema || strcmp(schema, PROFILE_SCHEMA) != 0) {
+    snprintf(why, sizeof why, "schema is not %s (a profile of another nestcl version: rebuild it)", PROFILE_SCHEMA);
+  } else if (!bench || !dn || !dd || strlen(bench) >= sizeof p->benchmark || strlen(dn) >= sizeof p->device_name ||
+             strlen(dd) >= sizeof p->device_driver) {
+    snprintf(why, sizeof why, "benchmark, device_name and device_driver must be strings of sensible length");
+  } else if (!ok || cores < 1 || cores > 65536 || cores != floor(cores) || !(created >= 0)) {
+    snprintf(why, sizeof why, "cores must be a whole number >= 1 and created a time");
+  } else {
+    snprintf(p->benchmark, sizeof p->benchmark, "%s", bench);
+    snprintf(p->device_name, sizeof p->device_name, "%s", dn);
+    snprintf(p->device_driver, sizeof p->device_driver, "%s", dd);
+    p->cores = (int)cores;
+    p->created = created;
+    const pmj *params = pmj_get(root, "parameters");
+    if (!params || params->type != PMJ_OBJECT || params->n != NESTCL_PM_NP) {
+      snprintf(why, sizeof why, "parameters must hold exactly the model's %d parameters", NESTCL_PM_NP);
+    }
+    for (int i = 0; i < NESTCL_PM_NP && !*why; ++i) {
+      const pmj *e = pmj_get(params, nestcl_pm_param_names[i]);
+      const pmj *v = pmj_get(e, "value"), *se = pmj_get(e, "se"), *fit = pmj_get(e, "fitted"),
+                *z = pmj_get(e, "held_at_zero");
+      if (!v || v->type != PMJ_NUMBER || !se || se->type != PMJ_NUMBER || !fit || fit->type != PMJ_BOOL || !z ||
+          z->type != PMJ_BOOL || v->num < 0.0 || se->num < 0.0 || (z->num != 0 && v->num != 0.0)) {
+        snprintf(why, sizeof why, "parameter %s: needs a value >= 0, se >= 0, fitted and held_at_zero",
+                 nestcl_pm_param_names[i]);
+        break;
+      }
+      p->p[i] = v->num;
+      p->se[i] = se->num;
+      p->fitted[i] = fit->num != 0 ? (z->num != 0 ? 2 : 1) : 0;
+    }
+    if (!*why && load_stage(root, "cpu", &p->cpu, why, sizeof why) == 0 &&
+        load_stage(root, "gpu", &p->gpu, why, sizeof why) == 0 && load_stage(root, "co", &p->co, why, sizeof why) == 0 &&
+        load_rates(root, "stdp", &p->rate_stdp, why, sizeof why) == 0 &&
+        load_rates(root, "static", &p->rate_static, why, sizeof why) == 0 && p->cpu.runs + p->gpu.runs == 0) {
+      snprintf(why, sizeof why, "no stage was fitted");
+    }
+  }
+  if (*why) {
+    rc = nestcl_set_error(NESTCL_EINVAL, "corrupt profile %s: %s", path, why);
+  } else if ((device_name && strcmp(device_name, p->device_name) != 0) || (driver && strcmp(driver, p->device_driver) != 0)) {
+    rc = nestcl_set_error(NESTCL_ENODEV, "profile %s is of device '%s' (driver %s), not of '%s' (driver %s)", path,
+                          p->device_name, p->device_driver, device_name ? device_name : p->device_name,
+                          driver ? driver : p->device_driver);
+  }
+  pmj_free(root);
+  return rc;
+}
