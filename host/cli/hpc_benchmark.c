@@ -41,6 +41,8 @@ typedef struct hpc_opts {
   int gpu_fraction_auto;
   int threads, streams;   /* -1: auto (from the performance profile) */
   const char *profile;    /* --profile FILE */
+  int rebalance;          /* --rebalance: measure in the presimulation, repartition */
+  long rebalance_rounds;
   double calibration_budget;
   const char *device;
   const char *model;
@@ -74,6 +76,11 @@ void cli_hpc_benchmark_help(void)
          "  --profile FILE       performance profile for 'auto' (default: the cache folder's\n"
          "                       profile of the device; calibrated first when there is none)\n"
          "  --calibration-budget S  seconds a calibration may take (default 300)\n"
+         "  --rebalance          measure the threads' and streams' busy times in the presimulation\n"
+         "                       and repartition with the performance model as the prior (results\n"
+         "                       are the same: the network is rebuilt with the new share and the\n"
+         "                       presimulation replayed)\n"
+         "  --rebalance-rounds N at most N repartitions (default 2)\n"
          "  --device SPEC        OpenCL device: cpu, gpu, gpu:1, <platform>:<index>\n"
          "                       (default: $NESTCL_DEVICE, else the first GPU, else the first device)\n"
          "  --seed N             random seed (default 12345)\n"
@@ -138,6 +145,7 @@ static int parse(int argc, char **argv, hpc_opts *o)
   o->model = "iaf_psc_alpha";
   o->history_max = 4096;
   o->calibration_budget = 300.0;
+  o->rebalance_rounds = 2;
   for (int i = 1; i < argc; ++i) {
     const char *a = argv[i];
     const char *v = NULL;
@@ -175,6 +183,14 @@ static int parse(int argc, char **argv, hpc_opts *o)
       o->profile = VALUE();
       if (!o->profile || !*o->profile) {
         fprintf(stderr, "error: --profile needs a file name\n");
+        return -1;
+      }
+    } else if (strcmp(a, "--rebalance") == 0) {
+      o->rebalance = 1;
+    } else if (strcmp(a, "--rebalance-rounds") == 0) {
+      if (parse_long(a, VALUE(), &o->rebalance_rounds)) return -1;
+      if (o->rebalance_rounds < 1 || o->rebalance_rounds > 10) {
+        fprintf(stderr, "error: --rebalance-rounds %ld outside [1, 10]\n", o->rebalance_rounds);
         return -1;
       }
     } else if (strcmp(a, "--calibration-budget") == 0) {
@@ -303,6 +319,10 @@ static int parse(int argc, char **argv, hpc_opts *o)
     fprintf(stderr, "error: need at least one of --threads and --streams\n");
     return -1;
   }
+  if (o->rebalance && !(o->presim > 0.0)) {
+    fprintf(stderr, "error: --rebalance measures in the presimulation: give --presim > 0\n");
+    return -1;
+  }
   if ((o->threads < 0 || o->streams < 0) && !o->gpu_fraction_auto) {
     fprintf(stderr, "error: --threads auto and --streams auto choose the split too: leave --gpu-fraction at auto\n");
     return -1;
@@ -414,6 +434,124 @@ static int write_file(const char *path, const json *j)
   return ok ? 0 : -1;
 }
 
+/*
+ * The presimulation in two halves; the second's busy time (update, drive and
+ * delivery, not waiting) of one CPU VP and one stream, means over the VPs of
+ * each kind (and over the ranks), per simulated second. The first half is
+ * left out: the first super steps pay for warming caches and queues.
+ */
+static int presim_measured(nestcl_engine *e, const hpc_opts *o, int quiet, double *wall, double *cpu_busy,
+                           double *gpu_busy)
+{
+  double half = o->dt * floor(o->presim / 2.0 / o->dt), w1 = 0.0, w2 = 0.0;
+  int rc = half > 0.0 ? simulate_progress(e, "presim", half, o->dt, quiet, &w1) : 0;
+  nestcl_engine_stats a, b;
+  nestcl_engine_get_stats(e, &a);
+  nestcl_vp_stats *before = malloc((size_t)a.n_vps * sizeof *before);
+  if (!before) {
+    return nestcl_set_error(NESTCL_ENOMEM, "out of host memory");
+  }
+  memcpy(before, a.vps, (size_t)a.n_vps * sizeof *before);
+  double rest = o->presim - half;
+  if (!rc) rc = simulate_progress(e, "presim", rest, o->dt, quiet, &w2);
+  double sum[2] = {0.0, 0.0}, cnt[2] = {0.0, 0.0};
+  if (!rc) {
+    nestcl_engine_get_stats(e, &b);
+    for (int v = 0; v < b.n_vps; ++v) {
+      if (b.vps[v].neurons == 0) continue;
+      double busy = 0.0;
+      for (int p = 0; p < NESTCL_PHASES; ++p) {
+        if (p == NESTCL_PHASE_UPDATE || p == NESTCL_PHASE_POISSON || p == NESTCL_PHASE_DELIVER) {
+          busy += b.vps[v].seconds[p] - before[v].seconds[p];
+        }
+      }
+      sum[b.vps[v].is_gpu] += busy;
+      cnt[b.vps[v].is_gpu] += 1.0;
+    }
+  }
+  free(before);
+#ifdef NESTCL_WITH_MPI
+  if (!rc && o->mpi) {
+    double in[4] = {sum[0], sum[1], cnt[0], cnt[1]}, out[4];
+    MPI_Allreduce(in, out, 4, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+    sum[0] = out[0]; sum[1] = out[1]; cnt[0] = out[2]; cnt[1] = out[3];
+  }
+#endif
+  double sim_s = rest * 1e-3;
+  *cpu_busy = cnt[0] > 0 && sim_s > 0 ? sum[0] / cnt[0] / sim_s : 0.0;
+  *gpu_busy = cnt[1] > 0 && sim_s > 0 ? sum[1] / cnt[1] / sim_s : 0.0;
+  *wall = w1 + w2;
+  return rc;
+}
+
+/* The network's constants (BENCHMARKS.md) and what building it returns. */
+typedef struct hpc_net {
+  double tau_syn, tau_m, C_m, V_th;
+  uint32_t NE, NI, CE, CI;
+  double JE, JI, p_rate;
+  uint32_t nrec;
+  nestcl_engine *e;
+  int pe, pi, rec, ee;
+} hpc_net;
+
+/*
+ * Describes hpc_benchmark on a new engine with the split (threads, streams,
+ * alpha) of o, and prepares it. The same flags give the same network whatever
+ * the split: --rebalance builds it again with another alpha.
+ */
+static int make_network(const hpc_opts *o, hpc_net *n)
+{
+  nestcl_engine_config cfg;
+  nestcl_engine_config_defaults(&cfg);
+  cfg.resolution_ms = o->dt;
+  cfg.seed = (uint32_t)o->seed;
+  cfg.cpu_threads = o->threads;
+  cfg.gpu_streams = o->streams;
+  cfg.gpu_fraction = o->gpu_fraction;
+  cfg.device = o->device;
+  cfg.weight_type = o->weight_double ? NESTCL_WEIGHT_DOUBLE : NESTCL_WEIGHT_FLOAT;
+  cfg.use_mpi = o->mpi;
+  cfg.history_max = (uint32_t)o->history_max;
+  cfg.device_memory = (size_t)o->device_memory;
+  if (cfg.history_capacity > cfg.history_max) {
+    cfg.history_capacity = cfg.history_max;
+  }
+  nestcl_engine *e = NULL;
+  n->pe = n->pi = n->rec = n->ee = -1;
+  int rc = nestcl_engine_create(&cfg, &e);
+  n->e = e;
+  if (!rc) rc = nestcl_engine_set_models(e, nestcl_builtin_models, nestcl_builtin_model_count);
+  if (!rc) rc = nestcl_engine_create_population(e, o->model, n->NE, 0, &n->pe);
+  if (!rc) rc = nestcl_engine_create_population(e, o->model, n->NI, 0, &n->pi);
+  /* NEST applies E_L before the thresholds it offsets, and V_m last. */
+  static const char *names[] = {"E_L", "C_m", "tau_m", "t_ref", "V_th", "V_reset", "tau_syn_ex", "tau_syn_in"};
+  const double values[] = {0.0, n->C_m, n->tau_m, 0.5, n->V_th, 0.0, n->tau_syn, n->tau_syn};
+  for (int p = 0; p < 2 && !rc; ++p) {
+    for (int k = 0; k < 8 && !rc; ++k) {
+      rc = nestcl_engine_set(e, p ? n->pi : n->pe, names[k], nestcl_constant(values[k]));
+    }
+    if (!rc) rc = nestcl_engine_set(e, p ? n->pi : n->pe, "tau_minus", nestcl_constant(30.0));
+    if (!rc) rc = nestcl_engine_set(e, p ? n->pi : n->pe, "V_m", nestcl_normal(5.7, 7.2));
+  }
+  nestcl_conn_spec ce = {NESTCL_RULE_FIXED_INDEGREE, n->CE, 0, 1}, ci = {NESTCL_RULE_FIXED_INDEGREE, n->CI, 0, 1};
+  nestcl_syn_spec sex = {nestcl_constant(n->JE), nestcl_constant(o->delay), 0};
+  nestcl_syn_spec sin_ = {nestcl_constant(n->JI), nestcl_constant(o->delay), 0};
+  if (!rc) rc = nestcl_engine_add_poisson(e, n->pe, n->p_rate, n->JE, o->delay, 0);
+  if (!rc) rc = nestcl_engine_add_poisson(e, n->pi, n->p_rate, n->JE, o->delay, 0);
+  /* NEST's stdp_params of hpc_benchmark.py; the weight JE as the static variant's. */
+  const nestcl_syn_param stdp[] = {{"alpha", 0.0513}, {"lambda", 0.1}, {"mu", 0.4}, {"tau_plus", 15.0}};
+  if (!rc) rc = nestcl_engine_set_synapse_models(e, nestcl_builtin_synapses, nestcl_builtin_synapse_count);
+  if (!rc) rc = nestcl_engine_connect_synapse(e, n->pe, n->pe, &ce, &sex,
+                                              o->ee_static ? "static_synapse" : "stdp_pl_synapse_hom",
+                                              o->ee_static ? NULL : stdp, o->ee_static ? 0 : 4, &n->ee);
+  if (!rc) rc = nestcl_engine_connect(e, n->pi, n->pe, &ci, &sin_);
+  if (!rc) rc = nestcl_engine_connect(e, n->pe, n->pi, &ce, &sex);
+  if (!rc) rc = nestcl_engine_connect(e, n->pi, n->pi, &ci, &sin_);
+  if (!rc && n->nrec > 0) rc = nestcl_engine_add_spike_recorder(e, n->pe, 0, n->nrec, &n->rec);
+  if (!rc) rc = nestcl_engine_prepare(e);
+  return rc;
+}
+
 int cli_run_hpc_benchmark(int argc, char **argv)
 {
   hpc_opts o;
@@ -437,8 +575,10 @@ int cli_run_hpc_benchmark(int argc, char **argv)
 #endif
   int code = CLI_OK;
   nestcl_engine *e = NULL;
-  json j;
+  json j, rb;
   json_init(&j);
+  json_init(&rb);
+  rb.compact = 1;
 
   /* Network parameters (BENCHMARKS.md). */
   const double tau_syn = 0.32582722403722841, tau_m = 10.0, C_m = 250.0, V_th = 20.0;
@@ -450,18 +590,21 @@ int cli_run_hpc_benchmark(int argc, char **argv)
   double JE = JE_mV / v_max, JI = g * JE;
   double nu_th = V_th / ((double)CE * tau_m / C_m * JE * exp(1.0) * tau_syn);
   double p_rate = eta * nu_th * (double)CE * 1000.0;
-  int pe = -1, pi = -1, rec = -1;
   uint32_t nrec = o.record > (long)NE ? NE : (uint32_t)o.record;
 
   /* The split: given by flags, or chosen by the fitted performance model (perfmodel/README.md). */
   const char *split_source = o.gpu_fraction_auto ? "even share" : "flag";
   double predicted = NAN;
   char profile_used[4096] = "";
-  if (o.gpu_fraction_auto) {
+#ifdef NESTCL_WITH_PERFMODEL
+  pm_auto_result ar;
+  memset(&ar, 0, sizeof ar);
+  int have_profile = 0;
+#endif
+  if (o.gpu_fraction_auto || o.rebalance) {
 #ifdef NESTCL_WITH_PERFMODEL
     pm_auto_request rq = {o.scale, !o.ee_static, o.threads, o.streams, ranks, o.mpi, o.device, o.profile,
-                          o.calibration_budget};
-    pm_auto_result ar;
+                          o.calibration_budget, !o.gpu_fraction_auto, o.gpu_fraction};
     int ac = pm_auto_split(&rq, &ar);
     if (ac) {
       code = ac;
@@ -470,86 +613,120 @@ int cli_run_hpc_benchmark(int argc, char **argv)
     o.threads = ar.threads;
     o.streams = ar.streams;
     o.gpu_fraction = ar.alpha;
-    split_source = strcmp(ar.source, "profile") == 0 ? "performance profile"
+    split_source = strcmp(ar.source, "profile") == 0           ? "performance profile"
+                   : strcmp(ar.source, "flag") == 0              ? "flag"
                    : strcmp(ar.source, "single kind of VP") == 0 ? "single kind of VP"
                                                                  : "performance profile (calibrated now)";
+    have_profile = strcmp(ar.source, "single kind of VP") != 0;
     predicted = ar.predicted;
     snprintf(profile_used, sizeof profile_used, "%s", ar.profile_path);
-    if (!o.quiet && rank == 0 && isfinite(predicted)) {
+    if (!o.quiet && rank == 0 && isfinite(predicted) && o.gpu_fraction_auto) {
       fprintf(stderr, "nestcl: auto split: %d thread(s), %d stream(s), gpu fraction %.3f (predicted %.2f s per "
                       "simulated second; %s)\n", o.threads, o.streams, o.gpu_fraction, predicted, profile_used);
     }
 #else
-    if (o.threads < 0 || o.streams < 0) {
-      fprintf(stderr, "error: --threads/--streams auto need the performance model, and this nestcl was built "
-                      "without GSL\n");
+    if (o.threads < 0 || o.streams < 0 || o.rebalance) {
+      fprintf(stderr, "error: --threads/--streams auto and --rebalance need the performance model, and this nestcl "
+                      "was built without GSL\n");
       code = CLI_USAGE;
       goto done;
     }
-    o.gpu_fraction = (double)o.streams / (o.threads + o.streams);
+    if (o.gpu_fraction_auto) o.gpu_fraction = (double)o.streams / (o.threads + o.streams);
 #endif
   }
 
-  nestcl_engine_config cfg;
-  nestcl_engine_config_defaults(&cfg);
-  cfg.resolution_ms = o.dt;
-  cfg.seed = (uint32_t)o.seed;
-  cfg.cpu_threads = o.threads;
-  cfg.gpu_streams = o.streams;
-  cfg.gpu_fraction = o.gpu_fraction;
-  cfg.device = o.device;
-  cfg.weight_type = o.weight_double ? NESTCL_WEIGHT_DOUBLE : NESTCL_WEIGHT_FLOAT;
-  cfg.use_mpi = o.mpi;
-  cfg.history_max = (uint32_t)o.history_max;
-  cfg.device_memory = (size_t)o.device_memory;
-  if (cfg.history_capacity > cfg.history_max) {
-    cfg.history_capacity = cfg.history_max;
-  }
   if (NE < 1 || NI < 1) {
     fprintf(stderr, "error: --scale %g gives %u E and %u I neurons; need at least one of each\n", o.scale, NE, NI);
     code = CLI_USAGE;
     goto done;
   }
-  if (!rc) rc = nestcl_engine_create(&cfg, &e);
-  if (!rc) rc = nestcl_engine_set_models(e, nestcl_builtin_models, nestcl_builtin_model_count);
-  if (!rc) rc = nestcl_engine_create_population(e, o.model, NE, 0, &pe);
-  if (!rc) rc = nestcl_engine_create_population(e, o.model, NI, 0, &pi);
-  /* NEST applies E_L before the thresholds it offsets, and V_m last. */
-  static const char *names[] = {"E_L", "C_m", "tau_m", "t_ref", "V_th", "V_reset", "tau_syn_ex", "tau_syn_in"};
-  const double values[] = {0.0, C_m, tau_m, 0.5, V_th, 0.0, tau_syn, tau_syn};
-  for (int p = 0; p < 2 && !rc; ++p) {
-    for (int k = 0; k < 8 && !rc; ++k) {
-      rc = nestcl_engine_set(e, p ? pi : pe, names[k], nestcl_constant(values[k]));
-    }
-    if (!rc) rc = nestcl_engine_set(e, p ? pi : pe, "tau_minus", nestcl_constant(30.0));
-    if (!rc) rc = nestcl_engine_set(e, p ? pi : pe, "V_m", nestcl_normal(5.7, 7.2));
-  }
-  nestcl_conn_spec ce = {NESTCL_RULE_FIXED_INDEGREE, CE, 0, 1}, ci = {NESTCL_RULE_FIXED_INDEGREE, CI, 0, 1};
-  nestcl_syn_spec sex = {nestcl_constant(JE), nestcl_constant(o.delay), 0};
-  nestcl_syn_spec sin_ = {nestcl_constant(JI), nestcl_constant(o.delay), 0};
-  if (!rc) rc = nestcl_engine_add_poisson(e, pe, p_rate, JE, o.delay, 0);
-  if (!rc) rc = nestcl_engine_add_poisson(e, pi, p_rate, JE, o.delay, 0);
-  /* NEST's stdp_params of hpc_benchmark.py; the weight JE as the static variant's. */
-  const nestcl_syn_param stdp[] = {{"alpha", 0.0513}, {"lambda", 0.1}, {"mu", 0.4}, {"tau_plus", 15.0}};
-  int ee = -1;
-  if (!rc) rc = nestcl_engine_set_synapse_models(e, nestcl_builtin_synapses, nestcl_builtin_synapse_count);
-  if (!rc) rc = nestcl_engine_connect_synapse(e, pe, pe, &ce, &sex, o.ee_static ? "static_synapse" : "stdp_pl_synapse_hom",
-                                              o.ee_static ? NULL : stdp, o.ee_static ? 0 : 4, &ee);
-  if (!rc) rc = nestcl_engine_connect(e, pi, pe, &ci, &sin_);
-  if (!rc) rc = nestcl_engine_connect(e, pe, pi, &ce, &sex);
-  if (!rc) rc = nestcl_engine_connect(e, pi, pi, &ci, &sin_);
-  if (!rc && nrec > 0) rc = nestcl_engine_add_spike_recorder(e, pe, 0, nrec, &rec);
+  hpc_net net = {tau_syn, tau_m, C_m, V_th, NE, NI, CE, CI, JE, JI, p_rate, nrec, NULL, -1, -1, -1, -1};
   if (!rc) {
     if (!o.quiet && rank == 0) {
       fprintf(stderr, "nestcl: building hpc_benchmark at scale %g: %u neurons, %.1f M synapses\n", o.scale, NE + NI,
               (double)(NE + NI) * (CE + CI) * 1e-6);
     }
-    rc = nestcl_engine_prepare(e);
+    rc = make_network(&o, &net);
+    e = net.e;
   }
   double presim_wall = 0.0, sim_wall = 0.0;
   nestcl_engine_stats s0, s1;
   nestcl_vp_stats *vp0 = NULL;
-  if (!rc) rc = simulate_progress(e, "presim", o.presim, o.dt, o.quiet || rank, &presim_wall);
+  /* --rebalance: rounds of (measure in the presimulation, choose alpha, rebuild and replay). */
+  double rebalance_s = 0.0;
+  const char *rebalance_why = NULL;
+  if (!rc && o.rebalance) {
+#ifdef NESTCL_WITH_PERFMODEL
+    if (o.threads == 0 || o.streams == 0 || !have_profile) {
+      rebalance_why = "nothing to rebalance: one kind of VP";
+      rc = simulate_progress(e, "presim", o.presim, o.dt, o.quiet || rank, &presim_wall);
+    } else {
+      nestcl_pm_config pc;
+      pm_hpc_config(&ar.prof, o.scale, !o.ee_static, ranks, &pc);
+      pc.TC = o.threads;
+      pc.TG = o.streams;
+      json_begin_array(&rb);
+      double t_rb = 0.0, log_corr = 0.0;
+      int n_corr = 0;
+      for (long round = 0; !rc; ++round) {
+        double cpu_busy = 0.0, gpu_busy = 0.0;
+        rc = presim_measured(e, &o, o.quiet || rank, &presim_wall, &cpu_busy, &gpu_busy);
+        if (rc) break;
+        pc.alpha = o.gpu_fraction;
+        /* The corrections measured so far, pooled (geometric mean): one presimulation is noisy. */
+        double corr = pm_balance_correction(&ar.prof, &pc, cpu_busy, gpu_busy);
+        if (corr > 0.0) {
+          log_corr += log(corr);
+          n_corr++;
+        }
+        double pooled = n_corr ? exp(log_corr / n_corr) : 1.0, pred = NAN, here = NAN;
+        double next = pm_rebalance_alpha(&ar.prof, &pc, pooled, &pred, &here);
+        /* Move only for a predicted gain of 3 % or more: on a flat optimum the rest is noise. */
+        int apply = here > 1.03 * pred && round < o.rebalance_rounds;
+        json_begin_object(&rb);
+        json_key(&rb, "alpha"); json_number(&rb, o.gpu_fraction);
+        json_key(&rb, "cpu_busy_s_per_s"); json_number(&rb, cpu_busy);
+        json_key(&rb, "gpu_busy_s_per_s"); json_number(&rb, gpu_busy);
+        json_key(&rb, "correction"); if (corr > 0.0) json_number(&rb, corr); else json_null(&rb);
+        json_key(&rb, "pooled_correction"); json_number(&rb, pooled);
+        json_key(&rb, "predicted_here_s_per_s"); json_number(&rb, here);
+        json_key(&rb, "proposed_alpha"); json_number(&rb, next);
+        json_key(&rb, "predicted_wall_s_per_s"); json_number(&rb, pred);
+        json_key(&rb, "applied"); json_bool(&rb, apply);
+        json_end_object(&rb);
+        if (!o.quiet && rank == 0) {
+          fprintf(stderr, "nestcl: rebalance %ld: at alpha %.3f a thread was busy %.3f s and a stream %.3f s per "
+                          "simulated s: %s alpha %.3f\n", round + 1, o.gpu_fraction, cpu_busy, gpu_busy,
+                  apply ? "repartitioning to" : "keeping; the model's best is", next);
+        }
+        if (!apply) {
+          rebalance_why = here <= 1.03 * pred ? (round == 0 ? "the measured balance confirmed the starting alpha"
+                                                            : "converged: no predicted gain of 3 % left")
+                                              : "rounds exhausted";
+          break;
+        }
+        /* The results do not depend on the split: a new build with the new alpha, the same presimulation again. */
+        double t0 = presim_wall;
+        struct timespec ts;
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        double c0 = (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+        nestcl_engine_destroy(e);
+        e = NULL;
+        o.gpu_fraction = next;
+        rc = make_network(&o, &net);
+        e = net.e;
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        t_rb += (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec - c0 + t0;
+      }
+      json_end_array(&rb);
+      rebalance_s = t_rb;
+      split_source = "rebalanced";
+      predicted = NAN;
+    }
+#endif
+  } else if (!rc) {
+    rc = simulate_progress(e, "presim", o.presim, o.dt, o.quiet || rank, &presim_wall);
+  }
   if (!rc) {
     nestcl_engine_get_stats(e, &s0);
     vp0 = malloc((size_t)s0.n_vps * sizeof *vp0);
@@ -565,7 +742,7 @@ int cli_run_hpc_benchmark(int argc, char **argv)
   nestcl_engine_get_stats(e, &s1);
   nestcl_weight_stats ws;
   memset(&ws, 0, sizeof ws);
-  if (!o.ee_static && (rc = nestcl_engine_weight_stats(e, ee, &ws)) != 0) {
+  if (!o.ee_static && (rc = nestcl_engine_weight_stats(e, net.ee, &ws)) != 0) {
     fprintf(stderr, "error: %s\n", nestcl_last_error());
     code = exit_code(rc);
     free(vp0);
@@ -577,11 +754,11 @@ int cli_run_hpc_benchmark(int argc, char **argv)
   size_t n_sim_spikes = 0;
   double cv_sum = 0.0;
   long cv_n = 0;
-  if (rec >= 0) {
+  if (net.rec >= 0) {
     const uint64_t *gids;
     const int64_t *steps;
     size_t n;
-    nestcl_engine_spikes(e, rec, &gids, &steps, &n);
+    nestcl_engine_spikes(e, net.rec, &gids, &steps, &n);
     int64_t *last = malloc(nrec * sizeof *last);
     double *sum = calloc(nrec, sizeof *sum), *sum2 = calloc(nrec, sizeof *sum2);
     long *cnt = calloc(nrec, sizeof *cnt);
@@ -594,7 +771,7 @@ int cli_run_hpc_benchmark(int argc, char **argv)
     for (uint32_t k = 0; k < nrec; ++k) last[k] = -1;
     uint64_t first;
     uint32_t npe;
-    nestcl_engine_population_range(e, pe, &first, &npe);
+    nestcl_engine_population_range(e, net.pe, &first, &npe);
     for (size_t k = 0; k < n; ++k) {
       if (steps[k] < from_step) continue;
       n_sim_spikes++;
@@ -646,6 +823,17 @@ int cli_run_hpc_benchmark(int argc, char **argv)
   json_key(&j, "gpu_fraction_source"); json_string(&j, split_source);
   json_key(&j, "predicted_wall_s_per_s"); if (isfinite(predicted)) json_number(&j, predicted); else json_null(&j);
   json_key(&j, "perf_profile"); if (*profile_used) json_string(&j, profile_used); else json_null(&j);
+  json_key(&j, "rebalance");
+  if (o.rebalance) {
+    json_begin_object(&j);
+    json_key(&j, "why"); json_string(&j, rebalance_why ? rebalance_why : "");
+    json_key(&j, "extra_s"); json_number(&j, rebalance_s);
+    json_key(&j, "rounds");
+    if (rb.len && !rb.failed) json_raw(&j, rb.buf, rb.len); else json_null(&j);
+    json_end_object(&j);
+  } else {
+    json_null(&j);
+  }
   json_key(&j, "device_spec"); if (o.device) json_string(&j, o.device); else json_null(&j);
   json_key(&j, "device_name"); if (s1.device_name) json_string(&j, s1.device_name); else json_null(&j);
   json_key(&j, "device_driver"); if (s1.device_driver) json_string(&j, s1.device_driver); else json_null(&j);
@@ -778,6 +966,7 @@ int cli_run_hpc_benchmark(int argc, char **argv)
   }
 
 done:
+  json_free(&rb);
   if (rc && code == CLI_OK) {
     fprintf(stderr, "error: %s\n", nestcl_last_error());
     code = exit_code(rc);

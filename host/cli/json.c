@@ -160,3 +160,10 @@ void json_null(json *j)
   j->pending_key = 0;
   put(j, "null");
 }
+
+void json_raw(json *j, const char *text, size_t len)
+{
+  before_value(j, j->pending_key);
+  j->pending_key = 0;
+  put(j, "%.*s", (int)len, text);
+}

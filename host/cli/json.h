@@ -29,4 +29,6 @@ void json_number(json *j, double v);
 void json_integer(json *j, long long v);
 void json_bool(json *j, int v);
 void json_null(json *j);
+/* A value that is already JSON text (another writer's whole document). */
+void json_raw(json *j, const char *text, size_t len);
 #endif
