@@ -29,6 +29,15 @@ int pm_resolve_profile(const char *device_spec, const char *profile_file, nestcl
 /* The model's configuration of hpc_benchmark at a scale (the rate from the profile's table). */
 void pm_hpc_config(const nestcl_pm_profile *p, double scale, int stdp, int ranks, nestcl_pm_config *c);
 
+/* One (threads, streams) with its best alpha and predicted wall time. */
+typedef struct pm_candidate {
+  nestcl_pm_config c;
+  double wall;
+} pm_candidate;
+/* Every (T_C, T_G) in the bounds (not both 0) with its best alpha, fastest first; returns the count. */
+int pm_candidates(const nestcl_pm_profile *p, const nestcl_pm_config *base, int t_lo, int t_hi, int g_lo, int g_hi,
+                  pm_candidate *out);
+
 typedef struct pm_auto_request {
   double scale;
   int stdp;

@@ -154,6 +154,31 @@ static int calibrate(const char *device_spec, const nestcl_device_info *dev, con
   return CLI_OK;
 }
 
+static int cmp_candidate(const void *a, const void *b)
+{
+  double x = ((const pm_candidate *)a)->wall, y = ((const pm_candidate *)b)->wall;
+  return x < y ? -1 : x > y;
+}
+
+int pm_candidates(const nestcl_pm_profile *p, const nestcl_pm_config *base, int t_lo, int t_hi, int g_lo, int g_hi,
+                  pm_candidate *out)
+{
+  int n = 0;
+  for (int t = t_lo; t <= t_hi; ++t) {
+    for (int g = g_lo; g <= g_hi; ++g) {
+      if (t + g < 1) continue;
+      pm_candidate k;
+      k.c = *base;
+      k.c.TC = t;
+      k.c.TG = g;
+      k.c.alpha = nestcl_pm_best_alpha(p->p, &k.c, &k.wall);
+      out[n++] = k;
+    }
+  }
+  qsort(out, (size_t)n, sizeof *out, cmp_candidate);
+  return n;
+}
+
 int pm_auto_split(const pm_auto_request *rq, pm_auto_result *res)
 {
   memset(res, 0, sizeof *res);
@@ -215,24 +240,17 @@ int pm_auto_split(const pm_auto_request *rq, pm_auto_result *res)
     /* Every split the host allows: threads up to its cores, streams up to 4 (or the counts given). */
     int t_lo = threads < 0 ? 0 : threads, t_hi = threads < 0 ? p.cores : threads;
     int g_lo = streams < 0 ? 0 : streams, g_hi = streams < 0 ? 4 : streams;
-    double best = INFINITY;
-    for (int t = t_lo; t <= t_hi; ++t) {
-      for (int g = g_lo; g <= g_hi; ++g) {
-        if (t + g < 1) continue;
-        nestcl_pm_config x = c;
-        x.TC = t;
-        x.TG = g;
-        double w;
-        double a = nestcl_pm_best_alpha(p.p, &x, &w);
-        if (w < best) {
-          best = w;
-          res->threads = t;
-          res->streams = g;
-          res->alpha = a;
-        }
-      }
+    pm_candidate *cs = malloc((size_t)(t_hi - t_lo + 1) * (size_t)(g_hi - g_lo + 1) * sizeof *cs);
+    if (!cs) {
+      fprintf(stderr, "error: out of host memory\n");
+      return CLI_RUNTIME;
     }
-    res->predicted = best;
+    pm_candidates(&p, &c, t_lo, t_hi, g_lo, g_hi, cs);
+    res->threads = (int)cs[0].c.TC;
+    res->streams = (int)cs[0].c.TG;
+    res->alpha = cs[0].c.alpha;
+    res->predicted = cs[0].wall;
+    free(cs);
   } else {
     c.TC = threads;
     c.TG = streams;

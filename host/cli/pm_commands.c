@@ -729,36 +729,6 @@ static int cmd_predict(int argc, char **argv)
   return code;
 }
 
-typedef struct cand {
-  nestcl_pm_config c;
-  double wall;
-} cand;
-
-static int cmp_cand(const void *a, const void *b)
-{
-  double x = ((const cand *)a)->wall, y = ((const cand *)b)->wall;
-  return x < y ? -1 : x > y;
-}
-
-/* Every (T_C, T_G) up to the bounds with its best alpha, best first. Returns the count. */
-static int tune_candidates(const nestcl_pm_profile *p, const nestcl_pm_config *base, int max_t, int max_g, cand *out)
-{
-  int n = 0;
-  for (int t = 0; t <= max_t; ++t) {
-    for (int g = 0; g <= max_g; ++g) {
-      if (t + g < 1) continue;
-      cand k;
-      k.c = *base;
-      k.c.TC = t;
-      k.c.TG = g;
-      k.c.alpha = nestcl_pm_best_alpha(p->p, &k.c, &k.wall);
-      out[n++] = k;
-    }
-  }
-  qsort(out, (size_t)n, sizeof *out, cmp_cand);
-  return n;
-}
-
 static int cmd_tune(int argc, char **argv)
 {
   pm_flags f;
@@ -787,12 +757,12 @@ static int cmd_tune(int argc, char **argv)
     fprintf(stderr, "error: tune: --max-threads and --max-streams leave no configuration\n");
     return CLI_USAGE;
   }
-  cand *cs = malloc((size_t)(mt + 1) * (size_t)(mg + 1) * sizeof *cs);
+  pm_candidate *cs = malloc((size_t)(mt + 1) * (size_t)(mg + 1) * sizeof *cs);
   if (!cs) {
     fprintf(stderr, "error: out of host memory\n");
     return CLI_RUNTIME;
   }
-  int n = tune_candidates(&p, &c, mt, mg, cs);
+  int n = pm_candidates(&p, &c, 0, mt, 0, mg, cs);
   json j;
   json_init(&j);
   json_begin_object(&j);

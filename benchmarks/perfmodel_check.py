@@ -1,0 +1,94 @@
+#!/usr/bin/env python3
+"""The acceptance figures of the performance model (issue 10), measured in one
+session with alternated runs and medians (a benchmark, not a test):
+
+  - an 11-point alpha sweep (0, 0.1, ..., 1) of one (scale, threads, streams);
+  - `--gpu-fraction auto` (the profile's choice) beside it;
+  - `--rebalance` started from alpha 0.05 and 0.95;
+
+every configuration REPEATS times, interleaved round by round so that drift of
+the machine hits all alike. Prints one JSON object: per configuration the
+alpha used and the median wall time of the measured simulation, and the
+ratios of auto's and rebalance's medians to the best of the sweep.
+
+  benchmarks/perfmodel_check.py --nestcl build/bin/nestcl --scale 0.3 \\
+      --threads 1 --streams 1 --repeats 3 --out check.json
+Extra arguments after -- go to every run (e.g. --profile FILE).
+"""
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+
+
+def run(nestcl, args, tmp):
+    out = os.path.join(tmp, "r.json")
+    if os.path.exists(out):
+        os.remove(out)
+    p = subprocess.run([nestcl, "run", "hpc_benchmark", *args, "--quiet", "--record", "0", "--out", out],
+                       stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    if p.returncode != 0:
+        sys.exit("error: run failed: %s\n%s" % (" ".join(args), p.stderr.strip()))
+    with open(out) as f:
+        d = json.load(f)
+    return d["simulation"]["sim_wall_s"], d["config"]["gpu_fraction"], d["activity"]["spikes"]
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--nestcl", required=True)
+    ap.add_argument("--scale", type=float, default=0.3)
+    ap.add_argument("--threads", type=int, default=1)
+    ap.add_argument("--streams", type=int, default=1)
+    ap.add_argument("--simtime", type=float, default=200.0)
+    ap.add_argument("--presim", type=float, default=50.0)
+    ap.add_argument("--repeats", type=int, default=3)
+    ap.add_argument("--out")
+    ap.add_argument("extra", nargs="*")
+    a = ap.parse_args()
+    if a.repeats < 1 or a.threads < 1 or a.streams < 1 or not a.scale > 0:
+        sys.exit("error: --repeats, --threads and --streams must be >= 1 and --scale > 0")
+    base = ["--scale", str(a.scale), "--threads", str(a.threads), "--streams", str(a.streams),
+            "--simtime", str(a.simtime), "--presim", str(a.presim), *a.extra]
+    configs = [("alpha %.1f" % (k / 10), ["--gpu-fraction", "%.1f" % (k / 10)]) for k in range(11)]
+    configs += [("auto", ["--gpu-fraction", "auto"]),
+                ("rebalance from 0.05", ["--gpu-fraction", "0.05", "--rebalance"]),
+                ("rebalance from 0.95", ["--gpu-fraction", "0.95", "--rebalance"])]
+    times = {name: [] for name, _ in configs}
+    alphas = {name: [] for name, _ in configs}
+    spikes = set()
+    with tempfile.TemporaryDirectory() as tmp:
+        for r in range(a.repeats):
+            for i, (name, extra) in enumerate(configs):
+                print("perfmodel_check: round %d/%d, %s" % (r + 1, a.repeats, name), file=sys.stderr)
+                t, alpha, n = run(a.nestcl, base + extra, tmp)
+                times[name].append(t)
+                alphas[name].append(alpha)
+                spikes.add(n)
+    med = {name: statistics.median(v) for name, v in times.items()}
+    sweep = [name for name, _ in configs[:11]]
+    best = min(sweep, key=lambda n: med[n])
+    res = {
+        "schema": "nestcl-perfmodel-check/1",
+        "scale": a.scale, "threads": a.threads, "streams": a.streams, "simtime_ms": a.simtime,
+        "repeats": a.repeats,
+        "identical_spike_counts": len(spikes) == 1,
+        "configs": [{"name": n, "alpha": statistics.median(alphas[n]), "alphas": alphas[n],
+                     "sim_wall_s": times[n], "median_s": med[n]} for n, _ in configs],
+        "best_of_sweep": {"name": best, "median_s": med[best]},
+        "ratio_to_best": {n: med[n] / med[best] for n in ("auto", "rebalance from 0.05", "rebalance from 0.95")},
+    }
+    text = json.dumps(res, indent=2)
+    if a.out:
+        tmpname = a.out + ".tmp.%d" % os.getpid()
+        with open(tmpname, "w") as f:
+            f.write(text + "\n")
+        os.replace(tmpname, a.out)
+    print(text)
+
+
+if __name__ == "__main__":
+    main()
