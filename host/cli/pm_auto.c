@@ -286,10 +286,10 @@ double pm_rebalance_alpha(const nestcl_pm_profile *p, const nestcl_pm_config *c,
   /* The correction split evenly between the sides: the CPU's costs times s, the streams' divided by it. */
   double q[NESTCL_PM_NP];
   memcpy(q, p->p, sizeof q);
-  static const int cpu[] = {NESTCL_PM_C_UPDATE, NESTCL_PM_C_STEP, NESTCL_PM_C_SPIKE, NESTCL_PM_C_EVENT,
-                            NESTCL_PM_C_PLASTIC};
+  static const int cpu[] = {NESTCL_PM_C_UPDATE, NESTCL_PM_C_STEP, NESTCL_PM_C_SPIKE, NESTCL_PM_C_PSPIKE,
+                            NESTCL_PM_C_EVENT, NESTCL_PM_C_PLASTIC};
   static const int gpu[] = {NESTCL_PM_G_UPDATE, NESTCL_PM_G_STEP, NESTCL_PM_G_LAUNCH, NESTCL_PM_G_DLAUNCH,
-                            NESTCL_PM_G_SPIKE, NESTCL_PM_G_EVENT, NESTCL_PM_G_PLASTIC};
+                            NESTCL_PM_G_SPIKE, NESTCL_PM_G_PSPIKE, NESTCL_PM_G_EVENT, NESTCL_PM_G_PLASTIC};
   for (size_t k = 0; k < sizeof cpu / sizeof *cpu; ++k) q[cpu[k]] *= s;
   for (size_t k = 0; k < sizeof gpu / sizeof *gpu; ++k) q[gpu[k]] /= s;
   *pred_here = nestcl_pm_output_value(q, c, NESTCL_PM_WALL);

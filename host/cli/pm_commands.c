@@ -573,7 +573,7 @@ static void json_prediction(json *j, const nestcl_pm_config *c, const nestcl_pm_
   json_key(j, "gpu_deliver"); json_number(j, o->gpu_deliver);
   json_key(j, "cpu_wait"); json_number(j, o->cpu_wait);
   json_key(j, "gpu_wait"); json_number(j, o->gpu_wait);
-  json_key(j, "host_cores"); json_number(j, o->host_cores);
+  json_key(j, "sharing"); json_number(j, o->sharing);
   json_key(j, "barriers"); json_number(j, o->barriers);
   json_key(j, "exchange"); json_number(j, o->exchange);
   json_key(j, "mpi"); json_number(j, o->mpi);

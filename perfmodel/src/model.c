@@ -15,8 +15,8 @@
 #include "nestcl/pm_model.h"
 
 const char *const nestcl_pm_param_names[NESTCL_PM_NP] = {
-    "c_update", "c_step", "c_spike", "c_event", "c_plastic",
-    "g_update", "g_step", "g_launch", "g_dlaunch", "g_spike", "g_event", "g_plastic",
+    "c_update", "c_step", "c_spike", "c_pspike", "c_event", "c_plastic",
+    "g_update", "g_step", "g_launch", "g_dlaunch", "g_spike", "g_pspike", "g_event", "g_plastic",
     "s_step", "s_spike", "s_mpi", "kappa"};
 
 const char *const nestcl_pm_output_names[NESTCL_PM_OUTPUTS] = {"wall", "cpu_update", "cpu_deliver", "gpu_update",
@@ -33,34 +33,37 @@ void nestcl_pm_predict(const double *p, const nestcl_pm_config *c, nestcl_pm_pre
   double ev = c->F * c->K;
   if (c->TC > 0 && nC > 0) {
     o->cpu_update = p[NESTCL_PM_C_UPDATE] * nC;
-    o->cpu_deliver = p[NESTCL_PM_C_STEP] * c->S + p[NESTCL_PM_C_SPIKE] * R +
+    o->cpu_deliver = p[NESTCL_PM_C_STEP] * c->S + (p[NESTCL_PM_C_SPIKE] + p[NESTCL_PM_C_PSPIKE] * c->phi) * R +
                      (p[NESTCL_PM_C_EVENT] * (1.0 - c->phi) + p[NESTCL_PM_C_PLASTIC] * c->phi) * ev * nC;
   }
   if (c->TG > 0 && nG > 0) {
     o->gpu_update = (p[NESTCL_PM_G_STEP] + p[NESTCL_PM_G_LAUNCH] * c->TG) * c->S + p[NESTCL_PM_G_UPDATE] * nG;
-    o->gpu_deliver = p[NESTCL_PM_G_DLAUNCH] * c->TG * c->S + p[NESTCL_PM_G_SPIKE] * R * c->TG +
+    o->gpu_deliver = p[NESTCL_PM_G_DLAUNCH] * c->TG * c->S +
+                     (p[NESTCL_PM_G_SPIKE] * c->TG + p[NESTCL_PM_G_PSPIKE] * c->phi) * R +
                      (p[NESTCL_PM_G_EVENT] * (1.0 - c->phi) + p[NESTCL_PM_G_PLASTIC] * c->phi) * ev * nG;
   }
   o->cpu_vp = o->cpu_update + o->cpu_deliver;
   o->gpu_vp = o->gpu_update + o->gpu_deliver;
-  /*
-   * Co-execution shares the host's cores: the CPU VPs' work and the device's
-   * host-side share of its work cannot take less than their sum over P cores.
-   * Only when both kinds hold neurons: alone, each is its own measurement.
-   */
-  if (o->cpu_vp > 0.0 && o->gpu_vp > 0.0) {
-    double kappa = p[NESTCL_PM_KAPPA] > 0.0 ? p[NESTCL_PM_KAPPA] : 0.0;
-    o->host_cores = (c->TC * o->cpu_vp + kappa * o->gpu_vp) / (c->P > 0 ? c->P : 1.0);
-  }
   o->busy = o->cpu_vp;
   o->bound = "cpu";
   if (o->gpu_vp > o->busy) {
     o->busy = o->gpu_vp;
     o->bound = "gpu";
   }
-  if (o->host_cores > o->busy) {
-    o->busy = o->host_cores;
-    o->bound = "cores";
+  /*
+   * Co-execution on shared cores: while both sides work, the T_C CPU VPs and
+   * the kappa threads a busy device keeps on the host (PoCL's workers; about
+   * 0 for a discrete GPU) share P cores, so the overlap, as long as the
+   * shorter side, runs (T_C + kappa) / P times slower. Only when both kinds
+   * hold neurons: alone, each is its own measurement.
+   */
+  if (o->cpu_vp > 0.0 && o->gpu_vp > 0.0) {
+    double kappa = p[NESTCL_PM_KAPPA] > 0.0 ? p[NESTCL_PM_KAPPA] : 0.0;
+    double over = (c->TC + kappa) / (c->P > 0 ? c->P : 1.0) - 1.0;
+    if (over > 0.0) {
+      o->sharing = over * (o->cpu_vp < o->gpu_vp ? o->cpu_vp : o->gpu_vp);
+      o->busy += o->sharing;
+    }
   }
   o->cpu_wait = c->TC > 0 ? o->busy - o->cpu_vp : 0.0;
   o->gpu_wait = c->TG > 0 ? o->busy - o->gpu_vp : 0.0;
@@ -184,8 +187,8 @@ static stage_kind kind_of(const nestcl_pm_config *c)
 static const char *stage_name[] = {"cpu", "gpu", "co-execution"};
 
 /* Starting values: the order of magnitude of each cost on a CPU of today. */
-static const double p_start[NESTCL_PM_NP] = {1e-4, 1e-5, 1e-7, 1e-8, 1e-8, 1e-5, 1e-4, 1e-4, 1e-4, 1e-7, 1e-9, 1e-9,
-                                             1e-5, 1e-7, 1e-7, 1.0};
+static const double p_start[NESTCL_PM_NP] = {1e-4, 1e-5, 1e-7, 1e-7, 1e-8, 1e-8, 1e-5, 1e-4, 1e-4, 1e-4, 1e-7, 1e-7,
+                                             1e-9, 1e-9, 1e-5, 1e-7, 1e-7, 1.0};
 
 /* Sum of squares of the rows with use[k] (NULL: all) at kappa q. */
 static double kappa_sse(const double *x, const double *y, size_t m, const unsigned char *use, stage_ctx *ctx, double q)
@@ -456,6 +459,7 @@ int nestcl_pm_fit_profile(const nestcl_pm_obs *obs, size_t n, int folds, nestcl_
     fl[nf++] = NESTCL_PM_C_STEP;
     fl[nf++] = NESTCL_PM_C_SPIKE;
     if (phi_lo[ST_CPU] < phi_hi[ST_CPU]) {
+      fl[nf++] = NESTCL_PM_C_PSPIKE;
       fl[nf++] = NESTCL_PM_C_EVENT;
       fl[nf++] = NESTCL_PM_C_PLASTIC;
     } else {
@@ -480,6 +484,7 @@ int nestcl_pm_fit_profile(const nestcl_pm_obs *obs, size_t n, int folds, nestcl_
     fl[nf++] = NESTCL_PM_G_DLAUNCH;
     fl[nf++] = NESTCL_PM_G_SPIKE;
     if (phi_lo[ST_GPU] < phi_hi[ST_GPU]) {
+      fl[nf++] = NESTCL_PM_G_PSPIKE;
       fl[nf++] = NESTCL_PM_G_EVENT;
       fl[nf++] = NESTCL_PM_G_PLASTIC;
     } else {

@@ -9,6 +9,7 @@
 #ifndef NESTCL_ENGINE_INTERNAL_H
 #define NESTCL_ENGINE_INTERNAL_H
 
+#include <stdatomic.h>
 #include <stdint.h>
 
 #include "nestcl/engine.h"
@@ -172,6 +173,13 @@ typedef struct eng_vp {
   char err[512];         /* its message: error messages are per thread */
 } eng_vp;
 
+/* The simulation cycle's barrier (cycle.c): spins at most spin iterations, then sleeps. */
+typedef struct eng_barrier {
+  atomic_uint count, gen;
+  unsigned n;
+  long spin;
+} eng_barrier;
+
 struct nestcl_engine {
   nestcl_engine_config cfg;
   const nestcl_model *const *models;
@@ -202,6 +210,7 @@ struct nestcl_engine {
   double sync_s;         /* of which waiting for the other ranks (the first MPI collective) */
   double record_s;       /* and of which feeding the spike recorders */
   char ex_err[512];
+  eng_barrier bar;
 
   nestcl_device *dev;
   cl_program *model_programs; /* per population (NULL entries for CPU-only runs) */

@@ -6,12 +6,12 @@
  *
  *   CPU thread (n_C = N (1 - alpha) / T_C neurons on it):
  *     update   c_update n_C                                   (eqs. 1, 5: update and Poisson drive)
- *     deliver  c_step S + c_spike R + (c_event (1 - phi) + c_plastic phi) F K n_C
+ *     deliver  c_step S + (c_spike + c_pspike phi) R + (c_event (1 - phi) + c_plastic phi) F K n_C
  *              (main loop per super step, all spikes, relevant synaptic events split
- *               into static and plastic delivery)
+ *               into static and plastic delivery; plastic delivery's cost per spike)
  *   GPU stream (T_G streams share one device holding n_G = N alpha neurons):
  *     update   (g_step + g_launch T_G) S + g_update n_G      (eq. 3, with the launch overhead per stream)
- *     deliver  g_dlaunch T_G S + g_spike R T_G + (g_event (1 - phi) + g_plastic phi) F K n_G
+ *     deliver  g_dlaunch T_G S + (g_spike T_G + g_pspike phi) R + (g_event (1 - phi) + g_plastic phi) F K n_G
  *              (host<->device traffic: every stream takes the whole spike list each super step)
  *
  * with R = F N the spikes per second (F the measured rate, N all neurons),
@@ -71,9 +71,9 @@ typedef enum nestcl_pm_output {
 } nestcl_pm_output;
 
 enum {
-  NESTCL_PM_C_UPDATE, NESTCL_PM_C_STEP, NESTCL_PM_C_SPIKE, NESTCL_PM_C_EVENT, NESTCL_PM_C_PLASTIC,
+  NESTCL_PM_C_UPDATE, NESTCL_PM_C_STEP, NESTCL_PM_C_SPIKE, NESTCL_PM_C_PSPIKE, NESTCL_PM_C_EVENT, NESTCL_PM_C_PLASTIC,
   NESTCL_PM_G_UPDATE, NESTCL_PM_G_STEP, NESTCL_PM_G_LAUNCH, NESTCL_PM_G_DLAUNCH, NESTCL_PM_G_SPIKE,
-  NESTCL_PM_G_EVENT, NESTCL_PM_G_PLASTIC,
+  NESTCL_PM_G_PSPIKE, NESTCL_PM_G_EVENT, NESTCL_PM_G_PLASTIC,
   NESTCL_PM_S_STEP, NESTCL_PM_S_SPIKE, NESTCL_PM_S_MPI, NESTCL_PM_KAPPA,
   NESTCL_PM_NP
 };
@@ -84,12 +84,12 @@ extern const char *const nestcl_pm_output_names[NESTCL_PM_OUTPUTS];
 typedef struct nestcl_pm_prediction {
   double cpu_update, cpu_deliver, gpu_update, gpu_deliver; /* one VP of each kind; 0 where none */
   double cpu_vp, gpu_vp;      /* c and g */
-  double host_cores;          /* (T_C c + kappa g) / P */
-  double busy;                /* the max of the three */
+  double sharing;             /* the overlap's slowdown on shared cores: max(0, (T_C + kappa) / P - 1) min(c, g) */
+  double busy;                /* max(c, g) + sharing */
   double cpu_wait, gpu_wait;  /* busy - c, busy - g: at the barriers */
   double barriers, exchange, mpi;
   double wall;
-  const char *bound;          /* "cpu", "gpu" or "cores": which term is the max */
+  const char *bound;          /* "cpu" or "gpu": the slower side */
 } nestcl_pm_prediction;
 
 void nestcl_pm_predict(const double *p, const nestcl_pm_config *c, nestcl_pm_prediction *out);
