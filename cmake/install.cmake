@@ -41,7 +41,7 @@ set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
 set(CPACK_DEBIAN_PACKAGE_SECTION science)
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
 set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "pocl-opencl-icd | opencl-icd")
-set(CPACK_DEBIAN_PACKAGE_SUGGESTS "ocl-icd-opencl-dev, opencl-c-headers, libopenmpi-dev, cmake, pkg-config")
+set(CPACK_DEBIAN_PACKAGE_SUGGESTS "gnuplot-nox, ocl-icd-opencl-dev, opencl-c-headers, libopenmpi-dev, cmake, pkg-config")
 set(CPACK_DEBIAN_PACKAGE_DESCRIPTION "nestcl runs NEST neuron models on GPUs and other OpenCL devices.
  It contains libnestcl (shared and static), the translated model library,
  the tools nestcl, nestcl-info and nestcl-translate, the C headers, and the

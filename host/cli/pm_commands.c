@@ -869,7 +869,7 @@ static int cmd_plot(int argc, char **argv)
            "                             CPU, GPU and co-execution runs (the paper's Figs. 15, 16)\n"
            "  time_vs_alpha.png          measured times against alpha for one (scale, threads,\n"
            "                             streams) with the predicted curve and its optimum marked\n"
-           "                             (default: the largest scale's most-swept combination)\n"
+           "                             (default: the largest scale, the fewest threads and streams)\n"
            "  phases.png                 measured and predicted phases per configuration of that scale\n");
     free(f.files);
     return CLI_OK;
@@ -896,20 +896,19 @@ static int cmd_plot(int argc, char **argv)
   double sel_scale = f.scale;
   int sel_t = f.threads, sel_g = f.streams;
   if (!code && (sel_scale <= 0 || sel_t < 0 || sel_g < 0)) {
-    int best = 0;
+    /* The largest scale with co-execution runs (or --scale), and there the fewest threads and streams. */
+    sel_scale = 0.0;
     for (size_t i = 0; i < d.n; ++i) {
       const run_rec *r = &d.runs[i];
-      if (r->c.TC > 0 && r->c.TG > 0 && r->c.alpha > 0 && r->c.alpha < 1) {
-        int cnt = 0;
-        for (size_t k = 0; k < d.n; ++k) {
-          cnt += d.runs[k].scale == r->scale && d.runs[k].c.TC == r->c.TC && d.runs[k].c.TG == r->c.TG;
-        }
-        if (r->scale > sel_scale || (r->scale == sel_scale && cnt > best)) {
-          sel_scale = r->scale;
-          sel_t = (int)r->c.TC;
-          sel_g = (int)r->c.TG;
-          best = cnt;
-        }
+      if (!(r->c.TC > 0 && r->c.TG > 0 && r->c.alpha > 0 && r->c.alpha < 1)) continue;
+      if (f.scale > 0 && r->scale != f.scale) continue;
+      int better = r->scale > sel_scale ||
+                   (r->scale == sel_scale && (r->c.TC + r->c.TG < sel_t + sel_g ||
+                                              (r->c.TC + r->c.TG == sel_t + sel_g && r->c.TC < sel_t)));
+      if (sel_scale <= 0 || better) {
+        sel_scale = r->scale;
+        sel_t = (int)r->c.TC;
+        sel_g = (int)r->c.TG;
       }
     }
     if (sel_scale <= 0) {
