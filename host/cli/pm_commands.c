@@ -673,34 +673,60 @@ static int cmd_fit(int argc, char **argv)
 
 /* ---- predict and tune ------------------------------------------------------- */
 
+/* Their flags and --help: -1 to go on, else the exit code. */
+static int command_flags(int argc, char **argv, const char *allowed, const char *help, pm_flags *f)
+{
+  int bad = parse_flags(argc, argv, allowed, f);
+  free(f->files);
+  f->files = NULL;
+  if (bad) return CLI_USAGE;
+  if (f->help) {
+    fputs(help, stdout);
+    return CLI_OK;
+  }
+  return -1;
+}
+
+/* Their profile and the configuration the flags describe: -1 to go on, else the exit code. */
+static int command_model(const pm_flags *f, nestcl_pm_profile *p, nestcl_pm_config *c)
+{
+  int code = load_profile(f, p);
+  if (code) return code;
+  return config_of(f, p, c) ? CLI_USAGE : -1;
+}
+
+/* The head of their JSON: what was predicted for. */
+static void json_head(json *j, const char *schema, const nestcl_pm_profile *p, const nestcl_pm_config *c, int stdp)
+{
+  json_key(j, "schema"); json_string(j, schema);
+  json_key(j, "device_name"); json_string(j, p->device_name);
+  json_key(j, "neurons"); json_number(j, c->N);
+  json_key(j, "rate_hz"); json_number(j, c->F);
+  json_key(j, "ranks"); json_integer(j, (long long)c->M);
+  json_key(j, "synapse"); json_string(j, stdp ? "stdp" : "static");
+}
+
 static int cmd_predict(int argc, char **argv)
 {
   pm_flags f;
-  if (parse_flags(argc, argv, "scale neurons rate threads streams gpu-fraction ranks synapse profile device out", &f)) {
-    free(f.files);
-    return CLI_USAGE;
-  }
-  free(f.files);
-  if (f.help) {
-    printf("usage: nestcl perfmodel predict (--scale S | --neurons N) --threads T --streams G\n"
-           "                                [--gpu-fraction A] [--ranks M] [--synapse stdp|static]\n"
-           "                                [--rate HZ] [--profile FILE | --device SPEC] [--out FILE]\n"
-           "\n"
-           "The predicted time of one hpc_benchmark configuration per simulated second, phase by\n"
-           "phase, from the profile (default: the cache's profile of the device). Without\n"
-           "--gpu-fraction, the best alpha for that configuration. The rate defaults to the\n"
-           "one the sweep measured at that size.\n");
-    return CLI_OK;
-  }
+  int code = command_flags(argc, argv, "scale neurons rate threads streams gpu-fraction ranks synapse profile device out",
+                           "usage: nestcl perfmodel predict (--scale S | --neurons N) --threads T --streams G\n"
+                           "                                [--gpu-fraction A] [--ranks M] [--synapse stdp|static]\n"
+                           "                                [--rate HZ] [--profile FILE | --device SPEC] [--out FILE]\n"
+                           "\n"
+                           "The predicted time of one hpc_benchmark configuration per simulated second, phase by\n"
+                           "phase, from the profile (default: the cache's profile of the device). Without\n"
+                           "--gpu-fraction, the best alpha for that configuration. The rate defaults to the\n"
+                           "one the sweep measured at that size.\n",
+                           &f);
+  if (code >= 0) return code;
   if (f.threads < 0 || f.streams < 0 || f.threads + f.streams < 1) {
     fprintf(stderr, "error: predict needs --threads T and --streams G (at least one of them > 0)\n");
     return CLI_USAGE;
   }
   nestcl_pm_profile p;
-  int code = load_profile(&f, &p);
-  if (code) return code;
   nestcl_pm_config c;
-  if (config_of(&f, &p, &c)) return CLI_USAGE;
+  if ((code = command_model(&f, &p, &c)) >= 0) return code;
   c.TC = f.threads;
   c.TG = f.streams;
   if (f.alpha >= 0) {
@@ -716,12 +742,7 @@ static int cmd_predict(int argc, char **argv)
   json j;
   json_init(&j);
   json_begin_object(&j);
-  json_key(&j, "schema"); json_string(&j, "nestcl-perfmodel-predict/1");
-  json_key(&j, "device_name"); json_string(&j, p.device_name);
-  json_key(&j, "neurons"); json_number(&j, c.N);
-  json_key(&j, "rate_hz"); json_number(&j, c.F);
-  json_key(&j, "ranks"); json_integer(&j, (long long)c.M);
-  json_key(&j, "synapse"); json_string(&j, f.stdp ? "stdp" : "static");
+  json_head(&j, "nestcl-perfmodel-predict/1", &p, &c, f.stdp);
   json_key(&j, "prediction"); json_prediction(&j, &c, &o);
   json_end_object(&j);
   code = emit(&j, f.out);
@@ -732,26 +753,19 @@ static int cmd_predict(int argc, char **argv)
 static int cmd_tune(int argc, char **argv)
 {
   pm_flags f;
-  if (parse_flags(argc, argv, "scale neurons rate ranks synapse max-threads max-streams top profile device out", &f)) {
-    free(f.files);
-    return CLI_USAGE;
-  }
-  free(f.files);
-  if (f.help) {
-    printf("usage: nestcl perfmodel tune (--scale S | --neurons N) [--max-threads T] [--max-streams G]\n"
-           "                             [--ranks M] [--synapse stdp|static] [--rate HZ] [--top K]\n"
-           "                             [--profile FILE | --device SPEC] [--out FILE]\n"
-           "\n"
-           "The best (threads, streams, alpha) for hpc_benchmark of that size on this host and\n"
-           "device, with the predicted time of the K best (default 5). Threads up to the host's\n"
-           "cores and streams up to 4 unless bounded otherwise.\n");
-    return CLI_OK;
-  }
+  int code = command_flags(argc, argv, "scale neurons rate ranks synapse max-threads max-streams top profile device out",
+                           "usage: nestcl perfmodel tune (--scale S | --neurons N) [--max-threads T] [--max-streams G]\n"
+                           "                             [--ranks M] [--synapse stdp|static] [--rate HZ] [--top K]\n"
+                           "                             [--profile FILE | --device SPEC] [--out FILE]\n"
+                           "\n"
+                           "The best (threads, streams, alpha) for hpc_benchmark of that size on this host and\n"
+                           "device, with the predicted time of the K best (default 5). Threads up to the host's\n"
+                           "cores and streams up to 4 unless bounded otherwise.\n",
+                           &f);
+  if (code >= 0) return code;
   nestcl_pm_profile p;
-  int code = load_profile(&f, &p);
-  if (code) return code;
   nestcl_pm_config c;
-  if (config_of(&f, &p, &c)) return CLI_USAGE;
+  if ((code = command_model(&f, &p, &c)) >= 0) return code;
   int mt = f.max_threads >= 0 ? f.max_threads : p.cores, mg = f.max_streams >= 0 ? f.max_streams : 4;
   if (mt + mg < 1) {
     fprintf(stderr, "error: tune: --max-threads and --max-streams leave no configuration\n");
@@ -766,11 +780,7 @@ static int cmd_tune(int argc, char **argv)
   json j;
   json_init(&j);
   json_begin_object(&j);
-  json_key(&j, "schema"); json_string(&j, "nestcl-perfmodel-tune/1");
-  json_key(&j, "device_name"); json_string(&j, p.device_name);
-  json_key(&j, "neurons"); json_number(&j, c.N);
-  json_key(&j, "rate_hz"); json_number(&j, c.F);
-  json_key(&j, "synapse"); json_string(&j, f.stdp ? "stdp" : "static");
+  json_head(&j, "nestcl-perfmodel-tune/1", &p, &c, f.stdp);
   json_key(&j, "best"); 
   nestcl_pm_prediction o;
   nestcl_pm_predict(p.p, &cs[0].c, &o);
@@ -894,7 +904,7 @@ static int cmd_plot(int argc, char **argv)
   code = pred ? fit_sweep(&d, f.folds, &prof, pred) : CLI_RUNTIME;
   /* The combination for the alpha and phase plots. */
   double sel_scale = f.scale;
-  int sel_t = f.threads, sel_g = f.streams;
+  int sel_t = f.threads, sel_g = f.streams, sel_stdp = d.n ? d.runs[0].stdp : 1;
   if (!code && (sel_scale <= 0 || sel_t < 0 || sel_g < 0)) {
     /* The largest scale with co-execution runs (or --scale), and there the fewest threads and streams. */
     sel_scale = 0.0;
@@ -909,6 +919,7 @@ static int cmd_plot(int argc, char **argv)
         sel_scale = r->scale;
         sel_t = (int)r->c.TC;
         sel_g = (int)r->c.TG;
+        sel_stdp = r->stdp;
       }
     }
     if (sel_scale <= 0) {
@@ -932,6 +943,7 @@ static int cmd_plot(int argc, char **argv)
     /* d1: measured times against alpha of the chosen combination; d2: the predicted curve. */
     FILE *b = fopen(dat[1], "w"), *c = fopen(dat[2], "w");
     if (!a || !b || !c) {
+      fprintf(stderr, "error: plot: cannot write data in %s: %s\n", tmpdir, strerror(errno));
       code = CLI_RUNTIME;
     } else {
       for (int st = 0; st < 3; ++st) {
@@ -946,7 +958,7 @@ static int cmd_plot(int argc, char **argv)
       int have = 0;
       for (size_t i = 0; i < d.n; ++i) {
         const run_rec *r = &d.runs[i];
-        if (r->scale == sel_scale && r->c.TC == sel_t && r->c.TG == sel_g && r->stdp == d.runs[0].stdp) {
+        if (r->scale == sel_scale && r->c.TC == sel_t && r->c.TG == sel_g && r->stdp == sel_stdp) {
           fprintf(b, "%.6g %.6g\n", r->c.alpha, r->t);
           if (!have) base = r->c;
           have = 1;
@@ -955,7 +967,7 @@ static int cmd_plot(int argc, char **argv)
       /* The single-kind runs of the same scale are the ends of the curve (alpha 0 and 1). */
       for (size_t i = 0; i < d.n; ++i) {
         const run_rec *r = &d.runs[i];
-        if (r->scale == sel_scale && r->stdp == d.runs[0].stdp &&
+        if (r->scale == sel_scale && r->stdp == sel_stdp &&
             ((r->c.TG == 0 && r->c.TC == sel_t) || (r->c.TC == 0 && r->c.TG == sel_g))) {
           fprintf(b, "%.6g %.6g\n", r->c.TG == 0 ? 0.0 : 1.0, r->t);
         }
@@ -1005,12 +1017,15 @@ static int cmd_plot(int argc, char **argv)
       if (!code) {
         /* Phases of every configuration of the chosen scale and mix: measured (m) beside predicted (p). */
         FILE *e = fopen(dat[0], "w");
-        if (!e) code = CLI_RUNTIME;
+        if (!e) {
+          fprintf(stderr, "error: plot: cannot write data in %s: %s\n", tmpdir, strerror(errno));
+          code = CLI_RUNTIME;
+        }
         int row = 0;
         /* By threads, streams, alpha; each configuration a measured and a predicted bar, then a gap. */
         size_t *ord = malloc((d.n ? d.n : 1) * sizeof *ord), no = 0;
         for (size_t i = 0; ord && i < d.n; ++i) {
-          if (d.runs[i].scale == sel_scale && d.runs[i].stdp == d.runs[0].stdp) ord[no++] = i;
+          if (d.runs[i].scale == sel_scale && d.runs[i].stdp == sel_stdp) ord[no++] = i;
         }
         for (size_t i = 1; i < no; ++i) {
           for (size_t k = i; k > 0; --k) {
@@ -1060,9 +1075,6 @@ static int cmd_plot(int argc, char **argv)
     if (c) fclose(c);
     for (int k = 0; k < 3; ++k) remove(dat[k]);
     rmdir(tmpdir);
-    if (code == CLI_RUNTIME && (!a || !b || !c)) {
-      /* message printed by draw, or here for the data files */
-    }
   }
   if (!code) {
     fprintf(stderr, "perfmodel: measured_vs_predicted.png, time_vs_alpha.png and phases.png in %s\n", f.out_dir);

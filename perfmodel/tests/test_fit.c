@@ -17,6 +17,9 @@
 #include "nestcl/device.h"
 #include "nestcl/perfmodel.h"
 
+#define PM_TEST_SEED 88172645463325252ull
+#include "pm_test.h"
+
 #define NP 5
 #define NI 3
 #define N 150
@@ -33,30 +36,7 @@ static double linear(const double *p, const double *x, void *ctx)
   return p[0] * x[0] + p[1] * x[1] + p[2];
 }
 
-static uint64_t state = 88172645463325252ull;
-static double uniform(void)
-{
-  state ^= state << 13;
-  state ^= state >> 7;
-  state ^= state << 17;
-  return (double)(state >> 11) * 0x1.0p-53;
-}
 
-static double gauss(void)
-{
-  double u = uniform(), v = uniform();
-  return sqrt(-2.0 * log(u > 0 ? u : 1e-300)) * cos(6.283185307179586 * v);
-}
-
-static int fails;
-#define EXPECT(cond, ...)                                                                                             \
-  do {                                                                                                                \
-    if (!(cond)) {                                                                                                    \
-      fprintf(stderr, "FAIL " __VA_ARGS__);                                                                           \
-      fputc('\n', stderr);                                                                                            \
-      fails++;                                                                                                        \
-    }                                                                                                                 \
-  } while (0)
 
 static void expect_error(int rc, const char *needle, const char *what)
 {

@@ -24,29 +24,10 @@
 #include "nestcl/pm_json.h"
 #include "nestcl/pm_model.h"
 
-static int fails;
-#define EXPECT(cond, ...)                                                                                             \
-  do {                                                                                                                \
-    if (!(cond)) {                                                                                                    \
-      fprintf(stderr, "FAIL " __VA_ARGS__);                                                                           \
-      fputc('\n', stderr);                                                                                            \
-      fails++;                                                                                                        \
-    }                                                                                                                 \
-  } while (0)
+#define PM_TEST_SEED 0x2545F4914F6CDD1Dull
+#include "pm_test.h"
 
-static uint64_t state = 0x2545F4914F6CDD1Dull;
-static double uniform(void)
-{
-  state ^= state << 13;
-  state ^= state >> 7;
-  state ^= state << 17;
-  return (double)(state >> 11) * 0x1.0p-53;
-}
-static double gauss(void)
-{
-  double u = uniform(), v = uniform();
-  return sqrt(-2.0 * log(u > 0 ? u : 1e-300)) * cos(6.283185307179586 * v);
-}
+
 
 /* A machine like this one: PoCL-like device (kappa ~ P), costs of the order the sweep measured. */
 static void truth(double *p)
