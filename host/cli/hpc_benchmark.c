@@ -76,11 +76,13 @@ void cli_hpc_benchmark_help(void)
          "  --profile FILE       performance profile for 'auto' (default: the cache folder's\n"
          "                       profile of the device; calibrated first when there is none)\n"
          "  --calibration-budget S  seconds a calibration may take (default 300)\n"
-         "  --rebalance          measure the threads' and streams' busy times in the presimulation\n"
-         "                       and repartition with the performance model as the prior (results\n"
-         "                       are the same: the network is rebuilt with the new share and the\n"
-         "                       presimulation replayed)\n"
-         "  --rebalance-rounds N at most N repartitions (default 2)\n"
+         "  --rebalance          measure the wall time and the threads' and streams' busy times in\n"
+         "                       the second half of the presimulation, correct the performance\n"
+         "                       model by them and try its best split, until it was measured;\n"
+         "                       the results are the same (the network is rebuilt with the new\n"
+         "                       share and the presimulation replayed)\n"
+         "  --rebalance-rounds N at most N further splits measured (default 3); the run then\n"
+         "                       goes on with the fastest split measured\n"
          "  --device SPEC        OpenCL device: cpu, gpu, gpu:1, <platform>:<index>\n"
          "                       (default: $NESTCL_DEVICE, else the first GPU, else the first device)\n"
          "  --seed N             random seed (default 12345)\n"
@@ -145,7 +147,7 @@ static int parse(int argc, char **argv, hpc_opts *o)
   o->model = "iaf_psc_alpha";
   o->history_max = 4096;
   o->calibration_budget = 300.0;
-  o->rebalance_rounds = 2;
+  o->rebalance_rounds = 3;
   for (int i = 1; i < argc; ++i) {
     const char *a = argv[i];
     const char *v = NULL;
@@ -440,8 +442,8 @@ static int write_file(const char *path, const json *j)
  * each kind (and over the ranks), per simulated second. The first half is
  * left out: the first super steps pay for warming caches and queues.
  */
-static int presim_measured(nestcl_engine *e, const hpc_opts *o, int quiet, double *wall, double *cpu_busy,
-                           double *gpu_busy)
+static int presim_measured(nestcl_engine *e, const hpc_opts *o, int quiet, double *wall, double *window,
+                           double *cpu_busy, double *gpu_busy)
 {
   double half = o->dt * floor(o->presim / 2.0 / o->dt), w1 = 0.0, w2 = 0.0;
   int rc = half > 0.0 ? simulate_progress(e, "presim", half, o->dt, quiet, &w1) : 0;
@@ -475,11 +477,16 @@ static int presim_measured(nestcl_engine *e, const hpc_opts *o, int quiet, doubl
     double in[4] = {sum[0], sum[1], cnt[0], cnt[1]}, out[4];
     MPI_Allreduce(in, out, 4, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
     sum[0] = out[0]; sum[1] = out[1]; cnt[0] = out[2]; cnt[1] = out[3];
+    /* Every rank decides alike: the slowest rank's window. */
+    double w_max = w2;
+    MPI_Allreduce(&w2, &w_max, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    w2 = w_max;
   }
 #endif
   double sim_s = rest * 1e-3;
   *cpu_busy = cnt[0] > 0 && sim_s > 0 ? sum[0] / cnt[0] / sim_s : 0.0;
   *gpu_busy = cnt[1] > 0 && sim_s > 0 ? sum[1] / cnt[1] / sim_s : 0.0;
+  *window = sim_s > 0 ? w2 / sim_s : 0.0;
   *wall = w1 + w2;
   return rc;
 }
@@ -666,45 +673,80 @@ int cli_run_hpc_benchmark(int argc, char **argv)
       pc.TC = o.threads;
       pc.TG = o.streams;
       json_begin_array(&rb);
-      double t_rb = 0.0, log_corr = 0.0;
-      int n_corr = 0;
+      double t_rb = 0.0;
+      nestcl_pm_measured meas[NESTCL_PM_BALANCE_MAX];
+      int n_meas = 0;
       for (long round = 0; !rc; ++round) {
-        double cpu_busy = 0.0, gpu_busy = 0.0;
-        rc = presim_measured(e, &o, o.quiet || rank, &presim_wall, &cpu_busy, &gpu_busy);
+        double cpu_busy = 0.0, gpu_busy = 0.0, window = 0.0;
+        rc = presim_measured(e, &o, o.quiet || rank, &presim_wall, &window, &cpu_busy, &gpu_busy);
         if (rc) break;
-        pc.alpha = o.gpu_fraction;
-        /* The corrections measured so far, pooled (geometric mean): one presimulation is noisy. */
-        double corr = pm_balance_correction(&ar.prof, &pc, cpu_busy, gpu_busy);
-        if (corr > 0.0) {
-          log_corr += log(corr);
-          n_corr++;
+        nestcl_pm_measured *m = &meas[n_meas++];
+        m->alpha = o.gpu_fraction;
+        m->wall = window;
+        m->cpu_busy = cpu_busy;
+        m->gpu_busy = gpu_busy;
+        nestcl_pm_balance bal;
+        rc = nestcl_pm_balance_fit(ar.prof.p, &pc, meas, n_meas, &bal);
+        if (rc) break;
+        /*
+         * The next split: the corrected model's best, unless a split that near
+         * was measured already; then the neighbours of the fastest measured
+         * split, 0.1 either side (the side the model prefers first). The run
+         * goes on with the fastest split measured.
+         */
+        int best = 0;
+        for (int i = 1; i < n_meas; ++i) {
+          if (meas[i].wall < meas[best].wall) best = i;
         }
-        double pooled = n_corr ? exp(log_corr / n_corr) : 1.0, pred = NAN, here = NAN;
-        double next = pm_rebalance_alpha(&ar.prof, &pc, pooled, &pred, &here);
-        /* Move only for a predicted gain of 3 % or more: on a flat optimum the rest is noise. */
-        int apply = here > 1.03 * pred && round < o.rebalance_rounds;
+        double cand[3] = {bal.alpha, meas[best].alpha - 0.1, meas[best].alpha + 0.1};
+        {
+          double q[NESTCL_PM_NP];
+          nestcl_pm_balance_params(ar.prof.p, bal.s, q);
+          nestcl_pm_config x = pc;
+          x.alpha = cand[1];
+          double w1 = nestcl_pm_output_value(q, &x, NESTCL_PM_WALL);
+          x.alpha = cand[2];
+          if (nestcl_pm_output_value(q, &x, NESTCL_PM_WALL) < w1) {
+            double t = cand[1];
+            cand[1] = cand[2];
+            cand[2] = t;
+          }
+        }
+        double next = meas[best].alpha;
+        int apply = 0;
+        const char *what = "the fastest split measured";
+        for (int k = 0; k < 3 && round < o.rebalance_rounds && n_meas < NESTCL_PM_BALANCE_MAX && !apply; ++k) {
+          if (cand[k] < 0.0 || cand[k] > 1.0) continue;
+          int seen = 0;
+          for (int i = 0; i < n_meas; ++i) seen |= fabs(meas[i].alpha - cand[k]) <= 0.02;
+          if (seen) continue;
+          next = cand[k];
+          apply = 1;
+          what = k == 0 ? "the corrected model's best" : "a neighbour of the fastest split measured";
+        }
         json_begin_object(&rb);
         json_key(&rb, "alpha"); json_number(&rb, o.gpu_fraction);
+        json_key(&rb, "wall_s_per_s"); json_number(&rb, window);
         json_key(&rb, "cpu_busy_s_per_s"); json_number(&rb, cpu_busy);
         json_key(&rb, "gpu_busy_s_per_s"); json_number(&rb, gpu_busy);
-        json_key(&rb, "correction"); if (corr > 0.0) json_number(&rb, corr); else json_null(&rb);
-        json_key(&rb, "pooled_correction"); json_number(&rb, pooled);
-        json_key(&rb, "predicted_here_s_per_s"); json_number(&rb, here);
-        json_key(&rb, "proposed_alpha"); json_number(&rb, next);
-        json_key(&rb, "predicted_wall_s_per_s"); json_number(&rb, pred);
-        json_key(&rb, "applied"); json_bool(&rb, apply);
+        json_key(&rb, "correction"); json_number(&rb, bal.s);
+        json_key(&rb, "scale"); json_number(&rb, bal.b);
+        json_key(&rb, "predicted_here_s_per_s"); json_number(&rb, bal.here);
+        json_key(&rb, "model_alpha"); json_number(&rb, bal.alpha);
+        json_key(&rb, "model_wall_s_per_s"); json_number(&rb, bal.wall);
+        json_key(&rb, "applied"); json_bool(&rb, apply || next != o.gpu_fraction);
+        json_key(&rb, "next_alpha"); json_number(&rb, next);
         json_end_object(&rb);
         if (!o.quiet && rank == 0) {
-          fprintf(stderr, "nestcl: rebalance %ld: at alpha %.3f a thread was busy %.3f s and a stream %.3f s per "
-                          "simulated s: %s alpha %.3f\n", round + 1, o.gpu_fraction, cpu_busy, gpu_busy,
-                  apply ? "repartitioning to" : "keeping; the model's best is", next);
+          fprintf(stderr, "nestcl: rebalance %ld: alpha %.3f took %.3f s per simulated s (a thread busy %.3f s, a "
+                          "stream %.3f s); the corrected model's best is alpha %.3f (%.3f s); next: %s, alpha %.3f\n",
+                  round + 1, o.gpu_fraction, window, cpu_busy, gpu_busy, bal.alpha, bal.wall, what, next);
         }
         if (!apply) {
-          rebalance_why = here <= 1.03 * pred ? (round == 0 ? "the measured balance confirmed the starting alpha"
-                                                            : "converged: no predicted gain of 3 % left")
-                                              : "rounds exhausted";
-          break;
+          rebalance_why = round >= o.rebalance_rounds ? "rounds exhausted: the fastest split measured"
+                                                      : "the model's best and the fastest split's neighbours measured";
         }
+        if (next == o.gpu_fraction) break;
         /* The results do not depend on the split: a new build with the new alpha, the same presimulation again. */
         double t0 = presim_wall;
         struct timespec ts;
@@ -717,6 +759,11 @@ int cli_run_hpc_benchmark(int argc, char **argv)
         e = net.e;
         clock_gettime(CLOCK_MONOTONIC, &ts);
         t_rb += (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec - c0 + t0;
+        if (!apply) {
+          /* Back to the fastest measured split: the presimulation once more, unmeasured. */
+          if (!rc) rc = simulate_progress(e, "presim", o.presim, o.dt, o.quiet || rank, &presim_wall);
+          break;
+        }
       }
       json_end_array(&rb);
       rebalance_s = t_rb;

@@ -61,14 +61,4 @@ typedef struct pm_auto_result {
 
 /* The split for a run: alpha (and threads/streams given as -1) from the profile, calibrating when needed. */
 int pm_auto_split(const pm_auto_request *rq, pm_auto_result *res);
-/*
- * --rebalance. The correction that the busy seconds per simulated second of
- * one CPU VP and one stream, measured at c (c->alpha), make to the profile's
- * balance (0 where one side had nothing to measure); and the best alpha of
- * the profile corrected by s (CPU costs times s, stream costs divided by it),
- * with the predicted wall time there and at c->alpha.
- */
-double pm_balance_correction(const nestcl_pm_profile *p, const nestcl_pm_config *c, double cpu_busy, double gpu_busy);
-double pm_rebalance_alpha(const nestcl_pm_profile *p, const nestcl_pm_config *c, double s, double *pred_best,
-                          double *pred_here);
 #endif

@@ -261,37 +261,3 @@ int pm_auto_split(const pm_auto_request *rq, pm_auto_result *res)
   snprintf(res->source, sizeof res->source, "%s", calibrated ? "profile (calibrated now)" : "profile");
   return CLI_OK;
 }
-
-double pm_balance_correction(const nestcl_pm_profile *p, const nestcl_pm_config *c, double cpu_busy, double gpu_busy)
-{
-  /*
-   * The ratio of the measured busy times of one CPU VP and one stream against
-   * the model's ratio at the same alpha. Both sides slow down when they share
-   * the host's cores, so the ratio, not the absolute times, is the signal. It
-   * is bounded to a factor 4 either way, so that one noisy presimulation
-   * cannot throw the split to an end. 0: not measurable here (a side idle).
-   */
-  nestcl_pm_prediction o;
-  nestcl_pm_predict(p->p, c, &o);
-  if (!(o.cpu_vp > 0.0 && o.gpu_vp > 0.0 && cpu_busy > 0.0 && gpu_busy > 0.0)) {
-    return 0.0;
-  }
-  double s = sqrt((cpu_busy / gpu_busy) / (o.cpu_vp / o.gpu_vp));
-  return s < 0.25 ? 0.25 : (s > 4.0 ? 4.0 : s);
-}
-
-double pm_rebalance_alpha(const nestcl_pm_profile *p, const nestcl_pm_config *c, double s, double *pred_best,
-                          double *pred_here)
-{
-  /* The correction split evenly between the sides: the CPU's costs times s, the streams' divided by it. */
-  double q[NESTCL_PM_NP];
-  memcpy(q, p->p, sizeof q);
-  static const int cpu[] = {NESTCL_PM_C_UPDATE, NESTCL_PM_C_STEP, NESTCL_PM_C_SPIKE, NESTCL_PM_C_PSPIKE,
-                            NESTCL_PM_C_EVENT, NESTCL_PM_C_PLASTIC};
-  static const int gpu[] = {NESTCL_PM_G_UPDATE, NESTCL_PM_G_STEP, NESTCL_PM_G_LAUNCH, NESTCL_PM_G_DLAUNCH,
-                            NESTCL_PM_G_SPIKE, NESTCL_PM_G_PSPIKE, NESTCL_PM_G_EVENT, NESTCL_PM_G_PLASTIC};
-  for (size_t k = 0; k < sizeof cpu / sizeof *cpu; ++k) q[cpu[k]] *= s;
-  for (size_t k = 0; k < sizeof gpu / sizeof *gpu; ++k) q[gpu[k]] /= s;
-  *pred_here = nestcl_pm_output_value(q, c, NESTCL_PM_WALL);
-  return nestcl_pm_best_alpha(q, c, pred_best);
-}

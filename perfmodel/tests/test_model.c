@@ -316,6 +316,58 @@ static void test_fit(void)
   free(held);
 }
 
+/*
+ * Rebalancing: a host that differs from the profile by known s and b. The
+ * busy times of a middle split alone give s; wall times at several splits
+ * give s and b; the proposal is the true best split. Malformed input fails.
+ */
+static void test_balance(void)
+{
+  double p[NESTCL_PM_NP], q[NESTCL_PM_NP];
+  truth(p);
+  nestcl_pm_config c = {11250.0 * 0.5, 11250.0, 15.0, 1.0, 1.0, 1.0, 0.5, 0.0, 10000.0 / 15.0, 2.0};
+  const double s_true = 1.6, b_true = 1.3;
+  nestcl_pm_balance_params(p, s_true, q);
+  double w_true, a_true = nestcl_pm_best_alpha(q, &c, &w_true);
+  w_true *= b_true;
+  nestcl_pm_measured m[4];
+  const double alphas[4] = {0.5, 0.05, 0.95, 0.3};
+  for (int i = 0; i < 4; ++i) {
+    nestcl_pm_config x = c;
+    x.alpha = alphas[i];
+    nestcl_pm_prediction o;
+    nestcl_pm_predict(q, &x, &o);
+    m[i].alpha = alphas[i];
+    m[i].wall = b_true * o.wall;
+    m[i].cpu_busy = o.cpu_vp;
+    m[i].gpu_busy = o.gpu_vp;
+  }
+  nestcl_pm_balance bal;
+  int rc = nestcl_pm_balance_fit(p, &c, m, 1, &bal);
+  EXPECT(rc == 0 && fabs(bal.s - s_true) < 1e-3 * s_true && fabs(bal.b - b_true) < 1e-3 * b_true &&
+             fabs(bal.alpha - a_true) < 2e-3 && fabs(bal.wall - w_true) < 1e-3 * w_true,
+         "balance from one middle split: s %g b %g alpha %g wall %g (want %g %g %g %g)", bal.s, bal.b, bal.alpha,
+         bal.wall, s_true, b_true, a_true, w_true);
+  /* Busy times near the ends say nothing; the wall times of three splits do. */
+  for (int i = 1; i < 4; ++i) m[i].cpu_busy = m[i].gpu_busy = 0.0;
+  m[1].cpu_busy = 9.0; /* ignored: alpha 0.05 is within 0.15 of an end */
+  m[1].gpu_busy = 0.1;
+  rc = nestcl_pm_balance_fit(p, &c, m + 1, 3, &bal);
+  EXPECT(rc == 0 && bal.n_busy == 0 && bal.n_wall == 3 && fabs(bal.s - s_true) < 1e-2 * s_true &&
+             fabs(bal.alpha - a_true) < 1e-2,
+         "balance from wall times: busy %d, s %g alpha %g (want %g %g)", bal.n_busy, bal.s, bal.alpha, s_true, a_true);
+  /* One wall time and no busy ratio: the profile's own balance, scaled. */
+  rc = nestcl_pm_balance_fit(p, &c, m + 2, 1, &bal);
+  double w0, a0 = nestcl_pm_best_alpha(p, &c, &w0);
+  EXPECT(rc == 0 && bal.s == 1.0 && fabs(bal.alpha - a0) < 1e-9, "balance from nothing: s %g alpha %g (want 1 %g)",
+         bal.s, bal.alpha, a0);
+  m[0].alpha = 1.5;
+  rc = nestcl_pm_balance_fit(p, &c, m, 2, &bal);
+  EXPECT(rc == NESTCL_EINVAL && strstr(nestcl_last_error(), "malformed"), "bad alpha: %d %s", rc, nestcl_last_error());
+  rc = nestcl_pm_balance_fit(p, &c, m, 0, &bal);
+  EXPECT(rc == NESTCL_EINVAL, "no measurement: %d", rc);
+}
+
 int main(int argc, char **argv)
 {
   if (argc == 3 && strcmp(argv[1], "--write-sweep") == 0) {
@@ -324,6 +376,7 @@ int main(int argc, char **argv)
   test_json();
   test_predict();
   test_fit();
+  test_balance();
   if (fails) {
     fprintf(stderr, "%d failure(s)\n", fails);
     return 1;

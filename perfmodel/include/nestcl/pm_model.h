@@ -157,6 +157,36 @@ int nestcl_pm_profile_load(const char *path, const char *device_name, const char
 /* The best split for a network: the alpha in [0, 1] that minimises the predicted wall time. */
 double nestcl_pm_best_alpha(const double *p, const nestcl_pm_config *c, double *wall);
 
+/*
+ * Rebalancing (perfmodel/src/balance.c): what a run measured at one split,
+ * per simulated second, corrects the model for this network on this host.
+ */
+typedef struct nestcl_pm_measured {
+  double alpha;    /* the split measured */
+  double wall;     /* wall seconds of the window; 0: not measured */
+  double cpu_busy; /* one CPU VP's busy seconds (update, Poisson drive, delivery); 0: none */
+  double gpu_busy; /* one stream's */
+} nestcl_pm_measured;
+
+#define NESTCL_PM_BALANCE_MAX 32
+#define NESTCL_PM_BUSY_ALPHA_MIN 0.15
+typedef struct nestcl_pm_balance {
+  double s;     /* the CPU's costs times s, the streams' divided by s */
+  double b;     /* the wall time times b */
+  double alpha; /* the corrected model's best split */
+  double wall;  /* its predicted wall time */
+  double here;  /* the corrected model's wall time at the last measured split */
+  int n_wall, n_busy;
+} nestcl_pm_balance;
+
+/* The parameters with correction s applied (q: NESTCL_PM_NP values). */
+void nestcl_pm_balance_params(const double *p, double s, double *q);
+/* s from one split's busy times (bounded to [1/4, 4]); 0 where a side is idle. */
+double nestcl_pm_busy_correction(const double *p, const nestcl_pm_config *c, double cpu_busy, double gpu_busy);
+/* Fits s and b to n measured splits of configuration c (alpha aside) and proposes the best split. */
+int nestcl_pm_balance_fit(const double *p, const nestcl_pm_config *c, const nestcl_pm_measured *m, int n,
+                          nestcl_pm_balance *out);
+
 #ifdef __cplusplus
 }
 #endif
