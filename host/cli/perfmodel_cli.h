@@ -4,6 +4,11 @@
 int pm_parse_list(const char *flag, const char *v, double lo, double hi, double *out, int *n);
 int pm_sweep(int argc, char **argv);
 void pm_sweep_help(void);
+/* Child runs (sweep.c): this executable's path; argv run with stdout to /dev/null and stderr to err_path
+ * (its exit status, -1 when it could not start); the last line of that stderr. */
+int pm_self_exe(char *buf, size_t cap);
+int pm_run_child(char *const *argv, const char *err_path);
+void pm_child_error(const char *err_path, char *out, size_t cap);
 int cli_perfmodel(int argc, char **argv);
 /* fit, predict, tune, plot; -1 for another name. */
 int pm_command(const char *name, int argc, char **argv);

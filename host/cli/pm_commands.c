@@ -414,6 +414,8 @@ typedef struct pm_flags {
   double alpha;
   int stdp;
   int top;
+  int measure, repeats;       /* tune --measure K --repeats R */
+  double simtime, presim;     /* their runs */
   int help;
 } pm_flags;
 
@@ -456,6 +458,9 @@ static int parse_flags(int argc, char **argv, const char *allowed, pm_flags *f)
   f->max_threads = -1;
   f->max_streams = -1;
   f->top = 5;
+  f->repeats = 3;
+  f->simtime = 200.0;
+  f->presim = 50.0;
   f->files = malloc((size_t)(argc > 0 ? argc : 1) * sizeof *f->files);
   if (!f->files) return -1;
   for (int i = 1; i < argc; ++i) {
@@ -501,6 +506,10 @@ static int parse_flags(int argc, char **argv, const char *allowed, pm_flags *f)
     else if (strcmp(a, "--max-threads") == 0) rc = parse_int(a, v, 0, 256, &f->max_threads);
     else if (strcmp(a, "--max-streams") == 0) rc = parse_int(a, v, 0, 64, &f->max_streams);
     else if (strcmp(a, "--top") == 0) rc = parse_int(a, v, 1, 1000, &f->top);
+    else if (strcmp(a, "--measure") == 0) rc = parse_int(a, v, 1, 64, &f->measure);
+    else if (strcmp(a, "--repeats") == 0) rc = parse_int(a, v, 1, 100, &f->repeats);
+    else if (strcmp(a, "--simtime") == 0) rc = parse_num(a, v, 1.0, 1e7, &f->simtime);
+    else if (strcmp(a, "--presim") == 0) rc = parse_num(a, v, 0.0, 1e7, &f->presim);
     else if (strcmp(a, "--gpu-fraction") == 0) rc = parse_num(a, v, 0, 1, &f->alpha);
     else if (strcmp(a, "--synapse") == 0) {
       if (strcmp(v, "stdp") == 0 || strcmp(v, "stdp_pl_synapse_hom") == 0) f->stdp = 1;
@@ -750,19 +759,132 @@ static int cmd_predict(int argc, char **argv)
   return code;
 }
 
+/*
+ * tune --measure K: the model's K best distinct configurations (a side
+ * without neurons dropped: alpha 1 runs on streams only, alpha 0 on threads
+ * only), each run --repeats times as a child `nestcl run hpc_benchmark`,
+ * round by round so that drift of the machine hits all alike; the medians
+ * of the measured simulation's wall time per simulated second. Returns how
+ * many were measured (into cs[0..k)), or -1 after an error message.
+ */
+typedef struct tune_run {
+  nestcl_pm_config c;
+  double predicted;
+  double wall[100];
+  double median;
+} tune_run;
+
+static int tune_measure(const pm_flags *f, const pm_candidate *cs, int n, tune_run *tr)
+{
+  int k = 0;
+  for (int i = 0; i < n && k < f->measure; ++i) {
+    nestcl_pm_config c = cs[i].c;
+    if (c.alpha >= 1.0) c.TC = 0;
+    if (c.alpha <= 0.0) c.TG = 0;
+    int seen = 0;
+    for (int j = 0; j < k; ++j) {
+      seen |= tr[j].c.TC == c.TC && tr[j].c.TG == c.TG && fabs(tr[j].c.alpha - c.alpha) < 0.005;
+    }
+    if (seen) continue;
+    tr[k].c = c;
+    tr[k].predicted = cs[i].wall;
+    k++;
+  }
+  char exe[4096], dir[4096];
+  const char *tmpdir = getenv("TMPDIR");
+  snprintf(dir, sizeof dir, "%s/nestcl-tune-XXXXXX", tmpdir && *tmpdir ? tmpdir : "/tmp");
+  if (pm_self_exe(exe, sizeof exe) != 0 || !mkdtemp(dir)) {
+    fprintf(stderr, "error: tune: cannot find this executable or make a temporary folder: %s\n", strerror(errno));
+    return -1;
+  }
+  char res[4200], err[4200];
+  snprintf(res, sizeof res, "%s/run.json", dir);
+  snprintf(err, sizeof err, "%s/run.err", dir);
+  int fail = 0;
+  for (int r = 0; r < f->repeats && !fail; ++r) {
+    for (int i = 0; i < k && !fail; ++i) {
+      char a_scale[32], a_sim[32], a_pre[32], a_t[16], a_g[16], a_alpha[32];
+      snprintf(a_scale, sizeof a_scale, "%.17g", f->scale);
+      snprintf(a_sim, sizeof a_sim, "%.17g", f->simtime);
+      snprintf(a_pre, sizeof a_pre, "%.17g", f->presim);
+      snprintf(a_t, sizeof a_t, "%d", (int)tr[i].c.TC);
+      snprintf(a_g, sizeof a_g, "%d", (int)tr[i].c.TG);
+      snprintf(a_alpha, sizeof a_alpha, "%.17g", tr[i].c.alpha);
+      char *args[32];
+      int m = 0;
+      args[m++] = exe; args[m++] = "run"; args[m++] = "hpc_benchmark";
+      args[m++] = "--scale"; args[m++] = a_scale;
+      args[m++] = "--threads"; args[m++] = a_t;
+      args[m++] = "--streams"; args[m++] = a_g;
+      if (tr[i].c.TC > 0 && tr[i].c.TG > 0) { args[m++] = "--gpu-fraction"; args[m++] = a_alpha; }
+      args[m++] = "--ee-synapse"; args[m++] = f->stdp ? "stdp_pl_synapse_hom" : "static";
+      args[m++] = "--simtime"; args[m++] = a_sim;
+      args[m++] = "--presim"; args[m++] = a_pre;
+      args[m++] = "--record"; args[m++] = "0";
+      args[m++] = "--quiet";
+      args[m++] = "--out"; args[m++] = res;
+      if (f->device) { args[m++] = "--device"; args[m++] = (char *)f->device; }
+      args[m] = NULL;
+      fprintf(stderr, "nestcl: tune: measuring %d/%d, round %d/%d: %d thread(s), %d stream(s), alpha %.3f\n", i + 1,
+              k, r + 1, f->repeats, (int)tr[i].c.TC, (int)tr[i].c.TG, tr[i].c.alpha);
+      remove(res);
+      int rc = pm_run_child(args, err);
+      char perr[512];
+      pmj *doc = rc == 0 ? pmj_parse_file(res, perr, sizeof perr) : NULL;
+      int ok = doc != NULL;
+      double w = doc ? pmj_number(doc, "simulation.sim_wall_s", &ok) : NAN;
+      pmj_free(doc);
+      if (rc != 0 || !ok || !(w > 0.0)) {
+        char msg[1024];
+        if (rc != 0) pm_child_error(err, msg, sizeof msg);
+        else snprintf(msg, sizeof msg, "no wall time in its results (%s)", doc ? "sim_wall_s" : perr);
+        fprintf(stderr, "error: tune: the run with %d thread(s), %d stream(s) failed (exit %d): %s\n",
+                (int)tr[i].c.TC, (int)tr[i].c.TG, rc, msg);
+        fail = 1;
+        break;
+      }
+      tr[i].wall[r] = w / (f->simtime * 1e-3);
+    }
+  }
+  remove(res);
+  remove(err);
+  rmdir(dir);
+  if (fail) return -1;
+  for (int i = 0; i < k; ++i) {
+    double v[100];
+    memcpy(v, tr[i].wall, (size_t)f->repeats * sizeof *v);
+    qsort(v, (size_t)f->repeats, sizeof *v, cmp_double);
+    tr[i].median = f->repeats % 2 ? v[f->repeats / 2] : 0.5 * (v[f->repeats / 2 - 1] + v[f->repeats / 2]);
+  }
+  return k;
+}
+
 static int cmd_tune(int argc, char **argv)
 {
   pm_flags f;
-  int code = command_flags(argc, argv, "scale neurons rate ranks synapse max-threads max-streams top profile device out",
+  int code = command_flags(argc, argv, "scale neurons rate ranks synapse max-threads max-streams top measure repeats "
+                                       "simtime presim profile device out",
                            "usage: nestcl perfmodel tune (--scale S | --neurons N) [--max-threads T] [--max-streams G]\n"
                            "                             [--ranks M] [--synapse stdp|static] [--rate HZ] [--top K]\n"
+                           "                             [--measure K [--repeats R] [--simtime MS] [--presim MS]]\n"
                            "                             [--profile FILE | --device SPEC] [--out FILE]\n"
                            "\n"
                            "The best (threads, streams, alpha) for hpc_benchmark of that size on this host and\n"
                            "device, with the predicted time of the K best (default 5). Threads up to the host's\n"
-                           "cores and streams up to 4 unless bounded otherwise.\n",
+                           "cores and streams up to 4 unless bounded otherwise. With --measure K (and --scale),\n"
+                           "the model's K best distinct configurations are run (--repeats times each, default 3,\n"
+                           "alternated; --simtime 200 and --presim 50 ms by default) and the fastest measured\n"
+                           "median is recommended.\n",
                            &f);
   if (code >= 0) return code;
+  if (f.measure > 0 && !(f.scale > 0)) {
+    fprintf(stderr, "error: tune --measure runs hpc_benchmark: give its size as --scale S\n");
+    return CLI_USAGE;
+  }
+  if (f.measure > 0 && f.ranks > 1) {
+    fprintf(stderr, "error: tune --measure runs one process: --ranks must be 1\n");
+    return CLI_USAGE;
+  }
   nestcl_pm_profile p;
   nestcl_pm_config c;
   if ((code = command_model(&f, &p, &c)) >= 0) return code;
@@ -772,19 +894,34 @@ static int cmd_tune(int argc, char **argv)
     return CLI_USAGE;
   }
   pm_candidate *cs = malloc((size_t)(mt + 1) * (size_t)(mg + 1) * sizeof *cs);
-  if (!cs) {
+  tune_run *tr = f.measure > 0 ? calloc((size_t)f.measure, sizeof *tr) : NULL;
+  if (!cs || (f.measure > 0 && !tr)) {
+    free(cs);
+    free(tr);
     fprintf(stderr, "error: out of host memory\n");
     return CLI_RUNTIME;
   }
   int n = pm_candidates(&p, &c, 0, mt, 0, mg, cs);
+  int k = f.measure > 0 ? tune_measure(&f, cs, n, tr) : 0;
+  if (k < 0) {
+    free(cs);
+    free(tr);
+    return CLI_RUNTIME;
+  }
+  int best = 0;
+  for (int i = 1; i < k; ++i) {
+    if (tr[i].median < tr[best].median) best = i;
+  }
   json j;
   json_init(&j);
   json_begin_object(&j);
   json_head(&j, "nestcl-perfmodel-tune/1", &p, &c, f.stdp);
-  json_key(&j, "best"); 
+  json_key(&j, "chosen_by"); json_string(&j, k > 0 ? "measured" : "model");
+  json_key(&j, "best");
   nestcl_pm_prediction o;
-  nestcl_pm_predict(p.p, &cs[0].c, &o);
-  json_prediction(&j, &cs[0].c, &o);
+  const nestcl_pm_config *bc = k > 0 ? &tr[best].c : &cs[0].c;
+  nestcl_pm_predict(p.p, bc, &o);
+  json_prediction(&j, bc, &o);
   json_key(&j, "runners_up");
   json_begin_array(&j);
   for (int i = 1; i < n && i < f.top; ++i) {
@@ -792,12 +929,36 @@ static int cmd_tune(int argc, char **argv)
     json_prediction(&j, &cs[i].c, &o);
   }
   json_end_array(&j);
+  if (k > 0) {
+    json_key(&j, "measured");
+    json_begin_array(&j);
+    for (int i = 0; i < k; ++i) {
+      json_begin_object(&j);
+      json_key(&j, "threads"); json_integer(&j, (long long)tr[i].c.TC);
+      json_key(&j, "streams"); json_integer(&j, (long long)tr[i].c.TG);
+      json_key(&j, "gpu_fraction"); json_number(&j, tr[i].c.alpha);
+      json_key(&j, "predicted_wall_s_per_s"); json_number(&j, tr[i].predicted);
+      json_key(&j, "wall_s_per_s"); json_begin_array(&j);
+      for (int r = 0; r < f.repeats; ++r) json_number(&j, tr[i].wall[r]);
+      json_end_array(&j);
+      json_key(&j, "median_wall_s_per_s"); json_number(&j, tr[i].median);
+      json_end_object(&j);
+    }
+    json_end_array(&j);
+  }
   json_end_object(&j);
-  fprintf(stderr, "perfmodel: best for %.0f neurons: --threads %d --streams %d --gpu-fraction %.3f (%.3f s per simulated s)\n",
-          c.N, (int)cs[0].c.TC, (int)cs[0].c.TG, cs[0].c.alpha, cs[0].wall);
+  if (k > 0) {
+    fprintf(stderr, "perfmodel: fastest measured of the model's %d best: --threads %d --streams %d --gpu-fraction %.3f "
+                    "(%.3f s per simulated s; predicted %.3f)\n", k, (int)bc->TC, (int)bc->TG, bc->alpha,
+            tr[best].median, tr[best].predicted);
+  } else {
+    fprintf(stderr, "perfmodel: best for %.0f neurons: --threads %d --streams %d --gpu-fraction %.3f (%.3f s per "
+                    "simulated s)\n", c.N, (int)cs[0].c.TC, (int)cs[0].c.TG, cs[0].c.alpha, cs[0].wall);
+  }
   code = emit(&j, f.out);
   json_free(&j);
   free(cs);
+  free(tr);
   return code;
 }
 

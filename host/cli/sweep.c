@@ -92,7 +92,7 @@ static int is_int_list(const char *flag, const double *v, int n)
 }
 
 /* The path of this executable, for the child runs. */
-static int self_exe(char *buf, size_t cap)
+int pm_self_exe(char *buf, size_t cap)
 {
   ssize_t n = readlink("/proc/self/exe", buf, cap - 1);
   if (n <= 0) {
@@ -106,7 +106,7 @@ static int self_exe(char *buf, size_t cap)
  * Runs argv as a child with stdout to /dev/null and stderr to err_path;
  * returns its exit status (or -1 when it could not be started).
  */
-static int run_child(char *const *argv, const char *err_path)
+int pm_run_child(char *const *argv, const char *err_path)
 {
   posix_spawn_file_actions_t fa;
   posix_spawn_file_actions_init(&fa);
@@ -129,7 +129,7 @@ static int run_child(char *const *argv, const char *err_path)
 }
 
 /* The last "error:" line of a child's stderr (or its last line). */
-static void child_error(const char *err_path, char *out, size_t cap)
+void pm_child_error(const char *err_path, char *out, size_t cap)
 {
   snprintf(out, cap, "(no message)");
   FILE *f = fopen(err_path, "r");
@@ -434,7 +434,7 @@ int pm_sweep(int argc, char **argv)
   const char *tmpdir = getenv("TMPDIR");
   char dirbuf[4096];
   snprintf(dirbuf, sizeof dirbuf, "%s/nestcl-sweep-XXXXXX", tmpdir && *tmpdir ? tmpdir : "/tmp");
-  if (self_exe(exe, sizeof exe) != 0 || !mkdtemp(dirbuf)) {
+  if (pm_self_exe(exe, sizeof exe) != 0 || !mkdtemp(dirbuf)) {
     free(cfgs);
     free(rep);
     fprintf(stderr, "error: sweep: cannot find this executable or make a temporary folder: %s\n", strerror(errno));
@@ -504,10 +504,10 @@ int pm_sweep(int argc, char **argv)
               c->alpha < 0 ? (c->threads ? 0.0 : 1.0) : c->alpha, tty ? "" : "\n");
     }
     remove(res_path);
-    int rc = run_child(args, err_path);
+    int rc = pm_run_child(args, err_path);
     if (rc != 0) {
       char msg[1024];
-      child_error(err_path, msg, sizeof msg);
+      pm_child_error(err_path, msg, sizeof msg);
       fprintf(stderr, "%serror: sweep: run %zu (scale %g, %d thread(s), %d stream(s)) failed (exit %d): %s\n", tty && !quiet ? "\n" : "",
               i + 1, c->scale, c->threads, c->streams, rc, msg);
       code = CLI_RUNTIME;
