@@ -6,8 +6,9 @@ session with alternated runs and medians (a benchmark, not a test):
   - `--gpu-fraction auto` (the profile's choice) beside it;
   - `--rebalance` started from alpha 0.05 and 0.95;
   - with --tune SWEEP.jsonl instead: `nestcl perfmodel tune`'s recommendation
-    for the scale beside the TOP fastest configurations the sweep measured at
-    that scale (medians of its repeats), all measured again here;
+    (with --tune-measure K: tune --measure K, which runs the model's K best
+    itself) for the scale beside the TOP fastest configurations the sweep
+    measured at that scale (medians of its repeats), all measured again here;
 
 every configuration REPEATS times, interleaved round by round so that drift of
 the machine hits all alike. Prints one JSON object: per configuration the
@@ -42,11 +43,15 @@ def run(nestcl, args, tmp):
 
 def tune_configs(a):
     """The tune recommendation and the sweep's TOP fastest configurations at the scale."""
-    p = subprocess.run([a.nestcl, "perfmodel", "tune", "--scale", str(a.scale), "--max-streams", "3"],
-                       capture_output=True, text=True)
+    cmd = [a.nestcl, "perfmodel", "tune", "--scale", str(a.scale), "--max-streams", "3"]
+    if a.tune_measure:
+        cmd += ["--measure", str(a.tune_measure), "--repeats", str(a.repeats), "--simtime", str(a.simtime),
+                "--presim", str(a.presim)]
+    p = subprocess.run(cmd, capture_output=True, text=True)
     if p.returncode != 0:
         sys.exit("error: tune failed: " + p.stderr.strip())
-    b = json.loads(p.stdout)["best"]
+    a.tune_report = json.loads(p.stdout)
+    b = a.tune_report["best"]
     rec = ["--threads", str(b["threads"]), "--streams", str(b["streams"]), "--gpu-fraction", "%.4f" % b["gpu_fraction"]]
     runs = {}
     with open(a.tune) as f:
@@ -79,6 +84,8 @@ def main():
     ap.add_argument("--out")
     ap.add_argument("--tune", metavar="SWEEP", help="check tune against the sweep's best configurations")
     ap.add_argument("--top", type=int, default=3)
+    ap.add_argument("--tune-measure", type=int, default=0, metavar="K",
+                    help="run tune with --measure K (its own short runs choose among the model's K best)")
     ap.add_argument("extra", nargs="*")
     a = ap.parse_args()
     if a.repeats < 1 or a.threads < 1 or a.streams < 1 or not a.scale > 0:
@@ -119,6 +126,8 @@ def main():
         "best_measured": {"name": best, "median_s": med[best]},
         "ratio_to_best": {n: med[n] / med[best] for n in checked},
     }
+    if a.tune:
+        res["tune"] = {k: a.tune_report.get(k) for k in ("chosen_by", "best", "measured")}
     text = json.dumps(res, indent=2)
     if a.out:
         tmpname = a.out + ".tmp.%d" % os.getpid()

@@ -38,6 +38,12 @@ function( nestcl_nest_configure )
   target_link_libraries( nestkernel nestcl_nest_models nestcl::nestcl )
   target_include_directories( nestkernel PRIVATE ${PROJECT_BINARY_DIR}/nestkernel/nestcl_models )
   target_compile_definitions( nestkernel PRIVATE HAVE_NESTCL=1 )
+  # nestcl_gpu_fraction "auto" reads the performance profiles (nestcl built with GSL).
+  if ( TARGET nestcl::perfmodel )
+    target_link_libraries( nestkernel nestcl::perfmodel )
+    target_compile_definitions( nestkernel PRIVATE HAVE_NESTCL_PERFMODEL=1 )
+    message( STATUS "nestcl: with the performance model (nestcl_gpu_fraction \"auto\" uses the device's profile)" )
+  endif ()
 endfunction()
 
 if ( with-nestcl )

@@ -18,6 +18,7 @@
 #include <map>
 #include <string>
 #include <tuple>
+#include <unistd.h>
 
 #include "connection_manager_impl.h"
 #include "connector_base.h"
@@ -26,11 +27,15 @@
 #include "event_delivery_manager_impl.h"
 #include "exceptions.h"
 #include "kernel_manager.h"
+#include "logging.h"
 
 #ifdef HAVE_NESTCL
 #include "archiving_node.h"
 #include "nestcl/block.h"
 #include "nestcl/device.h"
+#ifdef HAVE_NESTCL_PERFMODEL
+#include "nestcl/pm_model.h"
+#endif
 #include "nestcl_glue_table.hpp"
 #include "nestcl_syn_glue_table.hpp"
 #include "static_synapse.h"
@@ -45,6 +50,11 @@ namespace
 {
 const std::string KEY_STREAMS = "nestcl_streams";
 const std::string KEY_FRACTION = "nestcl_gpu_fraction";
+const std::string KEY_FRACTION_SOURCE = "nestcl_gpu_fraction_source";
+const std::string KEY_PREDICTED_WALL = "nestcl_predicted_wall";
+const std::string KEY_MEASURED_WALL = "nestcl_measured_wall";
+const std::string KEY_RECOMMENDED = "nestcl_recommended_gpu_fraction";
+const std::string KEY_RECOMMENDED_WALL = "nestcl_recommended_wall";
 const std::string KEY_DEVICE = "nestcl_device";
 const std::string KEY_DEVICE_NAME = "nestcl_device_name";
 const std::string KEY_DEVICE_BYTES = "nestcl_device_bytes";
@@ -189,6 +199,17 @@ struct NestclManager::Impl
   std::string device_name;
   bool fraction_auto = true;
   double fraction = 0.0; // as set, when not auto
+  // nestcl_gpu_fraction "auto": how the share in force was chosen (choose_split),
+  // and after each Simulate what it measured and the share the model recommends.
+  bool split_decided = false;
+  std::string split_source = "even split";
+  double split_alpha = -1.0;            // the share auto placed (< 0: round robin)
+  double predicted_wall = NAN;          // s per simulated s, the profile's, at that share
+  double measured_wall = NAN;           // s per simulated s, the last Simulate's run
+  double recommended = NAN, recommended_wall = NAN;
+  double run_wall0 = 0.0, run_t0_ms = 0.0; // when the last Simulate's run began
+  double busy0 = 0.0;                    // the streams' busy seconds then
+  long neurons = 0;                      // neurons of the network (counted by prepare)
   bool device_poisson = false;
   std::vector< double > t_update, t_stage, t_emit, t_deliver; // per thread, seconds
   std::vector< long > n_syn, n_gen;                          // per thread: device synapses, device generators
@@ -749,6 +770,11 @@ NestclManager::initialize( const bool adjust_number_of_threads_or_rng_only )
   }
   // Fewer threads than streams: every thread is a stream VP.
   impl_->streams = std::min( impl_->streams, static_cast< long >( T ) );
+  nestcl_placement::before_create = []( size_t n ) { nestcl_manager().choose_split( n ); };
+  if ( not adjust_number_of_threads_or_rng_only )
+  {
+    impl_->measured_wall = impl_->recommended = impl_->recommended_wall = NAN;
+  }
   if ( not impl_->fraction_auto and not fraction_problem( impl_->streams, impl_->fraction ).empty() )
   {
     impl_->fraction_auto = true; // the new thread count does not admit the share that was set
@@ -902,9 +928,13 @@ NestclManager::place()
   const size_t T = kernel().vp_manager.get_num_threads();
   const size_t G = static_cast< size_t >( impl_->streams );
   const double even = T > 0 ? static_cast< double >( G ) / static_cast< double >( T ) : 0.0;
+  impl_->split_decided = false;
+  impl_->split_alpha = -1.0;
+  impl_->predicted_wall = NAN;
+  impl_->split_source = impl_->fraction_auto ? "even split" : "nestcl_gpu_fraction";
   if ( impl_->fraction_auto or std::abs( impl_->fraction - even ) <= 1e-12 or G == 0 or G == T )
   {
-    nestcl_placement::clear(); // NEST's round robin
+    nestcl_placement::clear(); // NEST's round robin (auto: until the first Create of neurons)
     return;
   }
   std::vector< double > w( T );
@@ -915,13 +945,191 @@ NestclManager::place()
   nestcl_placement::start( w );
 }
 
+#ifdef HAVE_NESTCL_PERFMODEL
+/* The device's hpc_benchmark profile (perfmodel/README.md), checked as nestcl run checks it; false with the reason. */
+static bool
+load_profile( const std::string& spec, nestcl_pm_profile& prof, std::string& path, std::string& why )
+{
+  nestcl_device_info info;
+  if ( nestcl_select_device( spec.empty() ? nullptr : spec.c_str(), &info ) != 0 )
+  {
+    why = nestcl_last_error();
+    return false;
+  }
+  char buf[ 4096 ];
+  if ( nestcl_pm_profile_path( "hpc_benchmark", info.device_name, info.driver_version, buf, sizeof buf ) != 0 )
+  {
+    why = "no cache folder (NESTCL_CACHE_DIR is off)";
+    return false;
+  }
+  path = buf;
+  if ( access( buf, F_OK ) != 0 )
+  {
+    why = "no performance profile of '" + std::string( info.device_name ) + "' (" + path
+      + "; nestcl run hpc_benchmark --gpu-fraction auto calibrates one)";
+    return false;
+  }
+  if ( nestcl_pm_profile_load( buf, info.device_name, info.driver_version, &prof ) != 0 )
+  {
+    why = nestcl_last_error();
+    return false;
+  }
+  const long cores = sysconf( _SC_NPROCESSORS_ONLN );
+  if ( cores > 0 and prof.cores != cores )
+  {
+    why = "profile " + path + " is stale: fitted on " + std::to_string( prof.cores ) + " cores, this host has "
+      + std::to_string( cores );
+    return false;
+  }
+  return true;
+}
+#endif
+
+void
+NestclManager::choose_split( size_t n )
+{
+  Impl& m = *impl_;
+  const size_t T = kernel().vp_manager.get_num_threads();
+  const size_t G = static_cast< size_t >( m.streams );
+  if ( not m.fraction_auto or m.split_decided or G == 0 or G == T or nestcl_placement::active )
+  {
+    return;
+  }
+  m.split_decided = true;
+  if ( kernel().mpi_manager.get_num_processes() > 1 )
+  {
+    m.split_source = "even split: a share from the performance model places neurons in weighted blocks, which needs "
+                     "a single MPI process";
+    return;
+  }
+  if ( kernel().node_manager.size() > 0 )
+  {
+    m.split_source = "even split: other nodes were created before the first neurons";
+    return;
+  }
+#ifdef HAVE_NESTCL_PERFMODEL
+  nestcl_pm_profile prof;
+  std::string path, why;
+  if ( not load_profile( m.device_spec, prof, path, why ) )
+  {
+    m.split_source = "even split: " + why;
+    LOG( VerbosityLevel::WARNING, "NestclManager", "nestcl_gpu_fraction \"auto\": " + m.split_source );
+    return;
+  }
+  /*
+   * The prior: the profile's network (hpc_benchmark: in-degree 11250, delay
+   * 1.5 ms, its measured rate, static synapses) with the neurons of this
+   * first Create, as `nestcl perfmodel predict --neurons n --synapse static`.
+   * After each Simulate, nestcl_recommended_gpu_fraction corrects it with
+   * the network and the times measured (measure_split).
+   */
+  nestcl_pm_config c;
+  std::memset( &c, 0, sizeof c );
+  c.N = static_cast< double >( n );
+  c.K = 11250.0;
+  c.F = nestcl_pm_rate( prof.rate_static.n ? &prof.rate_static : &prof.rate_stdp, c.N );
+  c.M = 1.0;
+  c.TC = static_cast< double >( T - G );
+  c.TG = static_cast< double >( G );
+  c.phi = 0.0;
+  c.S = 1000.0 / 1.5; // its delay: no connection exists yet
+  c.P = static_cast< double >( prof.cores );
+  double wall = NAN;
+  const double a = nestcl_pm_best_alpha( prof.p, &c, &wall );
+  std::vector< double > w( T );
+  for ( size_t v = 0; v < T; ++v )
+  {
+    w[ v ] = v >= T - G ? a / static_cast< double >( G ) : ( 1.0 - a ) / static_cast< double >( T - G );
+  }
+  nestcl_placement::start( w );
+  m.split_alpha = a;
+  m.predicted_wall = wall;
+  m.split_source = "performance profile " + path;
+  LOG( VerbosityLevel::INFO, "NestclManager", "nestcl_gpu_fraction \"auto\": " + std::to_string( a ) + " from " + path );
+#else
+  (void)n;
+  m.split_source = "even split: this nestcl has no performance model (built without GSL)";
+#endif
+}
+
+void
+NestclManager::measure_split()
+{
+  Impl& m = *impl_;
+  const double sim_s = ( kernel().simulation_manager.get_time().get_ms() - m.run_t0_ms ) * 1e-3;
+  if ( not( sim_s > 0.0 ) or m.neurons == 0 )
+  {
+    return;
+  }
+  // NEST's own stopwatch of the run (time_simulate, reset by each Simulate's prepare) and spike counter.
+  Dictionary sim_status, ev_status;
+  kernel().simulation_manager.get_status( sim_status );
+  kernel().event_delivery_manager.get_status( ev_status );
+  double run_s = sim_status.known( "time_simulate" ) ? sim_status.get< double >( "time_simulate" ) : 0.0;
+  if ( not( run_s > 0.0 ) )
+  {
+    run_s = now_s() - m.run_wall0;
+  }
+  const double wall = run_s / sim_s;
+  m.measured_wall = wall;
+#ifdef HAVE_NESTCL_PERFMODEL
+  const size_t T = kernel().vp_manager.get_num_threads();
+  const size_t G = static_cast< size_t >( m.streams );
+  nestcl_pm_profile prof;
+  std::string path, why;
+  if ( kernel().mpi_manager.get_num_processes() > 1 or not load_profile( m.device_spec, prof, path, why ) )
+  {
+    return;
+  }
+  // This network as it ran: its neurons, in-degree, rate and plastic share (from the stream VPs' synapses).
+  double busy = 0.0;
+  long syn = 0, plastic = 0;
+  for ( size_t k = 0; k < m.t_update.size(); ++k )
+  {
+    busy += m.t_update[ k ] + m.t_deliver[ k ];
+    syn += m.n_syn[ k ];
+    plastic += k < m.n_plastic.size() ? m.n_plastic[ k ] : 0;
+  }
+  nestcl_pm_config c;
+  std::memset( &c, 0, sizeof c );
+  c.N = static_cast< double >( m.neurons );
+  c.K = static_cast< double >( kernel().connection_manager.get_num_connections() ) / c.N;
+  c.F = ev_status.get< double >( "local_spike_counter" ) / c.N / sim_s;
+  c.M = 1.0;
+  c.TC = static_cast< double >( T - G );
+  c.TG = static_cast< double >( G );
+  c.phi = syn + plastic > 0 ? static_cast< double >( plastic ) / static_cast< double >( syn + plastic ) : 0.0;
+  c.S = 1.0 / ( kernel().connection_manager.get_min_delay() * Time::get_resolution().get_ms() * 1e-3 );
+  c.P = static_cast< double >( prof.cores );
+  nestcl_pm_measured x;
+  x.alpha = not m.fraction_auto ? m.fraction
+    : m.split_alpha >= 0.0      ? m.split_alpha
+                                : ( T ? static_cast< double >( G ) / static_cast< double >( T ) : 0.0 );
+  x.wall = wall;
+  x.cpu_busy = 0.0; // NEST's per-thread update and delivery stopwatches are detailed timers, off by default
+  x.gpu_busy = G ? ( busy - m.busy0 ) / static_cast< double >( G ) / sim_s : 0.0;
+  nestcl_pm_balance bal;
+  if ( nestcl_pm_balance_fit( prof.p, &c, &x, 1, &bal ) == 0 )
+  {
+    m.recommended = bal.alpha;
+    m.recommended_wall = bal.wall;
+  }
+#endif
+}
+
 void
 NestclManager::get_status( Dictionary& d )
 {
   const size_t T = kernel().vp_manager.get_num_threads();
   d[ KEY_STREAMS ] = impl_->streams;
-  d[ KEY_FRACTION ] = impl_->fraction_auto ? ( T ? static_cast< double >( impl_->streams ) / static_cast< double >( T ) : 0.0 )
-                                           : impl_->fraction;
+  d[ KEY_FRACTION ] = not impl_->fraction_auto ? impl_->fraction
+    : impl_->split_alpha >= 0.0                  ? impl_->split_alpha
+    : ( T ? static_cast< double >( impl_->streams ) / static_cast< double >( T ) : 0.0 );
+  d[ KEY_FRACTION_SOURCE ] = impl_->split_source;
+  d[ KEY_PREDICTED_WALL ] = impl_->predicted_wall;
+  d[ KEY_MEASURED_WALL ] = impl_->measured_wall;
+  d[ KEY_RECOMMENDED ] = impl_->recommended;
+  d[ KEY_RECOMMENDED_WALL ] = impl_->recommended_wall;
   d[ KEY_DEVICE ] = impl_->device_spec;
   d[ KEY_DEVICE_POISSON ] = impl_->device_poisson;
   std::vector< std::string > models;
@@ -997,6 +1205,29 @@ check( int rc, const std::string& what )
 }
 #endif
 
+/* When the run of a Simulate begins (the end of prepare): the clocks, and the streams' busy seconds so far. */
+template < typename M >
+static void
+mark_run_start( M& m )
+{
+  m.run_wall0 = now_s();
+  m.run_t0_ms = kernel().simulation_manager.get_time().get_ms();
+  m.busy0 = 0.0;
+  for ( size_t k = 0; k < m.t_update.size(); ++k )
+  {
+    m.busy0 += m.t_update[ k ] + m.t_deliver[ k ];
+  }
+  m.neurons = 0;
+  for ( size_t tid = 0; tid < kernel().vp_manager.get_num_threads(); ++tid )
+  {
+    const SparseNodeArray& local = kernel().node_manager.get_local_nodes( tid );
+    for ( auto it = local.begin(); it != local.end(); ++it )
+    {
+      m.neurons += it->get_node()->has_proxies() ? 1 : 0;
+    }
+  }
+}
+
 void
 NestclManager::prepare()
 {
@@ -1011,6 +1242,7 @@ NestclManager::prepare()
 #endif
   if ( impl_->streams == 0 )
   {
+    mark_run_start( *impl_ );
     return;
   }
 #ifdef HAVE_NESTCL
@@ -1188,6 +1420,7 @@ NestclManager::prepare()
     m.sorted[ tid ].reserve( most * static_cast< size_t >( min_delay ) ); // a block's spikes of one slice at most
   }
   m.pending.clear();
+  mark_run_start( m );
 #endif
 }
 
@@ -1401,6 +1634,7 @@ NestclManager::update( size_t tid, const Time& origin, long from, long to )
 void
 NestclManager::cleanup()
 {
+  measure_split();
 #ifdef HAVE_NESTCL
   Impl& m = *impl_;
   // STDP state first: the blocks go below.

@@ -67,6 +67,13 @@ public:
    */
   bool deliver( size_t tid, const std::vector< SpikeData >& recv_buffer );
 
+  /*
+   * Placement hook (nestcl_placement::before_create): before the first Create
+   * of neurons, nestcl_gpu_fraction "auto" with both kinds of VP takes the
+   * share from the device's performance profile, when there is one.
+   */
+  void choose_split( size_t n_neurons );
+
   /* Whether NEST's own loop must skip this node of thread tid (the device updates it). */
   bool
   on_device( size_t tid, const Node& node ) const
@@ -80,6 +87,8 @@ private:
   std::string fraction_problem( long streams, double fraction ) const;
   /* Starts or ends weighted placement (nestcl_placement.h) for the current keys. */
   void place();
+  /* After a Simulate: what it measured, and the share the model recommends for this network. */
+  void measure_split();
 
   struct Impl;
   std::unique_ptr< Impl > impl_;

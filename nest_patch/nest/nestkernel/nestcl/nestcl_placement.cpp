@@ -14,6 +14,7 @@ namespace nest
 namespace nestcl_placement
 {
 bool active = false;
+void ( *before_create )( size_t ) = nullptr;
 
 namespace
 {
@@ -72,6 +73,10 @@ clear()
 void
 add_range( size_t min_id, size_t max_id )
 {
+  if ( before_create )
+  {
+    before_create( max_id - min_id + 1 );
+  }
   if ( not active )
   {
     return;

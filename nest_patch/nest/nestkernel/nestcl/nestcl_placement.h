@@ -35,6 +35,9 @@ extern bool active;
 void start( const std::vector< double >& weights );
 void clear();
 
+/* Called by add_range before it registers a Create (nestcl_gpu_fraction "auto" decides there); may be null. */
+extern void ( *before_create )( size_t n_neurons );
+
 /* Registers the neurons [min_id, max_id] of one Create (called before NEST places them). */
 void add_range( size_t min_id, size_t max_id );
 
