@@ -1013,7 +1013,9 @@ NestclManager::choose_split( size_t n )
   if ( not load_profile( m.device_spec, prof, path, why ) )
   {
     m.split_source = "even split: " + why;
-    LOG( VerbosityLevel::WARNING, "NestclManager", "nestcl_gpu_fraction \"auto\": " + m.split_source );
+    // No profile is the usual case (INFO); one that is there but unusable deserves a WARNING.
+    LOG( why.rfind( "no ", 0 ) == 0 ? VerbosityLevel::INFO : VerbosityLevel::WARNING, "NestclManager",
+      "nestcl_gpu_fraction \"auto\": " + m.split_source );
     return;
   }
   /*
