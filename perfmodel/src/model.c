@@ -51,18 +51,18 @@ void nestcl_pm_predict(const double *p, const nestcl_pm_config *c, nestcl_pm_pre
     o->bound = "gpu";
   }
   /*
-   * Co-execution on shared cores: while both sides work, the T_C CPU VPs and
-   * the kappa threads a busy device keeps on the host (PoCL's workers; about
-   * 0 for a discrete GPU) share P cores, so the overlap, as long as the
-   * shorter side, runs (T_C + kappa) / P times slower. Only when both kinds
-   * hold neurons: alone, each is its own measurement.
+   * Co-execution on shared cores: the T_C CPU VPs' work (T_C c) and the
+   * host-core seconds the device's work costs (kappa g: PoCL's workers on
+   * the same cores; about 0 for a discrete GPU) must both run on the P
+   * cores, so the step takes at least (T_C c + kappa g) / P. Only when both
+   * kinds hold neurons: alone, each is its own measurement.
    */
   if (o->cpu_vp > 0.0 && o->gpu_vp > 0.0) {
     double kappa = p[NESTCL_PM_KAPPA] > 0.0 ? p[NESTCL_PM_KAPPA] : 0.0;
-    double over = (c->TC + kappa) / (c->P > 0 ? c->P : 1.0) - 1.0;
-    if (over > 0.0) {
-      o->sharing = over * (o->cpu_vp < o->gpu_vp ? o->cpu_vp : o->gpu_vp);
-      o->busy += o->sharing;
+    double shared = (c->TC * o->cpu_vp + kappa * o->gpu_vp) / (c->P > 0 ? c->P : 1.0);
+    if (shared > o->busy) {
+      o->sharing = shared - o->busy;
+      o->busy = shared;
     }
   }
   o->cpu_wait = c->TC > 0 ? o->busy - o->cpu_vp : 0.0;

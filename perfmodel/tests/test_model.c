@@ -204,11 +204,16 @@ static void test_predict(void)
   double w, a = nestcl_pm_best_alpha(p, &c, &w);
   EXPECT(fabs(a - 0.8 / 1.5) < 1e-6 && fabs(w - (1 - 0.8 / 1.5)) < 1e-6, "best alpha %g (want %g), wall %g", a,
          0.8 / 1.5, w);
-  /* With the host's cores shared (the device keeps 2 threads busy on 2 cores): the overlap 1.5 times slower. */
+  /* The host's 2 cores shared: the thread's 0.5 s and the device's 2 x 0.45 s of host time take (0.5 + 0.9) / 2. */
   p[NESTCL_PM_KAPPA] = 2.0;
   nestcl_pm_predict(p, &c, &o);
-  EXPECT(strcmp(o.bound, "cpu") == 0 && fabs(o.sharing - 0.5 * 0.45) < 1e-12 && fabs(o.wall - (0.5 + 0.225)) < 1e-12,
+  EXPECT(strcmp(o.bound, "cpu") == 0 && fabs(o.sharing - 0.2) < 1e-12 && fabs(o.wall - 0.7) < 1e-12,
          "shared cores: %s sharing %g wall %g", o.bound, o.sharing, o.wall);
+  /* A device that needs little host time (kappa 0.5): (0.5 + 0.225) / 2 < 0.5, the bound does not bind. */
+  p[NESTCL_PM_KAPPA] = 0.5;
+  nestcl_pm_predict(p, &c, &o);
+  EXPECT(o.sharing == 0.0 && fabs(o.wall - 0.5) < 1e-12, "little host time: sharing %g wall %g", o.sharing, o.wall);
+  p[NESTCL_PM_KAPPA] = 2.0;
   /* Single kind: no sharing term, alpha forced. */
   c.TC = 0;
   nestcl_pm_predict(p, &c, &o);

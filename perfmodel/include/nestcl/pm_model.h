@@ -25,7 +25,11 @@
  * ~P for an OpenCL CPU device such as PoCL that shares the cores; then the
  * barriers per VP and super step, the serial exchange per spike and MPI). The
  * first two terms of the max are eqs. (10)-(12); the third is the extension
- * that co-execution on shared cores needs. The wait at the barriers that the
+ * that co-execution on shared cores needs: the threads' work and the host
+ * time the device's work costs must both fit on the P cores. (An earlier
+ * form slowed the whole overlap by (T_C + kappa) / P; it fitted the plastic
+ * runs as well but put the static network's best split at 0.43 where 0.2 is
+ * measured: a device with few neurons keeps few cores busy.) The wait at the barriers that the
  * model predicts is the difference between the max and each side.
  *
  * Fitting follows the paper: the CPU parameters (and the serial ones) on
@@ -84,7 +88,7 @@ extern const char *const nestcl_pm_output_names[NESTCL_PM_OUTPUTS];
 typedef struct nestcl_pm_prediction {
   double cpu_update, cpu_deliver, gpu_update, gpu_deliver; /* one VP of each kind; 0 where none */
   double cpu_vp, gpu_vp;      /* c and g */
-  double sharing;             /* the overlap's slowdown on shared cores: max(0, (T_C + kappa) / P - 1) min(c, g) */
+  double sharing;             /* what shared cores add: max(0, (T_C c + kappa g) / P - max(c, g)) */
   double busy;                /* max(c, g) + sharing */
   double cpu_wait, gpu_wait;  /* busy - c, busy - g: at the barriers */
   double barriers, exchange, mpi;
