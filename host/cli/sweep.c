@@ -251,7 +251,7 @@ void pm_sweep_help(void)
          "                      (alpha 0 and 1) are always part of the design\n"
          "  --ranks LIST        MPI ranks (default 1; more than 1 runs under --mpiexec)\n"
          "  --synapses LIST     E->E synapse mixes: stdp, static (default stdp,static);\n"
-         "                      co-execution runs use the first one only\n"
+         "                      each with its CPU-only, GPU-only and co-execution runs\n"
          "  --simtime MS        measured time per run (default 100)\n"
          "  --presim MS         presimulation per run (default 20)\n"
          "  --repeats N         runs per configuration (default 1)\n"
@@ -382,7 +382,6 @@ int pm_sweep(int argc, char **argv)
             rep[n] = (int)r;
             cfgs[n++] = c;
           }
-          if (y > 0) continue;
           for (int t = 0; t < n_threads; ++t)
             for (int g = 0; g < n_streams; ++g)
               for (int a = 0; a < n_alphas; ++a) {
