@@ -54,3 +54,33 @@ add_executable(test_history ${CMAKE_CURRENT_SOURCE_DIR}/test_history.c)
 target_link_libraries(test_history PRIVATE nestcl nestcl_kernels m)
 add_test(NAME unit.history COMMAND test_history)
 set_tests_properties(unit.history PROPERTIES ENVIRONMENT "${NESTCL_NUMERIC_ENV}" LABELS "unit" TIMEOUT 300)
+
+# The adaptive RKF45 integration of NEST's ODE models (nestcl_rkf45.h): against
+# GSL's gsl_odeiv_evolve_apply bit for bit, call by call (fast, sanitizer build
+# too), and the OpenCL text against the C path. rkf45_systems.h, the systems
+# both run, is embedded for the device.
+if(GSL_FOUND)
+  add_executable(test_numeric_rkf45 ${CMAKE_CURRENT_SOURCE_DIR}/test_numeric_rkf45.c)
+  target_include_directories(test_numeric_rkf45 PRIVATE ${CMAKE_CURRENT_SOURCE_DIR})
+  target_link_libraries(test_numeric_rkf45 PRIVATE nestcl_kernels GSL::gsl m)
+  # Twice, as unit.numeric_libm: GSL's pow (the control) and the systems' exp
+  # in glibc's FMA build, then in its plain one (FMA and AVX2 hidden).
+  add_test(NAME unit.numeric_rkf45 COMMAND test_numeric_rkf45)
+  add_test(NAME unit.numeric_rkf45_plain COMMAND test_numeric_rkf45)
+  set_tests_properties(unit.numeric_rkf45 PROPERTIES
+    ENVIRONMENT "${NESTCL_NUMERIC_ENV}" LABELS "unit;sanitize" TIMEOUT 120)
+  set_tests_properties(unit.numeric_rkf45_plain PROPERTIES
+    ENVIRONMENT "${NESTCL_NUMERIC_ENV};GLIBC_TUNABLES=glibc.cpu.hwcaps=-AVX2,-FMA" LABELS "unit;sanitize" TIMEOUT 120)
+else()
+  message(STATUS "tests/unit: GSL not found (install libgsl-dev); unit.numeric_rkf45, nestcl_rkf45.h against GSL, is skipped")
+endif()
+
+nestcl_embed(${CMAKE_CURRENT_BINARY_DIR}/rkf45_systems_source.c rkf45_systems_source
+  ${CMAKE_CURRENT_SOURCE_DIR}/rkf45_systems.h)
+add_executable(test_numeric_rkf45_opencl ${CMAKE_CURRENT_SOURCE_DIR}/test_numeric_rkf45_opencl.c
+  ${CMAKE_CURRENT_BINARY_DIR}/rkf45_systems_source.c)
+target_include_directories(test_numeric_rkf45_opencl PRIVATE ${CMAKE_CURRENT_SOURCE_DIR})
+target_link_libraries(test_numeric_rkf45_opencl PRIVATE nestcl nestcl_kernels m)
+add_test(NAME unit.numeric_rkf45_opencl COMMAND test_numeric_rkf45_opencl)
+set_tests_properties(unit.numeric_rkf45_opencl PROPERTIES
+  ENVIRONMENT "${NESTCL_NUMERIC_ENV}" LABELS "unit" SKIP_RETURN_CODE ${NESTCL_SKIP_CODE} TIMEOUT 300)
