@@ -41,12 +41,16 @@ set_tests_properties(unit.numeric_math_opencl PROPERTIES
 # selection), and C against OpenCL bit for bit when a device exists.
 add_executable(test_numeric_libm ${CMAKE_CURRENT_SOURCE_DIR}/test_numeric_libm.c)
 target_link_libraries(test_numeric_libm PRIVATE nestcl nestcl_kernels m)
-add_test(NAME unit.numeric_libm COMMAND test_numeric_libm)
-add_test(NAME unit.numeric_libm_plain COMMAND test_numeric_libm)
-set_tests_properties(unit.numeric_libm PROPERTIES
-  ENVIRONMENT "${NESTCL_NUMERIC_ENV}" LABELS "unit" TIMEOUT 300)
-set_tests_properties(unit.numeric_libm_plain PROPERTIES
-  ENVIRONMENT "${NESTCL_NUMERIC_ENV};GLIBC_TUNABLES=glibc.cpu.hwcaps=-AVX2,-FMA" LABELS "unit" TIMEOUT 300)
+# nestcl_libm_variants(NAME TARGET LABELS TIMEOUT): the test NAME in glibc's FMA build, and NAME_plain in
+# its plain one (FMA and AVX2 hidden from glibc's ifunc selection).
+function(nestcl_libm_variants name target labels timeout)
+  add_test(NAME ${name} COMMAND ${target})
+  add_test(NAME ${name}_plain COMMAND ${target})
+  set_tests_properties(${name} PROPERTIES ENVIRONMENT "${NESTCL_NUMERIC_ENV}" LABELS "${labels}" TIMEOUT ${timeout})
+  set_tests_properties(${name}_plain PROPERTIES
+    ENVIRONMENT "${NESTCL_NUMERIC_ENV};GLIBC_TUNABLES=glibc.cpu.hwcaps=-AVX2,-FMA" LABELS "${labels}" TIMEOUT ${timeout})
+endfunction()
+nestcl_libm_variants(unit.numeric_libm test_numeric_libm "unit" 300)
 
 # The postsynaptic spike history for STDP (nestcl_history.h): against a plain
 # reference of NEST's ArchivingNode, overflow reporting, and OpenCL against C.
@@ -65,12 +69,7 @@ if(GSL_FOUND)
   target_link_libraries(test_numeric_rkf45 PRIVATE nestcl_kernels GSL::gsl m)
   # Twice, as unit.numeric_libm: GSL's pow (the control) and the systems' exp
   # in glibc's FMA build, then in its plain one (FMA and AVX2 hidden).
-  add_test(NAME unit.numeric_rkf45 COMMAND test_numeric_rkf45)
-  add_test(NAME unit.numeric_rkf45_plain COMMAND test_numeric_rkf45)
-  set_tests_properties(unit.numeric_rkf45 PROPERTIES
-    ENVIRONMENT "${NESTCL_NUMERIC_ENV}" LABELS "unit;sanitize" TIMEOUT 120)
-  set_tests_properties(unit.numeric_rkf45_plain PROPERTIES
-    ENVIRONMENT "${NESTCL_NUMERIC_ENV};GLIBC_TUNABLES=glibc.cpu.hwcaps=-AVX2,-FMA" LABELS "unit;sanitize" TIMEOUT 120)
+  nestcl_libm_variants(unit.numeric_rkf45 test_numeric_rkf45 "unit;sanitize" 120)
 else()
   message(STATUS "tests/unit: GSL not found (install libgsl-dev); unit.numeric_rkf45, nestcl_rkf45.h against GSL, is skipped")
 endif()
