@@ -836,7 +836,8 @@ static int tune_measure(const pm_flags *f, const pm_candidate *cs, int n, tune_r
       pmj_free(doc);
       if (rc != 0 || !ok || !(w > 0.0)) {
         char msg[1024];
-        if (rc != 0) pm_child_error(err, msg, sizeof msg);
+        if (rc < 0) snprintf(msg, sizeof msg, "cannot start this executable: %s", strerror(errno));
+        else if (rc != 0) pm_child_error(err, msg, sizeof msg);
         else snprintf(msg, sizeof msg, "no wall time in its results (%s)", doc ? "sim_wall_s" : perr);
         fprintf(stderr, "error: tune: the run with %d thread(s), %d stream(s) failed (exit %d): %s\n",
                 (int)tr[i].c.TC, (int)tr[i].c.TG, rc, msg);

@@ -506,7 +506,12 @@ int pm_sweep(int argc, char **argv)
     int rc = pm_run_child(args, err_path);
     if (rc != 0) {
       char msg[1024];
-      pm_child_error(err_path, msg, sizeof msg);
+      if (rc < 0) {
+        snprintf(msg, sizeof msg, "cannot start '%s': %s (--mpiexec takes the launcher's path alone)", args[0],
+                 strerror(errno));
+      } else {
+        pm_child_error(err_path, msg, sizeof msg);
+      }
       fprintf(stderr, "%serror: sweep: run %zu (scale %g, %d thread(s), %d stream(s)) failed (exit %d): %s\n", tty && !quiet ? "\n" : "",
               i + 1, c->scale, c->threads, c->streams, rc, msg);
       code = CLI_RUNTIME;
