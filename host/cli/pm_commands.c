@@ -120,6 +120,8 @@ static int read_sweeps(char **files, int n_files, sweep_data *d)
         break;
       }
       pmj_free(v);
+      /* A sweep's ranks all run on its one host: each rank has its share of the cores. */
+      r.c.P /= r.c.M;
       if (d->n == d->cap) {
         size_t nc = d->cap ? 2 * d->cap : 64;
         run_rec *t = realloc(d->runs, nc * sizeof *t);
