@@ -55,40 +55,18 @@ int pm_resolve_profile(const char *device_spec, const char *profile_file, nestcl
     }
     return PM_PROFILE_OK;
   }
-  if (nestcl_pm_profile_path("hpc_benchmark", dev->device_name, dev->driver_version, path, cap) != 0) {
-    return PM_PROFILE_NO_CACHE;
+  switch (nestcl_pm_profile_find("hpc_benchmark", dev->device_name, dev->driver_version, p, path, cap)) {
+  case NESTCL_PM_FOUND: return PM_PROFILE_OK;
+  case NESTCL_PM_NO_CACHE: return PM_PROFILE_NO_CACHE;
+  case NESTCL_PM_MISSING: return PM_PROFILE_MISSING;
+  default: return PM_PROFILE_CORRUPT;
   }
-  if (access(path, F_OK) != 0) {
-    return PM_PROFILE_MISSING;
-  }
-  rc = nestcl_pm_profile_load(path, dev->device_name, dev->driver_version, p);
-  if (rc) {
-    return PM_PROFILE_CORRUPT;
-  }
-  long cores = sysconf(_SC_NPROCESSORS_ONLN);
-  if (cores > 0 && p->cores != cores) {
-    nestcl_set_error(NESTCL_EINVAL, "profile %s is stale: it was fitted on %d cores, this host has %ld", path, p->cores,
-                     cores);
-    return PM_PROFILE_CORRUPT;
-  }
-  return PM_PROFILE_OK;
 }
 
 void pm_hpc_config(const nestcl_pm_profile *p, double scale, int stdp, int ranks, nestcl_pm_config *c)
 {
-  memset(c, 0, sizeof *c);
-  /* hpc_benchmark: NE = 9000 S and NI = 2250 S (truncated as the benchmark does), K = 11250, dt 0.1 ms, delay 1.5 ms. */
-  c->N = floor(9000.0 * scale) + floor(2250.0 * scale);
-  c->K = 11250.0;
-  c->M = ranks;
-  c->S = 1000.0 / 1.5;
-  c->P = p->cores;
-  c->phi = stdp ? (9000.0 * 9000.0) / (11250.0 * 11250.0) : 0.0;
-  const nestcl_pm_rate_table *t = stdp ? &p->rate_stdp : &p->rate_static;
-  if (t->n == 0) {
-    t = stdp ? &p->rate_static : &p->rate_stdp;
-  }
-  c->F = nestcl_pm_rate(t, c->N);
+  /* hpc_benchmark: NE = 9000 S and NI = 2250 S, truncated as the benchmark does. */
+  nestcl_pm_hpc_config(p, floor(9000.0 * scale) + floor(2250.0 * scale), stdp, ranks, c);
 }
 
 /* Builds the profile with a bounded sweep around the run's configuration. */

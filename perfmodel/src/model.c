@@ -86,6 +86,22 @@ double nestcl_pm_output_value(const double *p, const nestcl_pm_config *c, nestcl
   }
 }
 
+void nestcl_pm_hpc_config(const nestcl_pm_profile *p, double N, int stdp, int ranks, nestcl_pm_config *c)
+{
+  memset(c, 0, sizeof *c);
+  c->N = N;
+  c->K = 11250.0;
+  c->M = ranks;
+  c->S = 1000.0 / 1.5;
+  c->P = p->cores;
+  c->phi = stdp ? (9000.0 * 9000.0) / (11250.0 * 11250.0) : 0.0;
+  const nestcl_pm_rate_table *t = stdp ? &p->rate_stdp : &p->rate_static;
+  if (t->n == 0) {
+    t = stdp ? &p->rate_static : &p->rate_stdp;
+  }
+  c->F = nestcl_pm_rate(t, c->N);
+}
+
 double nestcl_pm_rate(const nestcl_pm_rate_table *t, double N)
 {
   if (t->n <= 0) {

@@ -284,3 +284,24 @@ int nestcl_pm_profile_load(const char *path, const char *device_name, const char
   pmj_free(root);
   return rc;
 }
+
+int nestcl_pm_profile_find(const char *benchmark, const char *device_name, const char *driver, nestcl_pm_profile *prof,
+                           char *path, size_t cap)
+{
+  if (nestcl_pm_profile_path(benchmark, device_name, driver, path, cap) != 0) {
+    return NESTCL_PM_NO_CACHE;
+  }
+  if (access(path, F_OK) != 0) {
+    return NESTCL_PM_MISSING;
+  }
+  if (nestcl_pm_profile_load(path, device_name, driver, prof) != 0) {
+    return NESTCL_PM_UNUSABLE;
+  }
+  long cores = sysconf(_SC_NPROCESSORS_ONLN);
+  if (cores > 0 && prof->cores != cores) {
+    nestcl_set_error(NESTCL_EINVAL, "profile %s is stale: it was fitted on %d cores, this host has %ld", path,
+                     prof->cores, cores);
+    return NESTCL_PM_UNUSABLE;
+  }
+  return NESTCL_PM_FOUND;
+}

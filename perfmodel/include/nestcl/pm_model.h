@@ -148,6 +148,15 @@ int nestcl_pm_fit_profile(const nestcl_pm_obs *obs, size_t n, int folds, nestcl_
 
 /* The profile's file: <cache>/perfmodel/<benchmark>--<device>--<driver>.json (names made file-safe). */
 int nestcl_pm_profile_path(const char *benchmark, const char *device_name, const char *driver, char *out, size_t cap);
+/*
+ * The cache's profile of benchmark on one device, checked against this host
+ * (its core count): NESTCL_PM_FOUND, or why not: NESTCL_PM_NO_CACHE (the
+ * cache is off), NESTCL_PM_MISSING (no file at path), NESTCL_PM_UNUSABLE
+ * (corrupt or stale; nestcl_last_error() says which). path receives the file.
+ */
+enum { NESTCL_PM_FOUND, NESTCL_PM_NO_CACHE, NESTCL_PM_MISSING, NESTCL_PM_UNUSABLE };
+int nestcl_pm_profile_find(const char *benchmark, const char *device_name, const char *driver, nestcl_pm_profile *prof,
+                           char *path, size_t cap);
 /* Writes atomically (temporary file and rename). */
 int nestcl_pm_profile_save(const nestcl_pm_profile *prof, const char *path);
 /*
@@ -157,6 +166,14 @@ int nestcl_pm_profile_save(const nestcl_pm_profile *prof, const char *path);
  * NESTCL_EINVAL with the reason.
  */
 int nestcl_pm_profile_load(const char *path, const char *device_name, const char *driver, nestcl_pm_profile *prof);
+
+/*
+ * hpc_benchmark's configuration of N neurons (in-degree 11250, delay 1.5 ms,
+ * dt 0.1 ms, the profile's measured rate for that size and mix; the plastic
+ * share E->E of it with stdp) on `ranks` ranks, one per host; threads,
+ * streams and alpha 0.
+ */
+void nestcl_pm_hpc_config(const nestcl_pm_profile *p, double N, int stdp, int ranks, nestcl_pm_config *c);
 
 /* The best split for a network: the alpha in [0, 1] that minimises the predicted wall time. */
 double nestcl_pm_best_alpha(const double *p, const nestcl_pm_config *c, double *wall);

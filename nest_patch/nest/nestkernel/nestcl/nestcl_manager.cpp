@@ -18,7 +18,6 @@
 #include <map>
 #include <string>
 #include <tuple>
-#include <unistd.h>
 
 #include "connection_manager_impl.h"
 #include "connector_base.h"
@@ -210,6 +209,12 @@ struct NestclManager::Impl
   double run_wall0 = 0.0, run_t0_ms = 0.0; // when the last Simulate's run began
   double busy0 = 0.0;                    // the streams' busy seconds then
   long neurons = 0;                      // neurons of the network (counted by prepare)
+#ifdef HAVE_NESTCL_PERFMODEL
+  // The device's profile, looked up once per ResetKernel or device change (-1: not yet; else NESTCL_PM_*).
+  int profile_state = -1;
+  nestcl_pm_profile profile;
+  std::string profile_path, profile_why;
+#endif
   bool device_poisson = false;
   std::vector< double > t_update, t_stage, t_emit, t_deliver; // per thread, seconds
   std::vector< long > n_syn, n_gen;                          // per thread: device synapses, device generators
@@ -774,6 +779,9 @@ NestclManager::initialize( const bool adjust_number_of_threads_or_rng_only )
   if ( not adjust_number_of_threads_or_rng_only )
   {
     impl_->measured_wall = impl_->recommended = impl_->recommended_wall = NAN;
+#ifdef HAVE_NESTCL_PERFMODEL
+    impl_->profile_state = -1;
+#endif
   }
   if ( not impl_->fraction_auto and not fraction_problem( impl_->streams, impl_->fraction ).empty() )
   {
@@ -891,6 +899,12 @@ NestclManager::set_status( const Dictionary& d )
   d.update_value( KEY_DEVICE_POISSON, device_poisson ); // takes effect at the next Simulate
   impl_->device_poisson = device_poisson;
   impl_->streams = streams;
+#ifdef HAVE_NESTCL_PERFMODEL
+  if ( spec != impl_->device_spec )
+  {
+    impl_->profile_state = -1;
+  }
+#endif
   impl_->device_spec = spec;
   impl_->fraction_auto = fraction_auto;
   impl_->fraction = fraction;
@@ -946,42 +960,36 @@ NestclManager::place()
 }
 
 #ifdef HAVE_NESTCL_PERFMODEL
-/* The device's hpc_benchmark profile (perfmodel/README.md), checked as nestcl run checks it; false with the reason. */
+/*
+ * The device's hpc_benchmark profile (perfmodel/README.md), found and checked
+ * as nestcl run finds it, once per ResetKernel or device change; false with
+ * the reason in m.profile_why.
+ */
+template < typename M >
 static bool
-load_profile( const std::string& spec, nestcl_pm_profile& prof, std::string& path, std::string& why )
+profile_of( M& m )
 {
-  nestcl_device_info info;
-  if ( nestcl_select_device( spec.empty() ? nullptr : spec.c_str(), &info ) != 0 )
+  if ( m.profile_state < 0 )
   {
-    why = nestcl_last_error();
-    return false;
+    nestcl_device_info info;
+    char buf[ 4096 ] = "";
+    if ( nestcl_select_device( m.device_spec.empty() ? nullptr : m.device_spec.c_str(), &info ) != 0 )
+    {
+      m.profile_state = NESTCL_PM_UNUSABLE;
+      m.profile_why = nestcl_last_error();
+      return false;
+    }
+    m.profile_state = nestcl_pm_profile_find( "hpc_benchmark", info.device_name, info.driver_version, &m.profile, buf,
+      sizeof buf );
+    m.profile_path = buf;
+    m.profile_why = m.profile_state == NESTCL_PM_NO_CACHE ? "no cache folder (NESTCL_CACHE_DIR is off)"
+      : m.profile_state == NESTCL_PM_MISSING
+      ? "no performance profile of '" + std::string( info.device_name ) + "' (" + m.profile_path
+        + "; nestcl run hpc_benchmark --gpu-fraction auto calibrates one)"
+      : m.profile_state == NESTCL_PM_UNUSABLE ? std::string( nestcl_last_error() )
+                                              : std::string();
   }
-  char buf[ 4096 ];
-  if ( nestcl_pm_profile_path( "hpc_benchmark", info.device_name, info.driver_version, buf, sizeof buf ) != 0 )
-  {
-    why = "no cache folder (NESTCL_CACHE_DIR is off)";
-    return false;
-  }
-  path = buf;
-  if ( access( buf, F_OK ) != 0 )
-  {
-    why = "no performance profile of '" + std::string( info.device_name ) + "' (" + path
-      + "; nestcl run hpc_benchmark --gpu-fraction auto calibrates one)";
-    return false;
-  }
-  if ( nestcl_pm_profile_load( buf, info.device_name, info.driver_version, &prof ) != 0 )
-  {
-    why = nestcl_last_error();
-    return false;
-  }
-  const long cores = sysconf( _SC_NPROCESSORS_ONLN );
-  if ( cores > 0 and prof.cores != cores )
-  {
-    why = "profile " + path + " is stale: fitted on " + std::to_string( prof.cores ) + " cores, this host has "
-      + std::to_string( cores );
-    return false;
-  }
-  return true;
+  return m.profile_state == NESTCL_PM_FOUND;
 }
 #endif
 
@@ -1008,13 +1016,11 @@ NestclManager::choose_split( size_t n )
     return;
   }
 #ifdef HAVE_NESTCL_PERFMODEL
-  nestcl_pm_profile prof;
-  std::string path, why;
-  if ( not load_profile( m.device_spec, prof, path, why ) )
+  if ( not profile_of( m ) )
   {
-    m.split_source = "even split: " + why;
+    m.split_source = "even split: " + m.profile_why;
     // No profile is the usual case (INFO); one that is there but unusable deserves a WARNING.
-    LOG( why.rfind( "no ", 0 ) == 0 ? VerbosityLevel::INFO : VerbosityLevel::WARNING, "NestclManager",
+    LOG( m.profile_state == NESTCL_PM_UNUSABLE ? VerbosityLevel::WARNING : VerbosityLevel::INFO, "NestclManager",
       "nestcl_gpu_fraction \"auto\": " + m.split_source );
     return;
   }
@@ -1026,18 +1032,11 @@ NestclManager::choose_split( size_t n )
    * the network and the times measured (measure_split).
    */
   nestcl_pm_config c;
-  std::memset( &c, 0, sizeof c );
-  c.N = static_cast< double >( n );
-  c.K = 11250.0;
-  c.F = nestcl_pm_rate( prof.rate_static.n ? &prof.rate_static : &prof.rate_stdp, c.N );
-  c.M = 1.0;
+  nestcl_pm_hpc_config( &m.profile, static_cast< double >( n ), 0, 1, &c );
   c.TC = static_cast< double >( T - G );
   c.TG = static_cast< double >( G );
-  c.phi = 0.0;
-  c.S = 1000.0 / 1.5; // its delay: no connection exists yet
-  c.P = static_cast< double >( prof.cores );
   double wall = NAN;
-  const double a = nestcl_pm_best_alpha( prof.p, &c, &wall );
+  const double a = nestcl_pm_best_alpha( m.profile.p, &c, &wall );
   std::vector< double > w( T );
   for ( size_t v = 0; v < T; ++v )
   {
@@ -1046,8 +1045,9 @@ NestclManager::choose_split( size_t n )
   nestcl_placement::start( w );
   m.split_alpha = a;
   m.predicted_wall = wall;
-  m.split_source = "performance profile " + path;
-  LOG( VerbosityLevel::INFO, "NestclManager", "nestcl_gpu_fraction \"auto\": " + std::to_string( a ) + " from " + path );
+  m.split_source = "performance profile " + m.profile_path;
+  LOG( VerbosityLevel::INFO, "NestclManager",
+    "nestcl_gpu_fraction \"auto\": " + std::to_string( a ) + " from " + m.profile_path );
 #else
   (void)n;
   m.split_source = "even split: this nestcl has no performance model (built without GSL)";
@@ -1059,7 +1059,7 @@ NestclManager::measure_split()
 {
   Impl& m = *impl_;
   const double sim_s = ( kernel().simulation_manager.get_time().get_ms() - m.run_t0_ms ) * 1e-3;
-  if ( not( sim_s > 0.0 ) or m.neurons == 0 )
+  if ( m.streams == 0 or not( sim_s > 0.0 ) or m.neurons == 0 )
   {
     return;
   }
@@ -1077,9 +1077,7 @@ NestclManager::measure_split()
 #ifdef HAVE_NESTCL_PERFMODEL
   const size_t T = kernel().vp_manager.get_num_threads();
   const size_t G = static_cast< size_t >( m.streams );
-  nestcl_pm_profile prof;
-  std::string path, why;
-  if ( kernel().mpi_manager.get_num_processes() > 1 or not load_profile( m.device_spec, prof, path, why ) )
+  if ( kernel().mpi_manager.get_num_processes() > 1 or not profile_of( m ) )
   {
     return;
   }
@@ -1102,7 +1100,7 @@ NestclManager::measure_split()
   c.TG = static_cast< double >( G );
   c.phi = syn + plastic > 0 ? static_cast< double >( plastic ) / static_cast< double >( syn + plastic ) : 0.0;
   c.S = 1.0 / ( kernel().connection_manager.get_min_delay() * Time::get_resolution().get_ms() * 1e-3 );
-  c.P = static_cast< double >( prof.cores );
+  c.P = static_cast< double >( m.profile.cores );
   nestcl_pm_measured x;
   x.alpha = not m.fraction_auto ? m.fraction
     : m.split_alpha >= 0.0      ? m.split_alpha
@@ -1111,7 +1109,7 @@ NestclManager::measure_split()
   x.cpu_busy = 0.0; // NEST's per-thread update and delivery stopwatches are detailed timers, off by default
   x.gpu_busy = G ? ( busy - m.busy0 ) / static_cast< double >( G ) / sim_s : 0.0;
   nestcl_pm_balance bal;
-  if ( nestcl_pm_balance_fit( prof.p, &c, &x, 1, &bal ) == 0 )
+  if ( nestcl_pm_balance_fit( m.profile.p, &c, &x, 1, &bal ) == 0 )
   {
     m.recommended = bal.alpha;
     m.recommended_wall = bal.wall;
@@ -1220,7 +1218,7 @@ mark_run_start( M& m )
     m.busy0 += m.t_update[ k ] + m.t_deliver[ k ];
   }
   m.neurons = 0;
-  for ( size_t tid = 0; tid < kernel().vp_manager.get_num_threads(); ++tid )
+  for ( size_t tid = 0; m.streams > 0 and tid < kernel().vp_manager.get_num_threads(); ++tid )
   {
     const SparseNodeArray& local = kernel().node_manager.get_local_nodes( tid );
     for ( auto it = local.begin(); it != local.end(); ++it )
