@@ -96,4 +96,27 @@ NESTCL_INLINE void nestcl_emit_spike(NESTCL_GLOBAL nestcl_u32 *count, NESTCL_GLO
 #endif
 }
 
+/*
+ * A failure of neuron i at lag (nestcl/model.h, Failures): count[1..4] =
+ * (code, i, lag, status) unless an earlier failure of the same call is there.
+ */
+NESTCL_INLINE void nestcl_report_failure(NESTCL_GLOBAL nestcl_u32 *count, nestcl_u32 code, nestcl_u32 i, nestcl_u32 lag,
+                                         int status)
+{
+#ifdef __OPENCL_C_VERSION__
+  if (atomic_cmpxchg(&count[1], 0u, code) == 0u) {
+    count[2] = i;
+    count[3] = lag;
+    count[4] = (nestcl_u32)status;
+  }
+#else
+  if (count[1] == 0u) {
+    count[1] = code;
+    count[2] = i;
+    count[3] = lag;
+    count[4] = (nestcl_u32)status;
+  }
+#endif
+}
+
 #endif /* NESTCL_RING_H */

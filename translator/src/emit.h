@@ -23,6 +23,10 @@ typedef struct tr_rendered {
   char *get_status_body;
   unsigned char *get_used;
   char *set_status_body;  /* NULL: not translated */
+  char *init_body;        /* init_buffers_(): the Buffers_ fields' start values, or NULL */
+  unsigned char *init_used;
+  char *dyn_body;         /* ODE models: the dynamics callback's body, rewritten (RW_DYN) */
+  unsigned char *dyn_used;
 } tr_rendered;
 
 /* Renders everything; errors go to m->diags (m->failed set). 0 or -1. */
@@ -44,6 +48,9 @@ void emit_file_header(strbuf *b, const ir_model *m, const char *what, const char
 /* Definitions shared verbatim by the kernel and the C loop. */
 void emit_update_prelude(strbuf *b, const ir_model *m);
 void emit_update_epilogue(strbuf *b, const ir_model *m);
+/* ODE models: the dynamics' context and function, the RKF45 instance and the
+ * evolve helper update() calls (cl: OpenCL C, else C), before update. */
+void emit_ode(strbuf *b, const ir_model *m, const tr_rendered *r, int cl);
 
 void emit_cl(strbuf *b, const ir_model *m, const tr_rendered *r);
 void emit_c(strbuf *b, const ir_model *m, const tr_rendered *r);

@@ -16,6 +16,7 @@ void emit_c(strbuf *b, const ir_model *m, const tr_rendered *r)
   sb_puts(b, "#include <float.h>\n#include <limits.h>\n#include <math.h>\n#include <stdbool.h>\n"
              "#include <stddef.h>\n#include <stdint.h>\n\n"
              "#include \"nestcl_types.h\"\n#include \"nestcl_philox.h\"\n#include \"nestcl_fixed.h\"\n#include \"nestcl_ring.h\"\n"
+             "#include \"nestcl_libm.h\"\n#include \"nestcl_rkf45.h\"\n"
              "#include \"nestcl/model.h\"\n\n"
              "/* The model's own locals may go unused once its buffers became ring reads. */\n"
              "#pragma GCC diagnostic ignored \"-Wunused-variable\"\n"
@@ -23,6 +24,7 @@ void emit_c(strbuf *b, const ir_model *m, const tr_rendered *r)
              "/* The model's own mixed-sign comparisons are kept as written (same semantics as in C++). */\n"
              "#pragma GCC diagnostic ignored \"-Wsign-compare\"\n\n");
   emit_update_prelude(b, m);
+  emit_ode(b, m, r, 0);
   sb_printf(b, "void %s_update_cpu(const nestcl_update_args *a, void *const *fields);\n\n", m->name);
   sb_printf(b, "void %s_update_cpu(const nestcl_update_args *a, void *const *fields)\n{\n", m->name);
   sb_puts(b, "  const uint32_t n = a->n;\n  const uint32_t K = a->K;\n  const int64_t origin_steps = a->origin_steps;\n"
@@ -38,8 +40,16 @@ void emit_c(strbuf *b, const ir_model *m, const tr_rendered *r)
     sb_printf(b, "  (void)%s;\n", fixed[j]);
   for (j = 0; j < m->n_fields; j++)
     sb_printf(b, "  (void)%s;\n", m->fields[j].c_name);
-  sb_puts(b, "  for (uint32_t nestcl_i = 0; nestcl_i < n; ++nestcl_i)\n  ");
-  sb_puts(b, r->update_body);
-  sb_puts(b, "\n}\n");
+  if (m->n_failures) {
+    /* a failure ends this neuron's update (the kernel returns) */
+    sb_puts(b, "#define NESTCL_ABANDON_NEURON goto nestcl_next_neuron\n"
+               "  for (uint32_t nestcl_i = 0; nestcl_i < n; ++nestcl_i)\n  {\n  ");
+    sb_puts(b, r->update_body);
+    sb_puts(b, "\n  nestcl_next_neuron:;\n  }\n#undef NESTCL_ABANDON_NEURON\n}\n");
+  } else {
+    sb_puts(b, "  for (uint32_t nestcl_i = 0; nestcl_i < n; ++nestcl_i)\n  ");
+    sb_puts(b, r->update_body);
+    sb_puts(b, "\n}\n");
+  }
   emit_update_epilogue(b, m);
 }

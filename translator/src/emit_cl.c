@@ -15,6 +15,9 @@ void emit_cl(strbuf *b, const ir_model *m, const tr_rendered *r)
                "   C library's in the last ulp. */\n");
   sb_puts(b, "#pragma OPENCL FP_CONTRACT OFF\n\n");
   emit_update_prelude(b, m);
+  emit_ode(b, m, r, 1);
+  if (m->n_failures)
+    sb_puts(b, "/* a failure ends this neuron's update */\n#define NESTCL_ABANDON_NEURON return\n");
   sb_printf(b, "__kernel void nestcl_update_%s(const uint n, const uint K, const long origin_steps, const int from,\n"
                "    const int to, const double resolution_ms, const uint ring_slots, const uint n_channels,\n"
                "    __global long *ring, __global uint *spike_count, __global uint2 *spikes, const uint spike_capacity,\n"
@@ -25,5 +28,7 @@ void emit_cl(strbuf *b, const ir_model *m, const tr_rendered *r)
   sb_puts(b, ")\n{\n  const uint nestcl_i = (uint)get_global_id(0);\n  if (nestcl_i >= n)\n    return;\n  ");
   sb_puts(b, r->update_body);
   sb_puts(b, "\n}\n");
+  if (m->n_failures)
+    sb_puts(b, "#undef NESTCL_ABANDON_NEURON\n");
   emit_update_epilogue(b, m);
 }

@@ -130,6 +130,19 @@ void emit_desc(strbuf *b, const ir_model *m, const tr_rendered *r, const char *k
     sb_puts(b, r->prerun_body);
     sb_puts(b, "\n  return 0;\n}\n\n");
   }
+  if (r->init_body) {
+    sb_printf(b, "static int %s_init_buffers(void *const *fields, size_t n, size_t nestcl_i, uint32_t K, double resolution_ms)\n{\n",
+              nm);
+    field_decls(b, m, r->init_used);
+    sb_puts(b, r->init_body);
+    sb_puts(b, "  return 0;\n}\n\n");
+  }
+  if (m->n_failures) {
+    sb_printf(b, "static const char *const %s_failures[] = {", nm);
+    for (j = 0; j < m->n_failures; j++)
+      sb_printf(b, "%s\"%s\"", j ? ", " : "", m->failures[j]);
+    sb_puts(b, "};\n\n");
+  }
   if (r->route_spike) {
     sb_printf(b, "static int %s_route_spike(double weight, long rport, uint32_t K, int *channel, double *value)\n{\n  ", nm);
     sb_puts(b, r->route_spike);
@@ -184,6 +197,8 @@ void emit_desc(strbuf *b, const ir_model *m, const tr_rendered *r, const char *k
   if (r->route_current) sb_printf(b, "  %s_route_current,\n", nm); else sb_puts(b, "  NULL,\n");
   if (r->get_status_body) sb_printf(b, "  %s_get_status,\n", nm); else sb_puts(b, "  NULL,\n");
   if (r->set_status_body) sb_printf(b, "  %s_set_status,\n", nm); else sb_puts(b, "  NULL,\n");
+  if (r->init_body) sb_printf(b, "  %s_init_buffers,\n", nm); else sb_puts(b, "  NULL,\n");
+  if (m->n_failures) sb_printf(b, "  %s_failures,\n  %d,\n", nm, m->n_failures); else sb_puts(b, "  NULL,\n  0,\n");
   sb_puts(b, "};\n");
 }
 

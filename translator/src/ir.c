@@ -21,6 +21,7 @@ ir_model *ir_model_new(const char *name)
   for (k = 0; k < IR_M_COUNT; k++)
     m->methods[k] = clang_getNullCursor();
   m->cls = clang_getNullCursor();
+  m->ode_dyn = m->ode_control = m->ode_step = m->ode_assign = clang_getNullCursor();
   return m;
 }
 
@@ -44,6 +45,9 @@ void ir_model_free(ir_model *m)
   for (k = 0; k < m->n_helper_notes; k++)
     free(m->helper_notes[k]);
   free(m->helper_notes);
+  for (k = 0; k < m->n_failures; k++)
+    free(m->failures[k]);
+  free(m->failures);
   free(m->cp_name);
   free(m->helpers);
   free(m->diags);
@@ -153,4 +157,15 @@ const char *ir_type_cl(ir_type t)
 {
   static const char *const n[] = {"double", "long", "int", "int", "ulong", "uint"};
   return n[t];
+}
+
+int ir_add_failure(ir_model *m, const char *name)
+{
+  int k;
+  for (k = 0; k < m->n_failures; k++)
+    if (!strcmp(m->failures[k], name))
+      return k + 1;
+  m->failures = xrealloc(m->failures, sizeof *m->failures * (size_t)(m->n_failures + 1));
+  m->failures[m->n_failures++] = xstrdup(name);
+  return m->n_failures;
 }

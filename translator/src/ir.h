@@ -94,6 +94,7 @@ typedef enum ir_method_id {
   IR_M_STATE_GET,
   IR_M_PARAMS_SET,
   IR_M_STATE_SET,
+  IR_M_INIT_BUFFERS, /* init_buffers_(): the Buffers_ fields' start values; an ODE model's GSL set-up */
   IR_M_COUNT
 } ir_method_id;
 
@@ -149,6 +150,20 @@ typedef struct ir_model {
   int n_helpers;
   int uses_history;        /* send() reads the target's spike history (STDP) */
   int transmits_spikes;    /* its ConnTestDummyNode takes SpikeEvents */
+  /*
+   * ODE models (NEST's GSL idiom, see nestcl_rkf45.h): init_buffers_() sets
+   * B_.sys_.function to the dynamics callback and creates the stepper and
+   * the control; update() calls gsl_odeiv_evolve_apply. The dynamics is a
+   * second entry point, rendered over the same fields (RW_DYN).
+   */
+  int has_ode;
+  CXCursor ode_dyn;        /* the dynamics function's definition (null cursor if none was found) */
+  CXCursor ode_control;    /* gsl_odeiv_control_{y,yp,standard}_new( ... ) */
+  CXCursor ode_step;       /* gsl_odeiv_step_alloc( type, dimension ) */
+  CXCursor ode_assign;     /* B_.sys_.function = f: where the diagnostics point */
+  /* What update() throws (GSLSolverFailure, ...): failure code k + 1 is failures[k]. */
+  char **failures;
+  int n_failures;
 } ir_model;
 
 extern const char *const ir_struct_names[4];
@@ -166,6 +181,8 @@ int ir_find_channel_group(const ir_model *m, CXCursor decl);
 char *ir_channel_base_expr(const ir_channel_group *g);
 void ir_diag_add(ir_model *m, int is_error, const char *text);
 void ir_note_add(ir_model *m, const char *text);
+/* The failure code (1-based) of an exception update() throws, added if new. */
+int ir_add_failure(ir_model *m, const char *name);
 /* "nestcl_field_type" spelling of t, and the C/OpenCL element types. */
 /* How generated files name an input: its name relative to the input root,
  * which is the file's directory (directories are read flat), so the basename.

@@ -390,6 +390,11 @@ static enum CXChildVisitResult visit_fields(CXCursor c, CXCursor parent, CXClien
       free(en);
     } else if (scalar_type(t, &ty)) {
       add_buffer_field(m, c, &member, ty);
+    } else if (ct.kind == CXType_ConstantArray && clang_getArraySize(ct) > 0 &&
+               scalar_type(clang_getArrayElementType(ct), &ty)) {
+      /* a fixed array of per-step values (iaf_cond_alpha_mc's I_stim_[ NCOMP ]) */
+      int len = (int)clang_getArraySize(ct);
+      add_buffer_field(m, c, &member, ty)->array_len = len;
     }
     /* Loggers and other host-side members stay on the host; a use of one in
      * update() is diagnosed there. */
@@ -565,6 +570,8 @@ static void note_method(ir_model *m, CXCursor c)
       id = IR_M_HANDLE_CURRENT;
     else if (!strcmp(name, "pre_run_hook") || !strcmp(name, "calibrate"))
       id = IR_M_PRE_RUN;
+    else if (!strcmp(name, "init_buffers_") && nargs == 0)
+      id = IR_M_INIT_BUFFERS;
   } else {
     for (k = 0; k < 3; k++)
       if (!clang_Cursor_isNull(m->structs[k]) && clang_equalCursors(parent, clang_getCanonicalCursor(m->structs[k])))
@@ -883,6 +890,57 @@ static enum CXChildVisitResult visit_current_handler(CXCursor c, CXCursor parent
   return CXChildVisit_Recurse;
 }
 
+/*
+ * An ODE model's GSL set-up in init_buffers_(): B_.sys_.function = f names the
+ * dynamics, gsl_odeiv_step_alloc( type, n ) the stepper and
+ * gsl_odeiv_control_*_new( ... ) the control (nestcl_rkf45.h reproduces
+ * rkf45 with the standard controls).
+ */
+static enum CXChildVisitResult visit_ode_setup(CXCursor c, CXCursor parent, CXClientData data)
+{
+  ir_model *m = data;
+  enum CXCursorKind k = clang_getCursorKind(c);
+  (void)parent;
+  if (k == CXCursor_CallExpr) {
+    char *n = cursor_spelling(c);
+    if (!strcmp(n, "gsl_odeiv_step_alloc") && clang_Cursor_isNull(m->ode_step))
+      m->ode_step = c;
+    else if (!strncmp(n, "gsl_odeiv_control_", 18) && strlen(n) > 22 && !strcmp(n + strlen(n) - 4, "_new") &&
+             clang_Cursor_isNull(m->ode_control))
+      m->ode_control = c;
+    free(n);
+  } else if (k == CXCursor_BinaryOperator) {
+    cursor_kids ops = cursor_children(c);
+    if (ops.n == 2 && clang_getCursorKind(cursor_strip(ops.c[0])) == CXCursor_MemberRefExpr) {
+      CXCursor lhs = cursor_strip(ops.c[0]);
+      char *mn = cursor_spelling(clang_getCursorReferenced(lhs));
+      cursor_kids lk = cursor_children(lhs);
+      char *owner = xstrdup("");
+      if (lk.n >= 1) {
+        CXString ts = clang_getTypeSpelling(clang_getCursorType(cursor_strip(lk.c[0])));
+        free(owner);
+        owner = xstrdup(clang_getCString(ts));
+        clang_disposeString(ts);
+      }
+      free(lk.c);
+      if (!strcmp(mn, "function") && strstr(owner, "gsl_odeiv_system")) {
+        CXCursor fn = clang_getCursorReferenced(cursor_strip(ops.c[1]));
+        m->has_ode = 1;
+        m->ode_assign = c;
+        if (clang_getCursorKind(fn) == CXCursor_FunctionDecl) {
+          CXCursor def = clang_getCursorDefinition(fn);
+          if (!clang_Cursor_isNull(def))
+            m->ode_dyn = def;
+        }
+      }
+      free(mn);
+      free(owner);
+    }
+    free(ops.c);
+  }
+  return CXChildVisit_Recurse;
+}
+
 static void finish_model(ir_model *m)
 {
   int k, fixed = 0, kk = 0;
@@ -942,6 +1000,11 @@ static void finish_model(ir_model *m)
   }
   if (m->has_method[IR_M_HANDLE_CURRENT])
     clang_visitChildren(m->methods[IR_M_HANDLE_CURRENT], visit_current_handler, m);
+  /* the set-up is in init_buffers_(), or in pre_run_hook() where the state vector's size depends on the receptors */
+  if (m->has_method[IR_M_INIT_BUFFERS])
+    clang_visitChildren(m->methods[IR_M_INIT_BUFFERS], visit_ode_setup, m);
+  if (m->has_method[IR_M_PRE_RUN])
+    clang_visitChildren(m->methods[IR_M_PRE_RUN], visit_ode_setup, m);
   /* Recordables: every State_ field in descriptor order (documented in model.h's
    * terms: rec holds what the model's state is, whatever its recordables map
    * derives from it on the host). */

@@ -50,6 +50,7 @@ struct rw_ctx {
   char label[64]; /* RW_SET: where a return statement goes */
   char *lag_var;  /* RW_UPDATE: the variable of the lag loop (for random draws) */
   CXCursor target_var; /* RW_SEND: the local that holds get_target( t ) */
+  CXCursor node_var;   /* RW_DYN: the local that holds the node (reinterpret_cast of the params pointer) */
   int rng_sites;  /* random draws rendered so far: each call site gets its own stream */
 };
 
@@ -87,6 +88,7 @@ rw_ctx *rw_new(ir_model *m, rw_mode mode, CXCursor fn, int fatal)
   c->fatal = fatal;
   c->used = xcalloc((size_t)(m->n_fields ? m->n_fields : 1), 1);
   c->target_var = clang_getNullCursor();
+  c->node_var = clang_getNullCursor();
   if (mode == RW_UPDATE && clang_Cursor_getNumArguments(fn) == 3) {
     lag_find lf;
     lf.to = clang_Cursor_getArgument(fn, 2);
@@ -263,6 +265,44 @@ static int is_local_decl(CXCursor d)
          (pk == CXCursor_FunctionDecl || pk == CXCursor_CXXMethod || pk == CXCursor_Constructor);
 }
 
+/* ---- init_buffers_(): what the runtime sets up itself ---- */
+
+typedef struct setup_find {
+  ir_model *m;
+  int found;
+} setup_find;
+
+static enum CXChildVisitResult visit_runtime_setup(CXCursor x, CXCursor parent, CXClientData data)
+{
+  setup_find *sf = data;
+  enum CXCursorKind k = clang_getCursorKind(x);
+  (void)parent;
+  if (k == CXCursor_MemberRefExpr) {
+    CXCursor r = clang_getCursorReferenced(x);
+    CXCursor owner = clang_getCanonicalCursor(clang_getCursorSemanticParent(r));
+    /* a member of Buffers_ without SoA layout: an input buffer, the logger, a GSL object */
+    if (clang_getCursorKind(r) == CXCursor_FieldDecl && !clang_Cursor_isNull(sf->m->structs[3]) &&
+        clang_equalCursors(owner, clang_getCanonicalCursor(sf->m->structs[3])) && ir_find_field(sf->m, r) < 0)
+      sf->found = 1;
+  } else if (k == CXCursor_CallExpr) {
+    char *n = cursor_spelling(clang_getCursorReferenced(x));
+    if (!strncmp(n, "gsl_", 4) || !strcmp(n, "clear_history"))
+      sf->found = 1;
+    free(n);
+  }
+  return sf->found ? CXChildVisit_Break : CXChildVisit_Recurse;
+}
+
+int rw_is_runtime_setup(ir_model *m, CXCursor stmt)
+{
+  setup_find sf;
+  sf.m = m;
+  sf.found = 0;
+  if (visit_runtime_setup(stmt, clang_getNullCursor(), &sf) == CXChildVisit_Recurse)
+    clang_visitChildren(stmt, visit_runtime_setup, &sf);
+  return sf.found;
+}
+
 /* ---- helpers on cursors ---- */
 
 static int is_model_scope(rw_ctx *c, CXCursor decl)
@@ -295,7 +335,13 @@ static char *c_type_spelling(CXType t)
 
 static int is_host_mode(rw_ctx *c)
 {
-  return c->mode == RW_PRERUN || c->mode == RW_DEFAULTS || c->mode == RW_GET || c->mode == RW_SET;
+  return c->mode == RW_PRERUN || c->mode == RW_DEFAULTS || c->mode == RW_GET || c->mode == RW_SET ||
+         c->mode == RW_INIT;
+}
+
+int rw_dyn_by_value(const ir_field *f)
+{
+  return f->role == IR_ROLE_PARAMETER && f->array_len == 0 && !f->written_in_update;
 }
 
 static void render_to(rw_ctx *c, CXCursor cur, char **out)
@@ -322,6 +368,19 @@ static void emit_field(rw_ctx *c, CXCursor at, int fi, const char *idx, strbuf *
      * synapse's send() on its own copy of the synapse (nestcl_self->x) and the
      * common properties (nestcl_cp->x). */
     sb_puts(out, f->c_name);
+    return;
+  }
+  if (c->mode == RW_DYN) {
+    /* the dynamics reads the neuron through its context (see translate.c) */
+    if (f->array_len != 0 && idx)
+      sb_printf(out, "nestcl_ctx->%s[(size_t)(%s) * nestcl_ctx->n + nestcl_ctx->i]", f->c_name, idx);
+    else if (f->array_len == 0)
+      sb_printf(out, rw_dyn_by_value(f) ? "nestcl_ctx->%s" : "nestcl_ctx->%s[nestcl_ctx->i]", f->c_name);
+    else {
+      char *what = xasprintf("array field '%s::%s' without a subscript", f->struct_name, f->member);
+      error_at(c, at, what, "only element accesses map to the SoA layout");
+      free(what);
+    }
     return;
   }
   if (f->array_len != 0) {
@@ -650,10 +709,11 @@ static int call_resolution_ms(rw_ctx *c, const call_info *ci, strbuf *out)
   if (!name_is(ci, "get_ms") || clang_Cursor_isNull(ci->base) ||
       clang_Cursor_isNull(find_call_below(ci->base, "get_resolution")))
     return 0;
-  if (c->mode == RW_UPDATE || c->mode == RW_PRERUN)
+  if (c->mode == RW_UPDATE || c->mode == RW_PRERUN || c->mode == RW_INIT)
     sb_puts(out, "resolution_ms");
   else
-    error_at(c, ci->cur, "Time::get_resolution() in this helper", "only update() and pre_run_hook() know the resolution");
+    error_at(c, ci->cur, "Time::get_resolution() in this helper",
+             "only update(), pre_run_hook() and init_buffers_() know the resolution");
   return 1;
 }
 
@@ -1216,7 +1276,123 @@ static int call_libm(rw_ctx *c, const call_info *ci, strbuf *out)
     sb_puts(out, ", ");
     render_arg(c, ci->cur, 1, out);
   }
-  sb_puts(out, ", nestcl_env->fused)");
+  sb_puts(out, c->mode == RW_DYN ? ", NESTCL_LIBM_VARIANT)" : ", nestcl_env->fused)");
+  return 1;
+}
+
+/* Whether an expression names the declaration called name (gsl_odeiv_step_rkf45). */
+static int cursor_refers_to_name(CXCursor e, const char *name)
+{
+  char *n = cursor_spelling(clang_getCursorReferenced(cursor_strip(e)));
+  int r = !strcmp(n, name);
+  free(n);
+  return r;
+}
+
+/* The field an expression names (S_.y_, through getters), or -1. */
+static int field_of_expr(rw_ctx *c, CXCursor e)
+{
+  CXCursor b = getter_target(c, cursor_strip(e));
+  return clang_getCursorKind(b) == CXCursor_MemberRefExpr ? ir_find_field(c->m, clang_getCursorReferenced(b)) : -1;
+}
+
+/* The operand of &x, or a null cursor when e is not an address-of. */
+static CXCursor address_operand(CXCursor e)
+{
+  CXCursor u = cursor_strip(e);
+  CXCursor r = clang_getNullCursor();
+  if (clang_getCursorKind(u) == CXCursor_UnaryOperator) {
+    CXToken *toks = NULL;
+    unsigned nt = 0;
+    CXTranslationUnit tu = clang_Cursor_getTranslationUnit(u);
+    clang_tokenize(tu, clang_getCursorExtent(u), &toks, &nt);
+    if (nt >= 2) {
+      CXString ts = clang_getTokenSpelling(tu, toks[0]);
+      if (!strcmp(clang_getCString(ts), "&")) {
+        cursor_kids k = cursor_children(u);
+        if (k.n == 1)
+          r = cursor_strip(k.c[0]);
+        free(k.c);
+      }
+      clang_disposeString(ts);
+    }
+    if (toks)
+      clang_disposeTokens(tu, toks, nt);
+  }
+  return r;
+}
+
+/*
+ * gsl_odeiv_evolve_apply( e, c, s, &sys, &t, t1, &h, y ) with the rkf45
+ * stepper and a standard control (init_buffers_()): one call of the device's
+ * RKF45 (nestcl_rkf45.h) on the neuron's state vector, with the model's
+ * dynamics over its context nestcl_ode (translate.c emits both).
+ */
+static int call_evolve_apply(rw_ctx *c, const call_info *ci, strbuf *out)
+{
+  if (!name_is(ci, "gsl_odeiv_evolve_apply"))
+    return 0;
+  ir_model *m = c->m;
+  if (ci->nargs != 8 || !m->has_ode) {
+    error_at(c, ci->cur, "gsl_odeiv_evolve_apply", "init_buffers_() does not set B_.sys_.function to the dynamics");
+    return 1;
+  }
+  if (clang_Cursor_isNull(m->ode_dyn)) {
+    error_at(c, m->ode_assign, "this dynamics function", "its definition is not in the model's files");
+    return 1;
+  }
+  if (clang_Cursor_isNull(m->ode_step) || clang_Cursor_getNumArguments(m->ode_step) != 2 ||
+      !cursor_refers_to_name(clang_Cursor_getArgument(m->ode_step, 0), "gsl_odeiv_step_rkf45")) {
+    error_at(c, clang_Cursor_isNull(m->ode_step) ? ci->cur : m->ode_step, "a GSL stepper other than rkf45",
+             "the device reproduces gsl_odeiv_step_rkf45 only");
+    return 1;
+  }
+  char *cn = clang_Cursor_isNull(m->ode_control) ? xstrdup("") : cursor_spelling(m->ode_control);
+  int cargs = clang_Cursor_isNull(m->ode_control) ? -1 : clang_Cursor_getNumArguments(m->ode_control);
+  const char *ctl = !strcmp(cn, "gsl_odeiv_control_y_new") && cargs == 2    ? "nestcl_rkf45_control_y("
+                    : !strcmp(cn, "gsl_odeiv_control_yp_new") && cargs == 2 ? "nestcl_rkf45_control_yp("
+                    : !strcmp(cn, "gsl_odeiv_control_standard_new") && cargs == 4 ? "nestcl_rkf45_control_standard("
+                                                                                    : NULL;
+  free(cn);
+  if (!ctl) {
+    error_at(c, clang_Cursor_isNull(m->ode_control) ? ci->cur : m->ode_control, "this GSL step-size control",
+             "the device reproduces the standard controls (gsl_odeiv_control_y_new, _yp_new, _standard_new)");
+    return 1;
+  }
+  int yi = field_of_expr(c, clang_Cursor_getArgument(ci->cur, 7));
+  if (yi < 0 || m->fields[yi].array_len <= 0 || m->fields[yi].type != IR_T_DOUBLE ||
+      m->fields[yi].role != IR_ROLE_STATE) {
+    error_at(c, clang_Cursor_getArgument(ci->cur, 7), "this ODE state vector",
+             yi >= 0 && m->fields[yi].array_len < 0 ? "a state vector sized at run time has no fixed SoA layout"
+                                                    : "it must be a fixed-size double array of State_");
+    return 1;
+  }
+  CXCursor hv = address_operand(clang_Cursor_getArgument(ci->cur, 6));
+  int hi = clang_Cursor_isNull(hv) ? -1 : field_of_expr(c, hv);
+  if (hi < 0 || m->fields[hi].array_len != 0 || m->fields[hi].type != IR_T_DOUBLE) {
+    error_at(c, clang_Cursor_getArgument(ci->cur, 6), "this step size argument",
+             "it must be the address of a double member (NEST's B_.IntegrationStep_)");
+    return 1;
+  }
+  CXCursor tv = address_operand(clang_Cursor_getArgument(ci->cur, 4));
+  if (clang_Cursor_isNull(tv) || clang_getCursorKind(tv) != CXCursor_DeclRefExpr ||
+      !is_local_decl(clang_getCursorReferenced(tv))) {
+    error_at(c, clang_Cursor_getArgument(ci->cur, 4), "this time argument", "it must be the address of a local double");
+    return 1;
+  }
+  c->used[yi] = 1;
+  sb_printf(out, "%s_nestcl_evolve(&nestcl_ode, %s", m->name, ctl);
+  for (int k = 0; k < cargs; k++) {
+    rw_render(c, clang_Cursor_getArgument(m->ode_control, (unsigned)k), out);
+    sb_puts(out, ", ");
+  }
+  sb_puts(out, "NESTCL_LIBM_VARIANT), ");
+  render_arg(c, ci->cur, 4, out);
+  sb_puts(out, ", ");
+  render_arg(c, ci->cur, 5, out);
+  sb_puts(out, ", ");
+  render_arg(c, ci->cur, 6, out);
+  sb_printf(out, ", %s, n, nestcl_i)", m->fields[yi].c_name);
   return 1;
 }
 
@@ -1303,7 +1479,8 @@ static const call_rule call_rules[] = {
   {"target's spike history", RW_BIT(RW_SEND), call_target_history},
   {"event setters and e()", RW_BIT(RW_SEND), call_event_send},
   {"history iterator", RW_BIT(RW_SEND), call_history_iterator},
-  {"glibc exp and pow", RW_BIT(RW_SEND), call_libm},
+  {"glibc exp and pow", RW_BIT(RW_SEND) | RW_BIT(RW_DYN), call_libm},
+  {"gsl_odeiv_evolve_apply", RW_BIT(RW_UPDATE), call_evolve_apply},
   {"synapse helper", RW_BIT(RW_SEND), call_syn_helper},
   {"get_target", RW_BIT(RW_SEND), call_get_target},
   {"Time::delay_ms_to_steps", RW_BIT(RW_PRERUN), call_delay_ms_to_steps},
@@ -1390,6 +1567,45 @@ static void render_children_in_place(rw_ctx *c, CXCursor cur, CXFile f, const ch
   emit_gap(t, pos, e, out);
 }
 
+/* Whether any declaration reference below cur names a non-const pointer parameter (the dynamics' f). */
+typedef struct writable_find {
+  int found;
+} writable_find;
+
+static enum CXChildVisitResult visit_writable_param(CXCursor x, CXCursor parent, CXClientData data)
+{
+  writable_find *wf = data;
+  (void)parent;
+  if (clang_getCursorKind(x) == CXCursor_DeclRefExpr) {
+    CXCursor r = clang_getCursorReferenced(x);
+    CXType t = clang_getCanonicalType(clang_getCursorType(r));
+    CXString ts = clang_getTypeSpelling(t);
+    /* libclang reports the element of const double[] without its qualifier: the spelling has it */
+    const int is_const = !strncmp(clang_getCString(ts), "const ", 6) || clang_isConstQualifiedType(clang_getPointeeType(t));
+    clang_disposeString(ts);
+    if (clang_getCursorKind(r) == CXCursor_ParmDecl && (t.kind == CXType_Pointer || t.kind == CXType_IncompleteArray) &&
+        !is_const) {
+      wf->found = 1;
+      return CXChildVisit_Break;
+    }
+  }
+  return CXChildVisit_Recurse;
+}
+
+static int is_const_scalar_ref(rw_ctx *c, CXCursor v, CXType ty)
+{
+  (void)c;
+  CXType pt = clang_getPointeeType(ty);
+  enum CXTypeKind k = clang_getCanonicalType(pt).kind;
+  writable_find wf = {0};
+  if (!clang_isConstQualifiedType(pt) ||
+      !(k == CXType_Double || k == CXType_Int || k == CXType_Long || k == CXType_Bool || k == CXType_UInt ||
+        k == CXType_ULong))
+    return 0;
+  clang_visitChildren(v, visit_writable_param, &wf);
+  return !wf.found;
+}
+
 static void render_vardecl(rw_ctx *c, CXCursor cur, const char *t, unsigned b, unsigned e, int from_name, strbuf *out)
 {
   CXType ty = clang_getCursorType(cur);
@@ -1397,6 +1613,24 @@ static void render_vardecl(rw_ctx *c, CXCursor cur, const char *t, unsigned b, u
   CXFile f;
   char *vname = cursor_spelling(cur);
   clang_getFileLocation(clang_getCursorLocation(cur), &f, NULL, NULL, &name_off);
+  if (c->mode == RW_DYN && ty.kind == CXType_LValueReference && !from_name && is_const_scalar_ref(c, cur, ty)) {
+    /* const double& x = ...: nothing in the dynamics writes what it names (y and the node are const,
+     * the initialiser does not read f), so a copy is the same value */
+    char *ts = c_type_spelling(clang_getPointeeType(ty));
+    free(vname);
+    if (name_off < b || name_off > e)
+      name_off = b;
+    sb_printf(out, "%s ", ts);
+    free(ts);
+    vname = cursor_spelling(cur);
+    if (is_reserved_name(vname) && name_off + strlen(vname) <= e && !strncmp(t + name_off, vname, strlen(vname))) {
+      sb_printf(out, "nestcl_l_%s", vname); /* as its uses are renamed (ref_reserved_local) */
+      name_off += (unsigned)strlen(vname);
+    }
+    free(vname);
+    render_children_in_place(c, cur, f, t, name_off, e, is_type_ref, out);
+    return;
+  }
   if (ty.kind == CXType_LValueReference || ty.kind == CXType_RValueReference || ty.kind == CXType_Pointer) {
     char *what = xasprintf("%s '%s'", ty.kind == CXType_Pointer ? "pointer" : "reference", vname);
     error_at(c, cur, what, "unresolvable pointer");
@@ -1946,6 +2180,117 @@ static int node_host_throw(rw_ctx *c, const node_info *ni, strbuf *out)
   return 1;
 }
 
+/* The first call below cur that constructs an object (the thrown exception). */
+static enum CXChildVisitResult visit_find_ctor(CXCursor x, CXCursor parent, CXClientData data)
+{
+  CXCursor *found = data;
+  (void)parent;
+  if (clang_getCursorKind(x) == CXCursor_CallExpr &&
+      clang_getCursorKind(clang_getCursorReferenced(x)) == CXCursor_Constructor) {
+    *found = x;
+    return CXChildVisit_Break;
+  }
+  return CXChildVisit_Recurse;
+}
+
+/*
+ * throw X( ... ) in update() (GSLSolverFailure( get_name(), status ),
+ * NumericalInstability( get_name() )): the failure is recorded beside the
+ * spike counter with the neuron, the lag and the status (the exception's first
+ * integer argument), and the neuron's update ends; the runtime stops the run
+ * with an error that names them (nestcl/model.h, Failures).
+ */
+static int node_update_throw(rw_ctx *c, const node_info *ni, strbuf *out)
+{
+  cursor_kids k = cursor_children(ni->cur);
+  CXCursor e = k.n == 1 ? k.c[0] : clang_getNullCursor();
+  free(k.c);
+  if (clang_Cursor_isNull(e) || !c->lag_var) {
+    error_at(c, ni->cur, clang_Cursor_isNull(e) ? "a rethrow" : "a throw outside the lag loop",
+             "a failure is reported with its neuron and lag");
+    return 1;
+  }
+  char *cls = decl_name_of_type(clang_getCursorType(e));
+  if (!*cls) {
+    free(cls);
+    error_at(c, ni->cur, "throwing a value that is not an object", "failures are reported by exception class");
+    return 1;
+  }
+  CXCursor ctor = clang_getNullCursor();
+  if (clang_getCursorKind(cursor_strip(e)) == CXCursor_CallExpr &&
+      clang_getCursorKind(clang_getCursorReferenced(cursor_strip(e))) == CXCursor_Constructor)
+    ctor = cursor_strip(e);
+  else
+    clang_visitChildren(e, visit_find_ctor, &ctor);
+  const int code = ir_add_failure(c->m, cls);
+  sb_printf(out, "do { nestcl_report_failure(spike_count, %du /* %s */, nestcl_i, (nestcl_u32)(%s), (int)(", code, cls,
+            c->lag_var);
+  int have = 0;
+  for (int a = 0; !clang_Cursor_isNull(ctor) && a < clang_Cursor_getNumArguments(ctor) && !have; a++) {
+    CXCursor arg = clang_Cursor_getArgument(ctor, (unsigned)a);
+    enum CXTypeKind tk = clang_getCanonicalType(clang_getCursorType(arg)).kind;
+    if (tk == CXType_Int || tk == CXType_Long || tk == CXType_UInt || tk == CXType_ULong) {
+      rw_render(c, arg, out);
+      have = 1;
+    }
+  }
+  if (!have)
+    sb_putc(out, '0');
+  sb_puts(out, ")); NESTCL_ABANDON_NEURON; } while (0)");
+  free(cls);
+  return 1;
+}
+
+/*
+ * typedef nest::model::State_ S; names a C++ scope: its uses are resolved
+ * (enumerators become their values), so the typedef goes. The dynamics'
+ * const model& node = *( reinterpret_cast< model* >( pnode ) ): the fields
+ * it reads through node come from the context.
+ */
+static int node_scope_declstmt(rw_ctx *c, const node_info *ni, strbuf *out)
+{
+  cursor_kids ch = cursor_children(ni->cur);
+  int done = 0;
+  if (ch.n == 1 && clang_getCursorKind(ch.c[0]) == CXCursor_TypedefDecl &&
+      clang_getCanonicalType(clang_getTypedefDeclUnderlyingType(ch.c[0])).kind == CXType_Record) {
+    char *n = cursor_spelling(ch.c[0]);
+    sb_printf(out, "/* typedef %s: a C++ scope, resolved */", n);
+    free(n);
+    done = 1;
+  } else if (ch.n == 1 && c->mode == RW_DYN && clang_getCursorKind(ch.c[0]) == CXCursor_VarDecl) {
+    CXType t = clang_getCursorType(ch.c[0]);
+    if (t.kind == CXType_LValueReference || t.kind == CXType_Pointer) {
+      CXCursor d = clang_getTypeDeclaration(clang_getCanonicalType(clang_getPointeeType(t)));
+      if (clang_equalCursors(clang_getCanonicalCursor(d), clang_getCanonicalCursor(c->m->cls))) {
+        char *n = cursor_spelling(ch.c[0]);
+        c->node_var = ch.c[0];
+        sb_printf(out, "/* %s: the neuron, whose fields the dynamics reads from nestcl_ctx */", n);
+        free(n);
+        done = 1;
+      }
+    }
+  }
+  free(ch.c);
+  return done;
+}
+
+/* The dynamics' node and params pointer, used other than for the node's fields. */
+static int ref_dyn_node(rw_ctx *c, const node_info *ni, strbuf *out)
+{
+  (void)out;
+  CXCursor ref = clang_getCanonicalCursor(clang_getCursorReferenced(ni->cur));
+  if (!clang_Cursor_isNull(c->node_var) && clang_equalCursors(ref, clang_getCanonicalCursor(c->node_var))) {
+    error_at(c, ni->cur, "this use of the node", "the dynamics reads the node's fields only");
+    return 1;
+  }
+  if (clang_Cursor_getNumArguments(c->fn) == 4 &&
+      clang_equalCursors(ref, clang_getCanonicalCursor(clang_Cursor_getArgument(c->fn, 3)))) {
+    error_at(c, ni->cur, "this use of the node pointer", "it is only cast to the model, once");
+    return 1;
+  }
+  return 0;
+}
+
 /* static_cast< T >( x ), T( x ), ( T ) x: to arithmetic types only. */
 static int node_cast(rw_ctx *c, const node_info *ni, strbuf *out)
 {
@@ -2129,16 +2474,19 @@ static const node_rule node_rules[] = {
   {CXCursor_DeclRefExpr, "update()'s parameters", RW_BIT(RW_UPDATE), ref_update_parameter},
   {CXCursor_DeclRefExpr, "handler's event", RW_ROUTES, ref_route_event},
   {CXCursor_DeclRefExpr, "send()'s target, event, common properties", RW_BIT(RW_SEND), ref_send_object},
+  {CXCursor_DeclRefExpr, "dynamics' node", RW_BIT(RW_DYN), ref_dyn_node},
   {CXCursor_DeclRefExpr, "renamed local", RW_ANY, ref_reserved_local},
   {CXCursor_DeclRefExpr, "variable", RW_ANY, ref_variable},
   {CXCursor_DeclRefExpr, "member without object", RW_ANY, ref_field},
   {CXCursor_ReturnStmt, "set()'s return", RW_BIT(RW_SET), node_set_return},
   {CXCursor_ReturnStmt, "send()'s return", RW_BIT(RW_SEND), node_send_return},
   {CXCursor_DeclStmt, "target and iterator declarations", RW_BIT(RW_SEND), node_send_declstmt},
+  {CXCursor_DeclStmt, "typedef of a scope, dynamics' node", RW_BIT(RW_UPDATE) | RW_BIT(RW_DYN), node_scope_declstmt},
   {CXCursor_DeclStmt, "declaration", RW_ANY, node_declstmt},
   {CXCursor_VarDecl, "variable declaration", RW_ANY, node_vardecl},
   {CXCursor_CXXThrowExpr, "set()'s throw", RW_BIT(RW_SET), node_set_throw},
-  {CXCursor_CXXThrowExpr, "host throw", RW_HOST_INIT, node_host_throw},
+  {CXCursor_CXXThrowExpr, "host throw", RW_HOST_INIT | RW_BIT(RW_INIT), node_host_throw},
+  {CXCursor_CXXThrowExpr, "update()'s throw", RW_BIT(RW_UPDATE), node_update_throw},
   {CXCursor_CXXStaticCastExpr, "cast", RW_ANY, node_cast},
   {CXCursor_CXXFunctionalCastExpr, "cast", RW_ANY, node_cast},
   {CXCursor_CStyleCastExpr, "cast", RW_ANY, node_cast},

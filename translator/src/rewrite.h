@@ -21,7 +21,9 @@ typedef enum rw_mode {
   RW_ROUTE_CURRENT, /* handle(CurrentEvent&) */
   RW_GET,           /* one expression of get() */
   RW_SET,           /* Parameters_::set / State_::set on local copies of one slot */
-  RW_SEND           /* a synapse's send() and the helpers it calls: device function and C twin */
+  RW_SEND,          /* a synapse's send() and the helpers it calls: device function and C twin */
+  RW_DYN,           /* an ODE model's dynamics callback: device function and C twin over nestcl_ctx */
+  RW_INIT           /* init_buffers_(): host C, the Buffers_ fields' start values */
 } rw_mode;
 
 typedef struct rw_ctx rw_ctx;
@@ -41,6 +43,19 @@ const char *rw_first_error(const rw_ctx *c);
 const unsigned char *rw_used_fields(const rw_ctx *c);
 /* Whether the render used transcendental built-ins (documented in the output). */
 int rw_used_transcendental(const rw_ctx *c);
+
+/*
+ * RW_DYN: a field the dynamics reads by value from its context (a parameter
+ * that update() never writes: it cannot change during a step), not through
+ * a pointer to its SoA array.
+ */
+int rw_dyn_by_value(const ir_field *f);
+/*
+ * RW_INIT: whether a statement of init_buffers_() only sets up what the
+ * runtime provides itself (input buffers, the logger, the spike history, the
+ * GSL stepper, control, evolve and system that nestcl_rkf45.h replaces).
+ */
+int rw_is_runtime_setup(ir_model *m, CXCursor stmt);
 
 /* The body of a function definition (its CompoundStmt), or a null cursor. */
 CXCursor rw_body_of(CXCursor fn);

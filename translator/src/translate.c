@@ -32,7 +32,7 @@ static char *render_body(ir_model *m, ir_method_id id, rw_mode mode, int fatal, 
       static const char *const what[IR_M_COUNT] = {"update", "handle(SpikeEvent&)", "handle(CurrentEvent&)",
                                                    "pre_run_hook", "Parameters_()", "State_()",
                                                    "Parameters_::get", "State_::get", "Parameters_::set",
-                                                   "State_::set"};
+                                                   "State_::set", "init_buffers_"};
       char *note = xasprintf("%s not translated: %s", what[id], rw_first_error(c));
       ir_note_add(m, note);
       free(note);
@@ -270,6 +270,198 @@ static char *render_setter(ir_model *m)
   return sb_take(&b);
 }
 
+/*
+ * init_buffers_(): the statements that give Buffers_ fields their start
+ * values (B_.step_, B_.IntegrationStep_, B_.I_stim_), as host C for a new
+ * neuron. What the runtime sets up itself (input buffers, the logger, the
+ * spike history, the GSL objects that nestcl_rkf45.h replaces) is left out.
+ * fatal: an ODE model needs it (B_.step_ bounds its integration loop).
+ */
+static char *render_init_buffers(ir_model *m, int fatal, unsigned char **used)
+{
+  CXCursor body;
+  if (!m->has_method[IR_M_INIT_BUFFERS] || clang_Cursor_isNull(body = rw_body_of(m->methods[IR_M_INIT_BUFFERS])))
+    return NULL;
+  rw_ctx *c = rw_new(m, RW_INIT, m->methods[IR_M_INIT_BUFFERS], fatal);
+  cursor_kids st = cursor_children(body);
+  strbuf b;
+  int j, n = 0;
+  sb_init(&b);
+  for (j = 0; j < st.n; j++) {
+    if (rw_is_runtime_setup(m, st.c[j]))
+      continue;
+    sb_puts(&b, "  ");
+    rw_render(c, st.c[j], &b);
+    sb_puts(&b, clang_getCursorKind(st.c[j]) == CXCursor_CompoundStmt || clang_getCursorKind(st.c[j]) == CXCursor_IfStmt ||
+                        clang_getCursorKind(st.c[j]) == CXCursor_ForStmt
+                    ? "\n"
+                    : ";\n");
+    n++;
+  }
+  free(st.c);
+  char *res = NULL;
+  if (rw_errors(c)) {
+    if (!fatal) {
+      char *note = xasprintf("init_buffers_ not translated: %s", rw_first_error(c));
+      ir_note_add(m, note);
+      free(note);
+    }
+    sb_free(&b);
+  } else if (n) {
+    res = sb_take(&b);
+    *used = xcalloc((size_t)(m->n_fields ? m->n_fields : 1), 1);
+    memcpy(*used, rw_used_fields(c), (size_t)m->n_fields);
+  } else {
+    sb_free(&b);
+  }
+  rw_free(c);
+  return res;
+}
+
+/* The portable element type of a field in generated code shared by C and OpenCL. */
+static const char *portable_type(ir_type t)
+{
+  static const char *const names[] = {"double", "nestcl_i64", "nestcl_i32", "nestcl_i32", "nestcl_u64", "nestcl_u32"};
+  return names[t];
+}
+
+static int ode_dim(const ir_model *m)
+{
+  for (int j = 0; j < m->n_fields; j++)
+    if (m->fields[j].role == IR_ROLE_STATE && m->fields[j].array_len > 0 && m->fields[j].type == IR_T_DOUBLE)
+      return m->fields[j].array_len;
+  return 0;
+}
+
+/* A parameter name of the dynamics, or fallback when it has none. */
+static char *dyn_param_name(const ir_model *m, unsigned k, const char *fallback)
+{
+  char *n = cursor_spelling(clang_Cursor_getArgument(m->ode_dyn, k));
+  if (!*n) {
+    free(n);
+    n = xstrdup(fallback);
+  }
+  return n;
+}
+
+void emit_ode(strbuf *b, const ir_model *m, const tr_rendered *r, int cl)
+{
+  const char *nm = m->name;
+  int j, dim = 0;
+  if (!r->dyn_body)
+    return;
+  /* the state vector: the field update() passes to gsl_odeiv_evolve_apply */
+  dim = ode_dim(m);
+  char *dn = cursor_spelling(m->ode_dyn);
+  sb_printf(b, "/* ODE: %s integrates with GSL's rkf45 under a standard control; nestcl_rkf45.h does the\n"
+               "   same operations. The dynamics %s() reads the neuron's fields from its context: the\n"
+               "   parameters update() never writes by value, the rest through the SoA arrays. */\n",
+            nm, dn);
+  free(dn);
+  if (cl)
+    sb_puts(b, "#ifndef NESTCL_LIBM_VARIANT\n#error \"NESTCL_LIBM_VARIANT: build with -DNESTCL_LIBM_VARIANT=<0|1>, the host glibc's exp/pow variant\"\n#endif\n");
+  else
+    sb_puts(b, "#ifndef NESTCL_LIBM_VARIANT\n#define NESTCL_LIBM_VARIANT (nestcl_libm_host_variant() != 0)\n#endif\n");
+  sb_printf(b, "typedef struct %s_nestcl_ode {\n  nestcl_u32 n, i;\n", nm);
+  for (j = 0; j < m->n_fields; j++) {
+    const ir_field *f = &m->fields[j];
+    if (!r->dyn_used[j])
+      continue;
+    if (rw_dyn_by_value(f))
+      sb_printf(b, "  %s %s;\n", portable_type(f->type), f->c_name);
+    else
+      sb_printf(b, "  NESTCL_GLOBAL %s *%s;\n", portable_type(f->type), f->c_name);
+  }
+  sb_printf(b, "} %s_nestcl_ode;\n\n", nm);
+  {
+    char *tn = dyn_param_name(m, 0, "nestcl_t"), *yn = dyn_param_name(m, 1, "nestcl_y"),
+         *fn = dyn_param_name(m, 2, "nestcl_f");
+    const char *brace = strchr(r->dyn_body, '{');
+    sb_printf(b, "NESTCL_INLINE int %s_nestcl_dynamics(double %s, const double *%s, double *%s,\n"
+                 "                                   const %s_nestcl_ode *nestcl_ctx)\n",
+              nm, tn, yn, fn, nm);
+    if (brace) {
+      sb_putn(b, r->dyn_body, (size_t)(brace - r->dyn_body + 1));
+      sb_printf(b, "\n  (void)%s;\n  (void)%s;\n  (void)%s;\n  (void)nestcl_ctx;", tn, yn, fn);
+      sb_puts(b, brace + 1);
+    } else {
+      sb_puts(b, r->dyn_body);
+    }
+    free(tn);
+    free(yn);
+    free(fn);
+  }
+  sb_printf(b, "\n\nNESTCL_RKF45_DEFINE(%s, %d, const %s_nestcl_ode *, %s_nestcl_dynamics)\n\n", nm, dim, nm, nm);
+  sb_printf(b,
+            "/* gsl_odeiv_evolve_apply on neuron i: its state vector from the SoA into private memory and back. */\n"
+            "NESTCL_INLINE int %s_nestcl_evolve(const %s_nestcl_ode *ctx, nestcl_rkf45_control ctl, double *t, double t1,\n"
+            "                                 NESTCL_GLOBAL double *h, NESTCL_GLOBAL double *ysoa, nestcl_u32 n, nestcl_u32 i)\n"
+            "{\n"
+            "  double y[%d];\n"
+            "  double hh = *h;\n"
+            "  for (int k = 0; k < %d; ++k)\n"
+            "    y[k] = ysoa[(size_t)k * n + i];\n"
+            "  const int s = %s_rkf45_evolve_apply(ctx, &ctl, 0, %d, t, t1, &hh, y);\n"
+            "  for (int k = 0; k < %d; ++k)\n"
+            "    ysoa[(size_t)k * n + i] = y[k];\n"
+            "  *h = hh;\n"
+            "  return s;\n"
+            "}\n\n",
+            nm, nm, dim, dim, nm, dim, dim);
+}
+
+/* The dynamics' context for neuron nestcl_i, declared where update()'s body starts. */
+static char *ode_context_init(const ir_model *m, const unsigned char *used)
+{
+  strbuf b;
+  sb_init(&b);
+  sb_printf(&b, "\n  %s_nestcl_ode nestcl_ode;\n  nestcl_ode.n = n;\n  nestcl_ode.i = nestcl_i;\n", m->name);
+  for (int j = 0; j < m->n_fields; j++) {
+    const ir_field *f = &m->fields[j];
+    if (!used[j])
+      continue;
+    if (rw_dyn_by_value(f))
+      sb_printf(&b, "  nestcl_ode.%s = NESTCL_P_%s;\n", f->c_name, f->member);
+    else
+      sb_printf(&b, "  nestcl_ode.%s = %s;\n", f->c_name, f->c_name);
+  }
+  return sb_take(&b);
+}
+
+/* The dynamics callback of an ODE model (RW_DYN), fatal: without it update() has nothing to call. */
+static void render_dynamics(ir_model *m, tr_rendered *r)
+{
+  CXCursor body = clang_Cursor_isNull(m->ode_dyn) ? m->ode_dyn : rw_body_of(m->ode_dyn);
+  if (clang_Cursor_isNull(body) || clang_Cursor_getNumArguments(m->ode_dyn) != 4 || !ode_dim(m))
+    return; /* update()'s gsl_odeiv_evolve_apply was refused with the reason */
+  rw_ctx *c = rw_new(m, RW_DYN, m->ode_dyn, 1);
+  strbuf d;
+  sb_init(&d);
+  rw_render(c, body, &d);
+  if (rw_errors(c)) {
+    sb_free(&d);
+  } else {
+    r->dyn_body = sb_take(&d);
+    r->dyn_used = xcalloc((size_t)(m->n_fields ? m->n_fields : 1), 1);
+    memcpy(r->dyn_used, rw_used_fields(c), (size_t)m->n_fields);
+    /* the context goes where update()'s body opens */
+    char *init = ode_context_init(m, r->dyn_used);
+    const char *ub = r->update_body;
+    const char *brace = strchr(ub, '{');
+    if (brace) {
+      strbuf u;
+      sb_init(&u);
+      sb_putn(&u, ub, (size_t)(brace - ub + 1));
+      sb_puts(&u, init);
+      sb_puts(&u, brace + 1);
+      free(r->update_body);
+      r->update_body = sb_take(&u);
+    }
+    free(init);
+  }
+  rw_free(c);
+}
+
 int translate_model(ir_model *m, tr_rendered *r)
 {
   memset(r, 0, sizeof *r);
@@ -278,6 +470,18 @@ int translate_model(ir_model *m, tr_rendered *r)
   r->update_body = render_body(m, IR_M_UPDATE, RW_UPDATE, 1, NULL, &r->update_transcendental);
   r->route_spike = render_body(m, IR_M_HANDLE_SPIKE, RW_ROUTE_SPIKE, 1, NULL, NULL);
   r->route_current = render_body(m, IR_M_HANDLE_CURRENT, RW_ROUTE_CURRENT, 1, NULL, NULL);
+  if (m->has_ode && r->update_body && !m->failed)
+    render_dynamics(m, r);
+  if (m->has_method[IR_M_INIT_BUFFERS])
+    r->init_body = render_init_buffers(m, m->has_ode, &r->init_used);
+  if (m->has_ode && !m->failed && !r->init_body) {
+    char *where = cursor_where(m->ode_assign);
+    char *t = xasprintf("%s: error: ODE model '%s' is not supported on the device (init_buffers_() gives B_.step_ "
+                        "and B_.IntegrationStep_ no start value the device can compute)", where, m->name);
+    ir_diag_add(m, 1, t);
+    free(t);
+    free(where);
+  }
   if (m->failed)
     return -1;
   if (m->has_method[IR_M_PRE_RUN])
@@ -325,6 +529,10 @@ void tr_rendered_free(tr_rendered *r)
   free(r->get_status_body);
   free(r->get_used);
   free(r->set_status_body);
+  free(r->init_body);
+  free(r->init_used);
+  free(r->dyn_body);
+  free(r->dyn_used);
   memset(r, 0, sizeof *r);
 }
 

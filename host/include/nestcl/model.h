@@ -33,9 +33,23 @@
  * Spikes. A spike emitted at lag by local neuron i is appended as (i, lag) to a
  * compact list with one atomic counter. The capacity is n * (to - from); the
  * counter still counts past the capacity, so overflow is detected on the host.
+ *
+ * Failures. update() cannot throw on the device. Where the model throws
+ * (GSLSolverFailure when the ODE solver fails, NumericalInstability, ...), the
+ * generated code records the failure beside the spike counter and stops
+ * updating that neuron for the rest of the call: the counter is an array of
+ * NESTCL_COUNT_WORDS words, [0] the spike count, [1] the failure code (0 none,
+ * k names failures[k - 1] of the descriptor), [2] the neuron's index, [3] the
+ * lag, [4] the status the model passed (GSL's error code), the first failure
+ * of the call winning (nestcl_report_failure, nestcl_ring.h). The runtime
+ * zeroes all words where it zeroes the count and, after the call, turns a
+ * failure into an error that names the model, the neuron and the time.
  */
 #ifndef NESTCL_MODEL_H
 #define NESTCL_MODEL_H
+
+/* Words of an update's spike counter: the count and the failure record (see Failures). */
+#define NESTCL_COUNT_WORDS 5
 
 #include <stddef.h>
 #include <stdint.h>
@@ -100,7 +114,8 @@ typedef struct nestcl_spike {
  *   ring_slots     [uint]    slots of the ring (min_delay + max_delay)
  *   n_channels     [uint]    channels of the ring (groups expanded with K)
  *   ring           [__global long *]
- *   spike_count    [__global uint *]  one counter, incremented atomically
+ *   spike_count    [__global uint *]  NESTCL_COUNT_WORDS words: the spike counter (incremented
+ *                            atomically) and the failure record (see Failures)
  *   spikes         [__global uint2 *] (index, lag) pairs; capacity spike_capacity
  *   spike_capacity [uint]
  *   rec_interval   [long]    0: no recording; else B_.logger_.record_data(step) stores all
@@ -162,6 +177,15 @@ typedef struct nestcl_model {
   /* get_status()/set_status() for one NEST name; NESTCL_EINVAL for an unknown name or a rejected value. */
   int (*get_status)(void *const *fields, size_t n, size_t i, uint32_t K, const char *name, double *value);
   int (*set_status)(void *const *fields, size_t n, size_t i, uint32_t K, const char *name, double value);
+  /*
+   * init_buffers_(): the start values of the Buffers_ fields that update()
+   * carries (an ODE model's step_ and IntegrationStep_, its I_stim_), for a
+   * new neuron, before pre_run. NULL when the model has none. 0 or NESTCL_E*.
+   */
+  int (*init_buffers)(void *const *fields, size_t n, size_t i, uint32_t K, double resolution_ms);
+  /* What update() throws, by failure code (see Failures above): "GSLSolverFailure", ... */
+  const char *const *failures;
+  int n_failures;
 } nestcl_model;
 
 /* Every model translated in this build (generated nestcl_models.c). */
