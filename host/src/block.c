@@ -92,6 +92,7 @@ struct nestcl_block {
   size_t stage_elems;
   nestcl_spike *spikes;
   uint32_t n_spikes;
+  uint32_t count[NESTCL_COUNT_WORDS]; /* the last update's spike count and failure record (model.h) */
   double *rec;                /* [min_delay][n_rec][n] */
   size_t rec_elems;
   char *options;              /* constants the kernel was built with */
@@ -178,7 +179,7 @@ int nestcl_block_create(nestcl_device *dev, const nestcl_block_config *c, nestcl
   size_t ring_bytes = (size_t)c->ring_slots * b->n_channels * n * 8;
   if (!rc) rc = nestcl_buffer_alloc(dev, NESTCL_MEM_RING, "ring", ring_bytes, CL_MEM_READ_WRITE, NULL, &b->b_ring);
   if (!rc) rc = nestcl_buffer_alloc(dev, NESTCL_MEM_RING, "ring staging", b->stage_elems * 8, CL_MEM_READ_ONLY, NULL, &b->b_stage);
-  if (!rc) rc = nestcl_buffer_alloc(dev, NESTCL_MEM_OTHER, "spike count", 4, CL_MEM_READ_WRITE, NULL, &b->b_count);
+  if (!rc) rc = nestcl_buffer_alloc(dev, NESTCL_MEM_OTHER, "spike count", sizeof b->count, CL_MEM_READ_WRITE, NULL, &b->b_count);
   if (!rc) rc = nestcl_buffer_alloc(dev, NESTCL_MEM_OTHER, "spike list", (size_t)b->spike_cap * 8, CL_MEM_READ_WRITE, NULL, &b->b_spikes);
   if (!rc) rc = nestcl_buffer_alloc(dev, NESTCL_MEM_RECORDING, "recording", b->rec_elems * 8, CL_MEM_READ_WRITE, NULL, &b->b_rec);
   if (!rc && ring_bytes) {
@@ -298,8 +299,9 @@ static int build_kernels(nestcl_block *b)
            used ? " " : "", (unsigned)b->c.rng_seed, (unsigned long long)b->c.id_first,
            (unsigned long long)(b->c.id_stride ? b->c.id_stride : 1));
   used = strlen(opts);
-  snprintf(opts + used, sizeof opts - used, " -DNESTCL_W_T=double -DNESTCL_W_SUFFIX=_d%s",
-           b->contiguous ? " -DNESTCL_DELIVER_CONTIGUOUS" : "");
+  /* Translated code calls nestcl_glibc_exp(x, NESTCL_LIBM_VARIANT): the glibc variant of the host (NEST's). */
+  snprintf(opts + used, sizeof opts - used, " -DNESTCL_W_T=double -DNESTCL_W_SUFFIX=_d%s -DNESTCL_LIBM_VARIANT=%d",
+           b->contiguous ? " -DNESTCL_DELIVER_CONTIGUOUS" : "", nestcl_libm_host_variant() != 0);
   if (b->program && b->options && strcmp(b->options, opts) == 0) {
     return 0;
   }
@@ -1082,9 +1084,22 @@ static cl_int enqueue_poisson(nestcl_block *b, cl_command_queue q, cl_long org, 
   return err;
 }
 
+int nestcl_block_failure(const nestcl_block *b, uint32_t *code, uint32_t *index, uint32_t *lag, int *status)
+{
+  if (!b || b->count[1] == 0) {
+    return 0;
+  }
+  if (code) *code = b->count[1];
+  if (index) *index = b->count[2];
+  if (lag) *lag = b->count[3];
+  if (status) *status = (int)b->count[4];
+  return 1;
+}
+
 int nestcl_block_update(nestcl_block *b, int64_t origin_steps, int from, int to)
 {
   b->n_spikes = 0;
+  memset(b->count, 0, sizeof b->count);
   if (b->c.n == 0 || from >= to) {
     return 0;
   }
@@ -1095,7 +1110,7 @@ int nestcl_block_update(nestcl_block *b, int64_t origin_steps, int from, int to)
   if (!b->k_update) {
     return nestcl_set_error(NESTCL_EINVAL, "block: update before the first upload");
   }
-  static const cl_uint zero = 0;
+  static const cl_uint zero[NESTCL_COUNT_WORDS] = {0};
   cl_command_queue q = nestcl_device_queue(b->dev, b->c.queue);
   cl_long org = origin_steps;
   cl_int f = from, t = to;
@@ -1107,7 +1122,7 @@ int nestcl_block_update(nestcl_block *b, int64_t origin_steps, int from, int to)
     return cl_fail(err, "spike delivery");
   }
   err = clEnqueueWriteBuffer(q, b->b_stage.mem, CL_FALSE, 0, stage_bytes, b->stage, 0, NULL, NULL);
-  err |= clEnqueueWriteBuffer(q, b->b_count.mem, CL_FALSE, 0, sizeof zero, &zero, 0, NULL, NULL);
+  err |= clEnqueueWriteBuffer(q, b->b_count.mem, CL_FALSE, 0, sizeof zero, zero, 0, NULL, NULL);
   err |= clSetKernelArg(b->k_stage, 4, sizeof org, &org);
   err |= clSetKernelArg(b->k_stage, 5, sizeof f, &f);
   err |= clSetKernelArg(b->k_stage, 6, sizeof t, &t);
@@ -1117,11 +1132,14 @@ int nestcl_block_update(nestcl_block *b, int64_t origin_steps, int from, int to)
   if (err == CL_SUCCESS) err = clEnqueueNDRangeKernel(q, b->k_stage, 1, NULL, &gsize, NULL, 0, NULL, NULL);
   if (err == CL_SUCCESS) err = clEnqueueNDRangeKernel(q, b->k_update, 1, NULL, &gsize, NULL, 0, NULL, NULL);
   if (err == CL_SUCCESS) err = enqueue_poisson(b, q, org, f, t);
-  cl_uint count = 0;
-  if (err == CL_SUCCESS) err = clEnqueueReadBuffer(q, b->b_count.mem, CL_TRUE, 0, sizeof count, &count, 0, NULL, NULL);
+  if (err == CL_SUCCESS) {
+    err = clEnqueueReadBuffer(q, b->b_count.mem, CL_TRUE, 0, sizeof b->count, b->count, 0, NULL, NULL);
+  }
   if (err != CL_SUCCESS) {
+    memset(b->count, 0, sizeof b->count);
     return cl_fail(err, "update");
   }
+  const uint32_t count = b->count[0];
   /* The blocking read ran after the staging's upload on this in-order queue: the host copy is free again. */
   if (count > b->spike_cap) {
     return nestcl_set_error(NESTCL_ERUNTIME, "block %s: %u spikes in one slice, more than the %u it has room for",
@@ -1142,5 +1160,11 @@ int nestcl_block_update(nestcl_block *b, int64_t origin_steps, int from, int to)
   b->n_spikes = count;
   b->n_pend = 0;
   memset(b->stage, 0, stage_bytes);
+  if (b->count[1]) {
+    /* The model threw (model.h, Failures): the neuron by its id, as the block's random streams number it. */
+    uint64_t id = b->c.id_first + (uint64_t)b->count[2] * (b->c.id_stride ? b->c.id_stride : 1);
+    return nestcl_failure_error(b->c.model, b->count, id,
+                                nestcl_step_ms(origin_steps + (int64_t)b->count[3], block_tics_per_step(b), 1e-3));
+  }
   return append_history(b, origin_steps);
 }

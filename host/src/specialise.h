@@ -39,4 +39,18 @@ cl_int nestcl_update_kernel_fixed_args(cl_kernel k, uint32_t n, uint32_t K, doub
  */
 int nestcl_poisson_cdf(double mu, double exp_neg_mu, double **cdf, uint32_t *len, uint32_t *kstop);
 
+/*
+ * A model's failure code (model.h, Failures) by name: failures[code - 1] of
+ * the descriptor, or "failure" for a code it does not name.
+ */
+const char *nestcl_failure_name(const nestcl_model *m, uint32_t code);
+
+/*
+ * The failure that an update recorded in its count words (model.h: count[1..4]
+ * = code, index, lag, status) as an NESTCL_ERUNTIME error, "<model> neuron <id>
+ * at t = <t_ms> ms: <failure> (status <status>)", with id the neuron's id
+ * (the engine's gid, the block's id) and t_ms the start of the failing step.
+ */
+int nestcl_failure_error(const nestcl_model *m, const uint32_t *count, uint64_t id, double t_ms);
+
 #endif

@@ -68,6 +68,7 @@ static int run(nestcl_device *dev, const char *syn_name, const char *const *pn, 
   for (uint32_t i = 0; i < N; ++i) {
     m->set_defaults(f, N, i, 0);
     CHECK(m->set_status(f, N, i, 0, "I_e", 360.0 + 4.0 * i) == 0, "I_e");
+    CHECK(!m->init_buffers || m->init_buffers(f, N, i, 0, H) == 0, "init_buffers");
     CHECK(m->pre_run(f, N, i, 0, H) == 0, "pre_run");
   }
   CHECK(nestcl_block_upload(b) == 0, "upload: %s", nestcl_last_error());

@@ -229,6 +229,7 @@ static int check_model(const ref_model *model)
     for (; k < M->n_settings; ++k) m->set_status(fp, N, i, 0, M->names[k], M->values[k]);
     nestcl_value vm = {NESTCL_DIST_NORMAL, 10.0, 5.0, 0, 0};
     m->set_status(fp, N, i, 0, "V_m", draw(&vm, NESTCL_RNG_PURPOSE_INIT, i, (uint64_t)k));
+    if (m->init_buffers) m->init_buffers(fp, N, i, 0, H);
     m->pre_run(fp, N, i, 0, H);
   }
   int64_t *in = calloc((size_t)(STEPS + 64) * nch * N, sizeof *in);
@@ -246,11 +247,16 @@ static int check_model(const ref_model *model)
       for (int f = 0; f < m->n_fields; ++f) fi[f] = (char *)fp[f] + i * nestcl_field_type_size(m->fields[f].type);
       int64_t ring[16];
       for (uint32_t ch = 0; ch < nch; ++ch) ring[ch] = IN(s, ch, i);
-      uint32_t count = 0;
+      uint32_t count[NESTCL_COUNT_WORDS] = {0};
       nestcl_spike sp[1];
-      nestcl_update_args a = {1, 0, s, 0, 1, H, 1, nch, ring, &count, sp, 1, 0, NULL};
+      nestcl_update_args a = {1, 0, s, 0, 1, H, 1, nch, ring, count, sp, 1, 0, NULL};
       m->update_cpu(&a, fi);
-      fired[i] = count > 0;
+      if (count[1]) {
+        fprintf(stderr, "FAIL: %s: the reference's neuron %u failed at step %d (%u, status %d)\n", M->label, i, s,
+                count[1], (int)count[4]);
+        return 1;
+      }
+      fired[i] = count[0] > 0;
       if (fired[i]) {
         rg[nref] = i;
         rs[nref++] = s;

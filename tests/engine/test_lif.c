@@ -11,8 +11,8 @@
 #include "test_lif.h"
 #include "test_lif_body.h"
 
-enum { F_V, F_IEX, F_IIN, F_REFR, F_TAU, F_C, F_TSE, F_TSI, F_TREF, F_VTH, F_VRESET, F_EL, F_IE, F_PM, F_PEX, F_PIN,
-       F_PMI, F_REFC, F_COUNT };
+enum { F_V, F_IEX, F_IIN, F_REFR, F_TAU, F_C, F_TSE, F_TSI, F_TREF, F_VTH, F_VRESET, F_EL, F_IE, F_FSTEP, F_FCODE,
+       F_PM, F_PEX, F_PIN, F_PMI, F_REFC, F_COUNT };
 
 static const nestcl_field fields[F_COUNT] = {
     {"V_m_", "State_", "V_m", NESTCL_ROLE_STATE, NESTCL_T_DOUBLE, 0},
@@ -28,6 +28,8 @@ static const nestcl_field fields[F_COUNT] = {
     {"V_reset_", "Parameters_", "V_reset", NESTCL_ROLE_PARAMETER, NESTCL_T_DOUBLE, 0},
     {"E_L_", "Parameters_", "E_L", NESTCL_ROLE_PARAMETER, NESTCL_T_DOUBLE, 0},
     {"I_e_", "Parameters_", "I_e", NESTCL_ROLE_PARAMETER, NESTCL_T_DOUBLE, 0},
+    {"fail_step_", "Parameters_", "fail_step", NESTCL_ROLE_PARAMETER, NESTCL_T_DOUBLE, 0},
+    {"fail_code_", "Parameters_", "fail_code", NESTCL_ROLE_PARAMETER, NESTCL_T_DOUBLE, 0},
     {"P_m_", "Variables_", NULL, NESTCL_ROLE_INTERNAL, NESTCL_T_DOUBLE, 0},
     {"P_ex_", "Variables_", NULL, NESTCL_ROLE_INTERNAL, NESTCL_T_DOUBLE, 0},
     {"P_in_", "Variables_", NULL, NESTCL_ROLE_INTERNAL, NESTCL_T_DOUBLE, 0},
@@ -51,8 +53,8 @@ static void update_cpu(const nestcl_update_args *a, void *const *fp)
   for (uint32_t i = 0; i < a->n; ++i) {
     test_lif_neuron(i, a->n, a->origin_steps, a->from, a->to, a->ring_slots, a->n_channels, a->ring, a->spike_count,
                     a->spikes, a->spike_capacity, a->rec_interval, a->rec, D(F_V), D(F_IEX), D(F_IIN), I(F_REFR),
-                    D(F_TAU), D(F_C), D(F_TSE), D(F_TSI), D(F_TREF), D(F_VTH), D(F_VRESET), D(F_EL), D(F_IE), D(F_PM),
-                    D(F_PEX), D(F_PIN), D(F_PMI), I(F_REFC));
+                    D(F_TAU), D(F_C), D(F_TSE), D(F_TSI), D(F_TREF), D(F_VTH), D(F_VRESET), D(F_EL), D(F_IE),
+                    D(F_FSTEP), D(F_FCODE), D(F_PM), D(F_PEX), D(F_PIN), D(F_PMI), I(F_REFC));
   }
 }
 
@@ -73,6 +75,8 @@ static void set_defaults(void *const *fp, size_t n, size_t i, uint32_t K)
   D(F_VRESET)[i] = 10.0;
   D(F_EL)[i] = 0.0;
   D(F_IE)[i] = 0.0;
+  D(F_FSTEP)[i] = -1.0;
+  D(F_FCODE)[i] = 1.0;
 }
 
 static int pre_run(void *const *fp, size_t n, size_t i, uint32_t K, double h)
@@ -146,10 +150,32 @@ static int set_status(void *const *fp, size_t n, size_t i, uint32_t K, const cha
   return 0;
 }
 
+static const char *const failures[] = {"GSLSolverFailure", "NumericalInstability"};
+
+/* Designated: members model.h adds later are left zero (none). */
 const nestcl_model test_lif_model = {
-    "test_lif", "tests/engine/test_lif_body.h", "-", fields, F_COUNT, channels, 3, recordables, 2, 0,
-    test_lif_kernel_source, "nestcl_update_test_lif", update_cpu, set_defaults, pre_run, route_spike, route_current,
-    get_status, set_status,
+    .name = "test_lif",
+    .source_file = "tests/engine/test_lif_body.h",
+    .source_hash = "-",
+    .fields = fields,
+    .n_fields = F_COUNT,
+    .channels = channels,
+    .n_channel_groups = 3,
+    .recordables = recordables,
+    .n_recordables = 2,
+    .has_receptors = 0,
+    .kernel_source = test_lif_kernel_source,
+    .kernel_name = "nestcl_update_test_lif",
+    .update_cpu = update_cpu,
+    .set_defaults = set_defaults,
+    .pre_run = pre_run,
+    .route_spike = route_spike,
+    .route_current = route_current,
+    .get_status = get_status,
+    .set_status = set_status,
+    .init_buffers = NULL,
+    .failures = failures,
+    .n_failures = 2,
 };
 
 const nestcl_model *const test_lif_models[] = {&test_lif_model};

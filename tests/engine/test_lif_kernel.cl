@@ -12,5 +12,5 @@ __kernel void nestcl_update_test_lif(uint n, uint K, long origin_steps, int from
   }
   test_lif_neuron(i, n, origin_steps, from, to, ring_slots, n_channels, ring, spike_count, spikes, spike_capacity,
                   rec_interval, rec, V_m, I_ex, I_in, refr, tau_m, C_m, tau_syn_ex, tau_syn_in, t_ref, V_th, V_reset,
-                  E_L, I_e, P_m, P_ex, P_in, P_mI, ref_counts);
+                  E_L, I_e, fail_step, fail_code, P_m, P_ex, P_in, P_mI, ref_counts);
 }

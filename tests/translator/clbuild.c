@@ -6,6 +6,7 @@
  * real-NEST translator test.
  */
 #include "nestcl/device.h"
+#include "nestcl_libm.h"
 #include "nestcl_rt_source.h"
 
 #include <stdio.h>
@@ -39,6 +40,7 @@ int main(int argc, char **argv)
 {
   nestcl_device *dev;
   int k, bad = 0;
+  char opts[48];
   if (argc < 2 || !strcmp(argv[1], "--help")) {
     fprintf(argc < 2 ? stderr : stdout, "usage: nestcl_tr_clbuild FILE.cl...\n");
     return argc < 2 ? 2 : 0;
@@ -47,6 +49,8 @@ int main(int argc, char **argv)
     fprintf(stderr, "skipped: no OpenCL device: %s\n", nestcl_last_error());
     return 77;
   }
+  /* Translated code calls nestcl_glibc_exp(x, NESTCL_LIBM_VARIANT): built as the runtime builds it. */
+  snprintf(opts, sizeof opts, "-DNESTCL_LIBM_VARIANT=%d", nestcl_libm_host_variant() != 0);
   for (k = 1; k < argc; k++) {
     char *src = read_file(argv[k]);
     cl_program p;
@@ -55,7 +59,7 @@ int main(int argc, char **argv)
       bad = 1;
       continue;
     }
-    if (nestcl_program_build(dev, src, "", &p)) {
+    if (nestcl_program_build(dev, src, opts, &p)) {
       fprintf(stderr, "error: %s does not build: %s\n", argv[k], nestcl_last_error());
       bad = 1;
     } else {

@@ -12,6 +12,7 @@
 #include "nestcl/model.h"
 #include "nestcl_check.h"
 #include "nestcl_fixed.h"
+#include "nestcl_libm.h"
 #include "nestcl_ring.h"
 #include "nestcl_rt_source.h"
 
@@ -68,7 +69,8 @@ static void run_model(nestcl_device *dev, const nestcl_model *m)
   int64_t *ring = calloc(ring_len ? ring_len : 1, sizeof *ring);
   int64_t *ring_gpu = calloc(ring_len ? ring_len : 1, sizeof *ring);
   nestcl_spike spikes_c[N * STEPS], spikes_g[N * STEPS];
-  uint32_t count_c = 0, count_g = 0;
+  uint32_t count_c[NESTCL_COUNT_WORDS] = {0}, count_g[NESTCL_COUNT_WORDS] = {0};
+  char libm[48];
   double rec_dummy = 0;
   cl_program prog;
   cl_kernel kern;
@@ -89,6 +91,9 @@ static void run_model(nestcl_device *dev, const nestcl_model *m)
   for (i = 0; i < N; i++) {
     if (m->set_defaults)
       m->set_defaults(cpu, N, (size_t)i, K);
+    if (m->init_buffers)
+      CHECK(m->init_buffers(cpu, N, (size_t)i, K, h) == 0, "%s: init_buffers failed: %s", m->name,
+            nestcl_last_error());
     if (m->pre_run)
       CHECK(m->pre_run(cpu, N, (size_t)i, K, h) == 0, "%s: pre_run failed: %s", m->name, nestcl_last_error());
   }
@@ -129,7 +134,7 @@ static void run_model(nestcl_device *dev, const nestcl_model *m)
     a.ring_slots = SLOTS;
     a.n_channels = nch;
     a.ring = ring;
-    a.spike_count = &count_c;
+    a.spike_count = count_c;
     a.spikes = spikes_c;
     a.spike_capacity = N * STEPS;
     a.rec_interval = 0;
@@ -137,7 +142,9 @@ static void run_model(nestcl_device *dev, const nestcl_model *m)
     m->update_cpu(&a, cpu);
   }
 
-  if (nestcl_program_build(dev, src, "", &prog)) {
+  /* Translated code calls nestcl_glibc_exp(x, NESTCL_LIBM_VARIANT): the host's variant, as the runtime builds it. */
+  snprintf(libm, sizeof libm, "-DNESTCL_LIBM_VARIANT=%d", nestcl_libm_host_variant() != 0);
+  if (nestcl_program_build(dev, src, libm, &prog)) {
     CHECK(0, "%s: kernel does not build: %s", m->name, nestcl_last_error());
     goto out;
   }
@@ -155,7 +162,7 @@ static void run_model(nestcl_device *dev, const nestcl_model *m)
     nestcl_buffer_alloc(dev, NESTCL_MEM_RING, "ring", ring_len * sizeof(int64_t), CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR,
                         ring_gpu, &b_ring);
     nestcl_buffer_alloc(dev, NESTCL_MEM_OTHER, "count", sizeof count_g, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR,
-                        &count_g, &b_count);
+                        count_g, &b_count);
     nestcl_buffer_alloc(dev, NESTCL_MEM_OTHER, "spikes", sizeof spikes_g, CL_MEM_READ_WRITE, NULL, &b_spikes);
     nestcl_buffer_alloc(dev, NESTCL_MEM_RECORDING, "rec", sizeof rec_dummy, CL_MEM_READ_WRITE, NULL, &b_rec);
     ui = N; clSetKernelArg(kern, 0, sizeof ui, &ui);
@@ -181,7 +188,7 @@ static void run_model(nestcl_device *dev, const nestcl_model *m)
     err = clEnqueueNDRangeKernel(q, kern, 1, NULL, &gsz, NULL, 0, NULL, NULL);
     CHECK(err == CL_SUCCESS, "%s: launch failed (%d)", m->name, err);
     clEnqueueReadBuffer(q, b_ring.mem, CL_TRUE, 0, ring_len * sizeof(int64_t), ring_gpu, 0, NULL, NULL);
-    clEnqueueReadBuffer(q, b_count.mem, CL_TRUE, 0, sizeof count_g, &count_g, 0, NULL, NULL);
+    clEnqueueReadBuffer(q, b_count.mem, CL_TRUE, 0, sizeof count_g, count_g, 0, NULL, NULL);
     clEnqueueReadBuffer(q, b_spikes.mem, CL_TRUE, 0, sizeof spikes_g, spikes_g, 0, NULL, NULL);
     for (f = 0; f < m->n_fields; f++) {
       size_t bytes = field_elems(&m->fields[f], K) * nestcl_field_type_size(m->fields[f].type);
@@ -191,12 +198,14 @@ static void run_model(nestcl_device *dev, const nestcl_model *m)
       nestcl_buffer_free(dev, &bufs[f]);
     }
     CHECK(memcmp(ring, ring_gpu, ring_len * sizeof *ring) == 0, "%s: ring differs", m->name);
-    CHECK(count_c == count_g, "%s: %u spikes in C, %u in OpenCL", m->name, count_c, count_g);
-    CHECK(count_c > 0, "%s: the input produced no spike, the comparison is too weak", m->name);
-    if (count_c == count_g && count_c <= N * STEPS) {
-      qsort(spikes_c, count_c, sizeof *spikes_c, cmp_spike);
-      qsort(spikes_g, count_g, sizeof *spikes_g, cmp_spike);
-      CHECK(memcmp(spikes_c, spikes_g, count_c * sizeof *spikes_c) == 0, "%s: spike lists differ", m->name);
+    CHECK(count_c[0] == count_g[0], "%s: %u spikes in C, %u in OpenCL", m->name, count_c[0], count_g[0]);
+    CHECK(count_c[0] > 0, "%s: the input produced no spike, the comparison is too weak", m->name);
+    CHECK(count_c[1] == 0 && count_g[1] == 0, "%s: failure %u in C (neuron %u, status %d), %u in OpenCL", m->name,
+          count_c[1], count_c[2], (int)count_c[4], count_g[1]);
+    if (count_c[0] == count_g[0] && count_c[0] <= N * STEPS) {
+      qsort(spikes_c, count_c[0], sizeof *spikes_c, cmp_spike);
+      qsort(spikes_g, count_g[0], sizeof *spikes_g, cmp_spike);
+      CHECK(memcmp(spikes_c, spikes_g, count_c[0] * sizeof *spikes_c) == 0, "%s: spike lists differ", m->name);
     }
     nestcl_buffer_free(dev, &b_ring);
     nestcl_buffer_free(dev, &b_count);
@@ -214,7 +223,7 @@ static void run_model(nestcl_device *dev, const nestcl_model *m)
         pf = f;
     if (pf >= 0) {
       char opt[256];
-      snprintf(opt, sizeof opt, "-DNESTCL_CONST_%s=1.5", m->fields[pf].member);
+      snprintf(opt, sizeof opt, "%s -DNESTCL_CONST_%s=1.5", libm, m->fields[pf].member);
       CHECK(nestcl_program_build(dev, src, opt, &prog) == 0, "%s: %s does not build: %s", m->name, opt,
             nestcl_last_error());
       if (!failures)

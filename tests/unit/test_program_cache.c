@@ -55,20 +55,22 @@ static void run_and_check(nestcl_device *dev, cl_program prog) {
   clReleaseKernel(k);
 }
 
-/* Opens a new device object, builds the test program, checks it runs, and
- * returns the device's cache counters for that one build. */
-static nestcl_cache_stats build_once(void) {
+/* Opens a new device object, builds the test program with these options,
+ * checks it runs, and returns the device's cache counters for that one build. */
+static nestcl_cache_stats build_with(const char *options) {
   nestcl_device *dev;
   cl_program prog;
   nestcl_cache_stats st;
   CHECK_OK(nestcl_device_open("cpu", 1, &dev));
-  CHECK_OK(nestcl_program_build(dev, kernel_src, "-DUNUSED=1", &prog));
+  CHECK_OK(nestcl_program_build(dev, kernel_src, options, &prog));
   run_and_check(dev, prog);
   clReleaseProgram(prog);
   nestcl_device_cache_stats(dev, &st);
   nestcl_device_close(dev);
   return st;
 }
+
+static nestcl_cache_stats build_once(void) { return build_with("-DUNUSED=1"); }
 
 static const char *cache_dir(void) {
   const char *d = getenv("NESTCL_CACHE_DIR");
@@ -192,6 +194,14 @@ int main(int argc, char **argv) {
   if (strcmp(mode, "hit") == 0) {
     st = build_once();
     CHECK(st.hits == 1 && st.misses == 0 && st.corrupt == 0);
+    /* The options are part of the key: another glibc variant of translated code is another entry. */
+    st = build_with("-DUNUSED=1 -DNESTCL_LIBM_VARIANT=0");
+    CHECK(st.hits == 0 && st.misses == 1);
+    st = build_with("-DUNUSED=1 -DNESTCL_LIBM_VARIANT=1");
+    CHECK(st.hits == 0 && st.misses == 1);
+    st = build_with("-DUNUSED=1 -DNESTCL_LIBM_VARIANT=0");
+    CHECK(st.hits == 1 && st.misses == 0);
+    CHECK(wipe_cache(0) == 3);
     /* With the cache off nothing is read or written. */
     wipe_cache(1);
     setenv("NESTCL_CACHE_DIR", "off", 1);

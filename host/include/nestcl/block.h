@@ -70,6 +70,16 @@ void nestcl_block_stage(nestcl_block *b, uint32_t lag, uint32_t ch, uint32_t i, 
  * the recordings, and clears the staging.
  */
 int nestcl_block_update(nestcl_block *b, int64_t origin_steps, int from, int to);
+/*
+ * Whether the last update recorded a failure (model.h, Failures: the model's
+ * update() threw, e.g. GSLSolverFailure): 1 with the failure code (k names
+ * model->failures[k - 1]), the neuron's local index, the lag of the failing
+ * step and the status the model passed; 0 when none (outputs untouched; NULL
+ * outputs are skipped). nestcl_block_update then returned NESTCL_ERUNTIME,
+ * "<model> neuron <id> at t = <ms> ms: <failure> (status <status>)", with id
+ * the neuron's id (id_first + index * id_stride) and the start of its step.
+ */
+int nestcl_block_failure(const nestcl_block *b, uint32_t *code, uint32_t *index, uint32_t *lag, int *status);
 /* The spikes of the last update, (local index, lag), in the order the device wrote them. */
 void nestcl_block_spikes(const nestcl_block *b, const nestcl_spike **spikes, uint32_t *n);
 /*

@@ -232,7 +232,13 @@ int nestcl_engine_add_multimeter(nestcl_engine *e, int pop, uint32_t first, uint
 /*
  * Builds the network on the first call (validation, partition, connectivity,
  * device upload), then advances time by t_ms (a multiple of the resolution).
- * May be called repeatedly; state carries over.
+ * May be called repeatedly; state carries over. A neuron whose update()
+ * throws (model.h, Failures) stops the run in that super step with
+ * NESTCL_ERUNTIME, "<model> neuron <gid> at t = <ms> ms: <failure> (status
+ * <status>)", t the start of the failing step; the engine stays failed. Under
+ * MPI every rank stops with it: the failing rank with that message, the
+ * others with "rank <r>: " and the same (any run-time error of one rank stops
+ * all so, none is left waiting in a collective).
  */
 int nestcl_engine_simulate(nestcl_engine *e, double t_ms);
 /* Builds without simulating (for measuring build time and memory). */

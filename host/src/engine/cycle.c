@@ -22,6 +22,7 @@
 #endif
 
 #include "engine_internal.h"
+#include "specialise.h"
 #include "core/nestcl_core.h"
 
 void eng_vp_fail(eng_vp *vp, int rc)
@@ -56,6 +57,19 @@ static int cmp_spike(const void *a, const void *b)
   return x[0] < y[0] ? -1 : (x[0] > y[0]);
 }
 
+/*
+ * A failure that the update of block b recorded (model.h, Failures) as the
+ * VP's error, naming the model, the neuron's gid and the start of its step.
+ */
+static int block_failure(const nestcl_engine *e, const eng_block *b, int64_t origin)
+{
+  if (b->spike_count[1] == 0) {
+    return 0;
+  }
+  return nestcl_failure_error(e->pops[b->pop].model, b->spike_count, b->first_gid + b->spike_count[2],
+                              eng_step_ms(e, origin + (int64_t)b->spike_count[3]));
+}
+
 /* Update and drive of one slice on a CPU VP. */
 static int cpu_update(nestcl_engine *e, eng_vp *vp, int64_t origin, int from, int to)
 {
@@ -67,7 +81,7 @@ static int cpu_update(nestcl_engine *e, eng_vp *vp, int64_t origin, int from, in
     }
     const eng_population *pop = &e->pops[p];
     if (from == 0) {
-      b->spike_count = 0;
+      memset(b->spike_count, 0, sizeof b->spike_count);
     }
     nestcl_update_args a;
     a.n = b->n;
@@ -79,12 +93,16 @@ static int cpu_update(nestcl_engine *e, eng_vp *vp, int64_t origin, int from, in
     a.ring_slots = (uint32_t)e->ring_slots;
     a.n_channels = b->n_channels;
     a.ring = b->ring;
-    a.spike_count = &b->spike_count;
+    a.spike_count = b->spike_count;
     a.spikes = b->spikes;
     a.spike_capacity = b->spike_cap;
     a.rec_interval = pop->rec_interval_steps;
     a.rec = b->rec;
     pop->model->update_cpu(&a, b->fields);
+    int rc = block_failure(e, b, origin);
+    if (rc) {
+      return rc;
+    }
   }
   double t1 = eng_now();
   for (int p = 0; p < e->n_pops; ++p) {
@@ -103,7 +121,7 @@ static int cpu_update(nestcl_engine *e, eng_vp *vp, int64_t origin, int from, in
 
 static int gpu_update(nestcl_engine *e, eng_vp *vp, int64_t origin, int from, int to)
 {
-  static const cl_uint zero = 0;
+  static const cl_uint zero[NESTCL_COUNT_WORDS] = {0};
   cl_command_queue q = nestcl_device_queue(e->dev, vp->queue);
   double t0 = eng_now();
   cl_int err = CL_SUCCESS;
@@ -115,7 +133,7 @@ static int gpu_update(nestcl_engine *e, eng_vp *vp, int64_t origin, int from, in
       continue;
     }
     if (from == 0) {
-      err = clEnqueueWriteBuffer(q, b->b_count.mem, CL_FALSE, 0, sizeof zero, &zero, 0, NULL, NULL);
+      err = clEnqueueWriteBuffer(q, b->b_count.mem, CL_FALSE, 0, sizeof zero, zero, 0, NULL, NULL);
     }
     err |= clSetKernelArg(b->k_update, 2, sizeof org, &org);
     err |= clSetKernelArg(b->k_update, 3, sizeof f, &f);
@@ -124,12 +142,24 @@ static int gpu_update(nestcl_engine *e, eng_vp *vp, int64_t origin, int from, in
     if (err == CL_SUCCESS) {
       err = clEnqueueNDRangeKernel(q, b->k_update, 1, NULL, &gsize, NULL, 0, NULL, NULL);
     }
+    /* The spike count and the failure record, read back after every slice (collect_spikes uses the count). */
+    if (err == CL_SUCCESS) {
+      err = clEnqueueReadBuffer(q, b->b_count.mem, CL_FALSE, 0, sizeof b->spike_count, b->spike_count, 0, NULL,
+                                NULL);
+    }
   }
   if (err == CL_SUCCESS) {
     err = clFinish(q);
   }
   if (err != CL_SUCCESS) {
     return cl_fail(err, "update kernel");
+  }
+  for (int p = 0; p < e->n_pops; ++p) {
+    eng_block *b = &vp->blocks[p];
+    int rc = b->n ? block_failure(e, b, origin) : 0;
+    if (rc) {
+      return rc;
+    }
   }
   double t1 = eng_now();
   for (int p = 0; p < e->n_pops && err == CL_SUCCESS; ++p) {
@@ -181,22 +211,24 @@ static int collect_spikes(nestcl_engine *e, eng_vp *vp)
     if (b->n == 0) {
       continue;
     }
+    /* GPU VPs: gpu_update read the count back after the super step's last slice. */
+    const uint32_t count = b->spike_count[0];
     if (vp->is_gpu) {
       cl_command_queue q = nestcl_device_queue(e->dev, vp->queue);
-      cl_int err = clEnqueueReadBuffer(q, b->b_count.mem, CL_TRUE, 0, 4, &b->spike_count, 0, NULL, NULL);
-      uint32_t n = b->spike_count < b->spike_cap ? b->spike_count : b->spike_cap;
-      if (err == CL_SUCCESS && n > 0) {
+      uint32_t n = count < b->spike_cap ? count : b->spike_cap;
+      cl_int err = CL_SUCCESS;
+      if (n > 0) {
         err = clEnqueueReadBuffer(q, b->b_spikes.mem, CL_TRUE, 0, (size_t)n * 8, b->spikes, 0, NULL, NULL);
       }
       if (err != CL_SUCCESS) {
         return cl_fail(err, "reading the spike list");
       }
     }
-    if (b->spike_count > b->spike_cap) {
-      return nestcl_set_error(NESTCL_ERUNTIME, "spike list overflow: %u spikes for a capacity of %u",
-                              b->spike_count, b->spike_cap);
+    if (count > b->spike_cap) {
+      return nestcl_set_error(NESTCL_ERUNTIME, "spike list overflow: %u spikes for a capacity of %u", count,
+                              b->spike_cap);
     }
-    for (uint32_t j = 0; j < b->spike_count; ++j) {
+    for (uint32_t j = 0; j < count; ++j) {
       if (b->spikes[j].index >= b->n || b->spikes[j].lag >= (uint32_t)e->min_delay) {
         return nestcl_set_error(NESTCL_ERUNTIME, "bad spike (%u, %u) from %s", b->spikes[j].index,
                                 b->spikes[j].lag, e->pops[p].model->name);
@@ -210,11 +242,104 @@ static int collect_spikes(nestcl_engine *e, eng_vp *vp)
   return 0;
 }
 
-/* Master thread: the global list of the super step (all VPs, all ranks), sorted. */
-static int exchange(nestcl_engine *e, int64_t origin)
+static int any_failed(const nestcl_engine *e)
+{
+  for (int v = 0; v < e->n_vps; ++v) {
+    if (e->vps[v].status) {
+      return 1;
+    }
+  }
+  return 0;
+}
+
+#ifdef NESTCL_WITH_MPI
+/*
+ * Under MPI the ranks must stop together: a rank that stops alone leaves the
+ * others waiting forever in their next collective. So the master of every
+ * rank takes the decision to go on at the same points of every slice, from
+ * all ranks' failures: at the end of a super step through the exchange's
+ * first collective (a failed rank sends -1 for its count), else (slices that
+ * end inside a super step, the recording's check, the end of a run) through
+ * ranks_failed. Once one rank has failed, all ranks learn its message here:
+ * the failed ranks keep their own errors; the others take the first failed
+ * rank's, as "rank R: <message>", and stop with it.
+ */
+/* A failure of this process (a VP's, or the master's exchange or recording): its code, and its message. */
+static int local_failure(const nestcl_engine *e, const char **msg)
+{
+  for (int v = 0; v < e->n_vps; ++v) {
+    if (e->vps[v].status) {
+      *msg = e->vps[v].err;
+      return e->vps[v].status;
+    }
+  }
+  *msg = e->ex_err;
+  return e->ex_status;
+}
+
+typedef struct rank_failure {
+  int code;
+  char msg[508];
+} rank_failure;
+
+/* src into dst[cap], cut to fit. */
+static void copy_text(char *dst, size_t cap, const char *src)
+{
+  size_t n = strnlen(src, cap - 1);
+  memcpy(dst, src, n);
+  dst[n] = 0;
+}
+
+static void share_failure(nestcl_engine *e, int failed)
+{
+  int first = failed ? e->rank : e->n_ranks;
+  MPI_Allreduce(MPI_IN_PLACE, &first, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  if (first >= e->n_ranks) {
+    return; /* cannot happen: some rank said it failed */
+  }
+  rank_failure f;
+  memset(&f, 0, sizeof f);
+  if (e->rank == first) {
+    const char *msg;
+    f.code = local_failure(e, &msg);
+    copy_text(f.msg, sizeof f.msg, msg);
+  }
+  MPI_Bcast(&f, (int)sizeof f, MPI_BYTE, first, MPI_COMM_WORLD);
+  if (!failed) {
+    e->ex_status = f.code ? f.code : NESTCL_ERUNTIME;
+    int k = snprintf(e->ex_err, sizeof e->ex_err, "rank %d: ", first);
+    copy_text(e->ex_err + k, sizeof e->ex_err - (size_t)k, f.msg);
+  }
+}
+#endif
+
+/* Whether any rank failed, given this one's state (a collective under MPI: every rank's master calls it). */
+static int ranks_failed(nestcl_engine *e, int failed)
+{
+#ifdef NESTCL_WITH_MPI
+  if (e->n_ranks > 1) {
+    int any = failed;
+    MPI_Allreduce(&failed, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    if (any) {
+      share_failure(e, failed);
+    }
+    return any;
+  }
+#else
+  (void)e;
+#endif
+  return failed;
+}
+
+/*
+ * Master thread: the global list of the super step (all VPs, all ranks),
+ * sorted. *failed: in, whether this rank failed (then it only takes part in
+ * the first collective); out, whether any rank did (then nothing is exchanged).
+ */
+static int exchange(nestcl_engine *e, int64_t origin, int *failed)
 {
   size_t n = 0;
-  for (int v = 0; v < e->n_vps; ++v) {
+  for (int v = 0; v < e->n_vps && !*failed; ++v) {
     memcpy(e->global + 2 * n, e->vps[v].out, e->vps[v].n_out * 2 * sizeof(uint32_t));
     n += e->vps[v].n_out;
   }
@@ -222,11 +347,20 @@ static int exchange(nestcl_engine *e, int64_t origin)
   if (e->n_ranks > 1) {
     int *counts = e->mpi_counts;
     int *displs = counts + e->n_ranks;
-    int mine = (int)(2 * n);
+    int mine = *failed ? -1 : (int)(2 * n);
     /* The first collective is where a rank waits for the slowest one: timed apart as waiting. */
     double t_sync = eng_now();
     MPI_Allgather(&mine, 1, MPI_INT, counts, 1, MPI_INT, MPI_COMM_WORLD);
     e->sync_s = eng_now() - t_sync;
+    int any = 0;
+    for (int r = 0; r < e->n_ranks; ++r) {
+      any |= counts[r] < 0;
+    }
+    if (any) {
+      share_failure(e, *failed);
+      *failed = 1;
+      return 0;
+    }
     size_t total = 0;
     for (int r = 0; r < e->n_ranks; ++r) {
       displs[r] = (int)total;
@@ -402,16 +536,6 @@ static void bar_init(nestcl_engine *e)
   }
 }
 
-static int any_failed(const nestcl_engine *e)
-{
-  for (int v = 0; v < e->n_vps; ++v) {
-    if (e->vps[v].status) {
-      return 1;
-    }
-  }
-  return 0;
-}
-
 int eng_run(nestcl_engine *e, int64_t steps)
 {
   if (steps <= 0) {
@@ -433,16 +557,29 @@ int eng_run(nestcl_engine *e, int64_t steps)
  * deadlocks: the decision to stop is taken by the master between two barriers
  * and only read after the second.
  */
-#define SYNC_ABORT()                                        \
-  bar_wait(&e->bar);                                        \
-  _Pragma("omp master")                                     \
-  e->abort = any_failed(e) || e->ex_status != 0;            \
+#define SYNC_ABORT()                                             \
+  bar_wait(&e->bar);                                             \
+  _Pragma("omp master")                                          \
+  e->abort = ranks_failed(e, any_failed(e) || e->ex_status != 0); \
   bar_wait(&e->bar)
 #pragma omp parallel num_threads(e->n_vps)
   {
     if (omp_get_num_threads() != e->n_vps) {
-#pragma omp single
-      threads_ok = 0;
+#pragma omp master
+      {
+        /* Under MPI the other ranks wait at the first slice's decision: this rank takes part in it, failed. */
+        threads_ok = 0;
+        e->ex_status = NESTCL_ERUNTIME;
+        snprintf(e->ex_err, sizeof e->ex_err, "OpenMP gave fewer than the %d threads the VPs need", e->n_vps);
+        int failed = 1;
+        int to = (int64_t)(e->min_delay - lag0) < steps ? e->min_delay : lag0 + (int)steps;
+        if (to == e->min_delay && e->n_ranks > 1) {
+          (void)exchange(e, origin0, &failed);
+        } else {
+          (void)ranks_failed(e, failed);
+        }
+        e->abort = 1;
+      }
     } else {
       int v = omp_get_thread_num();
       eng_vp *vp = &e->vps[v];
@@ -468,14 +605,23 @@ int eng_run(nestcl_engine *e, int64_t steps)
           double t_g = eng_now();
           e->sync_s = 0.0;
           e->record_s = 0.0;
-          if (!any_failed(e) && to == e->min_delay) {
-            int rc = exchange(e, origin);
+          /*
+           * One rank: stop on any failure. More: on any rank's failure as
+           * known at the decision (an error of this exchange itself is
+           * decided at the next one, at the latest at the end of the run).
+           */
+          int failed = any_failed(e) || e->ex_status != 0;
+          if (to == e->min_delay && (!failed || e->n_ranks > 1)) {
+            int rc = exchange(e, origin, &failed);
             if (rc) {
               e->ex_status = rc;
               snprintf(e->ex_err, sizeof e->ex_err, "%s", nestcl_last_error());
+              e->n_global_spikes = 0;
             }
+          } else {
+            failed = ranks_failed(e, failed);
           }
-          e->abort = any_failed(e) || e->ex_status != 0;
+          e->abort = failed || (e->n_ranks == 1 && e->ex_status != 0);
           e->serial_s = eng_now() - t_g - e->sync_s - e->record_s;
         }
         bar_wait(&e->bar);
@@ -539,7 +685,14 @@ int eng_run(nestcl_engine *e, int64_t steps)
   }
 #undef SYNC_ABORT
   if (!threads_ok) {
-    return nestcl_set_error(NESTCL_ERUNTIME, "OpenMP gave fewer than the %d threads the VPs need", e->n_vps);
+    return nestcl_set_error(e->ex_status, "%s", e->ex_err);
+  }
+  /*
+   * Errors after the run's last decision (delivery, recording of its last
+   * slice) are decided here; a run that stopped on a failure shared it already.
+   */
+  if (e->n_ranks > 1 && !e->abort) {
+    (void)ranks_failed(e, any_failed(e) || e->ex_status != 0);
   }
   int rc = eng_vps_status(e);
   if (rc) {

@@ -16,6 +16,7 @@
 #include <deque>
 #include <functional>
 #include <map>
+#include <sstream>
 #include <string>
 #include <tuple>
 
@@ -1585,8 +1586,31 @@ NestclManager::update( size_t tid, const Time& origin, long from, long to )
       }
     }
     const double t1 = now_s();
-    check( nestcl_block_update( g.block, origin_steps, static_cast< int >( from ), static_cast< int >( to ) ),
-      "updating " + std::string( g.glue->name ) );
+    const int update_rc =
+      nestcl_block_update( g.block, origin_steps, static_cast< int >( from ), static_cast< int >( to ) );
+    uint32_t f_code = 0, f_index = 0, f_lag = 0;
+    int f_status = 0;
+    if ( nestcl_block_failure( g.block, &f_code, &f_index, &f_lag, &f_status ) )
+    {
+      // The model's update() threw on the device (GSLSolverFailure, NumericalInstability, ...), where NEST's own
+      // loop would have stopped with that exception: stop the same way, naming the node and the step.
+      const nestcl_model* model = g.glue->model;
+      const bool named = model->failures and f_code >= 1 and f_code <= static_cast< uint32_t >( model->n_failures );
+      std::ostringstream msg;
+      msg << "nestcl: " << g.glue->name << " node ";
+      if ( f_index < n )
+      {
+        msg << g.nodes[ f_index ]->get_node_id();
+      }
+      else
+      {
+        msg << "(local index " << f_index << ")";
+      }
+      msg << " at t = " << Time( Time::step( origin_steps + static_cast< long >( f_lag ) ) ).get_ms()
+          << " ms: " << ( named ? model->failures[ f_code - 1 ] : "failure" ) << " (status " << f_status << ")";
+      throw KernelException( msg.str() );
+    }
+    check( update_rc, "updating " + std::string( g.glue->name ) );
     const double t2 = now_s();
     const nestcl_spike* spikes;
     uint32_t n_spikes;
