@@ -1,7 +1,7 @@
 /*
- * nestcl's NEST-API shim: the exceptions models throw from set_status() and
- * handles_test_event(). Messages follow NEST's wording closely enough for tests
- * to check them.
+ * nestcl's NEST-API shim: the exceptions models throw from set_status(),
+ * handles_test_event() and, for the GSL-integrated models, update(). Messages
+ * follow NEST's wording closely enough for tests to check them.
  */
 #ifndef EXCEPTIONS_H
 #define EXCEPTIONS_H
@@ -62,6 +62,27 @@ class UnexpectedEvent : public KernelException
 public:
   UnexpectedEvent()
     : KernelException( "Target does not handle this event type." )
+  {
+  }
+};
+
+/* An ODE model's GSL integrator returned an error status from gsl_odeiv_evolve_apply(). */
+class GSLSolverFailure : public KernelException
+{
+public:
+  GSLSolverFailure( const std::string& model, const int status )
+    : KernelException( "The GSL solver of " + model + " failed with status " + std::to_string( status ) + "." )
+  {
+  }
+};
+
+/* A model's state left the range in which its integration can be trusted
+ * (aeif models: V_m or w out of bounds after an integration step). */
+class NumericalInstability : public KernelException
+{
+public:
+  explicit NumericalInstability( const std::string& model )
+    : KernelException( "Numerical instability while updating " + model + "." )
   {
   }
 };

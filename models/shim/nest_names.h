@@ -57,6 +57,28 @@ const std::string V_m( "V_m" );
 const std::string V_min( "V_min" );
 const std::string V_reset( "V_reset" );
 const std::string V_th( "V_th" );
+// Conductance-based, adaptive and Hodgkin-Huxley models (iaf_cond_alpha,
+// aeif_cond_exp, hh_psc_alpha).
+const std::string Act_m( "Act_m" );
+const std::string Act_n( "Act_n" );
+const std::string Delta_T( "Delta_T" );
+const std::string dg_ex( "dg_ex" );
+const std::string dg_in( "dg_in" );
+const std::string E_ex( "E_ex" );
+const std::string E_in( "E_in" );
+const std::string E_K( "E_K" );
+const std::string E_Na( "E_Na" );
+const std::string g_ex( "g_ex" );
+const std::string g_in( "g_in" );
+const std::string g_K( "g_K" );
+const std::string g_L( "g_L" );
+const std::string g_Na( "g_Na" );
+const std::string gsl_error_tol( "gsl_error_tol" );
+const std::string Inact_h( "Inact_h" );
+const std::string t_ref_remaining( "t_ref_remaining" );
+const std::string tau_w( "tau_w" );
+const std::string V_peak( "V_peak" );
+const std::string w( "w" );
 }  // namespace names
 }  // namespace nest
 

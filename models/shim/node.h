@@ -92,6 +92,13 @@ public:
   {
     throw UnexpectedEvent();
   }
+  /* Connection set-up: a source sends a test event of the kind it emits to
+   * the target's handles_test_event() and returns the port the target answers. */
+  virtual size_t
+  send_test_event( Node&, size_t, synindex, bool )
+  {
+    throw IllegalConnection( "the source node does not send output" );
+  }
   /* Devices fix the per-target content of an event here (poisson_generator). */
   virtual void
   event_hook( DSSpikeEvent& )

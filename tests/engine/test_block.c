@@ -24,6 +24,7 @@
 #include "nestcl_fixed.h"
 #include "nestcl_philox.h"
 #include "nestcl_ring.h"
+#include "test_lif.h"
 
 #define N 257u
 #define MIN_DELAY 15u
@@ -56,6 +57,13 @@ static double input_value(uint32_t slice, uint32_t lag, uint32_t ch, uint32_t i)
   return (double)k / 65536.0;
 }
 
+
+/* A drive that makes every model fire: the adaptive exponential models need more than the others (rheobase ~600 pA). */
+static double drive_pA(const nestcl_model *m)
+{
+  return strncmp(m->name, "aeif", 4) == 0 ? 900.0 : 300.0;
+}
+
 static int run_model(nestcl_device *dev, const nestcl_model *m)
 {
   const uint32_t K = m->has_receptors ? 3u : 0u;
@@ -77,7 +85,8 @@ static int run_model(nestcl_device *dev, const nestcl_model *m)
   for (uint32_t i = 0; i < N; ++i) {
     if (m->set_defaults) m->set_defaults(bf, N, i, K);
     /* Heterogeneous drive where the model has a bias current. */
-    if (m->set_status) (void)m->set_status(bf, N, i, K, "I_e", 300.0 + 2.0 * (double)(i % 97));
+    if (m->set_status) (void)m->set_status(bf, N, i, K, "I_e", drive_pA(m) + 2.0 * (double)(i % 97));
+    if (m->init_buffers) CHECK(m->init_buffers(bf, N, i, K, H) == 0, "%s: init_buffers", m->name);
     if (m->pre_run) CHECK(m->pre_run(bf, N, i, K, H) == 0, "%s: pre_run", m->name);
   }
   for (int f = 0; f < m->n_fields; ++f) {
@@ -148,10 +157,12 @@ static int run_model(nestcl_device *dev, const nestcl_model *m)
         }
       }
       CHECK(nestcl_block_update(b, origin, from, to) == 0, "%s: update slice %u", m->name, s);
-      uint32_t count = 0;
-      nestcl_update_args a = {N, K, origin, from, to, H, SLOTS, nch, ring, &count, cs + cn, N * MIN_DELAY - cn, 1, crec};
+      uint32_t count[NESTCL_COUNT_WORDS] = {0};
+      nestcl_update_args a = {N, K, origin, from, to, H, SLOTS, nch, ring, count, cs + cn, N * MIN_DELAY - cn, 1, crec};
       m->update_cpu(&a, cf);
-      cn += count;
+      CHECK(count[1] == 0, "%s: the C loop reported failure %u of neuron %u at lag %u (status %d)", m->name,
+            count[1], count[2], count[3], (int)count[4]);
+      cn += count[0];
       for (int lag = from; lag < to; ++lag) {
         const int64_t step = origin + lag;
         for (uint32_t i = 0; i < N; ++i) {
@@ -251,7 +262,8 @@ static void run_pause(nestcl_device *dev, const nestcl_model *m)
   void *const *f0 = nestcl_block_fields(b[0]);
   for (uint32_t i = 0; i < N; ++i) {
     if (m->set_defaults) m->set_defaults(f0, N, i, K);
-    if (m->set_status) (void)m->set_status(f0, N, i, K, "I_e", 300.0 + 2.0 * (double)(i % 97));
+    if (m->set_status) (void)m->set_status(f0, N, i, K, "I_e", drive_pA(m) + 2.0 * (double)(i % 97));
+    if (m->init_buffers) CHECK(m->init_buffers(f0, N, i, K, H) == 0, "%s: init_buffers", m->name);
     if (m->pre_run) CHECK(m->pre_run(f0, N, i, K, H) == 0, "%s: pre_run", m->name);
   }
   CHECK(nestcl_block_upload(b[0]) == 0, "%s: upload", m->name);
@@ -320,6 +332,60 @@ static void run_pause(nestcl_device *dev, const nestcl_model *m)
   nestcl_block_destroy(b[1]);
 }
 
+/*
+ * A failure recorded by the update (model.h, Failures; test_lif's fail_step):
+ * nestcl_block_update returns NESTCL_ERUNTIME naming the model, the neuron by
+ * its id (id_first + index * id_stride, or the index without ids) and the
+ * start of the failing step; nestcl_block_failure gives the record, and only
+ * for the update that made it.
+ */
+static void run_failure(nestcl_device *dev, uint64_t id_first, uint64_t id_stride)
+{
+  const nestcl_model *m = &test_lif_model;
+  const uint32_t n = 8, bad = 5;
+  nestcl_block_config c = {m, n, 0, H, MIN_DELAY, SLOTS, 0, 0, 7, id_first, id_stride};
+  nestcl_block *b;
+  CHECK(nestcl_block_create(dev, &c, &b) == 0, "test_lif: create");
+  void *const *f = nestcl_block_fields(b);
+  for (uint32_t i = 0; i < n; ++i) {
+    m->set_defaults(f, n, i, 0);
+    CHECK(m->set_status(f, n, i, 0, "I_e", 500.0) == 0, "I_e");
+    CHECK(m->pre_run(f, n, i, 0, H) == 0, "pre_run");
+  }
+  /* Neuron 5 throws NumericalInstability at the start of step 40 (slice 30, lag 10). */
+  CHECK(m->set_status(f, n, bad, 0, "fail_step", 40.0) == 0 && m->set_status(f, n, bad, 0, "fail_code", 2.0) == 0,
+        "fail_step");
+  CHECK(nestcl_block_upload(b) == 0, "test_lif: upload");
+  uint32_t code = 99, index = 99, lag = 99;
+  int status = 99;
+  for (int64_t origin = 0; origin < 30; origin += MIN_DELAY) {
+    CHECK(nestcl_block_update(b, origin, 0, (int)MIN_DELAY) == 0, "test_lif: update at %lld", (long long)origin);
+    CHECK(nestcl_block_failure(b, &code, &index, &lag, &status) == 0 && code == 99,
+          "test_lif: a failure before the failing step");
+  }
+  int rc = nestcl_block_update(b, 30, 0, (int)MIN_DELAY);
+  char want[160];
+  snprintf(want, sizeof want, "test_lif neuron %llu at t = 4 ms: NumericalInstability (status -14)",
+           (unsigned long long)(id_first + bad * (id_stride ? id_stride : 1)));
+  CHECK(rc == NESTCL_ERUNTIME && strcmp(nestcl_last_error(), want) == 0, "update with the failure: rc %d, '%s'; want '%s'",
+        rc, rc ? nestcl_last_error() : "", want);
+  CHECK(nestcl_block_failure(b, &code, &index, &lag, &status) == 1, "no failure recorded");
+  CHECK(code == 2 && index == bad && lag == 10 && status == -14, "failure record (%u, %u, %u, %d)", code, index, lag,
+        status);
+  CHECK(nestcl_block_failure(b, NULL, NULL, NULL, NULL) == 1, "failure with NULL outputs");
+  /* The failing neuron stopped at its failure; the others went on through the slice (same drive, still rising). */
+  double v_bad = 0.0, v_ok = 0.0;
+  CHECK(nestcl_block_download(b) == 0, "download");
+  CHECK(m->get_status(f, n, bad, 0, "V_m", &v_bad) == 0 && m->get_status(f, n, bad - 1, 0, "V_m", &v_ok) == 0, "V_m");
+  CHECK(v_bad > 0.0 && v_bad < v_ok, "V_m of the failing neuron %g, of its neighbour %g", v_bad, v_ok);
+  /* The next update is clean again (the neuron's fail_step is behind it). */
+  CHECK(nestcl_block_update(b, 45, 0, (int)MIN_DELAY) == 0, "update after the failure: %s", nestcl_last_error());
+  code = 0;
+  CHECK(nestcl_block_failure(b, &code, &index, &lag, &status) == 0 && code == 0, "a failure left from the last update");
+  printf("%-26s failure: %s\n", m->name, want);
+  nestcl_block_destroy(b);
+}
+
 int main(void)
 {
   nestcl_device *dev;
@@ -331,7 +397,16 @@ int main(void)
   for (int k = 0; k < nestcl_builtin_model_count; ++k) {
     silent += run_model(dev, nestcl_builtin_models[k]) != 0;
   }
-  run_pause(dev, nestcl_builtin_models[0]);
+  /* The pause on iaf_psc_alpha (its synapses' values are currents; models sort by name, so it need not be first). */
+  const nestcl_model *pause_model = nestcl_builtin_models[0];
+  for (int k = 0; k < nestcl_builtin_model_count; ++k) {
+    if (strcmp(nestcl_builtin_models[k]->name, "iaf_psc_alpha") == 0) {
+      pause_model = nestcl_builtin_models[k];
+    }
+  }
+  run_pause(dev, pause_model);
+  run_failure(dev, 100, 3);
+  run_failure(dev, 0, 0);
   /* Bad use: lags outside the slice, an update before any upload. */
   nestcl_block_config c = {nestcl_builtin_models[0], 4, 0, H, MIN_DELAY, SLOTS, 0, 0, 7, 0, 1};
   nestcl_block *b;

@@ -41,6 +41,7 @@
 #include "nestcl/model.h"
 #include "nestcl_fixed.h"
 #include "nestcl_glue_table.hpp"
+#include "nestcl_libm.h"
 #include "nestcl_rt_source.h"
 #include "shim_driver.hpp"
 
@@ -132,6 +133,9 @@ struct Setup
    */
   std::vector< std::string > tolerant_fields;
   double tolerance = 0;
+  /* State fields without a NEST name start random through the glue; ODE models set their state
+     vector through the status dictionary instead (random gating variables are not a neuron). */
+  bool random_state = true;
 };
 
 double
@@ -258,6 +262,90 @@ make_setup( const std::string& model )
     s.I_hi = 450.0;
     // Excitatory input on receptors 1 and 2, inhibitory on 3.
     s.rport = []( size_t i, long t, bool excitatory ) { return excitatory ? 1L + ( u01( i, t, 22 ) < 0.5 ? 0 : 1 ) : 3L; };
+  }
+  else if ( model == "iaf_cond_alpha" )
+  {
+    // GSL's rkf45 with the y control: the device's nestcl_rkf45.h must take the same steps.
+    s.random_state = false;
+    s.params = []( size_t i, nest::Dictionary& d )
+    {
+      static const double t_refs[] = { 0.0, 0.5, 1.0, 2.0, 2.04, 3.33 };
+      const double E_L = pick( i, 1, -75.0, -65.0 );
+      const double V_th = E_L + pick( i, 2, 10.0, 20.0 );
+      d[ nest::names::E_L ] = E_L;
+      d[ nest::names::V_th ] = V_th;
+      d[ nest::names::V_reset ] = E_L - pick( i, 5, 0.0, 5.0 );
+      d[ nest::names::t_ref ] = t_refs[ i % 6 ];
+      d[ nest::names::C_m ] = pick( i, 4, 150.0, 350.0 );
+      d[ nest::names::g_L ] = pick( i, 3, 10.0, 25.0 );
+      d[ nest::names::tau_syn_ex ] = pick( i, 8, 0.2, 2.0 );
+      d[ nest::names::tau_syn_in ] = pick( i, 9, 1.0, 5.0 );
+      d[ nest::names::I_e ] = pick( i, 6, 0.0, 100.0 );
+      d[ nest::names::V_m ] = E_L + ( V_th - E_L ) * u01( i, 0, 7 );
+      d[ nest::names::g_ex ] = q16( pick( i, 10, 0.0, 5.0 ) );
+      d[ nest::names::dg_in ] = q16( pick( i, 11, 0.0, 2.0 ) );
+    };
+    s.p_ex = 0.05;
+    s.w_ex = 3.0;
+    s.p_in = 0.03;
+    s.w_in = 5.0;
+    s.I_lo = 150.0;
+    s.I_hi = 400.0;
+  }
+  else if ( model == "aeif_cond_exp" )
+  {
+    // The yp control, the exponential spike current (std::exp: glibc's, bit for bit) and
+    // spikes inside the integration loop; every 7th neuron has Delta_T = 0.
+    s.random_state = false;
+    s.params = []( size_t i, nest::Dictionary& d )
+    {
+      static const double t_refs[] = { 0.0, 0.5, 2.0 };
+      d[ nest::names::C_m ] = pick( i, 1, 200.0, 300.0 );
+      d[ nest::names::g_L ] = pick( i, 2, 20.0, 40.0 );
+      d[ nest::names::E_L ] = pick( i, 3, -72.0, -68.0 );
+      d[ nest::names::V_th ] = pick( i, 4, -52.0, -48.0 );
+      d[ nest::names::Delta_T ] = i % 7 == 0 ? 0.0 : pick( i, 5, 1.5, 2.5 );
+      d[ nest::names::V_reset ] = pick( i, 6, -62.0, -58.0 );
+      d[ nest::names::t_ref ] = t_refs[ i % 3 ];
+      d[ nest::names::a ] = pick( i, 7, 2.0, 6.0 );
+      d[ nest::names::b ] = pick( i, 8, 40.0, 100.0 );
+      d[ nest::names::tau_w ] = pick( i, 9, 100.0, 200.0 );
+      d[ nest::names::tau_syn_ex ] = pick( i, 10, 0.2, 1.0 );
+      d[ nest::names::tau_syn_in ] = pick( i, 11, 2.0, 5.0 );
+      d[ nest::names::I_e ] = pick( i, 12, 0.0, 200.0 );
+      if ( i % 5 == 0 )
+      {
+        d[ nest::names::gsl_error_tol ] = 1e-7;
+      }
+      d[ nest::names::V_m ] = pick( i, 13, -70.0, -55.0 );
+      d[ nest::names::w ] = q16( pick( i, 14, 0.0, 50.0 ) );
+    };
+    s.p_ex = 0.05;
+    s.w_ex = 5.0;
+    s.p_in = 0.03;
+    s.w_in = 8.0;
+    s.I_lo = 300.0;
+    s.I_hi = 700.0;
+  }
+  else if ( model == "hh_psc_alpha" )
+  {
+    // Hodgkin-Huxley spikes: fast and stiff, the step size shrinks and grows through each.
+    s.random_state = false;
+    s.params = []( size_t i, nest::Dictionary& d )
+    {
+      d[ nest::names::C_m ] = pick( i, 1, 80.0, 120.0 );
+      d[ nest::names::t_ref ] = i % 2 == 0 ? 0.0 : 2.0;
+      d[ nest::names::tau_syn_ex ] = pick( i, 2, 0.1, 1.0 );
+      d[ nest::names::tau_syn_in ] = pick( i, 3, 1.0, 3.0 );
+      d[ nest::names::I_e ] = pick( i, 4, 0.0, 600.0 );
+      d[ nest::names::V_m ] = pick( i, 5, -70.0, -60.0 );
+    };
+    s.p_ex = 0.05;
+    s.w_ex = 100.0;
+    s.p_in = 0.03;
+    s.w_in = 150.0;
+    s.I_lo = 0.0;
+    s.I_hi = 400.0;
   }
   else
   {
@@ -604,7 +692,9 @@ cl_open( ClPath& cl, const char* spec, const SoA& init, size_t ring_elems, size_
     return 1;
   }
   const std::string source = std::string( nestcl_rt_source ) + DESC->kernel_source;
-  if ( nestcl_program_build( cl.dev, source.c_str(), "", &cl.prog ) )
+  // Translated code calls nestcl_glibc_exp( x, NESTCL_LIBM_VARIANT ): the host's glibc variant, as the runtime builds it.
+  const std::string options = "-DNESTCL_LIBM_VARIANT=" + std::to_string( nestcl_libm_host_variant() != 0 ? 1 : 0 );
+  if ( nestcl_program_build( cl.dev, source.c_str(), options.c_str(), &cl.prog ) )
   {
     std::fprintf( stderr, "error: %s\n", nestcl_last_error() );
     return 1;
@@ -616,7 +706,8 @@ cl_open( ClPath& cl, const char* spec, const SoA& init, size_t ring_elems, size_
   const cl_mem_flags rw = CL_MEM_READ_WRITE;
   std::vector< int64_t > zero_ring( ring_elems, 0 );
   if ( nestcl_buffer_alloc( cl.dev, NESTCL_MEM_RING, "ring", ring_elems * 8, rw, zero_ring.data(), &cl.ring )
-    || nestcl_buffer_alloc( cl.dev, NESTCL_MEM_OTHER, "spike count", 4, rw, nullptr, &cl.count )
+    || nestcl_buffer_alloc(
+      cl.dev, NESTCL_MEM_OTHER, "spike count", NESTCL_COUNT_WORDS * 4, rw, nullptr, &cl.count )
     || nestcl_buffer_alloc( cl.dev, NESTCL_MEM_OTHER, "spikes", init.n * MIN_DELAY * 8, rw, nullptr, &cl.spikes )
     || nestcl_buffer_alloc( cl.dev, NESTCL_MEM_RECORDING, "rec", rec_elems * 8, rw, nullptr, &cl.rec ) )
   {
@@ -663,11 +754,12 @@ cl_step( ClPath& cl, long origin, long lag_from, long lag_to, SoA& out, std::vec
 {
   const cl_long o = origin;
   const cl_int from = static_cast< cl_int >( lag_from ), to = static_cast< cl_int >( lag_to );
-  const cl_uint zero = 0;
+  const cl_uint zero[ NESTCL_COUNT_WORDS ] = {};
   CL_CHECK( clSetKernelArg( cl.kernel, 2, sizeof o, &o ), "arg origin_steps" );
   CL_CHECK( clSetKernelArg( cl.kernel, 3, sizeof from, &from ), "arg from" );
   CL_CHECK( clSetKernelArg( cl.kernel, 4, sizeof to, &to ), "arg to" );
-  CL_CHECK( clEnqueueWriteBuffer( cl.q, cl.count.mem, CL_FALSE, 0, 4, &zero, 0, nullptr, nullptr ), "reset count" );
+  CL_CHECK(
+    clEnqueueWriteBuffer( cl.q, cl.count.mem, CL_FALSE, 0, sizeof zero, zero, 0, nullptr, nullptr ), "reset count" );
   CL_CHECK( clEnqueueWriteBuffer( cl.q, cl.rec.mem, CL_FALSE, 0, rec.size() * 8, rec.data(), 0, nullptr, nullptr ),
     "reset rec" );
   const size_t global = out.n;
@@ -678,8 +770,16 @@ cl_step( ClPath& cl, long origin, long lag_from, long lag_to, SoA& out, std::vec
       clEnqueueReadBuffer( cl.q, cl.fields[ f ].mem, CL_FALSE, 0, out.bytes( f ), out.ptrs[ f ], 0, nullptr, nullptr ),
       "read field" );
   }
-  cl_uint count = 0;
-  CL_CHECK( clEnqueueReadBuffer( cl.q, cl.count.mem, CL_TRUE, 0, 4, &count, 0, nullptr, nullptr ), "read count" );
+  cl_uint words[ NESTCL_COUNT_WORDS ] = {};
+  CL_CHECK(
+    clEnqueueReadBuffer( cl.q, cl.count.mem, CL_TRUE, 0, sizeof words, words, 0, nullptr, nullptr ), "read count" );
+  if ( words[ 1 ] != 0 )
+  {
+    std::fprintf( stderr, "error: the OpenCL update reported failure %u of neuron %u at step %ld (status %d)\n",
+      words[ 1 ], words[ 2 ], origin + static_cast< long >( words[ 3 ] ), static_cast< int >( words[ 4 ] ) );
+    return 1;
+  }
+  const cl_uint count = words[ 0 ];
   if ( count > out.n * ( lag_to - lag_from ) )
   {
     std::fprintf( stderr, "error: OpenCL spike list overflow (%u > %zu)\n", count, out.n );
@@ -1143,7 +1243,7 @@ main( int argc, char** argv )
   for ( int f = 0; f < DESC->n_fields; ++f )
   {
     const nestcl_field& fd = DESC->fields[ f ];
-    if ( fd.role != NESTCL_ROLE_STATE || fd.nest_name )
+    if ( fd.role != NESTCL_ROLE_STATE || fd.nest_name || !setup.random_state )
     {
       continue;
     }
@@ -1360,7 +1460,7 @@ main( int argc, char** argv )
       const SoA& ref_to = refs[ to - 1 ];
 
       // The C loop.
-      uint32_t count = 0;
+      uint32_t words[ NESTCL_COUNT_WORDS ] = {};
       rec = rec_blank;
       nestcl_update_args a {};
       a.n = static_cast< uint32_t >( N );
@@ -1372,12 +1472,20 @@ main( int argc, char** argv )
       a.ring_slots = RING_SLOTS;
       a.n_channels = nch;
       a.ring = ring.data();
-      a.spike_count = &count;
+      a.spike_count = words;
       a.spikes = cpu_spikes.data();
       a.spike_capacity = static_cast< uint32_t >( N * ( to - from ) );
       a.rec_interval = REC_INTERVAL;
       a.rec = rec.data();
       DESC->update_cpu( &a, cpu.fields() );
+      if ( words[ 1 ] != 0 )
+      {
+        return nestcl_test::fail( "cpu",
+          "the C loop reported failure " + std::to_string( words[ 1 ] ) + " of neuron " + std::to_string( words[ 2 ] )
+            + " at step " + std::to_string( origin + static_cast< long >( words[ 3 ] ) ) + " (status "
+            + std::to_string( static_cast< int >( words[ 4 ] ) ) + ")" );
+      }
+      const uint32_t count = words[ 0 ];
       if ( count > a.spike_capacity )
       {
         return nestcl_test::fail( "cpu", "spike list overflow" );

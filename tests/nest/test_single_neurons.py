@@ -30,6 +30,18 @@ CASES = {
     "izhikevich": (8.0, 3.0, {}),
     "gif_psc_exp": (260.0, 40.0, {}),
     "mat2_psc_exp": (650.0, 60.0, {}),
+    # NEST's GSL models: rkf45 on the device (nestcl_rkf45.h), weights in nS for the conductance models
+    "iaf_cond_alpha": (500.0, 3.0, {}),
+    "iaf_cond_exp": (500.0, 3.0, {}),
+    "iaf_cond_beta": (500.0, 3.0, {}),
+    "iaf_cond_exp_sfa_rr": (700.0, 3.0, {}),
+    "aeif_cond_alpha": (800.0, 5.0, {}),
+    "aeif_cond_exp": (800.0, 5.0, {}),
+    "aeif_psc_alpha": (800.0, 150.0, {}),
+    "aeif_psc_exp": (800.0, 150.0, {}),
+    "aeif_psc_delta": (800.0, 1.0, {}),
+    "hh_psc_alpha": (700.0, 100.0, {}),
+    "hh_cond_exp_traub": (700.0, 5.0, {}),
 }
 
 
@@ -162,12 +174,35 @@ def run_fixed_point_bound():
     return not problems
 
 
+def run_failure():
+    """aeif_cond_exp driven out of NEST's bounds on the stream VP: Simulate fails with NEST's
+    NumericalInstability named, with the node id and the time, as the CPU VP's neuron fails."""
+    nest.ResetKernel()
+    nest.SetKernelStatus({"local_num_threads": 2, "nestcl_streams": 1, "resolution": 0.1})
+    neurons = nest.Create("aeif_cond_exp", 2)
+    stream_node = [nid for nid, vp in zip(neurons.tolist(), neurons.get("vp")) if vp == 1][0]
+    nest.SetStatus(nest.NodeCollection([stream_node]), {"I_e": -1e12})
+    problems = []
+    try:
+        nest.Simulate(10.0)
+        problems.append("Simulate succeeded although the neuron left NEST's bounds")
+    except Exception as e:  # NEST raises its kernel exception as a Python exception
+        msg = str(e)
+        for want in ("aeif_cond_exp", "NumericalInstability", "node %d" % stream_node, " ms"):
+            if want not in msg:
+                problems.append("the error does not name %r: %s" % (want, msg))
+    print("%s failure on the stream VP is reported%s" % ("PASS" if not problems else "FAIL",
+                                                        "" if not problems else ": " + "; ".join(problems)))
+    return not problems
+
+
 def main():
     nest.verbosity = nest.VerbosityLevel.WARNING
     models = sys.argv[1:] or list(CASES)
     ok = [run(m) for m in models]
     if len(sys.argv) == 1:
         ok.append(run_fixed_point_bound())
+        ok.append(run_failure())
     print("%d passed, %d failed" % (sum(ok), len(ok) - sum(ok)))
     return 0 if all(ok) else 1
 

@@ -7,7 +7,7 @@
 # skipped (matched by the test's SKIP_REGULAR_EXPRESSION).
 #
 # Writes ${OUT}/coverage.md (model, translated or not, reason) and requires
-# iaf_psc_alpha, iaf_psc_exp and iaf_psc_delta to translate, every translated
+# iaf_psc_alpha, iaf_psc_exp, iaf_psc_delta and six GSL models to translate, every translated
 # kernel to build on the OpenCL device (-DCLBUILD=<nestcl_tr_clbuild>), with
 # -DMPI_INCLUDES=<dirs separated by |> for a NEST built with MPI, and, with
 # -DCC=<C compiler> -DKERNELS_DIR=... -DHOST_INCLUDE=..., the generated C to compile.
@@ -85,7 +85,9 @@ endforeach()
 file(WRITE ${OUT}/coverage.md "${table}")
 message(STATUS "${ntr} of ${n} NEST models (neurons, node devices, synapses) translate; table in ${OUT}/coverage.md")
 
-foreach(m iaf_psc_alpha iaf_psc_exp iaf_psc_delta)
+# and NEST's GSL models, integrated by nestcl_rkf45.h on the device
+foreach(m iaf_psc_alpha iaf_psc_exp iaf_psc_delta iaf_cond_alpha iaf_cond_exp aeif_cond_alpha aeif_cond_exp hh_psc_alpha
+          hh_cond_exp_traub)
   if(NOT EXISTS ${OUT}/gen/${m}.cl)
     message(FATAL_ERROR "NEST's ${m} does not translate; see ${OUT}/coverage.md and ${OUT}/diagnostics.txt")
   endif()
@@ -122,4 +124,4 @@ endif()
 if(NOT brc EQUAL 0)
   message(FATAL_ERROR "kernels of NEST's models do not build:\n${bout}${berr}")
 endif()
-message(STATUS "NEST's iaf_psc_alpha, iaf_psc_exp, iaf_psc_delta and its static and STDP synapses translate; every translated kernel builds and its C compiles")
+message(STATUS "NEST's iaf_psc_alpha, iaf_psc_exp, iaf_psc_delta, its GSL models iaf_cond_alpha, iaf_cond_exp, aeif_cond_alpha, aeif_cond_exp, hh_psc_alpha, hh_cond_exp_traub and its static and STDP synapses translate; every translated kernel builds and its C compiles")

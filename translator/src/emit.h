@@ -27,6 +27,11 @@ typedef struct tr_rendered {
   unsigned char *init_used;
   char *dyn_body;         /* ODE models: the dynamics callback's body, rewritten (RW_DYN) */
   unsigned char *dyn_used;
+  /* NEST's recordables (RecordablesMap): names and, per name, the value's expression over one lag's record */
+  char **rec_names;
+  char **rec_exprs;
+  int n_rec_names;
+  unsigned char *rec_used;
 } tr_rendered;
 
 /* Renders everything; errors go to m->diags (m->failed set). 0 or -1. */

@@ -143,6 +143,21 @@ void emit_desc(strbuf *b, const ir_model *m, const tr_rendered *r, const char *k
       sb_printf(b, "%s\"%s\"", j ? ", " : "", m->failures[j]);
     sb_puts(b, "};\n\n");
   }
+  if (r->n_rec_names) {
+    sb_printf(b, "static const char *const %s_recordable_names[] = {", nm);
+    for (j = 0; j < r->n_rec_names; j++)
+      sb_printf(b, "%s\"%s\"", j ? ", " : "", r->rec_names[j]);
+    sb_puts(b, "};\n\n");
+    sb_printf(b, "/* NEST's recordables from one lag's record (RecordablesMap< %s >::create()'s getters). */\n"
+                 "static int %s_recordable_value(int which, const double *nestcl_rec, void *const *fields, size_t n,\n"
+                 "                                size_t nestcl_i, uint32_t K, double resolution_ms, double *value)\n{\n",
+              nm, nm);
+    field_decls(b, m, r->rec_used);
+    sb_puts(b, "  switch (which) {\n");
+    for (j = 0; j < r->n_rec_names; j++)
+      sb_printf(b, "  case %d: /* %s */\n    *value = (double)(%s);\n    return 0;\n", j, r->rec_names[j], r->rec_exprs[j]);
+    sb_printf(b, "  default:\n    return nestcl_set_error(NESTCL_EINVAL, \"%s: no recordable %%d\", which);\n  }\n}\n\n", nm);
+  }
   if (r->route_spike) {
     sb_printf(b, "static int %s_route_spike(double weight, long rport, uint32_t K, int *channel, double *value)\n{\n  ", nm);
     sb_puts(b, r->route_spike);
@@ -199,6 +214,10 @@ void emit_desc(strbuf *b, const ir_model *m, const tr_rendered *r, const char *k
   if (r->set_status_body) sb_printf(b, "  %s_set_status,\n", nm); else sb_puts(b, "  NULL,\n");
   if (r->init_body) sb_printf(b, "  %s_init_buffers,\n", nm); else sb_puts(b, "  NULL,\n");
   if (m->n_failures) sb_printf(b, "  %s_failures,\n  %d,\n", nm, m->n_failures); else sb_puts(b, "  NULL,\n  0,\n");
+  if (r->n_rec_names)
+    sb_printf(b, "  %s_recordable_names,\n  %d,\n  %s_recordable_value,\n", nm, r->n_rec_names, nm);
+  else
+    sb_puts(b, "  NULL,\n  0,\n  NULL,\n");
   sb_puts(b, "};\n");
 }
 

@@ -114,30 +114,41 @@ static void emit_drain(strbuf *b, const ir_model *m, int has_buffers)
   sb_puts(b, "}\n\n");
 }
 
-/* record_<model>(node, values, step): the recordable State_ fields from values (descriptor order), then the logger. */
+/*
+ * record_<model>(node, values, step): the recorded fields from values (descriptor's
+ * recordables order: the State_ fields, then what NEST's recordable getters read
+ * that update() changes), then the node's own logger, so NEST's recordables map
+ * reads the values of that step.
+ */
 static void emit_record(strbuf *b, const ir_model *m, int has_buffers)
 {
-  int r, any = 0;
+  int r, s, any[4] = {0, 0, 0, 0};
   sb_printf(b, "inline void\nrecord_%s( nest::%s& node, const double* values, long step )\n{\n  (void)values;\n",
             m->name, m->name);
   for (r = 0; r < m->n_recordables; r++)
-    if (!strcmp(m->fields[m->recordables[r]].struct_name, "State_"))
-      any = 1;
-  if (any) {
-    sb_printf(b, "  auto& S_ = node.*%s_detail::member(%s_detail::S__tag{});\n  std::size_t at = 0;\n", m->name, m->name);
-    for (r = 0; r < m->n_recordables; r++) {
-      const ir_field *f = &m->fields[m->recordables[r]];
-      if (strcmp(f->struct_name, "State_"))
-        continue;
-      if (f->array_len == 0)
-        sb_printf(b, "  S_.%s = static_cast< decltype( S_.%s ) >( values[ at++ ] );\n", f->member, f->member);
-      else if (f->array_len > 0)
-        sb_printf(b, "  for ( std::size_t k = 0; k < %d; ++k )\n    S_.%s[ k ] = static_cast< std::decay_t< decltype( S_.%s[ k ] ) > >( values[ at++ ] );\n",
-                  f->array_len, f->member, f->member);
-      else
-        sb_printf(b, "  for ( std::size_t k = 0; k < S_.%s.size(); ++k )\n    S_.%s[ k ] = static_cast< std::decay_t< decltype( S_.%s[ k ] ) > >( values[ at++ ] );\n",
-                  f->member, f->member, f->member);
-    }
+    for (s = 0; s < 4; s++)
+      if (!strcmp(m->fields[m->recordables[r]].struct_name, tags[s]))
+        any[s] = 1;
+  if (m->n_recordables)
+    sb_puts(b, "  std::size_t at = 0;\n");
+  for (s = 0; s < 4; s++)
+    if (any[s])
+      sb_printf(b, "  auto& %s = node.*%s_detail::member(%s_detail::%s_tag{});\n", members[s], m->name, m->name,
+                members[s]);
+  for (r = 0; r < m->n_recordables; r++) {
+    const ir_field *f = &m->fields[m->recordables[r]];
+    const char *o = members[0];
+    for (s = 0; s < 4; s++)
+      if (!strcmp(f->struct_name, tags[s]))
+        o = members[s];
+    if (f->array_len == 0)
+      sb_printf(b, "  %s.%s = static_cast< decltype( %s.%s ) >( values[ at++ ] );\n", o, f->member, o, f->member);
+    else if (f->array_len > 0)
+      sb_printf(b, "  for ( std::size_t k = 0; k < %d; ++k )\n    %s.%s[ k ] = static_cast< std::decay_t< decltype( %s.%s[ k ] ) > >( values[ at++ ] );\n",
+                f->array_len, o, f->member, o, f->member);
+    else
+      sb_printf(b, "  for ( std::size_t k = 0; k < %s.%s.size(); ++k )\n    %s.%s[ k ] = static_cast< std::decay_t< decltype( %s.%s[ k ] ) > >( values[ at++ ] );\n",
+                o, f->member, o, f->member, o, f->member);
   }
   if (has_buffers)
     sb_printf(b, "  detail::record( node.*%s_detail::member(%s_detail::B__tag{}), step );\n", m->name, m->name);

@@ -22,6 +22,7 @@ ir_model *ir_model_new(const char *name)
     m->methods[k] = clang_getNullCursor();
   m->cls = clang_getNullCursor();
   m->ode_dyn = m->ode_control = m->ode_step = m->ode_assign = clang_getNullCursor();
+  m->rec_create = clang_getNullCursor();
   return m;
 }
 
@@ -45,6 +46,9 @@ void ir_model_free(ir_model *m)
   for (k = 0; k < m->n_helper_notes; k++)
     free(m->helper_notes[k]);
   free(m->helper_notes);
+  for (k = 0; k < m->n_named; k++)
+    free(m->named[k].name);
+  free(m->named);
   for (k = 0; k < m->n_failures; k++)
     free(m->failures[k]);
   free(m->failures);

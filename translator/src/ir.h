@@ -117,6 +117,14 @@ typedef struct ir_diag {
   int is_error;
 } ir_diag;
 
+/* One entry of the model's RecordablesMap: insert_( names::X, &model::getter[< arg >] ). */
+typedef struct ir_recordable {
+  char *name;        /* "V_m" */
+  CXCursor getter;   /* the getter method (a template's pattern for get_y_elem_< elem >) */
+  CXCursor targ;     /* the template argument's expression, or a null cursor */
+  CXCursor at;       /* the insert_ call */
+} ir_recordable;
+
 typedef struct ir_model {
   char *name;              /* class name, e.g. "iaf_psc_alpha" */
   ir_model_kind kind;
@@ -161,6 +169,10 @@ typedef struct ir_model {
   CXCursor ode_control;    /* gsl_odeiv_control_{y,yp,standard}_new( ... ) */
   CXCursor ode_step;       /* gsl_odeiv_step_alloc( type, dimension ) */
   CXCursor ode_assign;     /* B_.sys_.function = f: where the diagnostics point */
+  /* NEST's recordables: RecordablesMap< model >::create() and what it inserts */
+  CXCursor rec_create;
+  ir_recordable *named;
+  int n_named;
   /* What update() throws (GSLSolverFailure, ...): failure code k + 1 is failures[k]. */
   char **failures;
   int n_failures;

@@ -561,6 +561,18 @@ static void note_method(ir_model *m, CXCursor c)
   int nargs = clang_Cursor_getNumArguments(c);
   int id = -1, si = -1, k;
   enum CXCursorKind kind = clang_getCursorKind(c);
+  if (!strcmp(name, "create") && nargs == 0 && clang_Cursor_isNull(m->rec_create)) {
+    /* template <> void RecordablesMap< model >::create(): NEST's recordables */
+    CXString ps = clang_getTypeSpelling(clang_getCursorType(clang_getCursorSemanticParent(c)));
+    const char *pt = clang_getCString(ps);
+    char *want = xasprintf("RecordablesMap<nest::%s>", m->name);
+    char *want2 = xasprintf("RecordablesMap<%s>", m->name);
+    if (strstr(pt, want) || strstr(pt, want2))
+      m->rec_create = c;
+    free(want);
+    free(want2);
+    clang_disposeString(ps);
+  }
   if (clang_equalCursors(parent, clang_getCanonicalCursor(m->cls))) {
     if (!strcmp(name, "update") && nargs == 3)
       id = IR_M_UPDATE;
@@ -941,6 +953,60 @@ static enum CXChildVisitResult visit_ode_setup(CXCursor c, CXCursor parent, CXCl
   return CXChildVisit_Recurse;
 }
 
+/* insert_( names::X, &model::getter ) and &model::get_y_elem_< model::State_::ELEM > in RecordablesMap::create(). */
+typedef struct targ_find {
+  CXCursor found;
+} targ_find;
+
+static enum CXChildVisitResult visit_targ(CXCursor c, CXCursor parent, CXClientData data)
+{
+  targ_find *tf = data;
+  (void)parent;
+  enum CXCursorKind k = clang_getCursorKind(c);
+  if ((k == CXCursor_DeclRefExpr && clang_getCursorKind(clang_getCursorReferenced(c)) == CXCursor_EnumConstantDecl) ||
+      k == CXCursor_IntegerLiteral) {
+    tf->found = c;
+    return CXChildVisit_Break;
+  }
+  return CXChildVisit_Recurse;
+}
+
+static enum CXChildVisitResult visit_rec_create(CXCursor c, CXCursor parent, CXClientData data)
+{
+  ir_model *m = data;
+  (void)parent;
+  if (clang_getCursorKind(c) != CXCursor_CallExpr)
+    return CXChildVisit_Recurse;
+  char *n = cursor_spelling(c);
+  if (!strcmp(n, "insert_") && clang_Cursor_getNumArguments(c) == 2) {
+    CXCursor key = cursor_strip(clang_Cursor_getArgument(c, 0));
+    char *q = cursor_qualified_name(clang_getCursorReferenced(key));
+    /* the getter: the DeclRefExpr under the address-of */
+    CXCursor g = cursor_strip(clang_Cursor_getArgument(c, 1));
+    cursor_kids gk = cursor_children(g);
+    CXCursor ref = g;
+    if (clang_getCursorKind(g) == CXCursor_UnaryOperator && gk.n == 1)
+      ref = cursor_strip(gk.c[0]);
+    free(gk.c);
+    CXCursor getter = clang_getCursorReferenced(ref);
+    if (!strncmp(q, "names::", 7) &&
+        (clang_getCursorKind(getter) == CXCursor_CXXMethod || clang_getCursorKind(getter) == CXCursor_FunctionTemplate)) {
+      targ_find tf;
+      tf.found = clang_getNullCursor();
+      clang_visitChildren(ref, visit_targ, &tf);
+      m->named = xrealloc(m->named, sizeof *m->named * (size_t)(m->n_named + 1));
+      m->named[m->n_named].name = xstrdup(q + 7);
+      m->named[m->n_named].getter = getter;
+      m->named[m->n_named].targ = tf.found;
+      m->named[m->n_named].at = c;
+      m->n_named++;
+    }
+    free(q);
+  }
+  free(n);
+  return CXChildVisit_Continue;
+}
+
 static void finish_model(ir_model *m)
 {
   int k, fixed = 0, kk = 0;
@@ -1001,6 +1067,8 @@ static void finish_model(ir_model *m)
   if (m->has_method[IR_M_HANDLE_CURRENT])
     clang_visitChildren(m->methods[IR_M_HANDLE_CURRENT], visit_current_handler, m);
   /* the set-up is in init_buffers_(), or in pre_run_hook() where the state vector's size depends on the receptors */
+  if (!clang_Cursor_isNull(m->rec_create))
+    clang_visitChildren(m->rec_create, visit_rec_create, m);
   if (m->has_method[IR_M_INIT_BUFFERS])
     clang_visitChildren(m->methods[IR_M_INIT_BUFFERS], visit_ode_setup, m);
   if (m->has_method[IR_M_PRE_RUN])

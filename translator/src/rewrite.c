@@ -336,7 +336,31 @@ static char *c_type_spelling(CXType t)
 static int is_host_mode(rw_ctx *c)
 {
   return c->mode == RW_PRERUN || c->mode == RW_DEFAULTS || c->mode == RW_GET || c->mode == RW_SET ||
-         c->mode == RW_INIT;
+         c->mode == RW_INIT || c->mode == RW_RECORD;
+}
+
+void rw_add_subst(rw_ctx *c, CXCursor parm, const char *text)
+{
+  c->substs = xrealloc(c->substs, sizeof *c->substs * (size_t)(c->n_substs + 1));
+  c->substs[c->n_substs].parm = parm;
+  c->substs[c->n_substs].text = xasprintf("(%s)", text);
+  c->n_substs++;
+}
+
+/* RW_RECORD: the row of field fi in one lag's recorded values ("3", "(2 + 1 * (size_t)K)"), or NULL. */
+static char *record_offset(const ir_model *m, int fi)
+{
+  int fixed = 0, kk = 0;
+  for (int r = 0; r < m->n_recordables; r++) {
+    const ir_field *f = &m->fields[m->recordables[r]];
+    if (m->recordables[r] == fi)
+      return kk ? xasprintf("(%d + %d * (size_t)K)", fixed, kk) : xasprintf("%d", fixed);
+    if (f->array_len == -1)
+      kk++;
+    else
+      fixed += f->array_len > 0 ? f->array_len : 1;
+  }
+  return NULL;
 }
 
 int rw_dyn_by_value(const ir_field *f)
@@ -368,6 +392,23 @@ static void emit_field(rw_ctx *c, CXCursor at, int fi, const char *idx, strbuf *
      * synapse's send() on its own copy of the synapse (nestcl_self->x) and the
      * common properties (nestcl_cp->x). */
     sb_puts(out, f->c_name);
+    return;
+  }
+  if (c->mode == RW_RECORD) {
+    /* what update() recorded at this lag, or a parameter that update() never writes */
+    char *off = record_offset(c->m, fi);
+    if (off && f->array_len == 0)
+      sb_printf(out, "nestcl_rec[(size_t)(%s) * n + nestcl_i]", off);
+    else if (off && idx)
+      sb_printf(out, "nestcl_rec[((size_t)(%s) + (size_t)(%s)) * n + nestcl_i]", off, idx);
+    else if (!off && f->array_len == 0 && rw_dyn_by_value(f))
+      sb_printf(out, "%s[nestcl_i]", f->c_name);
+    else {
+      char *what = xasprintf("field '%s::%s' in a recordable's getter", f->struct_name, f->member);
+      error_at(c, at, what, off ? "only element accesses map to the SoA layout" : "it is not recorded by update()");
+      free(what);
+    }
+    free(off);
     return;
   }
   if (c->mode == RW_DYN) {
@@ -709,7 +750,7 @@ static int call_resolution_ms(rw_ctx *c, const call_info *ci, strbuf *out)
   if (!name_is(ci, "get_ms") || clang_Cursor_isNull(ci->base) ||
       clang_Cursor_isNull(find_call_below(ci->base, "get_resolution")))
     return 0;
-  if (c->mode == RW_UPDATE || c->mode == RW_PRERUN || c->mode == RW_INIT)
+  if (c->mode == RW_UPDATE || c->mode == RW_PRERUN || c->mode == RW_INIT || c->mode == RW_RECORD)
     sb_puts(out, "resolution_ms");
   else
     error_at(c, ci->cur, "Time::get_resolution() in this helper",

@@ -23,7 +23,8 @@ typedef enum rw_mode {
   RW_SET,           /* Parameters_::set / State_::set on local copies of one slot */
   RW_SEND,          /* a synapse's send() and the helpers it calls: device function and C twin */
   RW_DYN,           /* an ODE model's dynamics callback: device function and C twin over nestcl_ctx */
-  RW_INIT           /* init_buffers_(): host C, the Buffers_ fields' start values */
+  RW_INIT,          /* init_buffers_(): host C, the Buffers_ fields' start values */
+  RW_RECORD         /* a RecordablesMap getter: host C over one lag's recorded fields (nestcl_rec) */
 } rw_mode;
 
 typedef struct rw_ctx rw_ctx;
@@ -56,6 +57,9 @@ int rw_dyn_by_value(const ir_field *f);
  * GSL stepper, control, evolve and system that nestcl_rkf45.h replaces).
  */
 int rw_is_runtime_setup(ir_model *m, CXCursor stmt);
+
+/* RW_RECORD and inlined getters: the parameter (or template parameter) parm stands for text. */
+void rw_add_subst(rw_ctx *c, CXCursor parm, const char *text);
 
 /* The body of a function definition (its CompoundStmt), or a null cursor. */
 CXCursor rw_body_of(CXCursor fn);

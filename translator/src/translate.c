@@ -462,6 +462,128 @@ static void render_dynamics(ir_model *m, tr_rendered *r)
   rw_free(c);
 }
 
+/* The expression of a getter whose body is `return expr;`, or a null cursor. */
+static CXCursor getter_expr(CXCursor getter)
+{
+  CXCursor def = clang_getCursorDefinition(getter);
+  CXCursor body = clang_Cursor_isNull(def) ? def : rw_body_of(def);
+  CXCursor e = clang_getNullCursor();
+  if (clang_Cursor_isNull(body))
+    return e;
+  cursor_kids st = cursor_children(body);
+  if (st.n == 1 && clang_getCursorKind(st.c[0]) == CXCursor_ReturnStmt) {
+    cursor_kids rk = cursor_children(st.c[st.n - 1]);
+    if (rk.n == 1)
+      e = rk.c[0];
+    free(rk.c);
+  }
+  free(st.c);
+  return e;
+}
+
+typedef struct rec_fields {
+  ir_model *m;
+} rec_fields;
+
+/* A field a getter reads that update() changes and the record does not hold yet joins the record. */
+static enum CXChildVisitResult visit_rec_fields(CXCursor c, CXCursor parent, CXClientData data)
+{
+  rec_fields *rf = data;
+  ir_model *m = rf->m;
+  (void)parent;
+  if (clang_getCursorKind(c) == CXCursor_MemberRefExpr) {
+    int fi = ir_find_field(m, clang_getCursorReferenced(c));
+    int k, have = 0;
+    if (fi < 0 || rw_dyn_by_value(&m->fields[fi]) || !m->fields[fi].written_in_update)
+      return CXChildVisit_Recurse;
+    for (k = 0; k < m->n_recordables; k++)
+      if (m->recordables[k] == fi)
+        have = 1;
+    if (!have) {
+      m->recordables = xrealloc(m->recordables, sizeof(int) * (size_t)(m->n_recordables + 1));
+      m->recordables[m->n_recordables++] = fi;
+    }
+  }
+  return CXChildVisit_Recurse;
+}
+
+/*
+ * NEST's recordables: each getter of RecordablesMap< model >::create() as an
+ * expression over what update() recorded at one lag (its State_ fields, and
+ * the other fields it changes that a getter reads, which join the record) and
+ * the parameters it never writes. V_m of iaf_psc_alpha is y3_ + E_L_;
+ * get_y_elem_< State_::V_M > is y[ 0 ]. A getter that cannot be translated
+ * leaves its name out, with a note.
+ */
+static void render_named_recordables(ir_model *m, tr_rendered *r)
+{
+  int k;
+  rec_fields rf;
+  rf.m = m;
+  for (k = 0; k < m->n_named; k++) {
+    CXCursor e = getter_expr(m->named[k].getter);
+    if (clang_Cursor_isNull(e))
+      continue;
+    visit_rec_fields(e, clang_getNullCursor(), &rf);
+    clang_visitChildren(e, visit_rec_fields, &rf);
+  }
+  r->rec_used = xcalloc((size_t)(m->n_fields ? m->n_fields : 1), 1);
+  for (k = 0; k < m->n_named; k++) {
+    const ir_recordable *nr = &m->named[k];
+    /* get_y_elem_< elem >: the template's own text, with elem bound below */
+    CXCursor getter = nr->getter;
+    if (clang_getCursorKind(getter) != CXCursor_FunctionTemplate) {
+      CXCursor tmpl = clang_getSpecializedCursorTemplate(getter);
+      if (clang_getCursorKind(tmpl) == CXCursor_FunctionTemplate)
+        getter = tmpl;
+    }
+    CXCursor e = getter_expr(getter);
+    if (clang_Cursor_isNull(e)) {
+      char *note = xasprintf("recordable '%s' not translated: its getter is not a single return statement", nr->name);
+      ir_note_add(m, note);
+      free(note);
+      continue;
+    }
+    CXCursor def = clang_getCursorDefinition(getter);
+    rw_ctx *c = rw_new(m, RW_RECORD, def, 0);
+    if (clang_getCursorKind(def) == CXCursor_FunctionTemplate) {
+      /* template < State_::StateVecElems elem > get_y_elem_(): elem is the insert_'s argument */
+      cursor_kids tk = cursor_children(def);
+      int j, bound = 0;
+      for (j = 0; j < tk.n; j++)
+        if (clang_getCursorKind(tk.c[j]) == CXCursor_NonTypeTemplateParameter && !bound && !clang_Cursor_isNull(nr->targ)) {
+          strbuf v;
+          sb_init(&v);
+          rw_render(c, nr->targ, &v);
+          rw_add_subst(c, tk.c[j], sb_str(&v));
+          sb_free(&v);
+          bound = 1;
+        }
+      free(tk.c);
+    }
+    strbuf v;
+    sb_init(&v);
+    rw_render(c, e, &v);
+    if (rw_errors(c)) {
+      char *note = xasprintf("recordable '%s' not translated: %s", nr->name, rw_first_error(c));
+      ir_note_add(m, note);
+      free(note);
+      sb_free(&v);
+    } else {
+      int j;
+      r->rec_names = xrealloc(r->rec_names, sizeof *r->rec_names * (size_t)(r->n_rec_names + 1));
+      r->rec_exprs = xrealloc(r->rec_exprs, sizeof *r->rec_exprs * (size_t)(r->n_rec_names + 1));
+      r->rec_names[r->n_rec_names] = xstrdup(nr->name);
+      r->rec_exprs[r->n_rec_names] = sb_take(&v);
+      r->n_rec_names++;
+      for (j = 0; j < m->n_fields; j++)
+        if (rw_used_fields(c)[j])
+          r->rec_used[j] = 1;
+    }
+    rw_free(c);
+  }
+}
+
 int translate_model(ir_model *m, tr_rendered *r)
 {
   memset(r, 0, sizeof *r);
@@ -469,6 +591,7 @@ int translate_model(ir_model *m, tr_rendered *r)
     return -1;
   r->update_body = render_body(m, IR_M_UPDATE, RW_UPDATE, 1, NULL, &r->update_transcendental);
   r->route_spike = render_body(m, IR_M_HANDLE_SPIKE, RW_ROUTE_SPIKE, 1, NULL, NULL);
+  render_named_recordables(m, r);
   r->route_current = render_body(m, IR_M_HANDLE_CURRENT, RW_ROUTE_CURRENT, 1, NULL, NULL);
   if (m->has_ode && r->update_body && !m->failed)
     render_dynamics(m, r);
@@ -533,6 +656,13 @@ void tr_rendered_free(tr_rendered *r)
   free(r->init_used);
   free(r->dyn_body);
   free(r->dyn_used);
+  for (int k = 0; k < r->n_rec_names; k++) {
+    free(r->rec_names[k]);
+    free(r->rec_exprs[k]);
+  }
+  free(r->rec_names);
+  free(r->rec_exprs);
+  free(r->rec_used);
   memset(r, 0, sizeof *r);
 }
 

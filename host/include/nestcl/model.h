@@ -186,6 +186,19 @@ typedef struct nestcl_model {
   /* What update() throws, by failure code (see Failures above): "GSLSolverFailure", ... */
   const char *const *failures;
   int n_failures;
+  /*
+   * NEST's recordables (the model's RecordablesMap), by NEST name, derived
+   * ones included (V_m of iaf_psc_alpha is y3_ + E_L_): recordable_value
+   * computes recordable_names[which] of neuron i of n from rec_lag, one lag's
+   * block of the update's record (rec + (lag - from) * n_rec * n, where n_rec
+   * counts the recordable fields' values, arrays expanded), and the fields
+   * (parameters update() never writes). NULL / 0 when the model has no
+   * RecordablesMap the translator could read.
+   */
+  const char *const *recordable_names;
+  int n_recordable_names;
+  int (*recordable_value)(int which, const double *rec_lag, void *const *fields, size_t n, size_t i, uint32_t K,
+                          double resolution_ms, double *value);
 } nestcl_model;
 
 /* Every model translated in this build (generated nestcl_models.c). */

@@ -742,17 +742,40 @@ int nestcl_engine_add_multimeter(nestcl_engine *e, int pop, uint32_t first, uint
   r.interval_steps = (int)iv;
   for (int k = 0; k < n_recordables; ++k) {
     int found = -1;
+    /* NEST's recordables by name (derived ones included), then the recorded fields by NEST or member name */
+    for (int j = 0; j < m->n_recordable_names && found < 0; ++j) {
+      if (strcmp(m->recordable_names[j], recordables[k]) == 0) {
+        found = j;
+        r.rec_named[k] = 1;
+      }
+    }
+    size_t row = 0;
     for (int j = 0; j < m->n_recordables && found < 0; ++j) {
       const nestcl_field *f = &m->fields[m->recordables[j]];
       if ((f->nest_name && strcmp(f->nest_name, recordables[k]) == 0) || strcmp(f->member, recordables[k]) == 0) {
-        found = j;
+        if (f->array_len != 0) {
+          return nestcl_set_error(NESTCL_EINVAL, "multimeter: '%s' of %s is an array field (not supported)",
+                                  recordables[k], m->name);
+        }
+        found = (int)row;
       }
+      row += f->array_len == 0 ? 1u : f->array_len > 0 ? (size_t)f->array_len : (size_t)p->K;
     }
     if (found < 0) {
-      return nestcl_set_error(NESTCL_EINVAL, "%s has no recordable '%s'", m->name, recordables[k]);
-    }
-    if (m->fields[m->recordables[found]].array_len != 0) {
-      return nestcl_set_error(NESTCL_EINVAL, "multimeter: '%s' is an array field (not supported)", recordables[k]);
+      char list[512];
+      size_t used = 0;
+      list[0] = 0;
+      for (int j = 0; j < m->n_recordable_names && used + 1 < sizeof list; ++j) {
+        int w = snprintf(list + used, sizeof list - used, "%s%s", j ? ", " : "", m->recordable_names[j]);
+        used += w > 0 ? (size_t)w : 0;
+      }
+      for (int j = 0; j < m->n_recordables && !m->n_recordable_names && used + 1 < sizeof list; ++j) {
+        const nestcl_field *f = &m->fields[m->recordables[j]];
+        int w = snprintf(list + used, sizeof list - used, "%s%s", j ? ", " : "", f->nest_name ? f->nest_name : f->member);
+        used += w > 0 ? (size_t)w : 0;
+      }
+      return nestcl_set_error(NESTCL_EINVAL, "%s has no recordable '%s' (its recordables: %s)", m->name, recordables[k],
+                              list);
     }
     r.rec_index[k] = found;
   }

@@ -99,6 +99,10 @@ static int build_nodes(nestcl_engine *e, eng_vp *vp, eng_block *b)
                                 (unsigned long long)gid, p->settings[k].name, v, nestcl_last_error());
       }
     }
+    if (m->init_buffers && m->init_buffers(b->fields, b->n, i, p->K, e->cfg.resolution_ms) != 0) {
+      return nestcl_set_error(NESTCL_EINVAL, "%s neuron %llu: init_buffers failed: %s", m->name,
+                              (unsigned long long)gid, nestcl_last_error());
+    }
     if (m->pre_run(b->fields, b->n, i, p->K, e->cfg.resolution_ms) != 0) {
       return nestcl_set_error(NESTCL_EINVAL, "%s neuron %llu: pre_run failed: %s", m->name, (unsigned long long)gid,
                               nestcl_last_error());
@@ -109,7 +113,7 @@ static int build_nodes(nestcl_engine *e, eng_vp *vp, eng_block *b)
   b->ring = calloc(ring_bytes ? ring_bytes : 1, 1);
   b->spikes = calloc(b->spike_cap ? b->spike_cap : 1, sizeof *b->spikes);
   if (p->rec_interval_steps) {
-    b->rec_elems = (size_t)e->min_delay * (size_t)m->n_recordables * b->n;
+    b->rec_elems = (size_t)e->min_delay * eng_rec_width(m, p->K) * b->n;
     b->rec = calloc(b->rec_elems ? b->rec_elems : 1, sizeof(double));
   }
   if (!b->ring || !b->spikes || (p->rec_interval_steps && !b->rec)) {
@@ -785,9 +789,12 @@ static int build_programs(nestcl_engine *e)
       rc = nestcl_set_error(NESTCL_ENOMEM, "out of host memory");
       break;
     }
-    if ((rc = specialisation_options(e, p, opts[p], 4096))) {
+    if ((rc = specialisation_options(e, p, opts[p], 4096 - 32))) {
       break;
     }
+    /* Translated code calls nestcl_glibc_exp(x, NESTCL_LIBM_VARIANT): the variant the C path runs too. */
+    size_t used = strlen(opts[p]);
+    snprintf(opts[p] + used, 4096 - used, "%s-DNESTCL_LIBM_VARIANT=%d", used ? " " : "", e->libm_fused);
     int same = -1;
     for (int q = 0; q < p && same < 0; ++q) {
       if (e->pops[q].model == e->pops[p].model && strcmp(opts[q], opts[p]) == 0) {
@@ -856,7 +863,7 @@ static int upload_block(nestcl_engine *e, eng_vp *vp, eng_block *b, int pop)
   size_t ring_bytes = (size_t)e->ring_slots * b->n_channels * b->n * 8;
   size_t wsize = e->cfg.weight_type == NESTCL_WEIGHT_DOUBLE ? 8 : 4;
   if (!rc) rc = nestcl_buffer_alloc(dev, NESTCL_MEM_RING, "ring", ring_bytes, CL_MEM_READ_WRITE | (ring_bytes ? CL_MEM_COPY_HOST_PTR : 0), ring_bytes ? b->ring : NULL, &b->b_ring);
-  if (!rc) rc = nestcl_buffer_alloc(dev, NESTCL_MEM_OTHER, "spike count", 4, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, &b->spike_count, &b->b_count);
+  if (!rc) rc = nestcl_buffer_alloc(dev, NESTCL_MEM_OTHER, "spike count", sizeof b->spike_count, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, b->spike_count, &b->b_count);
   if (!rc) rc = nestcl_buffer_alloc(dev, NESTCL_MEM_OTHER, "spike list", (size_t)b->spike_cap * 8, CL_MEM_READ_WRITE, NULL, &b->b_spikes);
   if (!rc) rc = nestcl_buffer_alloc(dev, NESTCL_MEM_RECORDING, "recording", b->rec_elems * 8, CL_MEM_READ_WRITE, NULL, &b->b_rec);
   size_t rp = (size_t)(e->n_global + 1) * 8;

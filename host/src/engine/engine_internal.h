@@ -113,7 +113,8 @@ typedef struct eng_recorder {
   size_t n, cap_gids, cap_steps;
   /* multimeter */
   int n_rec;            /* recordables sampled */
-  int rec_index[16];    /* index into the model's recordables */
+  int rec_index[16];    /* rec_named: index into the model's recordable_names; else the value's row in a lag's record */
+  int rec_named[16];    /* 1: a NEST recordable computed by the model's recordable_value */
   int interval_steps;
   int64_t *s_steps;
   uint64_t *s_gids;
@@ -131,7 +132,7 @@ typedef struct eng_block {
   void **fields;
   int64_t *ring;
   nestcl_spike *spikes;
-  uint32_t spike_count;
+  uint32_t spike_count[NESTCL_COUNT_WORDS]; /* the spike count, then the update's failure record (model.h) */
   uint32_t spike_cap;
   double *rec;           /* [min_delay][n_recordables][n] when the population is sampled */
   size_t rec_elems;
@@ -286,6 +287,8 @@ double eng_delay_ms(const nestcl_engine *e, int64_t steps);
 int eng_record_spikes(nestcl_engine *e, const uint32_t *spikes, size_t n, int64_t origin);
 /* Multimeter samples of the slice [from, to) of the super step at origin, from the blocks' rec mirrors. */
 int eng_record_samples(nestcl_engine *e, int64_t origin, int from, int to);
+/* Values one neuron records per lag: its recordable fields, arrays expanded (the kernel's NESTCL_N_REC). */
+size_t eng_rec_width(const nestcl_model *m, uint32_t K);
 void eng_recorders_free(nestcl_engine *e);
 
 #endif

@@ -54,6 +54,16 @@ int eng_record_spikes(nestcl_engine *e, const uint32_t *spikes, size_t n, int64_
   return 0;
 }
 
+size_t eng_rec_width(const nestcl_model *m, uint32_t K)
+{
+  size_t w = 0;
+  for (int r = 0; r < m->n_recordables; ++r) {
+    const nestcl_field *f = &m->fields[m->recordables[r]];
+    w += f->array_len == 0 ? 1u : f->array_len > 0 ? (size_t)f->array_len : (size_t)K;
+  }
+  return w;
+}
+
 int eng_record_samples(nestcl_engine *e, int64_t origin, int from, int to)
 {
   for (int r = 0; r < e->n_recs; ++r) {
@@ -62,7 +72,7 @@ int eng_record_samples(nestcl_engine *e, int64_t origin, int from, int to)
       continue;
     }
     const eng_population *p = &e->pops[rc->pop];
-    int n_rec_model = p->model->n_recordables;
+    const size_t width = eng_rec_width(p->model, p->K);
     uint64_t lo = p->first + rc->first, hi = lo + rc->count;
     for (int lag = from; lag < to; ++lag) {
       int64_t step = origin + lag;
@@ -84,9 +94,19 @@ int eng_record_samples(nestcl_engine *e, int64_t origin, int from, int to)
           }
           rc->s_steps[rc->s_n] = step;
           rc->s_gids[rc->s_n] = gid;
+          const double *rec_lag = b->rec + (size_t)(lag - from) * width * b->n;
           for (int k = 0; k < rc->n_rec; ++k) {
-            size_t at = ((size_t)(lag - from) * (size_t)n_rec_model + (size_t)rc->rec_index[k]) * b->n + i;
-            rc->s_values[rc->s_n * (size_t)rc->n_rec + k] = b->rec[at];
+            double v;
+            if (rc->rec_named[k]) {
+              int err = p->model->recordable_value(rc->rec_index[k], rec_lag, b->fields, b->n, i, p->K,
+                                                   e->cfg.resolution_ms, &v);
+              if (err) {
+                return err;
+              }
+            } else {
+              v = rec_lag[(size_t)rc->rec_index[k] * b->n + i];
+            }
+            rc->s_values[rc->s_n * (size_t)rc->n_rec + k] = v;
           }
           rc->s_n++;
         }
