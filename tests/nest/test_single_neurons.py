@@ -42,6 +42,17 @@ CASES = {
     "aeif_psc_delta": (800.0, 1.0, {}),
     "hh_psc_alpha": (700.0, 100.0, {}),
     "hh_cond_exp_traub": (700.0, 5.0, {}),
+    "aeif_cond_alpha_astro": (800.0, 5.0, {}),
+    "amat2_psc_exp": (650.0, 60.0, {}),
+    "iaf_psc_exp_htum": (390.0, 60.0, {}),
+    "glif_psc": (300.0, 60.0, {"_receptor": 1}),
+    "glif_psc_double_alpha": (300.0, 60.0, {"_receptor": 1}),
+    "iaf_psc_alpha_multisynapse": (390.0, 60.0, {"_receptor": 1, "tau_syn": [2.0]}),
+    "iaf_psc_exp_multisynapse": (390.0, 60.0, {"_receptor": 1, "tau_syn": [2.0]}),
+    # one receptor, and adaptation vectors of the same length: the device holds every vector with one length
+    "gif_psc_exp_multisynapse": (260.0, 40.0, {"_receptor": 1, "tau_syn": [2.0], "tau_sfa": [100.0], "q_sfa": [10.0],
+                                               "tau_stc": [10.0], "q_stc": [5.0]}),
+    "gif_cond_exp": (260.0, 5.0, {}),
 }
 
 
@@ -53,11 +64,13 @@ def drive(seed, scale):
     return times.tolist(), weights.tolist()
 
 
-STOCHASTIC = {"gif_psc_exp"}
+STOCHASTIC = {"gif_psc_exp", "gif_cond_exp", "gif_psc_exp_multisynapse"}
 
 
 def run(model):
     dc_amp, scale, extra = CASES[model]
+    extra = dict(extra)
+    receptor = extra.pop("_receptor", 0)  # models whose spikes need a receptor port (multisynapse, glif)
     nest.ResetKernel()
     nest.SetKernelStatus({"local_num_threads": 2, "nestcl_streams": 1, "resolution": 0.1})
     n = 400 if model in STOCHASTIC else 2
@@ -71,7 +84,7 @@ def run(model):
     recordables = [str(r) for r in nest.GetDefaults(model)["recordables"]]
     mm = nest.Create("multimeter", params={"record_from": recordables, "interval": 0.1})
     sr = nest.Create("spike_recorder")
-    nest.Connect(sg, neurons, syn_spec={"delay": 1.0})
+    nest.Connect(sg, neurons, syn_spec={"delay": 1.0, "receptor_type": receptor})
     nest.Connect(dc, neurons)
     nest.Connect(mm, neurons)
     nest.Connect(neurons, sr)
@@ -175,24 +188,53 @@ def run_fixed_point_bound():
 
 
 def run_failure():
-    """aeif_cond_exp driven out of NEST's bounds on the stream VP: Simulate fails with NEST's
-    NumericalInstability named, with the node id and the time, as the CPU VP's neuron fails."""
+    """aeif_cond_exp driven out of NEST's bounds on a stream VP: Simulate fails with NEST's
+    NumericalInstability named, with the node id and the time. One thread, which is the stream VP:
+    NEST 3.10 itself deadlocks when a node's update() throws with more than one thread (its
+    update loop catches outside the loop that holds the barriers), on a CPU VP as on a stream VP."""
     nest.ResetKernel()
-    nest.SetKernelStatus({"local_num_threads": 2, "nestcl_streams": 1, "resolution": 0.1})
-    neurons = nest.Create("aeif_cond_exp", 2)
-    stream_node = [nid for nid, vp in zip(neurons.tolist(), neurons.get("vp")) if vp == 1][0]
-    nest.SetStatus(nest.NodeCollection([stream_node]), {"I_e": -1e12})
+    nest.SetKernelStatus({"local_num_threads": 1, "nestcl_streams": 1, "nestcl_gpu_fraction": 1.0,
+                          "resolution": 0.1})
+    neurons = nest.Create("aeif_cond_exp", 3)
+    neurons[1].set({"I_e": -1e12})
+    bad = neurons[1].get("global_id")
     problems = []
+    msg = ""
     try:
         nest.Simulate(10.0)
         problems.append("Simulate succeeded although the neuron left NEST's bounds")
     except Exception as e:  # NEST raises its kernel exception as a Python exception
         msg = str(e)
-        for want in ("aeif_cond_exp", "NumericalInstability", "node %d" % stream_node, " ms"):
+        # "nestcl: ..." is the device's failure record, as the block reported it
+        for want in ("nestcl: aeif_cond_exp", "NumericalInstability", "node %d " % bad, " ms"):
             if want not in msg:
                 problems.append("the error does not name %r: %s" % (want, msg))
     print("%s failure on the stream VP is reported%s" % ("PASS" if not problems else "FAIL",
-                                                        "" if not problems else ": " + "; ".join(problems)))
+                                                        (": " + msg[msg.find("nestcl:"):][:120]) if not problems
+                                                        else ": " + "; ".join(problems)))
+    return not problems
+
+
+def run_vector_refusal():
+    """gif_psc_exp_multisynapse with one receptor but adaptation vectors of another length does not fit
+    the device's layout (every vector member one length): Simulate refuses it with the members named,
+    instead of packing out of bounds."""
+    nest.ResetKernel()
+    nest.SetKernelStatus({"local_num_threads": 1, "nestcl_streams": 1, "nestcl_gpu_fraction": 1.0})
+    n = nest.Create("gif_psc_exp_multisynapse", 1, params={"tau_syn": [2.0], "tau_sfa": [100.0, 300.0],
+                                                           "q_sfa": [10.0, 5.0]})
+    problems, msg = [], ""
+    try:
+        nest.Simulate(1.0)
+        problems.append("Simulate accepted vectors of different lengths on a stream VP")
+    except Exception as e:
+        msg = str(e)
+        for want in ("gif_psc_exp_multisynapse node %d" % n.global_id, "cannot be on a stream VP", "entries"):
+            if want not in msg:
+                problems.append("the error does not name %r: %s" % (want, msg))
+    print("%s vector members of different lengths are refused on a stream VP%s"
+          % ("PASS" if not problems else "FAIL", (": " + msg[msg.find("nestcl:"):][:160]) if not problems
+             else ": " + "; ".join(problems)))
     return not problems
 
 
@@ -203,6 +245,7 @@ def main():
     if len(sys.argv) == 1:
         ok.append(run_fixed_point_bound())
         ok.append(run_failure())
+        ok.append(run_vector_refusal())
     print("%d passed, %d failed" % (sum(ok), len(ok) - sum(ok)))
     return 0 if all(ok) else 1
 

@@ -166,7 +166,7 @@ void emit_glue(strbuf *b, const ir_model *m)
   base = base ? base + 1 : hdr;
   emit_file_header(b, m, "C++ glue between a NEST node and SoA slot i.", "/*", "*/");
   sb_printf(b, "#ifndef NESTCL_GLUE_%s_HPP\n#define NESTCL_GLUE_%s_HPP\n\n", nm, nm);
-  sb_printf(b, "#include <cstddef>\n#include <cstdint>\n#include <type_traits>\n\n#include \"%s\"\n#include \"archiving_node.h\"\n#include \"kernel_manager.h\"\n\n", base);
+  sb_printf(b, "#include <cstddef>\n#include <cstdint>\n#include <string>\n#include <type_traits>\n\n#include \"%s\"\n#include \"archiving_node.h\"\n#include \"exceptions.h\"\n#include \"kernel_manager.h\"\n\n", base);
   sb_puts(b, "namespace nestcl_glue\n{\n#ifndef NESTCL_GLUE_DETAIL\n#define NESTCL_GLUE_DETAIL\nnamespace detail\n{\n"
              "/* ArchivingNode::set_spiketime is protected (only update() records a spike), so its\n"
              "   pointer is handed out like the structs' (an explicit instantiation may name it). */\n"
@@ -215,8 +215,29 @@ void emit_glue(strbuf *b, const ir_model *m)
       for (s = 0; s < 4; s++)
         if (!strcmp(m->fields[kf].struct_name, tags[s]))
           break;
-      sb_printf(b, "  return ( node.*%s_detail::member(%s_detail::%s_tag{}) ).%s.size();\n}\n\n", nm, nm, members[s],
-                m->fields[kf].member);
+      sb_printf(b, "  const std::size_t K = ( node.*%s_detail::member(%s_detail::%s_tag{}) ).%s.size();\n", nm, nm,
+                members[s], m->fields[kf].member);
+      /* The device lays every std::vector field out with K entries: a node whose vectors differ in
+       * length (gif models' tau_sfa and tau_syn) does not fit it, and is refused rather than packed
+       * out of bounds. The receptor count comes from the first vector outside Buffers_. */
+      for (j = kf + 1; j < m->n_fields; j++) {
+        const ir_field *f = &m->fields[j];
+        int t;
+        /* State_ and Parameters_: Variables_ are derived from them in pre_run_hook() */
+        if (f->array_len != -1 || (strcmp(f->struct_name, "State_") && strcmp(f->struct_name, "Parameters_")))
+          continue;
+        for (t = 0; t < 4; t++)
+          if (!strcmp(f->struct_name, tags[t]))
+            break;
+        sb_printf(b, "  if ( ( node.*%s_detail::member(%s_detail::%s_tag{}) ).%s.size() != K )\n"
+                     "    throw nest::KernelException( \"nestcl: %s node \" + std::to_string( node.get_node_id() ) + \": %s::%s has \"\n"
+                     "      + std::to_string( ( node.*%s_detail::member(%s_detail::%s_tag{}) ).%s.size() ) + \" entries, %s::%s \"\n"
+                     "      + std::to_string( K ) + \"; the device holds every vector member with one length (the receptor count), \"\n"
+                     "      \"so this node cannot be on a stream VP: give them equal lengths or use fewer nestcl_streams\" );\n",
+                  nm, nm, members[t], f->member, nm, f->struct_name, f->member, nm, nm, members[t], f->member,
+                  m->fields[kf].struct_name, m->fields[kf].member);
+      }
+      sb_puts(b, "  return K;\n}\n\n");
     }
   }
   emit_drain(b, m, any[3]);
