@@ -45,8 +45,10 @@ CASES = {
     "aeif_cond_alpha_astro": (800.0, 5.0, {}),
     "amat2_psc_exp": (650.0, 60.0, {}),
     "iaf_psc_exp_htum": (390.0, 60.0, {}),
-    "glif_psc": (300.0, 60.0, {"_receptor": 1}),
-    "glif_psc_double_alpha": (300.0, 60.0, {"_receptor": 1}),
+    # as many synaptic ports as after-spike currents (two by default): the device holds every vector with one length
+    "glif_psc": (300.0, 60.0, {"_receptor": 1, "tau_syn": [2.0, 4.0]}),
+    "glif_psc_double_alpha": (300.0, 60.0, {"_receptor": 1, "tau_syn_fast": [2.0, 4.0], "tau_syn_slow": [6.0, 8.0],
+                                            "amp_slow": [0.5, 0.3]}),
     "iaf_psc_alpha_multisynapse": (390.0, 60.0, {"_receptor": 1, "tau_syn": [2.0]}),
     "iaf_psc_exp_multisynapse": (390.0, 60.0, {"_receptor": 1, "tau_syn": [2.0]}),
     # one receptor, and adaptation vectors of the same length: the device holds every vector with one length
