@@ -97,6 +97,28 @@ NESTCL_INLINE void nestcl_emit_spike(NESTCL_GLOBAL nestcl_u32 *count, NESTCL_GLO
 }
 
 /*
+ * A spike of multiplicity m (SpikeEvent::set_multiplicity, NEST's pp_psc_delta
+ * and the like): m entries (i, lag), as m spikes deliver and record as one
+ * event of multiplicity m does (nestcl/model.h, multiplicity).
+ */
+NESTCL_INLINE void nestcl_emit_spikes(NESTCL_GLOBAL nestcl_u32 *count, NESTCL_GLOBAL nestcl_spike_t *spikes,
+                                      nestcl_u32 cap, nestcl_u32 i, nestcl_u32 lag, nestcl_u32 m)
+{
+#ifdef __OPENCL_C_VERSION__
+  nestcl_u32 at = m ? atomic_add(count, m) : 0u;
+  for (nestcl_u32 k = 0; k < m; ++k) {
+    if (at + k < cap) {
+      spikes[at + k] = (uint2)(i, lag);
+    }
+  }
+#else
+  for (nestcl_u32 k = 0; k < m; ++k) {
+    nestcl_emit_spike(count, spikes, cap, i, lag);
+  }
+#endif
+}
+
+/*
  * A failure of neuron i at lag (nestcl/model.h, Failures): count[1..4] =
  * (code, i, lag, status) unless an earlier failure of the same call is there.
  */

@@ -126,7 +126,7 @@ static int cl_fail(cl_int err, const char *what)
 
 static size_t field_len(const nestcl_field *f, uint32_t K)
 {
-  return f->array_len == 0 ? 1u : (f->array_len < 0 ? (size_t)K : (size_t)f->array_len);
+  return nestcl_field_len(f, K);
 }
 
 int nestcl_block_create(nestcl_device *dev, const nestcl_block_config *c, nestcl_block **out)
@@ -294,14 +294,11 @@ static int build_kernels(nestcl_block *b)
   void *const *sets[1] = {b->fields};
   nestcl_const_options(m, sets, &b->c.n, 1, opts, sizeof opts);
   size_t used = strlen(opts);
-  snprintf(opts + used, sizeof opts - used,
-           "%s-DNESTCL_MODEL_RNG_SEED=%uu -DNESTCL_NEURON_ID(i)=((nestcl_u64)%lluUL+(nestcl_u64)(i)*%lluUL)",
-           used ? " " : "", (unsigned)b->c.rng_seed, (unsigned long long)b->c.id_first,
-           (unsigned long long)(b->c.id_stride ? b->c.id_stride : 1));
-  used = strlen(opts);
   /* Translated code calls nestcl_glibc_exp(x, NESTCL_LIBM_VARIANT): the glibc variant of the host (NEST's). */
-  snprintf(opts + used, sizeof opts - used, " -DNESTCL_W_T=double -DNESTCL_W_SUFFIX=_d%s -DNESTCL_LIBM_VARIANT=%d",
-           b->contiguous ? " -DNESTCL_DELIVER_CONTIGUOUS" : "", nestcl_libm_host_variant() != 0);
+  snprintf(opts + used, sizeof opts - used,
+           " -DNESTCL_W_T=double -DNESTCL_W_SUFFIX=_d%s -DNESTCL_LIBM_VARIANT=%d -DNESTCL_K_MAX=%u",
+           b->contiguous ? " -DNESTCL_DELIVER_CONTIGUOUS" : "", nestcl_libm_host_variant() != 0,
+           b->c.K ? (unsigned)b->c.K : 1u);
   if (b->program && b->options && strcmp(b->options, opts) == 0) {
     return 0;
   }
@@ -352,7 +349,8 @@ static int build_kernels(nestcl_block *b)
   cl_uint n = b->c.n, slots = b->c.ring_slots, nch = b->n_channels;
   err = nestcl_update_kernel_fixed_args(b->k_update, b->c.n, b->c.K, b->c.resolution_ms, b->c.ring_slots,
                                         b->n_channels, b->b_ring.mem, b->b_count.mem, b->b_spikes.mem, b->spike_cap,
-                                        b->c.record ? 1 : 0, b->b_rec.mem, b->b_fields, m->n_fields);
+                                        b->c.record ? 1 : 0, b->b_rec.mem, b->c.rng_seed, b->c.id_first,
+                                        b->c.id_stride ? b->c.id_stride : 1, b->b_fields, m->n_fields);
   err |= clSetKernelArg(b->k_stage, 0, sizeof(cl_mem), &b->b_ring.mem);
   err |= clSetKernelArg(b->k_stage, 1, sizeof nch, &nch);
   err |= clSetKernelArg(b->k_stage, 2, sizeof n, &n);

@@ -69,6 +69,7 @@ void nestcl_const_options(const nestcl_model *m, void *const *const *fields, con
 cl_int nestcl_update_kernel_fixed_args(cl_kernel k, uint32_t n, uint32_t K, double resolution_ms, uint32_t ring_slots,
                                        uint32_t n_channels, cl_mem ring, cl_mem spike_count, cl_mem spikes,
                                        uint32_t spike_capacity, int64_t rec_interval, cl_mem rec,
+                                       uint32_t rng_seed, uint64_t id_first, uint64_t id_stride,
                                        const nestcl_buffer *fields, int n_fields)
 {
   cl_uint un = n, uK = K, slots = ring_slots, nch = n_channels, cap = spike_capacity;
@@ -85,6 +86,11 @@ cl_int nestcl_update_kernel_fixed_args(cl_kernel k, uint32_t n, uint32_t K, doub
   err |= clSetKernelArg(k, 11, sizeof cap, &cap);
   err |= clSetKernelArg(k, 12, sizeof riv, &riv);
   err |= clSetKernelArg(k, 13, sizeof(cl_mem), &rec);
+  cl_uint seed = rng_seed;
+  cl_ulong id0 = id_first, ids = id_stride;
+  err |= clSetKernelArg(k, 14, sizeof seed, &seed);
+  err |= clSetKernelArg(k, 15, sizeof id0, &id0);
+  err |= clSetKernelArg(k, 16, sizeof ids, &ids);
   for (int f = 0; f < n_fields; ++f) {
     err |= clSetKernelArg(k, (cl_uint)(NESTCL_UPDATE_FIXED_ARGS + f), sizeof(cl_mem), &fields[f].mem);
   }

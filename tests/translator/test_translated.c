@@ -26,7 +26,7 @@
 
 static size_t field_elems(const nestcl_field *f, uint32_t K)
 {
-  size_t len = f->array_len == 0 ? 1 : f->array_len > 0 ? (size_t)f->array_len : (K ? K : 1);
+  size_t len = nestcl_field_len(f, K ? K : 1);
   return len * N;
 }
 
@@ -91,6 +91,14 @@ static void run_model(nestcl_device *dev, const nestcl_model *m)
   for (i = 0; i < N; i++) {
     if (m->set_defaults)
       m->set_defaults(cpu, N, (size_t)i, K);
+    /* A per-receptor parameter vector that NEST leaves empty by default (pp_psc_delta's tau_sfa)
+       has zeros in its K entries here: give them values a model accepts (time constants > 0). */
+    for (f = 0; f < m->n_fields; f++)
+      if (m->fields[f].role == NESTCL_ROLE_PARAMETER && m->fields[f].array_len < 0 &&
+          m->fields[f].type == NESTCL_T_DOUBLE)
+        for (size_t k = 0; k < nestcl_field_len(&m->fields[f], K); k++)
+          if (((double *)cpu[f])[k * N + (size_t)i] == 0.0)
+            ((double *)cpu[f])[k * N + (size_t)i] = 10.0 + (double)k;
     if (m->init_buffers)
       CHECK(m->init_buffers(cpu, N, (size_t)i, K, h) == 0, "%s: init_buffers failed: %s", m->name,
             nestcl_last_error());
@@ -139,6 +147,9 @@ static void run_model(nestcl_device *dev, const nestcl_model *m)
     a.spike_capacity = N * STEPS;
     a.rec_interval = 0;
     a.rec = &rec_dummy;
+    a.rng_seed = 99u;
+    a.id_first = 1000;
+    a.id_stride = 3;
     m->update_cpu(&a, cpu);
   }
 
@@ -179,6 +190,12 @@ static void run_model(nestcl_device *dev, const nestcl_model *m)
     ui = N * STEPS; clSetKernelArg(kern, 11, sizeof ui, &ui);
     li = 0; clSetKernelArg(kern, 12, sizeof li, &li);
     clSetKernelArg(kern, 13, sizeof(cl_mem), &b_rec.mem);
+    ui = 99u; clSetKernelArg(kern, 14, sizeof ui, &ui);
+    {
+      cl_ulong id0 = 1000, ids = 3;
+      clSetKernelArg(kern, 15, sizeof id0, &id0);
+      clSetKernelArg(kern, 16, sizeof ids, &ids);
+    }
     for (f = 0; f < m->n_fields; f++) {
       size_t bytes = field_elems(&m->fields[f], K) * nestcl_field_type_size(m->fields[f].type);
       nestcl_buffer_alloc(dev, NESTCL_MEM_STATE, m->fields[f].member, bytes, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR,

@@ -11,11 +11,11 @@ void emit_c(strbuf *b, const ir_model *m, const tr_rendered *r)
   int j;
   static const char *const fixed[] = {"n", "K", "origin_steps", "from", "to", "resolution_ms", "ring_slots",
                                       "n_channels", "ring", "spike_count", "spikes", "spike_capacity",
-                                      "rec_interval", "rec"};
+                                      "rec_interval", "rec", "rng_seed", "id_first", "id_stride"};
   emit_file_header(b, m, "C loop of update() for the CPU path.", "/*", "*/");
   sb_puts(b, "#include <float.h>\n#include <limits.h>\n#include <math.h>\n#include <stdbool.h>\n"
              "#include <stddef.h>\n#include <stdint.h>\n\n"
-             "#include \"nestcl_types.h\"\n#include \"nestcl_philox.h\"\n#include \"nestcl_fixed.h\"\n#include \"nestcl_ring.h\"\n"
+             "#include \"nestcl_types.h\"\n#include \"nestcl_philox.h\"\n#include \"nestcl_dist.h\"\n#include \"nestcl_fixed.h\"\n#include \"nestcl_ring.h\"\n"
              "#include \"nestcl_libm.h\"\n#include \"nestcl_rkf45.h\"\n"
              "#include \"nestcl/model.h\"\n\n"
              "/* The model's own locals may go unused once its buffers became ring reads. */\n"
@@ -32,7 +32,9 @@ void emit_c(strbuf *b, const ir_model *m, const tr_rendered *r)
              "  const uint32_t ring_slots = a->ring_slots;\n  const uint32_t n_channels = a->n_channels;\n"
              "  int64_t *const ring = a->ring;\n  uint32_t *const spike_count = a->spike_count;\n"
              "  nestcl_spike *const spikes = a->spikes;\n  const uint32_t spike_capacity = a->spike_capacity;\n"
-             "  const int64_t rec_interval = a->rec_interval;\n  double *const rec = a->rec;\n");
+             "  const int64_t rec_interval = a->rec_interval;\n  double *const rec = a->rec;\n"
+             "  const uint32_t rng_seed = a->rng_seed;\n  const uint64_t id_first = a->id_first;\n"
+             "  const uint64_t id_stride = a->id_stride;\n");
   for (j = 0; j < m->n_fields; j++)
     sb_printf(b, "  %s *const %s = (%s *)fields[%d];\n", ir_type_c(m->fields[j].type), m->fields[j].c_name,
               ir_type_c(m->fields[j].type), j);

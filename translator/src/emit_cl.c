@@ -21,7 +21,8 @@ void emit_cl(strbuf *b, const ir_model *m, const tr_rendered *r)
   sb_printf(b, "__kernel void nestcl_update_%s(const uint n, const uint K, const long origin_steps, const int from,\n"
                "    const int to, const double resolution_ms, const uint ring_slots, const uint n_channels,\n"
                "    __global long *ring, __global uint *spike_count, __global uint2 *spikes, const uint spike_capacity,\n"
-               "    const long rec_interval, __global double *rec",
+               "    const long rec_interval, __global double *rec, const uint rng_seed, const ulong id_first,\n"
+               "    const ulong id_stride",
             m->name);
   for (j = 0; j < m->n_fields; j++)
     sb_printf(b, ",\n    __global %s *%s", ir_type_cl(m->fields[j].type), m->fields[j].c_name);

@@ -65,10 +65,10 @@ void emit_desc(strbuf *b, const ir_model *m, const tr_rendered *r, const char *k
       sb_printf(b, "\"%s\", ", f->nest_name);
     else
       sb_puts(b, "NULL, ");
-    sb_printf(b, "%s, %s, %d},\n", roles[f->role], ir_type_enum(f->type), f->array_len);
+    sb_printf(b, "%s, %s, %d, %d},\n", roles[f->role], ir_type_enum(f->type), f->array_len, f->array_base);
   }
   if (!m->n_fields)
-    sb_puts(b, "  {NULL, NULL, NULL, NESTCL_ROLE_STATE, NESTCL_T_DOUBLE, 0},\n");
+    sb_puts(b, "  {NULL, NULL, NULL, NESTCL_ROLE_STATE, NESTCL_T_DOUBLE, 0, 0},\n");
   sb_puts(b, "};\n\n");
 
   sb_printf(b, "static const nestcl_channel_group %s_channels[] = {\n", nm);
@@ -113,9 +113,12 @@ void emit_desc(strbuf *b, const ir_model *m, const tr_rendered *r, const char *k
       else if (f->array_len > 0)
         sb_printf(b, "  for (size_t nestcl_k = 0; nestcl_k < %d; ++nestcl_k)\n    ((%s *)fields[%d])[nestcl_k * n + nestcl_i] = 0;\n",
                   f->array_len, ct, j);
-      else
+      else if (ir_per_receptor(f))
         sb_printf(b, "  for (size_t nestcl_k = 0; nestcl_k < K; ++nestcl_k)\n    ((%s *)fields[%d])[nestcl_k * n + nestcl_i] = 0;\n",
                   ct, j);
+      else
+        sb_printf(b, "  for (size_t nestcl_k = 0; nestcl_k < %d + %d * (size_t)K; ++nestcl_k)\n    ((%s *)fields[%d])[nestcl_k * n + nestcl_i] = 0;\n",
+                  f->array_base, -f->array_len, ct, j);
     }
     sb_puts(b, "  {\n");
     field_decls(b, m, r->defaults_used);
@@ -218,6 +221,7 @@ void emit_desc(strbuf *b, const ir_model *m, const tr_rendered *r, const char *k
     sb_printf(b, "  %s_recordable_names,\n  %d,\n  %s_recordable_value,\n", nm, r->n_rec_names, nm);
   else
     sb_puts(b, "  NULL,\n  0,\n  NULL,\n");
+  sb_printf(b, "  %d,\n", m->multiplicity);
   sb_puts(b, "};\n");
 }
 

@@ -12,7 +12,8 @@
  * order; record_<model>, which puts one recorded sample of the State_ fields
  * back into the node and lets its own logger record it (so NEST's recordables
  * map derives V_m and the rest); and emit_<model>, which does what the model's
- * update() does for a spike: set_spiketime() and event_delivery_manager.send().
+ * update() does for a spike: set_spiketime() and event_delivery_manager.send()
+ * (for a spike of multiplicity m, m history entries and one event).
  */
 #include "emit.h"
 
@@ -173,6 +174,9 @@ void emit_glue(strbuf *b, const ir_model *m)
              "struct set_spiketime_tag\n{\n};\nauto member( set_spiketime_tag );\n"
              "template < typename Tag, auto Member >\nstruct steal_fn\n{\n  friend auto\n  member( Tag )\n  {\n    return Member;\n  }\n};\n"
              "template struct steal_fn< set_spiketime_tag, &nest::ArchivingNode::set_spiketime >;\n"
+             "/* ArchivingNode::n_incoming_: the plastic connections that registered to read the node's history. */\n"
+             "struct n_incoming_tag\n{\n};\nauto member( n_incoming_tag );\n"
+             "template struct steal_fn< n_incoming_tag, &nest::ArchivingNode::n_incoming_ >;\n"
              "/* Only an ArchivingNode keeps a spike history (STDP reads it); only a node with a logger records. */\n"
              "template < typename N >\nvoid\nset_spiketime( N& node, const nest::Time& t )\n{\n"
              "  if constexpr ( std::is_base_of_v< nest::ArchivingNode, N > )\n"
@@ -206,29 +210,55 @@ void emit_glue(strbuf *b, const ir_model *m)
     /* receptors_<model>: the node's receptor count K (the length of its first per-receptor vector), or 0. */
     int kf = -1;
     for (j = 0; j < m->n_fields && kf < 0; j++)
-      if (m->fields[j].array_len == -1 && strcmp(m->fields[j].struct_name, "Buffers_"))
+      if (m->fields[j].array_len < 0 && strcmp(m->fields[j].struct_name, "Buffers_"))
+        kf = j;
+    /* a per-receptor vector if there is one, else an ODE state vector of A + B K elements */
+    for (j = kf + 1; j < m->n_fields && kf >= 0 && !ir_per_receptor(&m->fields[kf]); j++)
+      if (ir_per_receptor(&m->fields[j]) && strcmp(m->fields[j].struct_name, "Buffers_"))
         kf = j;
     sb_printf(b, "inline std::size_t\nreceptors_%s( const nest::%s& node )\n{\n", nm, nm);
+    if (m->drops_clopath_history)
+      sb_printf(b, "  /* the device keeps no Clopath history: a node that clopath_synapse (or another plastic\n"
+                   "     connection) reads cannot be on a stream VP */\n"
+                   "  if ( static_cast< const nest::ArchivingNode& >( node ).*detail::member( detail::n_incoming_tag {} ) > 0 )\n"
+                   "    throw nest::KernelException( \"nestcl: %s node \" + std::to_string( node.get_node_id() )\n"
+                   "      + \" has plastic connections that read its spike and Clopath history; the device keeps no \"\n"
+                   "        \"Clopath history, so this node cannot be on a stream VP: use fewer nestcl_streams\" );\n",
+                nm);
     if (kf < 0) {
       sb_puts(b, "  (void)node;\n  return 0;\n}\n\n");
     } else {
       for (s = 0; s < 4; s++)
         if (!strcmp(m->fields[kf].struct_name, tags[s]))
           break;
-      sb_printf(b, "  const std::size_t K = ( node.*%s_detail::member(%s_detail::%s_tag{}) ).%s.size();\n", nm, nm,
-                members[s], m->fields[kf].member);
+      if (ir_per_receptor(&m->fields[kf]))
+        sb_printf(b, "  const std::size_t K = ( node.*%s_detail::member(%s_detail::%s_tag{}) ).%s.size();\n", nm, nm,
+                  members[s], m->fields[kf].member);
+      else
+        sb_printf(b, "  const std::size_t K = ( ( node.*%s_detail::member(%s_detail::%s_tag{}) ).%s.size() - %d ) / %d;\n",
+                  nm, nm, members[s], m->fields[kf].member, m->fields[kf].array_base, -m->fields[kf].array_len);
       /* The device lays every std::vector field out with K entries: a node whose vectors differ in
        * length (gif models' tau_sfa and tau_syn) does not fit it, and is refused rather than packed
        * out of bounds. The receptor count comes from the first vector outside Buffers_. */
-      for (j = kf + 1; j < m->n_fields; j++) {
+      for (j = 0; j < m->n_fields; j++) {
         const ir_field *f = &m->fields[j];
         int t;
         /* State_ and Parameters_: Variables_ are derived from them in pre_run_hook() */
-        if (f->array_len != -1 || (strcmp(f->struct_name, "State_") && strcmp(f->struct_name, "Parameters_")))
+        if (f->array_len >= 0 || j == kf || (strcmp(f->struct_name, "State_") && strcmp(f->struct_name, "Parameters_")))
           continue;
         for (t = 0; t < 4; t++)
           if (!strcmp(f->struct_name, tags[t]))
             break;
+        if (!ir_per_receptor(f)) {
+          /* an ODE state vector: A + B K elements (pre_run_hook() resizes it, so NEST's own check is the size) */
+          sb_printf(b, "  if ( ( node.*%s_detail::member(%s_detail::%s_tag{}) ).%s.size() != %d + %d * K )\n"
+                       "    throw nest::KernelException( \"nestcl: %s node \" + std::to_string( node.get_node_id() ) + \": %s::%s has \"\n"
+                       "      + std::to_string( ( node.*%s_detail::member(%s_detail::%s_tag{}) ).%s.size() ) + \" entries, not %d + %d x \"\n"
+                       "      + std::to_string( K ) + \" receptors; it cannot be on a stream VP\" );\n",
+                    nm, nm, members[t], f->member, f->array_base, -f->array_len, nm, f->struct_name, f->member, nm, nm,
+                    members[t], f->member, f->array_base, -f->array_len);
+          continue;
+        }
         sb_printf(b, "  if ( ( node.*%s_detail::member(%s_detail::%s_tag{}) ).%s.size() != K )\n"
                      "    throw nest::KernelException( \"nestcl: %s node \" + std::to_string( node.get_node_id() ) + \": %s::%s has \"\n"
                      "      + std::to_string( ( node.*%s_detail::member(%s_detail::%s_tag{}) ).%s.size() ) + \" entries, %s::%s \"\n"
@@ -242,9 +272,17 @@ void emit_glue(strbuf *b, const ir_model *m)
   }
   emit_drain(b, m, any[3]);
   emit_record(b, m, any[3]);
-  sb_printf(b, "inline void\nemit_%s( nest::%s& node, long origin_steps, long lag )\n{\n"
-               "  detail::set_spiketime( node, nest::Time::step( origin_steps + lag + 1 ) );\n"
+  /* a spike of multiplicity m (the device's run of m entries): one event, m history entries, as update() */
+  sb_printf(b, "inline void\nemit_%s( nest::%s& node, long origin_steps, long lag, unsigned long m )\n{\n"
+               "  for ( unsigned long k = 0; k < m; ++k )\n"
+               "  {\n"
+               "    detail::set_spiketime( node, nest::Time::step( origin_steps + lag + 1 ) );\n"
+               "  }\n"
                "  nest::SpikeEvent se;\n"
+               "  if ( m != 1 )\n"
+               "  {\n"
+               "    se.set_multiplicity( m );\n"
+               "  }\n"
                "  nest::kernel().event_delivery_manager.send( node, se, lag );\n}\n", nm, nm);
   sb_puts(b, "} // namespace nestcl_glue\n\n#endif\n");
 }
@@ -256,10 +294,10 @@ void emit_glue_table(strbuf *b, ir_model *const *models, int n)
     {"unpack", "nest::Node& node, void* const* f, std::size_t n, std::size_t i", ""},
     {"drain", "nest::Node& node, long lag, double* out, std::size_t K", ""},
     {"record", "nest::Node& node, const double* values, long step", ""},
-    {"emit", "nest::Node& node, long origin_steps, long lag", ""},
+    {"emit", "nest::Node& node, long origin_steps, long lag, unsigned long m", ""},
     {"receptors", "const nest::Node& node", "const"}};
   static const char *const rets[6] = {"void", "void", "void", "void", "void", "std::size_t"};
-  static const char *const args[6] = {"f, n, i", "f, n, i", "lag, out, K", "values, step", "origin_steps, lag", ""};
+  static const char *const args[6] = {"f, n, i", "f, n, i", "lag, out, K", "values, step", "origin_steps, lag, m", ""};
   int j, k;
   sb_puts(b, "/* Generated by nestcl-translate. Do not edit.\n"
              "   nestcl_glue_table.hpp: the glue of every model translated in this run, by NEST model name, for\n"

@@ -58,6 +58,7 @@ void ir_model_free(ir_model *m)
   free(m->fields);
   free(m->channels);
   free(m->recordables);
+  free(m->dists);
   free(m->name);
   free(m->source_file);
   free(m->header_file);
@@ -91,6 +92,19 @@ int ir_find_field(const ir_model *m, CXCursor decl)
   for (k = 0; k < m->n_fields; k++)
     if (clang_equalCursors(clang_getCanonicalCursor(m->fields[k].decl), c))
       return k;
+  return -1;
+}
+
+int ir_ode_field(const ir_model *m)
+{
+  int j;
+  for (j = 0; j < m->n_fields; j++)
+    if (m->fields[j].role == IR_ROLE_STATE && m->fields[j].array_len > 0 && m->fields[j].type == IR_T_DOUBLE)
+      return j;
+  for (j = 0; j < m->n_fields; j++)
+    if (m->fields[j].role == IR_ROLE_STATE && m->fields[j].array_len < 0 && !ir_per_receptor(&m->fields[j]) &&
+        m->fields[j].type == IR_T_DOUBLE)
+      return j;
   return -1;
 }
 

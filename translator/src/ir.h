@@ -58,12 +58,26 @@ typedef struct ir_field {
   char *nest_name;   /* "V_m" or NULL */
   ir_role role;
   ir_type type;
-  int array_len;     /* 0 scalar, > 0 fixed array, -1 per receptor (K) */
+  int array_len;     /* 0 scalar, > 0 fixed array, < 0: array_base + (-array_len) * K (-1, base 0: per receptor) */
+  int array_base;    /* an ODE state vector's fixed part (aeif_cond_alpha_multisynapse's y_: 2 + 2 K) */
   char *c_name;      /* "S__y3_": the SoA array's identifier in generated code */
   int written_in_update; /* parameters written in update() are not specialisable; synapses: written by send() */
   ir_syn_role syn_role;  /* synapse models only */
   CXCursor decl;
 } ir_field;
+
+/* A field's elements per neuron as fixed + per_k * K (a scalar: 1 + 0 K). */
+static inline void ir_field_len(const ir_field *f, int *fixed, int *per_k)
+{
+  *fixed = f->array_len == 0 ? 1 : f->array_len > 0 ? f->array_len : f->array_base;
+  *per_k = f->array_len < 0 ? -f->array_len : 0;
+}
+
+/* Whether f is a vector of exactly one element per receptor. */
+static inline int ir_per_receptor(const ir_field *f)
+{
+  return f->array_len == -1 && f->array_base == 0;
+}
 
 typedef enum ir_buffer_kind {
   IR_BUF_RING = 0,   /* RingBuffer: one channel */
@@ -165,6 +179,16 @@ typedef struct ir_model {
    * second entry point, rendered over the same fields (RW_DYN).
    */
   int has_ode;
+  int multiplicity;          /* update() sends spikes of multiplicity > 1 (set_multiplicity) */
+  /* dist.param( p ) of a RandomDistribution member outside update() (pp_psc_delta's gamma_dist_ in
+   * pre_run_hook()): the member and p's constructor arguments, which a draw in update() reads */
+  struct ir_dist {
+    CXCursor member;
+    CXCursor args[2];
+    int nargs;
+  } *dists;
+  int n_dists;
+  int drops_clopath_history; /* update() writes a Clopath history the device does not keep (rewrite.c) */
   CXCursor ode_dyn;        /* the dynamics function's definition (null cursor if none was found) */
   CXCursor ode_control;    /* gsl_odeiv_control_{y,yp,standard}_new( ... ) */
   CXCursor ode_step;       /* gsl_odeiv_step_alloc( type, dimension ) */
@@ -187,6 +211,8 @@ ir_field *ir_add_field(ir_model *m);
 ir_channel_group *ir_add_channel_group(ir_model *m);
 /* Field index by its declaration cursor, or -1. */
 int ir_find_field(const ir_model *m, CXCursor decl);
+/* An ODE model's state vector: the first double array of State_ of fixed size, else one of A + B K elements; or -1. */
+int ir_ode_field(const ir_model *m);
 int ir_find_field_by_name(const ir_model *m, const char *struct_name, const char *member);
 int ir_find_channel_group(const ir_model *m, CXCursor decl);
 /* The expression for the group's first channel, e.g. "2" or "(1 + K)". */

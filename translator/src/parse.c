@@ -953,6 +953,200 @@ static enum CXChildVisitResult visit_ode_setup(CXCursor c, CXCursor parent, CXCl
   return CXChildVisit_Recurse;
 }
 
+
+/*
+ * An integer expression as a + b * K, K the receptor count: a constant (a
+ * literal, a static const member), the size() of a per-receptor vector or a
+ * getter that returns one (n_receptors()), and sums and products of these.
+ */
+static int linear_in_k(const ir_model *m, CXCursor e, long *a, long *b, int depth)
+{
+  e = cursor_strip(e);
+  enum CXCursorKind k = clang_getCursorKind(e);
+  if (depth > 8)
+    return 0;
+  if (k == CXCursor_IntegerLiteral || k == CXCursor_DeclRefExpr || k == CXCursor_MemberRefExpr) {
+    CXEvalResult r = clang_Cursor_Evaluate(e);
+    int ok = r && clang_EvalResult_getKind(r) == CXEval_Int;
+    if (ok) {
+      *a = (long)clang_EvalResult_getAsLongLong(r);
+      *b = 0;
+    }
+    if (r)
+      clang_EvalResult_dispose(r);
+    return ok;
+  }
+  if (k == CXCursor_BinaryOperator) {
+    enum CXBinaryOperatorKind op = clang_getCursorBinaryOperatorKind(e);
+    cursor_kids ops = cursor_children(e);
+    long a0, b0, a1, b1;
+    int ok = ops.n == 2 && (op == CXBinaryOperator_Add || op == CXBinaryOperator_Mul) && linear_in_k(m, ops.c[0], &a0, &b0, depth + 1) &&
+             linear_in_k(m, ops.c[1], &a1, &b1, depth + 1);
+    free(ops.c);
+    if (!ok || (op == CXBinaryOperator_Mul && b0 && b1))
+      return 0;
+    *a = op == CXBinaryOperator_Add ? a0 + a1 : a0 * a1;
+    *b = op == CXBinaryOperator_Add ? b0 + b1 : a0 * b1 + b0 * a1;
+    return 1;
+  }
+  if (k == CXCursor_CallExpr) {
+    CXCursor callee = clang_getCursorReferenced(e);
+    char *n = cursor_spelling(callee);
+    int ok = 0;
+    if (!strcmp(n, "size") && clang_Cursor_getNumArguments(e) == 0) {
+      /* x.size(): the callee's base is the first child (a MemberRefExpr naming size) */
+      cursor_kids ch = cursor_children(e);
+      if (ch.n == 1 && clang_getCursorKind(cursor_strip(ch.c[0])) == CXCursor_MemberRefExpr) {
+        cursor_kids base = cursor_children(cursor_strip(ch.c[0]));
+        if (base.n == 1 && clang_getCursorKind(cursor_strip(base.c[0])) == CXCursor_MemberRefExpr) {
+          int fi = ir_find_field((ir_model *)m, clang_getCursorReferenced(cursor_strip(base.c[0])));
+          ok = fi >= 0 && m->fields[fi].array_len == -1 && m->fields[fi].array_base == 0 &&
+               strcmp(m->fields[fi].struct_name, "Buffers_");
+        }
+        free(base.c);
+      }
+      free(ch.c);
+      if (ok) {
+        *a = 0;
+        *b = 1;
+      }
+    } else if (clang_getCursorKind(callee) == CXCursor_CXXMethod && clang_Cursor_getNumArguments(e) == 0) {
+      /* a getter whose body is `return expr;` */
+      CXCursor def = clang_getCursorDefinition(callee);
+      cursor_kids body = cursor_children(def);
+      for (int j = 0; j < body.n && !ok; j++)
+        if (clang_getCursorKind(body.c[j]) == CXCursor_CompoundStmt) {
+          cursor_kids st = cursor_children(body.c[j]);
+          if (st.n == 1 && clang_getCursorKind(st.c[0]) == CXCursor_ReturnStmt) {
+            cursor_kids rk = cursor_children(st.c[0]);
+            ok = rk.n == 1 && linear_in_k(m, rk.c[0], a, b, depth + 1);
+            free(rk.c);
+          }
+          free(st.c);
+        }
+      free(body.c);
+    }
+    free(n);
+    return ok;
+  }
+  return 0;
+}
+
+/* Whether e reads a local or a parameter of the function it is in (only fields and constants may travel). */
+static enum CXChildVisitResult visit_reads_local(CXCursor x, CXCursor parent, CXClientData data)
+{
+  int *hit = data;
+  (void)parent;
+  if (clang_getCursorKind(x) == CXCursor_DeclRefExpr) {
+    CXCursor d = clang_getCursorReferenced(x);
+    enum CXCursorKind k = clang_getCursorKind(d);
+    if (k == CXCursor_ParmDecl ||
+        (k == CXCursor_VarDecl && clang_getCursorKind(clang_getCursorSemanticParent(d)) != CXCursor_StructDecl &&
+         clang_getCursorKind(clang_getCursorSemanticParent(d)) != CXCursor_ClassDecl &&
+         clang_getCursorKind(clang_getCursorSemanticParent(d)) != CXCursor_Namespace)) {
+      *hit = 1;
+      return CXChildVisit_Break;
+    }
+  }
+  return CXChildVisit_Recurse;
+}
+
+/*
+ * dist.param( p ) on a RandomDistribution member (pre_run_hook()): p's
+ * constructor arguments, when they read only fields and constants, become
+ * the member's parameters for draws in update() (ir_model.dists).
+ */
+static enum CXChildVisitResult visit_dist_param(CXCursor c, CXCursor parent, CXClientData data)
+{
+  ir_model *m = data;
+  (void)parent;
+  if (clang_getCursorKind(c) != CXCursor_CallExpr || clang_Cursor_getNumArguments(c) != 1)
+    return CXChildVisit_Recurse;
+  char *n = cursor_spelling(clang_getCursorReferenced(c));
+  char *cls = cursor_spelling(clang_getCursorSemanticParent(clang_getCursorReferenced(c)));
+  if (!strcmp(n, "param") && !strcmp(cls, "RandomDistribution")) {
+    cursor_kids ch = cursor_children(c);
+    CXCursor base = clang_getNullCursor();
+    if (ch.n >= 1 && clang_getCursorKind(cursor_strip(ch.c[0])) == CXCursor_MemberRefExpr) {
+      cursor_kids b = cursor_children(cursor_strip(ch.c[0]));
+      if (b.n == 1)
+        base = cursor_strip(b.c[0]);
+      free(b.c);
+    }
+    free(ch.c);
+    CXCursor p = cursor_strip(clang_Cursor_getArgument(c, 0));
+    if (clang_getCursorKind(p) == CXCursor_DeclRefExpr) {
+      /* a param_type local: its initialiser */
+      cursor_kids vk = cursor_children(clang_getCursorReferenced(p));
+      p = clang_getNullCursor();
+      for (int j = 0; j < vk.n && clang_Cursor_isNull(p); j++)
+        if (clang_getCursorKind(cursor_strip(vk.c[j])) == CXCursor_CallExpr)
+          p = cursor_strip(vk.c[j]);
+      free(vk.c);
+    }
+    if (!clang_Cursor_isNull(base) && clang_getCursorKind(base) == CXCursor_MemberRefExpr && !clang_Cursor_isNull(p) &&
+        clang_getCursorKind(p) == CXCursor_CallExpr && clang_Cursor_getNumArguments(p) <= 2) {
+      int hit = 0;
+      clang_visitChildren(p, visit_reads_local, &hit);
+      if (!hit) {
+        m->dists = xrealloc(m->dists, sizeof *m->dists * (size_t)(m->n_dists + 1));
+        m->dists[m->n_dists].member = clang_getCursorReferenced(base);
+        m->dists[m->n_dists].nargs = clang_Cursor_getNumArguments(p);
+        for (int k = 0; k < m->dists[m->n_dists].nargs; k++)
+          m->dists[m->n_dists].args[k] = clang_Cursor_getArgument(p, (unsigned)k);
+        m->n_dists++;
+      }
+    }
+  }
+  free(n);
+  free(cls);
+  return CXChildVisit_Recurse;
+}
+
+/*
+ * y_.resize( A + B * n_receptors(), ... ) of a State_ vector of doubles (the
+ * ODE state of a multi-receptor model): the field's length is A + B * K.
+ */
+static enum CXChildVisitResult visit_state_resize(CXCursor c, CXCursor parent, CXClientData data)
+{
+  ir_model *m = data;
+  (void)parent;
+  if (clang_getCursorKind(c) != CXCursor_CallExpr || clang_Cursor_getNumArguments(c) < 1)
+    return CXChildVisit_Recurse;
+  char *n = cursor_spelling(clang_getCursorReferenced(c));
+  if (!strcmp(n, "resize")) {
+    cursor_kids ch = cursor_children(c);
+    if (ch.n >= 1 && clang_getCursorKind(cursor_strip(ch.c[0])) == CXCursor_MemberRefExpr) {
+      cursor_kids base = cursor_children(cursor_strip(ch.c[0]));
+      if (base.n == 1 && clang_getCursorKind(cursor_strip(base.c[0])) == CXCursor_MemberRefExpr) {
+        int fi = ir_find_field(m, clang_getCursorReferenced(cursor_strip(base.c[0])));
+        int gi = ir_find_channel_group(m, clang_getCursorReferenced(cursor_strip(base.c[0])));
+        long a = 0, b = 0;
+        if (gi >= 0 && m->channels[gi].kind == IR_BUF_VECTOR &&
+            !(linear_in_k(m, clang_Cursor_getArgument(c, 0), &a, &b, 0) && a == 0 && b == 1)) {
+          /* iaf_cond_alpha_mc's spikes_.resize( 2 * NCOMP ): not one channel per receptor */
+          char *msg = xasprintf("input buffer vector '%s' resized to other than one channel per receptor is not "
+                                "supported on the device (the ring holds K channels for it)",
+                                m->channels[gi].buffer);
+          add_diag_at(m, c, 1, msg);
+          free(msg);
+        }
+        if (fi >= 0 && m->fields[fi].role == IR_ROLE_STATE && m->fields[fi].type == IR_T_DOUBLE &&
+            m->fields[fi].array_len == -1 && m->fields[fi].array_base == 0 &&
+            linear_in_k(m, clang_Cursor_getArgument(c, 0), &a, &b, 0) && b > 0 && a >= 0 && (a > 0 || b > 1) &&
+            a < 1024 && b < 1024) {
+          m->fields[fi].array_len = -(int)b;
+          m->fields[fi].array_base = (int)a;
+        }
+      }
+      free(base.c);
+    }
+    free(ch.c);
+  }
+  free(n);
+  return CXChildVisit_Recurse;
+}
+
 /* insert_( names::X, &model::getter ) and &model::get_y_elem_< model::State_::ELEM > in RecordablesMap::create(). */
 typedef struct targ_find {
   CXCursor found;
@@ -1073,6 +1267,16 @@ static void finish_model(ir_model *m)
     clang_visitChildren(m->methods[IR_M_INIT_BUFFERS], visit_ode_setup, m);
   if (m->has_method[IR_M_PRE_RUN])
     clang_visitChildren(m->methods[IR_M_PRE_RUN], visit_ode_setup, m);
+  if (m->has_method[IR_M_PRE_RUN])
+    clang_visitChildren(m->methods[IR_M_PRE_RUN], visit_dist_param, m);
+  /* an ODE state vector sized A + B * K where pre_run_hook(), init_buffers_() or State_::set() resize it;
+   * input buffer vectors must be sized by K */
+  {
+    static const ir_method_id where[] = {IR_M_PRE_RUN, IR_M_INIT_BUFFERS, IR_M_STATE_SET, IR_M_STATE_CTOR};
+    for (k = 0; k < (int)(sizeof where / sizeof *where); k++)
+      if (m->has_method[where[k]])
+        clang_visitChildren(m->methods[where[k]], visit_state_resize, m);
+  }
   /* Recordables: every State_ field in descriptor order (documented in model.h's
    * terms: rec holds what the model's state is, whatever its recordables map
    * derives from it on the host). */

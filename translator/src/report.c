@@ -5,6 +5,7 @@
 #include "report.h"
 
 #include <stdio.h>
+#include <string.h>
 
 static void json_str(strbuf *b, const char *s)
 {
@@ -47,9 +48,14 @@ void report_json(strbuf *b, ir_model *const *models, int n)
       sb_printf(b, ", \"fields\": %d, \"channel_groups\": %d", m->n_fields, m->n_channels);
     sb_puts(b, ", \"diagnostics\": [");
     for (k = 0; k < m->n_diags; k++) {
+      /* an absolute path of the input goes, as in "source": the report names no path of this machine */
+      const char *text = m->diags[k].text;
+      const size_t dir = (size_t)(ir_input_name(m->source_file) - m->source_file);
+      if (m->source_file[0] == '/' && dir && !strncmp(text, m->source_file, dir))
+        text += dir;
       if (k)
         sb_puts(b, ", ");
-      json_str(b, m->diags[k].text);
+      json_str(b, text);
       errors += m->diags[k].is_error;
     }
     sb_printf(b, "], \"errors\": %d, \"notes\": [", errors);

@@ -51,6 +51,7 @@ struct rw_ctx {
   char *lag_var;  /* RW_UPDATE: the variable of the lag loop (for random draws) */
   CXCursor target_var; /* RW_SEND: the local that holds get_target( t ) */
   CXCursor node_var;   /* RW_DYN: the local that holds the node (reinterpret_cast of the params pointer) */
+  int multiplicity;    /* RW_UPDATE: update() calls SpikeEvent::set_multiplicity */
   int rng_sites;  /* random draws rendered so far: each call site gets its own stream */
 };
 
@@ -79,6 +80,21 @@ static enum CXChildVisitResult visit_find_lag(CXCursor c, CXCursor parent, CXCli
   return CXChildVisit_Recurse;
 }
 
+static enum CXChildVisitResult visit_find_multiplicity(CXCursor x, CXCursor parent, CXClientData data)
+{
+  int *hit = data;
+  (void)parent;
+  if (clang_getCursorKind(x) == CXCursor_CallExpr) {
+    char *n = cursor_spelling(clang_getCursorReferenced(x));
+    if (!strcmp(n, "set_multiplicity"))
+      *hit = 1;
+    free(n);
+    if (*hit)
+      return CXChildVisit_Break;
+  }
+  return CXChildVisit_Recurse;
+}
+
 rw_ctx *rw_new(ir_model *m, rw_mode mode, CXCursor fn, int fatal)
 {
   rw_ctx *c = xcalloc(1, sizeof *c);
@@ -89,6 +105,12 @@ rw_ctx *rw_new(ir_model *m, rw_mode mode, CXCursor fn, int fatal)
   c->used = xcalloc((size_t)(m->n_fields ? m->n_fields : 1), 1);
   c->target_var = clang_getNullCursor();
   c->node_var = clang_getNullCursor();
+  if (mode == RW_UPDATE) {
+    /* update() sets the multiplicity of the spikes it sends: each SpikeEvent local gets a count */
+    clang_visitChildren(fn, visit_find_multiplicity, &c->multiplicity);
+    if (c->multiplicity)
+      m->multiplicity = 1;
+  }
   if (mode == RW_UPDATE && clang_Cursor_getNumArguments(fn) == 3) {
     lag_find lf;
     lf.to = clang_Cursor_getArgument(fn, 2);
@@ -249,7 +271,7 @@ static int is_reserved_name(const char *n)
   static const char *const reserved[] = {"n", "K", "origin_steps", "from", "to", "resolution_ms", "ring_slots",
                                          "n_channels", "ring", "spike_count", "spikes", "spike_capacity",
                                          "rec_interval", "rec", "weight", "current", "rport", "channel", "value",
-                                         "name", "fields"};
+                                         "name", "fields", "rng_seed", "id_first", "id_stride"};
   size_t k;
   for (k = 0; k < sizeof reserved / sizeof reserved[0]; k++)
     if (!strcmp(n, reserved[k]))
@@ -353,12 +375,12 @@ static char *record_offset(const ir_model *m, int fi)
   int fixed = 0, kk = 0;
   for (int r = 0; r < m->n_recordables; r++) {
     const ir_field *f = &m->fields[m->recordables[r]];
+    int a, b;
     if (m->recordables[r] == fi)
       return kk ? xasprintf("(%d + %d * (size_t)K)", fixed, kk) : xasprintf("%d", fixed);
-    if (f->array_len == -1)
-      kk++;
-    else
-      fixed += f->array_len > 0 ? f->array_len : 1;
+    ir_field_len(f, &a, &b);
+    fixed += a;
+    kk += b;
   }
   return NULL;
 }
@@ -571,30 +593,105 @@ static void render_arg(rw_ctx *c, CXCursor call, int k, strbuf *out)
   rw_render(c, clang_Cursor_getArgument(call, (unsigned)k), out);
 }
 
+/* Whether expression e may change something: an assignment, ++ or --, or new. */
+static enum CXChildVisitResult visit_side_effect(CXCursor x, CXCursor parent, CXClientData data)
+{
+  int *hit = data;
+  enum CXCursorKind k = clang_getCursorKind(x);
+  (void)parent;
+  if (k == CXCursor_CompoundAssignOperator || k == CXCursor_CXXNewExpr || k == CXCursor_CXXDeleteExpr ||
+      k == CXCursor_CXXThrowExpr || k == CXCursor_LambdaExpr ||
+      (k == CXCursor_BinaryOperator && clang_getCursorBinaryOperatorKind(x) == CXBinaryOperator_Assign)) {
+    *hit = 1;
+    return CXChildVisit_Break;
+  }
+  if (k == CXCursor_UnaryOperator) {
+    enum CXUnaryOperatorKind u = clang_getCursorUnaryOperatorKind(x);
+    if (u == CXUnaryOperator_PostInc || u == CXUnaryOperator_PostDec || u == CXUnaryOperator_PreInc ||
+        u == CXUnaryOperator_PreDec) {
+      *hit = 1;
+      return CXChildVisit_Break;
+    }
+  }
+  return CXChildVisit_Recurse;
+}
+
+/*
+ * `const T x = init;` of a scalar type whose initialiser changes nothing: the
+ * local of a helper that is inlined as ((T)(init)) wherever it is read, so the
+ * helper stays one expression with the same operations (no contraction: the
+ * code is built with FP_CONTRACT OFF). NULL when the statement is not one.
+ */
+static CXCursor pure_const_local(CXCursor st, CXCursor *init)
+{
+  CXCursor none = clang_getNullCursor();
+  if (clang_getCursorKind(st) != CXCursor_DeclStmt)
+    return none;
+  cursor_kids d = cursor_children(st);
+  CXCursor v = d.n == 1 ? d.c[0] : none;
+  free(d.c);
+  if (clang_Cursor_isNull(v) || clang_getCursorKind(v) != CXCursor_VarDecl)
+    return none;
+  CXType t = clang_getCursorType(v);
+  CXType ct = clang_getCanonicalType(t);
+  if (!clang_isConstQualifiedType(t) ||
+      !(ct.kind == CXType_Double || ct.kind == CXType_Int || ct.kind == CXType_Long || ct.kind == CXType_Bool))
+    return none;
+  cursor_kids ik = cursor_children(v);
+  CXCursor e = none;
+  for (int j = 0; j < ik.n; j++)
+    if (clang_isExpression(clang_getCursorKind(ik.c[j])))
+      e = ik.c[j];
+  free(ik.c);
+  int hit = 0;
+  if (clang_Cursor_isNull(e))
+    return none;
+  clang_visitChildren(e, visit_side_effect, &hit);
+  if (hit)
+    return none;
+  *init = e;
+  return v;
+}
+
 static int inline_method(rw_ctx *c, CXCursor cur, CXCursor callee, strbuf *out)
 {
   CXCursor def = clang_getCursorDefinition(callee);
   CXCursor body, ret, expr;
   cursor_kids stmts, rk;
-  int k, nargs, saved_substs;
+  int k, nargs, saved_substs, n_locals = 0;
+  CXCursor *locals = NULL, *inits = NULL;
   if (clang_Cursor_isNull(def) || c->depth > 8)
     return 0;
   body = rw_body_of(def);
   if (clang_Cursor_isNull(body))
     return 0;
   stmts = cursor_children(body);
-  /* A single return, after nothing but assertions (dropped, as NDEBUG would). */
+  /* A single return, after nothing but assertions (dropped, as NDEBUG would) and
+   * constant scalar locals whose initialisers change nothing (substituted). */
   for (k = 0; k + 1 < stmts.n; k++) {
     CXFile af;
     unsigned ab, ae;
+    CXCursor init;
+    CXCursor v = pure_const_local(stmts.c[k], &init);
+    if (!clang_Cursor_isNull(v)) {
+      locals = xrealloc(locals, sizeof *locals * (size_t)(n_locals + 1));
+      inits = xrealloc(inits, sizeof *inits * (size_t)(n_locals + 1));
+      locals[n_locals] = v;
+      inits[n_locals++] = init;
+      continue;
+    }
     const ir_macro *mc = cursor_offsets(stmts.c[k], &af, &ab, &ae) ? NULL : macro_at(c, af, ab, ae);
     if (!mc || strcmp(mc->name, "assert")) {
       free(stmts.c);
+      free(locals);
+      free(inits);
       return 0;
     }
   }
   if (stmts.n < 1 || clang_getCursorKind(stmts.c[stmts.n - 1]) != CXCursor_ReturnStmt) {
     free(stmts.c);
+    free(locals);
+    free(inits);
     return 0;
   }
   ret = stmts.c[stmts.n - 1];
@@ -602,6 +699,8 @@ static int inline_method(rw_ctx *c, CXCursor cur, CXCursor callee, strbuf *out)
   rk = cursor_children(ret);
   if (rk.n != 1) {
     free(rk.c);
+    free(locals);
+    free(inits);
     return 0;
   }
   expr = rk.c[0];
@@ -618,6 +717,21 @@ static int inline_method(rw_ctx *c, CXCursor cur, CXCursor callee, strbuf *out)
     free(a);
   }
   c->depth++;
+  for (k = 0; k < n_locals; k++) {
+    /* each local's initialiser, in terms of the arguments and the locals before it */
+    char *a;
+    CXType ct = clang_getCanonicalType(clang_getCursorType(locals[k]));
+    render_to(c, inits[k], &a);
+    c->substs = xrealloc(c->substs, sizeof *c->substs * (size_t)(c->n_substs + 1));
+    c->substs[c->n_substs].parm = locals[k];
+    c->substs[c->n_substs].text = xasprintf("((%s)(%s))", ct.kind == CXType_Double ? "double"
+                                                           : ct.kind == CXType_Long ? "nestcl_i64"
+                                                                                     : "nestcl_i32", a);
+    c->n_substs++;
+    free(a);
+  }
+  free(locals);
+  free(inits);
   sb_putc(out, '(');
   rw_render(c, expr, out);
   sb_putc(out, ')');
@@ -653,7 +767,18 @@ static CXCursor getter_target(rw_ctx *c, CXCursor e)
   return e;
 }
 
-static int is_per_receptor_container(rw_ctx *c, CXCursor base)
+/* The receptor count K in the code being rendered (the dynamics reads it from its context). */
+static const char *receptor_count(const rw_ctx *c)
+{
+  return c->mode == RW_DYN ? "nestcl_ctx->K" : "K";
+}
+
+/*
+ * Whether base is a container the runtime sizes with K: a per-receptor vector,
+ * a std::vector<RingBuffer>, or an ODE state vector of A + B * K elements.
+ * With len, its length as text.
+ */
+static int is_per_receptor_container_len(rw_ctx *c, CXCursor base, char **len)
 {
   CXCursor b = getter_target(c, cursor_strip(base));
   CXCursor ref;
@@ -662,10 +787,29 @@ static int is_per_receptor_container(rw_ctx *c, CXCursor base)
     return 0;
   ref = clang_getCursorReferenced(b);
   fi = ir_find_field(c->m, ref);
-  if (fi >= 0)
-    return c->m->fields[fi].array_len == -1;
+  if (fi >= 0) {
+    const ir_field *f = &c->m->fields[fi];
+    if (f->array_len >= 0)
+      return 0;
+    if (len)
+      *len = f->array_base ? xasprintf("((size_t)%d + (size_t)%d * (size_t)%s)", f->array_base, -f->array_len,
+                                       receptor_count(c))
+                           : f->array_len == -1 ? xasprintf("(size_t)%s", receptor_count(c))
+                                                : xasprintf("((size_t)%d * (size_t)%s)", -f->array_len, receptor_count(c));
+    return 1;
+  }
   gi = ir_find_channel_group(c->m, ref);
-  return gi >= 0 && c->m->channels[gi].kind == IR_BUF_VECTOR;
+  if (gi >= 0 && c->m->channels[gi].kind == IR_BUF_VECTOR) {
+    if (len)
+      *len = xasprintf("(size_t)%s", receptor_count(c));
+    return 1;
+  }
+  return 0;
+}
+
+static int is_per_receptor_container(rw_ctx *c, CXCursor base)
+{
+  return is_per_receptor_container_len(c, base, NULL);
 }
 
 /* ---- calls: one rule per construct ---- */
@@ -734,13 +878,18 @@ static int call_subscript(rw_ctx *c, const call_info *ci, strbuf *out)
   return 1;
 }
 
-/* vector<double>::size() and empty() of a per-receptor vector: the receptor count. */
+/* vector<double>::size() and empty() of a per-receptor vector: the receptor count (A + B K for an ODE state). */
 static int call_receptor_count(rw_ctx *c, const call_info *ci, strbuf *out)
 {
+  char *len = NULL;
   if (ci->nargs != 0 || clang_Cursor_isNull(ci->base) || !(name_is(ci, "size") || name_is(ci, "empty")) ||
-      !is_per_receptor_container(c, ci->base))
+      !is_per_receptor_container_len(c, ci->base, &len))
     return 0;
-  sb_puts(out, name_is(ci, "size") ? "(size_t)K" : "(K == 0)");
+  if (name_is(ci, "size"))
+    sb_puts(out, len);
+  else
+    sb_printf(out, "(%s == 0)", len);
+  free(len);
   return 1;
 }
 
@@ -758,7 +907,7 @@ static int call_resolution_ms(rw_ctx *c, const call_info *ci, strbuf *out)
   return 1;
 }
 
-/* origin.get_steps() in update(); Time(Time::ms(x)).get_steps() and the resolution's steps in pre_run_hook(). */
+/* origin.get_steps() and Time(Time::ms(x)).get_steps() in update(); the latter and the resolution's steps in pre_run_hook(). */
 static int call_get_steps(rw_ctx *c, const call_info *ci, strbuf *out)
 {
   if (!name_is(ci, "get_steps") || clang_Cursor_isNull(ci->base))
@@ -770,6 +919,16 @@ static int call_get_steps(rw_ctx *c, const call_info *ci, strbuf *out)
                          clang_getCanonicalCursor(clang_Cursor_getArgument(c->fn, 0)))) {
     sb_puts(out, "origin_steps");
     return 1;
+  }
+  if (c->mode == RW_UPDATE) {
+    /* pp_psc_delta's random dead time: Time( Time::ms( x ) ).get_steps() on the device */
+    CXCursor ms = find_call_below(ci->base, "ms");
+    if (!clang_Cursor_isNull(ms) && clang_Cursor_getNumArguments(ms) == 1) {
+      sb_puts(out, "nestcl_time_ms_to_steps(");
+      render_arg(c, ms, 0, out);
+      sb_puts(out, ", resolution_ms)");
+      return 1;
+    }
   }
   if (c->mode == RW_PRERUN) {
     CXCursor ms = find_call_below(ci->base, "ms");
@@ -913,13 +1072,70 @@ static int call_send(rw_ctx *c, const call_info *ci, strbuf *out)
   char *evt = decl_name_of_type(clang_getCursorType(ev));
   int is_spike = !strcmp(evt, "SpikeEvent");
   free(evt);
-  if (is_spike) {
+  if (is_spike && c->multiplicity) {
+    /* the event is a SpikeEvent local: its count nestcl_mult_<name> */
+    if (clang_getCursorKind(ev) != CXCursor_DeclRefExpr) {
+      error_at(c, ci->cur, "sending a SpikeEvent that is not a local", "its multiplicity is a local's");
+      return 1;
+    }
+    char *vn = cursor_spelling(clang_getCursorReferenced(ev));
+    sb_puts(out, "nestcl_emit_spikes(spike_count, spikes, spike_capacity, nestcl_i, ");
+    render_arg(c, ci->cur, 2, out);
+    sb_printf(out, ", nestcl_mult_%s)", vn);
+    free(vn);
+  } else if (is_spike) {
     sb_puts(out, "nestcl_emit_spike(spike_count, spikes, spike_capacity, nestcl_i, ");
     render_arg(c, ci->cur, 2, out);
     sb_putc(out, ')');
   } else {
     error_at(c, ci->cur, "sending an event other than SpikeEvent", "only spikes are delivered from the device");
   }
+  return 1;
+}
+
+/*
+ * ClopathArchivingNode::write_clopath_history( t, u, u_bar_plus, u_bar_minus,
+ * u_bar_bar ) and init_clopath_buffers(): the LTD/LTP history that only
+ * clopath_synapse reads. The device keeps none; the model is marked so that
+ * the NEST glue refuses a node with plastic connections onto it (the engine
+ * has no clopath_synapse). Arguments that change something are refused.
+ */
+static int call_clopath_history(rw_ctx *c, const call_info *ci, strbuf *out)
+{
+  if (!(name_is(ci, "write_clopath_history") || name_is(ci, "init_clopath_buffers")) ||
+      !strstr(ci->cls, "ClopathArchivingNode"))
+    return 0;
+  for (int k = 0; k < ci->nargs; k++) {
+    int hit = 0;
+    clang_visitChildren(clang_Cursor_getArgument(ci->cur, (unsigned)k), visit_side_effect, &hit);
+    if (hit) {
+      error_at(c, ci->cur, "write_clopath_history with an argument that changes state",
+               "the device drops the call, so its arguments must not act");
+      return 1;
+    }
+  }
+  c->m->drops_clopath_history = 1;
+  sb_printf(out, "((void)0) /* %s: Clopath history, read only by clopath_synapse (not on the device) */",
+            name_is(ci, "init_clopath_buffers") ? "init_clopath_buffers" : "write_clopath_history");
+  return 1;
+}
+
+/* se.set_multiplicity( n ) of a SpikeEvent local: its count, which send() emits as n spikes. */
+static int call_set_multiplicity(rw_ctx *c, const call_info *ci, strbuf *out)
+{
+  if (!name_is(ci, "set_multiplicity") || ci->nargs != 1)
+    return 0;
+  CXCursor b = clang_Cursor_isNull(ci->base) ? ci->base : cursor_strip(ci->base);
+  if (clang_Cursor_isNull(b) || clang_getCursorKind(b) != CXCursor_DeclRefExpr) {
+    error_at(c, ci->cur, "set_multiplicity on something other than a SpikeEvent local",
+             "the multiplicity is kept in a local beside the event");
+    return 1;
+  }
+  char *vn = cursor_spelling(clang_getCursorReferenced(b));
+  sb_printf(out, "(nestcl_mult_%s = (nestcl_u32)(", vn);
+  render_arg(c, ci->cur, 0, out);
+  sb_puts(out, "))");
+  free(vn);
   return 1;
 }
 
@@ -948,6 +1164,169 @@ static int call_random_draw(rw_ctx *c, const call_info *ci, strbuf *out)
   warning_at(c, ci->cur, "random draw: the device uses its own counter-based stream (NESTCL_DRAND), "
                          "statistically but not bitwise equal to NEST's");
   sb_printf(out, "NESTCL_DRAND(nestcl_i, origin_steps + %s, %d)", c->lag_var, c->rng_sites++);
+  return 1;
+}
+
+/* ---- NEST's random distributions (nestcl_dist.h) ---- */
+
+/* The distribution a type names (RandomDistribution< std::X_distribution<> >, or its param_type), or NULL. */
+static const char *dist_kind(CXType t)
+{
+  static const char *const kinds[][2] = {
+    {"lognormal_distribution", "lognormal"}, {"normal_distribution", "normal"},   {"poisson_distribution", "poisson"},
+    {"gamma_distribution", "gamma"},         {"exponential_distribution", "exponential"},
+    {"binomial_distribution", "binomial"},   {"uniform_real_distribution", "uniform"}};
+  if (t.kind == CXType_LValueReference || t.kind == CXType_RValueReference)
+    t = clang_getPointeeType(t);
+  CXString s = clang_getTypeSpelling(clang_getCanonicalType(t));
+  const char *sp = clang_getCString(s), *r = NULL;
+  for (size_t k = 0; k < sizeof kinds / sizeof *kinds && !r; k++)
+    if (strstr(sp, kinds[k][0]))
+      r = kinds[k][1];
+  clang_disposeString(s);
+  return r;
+}
+
+/* The parameters a distribution takes, with the C++ standard's defaults. */
+static int dist_defaults(const char *kind, const char **a, const char **b)
+{
+  *a = "1.0";
+  *b = "1.0";
+  if (!strcmp(kind, "normal") || !strcmp(kind, "lognormal") || !strcmp(kind, "uniform"))
+    *a = "0.0";
+  if (!strcmp(kind, "binomial")) {
+    *a = "1";
+    *b = "0.5";
+  }
+  return !strcmp(kind, "poisson") || !strcmp(kind, "exponential") ? 1 : 2;
+}
+
+/* The constructor call that initialises a variable (its CallExpr child), or a null cursor. */
+static CXCursor var_construct(CXCursor v)
+{
+  CXCursor r = clang_getNullCursor();
+  cursor_kids k = cursor_children(v);
+  for (int j = 0; j < k.n && clang_Cursor_isNull(r); j++) {
+    CXCursor x = cursor_strip(k.c[j]);
+    if (clang_getCursorKind(x) == CXCursor_CallExpr)
+      r = x;
+  }
+  free(k.c);
+  return r;
+}
+
+/*
+ * dist( rng ) and dist( rng, param ) on a NEST RandomDistribution: a draw from
+ * nestcl_dist.h on the stream of this call site, neuron and step. The
+ * parameters come from param (a param_type local, whose values
+ * nestcl_dp_<name>_<k> its declaration kept, or a temporary), else from
+ * dist.param( p ) in pre_run_hook() (m->dists), else the standard's defaults.
+ */
+static int call_random_dist(rw_ctx *c, const call_info *ci, strbuf *out)
+{
+  if (!name_is(ci, "operator()") || strcmp(ci->cls, "RandomDistribution"))
+    return 0;
+  CXCursor obj = clang_getNullCursor(), par = clang_getNullCursor();
+  const char *kind = NULL;
+  for (int k = 0; k < ci->nargs; k++) {
+    CXCursor a = cursor_strip(clang_Cursor_getArgument(ci->cur, (unsigned)k));
+    char *tn = decl_name_of_type(clang_getCursorType(a));
+    if (!strcmp(tn, "param_type"))
+      par = a;
+    else if (!strcmp(tn, "RandomDistribution") && (kind = dist_kind(clang_getCursorType(a))) != NULL)
+      obj = a;
+    free(tn);
+  }
+  if (clang_Cursor_isNull(obj) && !clang_Cursor_isNull(ci->base) &&
+      (kind = dist_kind(clang_getCursorType(ci->base))) != NULL)
+    obj = cursor_strip(ci->base);
+  if (!kind) {
+    error_at(c, ci->cur, "a draw from this distribution", "nestcl_dist.h has uniform_real, normal, lognormal, "
+                                                          "exponential, gamma, poisson and binomial");
+    return 1;
+  }
+  if (!c->lag_var) {
+    error_at(c, ci->cur, "a random draw outside the lag loop", "draws are keyed by neuron and step");
+    return 1;
+  }
+  const char *da, *db;
+  const int np = dist_defaults(kind, &da, &db);
+  char *args[2] = {xstrdup(da), xstrdup(db)};
+  if (!clang_Cursor_isNull(par)) {
+    if (clang_getCursorKind(par) == CXCursor_DeclRefExpr) {
+      char *vn = cursor_spelling(clang_getCursorReferenced(par));
+      CXCursor ctor = var_construct(clang_getCursorReferenced(par));
+      int n = clang_Cursor_isNull(ctor) ? 0 : clang_Cursor_getNumArguments(ctor);
+      for (int k = 0; k < n && k < np; k++) {
+        char *t;
+        render_to(c, clang_Cursor_getArgument(ctor, (unsigned)k), &t);
+        if (*t) {
+          free(args[k]);
+          args[k] = xasprintf("nestcl_dp_%s_%d", vn, k);
+        }
+        free(t);
+      }
+      free(vn);
+    } else {
+      CXCursor ctor = clang_getCursorKind(par) == CXCursor_CallExpr ? par : clang_getNullCursor();
+      int n = clang_Cursor_isNull(ctor) ? 0 : clang_Cursor_getNumArguments(ctor);
+      for (int k = 0; k < n && k < np; k++) {
+        char *t;
+        render_to(c, clang_Cursor_getArgument(ctor, (unsigned)k), &t);
+        if (*t) {
+          free(args[k]);
+          args[k] = t;
+        } else {
+          free(t);
+        }
+      }
+    }
+  } else if (clang_getCursorKind(obj) == CXCursor_MemberRefExpr) {
+    CXCursor mem = clang_getCanonicalCursor(clang_getCursorReferenced(obj));
+    for (int d = 0; d < c->m->n_dists; d++)
+      if (clang_equalCursors(clang_getCanonicalCursor(c->m->dists[d].member), mem)) {
+        for (int k = 0; k < c->m->dists[d].nargs && k < np; k++) {
+          char *t;
+          render_to(c, c->m->dists[d].args[k], &t);
+          if (*t) { /* a default argument renders as nothing: the standard's default stays */
+            free(args[k]);
+            args[k] = t;
+          } else {
+            free(t);
+          }
+        }
+      }
+  }
+  warning_at(c, ci->cur, "random draw: the device draws from nestcl_dist.h on its own counter-based stream, "
+                         "in distribution but not draw for draw equal to NEST's");
+  const int site = c->rng_sites++;
+  sb_printf(out, "nestcl_draw_%s(NESTCL_MODEL_RNG_SEED, %du, NESTCL_NEURON_ID(nestcl_i), (nestcl_u64)(origin_steps + %s), "
+                 "(%s)(%s)", kind, site, c->lag_var, !strcmp(kind, "binomial") ? "nestcl_u64" : "double", args[0]);
+  if (np == 2)
+    sb_printf(out, ", (double)(%s)", args[1]);
+  sb_putc(out, ')');
+  free(args[0]);
+  free(args[1]);
+  return 1;
+}
+
+/* dist.param( p ) in pre_run_hook(): the draws in update() read p's arguments (parse.c, ir_model.dists). */
+static int call_dist_param(rw_ctx *c, const call_info *ci, strbuf *out)
+{
+  if (!name_is(ci, "param") || strcmp(ci->cls, "RandomDistribution") || ci->nargs != 1)
+    return 0;
+  CXCursor b = clang_Cursor_isNull(ci->base) ? ci->base : cursor_strip(ci->base);
+  int have = 0;
+  for (int d = 0; d < c->m->n_dists && !clang_Cursor_isNull(b); d++)
+    if (clang_getCursorKind(b) == CXCursor_MemberRefExpr &&
+        clang_equalCursors(clang_getCanonicalCursor(c->m->dists[d].member),
+                           clang_getCanonicalCursor(clang_getCursorReferenced(b))))
+      have = 1;
+  if (!have) {
+    error_at(c, ci->cur, "this distribution's parameters", "they must be a param_type of fields and constants");
+    return 1;
+  }
+  sb_puts(out, "((void)0) /* the distribution's parameters: read by the draws in update() */");
   return 1;
 }
 
@@ -1337,6 +1716,32 @@ static int field_of_expr(rw_ctx *c, CXCursor e)
   return clang_getCursorKind(b) == CXCursor_MemberRefExpr ? ir_find_field(c->m, clang_getCursorReferenced(b)) : -1;
 }
 
+static CXCursor address_operand(CXCursor e);
+
+/* &v[ 0 ] of a vector field v (NEST's &S_.y_[ 0 ]): v's index, or -1. */
+static int first_element_field(rw_ctx *c, CXCursor e)
+{
+  CXCursor s = address_operand(e);
+  if (clang_Cursor_isNull(s) ||
+      (clang_getCursorKind(s) != CXCursor_CallExpr && clang_getCursorKind(s) != CXCursor_ArraySubscriptExpr))
+    return -1;
+  cursor_kids k = cursor_children(s);
+  int fi = -1, zero = 0;
+  for (int j = 0; j < k.n; j++) {
+    CXCursor x = cursor_strip(k.c[j]);
+    if (clang_getCursorKind(x) == CXCursor_MemberRefExpr && fi < 0) {
+      fi = field_of_expr(c, x);
+    } else if (clang_getCursorKind(x) == CXCursor_IntegerLiteral) {
+      CXEvalResult r = clang_Cursor_Evaluate(x);
+      zero = r && clang_EvalResult_getKind(r) == CXEval_Int && clang_EvalResult_getAsLongLong(r) == 0;
+      if (r)
+        clang_EvalResult_dispose(r);
+    }
+  }
+  free(k.c);
+  return zero ? fi : -1;
+}
+
 /* The operand of &x, or a null cursor when e is not an address-of. */
 static CXCursor address_operand(CXCursor e)
 {
@@ -1401,11 +1806,14 @@ static int call_evolve_apply(rw_ctx *c, const call_info *ci, strbuf *out)
     return 1;
   }
   int yi = field_of_expr(c, clang_Cursor_getArgument(ci->cur, 7));
-  if (yi < 0 || m->fields[yi].array_len <= 0 || m->fields[yi].type != IR_T_DOUBLE ||
-      m->fields[yi].role != IR_ROLE_STATE) {
+  if (yi < 0)
+    yi = first_element_field(c, clang_Cursor_getArgument(ci->cur, 7));
+  if (yi < 0 || m->fields[yi].type != IR_T_DOUBLE || m->fields[yi].role != IR_ROLE_STATE ||
+      yi != ir_ode_field(m)) {
     error_at(c, clang_Cursor_getArgument(ci->cur, 7), "this ODE state vector",
-             yi >= 0 && m->fields[yi].array_len < 0 ? "a state vector sized at run time has no fixed SoA layout"
-                                                    : "it must be a fixed-size double array of State_");
+             yi >= 0 && ir_per_receptor(&m->fields[yi])
+                 ? "a state vector sized at run time has no SoA layout unless the model resizes it to A + B * n_receptors()"
+                 : "it must be a double array of State_ (fixed size, or resized to A + B * n_receptors())");
     return 1;
   }
   CXCursor hv = address_operand(clang_Cursor_getArgument(ci->cur, 6));
@@ -1532,7 +1940,11 @@ static const call_rule call_rules[] = {
   {"set_spiketime", RW_BIT(RW_UPDATE), call_set_spiketime},
   {"EventDeliveryManager::send", RW_BIT(RW_UPDATE), call_send},
   {"record_data", RW_BIT(RW_UPDATE), call_record_data},
+  {"SpikeEvent::set_multiplicity", RW_BIT(RW_UPDATE), call_set_multiplicity},
+  {"Clopath history", RW_BIT(RW_UPDATE) | RW_HOST_INIT | RW_BIT(RW_INIT), call_clopath_history},
   {"random draw", RW_BIT(RW_UPDATE), call_random_draw},
+  {"random distribution", RW_BIT(RW_UPDATE), call_random_dist},
+  {"RandomDistribution::param", RW_BIT(RW_PRERUN), call_dist_param},
   {"spike_event_is_due", RW_BIT(RW_UPDATE), call_spike_event_is_due},
   {"handler add_value", RW_ROUTES, call_route_add_value},
   {"event getter", RW_ROUTES, call_event_getter},
@@ -1752,7 +2164,38 @@ static int handle_declstmt(rw_ctx *c, CXCursor cur, const char *t, unsigned b, u
     char *tn = decl_name_of_type(clang_getCursorType(v));
     if (!strcmp(tn, "SpikeEvent") && c->mode == RW_UPDATE) {
       char *vn = cursor_spelling(v);
-      sb_printf(out, "/* SpikeEvent %s: the spike goes to the spike list */", vn);
+      if (c->multiplicity)
+        sb_printf(out, "nestcl_u32 nestcl_mult_%s = 1u; /* SpikeEvent %s: its multiplicity; the spike goes to the spike list */",
+                  vn, vn);
+      else
+        sb_printf(out, "/* SpikeEvent %s: the spike goes to the spike list */", vn);
+      free(vn);
+      free(tn);
+      free(ch.c);
+      return 1;
+    }
+    if (!strcmp(tn, "param_type") && c->mode == RW_PRERUN && dist_kind(clang_getCursorType(v))) {
+      /* read where dist.param( p ) is (parse.c, ir_model.dists) */
+      char *vn = cursor_spelling(v);
+      sb_printf(out, "/* %s: a distribution's parameters, which the draws in update() read */", vn);
+      free(vn);
+      free(tn);
+      free(ch.c);
+      return 1;
+    }
+    if (!strcmp(tn, "param_type") && c->mode == RW_UPDATE && dist_kind(clang_getCursorType(v))) {
+      /* a distribution's parameters: their values now, for a draw that reads them (call_random_dist) */
+      char *vn = cursor_spelling(v);
+      CXCursor ctor = var_construct(v);
+      int n = clang_Cursor_isNull(ctor) ? 0 : clang_Cursor_getNumArguments(ctor);
+      sb_printf(out, "/* %s: a distribution's parameters */", vn);
+      for (int a = 0; a < n; a++) {
+        char *t;
+        render_to(c, clang_Cursor_getArgument(ctor, (unsigned)a), &t);
+        if (*t) /* a default argument renders as nothing: the draw keeps the standard's default */
+          sb_printf(out, " const double nestcl_dp_%s_%d = (double)(%s);", vn, a, t);
+        free(t);
+      }
       free(vn);
       free(tn);
       free(ch.c);
@@ -2184,7 +2627,7 @@ static int node_vardecl(rw_ctx *c, const node_info *ni, strbuf *out)
   return 1;
 }
 
-/* throw BadProperty( "why" ) in set(): the message travels with the error code. */
+/* throw BadProperty( "why" ) in set(), or in handle() (a weight the model refuses): the message travels with the error code. */
 static int node_set_throw(rw_ctx *c, const node_info *ni, strbuf *out)
 {
   CXCursor lit = clang_getNullCursor();
@@ -2525,7 +2968,7 @@ static const node_rule node_rules[] = {
   {CXCursor_DeclStmt, "typedef of a scope, dynamics' node", RW_BIT(RW_UPDATE) | RW_BIT(RW_DYN), node_scope_declstmt},
   {CXCursor_DeclStmt, "declaration", RW_ANY, node_declstmt},
   {CXCursor_VarDecl, "variable declaration", RW_ANY, node_vardecl},
-  {CXCursor_CXXThrowExpr, "set()'s throw", RW_BIT(RW_SET), node_set_throw},
+  {CXCursor_CXXThrowExpr, "set()'s or a handler's throw", RW_BIT(RW_SET) | RW_ROUTES, node_set_throw},
   {CXCursor_CXXThrowExpr, "host throw", RW_HOST_INIT | RW_BIT(RW_INIT), node_host_throw},
   {CXCursor_CXXThrowExpr, "update()'s throw", RW_BIT(RW_UPDATE), node_update_throw},
   {CXCursor_CXXStaticCastExpr, "cast", RW_ANY, node_cast},

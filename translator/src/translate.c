@@ -26,7 +26,28 @@ static char *render_body(ir_model *m, ir_method_id id, rw_mode mode, int fatal, 
     return NULL;
   c = rw_new(m, mode, m->methods[id], fatal);
   sb_init(&b);
-  rw_render(c, body, &b);
+  if (mode == RW_PRERUN && m->has_ode) {
+    /* An ODE model's pre_run_hook() (aeif_cond_alpha_multisynapse) also re-allocates GSL's
+     * stepper for the state vector's size and sizes its input buffers: set-up the runtime does
+     * itself (rw_is_runtime_setup), left out statement by statement as in init_buffers_(). */
+    cursor_kids st = cursor_children(body);
+    sb_puts(&b, "{\n");
+    for (int j = 0; j < st.n; j++) {
+      if (rw_is_runtime_setup(m, st.c[j]))
+        continue;
+      sb_puts(&b, "  ");
+      rw_render(c, st.c[j], &b);
+      enum CXCursorKind sk = clang_getCursorKind(st.c[j]);
+      sb_puts(&b, sk == CXCursor_CompoundStmt || sk == CXCursor_IfStmt || sk == CXCursor_ForStmt ||
+                          sk == CXCursor_WhileStmt
+                      ? "\n"
+                      : ";\n");
+    }
+    sb_puts(&b, "}\n");
+    free(st.c);
+  } else {
+    rw_render(c, body, &b);
+  }
   if (rw_errors(c)) {
     if (!fatal) {
       static const char *const what[IR_M_COUNT] = {"update", "handle(SpikeEvent&)", "handle(CurrentEvent&)",
@@ -94,7 +115,9 @@ int render_ctor_fn(ir_model *m, CXCursor fn, strbuf *out, unsigned char *used)
       if (fi < 0)
         continue;
       used[fi] = 1;
-      if (m->fields[fi].array_len == -1) {
+      if (m->fields[fi].array_len < 0 && !ir_per_receptor(&m->fields[fi])) {
+        continue; /* an ODE state vector: zeros, and the model sets its elements */
+      } else if (m->fields[fi].array_len == -1) {
         /* vector( count, value ): every receptor gets value; other forms leave zeros. */
         cursor_kids ik2 = cursor_children(init);
         CXCursor call = init;
@@ -325,12 +348,10 @@ static const char *portable_type(ir_type t)
   return names[t];
 }
 
+/* Whether the model has an ODE state vector (ir_ode_field). */
 static int ode_dim(const ir_model *m)
 {
-  for (int j = 0; j < m->n_fields; j++)
-    if (m->fields[j].role == IR_ROLE_STATE && m->fields[j].array_len > 0 && m->fields[j].type == IR_T_DOUBLE)
-      return m->fields[j].array_len;
-  return 0;
+  return ir_ode_field(m) >= 0;
 }
 
 /* A parameter name of the dynamics, or fallback when it has none. */
@@ -347,11 +368,27 @@ static char *dyn_param_name(const ir_model *m, unsigned k, const char *fallback)
 void emit_ode(strbuf *b, const ir_model *m, const tr_rendered *r, int cl)
 {
   const char *nm = m->name;
-  int j, dim = 0;
+  int j;
+  char *dim, *cap;
   if (!r->dyn_body)
     return;
-  /* the state vector: the field update() passes to gsl_odeiv_evolve_apply */
-  dim = ode_dim(m);
+  /* the state vector: the field update() passes to gsl_odeiv_evolve_apply; one of A + B K
+   * elements has room for NESTCL_K_MAX receptors (the runtime builds the kernel with the
+   * population's K; the C loop has room for 64 and refuses more) */
+  {
+    const ir_field *yf = &m->fields[ir_ode_field(m)];
+    int a, k;
+    ir_field_len(yf, &a, &k);
+    if (k) {
+      dim = xasprintf("(%d + %d * (int)ctx->K)", a, k);
+      cap = xasprintf("(%d + %d * NESTCL_K_MAX)", a, k);
+    } else {
+      dim = xasprintf("%d", a);
+      cap = xasprintf("%d", a);
+    }
+    if (k)
+      sb_puts(b, "#ifndef NESTCL_K_MAX\n#define NESTCL_K_MAX 64 /* NESTCL_ODE_K_MAX of nestcl/model.h */\n#endif\n");
+  }
   char *dn = cursor_spelling(m->ode_dyn);
   sb_printf(b, "/* ODE: %s integrates with GSL's rkf45 under a standard control; nestcl_rkf45.h does the\n"
                "   same operations. The dynamics %s() reads the neuron's fields from its context: the\n"
@@ -362,7 +399,7 @@ void emit_ode(strbuf *b, const ir_model *m, const tr_rendered *r, int cl)
     sb_puts(b, "#ifndef NESTCL_LIBM_VARIANT\n#error \"NESTCL_LIBM_VARIANT: build with -DNESTCL_LIBM_VARIANT=<0|1>, the host glibc's exp/pow variant\"\n#endif\n");
   else
     sb_puts(b, "#ifndef NESTCL_LIBM_VARIANT\n#define NESTCL_LIBM_VARIANT (nestcl_libm_host_variant() != 0)\n#endif\n");
-  sb_printf(b, "typedef struct %s_nestcl_ode {\n  nestcl_u32 n, i;\n", nm);
+  sb_printf(b, "typedef struct %s_nestcl_ode {\n  nestcl_u32 n, i, K;\n", nm);
   for (j = 0; j < m->n_fields; j++) {
     const ir_field *f = &m->fields[j];
     if (!r->dyn_used[j])
@@ -391,23 +428,29 @@ void emit_ode(strbuf *b, const ir_model *m, const tr_rendered *r, int cl)
     free(yn);
     free(fn);
   }
-  sb_printf(b, "\n\nNESTCL_RKF45_DEFINE(%s, %d, const %s_nestcl_ode *, %s_nestcl_dynamics)\n\n", nm, dim, nm, nm);
+  sb_printf(b, "\n\nNESTCL_RKF45_DEFINE(%s, %s, const %s_nestcl_ode *, %s_nestcl_dynamics)\n\n", nm, cap, nm, nm);
   sb_printf(b,
-            "/* gsl_odeiv_evolve_apply on neuron i: its state vector from the SoA into private memory and back. */\n"
+            "/* gsl_odeiv_evolve_apply on neuron i: its state vector from the SoA into private memory and back\n"
+            "   (a vector longer than the room fails with GSL's EINVAL, reported as the model's solver failure). */\n"
             "NESTCL_INLINE int %s_nestcl_evolve(const %s_nestcl_ode *ctx, nestcl_rkf45_control ctl, double *t, double t1,\n"
             "                                 NESTCL_GLOBAL double *h, NESTCL_GLOBAL double *ysoa, nestcl_u32 n, nestcl_u32 i)\n"
             "{\n"
-            "  double y[%d];\n"
+            "  double y[%s];\n"
             "  double hh = *h;\n"
-            "  for (int k = 0; k < %d; ++k)\n"
+            "  const int dim = %s;\n"
+            "  if (dim > %s)\n"
+            "    return NESTCL_RKF45_EINVAL;\n"
+            "  for (int k = 0; k < dim; ++k)\n"
             "    y[k] = ysoa[(size_t)k * n + i];\n"
-            "  const int s = %s_rkf45_evolve_apply(ctx, &ctl, 0, %d, t, t1, &hh, y);\n"
-            "  for (int k = 0; k < %d; ++k)\n"
+            "  const int s = %s_rkf45_evolve_apply(ctx, &ctl, 0, dim, t, t1, &hh, y);\n"
+            "  for (int k = 0; k < dim; ++k)\n"
             "    ysoa[(size_t)k * n + i] = y[k];\n"
             "  *h = hh;\n"
             "  return s;\n"
             "}\n\n",
-            nm, nm, dim, dim, nm, dim, dim);
+            nm, nm, cap, dim, cap, nm);
+  free(dim);
+  free(cap);
 }
 
 /* The dynamics' context for neuron nestcl_i, declared where update()'s body starts. */
@@ -415,7 +458,8 @@ static char *ode_context_init(const ir_model *m, const unsigned char *used)
 {
   strbuf b;
   sb_init(&b);
-  sb_printf(&b, "\n  %s_nestcl_ode nestcl_ode;\n  nestcl_ode.n = n;\n  nestcl_ode.i = nestcl_i;\n", m->name);
+  sb_printf(&b, "\n  %s_nestcl_ode nestcl_ode;\n  nestcl_ode.n = n;\n  nestcl_ode.i = nestcl_i;\n  nestcl_ode.K = K;\n",
+            m->name);
   for (int j = 0; j < m->n_fields; j++) {
     const ir_field *f = &m->fields[j];
     if (!used[j])
@@ -526,6 +570,22 @@ static void render_named_recordables(ir_model *m, tr_rendered *r)
       continue;
     visit_rec_fields(e, clang_getNullCursor(), &rf);
     clang_visitChildren(e, visit_rec_fields, &rf);
+  }
+  if (!m->n_named) {
+    /* No recordables map the translator reads (glif_cond's DynamicRecordablesMap reads B_.I_
+     * through get_state_element): the scalar Buffers_ fields update() writes join the record,
+     * so that NEST's logger, reading the node after the glue wrote the record back, sees them. */
+    for (k = 0; k < m->n_fields; k++) {
+      int have = 0;
+      if (m->fields[k].role != IR_ROLE_BUFFER || m->fields[k].array_len != 0 || !m->fields[k].written_in_update)
+        continue;
+      for (int q = 0; q < m->n_recordables; q++)
+        have |= m->recordables[q] == k;
+      if (!have) {
+        m->recordables = xrealloc(m->recordables, sizeof(int) * (size_t)(m->n_recordables + 1));
+        m->recordables[m->n_recordables++] = k;
+      }
+    }
   }
   r->rec_used = xcalloc((size_t)(m->n_fields ? m->n_fields : 1), 1);
   for (k = 0; k < m->n_named; k++) {
@@ -680,11 +740,10 @@ static void n_rec_expr(strbuf *b, const ir_model *m)
 {
   int fixed = 0, kk = 0, j;
   for (j = 0; j < m->n_recordables; j++) {
-    const ir_field *f = &m->fields[m->recordables[j]];
-    if (f->array_len == -1)
-      kk++;
-    else
-      fixed += f->array_len > 0 ? f->array_len : 1;
+    int a, k;
+    ir_field_len(&m->fields[m->recordables[j]], &a, &k);
+    fixed += a;
+    kk += k;
   }
   if (kk)
     sb_printf(b, "(%d + %d * (size_t)K)", fixed, kk);
@@ -702,6 +761,13 @@ void emit_update_prelude(strbuf *b, const ir_model *m)
              "NESTCL_INLINE double nestcl_max_d(double a, double b) { return a < b ? b : a; }\n"
              "NESTCL_INLINE nestcl_i64 nestcl_min_l(nestcl_i64 a, nestcl_i64 b) { return b < a ? b : a; }\n"
              "NESTCL_INLINE nestcl_i64 nestcl_max_l(nestcl_i64 a, nestcl_i64 b) { return a < b ? b : a; }\n"
+             "/* NEST's Time( Time::ms( x ) ).get_steps(), as the host helper nestcl_ms_to_steps. */\n"
+             "NESTCL_INLINE nestcl_i64 nestcl_time_ms_to_steps(double ms, double resolution_ms)\n"
+             "{\n"
+             "  const nestcl_i64 tics_per_step = (nestcl_i64)(resolution_ms * 1000.0 + 0.5);\n"
+             "  const nestcl_i64 tics = (nestcl_i64)(ms * 1000.0 + 0.5);\n"
+             "  return (tics + tics_per_step - 1) / tics_per_step;\n"
+             "}\n"
              "/* MultiChannelInputBuffer::reset_values_all_channels(): the buffer's own channels only. */\n"
              "NESTCL_INLINE void nestcl_ring_zero_channels(NESTCL_GLOBAL nestcl_i64 *ring, nestcl_u32 n_channels, nestcl_u32 n,\n"
              "                                             nestcl_u32 slot, nestcl_u32 first, nestcl_u32 count, nestcl_u32 i)\n"
@@ -719,13 +785,13 @@ void emit_update_prelude(strbuf *b, const ir_model *m)
              "#define NESTCL_SPIKE_EVENT_IS_DUE(x) (x)\n"
              "#endif\n"
              "/* Random draws of the model: uniform [0, 1) from Philox keyed by (seed, purpose + call\n"
-             "   site) with counter (neuron id, step). The runtime defines NESTCL_NEURON_ID(i) to the\n"
-             "   global id so the stream does not depend on the partition. */\n"
+             "   site) with counter (neuron id, step); the update's arguments rng_seed, id_first and\n"
+             "   id_stride give the seed and the global ids, so the stream does not depend on the partition. */\n"
              "#ifndef NESTCL_MODEL_RNG_SEED\n"
-             "#define NESTCL_MODEL_RNG_SEED 0u\n"
+             "#define NESTCL_MODEL_RNG_SEED rng_seed\n"
              "#endif\n"
              "#ifndef NESTCL_NEURON_ID\n"
-             "#define NESTCL_NEURON_ID(i) ((nestcl_u64)(i))\n"
+             "#define NESTCL_NEURON_ID(i) (id_first + (nestcl_u64)(i) * id_stride)\n"
              "#endif\n"
              "#ifndef NESTCL_DRAND\n"
              "#define NESTCL_DRAND(i, step, site) \\\n"
@@ -765,10 +831,14 @@ void emit_update_prelude(strbuf *b, const ir_model *m)
       sb_printf(b, "      for (size_t nestcl_k_ = 0; nestcl_k_ < %d; ++nestcl_k_) \\\n"
                    "        rec[(nestcl_row_ + nestcl_r_++) * n + nestcl_i] = (double)%s[nestcl_k_ * n + nestcl_i]; \\\n",
                 f->array_len, f->c_name);
-    else
+    else if (ir_per_receptor(f))
       sb_printf(b, "      for (size_t nestcl_k_ = 0; nestcl_k_ < K; ++nestcl_k_) \\\n"
                    "        rec[(nestcl_row_ + nestcl_r_++) * n + nestcl_i] = (double)%s[nestcl_k_ * n + nestcl_i]; \\\n",
                 f->c_name);
+    else
+      sb_printf(b, "      for (size_t nestcl_k_ = 0; nestcl_k_ < %d + %d * (size_t)K; ++nestcl_k_) \\\n"
+                   "        rec[(nestcl_row_ + nestcl_r_++) * n + nestcl_i] = (double)%s[nestcl_k_ * n + nestcl_i]; \\\n",
+                f->array_base, -f->array_len, f->c_name);
   }
   sb_puts(b, "      (void)nestcl_r_; \\\n    } \\\n  } while (0)\n\n");
 }

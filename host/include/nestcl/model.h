@@ -17,9 +17,11 @@
  * the kernel after the fixed leading arguments documented at
  * nestcl_update_args.
  *
- * SoA layout. A scalar field is an array [n]. A fixed array of length L, or a
- * std::vector<double> whose length is the population's receptor count K, is an
- * array [L or K][n]: element k of neuron i is at k * n + i. bool fields are
+ * SoA layout. A scalar field is an array [n]. A fixed array of length L, a
+ * std::vector<double> whose length is the population's receptor count K, or
+ * an ODE state vector y_ of a multi-receptor model, whose length is A + B * K
+ * (aeif_cond_alpha_multisynapse: V_M, W, then DG, G per receptor: 2 + 2 K), is
+ * an array [L][n] (L = nestcl_field_len): element k of neuron i is at k * n + i. bool fields are
  * stored as int32 (OpenCL buffers cannot hold bool), size_t as uint64, long as
  * int64, int as int32, double as double.
  *
@@ -79,8 +81,26 @@ typedef struct nestcl_field {
   const char *nest_name;   /* NEST's name where get_status() exposes the member directly, e.g. "V_m"; NULL otherwise */
   nestcl_field_role role;
   nestcl_field_type type;
-  int array_len;           /* 0: scalar; > 0: fixed array of this length; -1: per-receptor vector of length K */
+  int array_len;           /* 0: scalar; > 0: fixed array of this length; < 0: a vector of length
+                              array_base + (-array_len) * K (-1 with base 0: one entry per receptor) */
+  int array_base;          /* see array_len; 0 unless array_len < 0 */
 } nestcl_field;
+
+/*
+ * An ODE model integrates its state vector in private memory sized at compile
+ * time: an OpenCL kernel is built with -DNESTCL_K_MAX=<the population's K>, the
+ * C loop (compiled once) has room for this many receptors, so the engine
+ * refuses populations with more when the model's state vector grows with K.
+ */
+#define NESTCL_ODE_K_MAX 64
+
+/* Elements per neuron of field f in a population of receptor count K (1 for a scalar). */
+static inline size_t nestcl_field_len(const nestcl_field *f, uint32_t K)
+{
+  return f->array_len == 0  ? 1u
+         : f->array_len > 0 ? (size_t)f->array_len
+                            : (size_t)f->array_base + (size_t)(-(long)f->array_len) * (size_t)K;
+}
 
 typedef struct nestcl_channel_group {
   const char *buffer;      /* Buffers_ member, e.g. "input_buffer_" or "spikes_ex_" */
@@ -122,6 +142,11 @@ typedef struct nestcl_spike {
  *                            recordable fields when (step + 1) % rec_interval == 0 ...
  *   rec            [__global double *] ... at rec[((lag - from) * n_rec + r) * n + i],
  *                            r over the model's recordable fields (see nestcl_model.recordables)
+ *   rng_seed       [uint]    key[0] of the model's random draws (the engine's seed, NEST's rng_seed)
+ *   id_first       [ulong]   the global id of neuron 0 of this block ...
+ *   id_stride      [ulong]   ... and the step between neighbours: neuron i is id_first + i * id_stride,
+ *                            the counter of its draws (nestcl_philox.h), so that they do not
+ *                            depend on which VP updates it
  *
  * followed by one pointer per field, in descriptor order ([__global T *]).
  */
@@ -139,10 +164,13 @@ typedef struct nestcl_update_args {
   uint32_t spike_capacity;
   int64_t rec_interval;
   double *rec;
+  uint32_t rng_seed;
+  uint64_t id_first;
+  uint64_t id_stride;
 } nestcl_update_args;
 
 /* Number of fixed leading kernel arguments before the field pointers. */
-#define NESTCL_UPDATE_FIXED_ARGS 14
+#define NESTCL_UPDATE_FIXED_ARGS 17
 
 typedef struct nestcl_model {
   const char *name;            /* "iaf_psc_alpha" */
@@ -199,6 +227,15 @@ typedef struct nestcl_model {
   int n_recordable_names;
   int (*recordable_value)(int which, const double *rec_lag, void *const *fields, size_t n, size_t i, uint32_t K,
                           double resolution_ms, double *value);
+  /*
+   * update() sends spikes of multiplicity m > 1 (SpikeEvent::set_multiplicity:
+   * pp_psc_delta's Poisson count, a parrot's input count): such a spike is m
+   * entries (i, lag) of the spike list, which deliver and record as NEST's one
+   * event of multiplicity m does; NEST's glue sends the run of m as one event
+   * of multiplicity m. A plastic synapse sees one event where NEST sees one,
+   * so the engine refuses plastic connections from such a model.
+   */
+  int multiplicity;
 } nestcl_model;
 
 /* Every model translated in this build (generated nestcl_models.c). */

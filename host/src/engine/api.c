@@ -246,6 +246,13 @@ int nestcl_engine_create_population(nestcl_engine *e, const char *model, uint32_
   if (n == 0) {
     return nestcl_set_error(NESTCL_EINVAL, "population of %s with 0 neurons", m->name);
   }
+  if (!m->set_defaults || !m->pre_run || !m->route_spike) {
+    /* the update translated, a host helper did not: NEST runs those (nest_patch), the engine cannot */
+    return nestcl_set_error(NESTCL_EINVAL,
+                            "%s runs on the device only under NEST: its %s did not translate (see nestcl-translate's "
+                            "report), and the engine needs it",
+                            m->name, !m->set_defaults ? "constructors" : !m->pre_run ? "pre_run_hook" : "handle()");
+  }
   if (e->n_global + n > (uint64_t)UINT32_MAX) {
     return nestcl_set_error(NESTCL_EINVAL, "more than 2^32 - 1 neurons in all");
   }
@@ -256,6 +263,13 @@ int nestcl_engine_create_population(nestcl_engine *e, const char *model, uint32_
   if (channels > 256) {
     return nestcl_set_error(NESTCL_EINVAL, "%s with K=%u has %u ring channels; at most 256 are supported", m->name, K,
                             channels);
+  }
+  for (int f = 0; f < m->n_fields; ++f) {
+    if (m->fields[f].array_len < 0 && (m->fields[f].array_base > 0 || m->fields[f].array_len < -1) &&
+        K > NESTCL_ODE_K_MAX) {
+      return nestcl_set_error(NESTCL_EINVAL, "%s with K=%u: its ODE state vector %s holds at most %d receptors", m->name,
+                              K, m->fields[f].member, NESTCL_ODE_K_MAX);
+    }
   }
   eng_population *np = realloc(e->pops, (size_t)(e->n_pops + 1) * sizeof *np);
   if (!np) {
@@ -359,8 +373,7 @@ int nestcl_engine_set(nestcl_engine *e, int pop, const char *name, nestcl_value 
   void **probe = calloc((size_t)m->n_fields, sizeof *probe);
   int ok = probe != NULL;
   for (int f = 0; ok && f < m->n_fields; ++f) {
-    size_t len = m->fields[f].array_len == 0 ? 1 : (m->fields[f].array_len < 0 ? (p->K ? p->K : 1)
-                                                                             : (size_t)m->fields[f].array_len);
+    size_t len = nestcl_field_len(&m->fields[f], p->K ? p->K : 1);
     probe[f] = calloc(len, 8);
     ok = probe[f] != NULL;
   }
@@ -529,6 +542,13 @@ int nestcl_engine_connect_synapse(nestcl_engine *e, int source_pop, int target_p
         snprintf(known + l, sizeof known - l, ", %s", e->synapse_models[k]->name);
       }
       return nestcl_set_error(NESTCL_EINVAL, "unknown synapse model '%s' (known: %s)", model, known);
+    }
+    if (e->pops[source_pop].model->multiplicity) {
+      /* its spike of multiplicity m is m list entries: NEST's synapse would see one event */
+      return nestcl_set_error(NESTCL_EINVAL,
+                              "Connect: %s sends spikes of multiplicity > 1, which %s would see as that many "
+                              "events (NEST's sees one); connect it with static_synapse",
+                              e->pops[source_pop].model->name, model);
     }
     if (!sm->set_status || !sm->send_cpu || !sm->device_source) {
       return nestcl_set_error(NESTCL_EINVAL, "synapse model '%s' was not translated completely", model);
@@ -759,7 +779,7 @@ int nestcl_engine_add_multimeter(nestcl_engine *e, int pop, uint32_t first, uint
         }
         found = (int)row;
       }
-      row += f->array_len == 0 ? 1u : f->array_len > 0 ? (size_t)f->array_len : (size_t)p->K;
+      row += nestcl_field_len(f, p->K);
     }
     if (found < 0) {
       char list[512];

@@ -66,7 +66,7 @@ static void block_range(const nestcl_engine *e, const eng_population *p, int vp,
 
 static size_t field_len(const nestcl_field *f, uint32_t K)
 {
-  return f->array_len == 0 ? 1u : (f->array_len < 0 ? (size_t)K : (size_t)f->array_len);
+  return nestcl_field_len(f, K);
 }
 
 /* ---- neurons ------------------------------------------------------------ */
@@ -794,7 +794,9 @@ static int build_programs(nestcl_engine *e)
     }
     /* Translated code calls nestcl_glibc_exp(x, NESTCL_LIBM_VARIANT): the variant the C path runs too. */
     size_t used = strlen(opts[p]);
-    snprintf(opts[p] + used, 4096 - used, "%s-DNESTCL_LIBM_VARIANT=%d", used ? " " : "", e->libm_fused);
+    /* An ODE state vector of A + B K elements gets room for the population's K (NESTCL_K_MAX). */
+    snprintf(opts[p] + used, 4096 - used, "%s-DNESTCL_LIBM_VARIANT=%d -DNESTCL_K_MAX=%u", used ? " " : "", e->libm_fused,
+             e->pops[p].K ? (unsigned)e->pops[p].K : 1u);
     int same = -1;
     for (int q = 0; q < p && same < 0; ++q) {
       if (e->pops[q].model == e->pops[p].model && strcmp(opts[q], opts[p]) == 0) {
@@ -891,7 +893,8 @@ static int upload_block(nestcl_engine *e, eng_vp *vp, eng_block *b, int pop)
   cl_uint slots = (cl_uint)e->ring_slots, nch = b->n_channels, n = b->n;
   err = nestcl_update_kernel_fixed_args(b->k_update, b->n, p->K, e->cfg.resolution_ms, (uint32_t)e->ring_slots,
                                         b->n_channels, b->b_ring.mem, b->b_count.mem, b->b_spikes.mem, b->spike_cap,
-                                        p->rec_interval_steps, b->b_rec.mem, b->b_fields, m->n_fields);
+                                        p->rec_interval_steps, b->b_rec.mem, e->cfg.seed, b->first_gid, 1,
+                                        b->b_fields, m->n_fields);
   if ((rc = cl_check(err, "clSetKernelArg(update)"))) return rc;
   err = clSetKernelArg(b->k_deliver, 3, sizeof(cl_mem), &b->b_row.mem);
   err |= clSetKernelArg(b->k_deliver, 4, sizeof(cl_mem), &b->b_target.mem);

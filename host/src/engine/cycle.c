@@ -98,6 +98,9 @@ static int cpu_update(nestcl_engine *e, eng_vp *vp, int64_t origin, int from, in
     a.spike_capacity = b->spike_cap;
     a.rec_interval = pop->rec_interval_steps;
     a.rec = b->rec;
+    a.rng_seed = e->cfg.seed;
+    a.id_first = b->first_gid;
+    a.id_stride = 1;
     pop->model->update_cpu(&a, b->fields);
     int rc = block_failure(e, b, origin);
     if (rc) {

@@ -59,7 +59,7 @@ size_t eng_rec_width(const nestcl_model *m, uint32_t K)
   size_t w = 0;
   for (int r = 0; r < m->n_recordables; ++r) {
     const nestcl_field *f = &m->fields[m->recordables[r]];
-    w += f->array_len == 0 ? 1u : f->array_len > 0 ? (size_t)f->array_len : (size_t)K;
+    w += nestcl_field_len(f, K);
   }
   return w;
 }

@@ -1621,9 +1621,19 @@ NestclManager::update( size_t tid, const Time& origin, long from, long to )
     sorted.assign( spikes, spikes + n_spikes );
     std::sort( sorted.begin(), sorted.end(), []( const nestcl_spike& a, const nestcl_spike& b )
       { return std::tie( a.index, a.lag ) < std::tie( b.index, b.lag ); } );
-    for ( const nestcl_spike& s : sorted )
+    // A model that sets the multiplicity of its spikes (nestcl/model.h) lists a spike of multiplicity m
+    // as m equal entries: NEST sends it as one event, as the model's update() would.
+    const bool runs = g.glue->model->multiplicity != 0;
+    for ( size_t k = 0; k < sorted.size(); )
     {
-      g.glue->emit( *g.nodes[ s.index ], origin_steps, static_cast< long >( s.lag ) );
+      size_t e = k + 1;
+      while ( runs and e < sorted.size() and sorted[ e ].index == sorted[ k ].index
+        and sorted[ e ].lag == sorted[ k ].lag )
+      {
+        ++e;
+      }
+      g.glue->emit( *g.nodes[ sorted[ k ].index ], origin_steps, static_cast< long >( sorted[ k ].lag ), e - k );
+      k = e;
     }
     if ( m.record[ tid ] )
     {
