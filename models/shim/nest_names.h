@@ -79,6 +79,23 @@ const std::string t_ref_remaining( "t_ref_remaining" );
 const std::string tau_w( "tau_w" );
 const std::string V_peak( "V_peak" );
 const std::string w( "w" );
+// Conductance-based multi-receptor models (aeif_cond_alpha_multisynapse).
+const std::string dg( "dg" );
+const std::string E_rev( "E_rev" );
+const std::string g( "g" );
+const std::string has_connections( "has_connections" );
+const std::string n_receptors( "n_receptors" );
+// pp_psc_delta
+const std::string c_1( "c_1" );
+const std::string c_2( "c_2" );
+const std::string c_3( "c_3" );
+const std::string dead_time( "dead_time" );
+const std::string dead_time_random( "dead_time_random" );
+const std::string dead_time_shape( "dead_time_shape" );
+const std::string E_sfa( "E_sfa" );
+const std::string q_sfa( "q_sfa" );
+const std::string tau_sfa( "tau_sfa" );
+const std::string with_reset( "with_reset" );
 }  // namespace names
 }  // namespace nest
 

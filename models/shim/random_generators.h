@@ -15,10 +15,10 @@
 
 namespace nest
 {
-class BaseRNG
+class BaseRandomGenerator
 {
 public:
-  explicit BaseRNG( std::uint64_t seed )
+  explicit BaseRandomGenerator( std::uint64_t seed )
     : engine_( seed )
   {
   }
@@ -42,12 +42,12 @@ private:
   std::mt19937_64 engine_;
 };
 
-typedef BaseRNG* RngPtr;
+typedef BaseRandomGenerator* RngPtr;
 
 inline RngPtr
 get_vp_specific_rng( size_t )
 {
-  static BaseRNG rng( 12345 );
+  static BaseRandomGenerator rng( 12345 );
   return &rng;
 }
 
@@ -79,11 +79,22 @@ public:
   {
     return dist_( rng->engine() );
   }
+  result_type
+  operator()( RngPtr rng, param_type& p )
+  {
+    return dist_( rng->engine(), p );
+  }
 
 private:
   DistributionT dist_;
 };
 
+using uniform_real_distribution = RandomDistribution< std::uniform_real_distribution<> >;
+using normal_distribution = RandomDistribution< std::normal_distribution<> >;
+using lognormal_distribution = RandomDistribution< std::lognormal_distribution<> >;
+using binomial_distribution = RandomDistribution< std::binomial_distribution< unsigned long > >;
+using gamma_distribution = RandomDistribution< std::gamma_distribution<> >;
+using exponential_distribution = RandomDistribution< std::exponential_distribution<> >;
 using poisson_distribution = RandomDistribution< std::poisson_distribution< unsigned long > >;
 }  // namespace nest
 
