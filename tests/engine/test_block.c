@@ -35,7 +35,7 @@
 
 static size_t field_len(const nestcl_field *f, uint32_t K)
 {
-  return f->array_len == 0 ? 1u : (f->array_len < 0 ? (size_t)K : (size_t)f->array_len);
+  return nestcl_field_len(f, K);
 }
 
 static int cmp_spike(const void *a, const void *b)
@@ -84,6 +84,17 @@ static int run_model(nestcl_device *dev, const nestcl_model *m)
   }
   for (uint32_t i = 0; i < N; ++i) {
     if (m->set_defaults) m->set_defaults(bf, N, i, K);
+    /* A per-receptor parameter vector that NEST leaves empty by default (the multisynapse models'
+       tau_syn, pp_psc_delta's tau_sfa) has zeros in its K entries here: give them usable values. */
+    for (int f = 0; f < m->n_fields; ++f) {
+      if (m->fields[f].role == NESTCL_ROLE_PARAMETER && m->fields[f].array_len < 0 &&
+          m->fields[f].type == NESTCL_T_DOUBLE) {
+        for (size_t k = 0; k < field_len(&m->fields[f], K); ++k) {
+          double *v = &((double *)bf[f])[k * N + i];
+          if (*v == 0.0) *v = 2.0 + (double)k;
+        }
+      }
+    }
     /* Heterogeneous drive where the model has a bias current. */
     if (m->set_status) (void)m->set_status(bf, N, i, K, "I_e", drive_pA(m) + 2.0 * (double)(i % 97));
     if (m->init_buffers) CHECK(m->init_buffers(bf, N, i, K, H) == 0, "%s: init_buffers", m->name);
@@ -97,6 +108,7 @@ static int run_model(nestcl_device *dev, const nestcl_model *m)
    * Device-resident recurrent synapses (row = the spiking neuron) and a device
    * poisson_generator on every neuron; the C twin adds the same to its ring.
    */
+  int positive_only = 0;
   uint64_t *row_ptr = calloc(N + 1, sizeof *row_ptr);
   uint32_t *tgt = calloc((size_t)N * FANOUT, sizeof *tgt), *ptgt = calloc(N, sizeof *ptgt), *salt = calloc(N, sizeof *salt);
   double *val = calloc((size_t)N * FANOUT, sizeof *val), *pval = calloc(N, sizeof *pval);
@@ -105,11 +117,18 @@ static int run_model(nestcl_device *dev, const nestcl_model *m)
   CHECK(row_ptr && tgt && ptgt && salt && val && pval && dly && pdly && rows && lags, "out of memory");
   for (uint32_t r = 0; r < N; ++r) {
     const uint32_t len = r % 4 == 3 ? 0u : 1u + r % FANOUT; /* some sources have no synapse here */
+    if (r == 0) {
+      /* a model that refuses negative weights (conductance-based multisynapse: BadProperty) gets positive values */
+      int ch0;
+      double v0;
+      positive_only = m->route_spike && m->route_spike(-1.0, K ? 1 : 0, K, &ch0, &v0) != 0;
+    }
     row_ptr[r + 1] = row_ptr[r] + len;
     for (uint64_t k = row_ptr[r]; k < row_ptr[r + 1]; ++k) {
       nestcl_rng_stream st = nestcl_stream_init(nestcl_rng_key(5, 9), nestcl_rng_counter(r, k));
       tgt[k] = ((nestcl_stream_u32(&st) % nch) << 24) | (nestcl_stream_u32(&st) % N);
       val[k] = (double)((int32_t)(nestcl_stream_u32(&st) % 4096u) - 2048) / 64.0;
+      if (positive_only) val[k] = fabs(val[k]) / 16.0; /* conductances in nS, not currents in pA */
       dly[k] = (uint16_t)(MIN_DELAY + nestcl_stream_u32(&st) % (SLOTS - 2 * MIN_DELAY + 1));
     }
     ptgt[r] = r; /* channel 0 */
@@ -149,6 +168,7 @@ static int run_model(nestcl_device *dev, const nestcl_model *m)
         for (uint32_t ch = 0; ch < nch; ++ch) {
           for (uint32_t i = 0; i < N; ++i) {
             double v = input_value(s, (uint32_t)lag, ch, i);
+            if (positive_only) v = fabs(v) / 16.0; /* as the synapses: conductances a model accepts */
             if (v != 0.0) {
               nestcl_block_stage(b, (uint32_t)lag, ch, i, v);
               nestcl_ring_add(ring, nch, N, nestcl_ring_slot(origin, lag, SLOTS), ch, i, v);
@@ -158,7 +178,8 @@ static int run_model(nestcl_device *dev, const nestcl_model *m)
       }
       CHECK(nestcl_block_update(b, origin, from, to) == 0, "%s: update slice %u", m->name, s);
       uint32_t count[NESTCL_COUNT_WORDS] = {0};
-      nestcl_update_args a = {N, K, origin, from, to, H, SLOTS, nch, ring, count, cs + cn, N * MIN_DELAY - cn, 1, crec};
+      nestcl_update_args a = {N,  K,  origin, from, to, H, SLOTS, nch, ring, count, cs + cn, N * MIN_DELAY - cn,
+                              1,  crec, c.rng_seed, c.id_first, c.id_stride ? c.id_stride : 1};
       m->update_cpu(&a, cf);
       CHECK(count[1] == 0, "%s: the C loop reported failure %u of neuron %u at lag %u (status %d)", m->name,
             count[1], count[2], count[3], (int)count[4]);

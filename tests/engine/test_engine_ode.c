@@ -6,9 +6,11 @@
  *    iaf_cond_alpha's V_m, g_ex, g_in and t_ref_remaining come out of its
  *    state vector y and refractory counter;
  *  - an unknown name is refused with the model's recordables listed;
- *  - iaf_cond_alpha, aeif_cond_exp and hh_psc_alpha (GSL's rkf45 on the
- *    device, nestcl_rkf45.h) record and spike bit-identically with 1 CPU
- *    thread, 1 PoCL stream and a mix;
+ *  - iaf_cond_alpha, aeif_cond_exp, hh_psc_alpha and
+ *    aeif_cond_alpha_multisynapse (K = 3: a state vector of 2 + 2 K doubles,
+ *    Poisson input on every receptor port) (GSL's rkf45 on the device,
+ *    nestcl_rkf45.h) record and spike bit-identically with 1 CPU thread,
+ *    1 PoCL stream and a mix;
  *  - a solver failure (aeif_cond_exp driven into NEST's NumericalInstability)
  *    stops the run with an error that names the model, the neuron and the
  *    time, on the C path and on the device.
@@ -53,9 +55,13 @@ typedef struct param {
   nestcl_value v;
 } param;
 
-/* n neurons of model, DC and Poisson drive, a multimeter on names every 0.2 ms; sim_ms simulated. */
-static int run(const char *model, const param *ps, int nps, double dc, const char *const *names, int nn, int threads,
-               int streams, double alpha, double sim_ms, out *o)
+/*
+ * n neurons of model, DC and Poisson drive, a multimeter on names every 0.2 ms; sim_ms simulated.
+ * A multi-receptor model (K > 0) gets K receptors and a Poisson generator of weight poisson_w on
+ * each port 1..K; the others one of weight 2 on port 0.
+ */
+static int run_k(const char *model, uint32_t K, double poisson_w, const param *ps, int nps, double dc,
+                 const char *const *names, int nn, int threads, int streams, double alpha, double sim_ms, out *o)
 {
   nestcl_engine_config c;
   nestcl_engine_config_defaults(&c);
@@ -67,9 +73,10 @@ static int run(const char *model, const param *ps, int nps, double dc, const cha
   int rc = nestcl_engine_create(&c, &e), p = -1, mm = -1, sr = -1;
   if (rc) return rc;
   rc = nestcl_engine_set_models(e, nestcl_builtin_models, nestcl_builtin_model_count);
-  if (!rc) rc = nestcl_engine_create_population(e, model, 40, 0, &p);
+  if (!rc) rc = nestcl_engine_create_population(e, model, 40, K, &p);
   for (int k = 0; k < nps && !rc; ++k) rc = nestcl_engine_set(e, p, ps[k].name, ps[k].v);
-  if (!rc) rc = nestcl_engine_add_poisson(e, p, 4000.0, 2.0, 1.0, 0);
+  if (!rc && K == 0) rc = nestcl_engine_add_poisson(e, p, 4000.0, 2.0, 1.0, 0);
+  for (uint32_t k = 1; k <= K && !rc; ++k) rc = nestcl_engine_add_poisson(e, p, 4000.0, poisson_w, 1.0, (long)k);
   if (!rc) rc = nestcl_engine_add_dc(e, p, dc, 1.0);
   if (!rc) rc = nestcl_engine_add_multimeter(e, p, 0, 40, names, nn, 0.2, &mm);
   if (!rc) rc = nestcl_engine_add_spike_recorder(e, p, 0, 40, &sr);
@@ -95,6 +102,12 @@ static int run(const char *model, const param *ps, int nps, double dc, const cha
   return rc;
 }
 
+static int run(const char *model, const param *ps, int nps, double dc, const char *const *names, int nn, int threads,
+               int streams, double alpha, double sim_ms, out *o)
+{
+  return run_k(model, 0, 0.0, ps, nps, dc, names, nn, threads, streams, alpha, sim_ms, o);
+}
+
 static int same(const out *a, const out *b)
 {
   return a->ns == b->ns && a->nr == b->nr && a->nsp == b->nsp &&
@@ -111,12 +124,12 @@ static void check(int ok, const char *what, const char *detail)
   fails += !ok;
 }
 
-/* C path, one PoCL stream, one thread + one stream: the same samples and spikes. */
-static int across_paths(const char *model, const param *ps, int nps, double dc, const char *const *names, int nn,
-                        out *ref)
+/* C path, one PoCL stream, one thread + one stream: the same samples and spikes (K, poisson_w: see run_k). */
+static int across_paths_k(const char *model, uint32_t K, double poisson_w, const param *ps, int nps, double dc,
+                          const char *const *names, int nn, out *ref)
 {
   char what[160];
-  if (run(model, ps, nps, dc, names, nn, 1, 0, 0.0, 100.0, ref)) {
+  if (run_k(model, K, poisson_w, ps, nps, dc, names, nn, 1, 0, 0.0, 100.0, ref)) {
     snprintf(what, sizeof what, "%s on the C path", model);
     check(0, what, nestcl_last_error());
     return -1;
@@ -129,7 +142,7 @@ static int across_paths(const char *model, const param *ps, int nps, double dc, 
   for (int k = 0; k < 2; ++k) {
     out o;
     memset(&o, 0, sizeof o);
-    int rc = run(model, ps, nps, dc, names, nn, paths[k].t, paths[k].s, paths[k].a, 100.0, &o);
+    int rc = run_k(model, K, poisson_w, ps, nps, dc, names, nn, paths[k].t, paths[k].s, paths[k].a, 100.0, &o);
     if (rc == NESTCL_ENODEV) {
       release(&o);
       return 77;
@@ -142,11 +155,18 @@ static int across_paths(const char *model, const param *ps, int nps, double dc, 
   return 0;
 }
 
+static int across_paths(const char *model, const param *ps, int nps, double dc, const char *const *names, int nn,
+                        out *ref)
+{
+  return across_paths_k(model, 0, 0.0, ps, nps, dc, names, nn, ref);
+}
+
 int main(void)
 {
   const nestcl_model *alpha = find_model("iaf_psc_alpha"), *cond = find_model("iaf_cond_alpha"),
-                     *aeif = find_model("aeif_cond_exp"), *hh = find_model("hh_psc_alpha");
-  if (!alpha || !cond || !aeif || !hh) {
+                     *aeif = find_model("aeif_cond_exp"), *hh = find_model("hh_psc_alpha"),
+                     *multi = find_model("aeif_cond_alpha_multisynapse");
+  if (!alpha || !cond || !aeif || !hh || !multi) {
     printf("SKIP: the translated ODE models are not built (GSL missing at build time)\n");
     return 77;
   }
@@ -226,6 +246,24 @@ int main(void)
       for (int k = 1; k < 4; ++k)
         if (!(ref.vals[4 * s + k] >= 0.0 && ref.vals[4 * s + k] <= 1.0)) bad = 1;
     check(rc == 0 && ref.nsp >= 40 && !bad, "hh_psc_alpha fires; gating variables in [0, 1]", NULL);
+    release(&ref);
+  }
+  if (!multi->pre_run) {
+    /* The engine computes Variables_ (g0_, V_peak, refractory_counts_) with the translated pre_run_hook. */
+    check(0, "aeif_cond_alpha_multisynapse (K = 3)", "the translation has no pre_run (pre_run_hook not translated)");
+  } else {
+    /* K = 3 receptors: a state vector of 2 + 2 K doubles, Poisson input on each port 1..3. */
+    const char *names[] = {"V_m", "w"};
+    const param ps[] = {{"a", nestcl_uniform(2.0, 6.0)}, {"V_m", nestcl_uniform(-70.0, -55.0)}};
+    out ref;
+    memset(&ref, 0, sizeof ref);
+    int rc = across_paths_k("aeif_cond_alpha_multisynapse", 3, 0.25, ps, 2, 200.0, names, 2, &ref);
+    if (rc == 77) goto skip;
+    int bad = 0;
+    for (size_t s = 0; rc == 0 && s < ref.ns; ++s)
+      if (!(ref.vals[2 * s] > -100.0 && ref.vals[2 * s] <= 0.0) || !isfinite(ref.vals[2 * s + 1])) bad = 1;
+    snprintf(detail, sizeof detail, "%zu samples, %zu spikes", ref.ns, ref.nsp);
+    check(rc == 0 && ref.nsp >= 40 && !bad, "aeif_cond_alpha_multisynapse (K = 3) fires; V_m and w plausible", detail);
     release(&ref);
   }
 

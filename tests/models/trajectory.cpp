@@ -62,6 +62,7 @@ const long MIN_DELAY = 10; // lags per super step
 const long MAX_DELAY = 20;
 const long RING_SLOTS = MIN_DELAY + MAX_DELAY;
 const long REC_INTERVAL = 3; // records every third step: the hook's condition is tested too
+const uint32_t TRAJ_RNG_SEED = 2024; // the translated draws' seed (C loop and kernel alike)
 
 void
 pack( const Model& m, void* const* f, size_t n, size_t i )
@@ -136,6 +137,9 @@ struct Setup
   /* State fields without a NEST name start random through the glue; ODE models set their state
      vector through the status dictionary instead (random gating variables are not a neuron). */
   bool random_state = true;
+  /* The drive must make a tenth of the neurons spike, except where spikes are random (pp_psc_delta
+     runs here at rate 0; its draws are tested in distribution elsewhere). */
+  bool spikes_expected = true;
 };
 
 double
@@ -327,6 +331,49 @@ make_setup( const std::string& model )
     s.I_lo = 300.0;
     s.I_hi = 700.0;
   }
+  else if ( model == "aeif_cond_alpha_multisynapse" )
+  {
+    // A state vector of 2 + 2 K doubles (K = 3): a fast excitatory, an inhibitory (E_rev -90..-75
+    // mV) and a slow depolarising receptor, every port driven with positive weights (the model
+    // refuses negative ones, so no inhibitory-sign spikes). Every 11th neuron has a 0.1 ms
+    // receptor and gsl_error_tol 1e-9: GSL takes ~12 internal steps per step there, and rejects
+    // steps on every neuron.
+    s.K = 3;
+    s.random_state = false;
+    s.params = []( size_t i, nest::Dictionary& d )
+    {
+      static const double t_refs[] = { 0.0, 0.5, 2.0, 3.33 };
+      const bool stiff = i % 11 == 0;
+      d[ nest::names::C_m ] = pick( i, 1, 200.0, 300.0 );
+      d[ nest::names::g_L ] = pick( i, 2, 20.0, 40.0 );
+      d[ nest::names::E_L ] = pick( i, 3, -72.0, -68.0 );
+      d[ nest::names::V_th ] = pick( i, 4, -52.0, -48.0 );
+      d[ nest::names::Delta_T ] = i % 7 == 0 ? 0.0 : pick( i, 5, 1.5, 2.5 );
+      d[ nest::names::V_reset ] = pick( i, 6, -62.0, -58.0 );
+      d[ nest::names::t_ref ] = t_refs[ i % 4 ];
+      d[ nest::names::a ] = pick( i, 7, 2.0, 6.0 );
+      d[ nest::names::b ] = pick( i, 8, 40.0, 100.0 );
+      d[ nest::names::tau_w ] = pick( i, 9, 100.0, 200.0 );
+      d[ nest::names::E_rev ] =
+        std::vector< double > { pick( i, 10, -5.0, 5.0 ), pick( i, 11, -90.0, -75.0 ), pick( i, 12, -20.0, 0.0 ) };
+      d[ nest::names::tau_syn ] = std::vector< double > {
+        stiff ? 0.1 : pick( i, 13, 0.2, 1.0 ), pick( i, 14, 2.0, 5.0 ), pick( i, 15, 5.0, 20.0 ) };
+      d[ nest::names::I_e ] = pick( i, 16, 0.0, 200.0 );
+      if ( i % 5 == 0 || stiff )
+      {
+        d[ nest::names::gsl_error_tol ] = stiff ? 1e-9 : 1e-7;
+      }
+      d[ nest::names::V_m ] = pick( i, 17, -70.0, -55.0 );
+      d[ nest::names::w ] = q16( pick( i, 18, 0.0, 50.0 ) );
+    };
+    s.p_ex = 0.05;
+    s.w_ex = 2.0;
+    s.p_in = 0.0;
+    s.I_lo = 100.0;
+    s.I_hi = 500.0;
+    // Ports 1..3, drawn per (neuron, step).
+    s.rport = []( size_t i, long t, bool ) { return 1L + static_cast< long >( 3.0 * u01( i, t, 22 ) ); };
+  }
   else if ( model == "hh_psc_alpha" )
   {
     // Hodgkin-Huxley spikes: fast and stiff, the step size shrinks and grows through each.
@@ -346,6 +393,35 @@ make_setup( const std::string& model )
     s.w_in = 150.0;
     s.I_lo = 0.0;
     s.I_hi = 400.0;
+  }
+  else if ( model == "pp_psc_delta" )
+  {
+    // Its spikes are random (Poisson counts, Bernoulli trials, gamma dead times): the device
+    // draws them from its own Philox streams, NEST from its generator, so only a rate of 0
+    // (c_1 = c_2 = 0: no draw at all) compares bit for bit here: input integration, adaptation
+    // decay over K = 2 elements and the dead-time countdown. The draws are tested in
+    // distribution by test_engine_dist.
+    s.K = 2;
+    s.params = []( size_t i, nest::Dictionary& d )
+    {
+      d[ nest::names::C_m ] = pick( i, 1, 200.0, 300.0 );
+      d[ nest::names::tau_m ] = pick( i, 2, 5.0, 20.0 );
+      d[ nest::names::I_e ] = pick( i, 3, 0.0, 100.0 );
+      d[ nest::names::dead_time ] = i % 3 == 0 ? 0.0 : pick( i, 4, 0.5, 3.0 );
+      d[ nest::names::with_reset ] = i % 2 == 0;
+      d[ nest::names::c_1 ] = 0.0;
+      d[ nest::names::c_2 ] = 0.0;
+      d[ nest::names::c_3 ] = pick( i, 5, 0.1, 0.5 );
+      d[ nest::names::tau_sfa ] = std::vector< double > { pick( i, 6, 10.0, 100.0 ), pick( i, 7, 100.0, 500.0 ) };
+      d[ nest::names::q_sfa ] = std::vector< double > { pick( i, 8, 1.0, 10.0 ), pick( i, 9, 0.0, 5.0 ) };
+    };
+    s.p_ex = 0.05;
+    s.w_ex = 2.0;
+    s.p_in = 0.03;
+    s.w_in = 2.0;
+    s.I_lo = 0.0;
+    s.I_hi = 300.0;
+    s.spikes_expected = false;
   }
   else
   {
@@ -394,7 +470,7 @@ struct SoA
   static size_t
   per_neuron( const nestcl_field& f, uint32_t K )
   {
-    return f.array_len == 0 ? 1 : f.array_len > 0 ? static_cast< size_t >( f.array_len ) : K;
+    return nestcl_field_len( &f, K );
   }
 
   SoA( size_t n_, uint32_t K_ )
@@ -693,7 +769,11 @@ cl_open( ClPath& cl, const char* spec, const SoA& init, size_t ring_elems, size_
   }
   const std::string source = std::string( nestcl_rt_source ) + DESC->kernel_source;
   // Translated code calls nestcl_glibc_exp( x, NESTCL_LIBM_VARIANT ): the host's glibc variant, as the runtime builds it.
-  const std::string options = "-DNESTCL_LIBM_VARIANT=" + std::to_string( nestcl_libm_host_variant() != 0 ? 1 : 0 );
+  // An ODE state vector of A + B K doubles gets private room for the population's K (NESTCL_K_MAX), as in
+  // nestcl_block and the engine: the default room (NESTCL_ODE_K_MAX receptors) in every work-item of a
+  // large work-group overflows PoCL's stack.
+  const std::string options = "-DNESTCL_LIBM_VARIANT=" + std::to_string( nestcl_libm_host_variant() != 0 ? 1 : 0 )
+    + " -DNESTCL_K_MAX=" + std::to_string( init.K ? init.K : 1u );
   if ( nestcl_program_build( cl.dev, source.c_str(), options.c_str(), &cl.prog ) )
   {
     std::fprintf( stderr, "error: %s\n", nestcl_last_error() );
@@ -739,6 +819,12 @@ cl_open( ClPath& cl, const char* spec, const SoA& init, size_t ring_elems, size_
   CL_CHECK( clSetKernelArg( cl.kernel, 11, sizeof cap, &cap ), "arg spike_capacity" );
   CL_CHECK( clSetKernelArg( cl.kernel, 12, sizeof rec_interval, &rec_interval ), "arg rec_interval" );
   CL_CHECK( clSetKernelArg( cl.kernel, 13, sizeof( cl_mem ), &cl.rec.mem ), "arg rec" );
+  // the draws' seed and ids: the C loop gets the same (run_cpu)
+  const cl_uint rng_seed = TRAJ_RNG_SEED;
+  const cl_ulong id_first = 1, id_stride = 1;
+  CL_CHECK( clSetKernelArg( cl.kernel, 14, sizeof rng_seed, &rng_seed ), "arg rng_seed" );
+  CL_CHECK( clSetKernelArg( cl.kernel, 15, sizeof id_first, &id_first ), "arg id_first" );
+  CL_CHECK( clSetKernelArg( cl.kernel, 16, sizeof id_stride, &id_stride ), "arg id_stride" );
   for ( int f = 0; f < DESC->n_fields; ++f )
   {
     CL_CHECK(
@@ -1025,7 +1111,7 @@ stream_slice( StreamPath& st, long origin, long lags, const std::vector< Spike >
   emitted.clear();
   for ( uint32_t k = 0; k < n_spikes; ++k )
   {
-    st.glue->emit( *st.nodes[ spikes[ k ].index ], origin, spikes[ k ].lag );
+    st.glue->emit( *st.nodes[ spikes[ k ].index ], origin, spikes[ k ].lag, 1 );
   }
   std::vector< Spike > got;
   for ( const auto& e : emitted )
@@ -1477,6 +1563,9 @@ main( int argc, char** argv )
       a.spike_capacity = static_cast< uint32_t >( N * ( to - from ) );
       a.rec_interval = REC_INTERVAL;
       a.rec = rec.data();
+      a.rng_seed = TRAJ_RNG_SEED;
+      a.id_first = 1;
+      a.id_stride = 1;
       DESC->update_cpu( &a, cpu.fields() );
       if ( words[ 1 ] != 0 )
       {
@@ -1562,7 +1651,7 @@ main( int argc, char** argv )
   {
     return nestcl_test::fail( "glue round trip", diff );
   }
-  if ( total_spikes < N / 10 )
+  if ( setup.spikes_expected && total_spikes < N / 10 )
   {
     return nestcl_test::fail( "set-up", "the input drives too few spikes to test spike emission" );
   }

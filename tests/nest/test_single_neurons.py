@@ -55,6 +55,26 @@ CASES = {
     "gif_psc_exp_multisynapse": (260.0, 40.0, {"_receptor": 1, "tau_syn": [2.0], "tau_sfa": [100.0], "q_sfa": [10.0],
                                                "tau_stc": [10.0], "q_stc": [5.0]}),
     "gif_cond_exp": (260.0, 5.0, {}),
+    # multi-receptor GSL models: the state vector y_ has A + B * K elements (2 + 2 K for the aeif ones);
+    # conductance-based multisynapse models refuse negative weights (_positive: |w|)
+    "aeif_cond_alpha_multisynapse": (800.0, 5.0, {"_receptor": 1, "_positive": True, "E_rev": [0.0, -85.0],
+                                                  "tau_syn": [0.2, 2.0]}),
+    "aeif_cond_beta_multisynapse": (800.0, 5.0, {"_receptor": 1, "_positive": True, "E_rev": [0.0, -85.0],
+                                                 "tau_rise": [0.2, 0.5], "tau_decay": [2.0, 5.0]}),
+    "glif_cond": (300.0, 5.0, {"_receptor": 1, "_positive": True, "tau_syn": [0.2, 2.0], "E_rev": [0.0, -85.0]}),
+    "gif_cond_exp_multisynapse": (260.0, 5.0, {"_receptor": 1, "_positive": True, "tau_syn": [2.0], "E_rev": [0.0],
+                                               "tau_sfa": [100.0], "q_sfa": [10.0], "tau_stc": [10.0],
+                                               "q_stc": [5.0]}),
+    # ht_neuron: helpers with constant locals (m_NMDA_, D_eq_KNa_) inlined, receptor 1 is AMPA
+    "ht_neuron": (50.0, 2.0, {"_receptor": 1, "_positive": True}),
+    "iaf_chs_2007": (0.0, 3.0, {"_positive": True}),
+    "ignore_and_fire": (0.0, 1.0, {}),
+    # Clopath models: the device keeps no Clopath history (only clopath_synapse reads it)
+    "aeif_psc_delta_clopath": (800.0, 1.0, {}),
+    "hh_psc_alpha_clopath": (700.0, 100.0, {}),
+    # Poisson spike counts per step (dead_time 0), sent with their multiplicity, and adaptation
+    "pp_psc_delta": (200.0, 1.0, {"dead_time": 0.0, "c_1": 0.0, "c_2": 400.0, "c_3": 0.2,
+                                  "tau_sfa": [50.0], "q_sfa": [2.0]}),
 }
 
 
@@ -66,13 +86,15 @@ def drive(seed, scale):
     return times.tolist(), weights.tolist()
 
 
-STOCHASTIC = {"gif_psc_exp", "gif_cond_exp", "gif_psc_exp_multisynapse"}
+STOCHASTIC = {"gif_psc_exp", "gif_cond_exp", "gif_psc_exp_multisynapse", "gif_cond_exp_multisynapse", "pp_psc_delta"}
 
 
 def run(model):
     dc_amp, scale, extra = CASES[model]
     extra = dict(extra)
     receptor = extra.pop("_receptor", 0)  # models whose spikes need a receptor port (multisynapse, glif)
+    positive = extra.pop("_positive", False)
+    dc_receptor = extra.pop("_dc_receptor", 0)
     nest.ResetKernel()
     nest.SetKernelStatus({"local_num_threads": 2, "nestcl_streams": 1, "resolution": 0.1})
     n = 400 if model in STOCHASTIC else 2
@@ -81,17 +103,23 @@ def run(model):
     if sorted(set(vps)) != [0, 1] or list(vps).count(1) != n // 2:
         raise AssertionError("expected the neurons split over both VPs, got %s" % vps)
     times, weights = drive(11, scale)
+    if positive:
+        weights = [abs(w) for w in weights]
     sg = nest.Create("spike_generator", params={"spike_times": times, "spike_weights": weights})
     dc = nest.Create("dc_generator", params={"amplitude": dc_amp, "start": 50.0, "stop": 650.0})
     recordables = [str(r) for r in nest.GetDefaults(model)["recordables"]]
     mm = nest.Create("multimeter", params={"record_from": recordables, "interval": 0.1})
     sr = nest.Create("spike_recorder")
     nest.Connect(sg, neurons, syn_spec={"delay": 1.0, "receptor_type": receptor})
-    nest.Connect(dc, neurons)
+    if dc_amp:  # 0: a model without current input (iaf_chs_2007, ignore_and_fire)
+        nest.Connect(dc, neurons, syn_spec={"receptor_type": dc_receptor})
     nest.Connect(mm, neurons)
     nest.Connect(neurons, sr)
     nest.Simulate(400.0)
-    mid = [neurons[k].get("V_m") for k in range(2)]
+    # GetStatus between the calls: V_m, or the first recordable the status has (ignore_and_fire has none)
+    status = neurons[0].get()
+    vkey = "V_m" if "V_m" in status else next((r for r in recordables if r in status), None)
+    mid = [neurons[k].get(vkey) if vkey else None for k in range(2)]
     nest.Simulate(400.3)  # a partial super step at the end
     ev = mm.get("events")
     spikes = sr.get("events")
@@ -240,6 +268,30 @@ def run_vector_refusal():
     return not problems
 
 
+def run_clopath_refusal():
+    """A Clopath neuron that clopath_synapse reads needs its Clopath history, which the device does not
+    keep: on a stream VP, Simulate refuses it, naming the node."""
+    nest.ResetKernel()
+    nest.SetKernelStatus({"local_num_threads": 1, "nestcl_streams": 1, "nestcl_gpu_fraction": 1.0})
+    pre = nest.Create("spike_generator", 1, params={"spike_times": [0.5]})
+    post = nest.Create("aeif_psc_delta_clopath", 1)
+    nest.Connect(pre, post, syn_spec={"synapse_model": "clopath_synapse", "weight": 1.0, "delay": 1.0})
+    problems, msg = [], ""
+    try:
+        nest.Simulate(1.0)
+        problems.append("Simulate put a node that clopath_synapse reads on a stream VP")
+    except Exception as e:
+        msg = str(e)
+        for want in ("aeif_psc_delta_clopath node %d" % post.global_id, "Clopath history",
+                     "cannot be on a stream VP"):
+            if want not in msg:
+                problems.append("the error does not name %r: %s" % (want, msg))
+    print("%s a Clopath neuron read by clopath_synapse is refused on a stream VP%s"
+          % ("PASS" if not problems else "FAIL", (": " + msg[msg.find("nestcl:"):][:160]) if not problems
+             else ": " + "; ".join(problems)))
+    return not problems
+
+
 def main():
     nest.verbosity = nest.VerbosityLevel.WARNING
     models = sys.argv[1:] or list(CASES)
@@ -248,6 +300,7 @@ def main():
         ok.append(run_fixed_point_bound())
         ok.append(run_failure())
         ok.append(run_vector_refusal())
+        ok.append(run_clopath_refusal())
     print("%d passed, %d failed" % (sum(ok), len(ok) - sum(ok)))
     return 0 if all(ok) else 1
 

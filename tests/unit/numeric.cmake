@@ -83,3 +83,15 @@ target_link_libraries(test_numeric_rkf45_opencl PRIVATE nestcl nestcl_kernels m)
 add_test(NAME unit.numeric_rkf45_opencl COMMAND test_numeric_rkf45_opencl)
 set_tests_properties(unit.numeric_rkf45_opencl PROPERTIES
   ENVIRONMENT "${NESTCL_NUMERIC_ENV}" LABELS "unit" SKIP_RETURN_CODE ${NESTCL_SKIP_CODE} TIMEOUT 300)
+
+# NEST's random distributions for translated models (nestcl_dist.h): moments
+# and P(0) of 2 * 10^5 draws per distribution, and the OpenCL text against the
+# C path bit for bit; the C part alone also in the sanitizer build.
+add_executable(test_numeric_dist ${CMAKE_CURRENT_SOURCE_DIR}/test_numeric_dist.c)
+target_link_libraries(test_numeric_dist PRIVATE nestcl nestcl_kernels m)
+add_test(NAME unit.numeric_dist COMMAND test_numeric_dist)
+set_tests_properties(unit.numeric_dist PROPERTIES
+  ENVIRONMENT "${NESTCL_NUMERIC_ENV}" LABELS "unit" SKIP_RETURN_CODE ${NESTCL_SKIP_CODE} TIMEOUT 300)
+add_test(NAME unit.numeric_dist_c COMMAND test_numeric_dist --no-opencl)
+set_tests_properties(unit.numeric_dist_c PROPERTIES
+  ENVIRONMENT "${NESTCL_NUMERIC_ENV}" LABELS "unit;sanitize" TIMEOUT 120)
