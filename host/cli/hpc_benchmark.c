@@ -540,7 +540,7 @@ static int make_network(const hpc_opts *o, hpc_net *n)
     if (!rc) rc = nestcl_engine_set(e, p ? n->pi : n->pe, "tau_minus", nestcl_constant(30.0));
     if (!rc) rc = nestcl_engine_set(e, p ? n->pi : n->pe, "V_m", nestcl_normal(5.7, 7.2));
   }
-  nestcl_conn_spec ce = {NESTCL_RULE_FIXED_INDEGREE, n->CE, 0, 1}, ci = {NESTCL_RULE_FIXED_INDEGREE, n->CI, 0, 1};
+  nestcl_conn_spec ce = {NESTCL_RULE_FIXED_INDEGREE, n->CE, 0, 1, 0, 0.0}, ci = {NESTCL_RULE_FIXED_INDEGREE, n->CI, 0, 1, 0, 0.0};
   nestcl_syn_spec sex = {nestcl_constant(n->JE), nestcl_constant(o->delay), 0};
   nestcl_syn_spec sin_ = {nestcl_constant(n->JI), nestcl_constant(o->delay), 0};
   if (!rc) rc = nestcl_engine_add_poisson(e, n->pe, n->p_rate, n->JE, o->delay, 0);
