@@ -51,8 +51,12 @@ function(nestcl_engine_add_driver)
     message(STATUS "nestcl driver: skipped (no nestcl_models library: translator or models not built)")
     return()
   endif()
+  # The benchmark networks (benchmarks/, on the public engine API) and the driver that parses flags and runs them.
   add_executable(nestcl_cli ${PROJECT_SOURCE_DIR}/host/cli/nestcl_main.c
-    ${PROJECT_SOURCE_DIR}/host/cli/hpc_benchmark.c ${PROJECT_SOURCE_DIR}/host/cli/json.c)
+    ${PROJECT_SOURCE_DIR}/host/cli/hpc_benchmark.c ${PROJECT_SOURCE_DIR}/host/cli/runner.c
+    ${PROJECT_SOURCE_DIR}/host/cli/json.c ${PROJECT_SOURCE_DIR}/benchmarks/hpc_benchmark.c
+    ${PROJECT_SOURCE_DIR}/benchmarks/microcircuit.c)
+  target_include_directories(nestcl_cli PRIVATE ${PROJECT_SOURCE_DIR}/benchmarks ${PROJECT_SOURCE_DIR}/host/cli)
   target_link_libraries(nestcl_cli PRIVATE nestcl nestcl_models)
   if(NESTCL_WITH_MPI)
     target_link_libraries(nestcl_cli PRIVATE MPI::MPI_C)

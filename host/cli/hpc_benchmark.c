@@ -1,15 +1,11 @@
 /*
- * `nestcl run hpc_benchmark`: NEST's pynest/examples/hpc_benchmark.py network
- * (BENCHMARKS.md) on the engine. NE = 9000 S, NI = 2250 S iaf_psc_alpha
- * neurons, in-degree CE = 9000 from E and CI = 2250 from I whatever S
- * (fixed_indegree, no autapses, multapses), delay 1.5 ms, J_E = 0.14 mV
- * converted to pA through the alpha PSP peak, g = -5, one Poisson train per
- * neuron at nu_ext * CE * 1000 Hz, V_m ~ normal(5.7, 7.2); presimulation, then
- * the measured simulation. E->E is NEST's stdp_pl_synapse_hom (translated;
- * alpha 0.0513, lambda 0.1, mu 0.4, tau_plus 15 ms, tau_minus 30 ms on the
- * neurons), or static with the same initial weight J_E (--ee-synapse static).
- * The results JSON (benchmarks/results.schema.md) is
- * written to a temporary file and renamed, so a failed run leaves no file.
+ * `nestcl run hpc_benchmark`: the driver of NEST's hpc_benchmark network,
+ * whose description is benchmarks/hpc_benchmark.c. Here: the flags, the split
+ * (given, or chosen by the fitted performance model, and --rebalance's rounds
+ * in the presimulation), presimulation and measured simulation, the E->E
+ * weights (NEST's stdp_pl_synapse_hom, or static with --ee-synapse static),
+ * and the results JSON (benchmarks/results.schema.md), written to a temporary
+ * file and renamed, so a failed run leaves no file.
  */
 #include <errno.h>
 #include <math.h>
@@ -25,6 +21,7 @@
 #endif
 
 #include "cli.h"
+#include "hpc_benchmark.h"
 #include "json.h"
 #include "nestcl/engine.h"
 #include "nestcl/version.h"
@@ -491,14 +488,12 @@ static int presim_measured(nestcl_engine *e, const hpc_opts *o, int quiet, doubl
   return rc;
 }
 
-/* The network's constants (BENCHMARKS.md) and what building it returns. */
+/* The network (benchmarks/hpc_benchmark.c) and what building it returns. */
 typedef struct hpc_net {
-  double tau_syn, tau_m, C_m, V_th;
-  uint32_t NE, NI, CE, CI;
-  double JE, JI, p_rate;
+  hpc_network p;
   uint32_t nrec;
   nestcl_engine *e;
-  int pe, pi, rec, ee;
+  int rec;
 } hpc_net;
 
 /*
@@ -524,37 +519,12 @@ static int make_network(const hpc_opts *o, hpc_net *n)
     cfg.history_capacity = cfg.history_max;
   }
   nestcl_engine *e = NULL;
-  n->pe = n->pi = n->rec = n->ee = -1;
+  n->rec = -1;
   int rc = nestcl_engine_create(&cfg, &e);
   n->e = e;
   if (!rc) rc = nestcl_engine_set_models(e, nestcl_builtin_models, nestcl_builtin_model_count);
-  if (!rc) rc = nestcl_engine_create_population(e, o->model, n->NE, 0, &n->pe);
-  if (!rc) rc = nestcl_engine_create_population(e, o->model, n->NI, 0, &n->pi);
-  /* NEST applies E_L before the thresholds it offsets, and V_m last. */
-  static const char *names[] = {"E_L", "C_m", "tau_m", "t_ref", "V_th", "V_reset", "tau_syn_ex", "tau_syn_in"};
-  const double values[] = {0.0, n->C_m, n->tau_m, 0.5, n->V_th, 0.0, n->tau_syn, n->tau_syn};
-  for (int p = 0; p < 2 && !rc; ++p) {
-    for (int k = 0; k < 8 && !rc; ++k) {
-      rc = nestcl_engine_set(e, p ? n->pi : n->pe, names[k], nestcl_constant(values[k]));
-    }
-    if (!rc) rc = nestcl_engine_set(e, p ? n->pi : n->pe, "tau_minus", nestcl_constant(30.0));
-    if (!rc) rc = nestcl_engine_set(e, p ? n->pi : n->pe, "V_m", nestcl_normal(5.7, 7.2));
-  }
-  nestcl_conn_spec ce = {NESTCL_RULE_FIXED_INDEGREE, n->CE, 0, 1}, ci = {NESTCL_RULE_FIXED_INDEGREE, n->CI, 0, 1};
-  nestcl_syn_spec sex = {nestcl_constant(n->JE), nestcl_constant(o->delay), 0};
-  nestcl_syn_spec sin_ = {nestcl_constant(n->JI), nestcl_constant(o->delay), 0};
-  if (!rc) rc = nestcl_engine_add_poisson(e, n->pe, n->p_rate, n->JE, o->delay, 0);
-  if (!rc) rc = nestcl_engine_add_poisson(e, n->pi, n->p_rate, n->JE, o->delay, 0);
-  /* NEST's stdp_params of hpc_benchmark.py; the weight JE as the static variant's. */
-  const nestcl_syn_param stdp[] = {{"alpha", 0.0513}, {"lambda", 0.1}, {"mu", 0.4}, {"tau_plus", 15.0}};
-  if (!rc) rc = nestcl_engine_set_synapse_models(e, nestcl_builtin_synapses, nestcl_builtin_synapse_count);
-  if (!rc) rc = nestcl_engine_connect_synapse(e, n->pe, n->pe, &ce, &sex,
-                                              o->ee_static ? "static_synapse" : "stdp_pl_synapse_hom",
-                                              o->ee_static ? NULL : stdp, o->ee_static ? 0 : 4, &n->ee);
-  if (!rc) rc = nestcl_engine_connect(e, n->pi, n->pe, &ci, &sin_);
-  if (!rc) rc = nestcl_engine_connect(e, n->pe, n->pi, &ce, &sex);
-  if (!rc) rc = nestcl_engine_connect(e, n->pi, n->pi, &ci, &sin_);
-  if (!rc && n->nrec > 0) rc = nestcl_engine_add_spike_recorder(e, n->pe, 0, n->nrec, &n->rec);
+  if (!rc) rc = hpc_describe(e, o->model, o->delay, o->ee_static, &n->p);
+  if (!rc && n->nrec > 0) rc = nestcl_engine_add_spike_recorder(e, n->p.pe, 0, n->nrec, &n->rec);
   if (!rc) rc = nestcl_engine_prepare(e);
   return rc;
 }
@@ -587,17 +557,15 @@ int cli_run_hpc_benchmark(int argc, char **argv)
   json_init(&rb);
   rb.compact = 1;
 
-  /* Network parameters (BENCHMARKS.md). */
-  const double tau_syn = 0.32582722403722841, tau_m = 10.0, C_m = 250.0, V_th = 20.0;
-  const uint32_t NE = (uint32_t)(9000.0 * o.scale), NI = (uint32_t)(2250.0 * o.scale);
-  const uint32_t CE = 9000, CI = 2250;
-  const double g = -5.0, eta = 1.685, JE_mV = 0.14;
-  double t_max = 0.0, v_max = 1.0;
-  int rc = nestcl_alpha_psp_peak(tau_m, tau_syn, C_m, &t_max, &v_max);
-  double JE = JE_mV / v_max, JI = g * JE;
-  double nu_th = V_th / ((double)CE * tau_m / C_m * JE * exp(1.0) * tau_syn);
-  double p_rate = eta * nu_th * (double)CE * 1000.0;
+  /* Network parameters (BENCHMARKS.md; benchmarks/hpc_benchmark.c). */
+  hpc_net net;
+  memset(&net, 0, sizeof net);
+  int rc = hpc_parameters(o.scale, &net.p);
+  const uint32_t NE = net.p.NE, NI = net.p.NI, CE = net.p.CE, CI = net.p.CI;
+  const double t_max = net.p.t_max, v_max = net.p.v_max, JE = net.p.JE, JI = net.p.JI, p_rate = net.p.p_rate;
   uint32_t nrec = o.record > (long)NE ? NE : (uint32_t)o.record;
+  net.nrec = nrec;
+  net.rec = -1;
 
   /* The split: given by flags, or chosen by the fitted performance model (perfmodel/README.md). */
   const char *split_source = o.gpu_fraction_auto ? "even share" : "flag";
@@ -647,7 +615,6 @@ int cli_run_hpc_benchmark(int argc, char **argv)
     code = CLI_USAGE;
     goto done;
   }
-  hpc_net net = {tau_syn, tau_m, C_m, V_th, NE, NI, CE, CI, JE, JI, p_rate, nrec, NULL, -1, -1, -1, -1};
   if (!rc) {
     if (!o.quiet && rank == 0) {
       fprintf(stderr, "nestcl: building hpc_benchmark at scale %g: %u neurons, %.1f M synapses\n", o.scale, NE + NI,
@@ -798,7 +765,7 @@ int cli_run_hpc_benchmark(int argc, char **argv)
   nestcl_engine_get_stats(e, &s1);
   nestcl_weight_stats ws;
   memset(&ws, 0, sizeof ws);
-  if (!o.ee_static && (rc = nestcl_engine_weight_stats(e, net.ee, &ws)) != 0) {
+  if (!o.ee_static && (rc = nestcl_engine_weight_stats(e, net.p.ee, &ws)) != 0) {
     fprintf(stderr, "error: %s\n", nestcl_last_error());
     code = exit_code(rc);
     free(vp0);
@@ -827,7 +794,7 @@ int cli_run_hpc_benchmark(int argc, char **argv)
     for (uint32_t k = 0; k < nrec; ++k) last[k] = -1;
     uint64_t first;
     uint32_t npe;
-    nestcl_engine_population_range(e, net.pe, &first, &npe);
+    nestcl_engine_population_range(e, net.p.pe, &first, &npe);
     for (size_t k = 0; k < n; ++k) {
       if (steps[k] < from_step) continue;
       n_sim_spikes++;

@@ -1,27 +1,46 @@
 /*
- * nestcl: the command-line driver of the engine. `nestcl run hpc_benchmark
- * [flags]` builds and simulates NEST's hpc_benchmark network and writes the
- * results JSON (benchmarks/results.schema.md). Usage errors exit 2, run-time
- * errors 1, each with one "error: ..." line on stderr.
+ * nestcl: the command-line driver of the engine. `nestcl run <benchmark>
+ * [flags]` builds and simulates one of the benchmark networks of benchmarks/
+ * and writes the results JSON (benchmarks/results.schema.md). A benchmark is
+ * one file in benchmarks/ and one line of the table below. Usage errors exit
+ * 2, run-time errors 1, each with one "error: ..." line on stderr.
  */
 #include <stdio.h>
 #include <string.h>
 
+#include "benchmark.h"
 #include "cli.h"
 #include "nestcl/version.h"
 #include "perfmodel_cli.h"
 
+/* The benchmarks: hpc_benchmark has its own driver (performance model, rebalancing); the others the shared runner. */
+static const struct {
+  const char *name;
+  const char *summary;
+  int (*run)(int argc, char **argv);
+  const bench_def *def;
+} benchmarks[] = {
+    {"hpc_benchmark", "NEST's balanced random network (iaf_psc_alpha, STDP, Poisson drive)", cli_run_hpc_benchmark, NULL},
+    {"microcircuit", NULL, NULL, &bench_microcircuit},
+};
+#define N_BENCHMARKS (int)(sizeof benchmarks / sizeof benchmarks[0])
+
 static void usage(FILE *f)
 {
-  fprintf(f,
-          "usage: nestcl run <benchmark> [flags]\n"
-          "       nestcl perfmodel <command> [flags]   (sweep, fit, predict, tune, plot)\n"
-          "       nestcl --help | --version\n"
-          "\n"
-          "benchmarks:\n"
-          "  hpc_benchmark   NEST's balanced random network (iaf_psc_alpha, Poisson drive)\n"
-          "\n"
-          "`nestcl run hpc_benchmark --help` lists the flags.\n");
+  fprintf(f, "usage: nestcl run <benchmark> [flags]\n"
+             "       nestcl perfmodel <command> [flags]   (sweep, fit, predict, tune, plot)\n"
+             "       nestcl --help | --version\n"
+             "\n"
+             "benchmarks:\n");
+  for (int k = 0; k < N_BENCHMARKS; ++k) {
+    fprintf(f, "  %-15s %s\n", benchmarks[k].name, benchmarks[k].def ? benchmarks[k].def->summary : benchmarks[k].summary);
+  }
+  fprintf(f, "\n`nestcl run <benchmark> --help` lists its flags.\n");
+}
+
+static void list_names(FILE *f)
+{
+  for (int k = 0; k < N_BENCHMARKS; ++k) fprintf(f, "%s%s", k ? ", " : "", benchmarks[k].name);
 }
 
 int main(int argc, char **argv)
@@ -51,16 +70,23 @@ int main(int argc, char **argv)
     return CLI_USAGE;
   }
   if (argc < 3) {
-    fprintf(stderr, "error: run: which benchmark? (hpc_benchmark)\n");
+    fprintf(stderr, "error: run: which benchmark? (");
+    list_names(stderr);
+    fprintf(stderr, ")\n");
     return CLI_USAGE;
   }
-  if (strcmp(argv[2], "hpc_benchmark") == 0) {
-    return cli_run_hpc_benchmark(argc - 2, argv + 2);
+  for (int k = 0; k < N_BENCHMARKS; ++k) {
+    if (strcmp(argv[2], benchmarks[k].name) == 0) {
+      return benchmarks[k].def ? cli_run_benchmark(benchmarks[k].def, argc - 2, argv + 2)
+                               : benchmarks[k].run(argc - 2, argv + 2);
+    }
   }
   if (strcmp(argv[2], "--help") == 0) {
     usage(stdout);
     return CLI_OK;
   }
-  fprintf(stderr, "error: unknown benchmark '%s' (available: hpc_benchmark)\n", argv[2]);
+  fprintf(stderr, "error: unknown benchmark '%s' (available: ", argv[2]);
+  list_names(stderr);
+  fprintf(stderr, ")\n");
   return CLI_USAGE;
 }

@@ -115,7 +115,7 @@ int brunel_run(const brunel_net *net, const nestcl_engine_config *cfg, uint32_t 
     }
     if (!rc) rc = nestcl_engine_set(e, p, "V_m", net->V_m);
   }
-  nestcl_conn_spec c = {NESTCL_RULE_FIXED_INDEGREE, CE, 0, 1};
+  nestcl_conn_spec c = {NESTCL_RULE_FIXED_INDEGREE, CE, 0, 1, 0, 0.0};
   nestcl_syn_spec se = {nestcl_constant(net->J_E), nestcl_constant(1.5), 0};
   nestcl_syn_spec si = {nestcl_constant(-net->g * net->J_E), nestcl_constant(1.5), 0};
   int ee = -1;

@@ -61,7 +61,7 @@ int main(void)
   expect(nestcl_engine_set(e, p, "no_such_param", nestcl_constant(1.0)), NESTCL_EINVAL, "no_such_param",
          "unknown parameter");
   expect(nestcl_engine_set(e, p, "tau_m", nestcl_constant(-1.0)), NESTCL_EINVAL, "positive", "negative tau_m");
-  nestcl_conn_spec conn = {NESTCL_RULE_FIXED_INDEGREE, 5, 1, 1};
+  nestcl_conn_spec conn = {NESTCL_RULE_FIXED_INDEGREE, 5, 1, 1, 0, 0.0};
   nestcl_syn_spec syn = {nestcl_constant(10.0), nestcl_constant(-1.0), 0};
   expect(nestcl_engine_connect(e, p, p, &conn, &syn), NESTCL_EINVAL, "negative", "negative delay");
   syn.delay_ms = nestcl_constant(0.04);
@@ -158,7 +158,7 @@ int main(void)
   e = make(1, 0, 0.0);
   nestcl_engine_set_synapse_models(e, nestcl_builtin_synapses, nestcl_builtin_synapse_count);
   expect(nestcl_engine_create_population(e, "test_lif", 10, 0, &p), 0, NULL, "create for STDP");
-  nestcl_conn_spec c3 = {NESTCL_RULE_FIXED_INDEGREE, 3, 0, 1};
+  nestcl_conn_spec c3 = {NESTCL_RULE_FIXED_INDEGREE, 3, 0, 1, 0, 0.0};
   nestcl_syn_spec s5 = {nestcl_constant(5.0), nestcl_constant(1.0), 0};
   const nestcl_syn_param good[] = {{"alpha", 0.0513}, {"lambda", 0.1}, {"mu", 0.4}, {"tau_plus", 15.0}};
   const nestcl_syn_param typo[] = {{"lamda", 0.1}};

@@ -251,7 +251,7 @@ static void test_plastic_refused(void)
   if (!rc) rc = nestcl_engine_create_population(e, "pp_psc_delta", 10, 0, &a);
   if (!rc) rc = nestcl_engine_create_population(e, "iaf_psc_alpha", 10, 0, &b);
   CHECK(rc == 0, "set-up: %s", nestcl_last_error());
-  nestcl_conn_spec conn = {NESTCL_RULE_ALL_TO_ALL, 0, 1, 1};
+  nestcl_conn_spec conn = {NESTCL_RULE_ALL_TO_ALL, 0, 1, 1, 0, 0.0};
   nestcl_syn_spec syn = {nestcl_constant(1.0), nestcl_constant(1.0), 0};
   rc = nestcl_engine_connect_synapse(e, a, b, &conn, &syn, "stdp_synapse", NULL, 0, &proj);
   CHECK(rc == NESTCL_EINVAL && strstr(nestcl_last_error(), "multiplicity"),

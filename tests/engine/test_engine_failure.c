@@ -50,7 +50,7 @@ static int run_case(const fail_case *fc)
   if (!rc) rc = nestcl_engine_set(e, a, "I_e", nestcl_uniform(400.0, 600.0));
   if (!rc) rc = nestcl_engine_set(e, f, "fail_step", nestcl_constant(fc->fail_step));
   if (!rc) rc = nestcl_engine_set(e, f, "fail_code", nestcl_constant(fc->fail_code));
-  nestcl_conn_spec conn = {NESTCL_RULE_FIXED_INDEGREE, 5, 1, 1};
+  nestcl_conn_spec conn = {NESTCL_RULE_FIXED_INDEGREE, 5, 1, 1, 0, 0.0};
   nestcl_syn_spec syn = {nestcl_constant(20.0), nestcl_constant(1.5), 0}; /* min_delay 15 steps */
   if (!rc) rc = nestcl_engine_connect(e, a, a, &conn, &syn);
   if (!rc) rc = nestcl_engine_connect(e, a, f, &conn, &syn);

@@ -92,7 +92,7 @@ static int check_failure(int rank, double first_ms, double then_ms, double fail_
   if (!rc) rc = nestcl_engine_create_population(e, "test_lif", 1, 0, &f);
   if (!rc) rc = nestcl_engine_set(e, a, "I_e", nestcl_uniform(400.0, 600.0));
   if (!rc) rc = nestcl_engine_set(e, f, "fail_step", nestcl_constant(fail_step));
-  nestcl_conn_spec conn = {NESTCL_RULE_FIXED_INDEGREE, 5, 1, 1};
+  nestcl_conn_spec conn = {NESTCL_RULE_FIXED_INDEGREE, 5, 1, 1, 0, 0.0};
   nestcl_syn_spec syn = {nestcl_constant(20.0), nestcl_constant(1.5), 0}; /* min_delay 15 steps */
   if (!rc) rc = nestcl_engine_connect(e, a, a, &conn, &syn);
   if (!rc) rc = nestcl_engine_prepare(e);

@@ -36,7 +36,7 @@ static int run(int threads, int streams, double alpha, const double *pieces, int
   nestcl_engine_create_population(e, "test_lif", 150, 0, &p);
   nestcl_engine_set(e, p, "V_m", nestcl_uniform(0.0, 15.0));
   nestcl_engine_set(e, p, "tau_m", nestcl_normal_clipped(20.0, 3.0, 10.0, 30.0));
-  nestcl_conn_spec cs = {NESTCL_RULE_FIXED_INDEGREE, 30, 0, 1};
+  nestcl_conn_spec cs = {NESTCL_RULE_FIXED_INDEGREE, 30, 0, 1, 0, 0.0};
   nestcl_syn_spec ss = {nestcl_normal(40.0, 80.0), nestcl_uniform(1.0, 2.5), 0};
   rc = nestcl_engine_connect(e, p, p, &cs, &ss);
   if (!rc) rc = nestcl_engine_add_poisson(e, p, 9000.0, 50.0, 1.0, 0);

@@ -166,7 +166,7 @@ static int engine_run(int threads, int streams, double alpha, uint64_t **g, int6
     if (!rc) rc = nestcl_engine_set(e, k ? pb : pa, "V_m", nestcl_normal(10.0, 5.0));
   }
   for (int p = 0; p < 4 && !rc; ++p) {
-    nestcl_conn_spec cs = {P[p].rule, P[p].degree, P[p].autapses, P[p].multapses};
+    nestcl_conn_spec cs = {P[p].rule, P[p].degree, P[p].autapses, P[p].multapses, 0, 0.0};
     nestcl_syn_spec ss = {P[p].w, P[p].d, 0};
     rc = nestcl_engine_connect(e, P[p].src_first ? pb : pa, P[p].tgt_first ? pb : pa, &cs, &ss);
   }

@@ -70,7 +70,7 @@ run_engine( const char* model, const std::vector< param >& params, int streams, 
   {
     sp.push_back( { p.name, p.value } );
   }
-  nestcl_conn_spec conn = { NESTCL_RULE_FIXED_INDEGREE, K, 0, 1 };
+  nestcl_conn_spec conn = { NESTCL_RULE_FIXED_INDEGREE, K, 0, 1, 0, 0.0 };
   nestcl_syn_spec syn = { nestcl_constant( W0 ), nestcl_uniform( 1.0, 3.0 ), 0 };
   if ( not rc ) rc = nestcl_engine_set_models( e, nestcl_builtin_models, nestcl_builtin_model_count );
   if ( not rc ) rc = nestcl_engine_set_synapse_models( e, nestcl_builtin_synapses, nestcl_builtin_synapse_count );

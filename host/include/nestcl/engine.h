@@ -121,14 +121,18 @@ typedef enum nestcl_rule {
   NESTCL_RULE_FIXED_INDEGREE = 0,
   NESTCL_RULE_FIXED_OUTDEGREE,
   NESTCL_RULE_ALL_TO_ALL,
-  NESTCL_RULE_ONE_TO_ONE
+  NESTCL_RULE_ONE_TO_ONE,
+  NESTCL_RULE_FIXED_TOTAL_NUMBER, /* N synapses, each (source, target) uniform; multapses must be allowed (as NEST) */
+  NESTCL_RULE_PAIRWISE_BERNOULLI  /* each (source, target) pair independently with probability p; no multapses */
 } nestcl_rule;
 
 typedef struct nestcl_conn_spec {
   nestcl_rule rule;
-  uint32_t degree;       /* in- or out-degree of the fixed_* rules */
+  uint32_t degree;       /* in- or out-degree of the fixed_in/outdegree rules */
   int allow_autapses;    /* NEST's defaults: 1 */
   int allow_multapses;   /* NEST's defaults: 1 */
+  uint64_t N;            /* fixed_total_number: the number of synapses */
+  double p;              /* pairwise_bernoulli: the probability, in [0, 1] */
 } nestcl_conn_spec;
 
 typedef struct nestcl_syn_spec {
@@ -141,12 +145,26 @@ typedef struct nestcl_syn_spec {
  * Connect(sources, targets, conn_spec, syn_spec) with static synapses.
  * Random draws (projection p = order of the Connect calls) use the key
  * (seed, NESTCL_RNG_PURPOSE_CONNECT) and the counter
- *   id   = target gid (fixed_indegree, all_to_all, one_to_one) or source gid (fixed_outdegree),
+ *   id   = target gid (fixed_indegree, all_to_all, one_to_one, pairwise_bernoulli) or source gid
+ *          (fixed_outdegree), or 2^40 | c for chunk c of the targets (fixed_total_number, below),
  *   step = p << 34 | kind << 32 | j
  * with kind 0: the partner draws (word a % 4 of block step j = a / 4, a = attempt),
  * kind 1: the weight and kind 2: the delay of the row's j-th synapse.
  * So a synapse never depends on which VP builds it.
+ *
+ * fixed_total_number cuts the targets into chunks of NESTCL_FTN_CHUNK neurons
+ * (by index in the population, whatever the partition) and splits N over the
+ * chunks by conditional binomials (chunk c gets Binomial(remaining N, its share
+ * of the remaining targets), drawn with id 2^41 | c, kind 3), which is the
+ * multinomial of N uniform targets; within a chunk each synapse draws a source
+ * and a target uniformly (two words per attempt; an autapse, when forbidden, is
+ * redrawn whole, as NEST does). pairwise_bernoulli walks each target's
+ * sources with geometric gaps (one uniform per synapse), so each pair is in
+ * with probability p independently. Weights and delays are redrawn until in
+ * [lo, hi] for NESTCL_DIST_NORMAL_CLIPPED (NEST's redraw); 1000 draws outside
+ * fail the build, as NEST's redraw does.
  */
+#define NESTCL_FTN_CHUNK 256u
 int nestcl_engine_connect(nestcl_engine *e, int source_pop, int target_pop, const nestcl_conn_spec *conn,
                           const nestcl_syn_spec *syn);
 
@@ -215,6 +233,13 @@ int nestcl_engine_connections(nestcl_engine *e, int proj, uint64_t *source, uint
  */
 int nestcl_engine_add_poisson(nestcl_engine *e, int target_pop, double rate_hz, double weight, double delay_ms,
                               long rport);
+/*
+ * The same, active only at the steps s with start_ms < s h <= stop_ms (NEST's
+ * poisson_generator start and stop; stop may be INFINITY); the draws at the
+ * active steps are those of an always-active generator.
+ */
+int nestcl_engine_add_poisson_window(nestcl_engine *e, int target_pop, double rate_hz, double weight,
+                                     double delay_ms, long rport, double start_ms, double stop_ms);
 /* dc_generator: amplitude (pA) through the model's route_current at every step. */
 int nestcl_engine_add_dc(nestcl_engine *e, int target_pop, double amplitude, double delay_ms);
 

@@ -43,16 +43,40 @@ double eng_draw(const nestcl_value *v, uint32_t seed, uint32_t purpose, uint64_t
   case NESTCL_DIST_NORMAL:
     return v->a + v->b * nestcl_stream_normal(&s);
   case NESTCL_DIST_NORMAL_CLIPPED:
-    /* Redraw until in bounds (NEST's redraw); the stream bound keeps it finite. */
+    /*
+     * Redraw until in bounds (NEST's redraw, bounds included). NEST gives up
+     * after 1000 draws with an error; so does the caller, on the NaN.
+     */
     for (int attempt = 0; attempt < 1000; ++attempt) {
       double x = v->a + v->b * nestcl_stream_normal(&s);
       if (x >= v->lo && x <= v->hi) {
         return x;
       }
     }
-    return v->a < v->lo ? v->lo : (v->a > v->hi ? v->hi : v->a);
+    return NAN;
   default:
     return v->a;
+  }
+}
+
+void eng_value_range(const nestcl_value *v, double *lo, double *hi)
+{
+  switch (v->kind) {
+  case NESTCL_DIST_UNIFORM:
+    *lo = v->a;
+    *hi = v->b;
+    return;
+  case NESTCL_DIST_NORMAL:
+    *lo = v->a - NESTCL_NORMAL_BOUND * v->b;
+    *hi = v->a + NESTCL_NORMAL_BOUND * v->b;
+    return;
+  case NESTCL_DIST_NORMAL_CLIPPED:
+    *lo = fmax(v->lo, v->a - NESTCL_NORMAL_BOUND * v->b);
+    *hi = fmin(v->hi, v->a + NESTCL_NORMAL_BOUND * v->b);
+    return;
+  default:
+    *lo = *hi = v->a;
+    return;
   }
 }
 
@@ -315,8 +339,16 @@ static int check_value(const nestcl_value *v, const char *what)
   if (v->kind == NESTCL_DIST_UNIFORM && !(v->b > v->a)) {
     return nestcl_set_error(NESTCL_EINVAL, "%s: uniform needs low < high (got %g, %g)", what, v->a, v->b);
   }
-  if (v->kind == NESTCL_DIST_NORMAL_CLIPPED && !(v->hi >= v->lo)) {
+  if (v->kind == NESTCL_DIST_NORMAL_CLIPPED && (isnan(v->lo) || isnan(v->hi) || !(v->hi >= v->lo))) {
     return nestcl_set_error(NESTCL_EINVAL, "%s: clipped normal needs lo <= hi", what);
+  }
+  if (v->kind == NESTCL_DIST_NORMAL_CLIPPED) {
+    double lo, hi;
+    eng_value_range(v, &lo, &hi);
+    if (!(lo <= hi)) {
+      return nestcl_set_error(NESTCL_EINVAL, "%s: normal(%g, %g) never draws a value in [%g, %g]", what, v->a, v->b,
+                              v->lo, v->hi);
+    }
   }
   return 0;
 }
@@ -414,23 +446,24 @@ static int check_delay(const nestcl_engine *e, const nestcl_value *d)
     return rc;
   }
   double h = e->cfg.resolution_ms;
-  double lo = d->a, hi = d->a;
+  double lo, hi;
   if (d->kind == NESTCL_DIST_NORMAL) {
     return nestcl_set_error(NESTCL_EINVAL,
                             "delay: an unbounded normal can draw delays below the resolution; use a clipped normal");
   }
-  if (d->kind == NESTCL_DIST_UNIFORM) {
-    lo = d->a;
-    hi = d->b;
-  } else if (d->kind == NESTCL_DIST_NORMAL_CLIPPED) {
-    lo = d->lo;
-    hi = d->hi;
-  }
+  /* A clipped normal's drawn delays lie in its bounds and within the generator's reach of the mean. */
+  eng_value_range(d, &lo, &hi);
   if (lo < 0.0) {
     return nestcl_set_error(NESTCL_EINVAL, "delay %g ms is negative", lo);
   }
-  /* Compared in ms (to a microsecond, NEST's tic): a delay is never rounded up into range. */
-  if (lo < h - 5e-4) {
+  /*
+   * Compared in ms (to a microsecond, NEST's tic): a delay is never rounded up
+   * into range. A drawn delay is rounded to steps as NEST rounds it, so a
+   * clipped normal may reach down to half a step (NEST's microcircuit clips at
+   * resolution / 2): every draw above it rounds to at least one step.
+   */
+  double floor_ms = d->kind == NESTCL_DIST_NORMAL_CLIPPED ? 0.5 * h : h;
+  if (lo < floor_ms - 5e-4) {
     return nestcl_set_error(NESTCL_EINVAL, "delay %g ms is below the resolution %g ms", lo, h);
   }
   if (e->cfg.min_delay_ms > 0.0 && lo < e->cfg.min_delay_ms - 5e-4) {
@@ -479,6 +512,24 @@ int nestcl_engine_connect(nestcl_engine *e, int source_pop, int target_pop, cons
     break;
   }
   case NESTCL_RULE_ALL_TO_ALL:
+    break;
+  case NESTCL_RULE_FIXED_TOTAL_NUMBER:
+    if (!conn->allow_multapses) {
+      /* NEST's FixedTotalNumberBuilder refuses it too. */
+      return nestcl_set_error(NESTCL_EINVAL, "fixed_total_number: multapses must be allowed");
+    }
+    if (conn->N > 0 && !conn->allow_autapses && same && s->n < 2) {
+      return nestcl_set_error(NESTCL_EINVAL, "fixed_total_number: no pair to draw (autapses off, one neuron)");
+    }
+    if (conn->N > ((uint64_t)1 << 40)) {
+      return nestcl_set_error(NESTCL_EINVAL, "fixed_total_number: N = %llu exceeds 2^40",
+                              (unsigned long long)conn->N);
+    }
+    break;
+  case NESTCL_RULE_PAIRWISE_BERNOULLI:
+    if (!(conn->p >= 0.0 && conn->p <= 1.0)) {
+      return nestcl_set_error(NESTCL_EINVAL, "pairwise_bernoulli: p = %g outside [0, 1]", conn->p);
+    }
     break;
   case NESTCL_RULE_ONE_TO_ONE:
     if (s->n != t->n) {
@@ -632,6 +683,12 @@ static int add_drive(nestcl_engine *e, const eng_drive *d)
 int nestcl_engine_add_poisson(nestcl_engine *e, int target_pop, double rate_hz, double weight, double delay_ms,
                               long rport)
 {
+  return nestcl_engine_add_poisson_window(e, target_pop, rate_hz, weight, delay_ms, rport, 0.0, INFINITY);
+}
+
+int nestcl_engine_add_poisson_window(nestcl_engine *e, int target_pop, double rate_hz, double weight,
+                                     double delay_ms, long rport, double start_ms, double stop_ms)
+{
   int rc = check_description_open(e, "Connect(poisson_generator)");
   if (rc || (rc = check_pop(e, target_pop))) {
     return rc;
@@ -657,6 +714,12 @@ int nestcl_engine_add_poisson(nestcl_engine *e, int target_pop, double rate_hz, 
   d.weight = weight;
   d.delay_ms = delay_ms;
   d.rport = rport;
+  if (!(start_ms >= 0.0) || isnan(stop_ms) || !(stop_ms >= start_ms)) {
+    return nestcl_set_error(NESTCL_EINVAL, "poisson_generator: start %g ms and stop %g ms need 0 <= start <= stop",
+                            start_ms, stop_ms);
+  }
+  d.start_ms = start_ms;
+  d.stop_ms = stop_ms;
   uint32_t gen = 0;
   for (int i = 0; i < e->n_drives; ++i) {
     gen += (uint32_t)e->drives[i].is_poisson;
@@ -688,6 +751,8 @@ int nestcl_engine_add_dc(nestcl_engine *e, int target_pop, double amplitude, dou
   memset(&d, 0, sizeof d);
   d.pop = target_pop;
   d.amplitude = amplitude;
+  d.start_ms = 0.0;
+  d.stop_ms = INFINITY;
   d.weight = 1.0;
   d.delay_ms = delay_ms;
   return add_drive(e, &d);

@@ -71,6 +71,12 @@ static size_t field_len(const nestcl_field *f, uint32_t K)
 
 /* ---- neurons ------------------------------------------------------------ */
 
+static int redraw_failed(const char *what, const nestcl_value *v)
+{
+  return nestcl_set_error(NESTCL_EINVAL, "%s: 1000 draws of normal(%g, %g) fell outside [%g, %g] (NEST's redraw limit)",
+                          what, v->a, v->b, v->lo, v->hi);
+}
+
 static int build_nodes(nestcl_engine *e, eng_vp *vp, eng_block *b)
 {
   const eng_population *p = &e->pops[b->pop];
@@ -94,6 +100,9 @@ static int build_nodes(nestcl_engine *e, eng_vp *vp, eng_block *b)
     uint64_t gid = b->first_gid + i;
     for (int k = 0; k < p->n_settings; ++k) {
       double v = eng_draw(&p->settings[k].v, e->cfg.seed, NESTCL_RNG_PURPOSE_INIT, gid, (uint64_t)k);
+      if (isnan(v)) {
+        return redraw_failed(p->settings[k].name, &p->settings[k].v);
+      }
       if (eng_set_value(m, b->fields, b->n, i, p->K, p->settings[k].name, v) != 0) {
         return nestcl_set_error(NESTCL_EINVAL, "%s neuron %llu: %s = %g rejected: %s", m->name,
                                 (unsigned long long)gid, p->settings[k].name, v, nestcl_last_error());
@@ -169,6 +178,97 @@ static uint64_t proj_step(int p, int kind, uint64_t j)
   return ((uint64_t)p << 34) | ((uint64_t)kind << 32) | (j & 0xffffffffu);
 }
 
+/* A uniform in [0, 1) from words a, a + 1 of the stream. */
+static double wordseq_uniform(wordseq *w, uint64_t *a)
+{
+  uint32_t hi = wordseq_get(w, (*a)++);
+  uint32_t lo = wordseq_get(w, (*a)++);
+  return nestcl_u01_53(hi, lo);
+}
+
+/* ln k! : summed below 16, else Stirling's series (relative error below 1e-16 there). Thread-safe, unlike lgamma. */
+static double log_factorial(uint64_t k)
+{
+  if (k < 16) {
+    double s = 0.0;
+    for (uint64_t i = 2; i <= k; ++i) {
+      s += log((double)i);
+    }
+    return s;
+  }
+  double x = (double)k + 1.0, x2 = x * x;
+  return (x - 0.5) * log(x) - x + 0.91893853320467274178 + 1.0 / (12.0 * x) - 1.0 / (360.0 * x * x2) +
+         1.0 / (1260.0 * x * x2 * x2);
+}
+
+/*
+ * Binomial(n, q) by inversion of one uniform, searching outwards from the mode
+ * (m, m - 1, m + 1, m - 2, ...: a fixed order of the outcomes, so the draw is
+ * exact up to the rounding of the probabilities), in O(sqrt(n q (1 - q))) steps.
+ */
+static uint64_t draw_binomial(uint64_t n, double q, double u)
+{
+  if (n == 0 || q <= 0.0) {
+    return 0;
+  }
+  if (q >= 1.0) {
+    return n;
+  }
+  uint64_t m = (uint64_t)floor(((double)n + 1.0) * q);
+  m = m > n ? n : m;
+  double pm = exp(log_factorial(n) - log_factorial(m) - log_factorial(n - m) + (double)m * log(q) +
+                  (double)(n - m) * log1p(-q));
+  double r_down = (1.0 - q) / q, r_up = q / (1.0 - q);
+  u -= pm;
+  if (u < 0.0) {
+    return m;
+  }
+  uint64_t lo = m, hi = m;
+  double plo = pm, phi = pm;
+  for (;;) {
+    if (lo > 0) {
+      plo *= (double)lo / (double)(n - lo + 1) * r_down;
+      lo--;
+      u -= plo;
+      if (u < 0.0) {
+        return lo;
+      }
+    }
+    if (hi < n) {
+      phi *= (double)(n - hi) / (double)(hi + 1) * r_up;
+      hi++;
+      u -= phi;
+      if (u < 0.0) {
+        return hi;
+      }
+    }
+    /* Both tails below any double: what is left of u is rounding; the mode takes it. */
+    if ((lo == 0 || plo == 0.0) && (hi == n || phi == 0.0)) {
+      return m;
+    }
+  }
+}
+
+/*
+ * fixed_total_number: the synapses of every chunk of NESTCL_FTN_CHUNK targets
+ * (engine.h), N split by conditional binomials; counts[c] for all chunks.
+ */
+static void ftn_counts(uint32_t seed, int p, uint64_t N, uint32_t n_targets, uint64_t *counts)
+{
+  uint32_t n_chunks = (n_targets + NESTCL_FTN_CHUNK - 1) / NESTCL_FTN_CHUNK;
+  uint64_t left = N;
+  for (uint32_t c = 0; c < n_chunks; ++c) {
+    uint32_t first = c * NESTCL_FTN_CHUNK;
+    uint32_t size = n_targets - first < NESTCL_FTN_CHUNK ? n_targets - first : NESTCL_FTN_CHUNK;
+    wordseq ws;
+    wordseq_init(&ws, seed, ((uint64_t)1 << 41) | c, proj_step(p, 3, 0));
+    uint64_t a = 0;
+    double u = wordseq_uniform(&ws, &a);
+    counts[c] = c + 1 == n_chunks ? left : draw_binomial(left, (double)size / (double)(n_targets - first), u);
+    left -= counts[c];
+  }
+}
+
 /*
  * The CSR is built in two passes over the same deterministic draws, so no
  * temporary list of all synapses is ever held: pass 0 counts each source's row
@@ -237,6 +337,9 @@ static int add_plastic(const nestcl_engine *e, sink *k, const eng_projection *pr
   double w = pr->syn.weight.a;
   if (pr->syn.weight.kind != NESTCL_DIST_CONSTANT) {
     w = eng_draw(&pr->syn.weight, e->cfg.seed, NESTCL_RNG_PURPOSE_CONNECT, row_id, proj_step(p, 1, j));
+    if (isnan(w)) {
+      return redraw_failed("weight", &pr->syn.weight);
+    }
     memcpy(k->scratch, pr->tmpl, pr->sm->syn_size);
     unsigned char cp[512];
     if (pr->sm->cp_size > sizeof cp) {
@@ -273,6 +376,9 @@ static int add_synapse(const nestcl_engine *e, sink *k, const eng_projection *pr
   int64_t d = k->have_delay ? k->delay0 : 0;
   if (pr->syn.delay_ms.kind != NESTCL_DIST_CONSTANT || !k->have_delay) {
     double dms = eng_draw(&pr->syn.delay_ms, e->cfg.seed, NESTCL_RNG_PURPOSE_CONNECT, row_id, proj_step(p, 2, j));
+    if (isnan(dms)) {
+      return redraw_failed("delay", &pr->syn.delay_ms);
+    }
     d = eng_ms_to_steps(dms, e->cfg.resolution_ms);
     if (d < e->min_delay || d > e->max_delay) {
       return nestcl_set_error(NESTCL_EINVAL, "drawn delay %g ms outside [min_delay, max_delay]", dms);
@@ -296,6 +402,9 @@ static int add_synapse(const nestcl_engine *e, sink *k, const eng_projection *pr
   double value = k->const_value;
   if (!k->const_route) {
     double w = eng_draw(&pr->syn.weight, e->cfg.seed, NESTCL_RNG_PURPOSE_CONNECT, row_id, proj_step(p, 1, j));
+    if (isnan(w)) {
+      return redraw_failed("weight", &pr->syn.weight);
+    }
     if (tp->model->route_spike(w, pr->syn.rport, tp->K, &ch, &value) != 0 || ch < 0 ||
         (uint32_t)ch >= tp->n_channels) {
       return nestcl_set_error(NESTCL_EINVAL, "%s rejects a spike of weight %g at rport %ld", tp->model->name, w,
@@ -413,6 +522,72 @@ static int draw_projection(const nestcl_engine *e, const eng_block *b, int p, si
       }
     }
     break;
+  case NESTCL_RULE_FIXED_TOTAL_NUMBER: {
+    /* Every block draws the chunks that overlap its targets whole and keeps its own. */
+    if (b->n == 0 || pr->conn.N == 0) {
+      break;
+    }
+    uint32_t n_chunks = (tp->n + NESTCL_FTN_CHUNK - 1) / NESTCL_FTN_CHUNK;
+    uint64_t *counts = malloc((size_t)n_chunks * sizeof *counts);
+    if (!counts) {
+      return nestcl_set_error(NESTCL_ENOMEM, "out of host memory");
+    }
+    ftn_counts(seed, p, pr->conn.N, tp->n, counts);
+    uint32_t lo = (uint32_t)(b->first_gid - tp->first), hi = lo + b->n;
+    for (uint32_t ch = lo / NESTCL_FTN_CHUNK; ch <= (hi - 1) / NESTCL_FTN_CHUNK && !rc; ++ch) {
+      uint32_t first = ch * NESTCL_FTN_CHUNK;
+      uint32_t size = tp->n - first < NESTCL_FTN_CHUNK ? tp->n - first : NESTCL_FTN_CHUNK;
+      uint64_t row_id = ((uint64_t)1 << 40) | ch;
+      wordseq ws;
+      wordseq_init(&ws, seed, row_id, proj_step(p, 0, 0));
+      uint64_t a = 0;
+      for (uint64_t j = 0; j < counts[ch] && !rc;) {
+        uint32_t s = word_below(wordseq_get(&ws, a), sp->n);
+        uint32_t t = first + word_below(wordseq_get(&ws, a + 1), size);
+        a += 2;
+        uint64_t sg = sp->first + s, tg = tp->first + t;
+        if (!pr->conn.allow_autapses && same && sg == tg) {
+          continue;
+        }
+        if (t >= lo && t < hi) {
+          rc = add_synapse(e, c, pr, p, tp, row_id, j, (uint32_t)sg, t - lo);
+        }
+        ++j;
+      }
+    }
+    free(counts);
+    break;
+  }
+  case NESTCL_RULE_PAIRWISE_BERNOULLI: {
+    if (!(pr->conn.p > 0.0)) {
+      break;
+    }
+    /* Geometric gaps: the number of sources skipped before the next one taken is floor(ln(1 - u) / ln(1 - p)). */
+    double l1p = log1p(-pr->conn.p);
+    for (uint32_t i = 0; i < b->n && !rc; ++i) {
+      uint64_t t = b->first_gid + i;
+      wordseq ws;
+      wordseq_init(&ws, seed, t, proj_step(p, 0, 0));
+      uint64_t a = 0, j = 0;
+      double s = -1.0;
+      for (;;) {
+        double gap = floor(log1p(-wordseq_uniform(&ws, &a)) / l1p);
+        s += gap + 1.0;
+        if (!(s < (double)sp->n)) {
+          break;
+        }
+        uint64_t sg = sp->first + (uint64_t)s;
+        if (!pr->conn.allow_autapses && same && sg == t) {
+          continue;
+        }
+        if ((rc = add_synapse(e, c, pr, p, tp, t, j, (uint32_t)sg, i))) {
+          break;
+        }
+        ++j;
+      }
+    }
+    break;
+  }
   case NESTCL_RULE_ONE_TO_ONE:
     for (uint32_t i = 0; i < b->n && !rc; ++i) {
       uint64_t t = b->first_gid + i;
@@ -943,14 +1118,8 @@ static void delay_bounds(const nestcl_engine *e, int64_t *lo, int64_t *hi)
   *lo = INT64_MAX;
   *hi = 0;
   for (int p = 0; p < e->n_projs; ++p) {
-    const nestcl_value *d = &e->projs[p].syn.delay_ms;
-    double a = d->a, b = d->a;
-    if (d->kind == NESTCL_DIST_UNIFORM) {
-      b = d->b;
-    } else if (d->kind == NESTCL_DIST_NORMAL_CLIPPED) {
-      a = d->lo;
-      b = d->hi;
-    }
+    double a, b;
+    eng_value_range(&e->projs[p].syn.delay_ms, &a, &b);
     int64_t sa = eng_ms_to_steps(a, h), sb = eng_ms_to_steps(b, h);
     *lo = sa < *lo ? sa : *lo;
     *hi = sb > *hi ? sb : *hi;
@@ -1030,6 +1199,8 @@ int eng_build(nestcl_engine *e)
     }
     d->value_fixed = nestcl_fixed_from_double(value);
     d->delay_steps = (int)eng_ms_to_steps(d->delay_ms, h);
+    d->start_step = d->start_ms > 0.0 ? eng_ms_to_steps(d->start_ms, h) : -1;
+    d->stop_step = isfinite(d->stop_ms) ? eng_ms_to_steps(d->stop_ms, h) : INT64_MAX;
     if (d->is_poisson) {
       nestcl_poisson_param pp;
       if (nestcl_poisson_setup(d->rate_hz * h * 1e-3, &pp) != 0) {

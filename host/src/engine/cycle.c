@@ -70,6 +70,18 @@ static int block_failure(const nestcl_engine *e, const eng_block *b, int64_t ori
                               eng_step_ms(e, origin + (int64_t)b->spike_count[3]));
 }
 
+/*
+ * The lags [*f, *t) of [from, to) at which the drive is active (NEST's
+ * generators: start < s h <= stop for step s = origin + lag); 0 when none.
+ */
+static int eng_drive_window(const eng_drive *d, int64_t origin, int from, int to, int *f, int *t)
+{
+  int64_t lo = d->start_step + 1 - origin, hi = d->stop_step == INT64_MAX ? to : d->stop_step + 1 - origin;
+  *f = lo > from ? (int)(lo < to ? lo : to) : from;
+  *t = hi < to ? (int)(hi > from ? hi : from) : to;
+  return *f < *t;
+}
+
 /* Update and drive of one slice on a CPU VP. */
 static int cpu_update(nestcl_engine *e, eng_vp *vp, int64_t origin, int from, int to)
 {
@@ -111,8 +123,9 @@ static int cpu_update(nestcl_engine *e, eng_vp *vp, int64_t origin, int from, in
   for (int p = 0; p < e->n_pops; ++p) {
     eng_block *b = &vp->blocks[p];
     for (int k = 0; k < e->n_drives && b->n; ++k) {
-      if (e->drives[k].pop == p) {
-        eng_cpu_drive(b, &e->drives[k], e->cfg.seed, (uint32_t)e->ring_slots, origin, from, to);
+      int f2, t2;
+      if (e->drives[k].pop == p && eng_drive_window(&e->drives[k], origin, from, to, &f2, &t2)) {
+        eng_cpu_drive(b, &e->drives[k], e->cfg.seed, (uint32_t)e->ring_slots, origin, f2, t2);
       }
     }
   }
@@ -169,9 +182,11 @@ static int gpu_update(nestcl_engine *e, eng_vp *vp, int64_t origin, int from, in
     eng_block *b = &vp->blocks[p];
     for (int k = 0; k < e->n_drives && b->n && err == CL_SUCCESS; ++k) {
       const eng_drive *d = &e->drives[k];
-      if (d->pop != p) {
+      int f2, t2;
+      if (d->pop != p || !eng_drive_window(d, origin, from, to, &f2, &t2)) {
         continue;
       }
+      cl_int fw = f2, tw = t2;
       cl_uint ch = (cl_uint)d->channel, gen = d->gen, chunks = d->chunks;
       cl_int delay = d->delay_steps, isp = d->is_poisson;
       cl_long value = d->value_fixed;
@@ -179,8 +194,8 @@ static int gpu_update(nestcl_engine *e, eng_vp *vp, int64_t origin, int from, in
       err = clSetKernelArg(b->k_drive, 4, sizeof ch, &ch);
       err |= clSetKernelArg(b->k_drive, 6, sizeof gen, &gen);
       err |= clSetKernelArg(b->k_drive, 7, sizeof org, &org);
-      err |= clSetKernelArg(b->k_drive, 8, sizeof f, &f);
-      err |= clSetKernelArg(b->k_drive, 9, sizeof t, &t);
+      err |= clSetKernelArg(b->k_drive, 8, sizeof fw, &fw);
+      err |= clSetKernelArg(b->k_drive, 9, sizeof tw, &tw);
       err |= clSetKernelArg(b->k_drive, 10, sizeof delay, &delay);
       err |= clSetKernelArg(b->k_drive, 11, sizeof value, &value);
       err |= clSetKernelArg(b->k_drive, 12, sizeof isp, &isp);

@@ -93,7 +93,9 @@ typedef struct eng_drive {
   double delay_ms;
   long rport;
   uint32_t gen;          /* index among the poisson generators (stream separation) */
+  double start_ms, stop_ms; /* NEST's start and stop: active at steps s with start < s h <= stop */
   /* resolved at build */
+  int64_t start_step, stop_step; /* active for start_step < s <= stop_step */
   int delay_steps;
   int channel;
   int64_t value_fixed;
@@ -246,6 +248,15 @@ double eng_now(void);
 int64_t eng_ms_to_steps(double ms, double h);
 /* The value for (purpose stream) drawn from a Philox stream. */
 double eng_draw(const nestcl_value *v, uint32_t seed, uint32_t purpose, uint64_t id, uint64_t step);
+/*
+ * The values a distribution can draw: a normal's reach is bounded by the
+ * generator (nestcl_stream_normal, Marsaglia's polar method on 53-bit
+ * uniforms: |z| <= sqrt(-2 ln r) with r >= 2^-104, so |z| < 12.01); a clipped
+ * normal's by that and its bounds. Used for the ring size when a redraw has no
+ * upper bound (NEST's max = inf).
+ */
+#define NESTCL_NORMAL_BOUND 12.01
+void eng_value_range(const nestcl_value *v, double *lo, double *hi);
 
 /* SetStatus of one neuron: the model's set_status, or a direct write of a field NEST exposes by name. */
 int eng_set_value(const nestcl_model *m, void *const *fields, size_t n, size_t i, uint32_t K, const char *name,

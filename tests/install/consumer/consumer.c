@@ -45,7 +45,7 @@ static int simulate(int threads, int streams, run *out)
   CHECK(nestcl_engine_create_population(e, "iaf_psc_alpha", 100, 0, &in));
   CHECK(nestcl_engine_set(e, ex, "V_m", nestcl_uniform(-70.0, -55.0)));
   CHECK(nestcl_engine_set(e, in, "V_m", nestcl_uniform(-70.0, -55.0)));
-  nestcl_conn_spec conn = {NESTCL_RULE_FIXED_INDEGREE, 40, 1, 1};
+  nestcl_conn_spec conn = {NESTCL_RULE_FIXED_INDEGREE, 40, 1, 1, 0, 0.0};
   nestcl_syn_spec exc = {nestcl_constant(10.0), nestcl_constant(1.5), 0};
   nestcl_syn_spec inh = {nestcl_constant(-50.0), nestcl_constant(1.5), 0};
   for (int target = 0; target < 2; ++target) {
