@@ -26,21 +26,11 @@
 #include "nestcl/device.h"
 #include "nestcl/engine.h"
 #include "nestcl/model.h"
+#include "../unit/nestcl_check.h"
 
 #define N 2000
 #define SIM_MS 100.0
 #define H 0.1
-
-static int fails;
-#define CHECK(cond, ...)                                                                                     \
-  do {                                                                                                       \
-    if (!(cond)) {                                                                                           \
-      fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);                                                   \
-      fprintf(stderr, __VA_ARGS__);                                                                          \
-      fputc('\n', stderr);                                                                                   \
-      fails++;                                                                                               \
-    }                                                                                                        \
-  } while (0)
 
 typedef struct train {
   uint64_t *gid;
@@ -266,8 +256,7 @@ int main(void)
   test_gamma();
   int skipped = test_partition();
   test_plastic_refused();
-  if (fails) {
-    fprintf(stderr, "%d check(s) failed\n", fails);
+  if (check_report()) {
     return 1;
   }
   return skipped ? 77 : 0;

@@ -2152,6 +2152,44 @@ static int lambda_unused(rw_ctx *c, CXCursor v)
   return !cursor_refers_to(c->fn, v);
 }
 
+/*
+ * Local objects with a meaning on the device: a SpikeEvent (its multiplicity
+ * count, when update() sets one) and a distribution's param_type (its values,
+ * read by call_random_dist; in pre_run_hook() read through ir_model.dists).
+ * 1 when v was one and its text is out.
+ */
+static int render_special_local(rw_ctx *c, CXCursor v, const char *tn, strbuf *out)
+{
+  const int spike = !strcmp(tn, "SpikeEvent") && c->mode == RW_UPDATE;
+  const int dist = !strcmp(tn, "param_type") && (c->mode == RW_UPDATE || c->mode == RW_PRERUN) &&
+                   dist_kind(clang_getCursorType(v));
+  if (!spike && !dist)
+    return 0;
+  char *vn = cursor_spelling(v);
+  if (spike && c->multiplicity) {
+    sb_printf(out, "nestcl_u32 nestcl_mult_%s = 1u; /* SpikeEvent %s: its multiplicity; the spike goes to the spike list */",
+              vn, vn);
+  } else if (spike) {
+    sb_printf(out, "/* SpikeEvent %s: the spike goes to the spike list */", vn);
+  } else if (c->mode == RW_PRERUN) {
+    sb_printf(out, "/* %s: a distribution's parameters, which the draws in update() read */", vn);
+  } else {
+    /* their values now, for a draw that reads them */
+    CXCursor ctor = var_construct(v);
+    int n = clang_Cursor_isNull(ctor) ? 0 : clang_Cursor_getNumArguments(ctor);
+    sb_printf(out, "/* %s: a distribution's parameters */", vn);
+    for (int a = 0; a < n; a++) {
+      char *t;
+      render_to(c, clang_Cursor_getArgument(ctor, (unsigned)a), &t);
+      if (*t) /* a default argument renders as nothing: the draw keeps the standard's default */
+        sb_printf(out, " const double nestcl_dp_%s_%d = (double)(%s);", vn, a, t);
+      free(t);
+    }
+  }
+  free(vn);
+  return 1;
+}
+
 static int handle_declstmt(rw_ctx *c, CXCursor cur, const char *t, unsigned b, unsigned e, strbuf *out)
 {
   cursor_kids ch = cursor_children(cur);
@@ -2162,41 +2200,7 @@ static int handle_declstmt(rw_ctx *c, CXCursor cur, const char *t, unsigned b, u
   if (ch.n == 1 && clang_getCursorKind(ch.c[0]) == CXCursor_VarDecl) {
     CXCursor v = ch.c[0];
     char *tn = decl_name_of_type(clang_getCursorType(v));
-    if (!strcmp(tn, "SpikeEvent") && c->mode == RW_UPDATE) {
-      char *vn = cursor_spelling(v);
-      if (c->multiplicity)
-        sb_printf(out, "nestcl_u32 nestcl_mult_%s = 1u; /* SpikeEvent %s: its multiplicity; the spike goes to the spike list */",
-                  vn, vn);
-      else
-        sb_printf(out, "/* SpikeEvent %s: the spike goes to the spike list */", vn);
-      free(vn);
-      free(tn);
-      free(ch.c);
-      return 1;
-    }
-    if (!strcmp(tn, "param_type") && c->mode == RW_PRERUN && dist_kind(clang_getCursorType(v))) {
-      /* read where dist.param( p ) is (parse.c, ir_model.dists) */
-      char *vn = cursor_spelling(v);
-      sb_printf(out, "/* %s: a distribution's parameters, which the draws in update() read */", vn);
-      free(vn);
-      free(tn);
-      free(ch.c);
-      return 1;
-    }
-    if (!strcmp(tn, "param_type") && c->mode == RW_UPDATE && dist_kind(clang_getCursorType(v))) {
-      /* a distribution's parameters: their values now, for a draw that reads them (call_random_dist) */
-      char *vn = cursor_spelling(v);
-      CXCursor ctor = var_construct(v);
-      int n = clang_Cursor_isNull(ctor) ? 0 : clang_Cursor_getNumArguments(ctor);
-      sb_printf(out, "/* %s: a distribution's parameters */", vn);
-      for (int a = 0; a < n; a++) {
-        char *t;
-        render_to(c, clang_Cursor_getArgument(ctor, (unsigned)a), &t);
-        if (*t) /* a default argument renders as nothing: the draw keeps the standard's default */
-          sb_printf(out, " const double nestcl_dp_%s_%d = (double)(%s);", vn, a, t);
-        free(t);
-      }
-      free(vn);
+    if (render_special_local(c, v, tn, out)) {
       free(tn);
       free(ch.c);
       return 1;
