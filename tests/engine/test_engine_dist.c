@@ -235,7 +235,7 @@ static void test_plastic_refused(void)
   if (!e) {
     return;
   }
-  int a, b, proj = -1;
+  int a = 0, b = 0, proj = -1;
   int rc = nestcl_engine_set_models(e, nestcl_builtin_models, nestcl_builtin_model_count);
   if (!rc) rc = nestcl_engine_set_synapse_models(e, nestcl_builtin_synapses, nestcl_builtin_synapse_count);
   if (!rc) rc = nestcl_engine_create_population(e, "pp_psc_delta", 10, 0, &a);
