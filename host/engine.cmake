@@ -54,6 +54,7 @@ function(nestcl_engine_add_driver)
   # The benchmark networks (benchmarks/, on the public engine API) and the driver that parses flags and runs them.
   add_executable(nestcl_cli ${PROJECT_SOURCE_DIR}/host/cli/nestcl_main.c
     ${PROJECT_SOURCE_DIR}/host/cli/hpc_benchmark.c ${PROJECT_SOURCE_DIR}/host/cli/runner.c
+    ${PROJECT_SOURCE_DIR}/host/cli/run_common.c
     ${PROJECT_SOURCE_DIR}/host/cli/json.c ${PROJECT_SOURCE_DIR}/benchmarks/hpc_benchmark.c
     ${PROJECT_SOURCE_DIR}/benchmarks/microcircuit.c)
   target_include_directories(nestcl_cli PRIVATE ${PROJECT_SOURCE_DIR}/benchmarks ${PROJECT_SOURCE_DIR}/host/cli)

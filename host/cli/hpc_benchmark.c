@@ -8,6 +8,7 @@
  * file and renamed, so a failed run leaves no file.
  */
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,6 +24,7 @@
 #include "cli.h"
 #include "hpc_benchmark.h"
 #include "json.h"
+#include "run_common.h"
 #include "nestcl/engine.h"
 #include "nestcl/version.h"
 #ifdef NESTCL_WITH_PERFMODEL
@@ -100,32 +102,6 @@ void cli_hpc_benchmark_help(void)
          "  --help, --version\n");
 }
 
-static int parse_double(const char *flag, const char *v, double *out)
-{
-  char *end;
-  errno = 0;
-  double d = v ? strtod(v, &end) : 0.0;
-  if (!v || errno || end == v || *end || !isfinite(d)) {
-    fprintf(stderr, "error: %s needs a number (got '%s')\n", flag, v ? v : "");
-    return -1;
-  }
-  *out = d;
-  return 0;
-}
-
-static int parse_long(const char *flag, const char *v, long *out)
-{
-  char *end;
-  errno = 0;
-  long l = v ? strtol(v, &end, 10) : 0;
-  if (!v || errno || end == v || *end) {
-    fprintf(stderr, "error: %s needs an integer (got '%s')\n", flag, v ? v : "");
-    return -1;
-  }
-  *out = l;
-  return 0;
-}
-
 /* Returns -1 (usage error reported), 0, or 1 for --help/--version. */
 static int parse(int argc, char **argv, hpc_opts *o)
 {
@@ -165,15 +141,15 @@ static int parse(int argc, char **argv, hpc_opts *o)
       printf("nestcl %s\n", nestcl_version());
       return 1;
     } else if (strcmp(a, "--scale") == 0) {
-      if (parse_double(a, VALUE(), &o->scale)) return -1;
+      if (cli_parse_double(a, VALUE(), &o->scale)) return -1;
     } else if (strcmp(a, "--simtime") == 0) {
-      if (parse_double(a, VALUE(), &o->simtime)) return -1;
+      if (cli_parse_double(a, VALUE(), &o->simtime)) return -1;
     } else if (strcmp(a, "--presim") == 0) {
-      if (parse_double(a, VALUE(), &o->presim)) return -1;
+      if (cli_parse_double(a, VALUE(), &o->presim)) return -1;
     } else if (strcmp(a, "--dt") == 0) {
-      if (parse_double(a, VALUE(), &o->dt)) return -1;
+      if (cli_parse_double(a, VALUE(), &o->dt)) return -1;
     } else if (strcmp(a, "--delay") == 0) {
-      if (parse_double(a, VALUE(), &o->delay)) return -1;
+      if (cli_parse_double(a, VALUE(), &o->delay)) return -1;
     } else if ((strcmp(a, "--threads") == 0 || strcmp(a, "--streams") == 0) && (v || i + 1 < argc) &&
                strcmp(v ? v : argv[i + 1], "auto") == 0) {
       (void)VALUE();
@@ -187,37 +163,25 @@ static int parse(int argc, char **argv, hpc_opts *o)
     } else if (strcmp(a, "--rebalance") == 0) {
       o->rebalance = 1;
     } else if (strcmp(a, "--rebalance-rounds") == 0) {
-      if (parse_long(a, VALUE(), &o->rebalance_rounds)) return -1;
-      if (o->rebalance_rounds < 1 || o->rebalance_rounds > 10) {
-        fprintf(stderr, "error: --rebalance-rounds %ld outside [1, 10]\n", o->rebalance_rounds);
-        return -1;
-      }
+      if (cli_parse_long(a, VALUE(), 1, 10, &o->rebalance_rounds)) return -1;
     } else if (strcmp(a, "--calibration-budget") == 0) {
-      if (parse_double(a, VALUE(), &o->calibration_budget)) return -1;
+      if (cli_parse_double(a, VALUE(), &o->calibration_budget)) return -1;
       if (!(o->calibration_budget > 0.0)) {
         fprintf(stderr, "error: --calibration-budget must be positive\n");
         return -1;
       }
     } else if (strcmp(a, "--threads") == 0) {
-      if (parse_long(a, VALUE(), &l)) return -1;
-      if (l < 0 || l > 256) {
-        fprintf(stderr, "error: --threads %ld outside [0, 256]\n", l);
-        return -1;
-      }
+      if (cli_parse_long(a, VALUE(), 0, 256, &l)) return -1;
       o->threads = (int)l;
     } else if (strcmp(a, "--streams") == 0) {
-      if (parse_long(a, VALUE(), &l)) return -1;
-      if (l < 0 || l > 64) {
-        fprintf(stderr, "error: --streams %ld outside [0, 64]\n", l);
-        return -1;
-      }
+      if (cli_parse_long(a, VALUE(), 0, 64, &l)) return -1;
       o->streams = (int)l;
     } else if (strcmp(a, "--gpu-fraction") == 0) {
       const char *x = VALUE();
       if (x && strcmp(x, "auto") == 0) {
         o->gpu_fraction_auto = 1;
       } else {
-        if (parse_double(a, x, &o->gpu_fraction)) return -1;
+        if (cli_parse_double(a, x, &o->gpu_fraction)) return -1;
         o->gpu_fraction_auto = 0;
         if (o->gpu_fraction < 0.0 || o->gpu_fraction > 1.0) {
           fprintf(stderr, "error: --gpu-fraction %g outside [0, 1]\n", o->gpu_fraction);
@@ -247,11 +211,7 @@ static int parse(int argc, char **argv, hpc_opts *o)
         return -1;
       }
     } else if (strcmp(a, "--history-max") == 0) {
-      if (parse_long(a, VALUE(), &o->history_max)) return -1;
-      if (o->history_max < 1 || o->history_max > (1L << 24)) {
-        fprintf(stderr, "error: --history-max %ld outside [1, 2^24]\n", o->history_max);
-        return -1;
-      }
+      if (cli_parse_long(a, VALUE(), 1, 1L << 24, &o->history_max)) return -1;
     } else if (strcmp(a, "--device-memory") == 0) {
       const char *x = VALUE();
       char *end = NULL;
@@ -268,24 +228,13 @@ static int parse(int argc, char **argv, hpc_opts *o)
       }
       o->device_memory = b;
     } else if (strcmp(a, "--seed") == 0) {
-      if (parse_long(a, VALUE(), &l)) return -1;
-      if (l < 0 || l > 0xffffffffL) {
-        fprintf(stderr, "error: --seed %ld outside [0, 2^32)\n", l);
-        return -1;
-      }
+      if (cli_parse_long(a, VALUE(), 0, 0xffffffffL, &l)) return -1;
       o->seed = (unsigned long)l;
     } else if (strcmp(a, "--record") == 0) {
-      if (parse_long(a, VALUE(), &o->record)) return -1;
-      if (o->record < 0) {
-        fprintf(stderr, "error: --record %ld is negative\n", o->record);
-        return -1;
-      }
+      if (cli_parse_long(a, VALUE(), 0, LONG_MAX, &o->record)) return -1;
     } else if (strcmp(a, "--out") == 0) {
       o->out = VALUE();
-      if (!o->out || !*o->out) {
-        fprintf(stderr, "error: --out needs a file name\n");
-        return -1;
-      }
+      if (cli_need_path(a, o->out)) return -1;
     } else if (strcmp(a, "--weight-type") == 0) {
       const char *x = VALUE();
       if (x && strcmp(x, "float") == 0) {
@@ -310,8 +259,7 @@ static int parse(int argc, char **argv, hpc_opts *o)
     fprintf(stderr, "error: --scale %g must be in (0, 1000]\n", o->scale);
     return -1;
   }
-  if (o->simtime < 0.0 || o->presim < 0.0) {
-    fprintf(stderr, "error: --simtime and --presim must not be negative\n");
+  if (cli_check_times(o->dt, o->simtime, o->presim)) {
     return -1;
   }
   if (o->threads >= 0 && o->streams >= 0 && o->threads + o->streams < 1) {
@@ -329,110 +277,6 @@ static int parse(int argc, char **argv, hpc_opts *o)
   return 0;
 }
 
-static int exit_code(int rc)
-{
-  return rc == NESTCL_EINVAL ? CLI_USAGE : CLI_RUNTIME;
-}
-
-/* Simulates t_ms in pieces, with a progress line on stderr. */
-static int simulate_progress(nestcl_engine *e, const char *what, double t_ms, double dt, int quiet, double *wall)
-{
-  double t0, done = 0.0;
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  t0 = (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-  int tty = isatty(2);
-  /* Pieces of about 5 % (whole steps); each call may split a super step, which the engine handles. */
-  double piece = t_ms / 20.0;
-  piece = dt * ceil(piece / dt);
-  if (piece < dt) {
-    piece = dt;
-  }
-  int last_report = -1;
-  while (done < t_ms - 0.5 * dt) {
-    double step = piece < t_ms - done ? piece : t_ms - done;
-    step = dt * floor(step / dt + 0.5);
-    int rc = nestcl_engine_simulate(e, step);
-    if (rc) {
-      if (!quiet && tty) fputc('\n', stderr);
-      return rc;
-    }
-    done += step;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    double el = (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec - t0;
-    int pct = (int)(100.0 * done / t_ms + 0.5);
-    if (!quiet && (tty || pct / 25 != last_report / 25)) {
-      fprintf(stderr, "%snestcl: %s %.1f / %.1f ms (%3d %%), %.1f s, real-time factor %.2f%s", tty ? "\r" : "", what,
-              done, t_ms, pct, el, el / (done * 1e-3), tty ? "" : "\n");
-      last_report = pct;
-    }
-  }
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  *wall = (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec - t0;
-  if (!quiet && tty) {
-    fputc('\n', stderr);
-  }
-  return 0;
-}
-
-static const char *class_names[NESTCL_MEM_CLASSES] = {"state", "ring", "synapses", "recording", "other"};
-
-static void write_bytes(json *j, const size_t *b)
-{
-  json_begin_object(j);
-  size_t tot = 0;
-  for (int c = 0; c < NESTCL_MEM_CLASSES; ++c) {
-    json_key(j, class_names[c]);
-    json_integer(j, (long long)b[c]);
-    tot += b[c];
-  }
-  json_key(j, "total");
-  json_integer(j, (long long)tot);
-  json_end_object(j);
-}
-
-/* The phases, and the part of "other" spent waiting at barriers (not a phase of its own: no double count). */
-static void write_phases(json *j, const double *s, double wait)
-{
-  json_begin_object(j);
-  for (int p = 0; p < NESTCL_PHASES; ++p) {
-    json_key(j, nestcl_phase_name((nestcl_phase)p));
-    json_number(j, s[p]);
-  }
-  json_key(j, "other_wait");
-  json_number(j, wait);
-  json_end_object(j);
-}
-
-static int write_file(const char *path, const json *j)
-{
-  if (!path) {
-    fwrite(j->buf, 1, j->len, stdout);
-    fputc('\n', stdout);
-    return fflush(stdout) == 0 ? 0 : -1;
-  }
-  size_t n = strlen(path) + 32;
-  char *tmp = malloc(n);
-  if (!tmp) {
-    return -1;
-  }
-  snprintf(tmp, n, "%s.tmp.%ld", path, (long)getpid());
-  FILE *f = fopen(tmp, "w");
-  int ok = f && fwrite(j->buf, 1, j->len, f) == j->len && fputc('\n', f) != EOF;
-  if (f && fclose(f) != 0) {
-    ok = 0;
-  }
-  if (ok && rename(tmp, path) != 0) {
-    ok = 0;
-  }
-  if (!ok) {
-    fprintf(stderr, "error: cannot write %s: %s\n", path, strerror(errno));
-    remove(tmp);
-  }
-  free(tmp);
-  return ok ? 0 : -1;
-}
-
 /*
  * The presimulation in two halves; the second's busy time (update, drive and
  * delivery, not waiting) of one CPU VP and one stream, means over the VPs of
@@ -443,7 +287,7 @@ static int presim_measured(nestcl_engine *e, const hpc_opts *o, int quiet, doubl
                            double *cpu_busy, double *gpu_busy)
 {
   double half = o->dt * floor(o->presim / 2.0 / o->dt), w1 = 0.0, w2 = 0.0;
-  int rc = half > 0.0 ? simulate_progress(e, "presim", half, o->dt, quiet, &w1) : 0;
+  int rc = half > 0.0 ? cli_simulate_progress(e, "presim", half, o->dt, quiet, &w1) : 0;
   nestcl_engine_stats a, b;
   nestcl_engine_get_stats(e, &a);
   nestcl_vp_stats *before = malloc((size_t)a.n_vps * sizeof *before);
@@ -452,7 +296,7 @@ static int presim_measured(nestcl_engine *e, const hpc_opts *o, int quiet, doubl
   }
   memcpy(before, a.vps, (size_t)a.n_vps * sizeof *before);
   double rest = o->presim - half;
-  if (!rc) rc = simulate_progress(e, "presim", rest, o->dt, quiet, &w2);
+  if (!rc) rc = cli_simulate_progress(e, "presim", rest, o->dt, quiet, &w2);
   double sum[2] = {0.0, 0.0}, cnt[2] = {0.0, 0.0};
   if (!rc) {
     nestcl_engine_get_stats(e, &b);
@@ -522,6 +366,7 @@ static int make_network(const hpc_opts *o, hpc_net *n)
   n->rec = -1;
   int rc = nestcl_engine_create(&cfg, &e);
   n->e = e;
+  if (!rc) cli_stop_on_signals(e);
   if (!rc) rc = nestcl_engine_set_models(e, nestcl_builtin_models, nestcl_builtin_model_count);
   if (!rc) rc = hpc_describe(e, o->model, o->delay, o->ee_static, &n->p);
   if (!rc && n->nrec > 0) rc = nestcl_engine_add_spike_recorder(e, n->p.pe, 0, n->nrec, &n->rec);
@@ -536,6 +381,8 @@ int cli_run_hpc_benchmark(int argc, char **argv)
   if (pr) {
     return pr > 0 ? CLI_OK : CLI_USAGE;
   }
+  /* From here on SIGINT and SIGTERM stop the run at the end of a super step and leave no output file. */
+  cli_stop_on_signals(NULL);
   int rank = 0, ranks = 1;
 #ifdef NESTCL_WITH_MPI
   if (o.mpi) {
@@ -633,7 +480,7 @@ int cli_run_hpc_benchmark(int argc, char **argv)
 #ifdef NESTCL_WITH_PERFMODEL
     if (o.threads == 0 || o.streams == 0 || !have_profile) {
       rebalance_why = "nothing to rebalance: one kind of VP";
-      rc = simulate_progress(e, "presim", o.presim, o.dt, o.quiet || rank, &presim_wall);
+      rc = cli_simulate_progress(e, "presim", o.presim, o.dt, o.quiet || rank, &presim_wall);
     } else {
       nestcl_pm_config pc;
       pm_hpc_config(&ar.prof, o.scale, !o.ee_static, ranks, &pc);
@@ -737,7 +584,7 @@ int cli_run_hpc_benchmark(int argc, char **argv)
         t_rb += (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec - c0 + t0;
         if (!apply) {
           /* Back to the split kept: the presimulation once more, unmeasured. */
-          if (!rc) rc = simulate_progress(e, "presim", o.presim, o.dt, o.quiet || rank, &presim_wall);
+          if (!rc) rc = cli_simulate_progress(e, "presim", o.presim, o.dt, o.quiet || rank, &presim_wall);
           break;
         }
       }
@@ -748,17 +595,17 @@ int cli_run_hpc_benchmark(int argc, char **argv)
     }
 #endif
   } else if (!rc) {
-    rc = simulate_progress(e, "presim", o.presim, o.dt, o.quiet || rank, &presim_wall);
+    rc = cli_simulate_progress(e, "presim", o.presim, o.dt, o.quiet || rank, &presim_wall);
   }
   if (!rc) {
     nestcl_engine_get_stats(e, &s0);
     vp0 = malloc((size_t)s0.n_vps * sizeof *vp0);
     if (vp0) memcpy(vp0, s0.vps, (size_t)s0.n_vps * sizeof *vp0);
   }
-  if (!rc) rc = simulate_progress(e, "sim", o.simtime, o.dt, o.quiet || rank, &sim_wall);
+  if (!rc) rc = cli_simulate_progress(e, "sim", o.simtime, o.dt, o.quiet || rank, &sim_wall);
   if (rc) {
-    fprintf(stderr, "error: %s\n", nestcl_last_error());
-    code = exit_code(rc);
+    if (rank == 0 || rc != NESTCL_EINTR) cli_report(rc, e, o.presim + o.simtime);
+    code = cli_exit_code(rc);
     free(vp0);
     goto done;
   }
@@ -767,7 +614,7 @@ int cli_run_hpc_benchmark(int argc, char **argv)
   memset(&ws, 0, sizeof ws);
   if (!o.ee_static && (rc = nestcl_engine_weight_stats(e, net.p.ee, &ws)) != 0) {
     fprintf(stderr, "error: %s\n", nestcl_last_error());
-    code = exit_code(rc);
+    code = cli_exit_code(rc);
     free(vp0);
     goto done;
   }
@@ -915,13 +762,13 @@ int cli_run_hpc_benchmark(int argc, char **argv)
     json_key(&j, "kind"); json_string(&j, s1.vps[v].is_gpu ? "stream" : "thread");
     json_key(&j, "neurons"); json_integer(&j, s1.vps[v].neurons);
     json_key(&j, "synapses"); json_integer(&j, (long long)s1.vps[v].synapses);
-    json_key(&j, "phases_s"); write_phases(&j, ph, wait);
+    json_key(&j, "phases_s"); cli_write_phases(&j, ph, wait);
     json_key(&j, "deliver_static_s"); json_number(&j, ph[NESTCL_PHASE_DELIVER] - plastic);
     json_key(&j, "deliver_plastic_s"); json_number(&j, plastic);
     json_end_object(&j);
   }
   json_end_array(&j);
-  json_key(&j, "phases_sum_s"); write_phases(&j, tot, tot_wait);
+  json_key(&j, "phases_sum_s"); cli_write_phases(&j, tot, tot_wait);
   json_key(&j, "deliver_static_s"); json_number(&j, tot[NESTCL_PHASE_DELIVER] - tot_plastic);
   json_key(&j, "deliver_plastic_s"); json_number(&j, tot_plastic);
   json_end_object(&j);
@@ -964,8 +811,8 @@ int cli_run_hpc_benchmark(int argc, char **argv)
 
   json_key(&j, "memory");
   json_begin_object(&j);
-  json_key(&j, "device_bytes"); write_bytes(&j, s1.device_bytes);
-  json_key(&j, "host_vp_bytes"); write_bytes(&j, s1.host_bytes);
+  json_key(&j, "device_bytes"); cli_write_bytes(&j, s1.device_bytes);
+  json_key(&j, "host_vp_bytes"); cli_write_bytes(&j, s1.host_bytes);
   json_key(&j, "bytes_per_synapse"); json_number(&j, s1.bytes_per_synapse);
   json_key(&j, "bytes_per_plastic_synapse"); json_number(&j, s1.bytes_per_plastic_synapse);
   json_key(&j, "history_bytes"); json_integer(&j, (long long)s1.history_bytes);
@@ -976,7 +823,7 @@ int cli_run_hpc_benchmark(int argc, char **argv)
   if (j.failed) {
     fprintf(stderr, "error: out of host memory writing the results\n");
     code = CLI_RUNTIME;
-  } else if (rank == 0 && write_file(o.out, &j) != 0) {
+  } else if (rank == 0 && cli_write_json(o.out, &j) != 0) {
     code = CLI_RUNTIME;
   } else if (!o.quiet && rank == 0) {
     fprintf(stderr, "nestcl: %llu spikes, %.2f Hz, CV %.3f, %.3g synaptic events/s, %.2f bytes/synapse\n",
@@ -992,7 +839,7 @@ done:
   json_free(&rb);
   if (rc && code == CLI_OK) {
     fprintf(stderr, "error: %s\n", nestcl_last_error());
-    code = exit_code(rc);
+    code = cli_exit_code(rc);
   }
   json_free(&j);
   nestcl_engine_destroy(e);

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "run_common.h"
 #include "nestcl/device.h"
 #include "nestcl/pm_model.h"
 #include "perfmodel_cli.h"
@@ -110,6 +111,10 @@ static int calibrate(const char *device_spec, const nestcl_device_info *dev, con
   fprintf(stderr, "nestcl: no usable performance profile of '%s' (driver %s): calibrating with short runs "
                   "(at most %g s), stored in %s\n", dev->device_name, dev->driver_version, budget, path);
   int code = pm_sweep(k, argv);
+  if (code >= CLI_SIGNAL_BASE) {
+    remove(out);
+    return code;
+  }
   if (code != CLI_OK) {
     remove(out);
     fprintf(stderr, "error: --gpu-fraction auto: the calibration failed (above); give --gpu-fraction A instead\n");

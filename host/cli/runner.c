@@ -28,6 +28,7 @@
 #include "benchmark.h"
 #include "cli.h"
 #include "json.h"
+#include "run_common.h"
 #include "nestcl/engine.h"
 #include "nestcl/version.h"
 
@@ -84,45 +85,6 @@ static void help(const bench_def *b)
          b->name, b->summary, b->flags_help, b->default_simtime_ms, b->default_presim_ms);
 }
 
-static int parse_double(const char *flag, const char *v, double *out)
-{
-  char *end;
-  errno = 0;
-  double d = v ? strtod(v, &end) : 0.0;
-  if (!v || errno || end == v || *end || !isfinite(d)) {
-    fprintf(stderr, "error: %s needs a number (got '%s')\n", flag, v ? v : "");
-    return -1;
-  }
-  *out = d;
-  return 0;
-}
-
-static int parse_long(const char *flag, const char *v, long lo, long hi, long *out)
-{
-  char *end;
-  errno = 0;
-  long l = v ? strtol(v, &end, 10) : 0;
-  if (!v || errno || end == v || *end) {
-    fprintf(stderr, "error: %s needs an integer (got '%s')\n", flag, v ? v : "");
-    return -1;
-  }
-  if (l < lo || l > hi) {
-    fprintf(stderr, "error: %s %ld outside [%ld, %ld]\n", flag, l, lo, hi);
-    return -1;
-  }
-  *out = l;
-  return 0;
-}
-
-static int need_path(const char *flag, const char *v)
-{
-  if (!v || !*v) {
-    fprintf(stderr, "error: %s needs a file name\n", flag);
-    return -1;
-  }
-  return 0;
-}
-
 /* Returns -1 (usage error reported), 0, or 1 for --help/--version. */
 static int parse(const bench_def *b, int argc, char **argv, run_opts *o, void *bo)
 {
@@ -154,27 +116,23 @@ static int parse(const bench_def *b, int argc, char **argv, run_opts *o, void *b
       printf("nestcl %s\n", nestcl_version());
       return 1;
     } else if (strcmp(a, "--simtime") == 0) {
-      if (parse_double(a, VALUE(), &o->simtime)) return -1;
+      if (cli_parse_double(a, VALUE(), &o->simtime)) return -1;
     } else if (strcmp(a, "--presim") == 0) {
-      if (parse_double(a, VALUE(), &o->presim)) return -1;
+      if (cli_parse_double(a, VALUE(), &o->presim)) return -1;
     } else if (strcmp(a, "--dt") == 0) {
-      if (parse_double(a, VALUE(), &o->dt)) return -1;
-      if (!(o->dt > 0.0) || o->dt > 10.0) {
-        fprintf(stderr, "error: --dt %g must be in (0, 10] ms\n", o->dt);
-        return -1;
-      }
+      if (cli_parse_double(a, VALUE(), &o->dt)) return -1;
     } else if (strcmp(a, "--threads") == 0) {
-      if (parse_long(a, VALUE(), 0, 256, &l)) return -1;
+      if (cli_parse_long(a, VALUE(), 0, 256, &l)) return -1;
       o->threads = (int)l;
     } else if (strcmp(a, "--streams") == 0) {
-      if (parse_long(a, VALUE(), 0, 64, &l)) return -1;
+      if (cli_parse_long(a, VALUE(), 0, 64, &l)) return -1;
       o->streams = (int)l;
     } else if (strcmp(a, "--gpu-fraction") == 0) {
       const char *x = VALUE();
       if (x && strcmp(x, "auto") == 0) {
         o->gpu_fraction = -1.0;
       } else {
-        if (parse_double(a, x, &o->gpu_fraction)) return -1;
+        if (cli_parse_double(a, x, &o->gpu_fraction)) return -1;
         if (o->gpu_fraction < 0.0 || o->gpu_fraction > 1.0) {
           fprintf(stderr, "error: --gpu-fraction %g outside [0, 1]\n", o->gpu_fraction);
           return -1;
@@ -187,17 +145,17 @@ static int parse(const bench_def *b, int argc, char **argv, run_opts *o, void *b
         return -1;
       }
     } else if (strcmp(a, "--seed") == 0) {
-      if (parse_long(a, VALUE(), 0, 0xffffffffL, &l)) return -1;
+      if (cli_parse_long(a, VALUE(), 0, 0xffffffffL, &l)) return -1;
       o->seed = (unsigned long)l;
     } else if (strcmp(a, "--out") == 0) {
       o->out = VALUE();
-      if (need_path(a, o->out)) return -1;
+      if (cli_need_path(a, o->out)) return -1;
     } else if (strcmp(a, "--spikes") == 0) {
       o->spikes = VALUE();
-      if (need_path(a, o->spikes)) return -1;
+      if (cli_need_path(a, o->spikes)) return -1;
     } else if (strcmp(a, "--plots") == 0) {
       o->plots = VALUE();
-      if (need_path(a, o->plots)) return -1;
+      if (cli_need_path(a, o->plots)) return -1;
     } else if (strcmp(a, "--weight-type") == 0) {
       const char *x = VALUE();
       if (x && strcmp(x, "float") == 0) {
@@ -232,8 +190,7 @@ static int parse(const bench_def *b, int argc, char **argv, run_opts *o, void *b
     }
 #undef VALUE
   }
-  if (o->simtime < 0.0 || o->presim < 0.0) {
-    fprintf(stderr, "error: --simtime and --presim must not be negative\n");
+  if (cli_check_times(o->dt, o->simtime, o->presim)) {
     return -1;
   }
   if (o->threads + o->streams < 1) {
@@ -251,139 +208,6 @@ static int parse(const bench_def *b, int argc, char **argv, run_opts *o, void *b
     return -1;
   }
   return b->validate(bo);
-}
-
-static double now_s(void)
-{
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-/* Simulates t_ms in pieces of about 5 %, with a progress line on stderr. */
-static int simulate_progress(nestcl_engine *e, const char *what, double t_ms, double dt, int quiet, double *wall)
-{
-  double t0 = now_s(), done = 0.0;
-  int tty = isatty(2), last = -1;
-  double piece = dt * ceil(t_ms / 20.0 / dt);
-  if (piece < dt) piece = dt;
-  while (done < t_ms - 0.5 * dt) {
-    double step = piece < t_ms - done ? piece : t_ms - done;
-    step = dt * floor(step / dt + 0.5);
-    int rc = nestcl_engine_simulate(e, step);
-    if (rc) {
-      if (!quiet && tty) fputc('\n', stderr);
-      return rc;
-    }
-    done += step;
-    double el = now_s() - t0;
-    int pct = (int)(100.0 * done / t_ms + 0.5);
-    if (!quiet && (tty || pct / 25 != last / 25)) {
-      fprintf(stderr, "%snestcl: %s %.1f / %.1f ms (%3d %%), %.1f s, real-time factor %.2f%s", tty ? "\r" : "", what,
-              done, t_ms, pct, el, el / (done * 1e-3), tty ? "" : "\n");
-      last = pct;
-    }
-  }
-  *wall = now_s() - t0;
-  if (!quiet && tty && t_ms > 0.0) fputc('\n', stderr);
-  return 0;
-}
-
-static const char *class_names[NESTCL_MEM_CLASSES] = {"state", "ring", "synapses", "recording", "other"};
-
-static void write_bytes(json *j, const size_t *b)
-{
-  json_begin_object(j);
-  size_t tot = 0;
-  for (int c = 0; c < NESTCL_MEM_CLASSES; ++c) {
-    json_key(j, class_names[c]);
-    json_integer(j, (long long)b[c]);
-    tot += b[c];
-  }
-  json_key(j, "total");
-  json_integer(j, (long long)tot);
-  json_end_object(j);
-}
-
-static void write_phases(json *j, const double *s, double wait)
-{
-  json_begin_object(j);
-  for (int p = 0; p < NESTCL_PHASES; ++p) {
-    json_key(j, nestcl_phase_name((nestcl_phase)p));
-    json_number(j, s[p]);
-  }
-  json_key(j, "other_wait");
-  json_number(j, wait);
-  json_end_object(j);
-}
-
-/* ---- outputs: each to "<path>.tmp.<pid>" first, renamed together at the end ---- */
-
-typedef struct pending {
-  char *tmp[8], *path[8];
-  int n;
-} pending;
-
-static char *tmp_name(const char *path)
-{
-  size_t n = strlen(path) + 32;
-  char *t = malloc(n);
-  if (t) snprintf(t, n, "%s.tmp.%ld", path, (long)getpid());
-  return t;
-}
-
-static void pending_add(pending *p, char *tmp, const char *path)
-{
-  p->tmp[p->n] = tmp;
-  p->path[p->n] = strdup(path);
-  p->n++;
-}
-
-static void pending_drop(pending *p)
-{
-  for (int k = 0; k < p->n; ++k) {
-    remove(p->tmp[k]);
-    free(p->tmp[k]);
-    free(p->path[k]);
-  }
-  p->n = 0;
-}
-
-static int pending_commit(pending *p)
-{
-  int ok = 1;
-  for (int k = 0; k < p->n && ok; ++k) {
-    if (rename(p->tmp[k], p->path[k]) != 0) {
-      fprintf(stderr, "error: cannot write %s: %s\n", p->path[k], strerror(errno));
-      ok = 0;
-      /* The ones renamed already are complete files; the rest are removed. */
-    }
-  }
-  pending_drop(p);
-  return ok ? 0 : -1;
-}
-
-static FILE *open_tmp(pending *p, const char *path)
-{
-  char *t = tmp_name(path);
-  FILE *f = t ? fopen(t, "w") : NULL;
-  if (!f) {
-    fprintf(stderr, "error: cannot write %s: %s\n", path, strerror(errno));
-    free(t);
-    return NULL;
-  }
-  pending_add(p, t, path);
-  return f;
-}
-
-static int close_checked(FILE *f, const char *path)
-{
-  int bad = ferror(f);
-  if (fclose(f) != 0 || bad) {
-    fprintf(stderr, "error: cannot write %s: %s\n", path, strerror(errno));
-    return -1;
-  }
-  return 0;
 }
 
 /* One recorded spike: global id, step, population. */
@@ -435,7 +259,7 @@ typedef struct pop_stats {
  * writes each PNG to its temporary name, renamed with the other outputs.
  */
 static int make_plots(const bench_def *b, const run_opts *o, const bench_network *net, const pop_stats *ps,
-                      const spike *sp, size_t n_sp, int64_t end_step, pending *pend)
+                      const spike *sp, size_t n_sp, int64_t end_step, cli_outputs *pend)
 {
   char dir[4200], data[4300], script[4300], png[4300];
   if (mkdir(o->plots, 0777) != 0 && errno != EEXIST) {
@@ -480,7 +304,7 @@ static int make_plots(const bench_def *b, const run_opts *o, const bench_network
   char *tmp_png = NULL;
   if (!rc) {
     snprintf(png, sizeof png, "%s/%s_raster.png", o->plots, b->name);
-    tmp_png = tmp_name(png);
+    tmp_png = cli_tmp_name(png);
     snprintf(script, sizeof script, "%s/raster.gp", dir);
     f = fopen(script, "w");
     if (f && tmp_png) {
@@ -518,7 +342,7 @@ static int make_plots(const bench_def *b, const run_opts *o, const bench_network
         remove(tmp_png);
         rc = -2;
       } else {
-        pending_add(pend, tmp_png, png);
+        if (cli_outputs_add(pend, tmp_png, png)) rc = -2;
         tmp_png = NULL;
       }
     }
@@ -545,7 +369,7 @@ static int make_plots(const bench_def *b, const run_opts *o, const bench_network
   }
   if (!rc) {
     snprintf(png, sizeof png, "%s/%s_rates.png", o->plots, b->name);
-    tmp_png = tmp_name(png);
+    tmp_png = cli_tmp_name(png);
     snprintf(script, sizeof script, "%s/rates.gp", dir);
     f = fopen(script, "w");
     if (f && tmp_png) {
@@ -570,7 +394,7 @@ static int make_plots(const bench_def *b, const run_opts *o, const bench_network
         remove(tmp_png);
         rc = -2;
       } else {
-        pending_add(pend, tmp_png, png);
+        if (cli_outputs_add(pend, tmp_png, png)) rc = -2;
         tmp_png = NULL;
       }
     }
@@ -604,6 +428,8 @@ int cli_run_benchmark(const bench_def *b, int argc, char **argv)
     free(bo);
     return pr > 0 ? CLI_OK : CLI_USAGE;
   }
+  /* From here on SIGINT and SIGTERM stop the run at the end of a super step and leave no output file. */
+  cli_stop_on_signals(NULL);
   int rank = 0, ranks = 1;
 #ifdef NESTCL_WITH_MPI
   if (o.mpi) {
@@ -622,8 +448,7 @@ int cli_run_benchmark(const bench_def *b, int argc, char **argv)
   int code = CLI_OK, rc;
   json j;
   json_init(&j);
-  pending pend;
-  pend.n = 0;
+  cli_outputs pend = {{0}, {0}, 0};
   bench_network net;
   memset(&net, 0, sizeof net);
   int rec[BENCH_MAX_POPS];
@@ -644,8 +469,9 @@ int cli_run_benchmark(const bench_def *b, int argc, char **argv)
   cfg.use_mpi = o.mpi;
   nestcl_engine *e = NULL;
   bench_common common = {o.dt, o.simtime, o.presim};
-  double t_build0 = now_s();
+  double t_build0 = cli_now();
   rc = nestcl_engine_create(&cfg, &e);
+  if (!rc) cli_stop_on_signals(e);
   if (!rc) rc = nestcl_engine_set_models(e, nestcl_builtin_models, nestcl_builtin_model_count);
   if (!rc) rc = b->build(bo, &common, e, &net);
   for (int k = 0; k < net.n_pops && !rc; ++k) {
@@ -659,20 +485,20 @@ int cli_run_benchmark(const bench_def *b, int argc, char **argv)
     fprintf(stderr, "nestcl: building %s: %llu neurons\n", b->name, (unsigned long long)n);
   }
   if (!rc) rc = nestcl_engine_prepare(e);
-  double build_wall = now_s() - t_build0;
+  double build_wall = cli_now() - t_build0;
   double presim_wall = 0.0, sim_wall = 0.0;
   nestcl_engine_stats s0, s1;
-  if (!rc) rc = simulate_progress(e, "presim", o.presim, o.dt, o.quiet || rank, &presim_wall);
+  if (!rc) rc = cli_simulate_progress(e, "presim", o.presim, o.dt, o.quiet || rank, &presim_wall);
   if (!rc) {
     nestcl_engine_get_stats(e, &s0);
     vp0 = malloc((size_t)(s0.n_vps ? s0.n_vps : 1) * sizeof *vp0);
     if (vp0) memcpy(vp0, s0.vps, (size_t)s0.n_vps * sizeof *vp0);
     else rc = nestcl_set_error(NESTCL_ENOMEM, "out of host memory");
   }
-  if (!rc) rc = simulate_progress(e, "sim", o.simtime, o.dt, o.quiet || rank, &sim_wall);
+  if (!rc) rc = cli_simulate_progress(e, "sim", o.simtime, o.dt, o.quiet || rank, &sim_wall);
   if (rc) {
-    fprintf(stderr, "error: %s\n", nestcl_last_error());
-    code = rc == NESTCL_EINVAL ? CLI_USAGE : CLI_RUNTIME;
+    if (rank == 0 || rc != NESTCL_EINTR) cli_report(rc, e, o.presim + o.simtime);
+    code = cli_exit_code(rc);
     goto done;
   }
   nestcl_engine_get_stats(e, &s1);
@@ -842,11 +668,11 @@ int cli_run_benchmark(const bench_def *b, int argc, char **argv)
     json_key(&j, "kind"); json_string(&j, s1.vps[v].is_gpu ? "stream" : "thread");
     json_key(&j, "neurons"); json_integer(&j, s1.vps[v].neurons);
     json_key(&j, "synapses"); json_integer(&j, (long long)s1.vps[v].synapses);
-    json_key(&j, "phases_s"); write_phases(&j, ph, wait);
+    json_key(&j, "phases_s"); cli_write_phases(&j, ph, wait);
     json_end_object(&j);
   }
   json_end_array(&j);
-  json_key(&j, "phases_sum_s"); write_phases(&j, tot, tot_wait);
+  json_key(&j, "phases_sum_s"); cli_write_phases(&j, tot, tot_wait);
   json_end_object(&j);
 
   json_key(&j, "activity");
@@ -882,8 +708,8 @@ int cli_run_benchmark(const bench_def *b, int argc, char **argv)
 
   json_key(&j, "memory");
   json_begin_object(&j);
-  json_key(&j, "device_bytes"); write_bytes(&j, s1.device_bytes);
-  json_key(&j, "host_vp_bytes"); write_bytes(&j, s1.host_bytes);
+  json_key(&j, "device_bytes"); cli_write_bytes(&j, s1.device_bytes);
+  json_key(&j, "host_vp_bytes"); cli_write_bytes(&j, s1.host_bytes);
   json_key(&j, "bytes_per_synapse"); json_number(&j, s1.bytes_per_synapse);
   json_key(&j, "host_peak_rss_bytes"); json_integer(&j, (long long)ru.ru_maxrss * 1024);
   json_end_object(&j);
@@ -896,7 +722,7 @@ int cli_run_benchmark(const bench_def *b, int argc, char **argv)
 
   if (rank == 0) {
     if (o.spikes) {
-      FILE *f = open_tmp(&pend, o.spikes);
+      FILE *f = cli_outputs_open(&pend, o.spikes);
       if (!f) {
         code = CLI_RUNTIME;
         goto done;
@@ -907,7 +733,7 @@ int cli_run_benchmark(const bench_def *b, int argc, char **argv)
       for (size_t s = 0; s < n_sp; ++s) {
         fprintf(f, "%llu\t%.3f\n", (unsigned long long)sp[s].gid + 1, (double)(sp[s].step + 1) * o.dt);
       }
-      if (close_checked(f, o.spikes)) {
+      if (cli_close_checked(f, o.spikes)) {
         code = CLI_RUNTIME;
         goto done;
       }
@@ -917,19 +743,19 @@ int cli_run_benchmark(const bench_def *b, int argc, char **argv)
       goto done;
     }
     if (o.out) {
-      FILE *f = open_tmp(&pend, o.out);
+      FILE *f = cli_outputs_open(&pend, o.out);
       if (!f) {
         code = CLI_RUNTIME;
         goto done;
       }
       fwrite(j.buf, 1, j.len, f);
       fputc('\n', f);
-      if (close_checked(f, o.out)) {
+      if (cli_close_checked(f, o.out)) {
         code = CLI_RUNTIME;
         goto done;
       }
     }
-    if (pending_commit(&pend)) {
+    if (cli_outputs_commit(&pend)) {
       code = CLI_RUNTIME;
       goto done;
     }
@@ -951,7 +777,7 @@ int cli_run_benchmark(const bench_def *b, int argc, char **argv)
   }
 
 done:
-  pending_drop(&pend);
+  cli_outputs_drop(&pend);
   free(sp);
   free(vp0);
   json_free(&j);

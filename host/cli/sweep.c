@@ -23,6 +23,7 @@
 
 #include "cli.h"
 #include "json.h"
+#include "run_common.h"
 #include "nestcl/device.h"
 #include "nestcl/pm_json.h"
 #include "perfmodel_cli.h"
@@ -119,11 +120,22 @@ int pm_run_child(char *const *argv, const char *err_path)
     errno = rc;
     return -1;
   }
-  int status;
-  while (waitpid(pid, &status, 0) < 0) {
-    if (errno != EINTR) {
+  int status, forwarded = 0;
+  for (;;) {
+    pid_t w = waitpid(pid, &status, WNOHANG);
+    if (w == pid) {
+      break;
+    }
+    if (w < 0 && errno != EINTR) {
       return -1;
     }
+    /* SIGINT or SIGTERM to this process (cli_stop_on_signals): the child stops too, at its next super step. */
+    if (cli_signal && !forwarded) {
+      kill(pid, (int)cli_signal);
+      forwarded = 1;
+    }
+    struct timespec ts = {0, 20000000L};
+    nanosleep(&ts, NULL);
   }
   return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
 }
@@ -455,7 +467,11 @@ int pm_sweep(int argc, char **argv)
   double t0 = now_s();
   size_t done = 0;
   int tty = isatty(2);
+  cli_stop_on_signals(NULL);
   for (size_t i = 0; i < n; ++i) {
+    if (cli_signal) {
+      break;
+    }
     double el = now_s() - t0;
     if (el >= budget) {
       if (!quiet) fprintf(stderr, "%snestcl: sweep: time budget of %g s reached after %zu of %zu runs\n", tty ? "\n" : "", budget, done, n);
@@ -504,6 +520,9 @@ int pm_sweep(int argc, char **argv)
     }
     remove(res_path);
     int rc = pm_run_child(args, err_path);
+    if (cli_signal) {
+      break;
+    }
     if (rc != 0) {
       char msg[1024];
       if (rc < 0) {
@@ -545,6 +564,11 @@ int pm_sweep(int argc, char **argv)
   if (fclose(fo) != 0 && code == CLI_OK) {
     fprintf(stderr, "error: cannot write %s: %s\n", tmp_out, strerror(errno));
     code = CLI_RUNTIME;
+  }
+  if (code == CLI_OK && cli_signal) {
+    fprintf(stderr, "%serror: sweep: stopped by %s after %zu of %zu runs; no output written\n", tty && !quiet ? "\n" : "",
+            cli_signal == SIGTERM ? "SIGTERM" : "SIGINT", done, n);
+    code = CLI_SIGNAL_BASE + (int)cli_signal;
   }
   if (code == CLI_OK && done == 0) {
     fprintf(stderr, "error: sweep: no run finished within the time budget of %g s\n", budget);

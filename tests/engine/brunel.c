@@ -93,6 +93,36 @@ brunel_net brunel_iaf_psc_alpha_stdp(const char *synapse)
 }
 #endif
 
+/*
+ * A piece given as -t: simulate(t) with a stop request set, which must stop at
+ * the end of the first super step (NESTCL_EINTR, the clock on a multiple of
+ * the min delay of 1.5 ms, within one super step of where it was), then the
+ * rest of t.
+ */
+static int run_stopped(nestcl_engine *e, double h, double t)
+{
+  int rc = nestcl_engine_prepare(e);
+  if (rc) {
+    return rc;
+  }
+  nestcl_engine_stats st;
+  nestcl_engine_get_stats(e, &st);
+  /* Under MPI only the last rank asks (every rank registers a flag): all must stop at the same step. */
+  volatile sig_atomic_t stop = st.rank == st.n_ranks - 1;
+  double t0 = nestcl_engine_time_ms(e);
+  nestcl_engine_set_stop_flag(e, &stop);
+  rc = nestcl_engine_simulate(e, t);
+  nestcl_engine_set_stop_flag(e, NULL);
+  double t1 = nestcl_engine_time_ms(e);
+  long long s0 = llround(t0 / h), s1 = llround(t1 / h), sd = llround(1.5 / h);
+  if (rc != NESTCL_EINTR || s1 % sd != 0 || s1 <= s0 || s1 > s0 + sd) {
+    fprintf(stderr, "stop request at %g ms: simulate returned %d (%s), the clock at %g ms; want NESTCL_EINTR at the "
+            "end of the next super step\n", t0, rc, rc ? nestcl_last_error() : "", t1);
+    return nestcl_set_error(NESTCL_ERUNTIME, "stop request not honoured");
+  }
+  return nestcl_engine_simulate(e, (double)(llround(t / h) - (s1 - s0)) * h);
+}
+
 int brunel_run(const brunel_net *net, const nestcl_engine_config *cfg, uint32_t n_neurons, uint32_t indegree,
                const double *pieces, int n_pieces, brunel_result *out)
 {
@@ -133,7 +163,7 @@ int brunel_run(const brunel_net *net, const nestcl_engine_config *cfg, uint32_t 
   int rec_i;
   if (!rc) rc = nestcl_engine_add_spike_recorder(e, pi, 0, NI, &rec_i);
   for (int k = 0; k < n_pieces && !rc; ++k) {
-    rc = nestcl_engine_simulate(e, pieces[k]);
+    rc = pieces[k] >= 0.0 ? nestcl_engine_simulate(e, pieces[k]) : run_stopped(e, cfg->resolution_ms, -pieces[k]);
   }
   if (!rc) {
     const uint64_t *g, *g2;

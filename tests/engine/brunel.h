@@ -57,7 +57,13 @@ typedef struct brunel_result {
   nestcl_weight_stats w;            /* of the E->E synapses when they are translated ones */
 } brunel_result;
 
-/* Builds and runs; t_ms split into the given pieces (simulate() called per piece). Returns 0 or NESTCL_E*. */
+/*
+ * Builds and runs; t_ms split into the given pieces (simulate() called per
+ * piece). A negative piece -t simulates t with a stop request
+ * (nestcl_engine_set_stop_flag) that must stop the engine at the end of the
+ * next super step, then the rest of t: a stopped run continues as if never
+ * stopped. Returns 0 or NESTCL_E*.
+ */
 int brunel_run(const brunel_net *net, const nestcl_engine_config *cfg, uint32_t n_neurons, uint32_t indegree,
                const double *pieces, int n_pieces, brunel_result *out);
 void brunel_free(brunel_result *r);

@@ -26,6 +26,8 @@ static int check_net(const brunel_net *net)
   nestcl_engine_config_defaults(&cfg);
   cfg.seed = 4242;
   const double whole[] = {200.0}, split[] = {70.0, 130.0};
+  /* Stop requests: at the first super step's end, and within a super step (70 ms is not a multiple of 1.5 ms). */
+  const double stopped[] = {-200.0}, split_stopped[] = {70.0, -130.0};
   brunel_result ref;
   if (brunel_run(net, &cfg, 2000, 200, whole, 1, &ref)) {
     fprintf(stderr, "FAIL %s reference run: %s\n", net->label, nestcl_last_error());
@@ -48,6 +50,9 @@ static int check_net(const brunel_net *net)
       {"2 streams", 0, 2, 1.0, whole, 1, 0, 0, NULL, NULL},
       {"1 thread + 1 stream, alpha 0.3", 1, 1, 0.3, whole, 1, 0, 0, NULL, NULL},
       {"1 thread + 1 stream, alpha 0.7, 70+130 ms", 1, 1, 0.7, split, 2, 0, 0, NULL, NULL},
+      {"2 threads, stopped on request at 1.5 ms and continued", 2, 0, 0.0, stopped, 1, 0, 0, NULL, NULL},
+      {"1 thread + 1 stream, alpha 0.5, stopped on request at 70.5 ms and continued", 1, 1, 0.5, split_stopped, 2, 0, 0,
+       NULL, NULL},
       {"1 thread + 1 stream, alpha 0.5, double weights", 1, 1, 0.5, whole, 1, 1, 0, NULL, NULL},
       {"2 streams, strided delivery of width 7", 0, 2, 1.0, whole, 1, 0, 0, "strided", "7"},
       {"1 stream, contiguous delivery of width 3", 0, 1, 1.0, whole, 1, 0, 0, "contiguous", "3"},

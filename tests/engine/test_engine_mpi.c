@@ -1,7 +1,8 @@
 /*
  * Determinism across processes: 2 MPI ranks x (1 thread + 1 stream) give the
  * spike train that 1 thread in one process gives (every rank runs that
- * reference itself, without MPI), for the Brunel network of brunel.c with the
+ * reference itself, without MPI), also when rank 1 asks the engine to stop
+ * (nestcl_engine_set_stop_flag) and both continue, for the Brunel network of brunel.c with the
  * translated iaf_psc_alpha (when nestcl_models is built), the same with its
  * E->E synapses translated stdp_pl_synapse_hom (final weights equal too), and
  * with test_lif.
@@ -20,14 +21,15 @@ static int check_net(const brunel_net *net, int rank, int size)
   nestcl_engine_config cfg;
   nestcl_engine_config_defaults(&cfg);
   cfg.seed = 4242;
-  const double whole[] = {200.0};
+  /* The ranks' run with a stop request from rank 1 at 70 ms (both stop at 70.5 ms), continued: the same train. */
+  const double whole[] = {200.0}, split_stopped[] = {70.0, -130.0};
   nestcl_engine_config c = cfg;
   c.cpu_threads = 1;
   c.gpu_streams = 1;
   c.gpu_fraction = 0.5;
   c.use_mpi = 1;
   brunel_result r;
-  int rc = brunel_run(net, &c, 2000, 200, whole, 1, &r);
+  int rc = brunel_run(net, &c, 2000, 200, split_stopped, 2, &r);
   int any = rc, skip = rc == NESTCL_ENODEV;
   MPI_Allreduce(MPI_IN_PLACE, &any, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
   MPI_Allreduce(MPI_IN_PLACE, &skip, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);

@@ -272,9 +272,13 @@ def run_clopath_refusal():
     """A Clopath neuron that clopath_synapse reads needs its Clopath history, which the device does not
     keep: on a stream VP, Simulate refuses it, naming the node."""
     nest.ResetKernel()
-    nest.SetKernelStatus({"local_num_threads": 1, "nestcl_streams": 1, "nestcl_gpu_fraction": 1.0})
-    pre = nest.Create("spike_generator", 1, params={"spike_times": [0.5]})
+    # Round robin over 2 VPs, VP 1 the stream: the parrot (id 2) on the CPU VP, the Clopath neuron (id 3) on the stream.
+    nest.SetKernelStatus({"local_num_threads": 2, "nestcl_streams": 1})
+    # A device cannot be the source of a plastic synapse in NEST: the spikes pass a parrot_neuron.
+    gen = nest.Create("spike_generator", 1, params={"spike_times": [0.5]})
+    pre = nest.Create("parrot_neuron", 1)
     post = nest.Create("aeif_psc_delta_clopath", 1)
+    nest.Connect(gen, pre)
     nest.Connect(pre, post, syn_spec={"synapse_model": "clopath_synapse", "weight": 1.0, "delay": 1.0})
     problems, msg = [], ""
     try:

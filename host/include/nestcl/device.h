@@ -32,6 +32,7 @@ extern "C" {
 #define NESTCL_ECL (-5)     /* another OpenCL error; message names the call and the code */
 #define NESTCL_EIO (-6)     /* file system error (cache, output files) */
 #define NESTCL_ERUNTIME (-7) /* other run-time failure (overflow detected, MPI, ...) */
+#define NESTCL_EINTR (-8)    /* stopped on request (nestcl_engine_set_stop_flag) at the end of a super step */
 
 /* The message of the last failure in this thread, never NULL. */
 const char *nestcl_last_error(void);

@@ -19,6 +19,7 @@
 #ifndef NESTCL_ENGINE_H
 #define NESTCL_ENGINE_H
 
+#include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -266,6 +267,18 @@ int nestcl_engine_add_multimeter(nestcl_engine *e, int pop, uint32_t first, uint
  * all so, none is left waiting in a collective).
  */
 int nestcl_engine_simulate(nestcl_engine *e, double t_ms);
+/*
+ * A stop request: when *flag is non-zero at the end of a super step (after its
+ * delivery and recording), simulate() returns NESTCL_EINTR there, with the
+ * engine's clock at that super step's end (nestcl_engine_time_ms) and
+ * consistent, so a later simulate() continues from it. A signal handler may
+ * set the flag. Under MPI every rank must register a flag (the ranks agree on
+ * the stop in one collective per super step) and all stop at the same step.
+ * NULL removes it.
+ */
+void nestcl_engine_set_stop_flag(nestcl_engine *e, const volatile sig_atomic_t *flag);
+/* The engine's clock: simulated time so far, ms. */
+double nestcl_engine_time_ms(const nestcl_engine *e);
 /* Builds without simulating (for measuring build time and memory). */
 int nestcl_engine_prepare(nestcl_engine *e);
 

@@ -900,6 +900,16 @@ int nestcl_engine_simulate(nestcl_engine *e, double t_ms)
   return rc;
 }
 
+void nestcl_engine_set_stop_flag(nestcl_engine *e, const volatile sig_atomic_t *flag)
+{
+  e->stop_flag = flag;
+}
+
+double nestcl_engine_time_ms(const nestcl_engine *e)
+{
+  return (double)(e->origin + e->lag) * e->cfg.resolution_ms;
+}
+
 int nestcl_engine_spikes(const nestcl_engine *e, int rec, const uint64_t **gids, const int64_t **steps, size_t *n)
 {
   if (rec < 0 || rec >= e->n_recs || e->recs[rec].is_multimeter) {

@@ -570,6 +570,8 @@ int eng_run(nestcl_engine *e, int64_t steps)
   const int lag0 = e->lag;
   e->abort = 0;
   e->ex_status = 0;
+  e->stop = 0;
+  e->steps_left = 0;
 /*
  * Every thread must take the same branch at every barrier, or the region
  * deadlocks: the decision to stop is taken by the master between two barriers
@@ -640,6 +642,16 @@ int eng_run(nestcl_engine *e, int64_t steps)
             failed = ranks_failed(e, failed);
           }
           e->abort = failed || (e->n_ranks == 1 && e->ex_status != 0);
+          /* A stop request, decided with the super step's exchange and taken after its delivery. */
+          e->stop = 0;
+          if (!e->abort && to == e->min_delay && e->stop_flag) {
+            e->stop = *e->stop_flag != 0;
+#ifdef NESTCL_WITH_MPI
+            if (e->n_ranks > 1) {
+              MPI_Allreduce(MPI_IN_PLACE, &e->stop, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+            }
+#endif
+          }
           e->serial_s = eng_now() - t_g - e->sync_s - e->record_s;
         }
         bar_wait(&e->bar);
@@ -698,6 +710,11 @@ int eng_run(nestcl_engine *e, int64_t steps)
           origin += e->min_delay;
           lag = 0;
         }
+        if (e->stop && left > 0) {
+#pragma omp master
+          e->steps_left = left;
+          break;
+        }
       }
     }
   }
@@ -720,9 +737,14 @@ int eng_run(nestcl_engine *e, int64_t steps)
     return nestcl_set_error(e->ex_status, "%s", e->ex_err);
   }
   /* All threads advanced identically; replay the arithmetic for the engine's clock. */
-  int64_t total = (int64_t)lag0 + steps;
+  int64_t run = steps - e->steps_left;
+  int64_t total = (int64_t)lag0 + run;
   e->origin = origin0 + (total / e->min_delay) * e->min_delay;
   e->lag = (int)(total % e->min_delay);
-  e->steps_done += steps;
+  e->steps_done += run;
+  if (e->steps_left > 0) {
+    return nestcl_set_error(NESTCL_EINTR, "stopped on request at t = %.10g ms, the end of a super step (%lld of %lld steps of this call)",
+                            (double)(e->origin + e->lag) * e->cfg.resolution_ms, (long long)run, (long long)steps);
+  }
   return 0;
 }

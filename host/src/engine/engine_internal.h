@@ -208,6 +208,9 @@ struct nestcl_engine {
   int64_t origin;        /* first step of the current super step */
   int lag;               /* steps of it already simulated (partial simulate() calls) */
   int abort;             /* written by the master thread between two barriers only */
+  const volatile sig_atomic_t *stop_flag; /* nestcl_engine_set_stop_flag */
+  int stop;              /* a stop at the end of this super step (same pattern as abort) */
+  int64_t steps_left;    /* steps of the run not simulated when it stopped (master, after a stop) */
   int ex_status;         /* failure of the master's exchange / recording */
   double serial_s;       /* duration of the master's last serial section (same pattern as abort) */
   double sync_s;         /* of which waiting for the other ranks (the first MPI collective) */

@@ -1,0 +1,285 @@
+/* What the drivers of `nestcl run` share: see run_common.h. */
+#include "run_common.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli.h"
+
+int cli_parse_double(const char *flag, const char *v, double *out)
+{
+  char *end;
+  errno = 0;
+  double d = v ? strtod(v, &end) : 0.0;
+  if (!v || errno || end == v || *end || !isfinite(d)) {
+    fprintf(stderr, "error: %s needs a number (got '%s')\n", flag, v ? v : "");
+    return -1;
+  }
+  *out = d;
+  return 0;
+}
+
+int cli_parse_long(const char *flag, const char *v, long lo, long hi, long *out)
+{
+  char *end;
+  errno = 0;
+  long l = v ? strtol(v, &end, 10) : 0;
+  if (!v || errno || end == v || *end) {
+    fprintf(stderr, "error: %s needs an integer (got '%s')\n", flag, v ? v : "");
+    return -1;
+  }
+  if (l < lo || l > hi) {
+    fprintf(stderr, "error: %s %ld outside [%ld, %ld]\n", flag, l, lo, hi);
+    return -1;
+  }
+  *out = l;
+  return 0;
+}
+
+int cli_need_path(const char *flag, const char *v)
+{
+  if (!v || !*v) {
+    fprintf(stderr, "error: %s needs a file name\n", flag);
+    return -1;
+  }
+  return 0;
+}
+
+/* Whether t is a whole number of steps dt (to 1e-9 relative, as the engine's simulate() checks). */
+static int whole_steps(double t, double dt)
+{
+  double n = floor(t / dt + 0.5);
+  return fabs(n * dt - t) <= 1e-9 * (t > 1.0 ? t : 1.0);
+}
+
+int cli_check_times(double dt, double simtime, double presim)
+{
+  if (!(dt > 0.0) || dt > 10.0) {
+    fprintf(stderr, "error: --dt %g must be in (0, 10] ms\n", dt);
+    return -1;
+  }
+  const char *flag[2] = {"--simtime", "--presim"};
+  double t[2] = {simtime, presim};
+  for (int k = 0; k < 2; ++k) {
+    if (t[k] < 0.0) {
+      fprintf(stderr, "error: %s %g must not be negative\n", flag[k], t[k]);
+      return -1;
+    }
+    if (!whole_steps(t[k], dt)) {
+      fprintf(stderr, "error: %s %g ms is not a multiple of the resolution --dt %g ms (NEST refuses it too)\n",
+              flag[k], t[k], dt);
+      return -1;
+    }
+  }
+  return 0;
+}
+
+double cli_now(void)
+{
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+volatile sig_atomic_t cli_signal = 0;
+
+static void on_signal(int sig)
+{
+  cli_signal = sig;
+}
+
+void cli_stop_on_signals(nestcl_engine *e)
+{
+  struct sigaction sa;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_handler = on_signal;
+  sa.sa_flags = SA_RESTART; /* the libraries' system calls carry on; the engine looks at the flag */
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGINT, &sa, NULL);
+  sigaction(SIGTERM, &sa, NULL);
+  if (e) {
+    nestcl_engine_set_stop_flag(e, &cli_signal);
+  }
+}
+
+int cli_exit_code(int rc)
+{
+  if (rc == NESTCL_EINTR) {
+    return CLI_SIGNAL_BASE + (cli_signal ? (int)cli_signal : SIGINT);
+  }
+  return rc == NESTCL_EINVAL ? CLI_USAGE : CLI_RUNTIME;
+}
+
+void cli_report(int rc, const nestcl_engine *e, double total_ms)
+{
+  if (rc == NESTCL_EINTR) {
+    int sig = cli_signal ? (int)cli_signal : SIGINT;
+    fprintf(stderr, "error: stopped by %s at t = %.10g ms of %.10g ms (the end of a super step); no output written\n",
+            sig == SIGTERM ? "SIGTERM" : sig == SIGINT ? "SIGINT" : "a signal", e ? nestcl_engine_time_ms(e) : 0.0,
+            total_ms);
+  } else {
+    fprintf(stderr, "error: %s\n", nestcl_last_error());
+  }
+}
+
+int cli_simulate_progress(nestcl_engine *e, const char *what, double t_ms, double dt, int quiet, double *wall)
+{
+  double t0 = cli_now(), done = 0.0;
+  int tty = isatty(2), last = -1;
+  /* Each call may end inside a super step, which the engine handles. */
+  double piece = dt * ceil(t_ms / 20.0 / dt);
+  if (piece < dt) piece = dt;
+  while (done < t_ms - 0.5 * dt) {
+    double step = piece < t_ms - done ? piece : t_ms - done;
+    step = dt * floor(step / dt + 0.5);
+    /* A signal stops the engine at the end of a super step (all ranks at the same one). */
+    int rc = nestcl_engine_simulate(e, step);
+    if (rc) {
+      if (!quiet && tty) fputc('\n', stderr);
+      return rc;
+    }
+    done += step;
+    double el = cli_now() - t0;
+    int pct = (int)(100.0 * done / t_ms + 0.5);
+    if (!quiet && (tty || pct / 25 != last / 25)) {
+      fprintf(stderr, "%snestcl: %s %.1f / %.1f ms (%3d %%), %.1f s, real-time factor %.2f%s", tty ? "\r" : "", what,
+              done, t_ms, pct, el, el / (done * 1e-3), tty ? "" : "\n");
+      last = pct;
+    }
+  }
+  *wall = cli_now() - t0;
+  if (!quiet && tty && t_ms > 0.0) fputc('\n', stderr);
+  return 0;
+}
+
+static const char *class_names[NESTCL_MEM_CLASSES] = {"state", "ring", "synapses", "recording", "other"};
+
+void cli_write_bytes(json *j, const size_t *b)
+{
+  json_begin_object(j);
+  size_t tot = 0;
+  for (int c = 0; c < NESTCL_MEM_CLASSES; ++c) {
+    json_key(j, class_names[c]);
+    json_integer(j, (long long)b[c]);
+    tot += b[c];
+  }
+  json_key(j, "total");
+  json_integer(j, (long long)tot);
+  json_end_object(j);
+}
+
+void cli_write_phases(json *j, const double *s, double wait)
+{
+  json_begin_object(j);
+  for (int p = 0; p < NESTCL_PHASES; ++p) {
+    json_key(j, nestcl_phase_name((nestcl_phase)p));
+    json_number(j, s[p]);
+  }
+  json_key(j, "other_wait");
+  json_number(j, wait);
+  json_end_object(j);
+}
+
+char *cli_tmp_name(const char *path)
+{
+  size_t n = strlen(path) + 32;
+  char *t = malloc(n);
+  if (t) snprintf(t, n, "%s.tmp.%ld", path, (long)getpid());
+  return t;
+}
+
+int cli_outputs_add(cli_outputs *o, char *tmp, const char *path)
+{
+  char *p = strdup(path);
+  if (o->n == CLI_MAX_OUTPUTS || !p) {
+    fprintf(stderr, "error: cannot write %s: too many outputs\n", path);
+    remove(tmp);
+    free(tmp);
+    free(p);
+    return -1;
+  }
+  o->tmp[o->n] = tmp;
+  o->path[o->n] = p;
+  o->n++;
+  return 0;
+}
+
+FILE *cli_outputs_open(cli_outputs *o, const char *path)
+{
+  char *t = cli_tmp_name(path);
+  FILE *f = t ? fopen(t, "w") : NULL;
+  if (!f) {
+    fprintf(stderr, "error: cannot write %s: %s\n", path, t ? strerror(errno) : "out of host memory");
+    free(t);
+    return NULL;
+  }
+  if (cli_outputs_add(o, t, path)) {
+    fclose(f);
+    return NULL;
+  }
+  return f;
+}
+
+int cli_close_checked(FILE *f, const char *path)
+{
+  int bad = ferror(f);
+  if (fclose(f) != 0 || bad) {
+    fprintf(stderr, "error: cannot write %s: %s\n", path, strerror(errno));
+    return -1;
+  }
+  return 0;
+}
+
+void cli_outputs_drop(cli_outputs *o)
+{
+  for (int k = 0; k < o->n; ++k) {
+    remove(o->tmp[k]);
+    free(o->tmp[k]);
+    free(o->path[k]);
+  }
+  o->n = 0;
+}
+
+int cli_outputs_commit(cli_outputs *o)
+{
+  int ok = 1;
+  if (cli_signal) {
+    fprintf(stderr, "error: stopped by %s while writing the outputs; no output written\n",
+            cli_signal == SIGTERM ? "SIGTERM" : "SIGINT");
+    ok = 0;
+  }
+  for (int k = 0; k < o->n && ok; ++k) {
+    if (rename(o->tmp[k], o->path[k]) != 0) {
+      fprintf(stderr, "error: cannot write %s: %s\n", o->path[k], strerror(errno));
+      ok = 0;
+      /* The ones renamed already are complete files; the rest are removed. */
+    }
+  }
+  cli_outputs_drop(o);
+  return ok ? 0 : -1;
+}
+
+int cli_write_json(const char *path, const json *j)
+{
+  if (!path) {
+    fwrite(j->buf, 1, j->len, stdout);
+    fputc('\n', stdout);
+    return fflush(stdout) == 0 ? 0 : -1;
+  }
+  cli_outputs o = {{0}, {0}, 0};
+  FILE *f = cli_outputs_open(&o, path);
+  if (!f) {
+    return -1;
+  }
+  fwrite(j->buf, 1, j->len, f);
+  fputc('\n', f);
+  if (cli_close_checked(f, path)) {
+    cli_outputs_drop(&o);
+    return -1;
+  }
+  return cli_outputs_commit(&o);
+}
