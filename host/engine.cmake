@@ -28,6 +28,7 @@ target_sources(nestcl_objects PRIVATE
   ${CMAKE_CURRENT_BINARY_DIR}/nestcl_rt_source.c
   ${CMAKE_CURRENT_LIST_DIR}/src/engine/api.c
   ${CMAKE_CURRENT_LIST_DIR}/src/engine/build.c
+  ${CMAKE_CURRENT_LIST_DIR}/src/engine/estimate.c
   ${CMAKE_CURRENT_LIST_DIR}/src/engine/cycle.c
   ${CMAKE_CURRENT_LIST_DIR}/src/engine/core_cpu.c
   ${CMAKE_CURRENT_LIST_DIR}/src/engine/plastic.c

@@ -54,6 +54,7 @@ typedef struct hpc_opts {
   int weight_double;
   int mpi;
   int quiet;
+  int dry_run;
 } hpc_opts;
 
 void cli_hpc_benchmark_help(void)
@@ -99,6 +100,8 @@ void cli_hpc_benchmark_help(void)
          "                       in batches from host memory (same results)\n"
          "  --mpi                split the network over the MPI ranks (run under mpiexec)\n"
          "  --quiet              no progress line\n"
+         "  --dry-run            print the memory estimate (host and device, per VP) as JSON and exit;\n"
+         "                       a run refuses a network that cannot fit before building it\n"
          "  --help, --version\n");
 }
 
@@ -249,6 +252,8 @@ static int parse(int argc, char **argv, hpc_opts *o)
       o->mpi = 1;
     } else if (strcmp(a, "--quiet") == 0) {
       o->quiet = 1;
+    } else if (strcmp(a, "--dry-run") == 0) {
+      o->dry_run = 1;
     } else {
       fprintf(stderr, "error: unknown flag '%s' (try --help)\n", argv[i]);
       return -1;
@@ -370,7 +375,7 @@ static int make_network(const hpc_opts *o, hpc_net *n)
   if (!rc) rc = nestcl_engine_set_models(e, nestcl_builtin_models, nestcl_builtin_model_count);
   if (!rc) rc = hpc_describe(e, o->model, o->delay, o->ee_static, &n->p);
   if (!rc && n->nrec > 0) rc = nestcl_engine_add_spike_recorder(e, n->p.pe, 0, n->nrec, &n->rec);
-  if (!rc) rc = nestcl_engine_prepare(e);
+  if (!rc && !o->dry_run) rc = nestcl_engine_prepare(e);
   return rc;
 }
 
@@ -423,7 +428,16 @@ int cli_run_hpc_benchmark(int argc, char **argv)
   memset(&ar, 0, sizeof ar);
   int have_profile = 0;
 #endif
-  if (o.gpu_fraction_auto || o.rebalance) {
+  if (o.dry_run) {
+    /* The estimate needs no performance model: the flags' split, or the even one. */
+    if (o.threads < 0 || o.streams < 0) {
+      fprintf(stderr, "error: --dry-run needs --threads and --streams as numbers\n");
+      code = CLI_USAGE;
+      goto done;
+    }
+    if (o.gpu_fraction_auto) o.gpu_fraction = (double)o.streams / (o.threads + o.streams);
+    o.rebalance = 0;
+  } else if (o.gpu_fraction_auto || o.rebalance) {
 #ifdef NESTCL_WITH_PERFMODEL
     pm_auto_request rq = {o.scale, !o.ee_static, o.threads, o.streams, ranks, o.mpi, o.device, o.profile,
                           o.calibration_budget, !o.gpu_fraction_auto, o.gpu_fraction};
@@ -469,6 +483,14 @@ int cli_run_hpc_benchmark(int argc, char **argv)
     }
     rc = make_network(&o, &net);
     e = net.e;
+  }
+  if (!rc && o.dry_run) {
+    rc = cli_dry_run(e, "hpc_benchmark");
+    if (rc) {
+      fprintf(stderr, "error: %s\n", nestcl_last_error());
+      code = cli_exit_code(rc);
+    }
+    goto done;
   }
   double presim_wall = 0.0, sim_wall = 0.0;
   nestcl_engine_stats s0, s1;

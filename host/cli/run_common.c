@@ -184,6 +184,57 @@ void cli_write_phases(json *j, const double *s, double wait)
   json_end_object(j);
 }
 
+int cli_dry_run(nestcl_engine *e, const char *benchmark)
+{
+  nestcl_memory_estimate est;
+  int rc = nestcl_engine_estimate(e, &est);
+  if (rc) {
+    return rc;
+  }
+  json j;
+  json_init(&j);
+  json_begin_object(&j);
+  json_key(&j, "schema"); json_string(&j, "nestcl-estimate/1");
+  json_key(&j, "benchmark"); json_string(&j, benchmark);
+  json_key(&j, "rank"); json_integer(&j, est.rank);
+  json_key(&j, "ranks"); json_integer(&j, est.n_ranks);
+  json_key(&j, "neurons"); json_integer(&j, (long long)est.neurons);
+  json_key(&j, "synapses_expected"); json_number(&j, est.synapses);
+  json_key(&j, "plastic_synapses_expected"); json_number(&j, est.plastic_synapses);
+  json_key(&j, "host_bytes"); cli_write_bytes(&j, est.host_bytes);
+  json_key(&j, "host_build_peak_bytes"); json_integer(&j, (long long)est.host_build_bytes);
+  json_key(&j, "host_available_bytes"); json_integer(&j, (long long)est.host_available);
+  json_key(&j, "device_bytes"); cli_write_bytes(&j, est.device_bytes);
+  json_key(&j, "device_plastic_bytes"); json_integer(&j, (long long)est.device_plastic_bytes);
+  json_key(&j, "device_available_bytes"); json_integer(&j, (long long)est.device_available);
+  json_key(&j, "device_name"); if (est.device_name[0]) json_string(&j, est.device_name); else json_null(&j);
+  size_t dev = 0;
+  for (int c = 0; c < NESTCL_MEM_CLASSES; ++c) dev += est.device_bytes[c];
+  int host_fits = est.host_available == 0 || est.host_build_bytes <= est.host_available;
+  int dev_fits = est.device_available == 0 || dev <= est.device_available;
+  int batched = !dev_fits && est.device_plastic_bytes && dev - est.device_plastic_bytes < est.device_available;
+  json_key(&j, "fits"); json_bool(&j, host_fits && (dev_fits || batched));
+  json_key(&j, "plastic_batched"); json_bool(&j, batched);
+  json_key(&j, "vps");
+  json_begin_array(&j);
+  for (int v = 0; v < est.n_vps && v < NESTCL_ESTIMATE_MAX_VPS; ++v) {
+    json_begin_object(&j);
+    json_key(&j, "kind"); json_string(&j, est.vps[v].is_gpu ? "stream" : "thread");
+    json_key(&j, "neurons"); json_integer(&j, est.vps[v].neurons);
+    json_key(&j, "bytes"); cli_write_bytes(&j, est.vps[v].is_gpu ? est.vps[v].device_bytes : est.vps[v].host_bytes);
+    json_end_object(&j);
+  }
+  json_end_array(&j);
+  json_end_object(&j);
+  if (j.failed) {
+    json_free(&j);
+    return nestcl_set_error(NESTCL_ENOMEM, "out of host memory");
+  }
+  rc = est.rank == 0 && cli_write_json(NULL, &j) != 0 ? nestcl_set_error(NESTCL_EIO, "cannot write stdout") : 0;
+  json_free(&j);
+  return rc;
+}
+
 char *cli_tmp_name(const char *path)
 {
   size_t n = strlen(path) + 32;

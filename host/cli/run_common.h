@@ -40,6 +40,9 @@ void cli_report(int rc, const nestcl_engine *e, double total_ms);
 /* Simulates t_ms in pieces of about 5 % (whole steps), with a progress line on stderr unless quiet. */
 int cli_simulate_progress(nestcl_engine *e, const char *what, double t_ms, double dt, int quiet, double *wall);
 
+/* --dry-run: the engine's admission estimate (nestcl_engine_estimate) as JSON on stdout; engine status codes. */
+int cli_dry_run(nestcl_engine *e, const char *benchmark);
+
 void cli_write_bytes(json *j, const size_t *b);
 /* The phases, and the part of "other" spent waiting at barriers (not a phase of its own: no double count). */
 void cli_write_phases(json *j, const double *s, double wait);

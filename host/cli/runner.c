@@ -48,7 +48,7 @@ typedef struct run_opts {
   double simtime, presim, dt;
   const char *out, *spikes, *plots;
   int weight_double;
-  int mpi, quiet;
+  int mpi, quiet, dry_run;
 } run_opts;
 
 void bench_info_add(bench_network *net, const char *name, double value)
@@ -75,6 +75,8 @@ static void help(const bench_def *b)
          "  --dt MS              resolution (default 0.1)\n"
          "  --weight-type T      float (default) or double synaptic weights\n"
          "  --out FILE           results JSON to FILE (default: stdout)\n"
+         "  --dry-run            print the memory estimate (host and device, per VP) as JSON and exit;\n"
+         "                       a run refuses a network that cannot fit before building it\n"
          "  --spikes FILE        spikes of the recorded populations in NEST's ASCII format\n"
          "                       (spike_recorder, record_to ascii: sender and time_ms)\n"
          "  --plots DIR          gnuplot PNGs into DIR: <benchmark>_raster.png (last 200 ms)\n"
@@ -170,6 +172,8 @@ static int parse(const bench_def *b, int argc, char **argv, run_opts *o, void *b
       o->mpi = 1;
     } else if (strcmp(a, "--quiet") == 0) {
       o->quiet = 1;
+    } else if (strcmp(a, "--dry-run") == 0) {
+      o->dry_run = 1;
     } else {
       const char *next = v ? v : (i + 1 < argc ? argv[i + 1] : NULL);
       int r = b->parse_flag(bo, a, next);
@@ -478,6 +482,14 @@ int cli_run_benchmark(const bench_def *b, int argc, char **argv)
     rec[k] = -1;
     nestcl_engine_population_range(e, net.pop[k], &ps[k].first, &ps[k].n);
     if (net.analyse[k]) rc = nestcl_engine_add_spike_recorder(e, net.pop[k], 0, ps[k].n, &rec[k]);
+  }
+  if (!rc && o.dry_run) {
+    rc = cli_dry_run(e, b->name);
+    if (rc) {
+      fprintf(stderr, "error: %s\n", nestcl_last_error());
+      code = cli_exit_code(rc);
+    }
+    goto done;
   }
   if (!rc && !o.quiet && rank == 0) {
     uint64_t n = 0;

@@ -277,6 +277,40 @@ int nestcl_engine_simulate(nestcl_engine *e, double t_ms);
  * NULL removes it.
  */
 void nestcl_engine_set_stop_flag(nestcl_engine *e, const volatile sig_atomic_t *flag);
+/*
+ * Admission (nestcl_engine_prepare() does it before building): the bytes the
+ * network will need on this rank, from its description alone, by VP and class
+ * (NESTCL_MEM_*), counted as nestcl_engine_stats counts what the build
+ * allocates: device_bytes on the streams, host_bytes on the CPU VPs; and the
+ * host memory the build needs at its peak (every VP's host arrays, the
+ * streams' before their upload, and the rank's spike lists). Synapse counts
+ * are the rules' expectations. prepare() refuses a network whose host peak
+ * exceeds the available memory (MemAvailable, shared by the ranks of the
+ * machine) or whose device bytes exceed the device's memory or budget (when
+ * its plastic synapses cannot go batched), with NESTCL_ENOMEM and a message
+ * giving needed, available and what would make it fit. The environment
+ * variable NESTCL_NO_ADMISSION turns the refusal off (for measuring).
+ */
+#define NESTCL_ESTIMATE_MAX_VPS 64
+typedef struct nestcl_vp_estimate {
+  int is_gpu;
+  uint32_t neurons;
+  size_t device_bytes[NESTCL_MEM_CLASSES];
+  size_t host_bytes[NESTCL_MEM_CLASSES];
+} nestcl_vp_estimate;
+typedef struct nestcl_memory_estimate {
+  int rank, n_ranks, n_vps;
+  uint64_t neurons;                            /* whole network */
+  double synapses, plastic_synapses;           /* expected, this rank */
+  size_t device_bytes[NESTCL_MEM_CLASSES];     /* this rank's streams */
+  size_t device_plastic_bytes;                 /* of which plastic synapses (batched when they do not fit) */
+  size_t host_bytes[NESTCL_MEM_CLASSES];       /* this rank's CPU VPs */
+  size_t host_build_bytes;                     /* this rank's host peak while building */
+  size_t host_available, device_available;     /* 0: unknown / no device */
+  char device_name[256];
+  nestcl_vp_estimate vps[NESTCL_ESTIMATE_MAX_VPS]; /* the first NESTCL_ESTIMATE_MAX_VPS VPs */
+} nestcl_memory_estimate;
+int nestcl_engine_estimate(nestcl_engine *e, nestcl_memory_estimate *out);
 /* The engine's clock: simulated time so far, ms. */
 double nestcl_engine_time_ms(const nestcl_engine *e);
 /* Builds without simulating (for measuring build time and memory). */

@@ -905,6 +905,11 @@ void nestcl_engine_set_stop_flag(nestcl_engine *e, const volatile sig_atomic_t *
   e->stop_flag = flag;
 }
 
+int nestcl_engine_estimate(nestcl_engine *e, nestcl_memory_estimate *out)
+{
+  return eng_estimate(e, out);
+}
+
 double nestcl_engine_time_ms(const nestcl_engine *e)
 {
   return (double)(e->origin + e->lag) * e->cfg.resolution_ms;

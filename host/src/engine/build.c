@@ -37,9 +37,10 @@
 
 /* ---- partition ---------------------------------------------------------- */
 
-static void block_range(const nestcl_engine *e, const eng_population *p, int vp, uint32_t *lo, uint32_t *n)
+void eng_block_range(const nestcl_engine *e, const eng_population *p, int vp, int rank, int n_ranks, uint32_t *lo,
+                     uint32_t *n)
 {
-  uint64_t R = (uint64_t)e->n_ranks, r = (uint64_t)e->rank;
+  uint64_t R = (uint64_t)n_ranks, r = (uint64_t)rank;
   uint64_t rlo = p->n * r / R, rhi = p->n * (r + 1) / R;
   uint64_t nr = rhi - rlo;
   uint64_t n_gpu = (uint64_t)llround(e->cfg.gpu_fraction * (double)nr);
@@ -833,7 +834,7 @@ static size_t block_device_bytes(const nestcl_engine *e, const eng_block *b)
   return bytes;
 }
 
-static size_t memory_limit_env(void)
+size_t eng_memory_limit_env(void)
 {
   const char *s = getenv("NESTCL_DEVICE_MEMORY_LIMIT");
   if (!s || !*s) {
@@ -873,7 +874,7 @@ static int check_device_budget(nestcl_engine *e)
   }
   const nestcl_device_info *info = nestcl_device_get_info(e->dev);
   size_t avail = (size_t)info->global_mem_bytes;
-  size_t lim = memory_limit_env();
+  size_t lim = eng_memory_limit_env();
   if (lim < avail) {
     avail = lim;
   }
@@ -1131,6 +1132,24 @@ static void delay_bounds(const nestcl_engine *e, int64_t *lo, int64_t *hi)
   }
 }
 
+void eng_delay_steps(const nestcl_engine *e, int64_t *lo, int64_t *hi)
+{
+  double h = e->cfg.resolution_ms;
+  delay_bounds(e, lo, hi);
+  if (*lo == INT64_MAX) {
+    *lo = *hi = eng_ms_to_steps(1.0, h) > 0 ? eng_ms_to_steps(1.0, h) : 1;
+  }
+  if (e->cfg.min_delay_ms > 0.0) {
+    *lo = eng_ms_to_steps(e->cfg.min_delay_ms, h);
+  }
+  if (e->cfg.max_delay_ms > 0.0) {
+    *hi = eng_ms_to_steps(e->cfg.max_delay_ms, h);
+  }
+  if (*hi < *lo) {
+    *hi = *lo;
+  }
+}
+
 static int poisson_table(eng_drive *d, double mu, double exp_neg_mu)
 {
   return nestcl_poisson_cdf(mu, exp_neg_mu, &d->cdf, &d->cdf_len, &d->kstop);
@@ -1170,19 +1189,7 @@ int eng_build(nestcl_engine *e)
   }
   double h = e->cfg.resolution_ms;
   int64_t lo, hi;
-  delay_bounds(e, &lo, &hi);
-  if (lo == INT64_MAX) {
-    lo = hi = eng_ms_to_steps(1.0, h) > 0 ? eng_ms_to_steps(1.0, h) : 1;
-  }
-  if (e->cfg.min_delay_ms > 0.0) {
-    lo = eng_ms_to_steps(e->cfg.min_delay_ms, h);
-  }
-  if (e->cfg.max_delay_ms > 0.0) {
-    hi = eng_ms_to_steps(e->cfg.max_delay_ms, h);
-  }
-  if (hi < lo) {
-    hi = lo;
-  }
+  eng_delay_steps(e, &lo, &hi);
   e->min_delay = (int)lo;
   e->max_delay = (int)hi;
   e->ring_slots = (int)(lo + hi);
@@ -1237,7 +1244,7 @@ int eng_build(nestcl_engine *e)
     for (int p = 0; p < e->n_pops; ++p) {
       eng_block *b = &vp->blocks[p];
       uint32_t first, n;
-      block_range(e, &e->pops[p], v, &first, &n);
+      eng_block_range(e, &e->pops[p], v, e->rank, e->n_ranks, &first, &n);
       b->pop = p;
       b->n = n;
       b->first_gid = e->pops[p].first + first;
@@ -1283,6 +1290,12 @@ int eng_build(nestcl_engine *e)
       return nestcl_set_error(NESTCL_ENODEV, "device '%s' lacks %s, which the engine needs", info->device_name,
                               !info->fp64 ? "double precision (cl_khr_fp64)" : "64-bit atomics");
     }
+  }
+
+  /* Admission: refuse what cannot fit before building anything (estimate.c). */
+  int adm = eng_admit(e);
+  if (adm) {
+    return adm;
   }
 
   /* Neurons and synapses: each VP builds its own blocks, in parallel. */

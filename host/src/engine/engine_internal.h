@@ -303,6 +303,16 @@ int eng_record_spikes(nestcl_engine *e, const uint32_t *spikes, size_t n, int64_
 int eng_record_samples(nestcl_engine *e, int64_t origin, int from, int to);
 /* Values one neuron records per lag: its recordable fields, arrays expanded (the kernel's NESTCL_N_REC). */
 size_t eng_rec_width(const nestcl_model *m, uint32_t K);
+/* build.c: VP vp's neurons of population p on rank `rank` of n_ranks: [*lo, *lo + *n) (local indices). */
+void eng_block_range(const nestcl_engine *e, const eng_population *p, int vp, int rank, int n_ranks, uint32_t *lo,
+                     uint32_t *n);
+/* build.c: the min and max delay in steps (the projections' and drives' delays, the config's overrides). */
+void eng_delay_steps(const nestcl_engine *e, int64_t *lo, int64_t *hi);
+/* build.c: NESTCL_DEVICE_MEMORY_LIMIT in bytes, or SIZE_MAX. */
+size_t eng_memory_limit_env(void);
+/* estimate.c: the admission estimate (nestcl_engine_estimate), and the refusal of what cannot fit. */
+int eng_estimate(nestcl_engine *e, nestcl_memory_estimate *out);
+int eng_admit(nestcl_engine *e);
 void eng_recorders_free(nestcl_engine *e);
 
 #endif

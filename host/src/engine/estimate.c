@@ -1,0 +1,324 @@
+/*
+ * Admission (issue 13): the bytes a network will need, per VP and rank, on
+ * the host and on the device, from its description alone (populations,
+ * connection rules, synapse models, recording, the split), before anything
+ * is built; and the refusal of a network that cannot fit, with what would
+ * make it fit. The formulas are the build's own (build.c, plastic.c), with
+ * each block's synapse count the rule's expectation (exact for the fixed
+ * in-degree, all-to-all and one-to-one rules; for fixed_total_number,
+ * fixed_outdegree and pairwise_bernoulli the expectation of the block's share).
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#ifdef NESTCL_WITH_MPI
+#include <mpi.h>
+#endif
+
+#include "engine_internal.h"
+
+/* Expected synapses of projection pr onto n of the target population's neurons. */
+static double expected_synapses(const nestcl_engine *e, const eng_projection *pr, uint32_t n)
+{
+  const eng_population *sp = &e->pops[pr->src], *tp = &e->pops[pr->tgt];
+  double ns = (double)sp->n, nT = (double)tp->n, nt = (double)n;
+  int self = pr->src == pr->tgt && !pr->conn.allow_autapses;
+  switch (pr->conn.rule) {
+  case NESTCL_RULE_ALL_TO_ALL:
+    return (ns - (self ? 1.0 : 0.0)) * nt;
+  case NESTCL_RULE_ONE_TO_ONE:
+    return nt;
+  case NESTCL_RULE_FIXED_INDEGREE:
+    return (double)pr->conn.degree * nt;
+  case NESTCL_RULE_FIXED_OUTDEGREE:
+    return nT > 0 ? (double)pr->conn.degree * ns * nt / nT : 0.0;
+  case NESTCL_RULE_FIXED_TOTAL_NUMBER:
+    return nT > 0 ? (double)pr->conn.N * nt / nT : 0.0;
+  case NESTCL_RULE_PAIRWISE_BERNOULLI:
+    return pr->conn.p * (ns - (self ? 1.0 : 0.0)) * nt;
+  }
+  return 0.0;
+}
+
+/* Whether projection pr's delays are one value, and which (steps). */
+static int constant_delay(const nestcl_engine *e, const eng_projection *pr, int64_t *steps)
+{
+  double lo, hi;
+  eng_value_range(&pr->syn.delay_ms, &lo, &hi);
+  int64_t a = eng_ms_to_steps(lo, e->cfg.resolution_ms), b = eng_ms_to_steps(hi, e->cfg.resolution_ms);
+  *steps = a;
+  return pr->syn.delay_ms.kind == NESTCL_DIST_CONSTANT || a == b;
+}
+
+typedef struct block_est {
+  size_t cls[NESTCL_MEM_CLASSES];
+  double synapses, plastic;
+  size_t plastic_bytes; /* resident plastic synapses (what batching can leave off the device) */
+} block_est;
+
+/* One block: n neurons of population pop on a VP (device: counted as upload_block and plastic.c allocate). */
+static void block_bytes(const nestcl_engine *e, int pop, uint32_t n, int device, int min_delay, int ring_slots,
+                        block_est *o)
+{
+  memset(o, 0, sizeof *o);
+  const eng_population *p = &e->pops[pop];
+  const nestcl_model *m = p->model;
+  size_t wsize = e->cfg.weight_type == NESTCL_WEIGHT_DOUBLE ? 8 : 4;
+  for (int f = 0; f < m->n_fields; ++f) {
+    o->cls[NESTCL_MEM_STATE] += nestcl_field_type_size(m->fields[f].type) * nestcl_field_len(&m->fields[f], p->K) * n;
+  }
+  o->cls[NESTCL_MEM_RING] += (size_t)ring_slots * p->n_channels * n * 8;
+  size_t spike_cap = (size_t)n * (size_t)min_delay;
+  o->cls[NESTCL_MEM_OTHER] += spike_cap * 8 + (device ? sizeof(uint32_t) * NESTCL_COUNT_WORDS : 0);
+  if (p->rec_interval_steps) {
+    o->cls[NESTCL_MEM_RECORDING] += (size_t)min_delay * eng_rec_width(m, p->K) * n * 8;
+  }
+  /* Static synapses: one CSR over all sources, per-synapse delays unless they are one value. */
+  double nnz = 0.0;
+  int hom = 1, have = 0, history = 0;
+  int64_t d0 = 0;
+  for (int q = 0; q < e->n_projs; ++q) {
+    const eng_projection *pr = &e->projs[q];
+    if (pr->tgt != pop) continue;
+    double s = expected_synapses(e, pr, n);
+    int64_t d;
+    int c = constant_delay(e, pr, &d);
+    if (pr->sm) {
+      const eng_syn_layout *L = &pr->lay;
+      uint32_t rows = e->pops[pr->src].n;
+      size_t b = ((size_t)rows + 1) * 8 + (size_t)llround(s) * (4 + L->state_bytes) + (c ? 0 : (size_t)llround(s) * 2) +
+                 (size_t)rows * L->src_bytes;
+      o->cls[NESTCL_MEM_SYNAPSES] += b;
+      o->plastic_bytes += b;
+      o->plastic += s;
+      history |= pr->sm->uses_history;
+      if (device) {
+        o->cls[NESTCL_MEM_OTHER] += pr->sm->syn_size + (pr->sm->cp_size ? pr->sm->cp_size : 8);
+      }
+      continue;
+    }
+    nnz += s;
+    if (!c) {
+      hom = 0;
+    } else if (have && d != d0) {
+      hom = 0;
+    }
+    have = 1;
+    d0 = d;
+  }
+  size_t nz = (size_t)llround(nnz);
+  o->cls[NESTCL_MEM_SYNAPSES] += (e->n_global + 1) * 8 + nz * (4 + wsize) + (hom ? 0 : nz * 2);
+  o->synapses = nnz + o->plastic;
+  if (history) {
+    size_t cap = e->cfg.history_capacity < e->cfg.history_max ? e->cfg.history_capacity : e->cfg.history_max;
+    o->cls[NESTCL_MEM_STATE] += (size_t)n * (cap * 28 + 44) + (device ? spike_cap * 8 + 8 : 0);
+  }
+}
+
+static size_t meminfo_available(void)
+{
+  FILE *f = fopen("/proc/meminfo", "r");
+  if (!f) {
+    return 0;
+  }
+  char line[256];
+  unsigned long long kb = 0;
+  while (fgets(line, sizeof line, f)) {
+    if (sscanf(line, "MemAvailable: %llu kB", &kb) == 1) {
+      break;
+    }
+  }
+  fclose(f);
+  return (size_t)kb * 1024;
+}
+
+/* Ranks of this job on this machine (Open MPI and MPICH say so), to share its memory. */
+static int local_ranks(const nestcl_engine *e)
+{
+  const char *v = getenv("OMPI_COMM_WORLD_LOCAL_SIZE");
+  if (!v) v = getenv("MPI_LOCALNRANKS");
+  int n = v ? atoi(v) : 0;
+  return e->cfg.use_mpi && n > 1 ? n : 1;
+}
+
+int eng_estimate(nestcl_engine *e, nestcl_memory_estimate *out)
+{
+  memset(out, 0, sizeof *out);
+  int rank = 0, ranks = 1;
+#ifdef NESTCL_WITH_MPI
+  if (e->cfg.use_mpi) {
+    int init = 0;
+    MPI_Initialized(&init);
+    if (!init) {
+      return nestcl_set_error(NESTCL_EINVAL, "use_mpi set but MPI is not initialised");
+    }
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &ranks);
+  }
+#endif
+  if (e->n_pops == 0) {
+    return nestcl_set_error(NESTCL_EINVAL, "no neurons to simulate");
+  }
+  int n_vps = e->cfg.cpu_threads + e->cfg.gpu_streams;
+  int any_plastic = 0;
+  for (int q = 0; q < e->n_projs; ++q) {
+    any_plastic |= e->projs[q].sm != NULL;
+  }
+  int64_t lo, hi;
+  eng_delay_steps(e, &lo, &hi);
+  int min_delay = (int)lo, ring_slots = (int)(lo + hi);
+  out->rank = rank;
+  out->n_ranks = ranks;
+  out->n_vps = n_vps;
+  out->neurons = e->n_global;
+  size_t host_all = 0; /* every block's host arrays during the build (the streams' are freed after upload) */
+  for (int v = 0; v < n_vps; ++v) {
+    int gpu = v >= e->cfg.cpu_threads;
+    uint32_t vp_neurons = 0;
+    nestcl_vp_estimate *ve = v < NESTCL_ESTIMATE_MAX_VPS ? &out->vps[v] : NULL;
+    for (int p = 0; p < e->n_pops; ++p) {
+      uint32_t first, n;
+      eng_block_range(e, &e->pops[p], v, rank, ranks, &first, &n);
+      vp_neurons += n;
+      block_est d, h;
+      block_bytes(e, p, n, gpu, min_delay, ring_slots, &d);
+      block_bytes(e, p, n, 0, min_delay, ring_slots, &h);
+      out->synapses += d.synapses;
+      out->plastic_synapses += d.plastic;
+      for (int c = 0; c < NESTCL_MEM_CLASSES; ++c) {
+        if (gpu) {
+          out->device_bytes[c] += d.cls[c];
+        } else {
+          out->host_bytes[c] += h.cls[c];
+        }
+        if (ve) (gpu ? ve->device_bytes : ve->host_bytes)[c] += gpu ? d.cls[c] : h.cls[c];
+        host_all += h.cls[c];
+      }
+      if (gpu) out->device_plastic_bytes += d.plastic_bytes;
+    }
+    if (ve) {
+      ve->is_gpu = gpu;
+      ve->neurons = vp_neurons;
+    }
+    size_t global_cap = e->n_global * (size_t)min_delay;
+    if (gpu) {
+      size_t g = global_cap * 8 + (any_plastic ? global_cap * 16 : 0);
+      out->device_bytes[NESTCL_MEM_OTHER] += g;
+      if (ve) ve->device_bytes[NESTCL_MEM_OTHER] += g;
+    }
+    host_all += (size_t)vp_neurons * (size_t)min_delay * 8; /* the VP's spike list */
+  }
+  /* The rank's lists: out-degrees, the global spike list and its gather copy, the plastic sources. */
+  size_t global_cap = e->n_global * (size_t)min_delay;
+  host_all += e->n_global * 4 + 2 * global_cap * 8 + (any_plastic ? global_cap * 20 : 0);
+  out->host_build_bytes = host_all;
+  /* What there is. */
+  int lr = local_ranks(e);
+  out->host_available = meminfo_available() / (size_t)lr;
+  out->device_available = 0;
+  if (e->cfg.gpu_streams > 0) {
+    nestcl_device *dev = e->dev;
+    int opened = 0;
+    if (!dev) {
+      int rc = nestcl_device_open(e->cfg.device, 1, &dev);
+      if (rc) {
+        return rc;
+      }
+      opened = 1;
+    }
+    const nestcl_device_info *info = nestcl_device_get_info(dev);
+    size_t avail = (size_t)info->global_mem_bytes;
+    size_t lim = eng_memory_limit_env();
+    if (lim < avail) avail = lim;
+    if (e->cfg.device_memory > 0 && e->cfg.device_memory < avail) avail = e->cfg.device_memory;
+    out->device_available = avail;
+    snprintf(out->device_name, sizeof out->device_name, "%s", info->device_name);
+    if (opened) {
+      nestcl_device_close(dev);
+    }
+  }
+  return 0;
+}
+
+/* Bytes for a message: "3.21 GiB", "12.5 MiB", "800 KiB", "512 bytes". */
+static const char *human(char *buf, size_t cap, size_t b)
+{
+  double x = (double)b;
+  if (x >= 1073741824.0) snprintf(buf, cap, "%.3g GiB", x / 1073741824.0);
+  else if (x >= 1048576.0) snprintf(buf, cap, "%.3g MiB", x / 1048576.0);
+  else if (x >= 1024.0) snprintf(buf, cap, "%.3g KiB", x / 1024.0);
+  else snprintf(buf, cap, "%zu bytes", b);
+  return buf;
+}
+
+static int admit_local(nestcl_engine *e);
+
+/* Collective under MPI: every rank refuses when one does (none is left waiting in the build's collectives). */
+int eng_admit(nestcl_engine *e)
+{
+  if (getenv("NESTCL_NO_ADMISSION")) {
+    return 0;
+  }
+  int rc = admit_local(e);
+#ifdef NESTCL_WITH_MPI
+  if (e->cfg.use_mpi && e->n_ranks > 1) {
+    int bad = rc != 0, any = 0;
+    MPI_Allreduce(&bad, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    if (any && !bad) {
+      return nestcl_set_error(NESTCL_ENOMEM, "admission: another rank's part of the network does not fit (its "
+                                             "message says why)");
+    }
+  }
+#endif
+  return rc;
+}
+
+static int admit_local(nestcl_engine *e)
+{
+  nestcl_memory_estimate est;
+  int rc = eng_estimate(e, &est);
+  if (rc) {
+    return rc;
+  }
+  size_t dev = 0, host = est.host_build_bytes;
+  for (int c = 0; c < NESTCL_MEM_CLASSES; ++c) dev += est.device_bytes[c];
+  size_t wsave = e->cfg.weight_type == NESTCL_WEIGHT_DOUBLE ? (size_t)(est.synapses - est.plastic_synapses) * 4 : 0;
+  char opts[128], need[32], have[32];
+  opts[0] = 0;
+  if (est.host_available > 0 && host > est.host_available) {
+    if (wsave) {
+      snprintf(opts, sizeof opts, "--weight-type float (saves %s), ", human(need, sizeof need, wsave));
+    }
+    return nestcl_set_error(NESTCL_ENOMEM,
+                            "admission: the network needs %s of host memory on rank %d (%llu neurons, %.3g "
+                            "synapses on this rank) but %s are available; it would fit with %.0f or more MPI "
+                            "ranks on as many machines, %smore of it on a device (--streams, --gpu-fraction), or a "
+                            "smaller network",
+                            human(need, sizeof need, host), est.rank, (unsigned long long)est.neurons, est.synapses,
+                            human(have, sizeof have, est.host_available),
+                            ceil((double)host / (double)est.host_available * (double)est.n_ranks), opts);
+  }
+  if (e->cfg.gpu_streams > 0 && dev > est.device_available) {
+    size_t resident = dev - est.device_plastic_bytes;
+    if (est.device_plastic_bytes > 0 && resident < est.device_available) {
+      return 0; /* the plastic synapses go batched (check_device_budget sizes the batches) */
+    }
+    if (wsave) {
+      snprintf(opts, sizeof opts, "--weight-type float (saves up to %s), ", human(need, sizeof need, wsave));
+    }
+    char room[32];
+    return nestcl_set_error(NESTCL_ENOMEM,
+                            "admission: the network needs %s on device '%s' (rank %d%s) but %s are "
+                            "available; it would fit with a smaller --gpu-fraction (about %.2f), %s%.0f or more MPI "
+                            "ranks with a device each, or a larger device memory budget",
+                            human(room, sizeof room, est.device_plastic_bytes ? resident : dev), est.device_name,
+                            est.rank, est.device_plastic_bytes ? ", without its plastic synapses, which could go batched" : "",
+                            human(have, sizeof have, est.device_available),
+                            e->cfg.gpu_fraction * (double)est.device_available / (double)dev, opts,
+                            ceil((double)dev / (double)est.device_available * (double)est.n_ranks));
+  }
+  return 0;
+}
