@@ -33,8 +33,13 @@ void emit_set_helpers(strbuf *b)
                "static int nestcl_set_vector(const char *key)\n{\n  (void)key;\n  return 0;\n}\n"
                "static int nestcl_set_u(const char *name, const char *key, double value, uint32_t *member, int *hit)\n"
                "{\n  if (strcmp(name, key))\n    return 0;\n  *member = (uint32_t)value;\n  *hit = 1;\n  return 1;\n}\n"
-               "static int nestcl_set_b(const char *name, const char *key, double value, int32_t *member, int *hit)\n"
-               "{\n  if (strcmp(name, key))\n    return 0;\n  *member = value != 0.0;\n  *hit = 1;\n  return 1;\n}\n\n");
+               "static int nestcl_set_b32(const char *name, const char *key, double value, int32_t *member, int *hit)\n"
+               "{\n  if (strcmp(name, key))\n    return 0;\n  *member = value != 0.0;\n  *hit = 1;\n  return 1;\n}\n"
+               "static int nestcl_set_bool(const char *name, const char *key, double value, bool *member, int *hit)\n"
+               "{\n  if (strcmp(name, key))\n    return 0;\n  *member = value != 0.0;\n  *hit = 1;\n  return 1;\n}\n"
+               "/* A bool field is an int32_t on the device; a bool local of set_status() stays a bool. */\n"
+               "#define nestcl_set_b(name, key, value, member, hit) \\\n"
+               "  _Generic((member), bool *: nestcl_set_bool, default: nestcl_set_b32)(name, key, value, member, hit)\n\n");
 }
 
 void emit_desc(strbuf *b, const ir_model *m, const tr_rendered *r, const char *kernel_text)
