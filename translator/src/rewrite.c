@@ -892,15 +892,14 @@ static int call_subscript(rw_ctx *c, const call_info *ci, strbuf *out)
         }
     }
   }
-  if (ch.n == 3 && c->mode == RW_DYN) {
+  if (ch.n == 3 && (c->mode == RW_DYN || c->mode == RW_UPDATE)) {
     /* node.B_.interpolation_coefficients[ i ]: a gap-junction input, zero on the device */
     CXCursor b = cursor_strip(ch.c[0]);
     if (clang_getCursorKind(b) == CXCursor_MemberRefExpr && is_gap_input(c, clang_getCursorReferenced(b)) &&
         pure_expr(ch.c[2])) {
       char *mn = cursor_spelling(clang_getCursorReferenced(b));
       c->m->gap_junctions = 1;
-      sb_printf(out, "0.0 /* B_.%s: gap-junction input, which no gap-junction event fills on the device (the NEST "
-                     "glue refuses the node when the network has secondary connections) */", mn);
+      sb_printf(out, "0.0 /* B_.%s: gap-junction input, zero on the device */", mn);
       free(mn);
       free(ch.c);
       return 1;
@@ -2303,7 +2302,10 @@ static void count_uses(drop_plan *p, CXCursor cur)
   cursor_kids ch = cursor_children(cur);
   for (int j = 0; j < ch.n; j++) {
     CXCursor idx, val;
-    int vi = k == CXCursor_CompoundStmt ? store_into_local(p, ch.c[j], &idx, &val) : -1;
+    /* a statement: in a block, or the body of a loop or a branch */
+    int is_stmt = k == CXCursor_CompoundStmt || ((k == CXCursor_ForStmt || k == CXCursor_WhileStmt) && j == ch.n - 1) ||
+                  (k == CXCursor_IfStmt && j >= 1) || (k == CXCursor_DoStmt && j == 0);
+    int vi = is_stmt ? store_into_local(p, ch.c[j], &idx, &val) : -1;
     if (vi >= 0 && !is_dropped(c, ch.c[j], NULL) && pure_expr(idx) && pure_expr(val)) {
       /* a store into a local is no use of it: the local may be dead */
       p->stores = xrealloc(p->stores, sizeof *p->stores * (size_t)(p->n_stores + 1));
