@@ -55,6 +55,11 @@ public:
   {
     return rp_;
   }
+  /* NEST 3.10 marks flush events (FlushEventMechanism) on spikes; the shim sends none. */
+  void
+  set_flush_event_flag( bool )
+  {
+  }
   void
   set_rport( long rp )
   {

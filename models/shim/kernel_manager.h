@@ -42,6 +42,17 @@ public:
   {
     slice_origin_ = t;
   }
+  /* Waveform relaxation (gap junctions): NEST's defaults; the shim runs none. */
+  size_t
+  get_wfr_interpolation_order() const
+  {
+    return 3;
+  }
+  double
+  get_wfr_tol() const
+  {
+    return 1e-4;
+  }
 
 private:
   Time slice_origin_;
@@ -73,6 +84,12 @@ public:
   {
     return stdp_eps_;
   }
+  /* Gap junctions and other secondary connections: the shim has none. */
+  bool
+  secondary_connections_exist() const
+  {
+    return false;
+  }
 
 private:
   long min_delay_ = 1;
@@ -96,6 +113,12 @@ public:
 
   template < class EventT >
   inline void send( Node& source, EventT& e, const long lag );
+  /* A secondary (gap-junction) event: the shim has no secondary connections, so it reaches no one. */
+  template < class EventT >
+  void
+  send_secondary( Node&, EventT& )
+  {
+  }
 
   /* Spikes sent since the last clear; the harness drains this. */
   std::vector< EmittedSpike > emitted_spikes_;

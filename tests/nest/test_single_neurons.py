@@ -75,6 +75,11 @@ CASES = {
     # Poisson spike counts per step (dead_time 0), sent with their multiplicity, and adaptation
     "pp_psc_delta": (200.0, 1.0, {"dead_time": 0.0, "c_1": 0.0, "c_2": 400.0, "c_3": 0.2,
                                   "tau_sfa": [50.0], "q_sfa": [2.0]}),
+    # repeats its input spikes (no current input, no recordables); flush events off (the default)
+    "parrot_neuron": (0.0, 1.0, {}),
+    # gap-junction models without gap junctions: update_( ..., false ), the gap current zero
+    "hh_psc_alpha_gap": (200.0, 100.0, {}),
+    "hh_cond_beta_gap_traub": (700.0, 5.0, {}),
 }
 
 
@@ -107,13 +112,14 @@ def run(model):
         weights = [abs(w) for w in weights]
     sg = nest.Create("spike_generator", params={"spike_times": times, "spike_weights": weights})
     dc = nest.Create("dc_generator", params={"amplitude": dc_amp, "start": 50.0, "stop": 650.0})
-    recordables = [str(r) for r in nest.GetDefaults(model)["recordables"]]
+    recordables = [str(r) for r in nest.GetDefaults(model).get("recordables", [])]  # parrot_neuron has none
     mm = nest.Create("multimeter", params={"record_from": recordables, "interval": 0.1})
     sr = nest.Create("spike_recorder")
     nest.Connect(sg, neurons, syn_spec={"delay": 1.0, "receptor_type": receptor})
     if dc_amp:  # 0: a model without current input (iaf_chs_2007, ignore_and_fire)
         nest.Connect(dc, neurons, syn_spec={"receptor_type": dc_receptor})
-    nest.Connect(mm, neurons)
+    if recordables:  # a multimeter cannot connect to a model without recordables (parrot_neuron)
+        nest.Connect(mm, neurons)
     nest.Connect(neurons, sr)
     nest.Simulate(400.0)
     # GetStatus between the calls: V_m, or the first recordable the status has (ignore_and_fire has none)
@@ -296,6 +302,57 @@ def run_clopath_refusal():
     return not problems
 
 
+def expect_refusal(what, want, build):
+    """build() makes a network whose device node Simulate must refuse, with an error naming all of want."""
+    nest.ResetKernel()
+    nest.SetKernelStatus({"local_num_threads": 1, "nestcl_streams": 1, "nestcl_gpu_fraction": 1.0})
+    want = build() + want
+    problems, msg = [], ""
+    try:
+        nest.Simulate(1.0)
+        problems.append("Simulate accepted it on a stream VP")
+    except Exception as e:
+        msg = str(e)
+        for w in want:
+            if w not in msg:
+                problems.append("the error does not name %r: %s" % (w, msg))
+    print("%s %s is refused on a stream VP%s"
+          % ("PASS" if not problems else "FAIL", what, (": " + msg[msg.find("nestcl:"):][:160]) if not problems
+             else ": " + "; ".join(problems)))
+    return not problems
+
+
+def run_flush_refusal():
+    """parrot_neuron sends flush events when flush_event_send_interval is finite; the device sends none
+    (it takes the default, infinite interval), so such a node is refused."""
+    def build():
+        p = nest.Create("parrot_neuron", 1, params={"flush_event_send_interval": 5.0})
+        return ["parrot_neuron node %d" % p.global_id]
+    return expect_refusal("a parrot_neuron with flush events", ["flush events", "cannot be on a stream VP"], build)
+
+
+def run_gap_refusal():
+    """A gap-junction model in a network with gap junctions needs gap-junction events and NEST's waveform
+    relaxation, neither of which the device runs."""
+    def build():
+        n = nest.Create("hh_psc_alpha_gap", 2)
+        nest.Connect(n[0], n[1], {"rule": "one_to_one", "make_symmetric": True},
+                     {"synapse_model": "gap_junction", "weight": 0.5})
+        return ["hh_psc_alpha_gap node %d" % n[0].global_id]
+    return expect_refusal("a gap-junction model with gap junctions", ["gap-junction", "cannot be on a stream VP"],
+                          build)
+
+
+def run_wfr_order_refusal():
+    """The device computes the gap current with NEST's default wfr_interpolation_order 3."""
+    def build():
+        nest.SetKernelStatus({"wfr_interpolation_order": 1})
+        n = nest.Create("hh_cond_beta_gap_traub", 1)
+        return ["hh_cond_beta_gap_traub node %d" % n.global_id]
+    return expect_refusal("a gap-junction model under wfr_interpolation_order 1",
+                          ["wfr_interpolation_order is 1", "cannot be on a stream VP"], build)
+
+
 def main():
     nest.verbosity = nest.VerbosityLevel.WARNING
     models = sys.argv[1:] or list(CASES)
@@ -305,6 +362,9 @@ def main():
         ok.append(run_failure())
         ok.append(run_vector_refusal())
         ok.append(run_clopath_refusal())
+        ok.append(run_flush_refusal())
+        ok.append(run_gap_refusal())
+        ok.append(run_wfr_order_refusal())
     print("%d passed, %d failed" % (sum(ok), len(ok) - sum(ok)))
     return 0 if all(ok) else 1
 

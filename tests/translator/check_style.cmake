@@ -24,7 +24,32 @@ set(expect_nestml_style
   "nestcl_max_d\\("                            # std::max on doubles
   "S__r.nestcl_i. == 0 && ")               # 'and'
 
-foreach(case ok_model nestml_style)
+# gap_forward: update() forwards to update_( origin, from, to, false ); the waveform-relaxation branch
+# and the gap-junction plumbing fold away, and the glue refuses what the device assumes away
+set(expect_gap_forward
+  "an if whose condition is false on the device .update.. passes this parameter as a constant."
+  "an if whose condition is true on the device"
+  "a switch on 3 on the device"
+  "0.0 /.* B_.coefficients_: gap-junction input, zero on the device"
+  "left out: a gap-junction event"
+  "left out: resets a host-only gap-junction buffer"
+  "left out: update.. discards the value"
+  "nestcl_ring_take\\("                       # the live branch's input
+  "nestcl_emit_spike\\(")
+# nothing of the dead branch, the dead locals or the event is rendered
+set(reject_gap_forward "new_coefficients" "scratch" "last_v_" "exceeded" "BadProperty" "set_coeffarray" "send_secondary")
+set(expect_glue_gap_forward "secondary_connections_exist\\(\\)" "get_wfr_interpolation_order\\(\\) != 3"
+                            "cannot be on a stream VP")
+# flush_parrot: no flush event is due on the device (the interval is infinite unless the glue refuses)
+set(expect_flush_parrot
+  "an if whose condition is false on the device .flush events are off"
+  "set_last_event_time: read only by flush_event_is_due"
+  "nestcl_emit_spikes\\(")                    # the repeated spikes keep their multiplicity
+set(reject_flush_parrot "set_flush_event_flag")
+set(expect_glue_flush_parrot "flush_event_send_interval_steps_" "!= std::numeric_limits< long >::max\\(\\)"
+                             "sends flush events")
+
+foreach(case ok_model nestml_style gap_forward flush_parrot)
   execute_process(COMMAND ${TRANSLATOR} inputs/${case}.h -o ${OUT} -I ${SHIM}
     WORKING_DIRECTORY ${SOURCE_DIR} RESULT_VARIABLE rc ERROR_VARIABLE err)
   if(NOT rc EQUAL 0)
@@ -48,6 +73,19 @@ foreach(case ok_model nestml_style)
       message(FATAL_ERROR "${case}.cl lacks /${re}/")
     endif()
   endforeach()
+  foreach(re IN LISTS reject_${case})
+    if(cl MATCHES "${re}")
+      message(FATAL_ERROR "${case}.cl has /${re}/, which the device path leaves out")
+    endif()
+  endforeach()
+  if(expect_glue_${case})
+    file(READ ${OUT}/${case}_glue.hpp glue)
+    foreach(re IN LISTS expect_glue_${case})
+      if(NOT glue MATCHES "${re}")
+        message(FATAL_ERROR "${case}_glue.hpp lacks /${re}/")
+      endif()
+    endforeach()
+  endif()
 endforeach()
 # Host-side members are named in the report's notes the same way whatever the
 # libclang version (16 on wraps written types in elaborated types).

@@ -42,6 +42,8 @@ void emit_c(strbuf *b, const ir_model *m, const tr_rendered *r)
     sb_printf(b, "  (void)%s;\n", fixed[j]);
   for (j = 0; j < m->n_fields; j++)
     sb_printf(b, "  (void)%s;\n", m->fields[j].c_name);
+  if (!m->n_fields)
+    sb_puts(b, "  (void)fields; /* a model without fields (parrot_neuron) */\n");
   if (m->n_failures) {
     /* a failure ends this neuron's update (the kernel returns) */
     sb_puts(b, "#define NESTCL_ABANDON_NEURON goto nestcl_next_neuron\n"

@@ -167,7 +167,7 @@ void emit_glue(strbuf *b, const ir_model *m)
   base = base ? base + 1 : hdr;
   emit_file_header(b, m, "C++ glue between a NEST node and SoA slot i.", "/*", "*/");
   sb_printf(b, "#ifndef NESTCL_GLUE_%s_HPP\n#define NESTCL_GLUE_%s_HPP\n\n", nm, nm);
-  sb_printf(b, "#include <cstddef>\n#include <cstdint>\n#include <string>\n#include <type_traits>\n\n#include \"%s\"\n#include \"archiving_node.h\"\n#include \"exceptions.h\"\n#include \"kernel_manager.h\"\n\n", base);
+  sb_printf(b, "#include <cstddef>\n#include <cstdint>\n%s#include <string>\n#include <type_traits>\n\n#include \"%s\"\n#include \"archiving_node.h\"\n#include \"exceptions.h\"\n#include \"kernel_manager.h\"\n\n", m->drops_flush_events ? "#include <limits>\n" : "", base);
   sb_puts(b, "namespace nestcl_glue\n{\n#ifndef NESTCL_GLUE_DETAIL\n#define NESTCL_GLUE_DETAIL\nnamespace detail\n{\n"
              "/* ArchivingNode::set_spiketime is protected (only update() records a spike), so its\n"
              "   pointer is handed out like the structs' (an explicit instantiation may name it). */\n"
@@ -195,10 +195,17 @@ void emit_glue(strbuf *b, const ir_model *m)
   for (s = 0; s < 4; s++)
     if (any[s])
       sb_printf(b, "struct %s_tag\n{\n};\nauto member( %s_tag );\n", members[s], members[s]);
+  if (m->drops_flush_events)
+    sb_puts(b, "struct flush_steps_tag\n{\n};\nauto member( flush_steps_tag );\n"
+               "struct flush_interval_tag\n{\n};\nauto member( flush_interval_tag );\n");
   sb_puts(b, "template < typename Tag, auto Member >\nstruct steal\n{\n  friend auto\n  member( Tag )\n  {\n    return Member;\n  }\n};\n");
   for (s = 0; s < 4; s++)
     if (any[s])
       sb_printf(b, "template struct steal< %s_tag, &nest::%s::%s >;\n", members[s], nm, members[s]);
+  if (m->drops_flush_events)
+    sb_puts(b, "/* FlushEventMechanism's interval (protected): what flush_event_is_due() compares with */\n"
+               "template struct steal< flush_steps_tag, &nest::FlushEventMechanism::flush_event_send_interval_steps_ >;\n"
+               "template struct steal< flush_interval_tag, &nest::FlushEventMechanism::flush_event_send_interval_ >;\n");
   sb_printf(b, "} // namespace %s_detail\n\n", nm);
   sb_printf(b, "inline void\npack_%s( const nest::%s& node, void* const* fields, std::size_t n, std::size_t i )\n{\n  (void)n;\n", nm, nm);
   copy_fields(b, m, 1);
@@ -224,6 +231,33 @@ void emit_glue(strbuf *b, const ir_model *m)
                    "    throw nest::KernelException( \"nestcl: %s node \" + std::to_string( node.get_node_id() )\n"
                    "      + \" has plastic connections that read its spike and Clopath history; the device keeps no \"\n"
                    "        \"Clopath history, so this node cannot be on a stream VP: use fewer nestcl_streams\" );\n",
+                nm);
+    if (m->drops_flush_events)
+      sb_printf(b, "  /* the device sends no flush events: flush_event_is_due() is false there, as it is in NEST for the\n"
+                   "     default infinite interval, whose steps are LONG_MAX */\n"
+                   "  if ( node.*%s_detail::member( %s_detail::flush_steps_tag {} ) != std::numeric_limits< long >::max() )\n"
+                   "    throw nest::KernelException( \"nestcl: %s node \" + std::to_string( node.get_node_id() )\n"
+                   "      + \" sends flush events (flush_event_send_interval \"\n"
+                   "      + std::to_string( node.*%s_detail::member( %s_detail::flush_interval_tag {} ) )\n"
+                   "      + \" ms); the device sends none, so this node cannot be on a stream VP: leave \"\n"
+                   "        \"flush_event_send_interval infinite or use fewer nestcl_streams\" );\n",
+                nm, nm, nm, nm, nm);
+    if (m->gap_junctions)
+      sb_printf(b, "  /* the device has no gap junctions: no gap-junction event reaches the node, its own reach no one, and\n"
+                   "     NEST runs no waveform relaxation, exactly when the network has no secondary connection */\n"
+                   "  if ( nest::kernel().connection_manager.secondary_connections_exist() )\n"
+                   "    throw nest::KernelException( \"nestcl: %s node \" + std::to_string( node.get_node_id() )\n"
+                   "      + \": the network has gap-junction (secondary) connections; the device runs neither gap junctions \"\n"
+                   "        \"nor waveform relaxation, so this node cannot be on a stream VP: use fewer nestcl_streams\" );\n",
+                nm);
+    if (m->wfr_order_assumed)
+      sb_printf(b, "  /* the device computes the gap current with NEST's default wfr_interpolation_order */\n"
+                   "  if ( nest::kernel().simulation_manager.get_wfr_interpolation_order() != 3 )\n"
+                   "    throw nest::KernelException( \"nestcl: %s node \" + std::to_string( node.get_node_id() )\n"
+                   "      + \": wfr_interpolation_order is \"\n"
+                   "      + std::to_string( nest::kernel().simulation_manager.get_wfr_interpolation_order() )\n"
+                   "      + \"; the device assumes 3 (NEST's default), so this node cannot be on a stream VP: use \"\n"
+                   "        \"wfr_interpolation_order 3 or fewer nestcl_streams\" );\n",
                 nm);
     if (kf < 0) {
       sb_puts(b, "  (void)node;\n  return 0;\n}\n\n");

@@ -189,6 +189,23 @@ typedef struct ir_model {
   } *dists;
   int n_dists;
   int drops_clopath_history; /* update() writes a Clopath history the device does not keep (rewrite.c) */
+  /*
+   * update() that only forwards to a method of the model with constant extra
+   * arguments (hh_psc_alpha_gap's update_( origin, from, to, false )): then
+   * methods[IR_M_UPDATE] is that method, and its parameters from the fourth on
+   * stand for the constants (parse.c); branches they decide are folded (rewrite.c).
+   */
+  CXCursor update_forward; /* update()'s own definition, or a null cursor */
+  int n_bound;
+  CXCursor bound_parm[4];
+  long long bound_value[4];
+  /* conditions the device takes as constants, each kept true by the NEST glue (emit_glue.c) */
+  int drops_flush_events;  /* flush_event_is_due() is false: a node with a finite flush_event_send_interval is refused */
+  int wfr_order_assumed;   /* get_wfr_interpolation_order() is 3, NEST's default: another order is refused */
+  /* handle( GapJunctionEvent& ): no gap-junction event reaches a device node, and its own go nowhere (the
+   * glue refuses the node when the network has secondary connections, so NEST runs no waveform relaxation) */
+  int gap_junctions;
+  CXCursor gap_handler;
   CXCursor ode_dyn;        /* the dynamics function's definition (null cursor if none was found) */
   CXCursor ode_control;    /* gsl_odeiv_control_{y,yp,standard}_new( ... ) */
   CXCursor ode_step;       /* gsl_odeiv_step_alloc( type, dimension ) */

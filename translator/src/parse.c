@@ -347,6 +347,53 @@ static ir_field *add_buffer_field(ir_model *m, CXCursor decl, char **member, ir_
   return f;
 }
 
+static int linear_in_k(const ir_model *m, CXCursor e, long *a, long *b, int depth);
+
+/* Whether pre_run_hook() or init_buffers_() resizes Buffers_ member decl to other than K elements. */
+typedef struct resize_find {
+  const ir_model *m;
+  CXCursor decl;
+  int other;
+} resize_find;
+
+static enum CXChildVisitResult visit_buffer_resize(CXCursor c, CXCursor parent, CXClientData data)
+{
+  resize_find *rf = data;
+  (void)parent;
+  if (clang_getCursorKind(c) != CXCursor_CallExpr || clang_Cursor_getNumArguments(c) < 1)
+    return CXChildVisit_Recurse;
+  char *n = cursor_spelling(clang_getCursorReferenced(c));
+  if (!strcmp(n, "resize")) {
+    cursor_kids ch = cursor_children(c);
+    if (ch.n >= 1 && clang_getCursorKind(cursor_strip(ch.c[0])) == CXCursor_MemberRefExpr) {
+      cursor_kids base = cursor_children(cursor_strip(ch.c[0]));
+      long a = 0, b = 0;
+      if (base.n == 1 && clang_getCursorKind(cursor_strip(base.c[0])) == CXCursor_MemberRefExpr &&
+          clang_equalCursors(clang_getCanonicalCursor(clang_getCursorReferenced(cursor_strip(base.c[0]))),
+                             clang_getCanonicalCursor(rf->decl)) &&
+          !(linear_in_k(rf->m, clang_Cursor_getArgument(c, 0), &a, &b, 0) && a == 0 && b == 1))
+        rf->other = 1;
+      free(base.c);
+    }
+    free(ch.c);
+  }
+  free(n);
+  return rf->other ? CXChildVisit_Break : CXChildVisit_Recurse;
+}
+
+static int resized_other_than_k(const ir_model *m, CXCursor decl)
+{
+  static const ir_method_id where[] = {IR_M_PRE_RUN, IR_M_INIT_BUFFERS};
+  resize_find rf;
+  rf.m = m;
+  rf.decl = decl;
+  rf.other = 0;
+  for (size_t k = 0; k < sizeof where / sizeof *where && !rf.other; k++)
+    if (m->has_method[where[k]])
+      clang_visitChildren(m->methods[where[k]], visit_buffer_resize, &rf);
+  return rf.other;
+}
+
 static enum CXChildVisitResult visit_fields(CXCursor c, CXCursor parent, CXClientData data)
 {
   field_walk *fw = data;
@@ -382,6 +429,14 @@ static enum CXChildVisitResult visit_fields(CXCursor c, CXCursor parent, CXClien
       char *en = type_decl_name(et);
       if (!strcmp(en, "RingBuffer")) {
         add_channel_groups(m, c, member, IR_BUF_VECTOR, -1);
+      } else if (scalar_type(et, &ty) && resized_other_than_k(m, c)) {
+        /* sized by something other than the receptor count (the gap-junction models' min_delay x
+         * (wfr_interpolation_order + 1) interpolation coefficients): no SoA layout; a use on the
+         * device path is refused where it occurs */
+        char *note = xasprintf("field 'Buffers_::%s' stays on the host (resized to other than one element per receptor)",
+                               member);
+        ir_note_add(m, note);
+        free(note);
       } else if (scalar_type(et, &ty)) {
         /* NESTML keeps per-receptor input sums of a step in Buffers_ */
         add_buffer_field(m, c, &member, ty)->array_len = -1;
@@ -584,6 +639,11 @@ static void note_method(ir_model *m, CXCursor c)
       id = IR_M_PRE_RUN;
     else if (!strcmp(name, "init_buffers_") && nargs == 0)
       id = IR_M_INIT_BUFFERS;
+    else if (!strcmp(name, "handle") && nargs == 1 && param_type_name_is(c, 0, "GapJunctionEvent") &&
+             !m->gap_junctions) {
+      m->gap_junctions = 1;
+      m->gap_handler = c;
+    }
   } else {
     for (k = 0; k < 3; k++)
       if (!clang_Cursor_isNull(m->structs[k]) && clang_equalCursors(parent, clang_getCanonicalCursor(m->structs[k])))
@@ -1201,6 +1261,69 @@ static enum CXChildVisitResult visit_rec_create(CXCursor c, CXCursor parent, CXC
   return CXChildVisit_Continue;
 }
 
+/*
+ * update() whose body is one call of a non-virtual method of the model that
+ * passes update()'s three parameters in order, then compile-time constants
+ * (the gap-junction models' update_( origin, from, to, false ), whose fourth
+ * parameter selects waveform relaxation): that method is the entry point, its
+ * extra parameters bound to the constants, so the branches they decide fold
+ * (rewrite.c). A non-constant extra argument is refused here.
+ */
+static void detect_update_forward(ir_model *m)
+{
+  CXCursor upd = m->methods[IR_M_UPDATE], body = clang_getNullCursor(), call, callee, def;
+  cursor_kids ch = cursor_children(upd);
+  int k, nargs, ok = 1;
+  for (k = 0; k < ch.n; k++)
+    if (clang_getCursorKind(ch.c[k]) == CXCursor_CompoundStmt)
+      body = ch.c[k];
+  free(ch.c);
+  if (clang_Cursor_isNull(body))
+    return;
+  ch = cursor_children(body);
+  call = ch.n == 1 ? cursor_strip(ch.c[0]) : clang_getNullCursor();
+  free(ch.c);
+  if (clang_Cursor_isNull(call) || clang_getCursorKind(call) != CXCursor_CallExpr)
+    return;
+  callee = clang_getCursorReferenced(call);
+  nargs = clang_Cursor_getNumArguments(call);
+  if (clang_getCursorKind(callee) != CXCursor_CXXMethod || clang_CXXMethod_isVirtual(callee) ||
+      !clang_equalCursors(clang_getCanonicalCursor(clang_getCursorSemanticParent(callee)),
+                          clang_getCanonicalCursor(m->cls)) ||
+      nargs < 4 || nargs > 3 + (int)(sizeof m->bound_parm / sizeof *m->bound_parm))
+    return;
+  for (k = 0; k < 3 && ok; k++) {
+    CXCursor a = cursor_strip(clang_Cursor_getArgument(call, (unsigned)k));
+    ok = clang_getCursorKind(a) == CXCursor_DeclRefExpr &&
+         clang_equalCursors(clang_getCanonicalCursor(clang_getCursorReferenced(a)),
+                            clang_getCanonicalCursor(clang_Cursor_getArgument(upd, (unsigned)k)));
+  }
+  def = clang_getCursorDefinition(callee);
+  if (!ok || clang_Cursor_isNull(def) || clang_Cursor_getNumArguments(def) != nargs)
+    return;
+  for (k = 3; k < nargs; k++) {
+    CXCursor a = clang_Cursor_getArgument(call, (unsigned)k);
+    CXEvalResult r = clang_Cursor_Evaluate(a);
+    if (!r || clang_EvalResult_getKind(r) != CXEval_Int) {
+      char *fn = cursor_spelling(callee);
+      char *msg = xasprintf("argument %d of update()'s call to '%s' that is not a compile-time constant is not "
+                            "supported on the device (only constant arguments select the path that runs)", k + 1, fn);
+      add_diag_at(m, a, 1, msg);
+      free(msg);
+      free(fn);
+      if (r)
+        clang_EvalResult_dispose(r);
+      return;
+    }
+    m->bound_parm[k - 3] = clang_Cursor_getArgument(def, (unsigned)k);
+    m->bound_value[k - 3] = clang_EvalResult_getAsLongLong(r);
+    clang_EvalResult_dispose(r);
+  }
+  m->n_bound = nargs - 3;
+  m->update_forward = upd;
+  m->methods[IR_M_UPDATE] = def;
+}
+
 static void finish_model(ir_model *m)
 {
   int k, fixed = 0, kk = 0;
@@ -1289,6 +1412,8 @@ static void finish_model(ir_model *m)
     char *msg = xasprintf("class '%s' is not supported on the device (it has no update(Time const&, long, long))", m->name);
     add_diag_at(m, m->cls, 1, msg);
     free(msg);
+  } else {
+    detect_update_forward(m);
   }
   (void)strip_kind_is;
 }
