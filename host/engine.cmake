@@ -34,6 +34,7 @@ target_sources(nestcl_objects PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/src/engine/plastic.c
   ${CMAKE_CURRENT_LIST_DIR}/src/engine/record.c
   ${CMAKE_CURRENT_LIST_DIR}/src/engine/psp.c
+  ${CMAKE_CURRENT_LIST_DIR}/src/engine/checkpoint.c
   ${CMAKE_CURRENT_BINARY_DIR}/engine_kernels_source.c
   ${CMAKE_CURRENT_BINARY_DIR}/plastic_kernels_source.c)
 target_include_directories(nestcl_objects PRIVATE

@@ -55,6 +55,7 @@ typedef struct hpc_opts {
   int mpi;
   int quiet;
   int dry_run;
+  cli_ckpt ck;           /* --checkpoint-at, --checkpoint, --restore */
 } hpc_opts;
 
 void cli_hpc_benchmark_help(void)
@@ -99,6 +100,10 @@ void cli_hpc_benchmark_help(void)
          "                       what the device has); plastic synapses that do not fit are delivered\n"
          "                       in batches from host memory (same results)\n"
          "  --mpi                split the network over the MPI ranks (run under mpiexec)\n"
+         "  --checkpoint-at MS   write a checkpoint at MS (from t = 0, the presimulation included;\n"
+         "                       a multiple of the min delay) into the folder of --checkpoint DIR\n"
+         "  --restore DIR        continue from the checkpoint in DIR (the same network flags; the\n"
+         "                       split may differ); the results cover the continued part only\n"
          "  --quiet              no progress line\n"
          "  --dry-run            print the memory estimate (host and device, per VP) as JSON and exit;\n"
          "                       a run refuses a network that cannot fit before building it\n"
@@ -113,6 +118,7 @@ static int parse(int argc, char **argv, hpc_opts *o)
   o->simtime = 250.0;
   o->presim = 50.0;
   o->dt = 0.1;
+  cli_ckpt_init(&o->ck);
   o->delay = 1.5;
   o->gpu_fraction_auto = 1;
   /* The main job runs on the default OpenCL device; --threads N --streams 0 is the pure C path. */
@@ -250,6 +256,8 @@ static int parse(int argc, char **argv, hpc_opts *o)
       }
     } else if (strcmp(a, "--mpi") == 0) {
       o->mpi = 1;
+    } else if (cli_ckpt_is_flag(a)) {
+      if (cli_ckpt_flag(&o->ck, a, VALUE())) return -1;
     } else if (strcmp(a, "--quiet") == 0) {
       o->quiet = 1;
     } else if (strcmp(a, "--dry-run") == 0) {
@@ -264,7 +272,12 @@ static int parse(int argc, char **argv, hpc_opts *o)
     fprintf(stderr, "error: --scale %g must be in (0, 1000]\n", o->scale);
     return -1;
   }
-  if (cli_check_times(o->dt, o->simtime, o->presim)) {
+  if (cli_check_times(o->dt, o->simtime, o->presim) || cli_ckpt_check(&o->ck, o->dt, o->presim + o->simtime)) {
+    return -1;
+  }
+  if (o->rebalance && (o->ck.dir || o->ck.restore)) {
+    fprintf(stderr, "error: --rebalance rebuilds and replays the presimulation: it does not combine with "
+                    "--checkpoint or --restore\n");
     return -1;
   }
   if (o->threads >= 0 && o->streams >= 0 && o->threads + o->streams < 1) {
@@ -350,7 +363,7 @@ typedef struct hpc_net {
  * alpha) of o, and prepares it. The same flags give the same network whatever
  * the split: --rebalance builds it again with another alpha.
  */
-static int make_network(const hpc_opts *o, hpc_net *n)
+static int make_network(hpc_opts *o, hpc_net *n)
 {
   nestcl_engine_config cfg;
   nestcl_engine_config_defaults(&cfg);
@@ -375,7 +388,8 @@ static int make_network(const hpc_opts *o, hpc_net *n)
   if (!rc) rc = nestcl_engine_set_models(e, nestcl_builtin_models, nestcl_builtin_model_count);
   if (!rc) rc = hpc_describe(e, o->model, o->delay, o->ee_static, &n->p);
   if (!rc && n->nrec > 0) rc = nestcl_engine_add_spike_recorder(e, n->p.pe, 0, n->nrec, &n->rec);
-  if (!rc && !o->dry_run) rc = nestcl_engine_prepare(e);
+  /* Built, or built and restored from --restore's checkpoint. */
+  if (!rc && !o->dry_run) rc = cli_ckpt_prepare(e, &o->ck, o->dt, o->presim + o->simtime);
   return rc;
 }
 
@@ -617,14 +631,15 @@ int cli_run_hpc_benchmark(int argc, char **argv)
     }
 #endif
   } else if (!rc) {
-    rc = cli_simulate_progress(e, "presim", o.presim, o.dt, o.quiet || rank, &presim_wall);
+    /* Times from t = 0: a restored run starts at its checkpoint's, and skips what lies before. */
+    rc = cli_run_until(e, "presim", o.presim, &o.ck, o.dt, o.quiet || rank, &presim_wall);
   }
   if (!rc) {
     nestcl_engine_get_stats(e, &s0);
     vp0 = malloc((size_t)s0.n_vps * sizeof *vp0);
     if (vp0) memcpy(vp0, s0.vps, (size_t)s0.n_vps * sizeof *vp0);
   }
-  if (!rc) rc = cli_simulate_progress(e, "sim", o.simtime, o.dt, o.quiet || rank, &sim_wall);
+  if (!rc) rc = cli_run_until(e, "sim", o.presim + o.simtime, &o.ck, o.dt, o.quiet || rank, &sim_wall);
   if (rc) {
     if (rank == 0 || rc != NESTCL_EINTR) cli_report(rc, e, o.presim + o.simtime);
     code = cli_exit_code(rc);
@@ -641,8 +656,10 @@ int cli_run_hpc_benchmark(int argc, char **argv)
     goto done;
   }
 
-  /* Activity of the recorded E neurons over the measured window. */
-  int64_t from_step = (int64_t)llround(o.presim / o.dt);
+  /* Activity of the recorded E neurons over the measured window (a restored run's: from its checkpoint on). */
+  double win0 = o.ck.restored_ms > o.presim ? o.ck.restored_ms : o.presim;
+  double sim_ms = o.presim + o.simtime - win0;
+  int64_t from_step = (int64_t)llround(win0 / o.dt);
   size_t n_sim_spikes = 0;
   double cv_sum = 0.0;
   long cv_n = 0;
@@ -686,7 +703,7 @@ int cli_run_hpc_benchmark(int argc, char **argv)
     }
     free(last); free(sum); free(sum2); free(cnt);
   }
-  double rate = (nrec && o.simtime > 0) ? (double)n_sim_spikes / (double)nrec / (o.simtime * 1e-3) : 0.0;
+  double rate = (nrec && sim_ms > 0) ? (double)n_sim_spikes / (double)nrec / (sim_ms * 1e-3) : 0.0;
   uint64_t events = s1.synaptic_events - s0.synaptic_events;
   uint64_t spikes = s1.spikes - s0.spikes;
   struct rusage ru;
@@ -733,6 +750,7 @@ int cli_run_hpc_benchmark(int argc, char **argv)
   json_key(&j, "record"); json_integer(&j, nrec);
   json_key(&j, "weight_type"); json_string(&j, o.weight_double ? "double" : "float");
   json_key(&j, "mpi_ranks"); json_integer(&j, ranks);
+  cli_ckpt_json(&j, &o.ck);
   json_key(&j, "version"); json_string(&j, nestcl_version());
   json_key(&j, "git_commit"); if (*NESTCL_GIT_COMMIT) json_string(&j, NESTCL_GIT_COMMIT); else json_null(&j);
   json_end_object(&j);
@@ -766,7 +784,7 @@ int cli_run_hpc_benchmark(int argc, char **argv)
   json_begin_object(&j);
   json_key(&j, "presim_wall_s"); json_number(&j, presim_wall);
   json_key(&j, "sim_wall_s"); json_number(&j, sim_wall);
-  json_key(&j, "real_time_factor"); json_number(&j, o.simtime > 0 ? sim_wall / (o.simtime * 1e-3) : 0.0);
+  json_key(&j, "real_time_factor"); json_number(&j, sim_ms > 0 ? sim_wall / (sim_ms * 1e-3) : 0.0);
   json_key(&j, "vps");
   json_begin_array(&j);
   double tot[NESTCL_PHASES] = {0}, tot_wait = 0.0, tot_plastic = 0.0;
@@ -802,7 +820,7 @@ int cli_run_hpc_benchmark(int argc, char **argv)
   json_key(&j, "recorded_neurons"); json_integer(&j, nrec);
   json_key(&j, "recorded_spikes"); json_integer(&j, (long long)n_sim_spikes);
   json_key(&j, "mean_rate_hz"); json_number(&j, rate);
-  json_key(&j, "network_rate_hz"); json_number(&j, o.simtime > 0 ? (double)spikes / (double)s1.neurons / (o.simtime * 1e-3) : 0.0);
+  json_key(&j, "network_rate_hz"); json_number(&j, sim_ms > 0 ? (double)spikes / (double)s1.neurons / (sim_ms * 1e-3) : 0.0);
   json_key(&j, "cv_isi"); if (cv_n) json_number(&j, cv_sum / (double)cv_n); else json_null(&j);
   json_key(&j, "synaptic_events"); json_integer(&j, (long long)events);
   json_key(&j, "synaptic_events_per_s"); json_number(&j, sim_wall > 0 ? (double)events / sim_wall : 0.0);

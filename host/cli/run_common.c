@@ -156,6 +156,138 @@ int cli_simulate_progress(nestcl_engine *e, const char *what, double t_ms, doubl
   return 0;
 }
 
+void cli_ckpt_init(cli_ckpt *c)
+{
+  memset(c, 0, sizeof *c);
+  c->at_ms = -1.0;
+}
+
+int cli_ckpt_is_flag(const char *a)
+{
+  return strcmp(a, "--checkpoint-at") == 0 || strcmp(a, "--checkpoint") == 0 || strcmp(a, "--restore") == 0;
+}
+
+int cli_ckpt_flag(cli_ckpt *c, const char *a, const char *v)
+{
+  if (strcmp(a, "--checkpoint-at") == 0) {
+    if (cli_parse_double(a, v, &c->at_ms)) return -1;
+    if (c->at_ms < 0.0) {
+      fprintf(stderr, "error: --checkpoint-at %g must not be negative\n", c->at_ms);
+      return -1;
+    }
+    return 0;
+  }
+  if (!v || !*v) {
+    fprintf(stderr, "error: %s needs a folder\n", a);
+    return -1;
+  }
+  if (strcmp(a, "--checkpoint") == 0) {
+    c->dir = v;
+  } else {
+    c->restore = v;
+  }
+  return 0;
+}
+
+int cli_ckpt_check(const cli_ckpt *c, double dt, double end_ms)
+{
+  if ((c->at_ms >= 0.0) != (c->dir != NULL)) {
+    fprintf(stderr, "error: %s\n", c->dir ? "--checkpoint DIR needs --checkpoint-at MS (when to write it)"
+                                          : "--checkpoint-at MS needs --checkpoint DIR (where to write it)");
+    return -1;
+  }
+  if (!c->dir) {
+    return 0;
+  }
+  if (!whole_steps(c->at_ms, dt)) {
+    fprintf(stderr, "error: --checkpoint-at %g ms is not a multiple of the resolution --dt %g ms\n", c->at_ms, dt);
+    return -1;
+  }
+  if (c->at_ms > end_ms + 0.5 * dt) {
+    fprintf(stderr, "error: --checkpoint-at %g ms lies beyond the run's end at %g ms (--presim + --simtime)\n",
+            c->at_ms, end_ms);
+    return -1;
+  }
+  if (c->restore && strcmp(c->restore, c->dir) == 0) {
+    fprintf(stderr, "error: --checkpoint and --restore name the same folder %s\n", c->dir);
+    return -1;
+  }
+  return 0;
+}
+
+int cli_ckpt_prepare(nestcl_engine *e, cli_ckpt *c, double dt, double end_ms)
+{
+  int rc = c->restore ? nestcl_engine_restore(e, c->restore) : nestcl_engine_prepare(e);
+  if (rc) {
+    return rc;
+  }
+  nestcl_engine_stats st;
+  if ((rc = nestcl_engine_get_stats(e, &st))) {
+    return rc;
+  }
+  double now = nestcl_engine_time_ms(e);
+  c->restored_ms = now;
+  if (c->restore && now > end_ms + 0.5 * dt) {
+    return nestcl_set_error(NESTCL_EINVAL, "--restore %s: the checkpoint's time %.10g ms lies beyond the run's end "
+                            "at %.10g ms (--presim + --simtime count from t = 0)", c->restore, now, end_ms);
+  }
+  if (c->dir) {
+    long long at = llround(c->at_ms / dt), md = st.min_delay_steps > 0 ? st.min_delay_steps : 1;
+    if (at % md != 0) {
+      return nestcl_set_error(NESTCL_EINVAL, "--checkpoint-at %g ms is not a multiple of the min delay %.10g ms "
+                              "(checkpoints are taken at the end of a super step)", c->at_ms, (double)md * dt);
+    }
+    if (c->at_ms < now - 0.5 * dt) {
+      return nestcl_set_error(NESTCL_EINVAL, "--checkpoint-at %g ms lies before the restored time %.10g ms",
+                              c->at_ms, now);
+    }
+  }
+  return 0;
+}
+
+int cli_run_until(nestcl_engine *e, const char *what, double until_ms, cli_ckpt *c, double dt, int quiet,
+                  double *wall)
+{
+  double now = nestcl_engine_time_ms(e), w = 0.0;
+  *wall = 0.0;
+  int rc = 0;
+  if (c && c->dir && !c->done && c->at_ms >= now - 0.5 * dt && c->at_ms <= until_ms + 0.5 * dt) {
+    double first = dt * floor((c->at_ms - now) / dt + 0.5);
+    if (first > 0.0) {
+      rc = cli_simulate_progress(e, what, first, dt, quiet, &w);
+      *wall += w;
+    }
+    if (rc) {
+      return rc;
+    }
+    double t0 = cli_now();
+    rc = nestcl_engine_checkpoint(e, c->dir);
+    if (rc) {
+      return rc;
+    }
+    c->done = 1;
+    if (!quiet) {
+      fprintf(stderr, "nestcl: checkpoint at t = %.10g ms written to %s (%.2f s)\n", nestcl_engine_time_ms(e), c->dir,
+              cli_now() - t0);
+    }
+    now = nestcl_engine_time_ms(e);
+  }
+  double rest = dt * floor((until_ms - now) / dt + 0.5);
+  if (rest > 0.0) {
+    rc = cli_simulate_progress(e, what, rest, dt, quiet, &w);
+    *wall += w;
+  }
+  return rc;
+}
+
+void cli_ckpt_json(json *j, const cli_ckpt *c)
+{
+  json_key(j, "checkpoint_at_ms");
+  if (c->dir) json_number(j, c->at_ms); else json_null(j);
+  json_key(j, "restored_from_ms");
+  if (c->restore) json_number(j, c->restored_ms); else json_null(j);
+}
+
 static const char *class_names[NESTCL_MEM_CLASSES] = {"state", "ring", "synapses", "recording", "other"};
 
 void cli_write_bytes(json *j, const size_t *b)

@@ -43,6 +43,45 @@ int cli_simulate_progress(nestcl_engine *e, const char *what, double t_ms, doubl
 /* --dry-run: the engine's admission estimate (nestcl_engine_estimate) as JSON on stdout; engine status codes. */
 int cli_dry_run(nestcl_engine *e, const char *benchmark);
 
+/*
+ * Checkpoint and restart (docs/checkpoint-format.md): --checkpoint-at MS
+ * --checkpoint DIR write the engine's state at MS (counted from t = 0, the
+ * presimulation included; a multiple of the min delay) and go on; --restore
+ * DIR continues a run from its checkpoint (the same network flags needed; the
+ * split may differ). The results then cover the continued part only.
+ */
+typedef struct cli_ckpt {
+  double at_ms;          /* --checkpoint-at; negative: none */
+  const char *dir;       /* --checkpoint */
+  const char *restore;   /* --restore */
+  int done;              /* the checkpoint was written */
+  double restored_ms;    /* the clock after building (the checkpoint's time with --restore, else 0) */
+} cli_ckpt;
+void cli_ckpt_init(cli_ckpt *c);
+/* Whether a is one of the three flags. */
+int cli_ckpt_is_flag(const char *a);
+/* Its value; -1 after an error line. */
+int cli_ckpt_flag(cli_ckpt *c, const char *a, const char *v);
+/* After parsing: both of --checkpoint-at and --checkpoint or neither, MS a multiple of dt in [0, end_ms]; -1 after an error line. */
+int cli_ckpt_check(const cli_ckpt *c, double dt, double end_ms);
+/*
+ * Builds (prepare), or with --restore builds and restores; then checks that a
+ * restored clock lies within the run (end_ms) and before --checkpoint-at, and
+ * that --checkpoint-at is a multiple of the min delay. Engine status codes
+ * (NESTCL_EINVAL for those checks).
+ */
+int cli_ckpt_prepare(nestcl_engine *e, cli_ckpt *c, double dt, double end_ms);
+/*
+ * Simulates from the engine's clock to until_ms (absolute), with a progress
+ * line, writing the checkpoint on the way when its time lies in that stretch
+ * (a note on stderr unless quiet); nothing when the clock is there already.
+ * *wall: the simulation's wall time (the checkpoint's writing left out).
+ */
+int cli_run_until(nestcl_engine *e, const char *what, double until_ms, cli_ckpt *c, double dt, int quiet,
+                  double *wall);
+/* The config keys checkpoint_at_ms and restored_from_ms (null when not used). */
+void cli_ckpt_json(json *j, const cli_ckpt *c);
+
 void cli_write_bytes(json *j, const size_t *b);
 /* The phases, and the part of "other" spent waiting at barriers (not a phase of its own: no double count). */
 void cli_write_phases(json *j, const double *s, double wait);

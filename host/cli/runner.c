@@ -49,6 +49,7 @@ typedef struct run_opts {
   const char *out, *spikes, *plots;
   int weight_double;
   int mpi, quiet, dry_run;
+  cli_ckpt ck;
 } run_opts;
 
 void bench_info_add(bench_network *net, const char *name, double value)
@@ -82,6 +83,10 @@ static void help(const bench_def *b)
          "  --plots DIR          gnuplot PNGs into DIR: <benchmark>_raster.png (last 200 ms)\n"
          "                       and <benchmark>_rates.png (rates beside NEST's reference)\n"
          "  --mpi                split the network over the MPI ranks (run under mpiexec)\n"
+         "  --checkpoint-at MS   write a checkpoint at MS (from t = 0, the presimulation included;\n"
+         "                       a multiple of the min delay) into the folder of --checkpoint DIR\n"
+         "  --restore DIR        continue from the checkpoint in DIR (the same network flags; the\n"
+         "                       split may differ); the results cover the continued part only\n"
          "  --quiet              no progress line\n"
          "  --help, --version\n",
          b->name, b->summary, b->flags_help, b->default_simtime_ms, b->default_presim_ms);
@@ -97,6 +102,7 @@ static int parse(const bench_def *b, int argc, char **argv, run_opts *o, void *b
   o->simtime = b->default_simtime_ms;
   o->presim = b->default_presim_ms;
   o->dt = 0.1;
+  cli_ckpt_init(&o->ck);
   b->defaults(bo);
   for (int i = 1; i < argc; ++i) {
     const char *a = argv[i];
@@ -170,6 +176,8 @@ static int parse(const bench_def *b, int argc, char **argv, run_opts *o, void *b
       }
     } else if (strcmp(a, "--mpi") == 0) {
       o->mpi = 1;
+    } else if (cli_ckpt_is_flag(a)) {
+      if (cli_ckpt_flag(&o->ck, a, VALUE())) return -1;
     } else if (strcmp(a, "--quiet") == 0) {
       o->quiet = 1;
     } else if (strcmp(a, "--dry-run") == 0) {
@@ -194,7 +202,7 @@ static int parse(const bench_def *b, int argc, char **argv, run_opts *o, void *b
     }
 #undef VALUE
   }
-  if (cli_check_times(o->dt, o->simtime, o->presim)) {
+  if (cli_check_times(o->dt, o->simtime, o->presim) || cli_ckpt_check(&o->ck, o->dt, o->presim + o->simtime)) {
     return -1;
   }
   if (o->threads + o->streams < 1) {
@@ -496,18 +504,19 @@ int cli_run_benchmark(const bench_def *b, int argc, char **argv)
     for (int k = 0; k < net.n_pops; ++k) n += ps[k].n;
     fprintf(stderr, "nestcl: building %s: %llu neurons\n", b->name, (unsigned long long)n);
   }
-  if (!rc) rc = nestcl_engine_prepare(e);
+  if (!rc) rc = cli_ckpt_prepare(e, &o.ck, o.dt, o.presim + o.simtime);
   double build_wall = cli_now() - t_build0;
   double presim_wall = 0.0, sim_wall = 0.0;
   nestcl_engine_stats s0, s1;
-  if (!rc) rc = cli_simulate_progress(e, "presim", o.presim, o.dt, o.quiet || rank, &presim_wall);
+  /* Times from t = 0: a restored run starts at its checkpoint's, and skips what lies before. */
+  if (!rc) rc = cli_run_until(e, "presim", o.presim, &o.ck, o.dt, o.quiet || rank, &presim_wall);
   if (!rc) {
     nestcl_engine_get_stats(e, &s0);
     vp0 = malloc((size_t)(s0.n_vps ? s0.n_vps : 1) * sizeof *vp0);
     if (vp0) memcpy(vp0, s0.vps, (size_t)s0.n_vps * sizeof *vp0);
     else rc = nestcl_set_error(NESTCL_ENOMEM, "out of host memory");
   }
-  if (!rc) rc = cli_simulate_progress(e, "sim", o.simtime, o.dt, o.quiet || rank, &sim_wall);
+  if (!rc) rc = cli_run_until(e, "sim", o.presim + o.simtime, &o.ck, o.dt, o.quiet || rank, &sim_wall);
   if (rc) {
     if (rank == 0 || rc != NESTCL_EINTR) cli_report(rc, e, o.presim + o.simtime);
     code = cli_exit_code(rc);
@@ -515,8 +524,13 @@ int cli_run_benchmark(const bench_def *b, int argc, char **argv)
   }
   nestcl_engine_get_stats(e, &s1);
 
-  /* Activity per population over the measured window [presim, presim + simtime). */
-  int64_t from_step = (int64_t)llround(o.presim / o.dt), end_step = from_step + (int64_t)llround(o.simtime / o.dt);
+  /*
+   * Activity per population over the measured window [presim, presim + simtime), of which a restored run has
+   * only the part from its checkpoint on (sim_ms of it).
+   */
+  double win0 = o.ck.restored_ms > o.presim ? o.ck.restored_ms : o.presim;
+  double sim_ms = o.presim + o.simtime - win0;
+  int64_t from_step = (int64_t)llround(win0 / o.dt), end_step = (int64_t)llround((o.presim + o.simtime) / o.dt);
   size_t n_sp = 0, cap_sp = 0;
   for (int k = 0; k < net.n_pops; ++k) {
     if (!net.analyse[k]) continue;
@@ -575,7 +589,7 @@ int cli_run_benchmark(const bench_def *b, int argc, char **argv)
       }
     }
     p->cv = p->cv_n ? cv_sum / (double)p->cv_n : NAN;
-    p->rate = o.simtime > 0.0 && p->n ? (double)p->spikes / (double)p->n / (o.simtime * 1e-3) : 0.0;
+    p->rate = sim_ms > 0.0 && p->n ? (double)p->spikes / (double)p->n / (sim_ms * 1e-3) : 0.0;
     /* Synchrony (Potjans & Diesmann 2014): variance over mean of the spike count of 1000 neurons in 3 ms bins. */
     double hm = 0.0, hv = 0.0;
     for (int64_t q = 0; q < n_bins; ++q) hm += hist[q];
@@ -623,6 +637,7 @@ int cli_run_benchmark(const bench_def *b, int argc, char **argv)
   json_key(&j, "seed"); json_integer(&j, (long long)o.seed);
   json_key(&j, "weight_type"); json_string(&j, o.weight_double ? "double" : "float");
   json_key(&j, "mpi_ranks"); json_integer(&j, ranks);
+  cli_ckpt_json(&j, &o.ck);
   json_key(&j, "spikes_file"); if (o.spikes) json_string(&j, o.spikes); else json_null(&j);
   json_key(&j, "plots_dir"); if (o.plots) json_string(&j, o.plots); else json_null(&j);
   json_key(&j, "version"); json_string(&j, nestcl_version());
@@ -664,7 +679,7 @@ int cli_run_benchmark(const bench_def *b, int argc, char **argv)
   json_begin_object(&j);
   json_key(&j, "presim_wall_s"); json_number(&j, presim_wall);
   json_key(&j, "sim_wall_s"); json_number(&j, sim_wall);
-  json_key(&j, "real_time_factor"); json_number(&j, o.simtime > 0 ? sim_wall / (o.simtime * 1e-3) : 0.0);
+  json_key(&j, "real_time_factor"); json_number(&j, sim_ms > 0 ? sim_wall / (sim_ms * 1e-3) : 0.0);
   json_key(&j, "vps");
   json_begin_array(&j);
   double tot[NESTCL_PHASES] = {0}, tot_wait = 0.0;
@@ -693,9 +708,9 @@ int cli_run_benchmark(const bench_def *b, int argc, char **argv)
   json_key(&j, "recorded_neurons"); json_integer(&j, (long long)an_neurons);
   json_key(&j, "recorded_spikes"); json_integer(&j, (long long)an_spikes);
   json_key(&j, "mean_rate_hz");
-  json_number(&j, an_neurons && o.simtime > 0 ? (double)an_spikes / (double)an_neurons / (o.simtime * 1e-3) : 0.0);
+  json_number(&j, an_neurons && sim_ms > 0 ? (double)an_spikes / (double)an_neurons / (sim_ms * 1e-3) : 0.0);
   json_key(&j, "network_rate_hz");
-  json_number(&j, o.simtime > 0 ? (double)spikes / (double)s1.neurons / (o.simtime * 1e-3) : 0.0);
+  json_number(&j, sim_ms > 0 ? (double)spikes / (double)s1.neurons / (sim_ms * 1e-3) : 0.0);
   json_key(&j, "cv_isi"); if (cv_all_n) json_number(&j, cv_all / (double)cv_all_n); else json_null(&j);
   json_key(&j, "synaptic_events"); json_integer(&j, (long long)events);
   json_key(&j, "synaptic_events_per_s"); json_number(&j, sim_wall > 0 ? (double)events / sim_wall : 0.0);
@@ -778,7 +793,7 @@ int cli_run_benchmark(const bench_def *b, int argc, char **argv)
     }
     if (!o.quiet) {
       fprintf(stderr, "nestcl: %s: real-time factor %.2f, %.3g synaptic events/s, %.2f bytes/synapse\n", b->name,
-              o.simtime > 0 ? sim_wall / (o.simtime * 1e-3) : 0.0, sim_wall > 0 ? (double)events / sim_wall : 0.0,
+              sim_ms > 0 ? sim_wall / (sim_ms * 1e-3) : 0.0, sim_wall > 0 ? (double)events / sim_wall : 0.0,
               s1.bytes_per_synapse);
       for (int k = 0; k < net.n_pops; ++k) {
         if (!net.analyse[k]) continue;

@@ -447,6 +447,22 @@ int eng_hist_download(eng_history *h, nestcl_device *dev, int queue)
   return rc;
 }
 
+int eng_hist_replace_device(eng_history *h, nestcl_device *dev, const cl_kernel *users, int n_users)
+{
+  for (int a = 0; a < ENG_H_ARRAYS; ++a) {
+    nestcl_buffer_free(dev, &h->b[a]);
+  }
+  int rc = hist_to_device(h, dev);
+  if (!rc) {
+    cl_int err = eng_hist_args(h->k_append, APPEND_HIST_ARG, h);
+    for (int j = 0; j < n_users; ++j) {
+      err |= eng_hist_args(users[j], PK_HIST, h);
+    }
+    rc = cl_check(err, "clSetKernelArg(history)");
+  }
+  return rc;
+}
+
 /* Grows the device copy: read back, re-lay out, upload, re-point the kernels. */
 static int hist_grow_device(eng_history *h, nestcl_device *dev, int queue, uint32_t new_cap, const cl_kernel *users,
                             int n_users)

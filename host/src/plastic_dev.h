@@ -129,6 +129,12 @@ int eng_hist_append_device(eng_history *h, nestcl_device *dev, int queue, int64_
                            int n_users);
 /* The device copy back into host arrays (for reading; the device copy stays). */
 int eng_hist_download(eng_history *h, nestcl_device *dev, int queue);
+/*
+ * The host arrays (any cap, e.g. after eng_hist_reserve) replace the device
+ * copy: new buffers, the append kernel's and the users' arguments re-pointed,
+ * the host arrays freed (a checkpoint's restore).
+ */
+int eng_hist_replace_device(eng_history *h, nestcl_device *dev, const cl_kernel *users, int n_users);
 cl_int eng_hist_args(cl_kernel k, cl_uint first, const eng_history *h);
 void eng_hist_free(eng_history *h, nestcl_device *dev);
 

@@ -123,18 +123,19 @@ static int run_stopped(nestcl_engine *e, double h, double t)
   return nestcl_engine_simulate(e, (double)(llround(t / h) - (s1 - s0)) * h);
 }
 
-int brunel_run(const brunel_net *net, const nestcl_engine_config *cfg, uint32_t n_neurons, uint32_t indegree,
-               const double *pieces, int n_pieces, brunel_result *out)
+int brunel_build(const brunel_net *net, const nestcl_engine_config *cfg, uint32_t n_neurons, uint32_t indegree,
+                 brunel_engine *out)
 {
   memset(out, 0, sizeof *out);
-  nestcl_engine *e;
-  int rc = nestcl_engine_create(cfg, &e);
+  out->ee = -1;
+  int rc = nestcl_engine_create(cfg, &out->e);
   if (rc) {
     return rc;
   }
+  nestcl_engine *e = out->e;
   uint32_t NE = n_neurons * 4 / 5, NI = n_neurons - NE;
   uint32_t CE = indegree * 4 / 5, CI = indegree - CE;
-  int pe, pi, rec;
+  int pe, pi;
   rc = nestcl_engine_set_models(e, net->models, net->n_models);
   if (!rc) rc = nestcl_engine_create_population(e, net->model, NE, 0, &pe);
   if (!rc) rc = nestcl_engine_create_population(e, net->model, NI, 0, &pi);
@@ -148,47 +149,73 @@ int brunel_run(const brunel_net *net, const nestcl_engine_config *cfg, uint32_t 
   nestcl_conn_spec c = {NESTCL_RULE_FIXED_INDEGREE, CE, 0, 1, 0, 0.0};
   nestcl_syn_spec se = {nestcl_constant(net->J_E), nestcl_constant(1.5), 0};
   nestcl_syn_spec si = {nestcl_constant(-net->g * net->J_E), nestcl_constant(1.5), 0};
-  int ee = -1;
   if (!rc) rc = nestcl_engine_set_synapse_models(e, net->synapse_models, net->n_synapse_models);
   if (!rc && net->tau_minus > 0.0) rc = nestcl_engine_set(e, pe, "tau_minus", nestcl_constant(net->tau_minus));
   if (!rc) rc = nestcl_engine_connect_synapse(e, pe, pe, &c, &se, net->ee_synapse, net->ee_params,
-                                              net->n_ee_params, &ee);
+                                              net->n_ee_params, &out->ee);
   if (!rc) rc = nestcl_engine_connect(e, pe, pi, &c, &se);
   c.degree = CI;
   if (!rc) rc = nestcl_engine_connect(e, pi, pe, &c, &si);
   if (!rc) rc = nestcl_engine_connect(e, pi, pi, &c, &si);
   if (!rc) rc = nestcl_engine_add_poisson(e, pe, net->poisson_rate_hz, net->J_E, 1.5, 0);
   if (!rc) rc = nestcl_engine_add_poisson(e, pi, net->poisson_rate_hz, net->J_E, 1.5, 0);
-  if (!rc) rc = nestcl_engine_add_spike_recorder(e, pe, 0, NE, &rec);
-  int rec_i;
-  if (!rc) rc = nestcl_engine_add_spike_recorder(e, pi, 0, NI, &rec_i);
+  if (!rc) rc = nestcl_engine_add_spike_recorder(e, pe, 0, NE, &out->rec_e);
+  if (!rc) rc = nestcl_engine_add_spike_recorder(e, pi, 0, NI, &out->rec_i);
+  if (rc) {
+    nestcl_engine_destroy(e);
+    out->e = NULL;
+  }
+  return rc;
+}
+
+int brunel_collect(const brunel_engine *be, brunel_result *out)
+{
+  memset(out, 0, sizeof *out);
+  nestcl_engine *e = be->e;
+  const uint64_t *g, *g2;
+  const int64_t *s, *s2;
+  size_t n, n2;
+  nestcl_engine_spikes(e, be->rec_e, &g, &s, &n);
+  nestcl_engine_spikes(e, be->rec_i, &g2, &s2, &n2);
+  out->gids = malloc((n + n2 + 1) * sizeof *out->gids);
+  out->steps = malloc((n + n2 + 1) * sizeof *out->steps);
+  if (!out->gids || !out->steps) {
+    return nestcl_set_error(NESTCL_ENOMEM, "out of host memory");
+  }
+  /* Merge E and I trains by (step, gid), as one network-wide train. */
+  size_t a = 0, b = 0;
+  while (a < n || b < n2) {
+    int take_a = b >= n2 || (a < n && (s[a] < s2[b] || (s[a] == s2[b] && g[a] < g2[b])));
+    out->gids[out->n] = take_a ? g[a] : g2[b];
+    out->steps[out->n] = take_a ? s[a] : s2[b];
+    out->n++;
+    if (take_a) a++; else b++;
+  }
+  nestcl_engine_get_stats(e, &out->st);
+  out->st.vps = NULL;
+  if (out->st.plastic_synapses) {
+    return nestcl_engine_weight_stats(e, be->ee, &out->w);
+  }
+  return 0;
+}
+
+int brunel_run(const brunel_net *net, const nestcl_engine_config *cfg, uint32_t n_neurons, uint32_t indegree,
+               const double *pieces, int n_pieces, brunel_result *out)
+{
+  memset(out, 0, sizeof *out);
+  brunel_engine be;
+  int rc = brunel_build(net, cfg, n_neurons, indegree, &be);
+  if (rc) {
+    return rc;
+  }
   for (int k = 0; k < n_pieces && !rc; ++k) {
-    rc = pieces[k] >= 0.0 ? nestcl_engine_simulate(e, pieces[k]) : run_stopped(e, cfg->resolution_ms, -pieces[k]);
+    rc = pieces[k] >= 0.0 ? nestcl_engine_simulate(be.e, pieces[k])
+                          : run_stopped(be.e, cfg->resolution_ms, -pieces[k]);
   }
   if (!rc) {
-    const uint64_t *g, *g2;
-    const int64_t *s, *s2;
-    size_t n, n2;
-    nestcl_engine_spikes(e, rec, &g, &s, &n);
-    nestcl_engine_spikes(e, rec_i, &g2, &s2, &n2);
-    out->gids = malloc((n + n2 + 1) * sizeof *out->gids);
-    out->steps = malloc((n + n2 + 1) * sizeof *out->steps);
-    /* Merge E and I trains by (step, gid), as one network-wide train. */
-    size_t a = 0, b = 0;
-    while (a < n || b < n2) {
-      int take_a = b >= n2 || (a < n && (s[a] < s2[b] || (s[a] == s2[b] && g[a] < g2[b])));
-      out->gids[out->n] = take_a ? g[a] : g2[b];
-      out->steps[out->n] = take_a ? s[a] : s2[b];
-      out->n++;
-      if (take_a) a++; else b++;
-    }
-    nestcl_engine_get_stats(e, &out->st);
-    out->st.vps = NULL;
-    if (out->st.plastic_synapses) {
-      rc = nestcl_engine_weight_stats(e, ee, &out->w);
-    }
+    rc = brunel_collect(&be, out);
   }
-  nestcl_engine_destroy(e);
+  nestcl_engine_destroy(be.e);
   return rc;
 }
 

@@ -57,6 +57,16 @@ typedef struct brunel_result {
   nestcl_weight_stats w;            /* of the E->E synapses when they are translated ones */
 } brunel_result;
 
+/* A described (not yet built) Brunel engine: its spike recorders of E and I, the E->E projection (-1: static). */
+typedef struct brunel_engine {
+  nestcl_engine *e;
+  int rec_e, rec_i, ee;
+} brunel_engine;
+/* Creates the engine and describes the network (the same description whatever the split in cfg). */
+int brunel_build(const brunel_net *net, const nestcl_engine_config *cfg, uint32_t n_neurons, uint32_t indegree,
+                 brunel_engine *out);
+/* The recorded trains (E and I merged by step, then gid), the statistics, the E->E weights when plastic. */
+int brunel_collect(const brunel_engine *be, brunel_result *out);
 /*
  * Builds and runs; t_ms split into the given pieces (simulate() called per
  * piece). A negative piece -t simulates t with a stop request

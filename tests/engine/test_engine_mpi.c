@@ -5,12 +5,15 @@
  * (nestcl_engine_set_stop_flag) and both continue, for the Brunel network of brunel.c with the
  * translated iaf_psc_alpha (when nestcl_models is built), the same with its
  * E->E synapses translated stdp_pl_synapse_hom (final weights equal too), and
- * with test_lif.
+ * with test_lif. With --checkpoint DIR: checkpoint and restore across ranks
+ * and splits (check_checkpoint below).
  * Run through mpiexec -n 2.
  */
 #include <mpi.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "brunel.h"
 #include "test_lif.h"
@@ -134,6 +137,88 @@ static int check_failure(int rank, double first_ms, double then_ms, double fail_
   return status;
 }
 
+/*
+ * --checkpoint DIR: 2 ranks x (1 thread + 1 stream) run 99 ms and write a
+ * checkpoint to DIR/<sub>, then 2 ranks x 2 threads restore it and run to
+ * 200 ms: the trains before and after, joined, and the final weights equal the
+ * uninterrupted run in one process. DIR stays for engine_checkpoint_from_mpi
+ * (tests/engine/test_engine_checkpoint.c), which restores it in one process.
+ */
+static int check_checkpoint(const brunel_net *net, const char *dir, int rank)
+{
+  nestcl_engine_config w;
+  nestcl_engine_config_defaults(&w);
+  w.seed = 4242;
+  w.cpu_threads = 1;
+  w.gpu_streams = 1;
+  w.gpu_fraction = 0.5;
+  w.use_mpi = 1;
+  nestcl_engine_config r = w;
+  r.cpu_threads = 2;
+  r.gpu_streams = 0;
+  r.gpu_fraction = 0.0;
+  brunel_engine be;
+  brunel_result pre, post;
+  memset(&pre, 0, sizeof pre);
+  memset(&post, 0, sizeof post);
+  int rc = brunel_build(net, &w, 2000, 200, &be);
+  if (!rc) rc = nestcl_engine_simulate(be.e, 99.0);
+  if (!rc) rc = nestcl_engine_checkpoint(be.e, dir);
+  if (!rc) rc = brunel_collect(&be, &pre);
+  nestcl_engine_destroy(be.e);
+  int skip = rc == NESTCL_ENODEV;
+  MPI_Allreduce(MPI_IN_PLACE, &skip, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  if (skip) {
+    if (rank == 0) printf("SKIP checkpoint: %s\n", rc ? nestcl_last_error() : "another rank has no device");
+    brunel_free(&pre);
+    return 77;
+  }
+  if (!rc) {
+    rc = brunel_build(net, &r, 2000, 200, &be);
+    if (!rc) rc = nestcl_engine_restore(be.e, dir);
+    if (!rc) rc = nestcl_engine_simulate(be.e, 101.0);
+    if (!rc) rc = brunel_collect(&be, &post);
+    nestcl_engine_destroy(be.e);
+  }
+  int status = 0;
+  if (rc) {
+    fprintf(stderr, "FAIL checkpoint %s, rank %d: %s\n", net->label, rank, nestcl_last_error());
+    status = 1;
+  } else {
+    nestcl_engine_config c1;
+    nestcl_engine_config_defaults(&c1);
+    c1.seed = 4242;
+    const double whole[] = {200.0};
+    brunel_result ref;
+    if (brunel_run(net, &c1, 2000, 200, whole, 1, &ref)) {
+      fprintf(stderr, "FAIL reference: %s\n", nestcl_last_error());
+      status = 1;
+    } else {
+      brunel_result all = post;
+      all.n = pre.n + post.n;
+      all.gids = malloc((all.n + 1) * sizeof *all.gids);
+      all.steps = malloc((all.n + 1) * sizeof *all.steps);
+      memcpy(all.gids, pre.gids, pre.n * sizeof *all.gids);
+      memcpy(all.steps, pre.steps, pre.n * sizeof *all.steps);
+      memcpy(all.gids + pre.n, post.gids, post.n * sizeof *all.gids);
+      memcpy(all.steps + pre.n, post.steps, post.n * sizeof *all.steps);
+      char what[200];
+      snprintf(what, sizeof what, "%s, checkpoint on 2 ranks x (1 thread + 1 stream), restored on 2 ranks x 2 threads",
+               net->label);
+      int bad = brunel_compare(what, &ref, &all) || pre.n == 0 || post.n == 0;
+      printf("%s, rank %d: %zu + %zu spikes, %s\n", what, rank, pre.n, post.n, bad ? "DIFFERENT" : "identical");
+      status = bad;
+      free(all.gids);
+      free(all.steps);
+      brunel_free(&ref);
+    }
+  }
+  brunel_free(&pre);
+  brunel_free(&post);
+  MPI_Allreduce(MPI_IN_PLACE, &status, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  return status;
+}
+
 int main(int argc, char **argv)
 {
   int provided, rank, size;
@@ -141,6 +226,27 @@ int main(int argc, char **argv)
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   int status = 0;
+  if (argc == 3 && strcmp(argv[1], "--checkpoint") == 0) {
+    char dir[4096];
+#ifdef NESTCL_TEST_HAVE_BUILTIN_MODELS
+    brunel_net nets[2] = {brunel_iaf_psc_alpha(), brunel_iaf_psc_alpha_stdp("stdp_pl_synapse_hom")};
+    const char *sub[2] = {"static", "stdp"};
+#else
+    brunel_net nets[1] = {brunel_test_lif()};
+    const char *sub[1] = {"lif"};
+#endif
+    for (size_t k = 0; k < sizeof nets / sizeof *nets && status != 77; ++k) {
+      snprintf(dir, sizeof dir, "%s/%s", argv[2], sub[k]);
+      if (rank == 0) {
+        mkdir(argv[2], 0777);
+      }
+      MPI_Barrier(MPI_COMM_WORLD);
+      int s2 = check_checkpoint(&nets[k], dir, rank);
+      status = s2 == 77 ? 77 : (status | s2);
+    }
+    MPI_Finalize();
+    return status;
+  }
 #ifdef NESTCL_TEST_HAVE_BUILTIN_MODELS
   brunel_net alpha = brunel_iaf_psc_alpha();
   status = check_net(&alpha, rank, size);

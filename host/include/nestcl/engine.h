@@ -311,6 +311,33 @@ typedef struct nestcl_memory_estimate {
   nestcl_vp_estimate vps[NESTCL_ESTIMATE_MAX_VPS]; /* the first NESTCL_ESTIMATE_MAX_VPS VPs */
 } nestcl_memory_estimate;
 int nestcl_engine_estimate(nestcl_engine *e, nestcl_memory_estimate *out);
+/*
+ * Checkpoint and restart (docs/checkpoint-format.md). nestcl_engine_checkpoint
+ * writes the engine's dynamic state to dir/rank-<r>-of-<R>.nestcl-ckpt, one
+ * file per MPI rank (a collective call under MPI), each under a temporary name
+ * renamed when complete, with a CRC-32 over header and payload; rank files of
+ * another rank count in dir are removed. Only at the end of a super step (the
+ * clock a multiple of the min delay; else NESTCL_EINVAL). The state is kept
+ * by global ids: neurons' fields, the ring buffers, the static synapses (as
+ * (source, target, channel, delay, weight) records), the plastic synapses'
+ * state, per-source state and the spike histories.
+ *
+ * nestcl_engine_restore, on an engine described exactly as the one that wrote
+ * the checkpoint (same populations, parameters, connections, inputs,
+ * resolution, delays, weight type and seed; the split may differ: threads,
+ * streams, gpu_fraction, ranks) and not yet simulated: reads and checks every
+ * rank file of dir (any rank count), builds the network (prepare), checks that
+ * the rebuilt synapses match the files and loads the state; the clock is then
+ * the checkpoint's and simulate() continues bit for bit as the uninterrupted
+ * run would have. Recorders start empty. Refused with NESTCL_EINVAL (NESTCL_EIO
+ * when unreadable) and a message naming the file and what is wrong: a missing
+ * rank file, a truncated or corrupt file (checksum), a wrong magic or version,
+ * another network ("the checkpoint was written for another network", with both
+ * hashes), synapses that do not match. On any failure the engine is left
+ * unbuilt (its description untouched), never half loaded. Collective under MPI.
+ */
+int nestcl_engine_checkpoint(nestcl_engine *e, const char *dir);
+int nestcl_engine_restore(nestcl_engine *e, const char *dir);
 /* The engine's clock: simulated time so far, ms. */
 double nestcl_engine_time_ms(const nestcl_engine *e);
 /* Builds without simulating (for measuring build time and memory). */

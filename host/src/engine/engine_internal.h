@@ -4,7 +4,8 @@
  * the build makes of it (VPs, each with one block per population, each block
  * with its state, ring, spike list and the CSR of the synapses onto it).
  * Files: api.c (description and validation), build.c (partition, state,
- * connectivity, upload), cycle.c (simulate), record.c (recorders), psp.c.
+ * connectivity, upload), cycle.c (simulate), record.c (recorders), psp.c,
+ * checkpoint.c (checkpoint and restore).
  */
 #ifndef NESTCL_ENGINE_INTERNAL_H
 #define NESTCL_ENGINE_INTERNAL_H
@@ -314,5 +315,7 @@ size_t eng_memory_limit_env(void);
 int eng_estimate(nestcl_engine *e, nestcl_memory_estimate *out);
 int eng_admit(nestcl_engine *e);
 void eng_recorders_free(nestcl_engine *e);
+/* checkpoint.c: the hash of the network's description (not of its split), checked by restore. */
+uint64_t eng_network_hash(const nestcl_engine *e);
 
 #endif
