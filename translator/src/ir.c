@@ -23,6 +23,7 @@ ir_model *ir_model_new(const char *name)
   m->cls = clang_getNullCursor();
   m->ode_dyn = m->ode_control = m->ode_step = m->ode_assign = clang_getNullCursor();
   m->rec_create = clang_getNullCursor();
+  m->last_spike_field = -1;
   return m;
 }
 
