@@ -93,6 +93,7 @@ typedef struct ir_channel_group {
   ir_buffer_kind kind;
   int base_fixed;    /* first channel = base_fixed + base_k * K */
   int base_k;
+  int resized_k;     /* IR_BUF_VECTOR: resized to one channel per receptor somewhere (then never to a constant) */
   CXCursor decl;
 } ir_channel_group;
 

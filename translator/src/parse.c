@@ -1124,10 +1124,13 @@ static enum CXChildVisitResult visit_state_resize(CXCursor c, CXCursor parent, C
         long a = 0, b = 0;
         int lin = gi >= 0 ? linear_in_k(m, clang_Cursor_getArgument(c, 0), &a, &b, 0) : 0;
         if (gi >= 0 && m->channels[gi].kind == IR_BUF_VECTOR && lin && b == 0 && a >= 1 && a <= 64 &&
-            (m->channels[gi].count < 0 || m->channels[gi].count == a)) {
+            !m->channels[gi].resized_k && (m->channels[gi].count < 0 || m->channels[gi].count == a)) {
           /* iaf_bw_2001's spikes_.resize( 3 ): a fixed number of channels, one per synapse type */
           m->channels[gi].count = (int)a;
-        } else if (gi >= 0 && m->channels[gi].kind == IR_BUF_VECTOR && !(lin && a == 0 && b == 1)) {
+        } else if (gi >= 0 && m->channels[gi].kind == IR_BUF_VECTOR && lin && a == 0 && b == 1 &&
+                   m->channels[gi].count < 0) {
+          m->channels[gi].resized_k = 1;
+        } else if (gi >= 0 && m->channels[gi].kind == IR_BUF_VECTOR) {
           /* iaf_cond_alpha_mc's spikes_.resize( 2 * NCOMP ): not one channel per receptor */
           char *msg = xasprintf("input buffer vector '%s' resized to other than one channel per receptor is not "
                                 "supported on the device (the ring holds K channels for it)",
