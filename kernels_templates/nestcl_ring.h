@@ -119,6 +119,37 @@ NESTCL_INLINE void nestcl_emit_spikes(NESTCL_GLOBAL nestcl_u32 *count, NESTCL_GL
 }
 
 /*
+ * A spike whose SpikeEvent carries an offset (SpikeEvent::set_offset: a
+ * precise spike time within the step, or a payload such as iaf_tum_2000's
+ * synaptic jump): its m entries (i, lag), each with the offset at the same
+ * position of offsets, the list's parallel array (nestcl/model.h,
+ * spike_offsets). Within one work-item the positions follow the order of the
+ * sends, so the host recovers the order of one neuron's events.
+ */
+NESTCL_INLINE void nestcl_emit_spikes_offset(NESTCL_GLOBAL nestcl_u32 *count, NESTCL_GLOBAL nestcl_spike_t *spikes,
+                                             NESTCL_GLOBAL double *offsets, nestcl_u32 cap, nestcl_u32 i,
+                                             nestcl_u32 lag, nestcl_u32 m, double offset)
+{
+#ifdef __OPENCL_C_VERSION__
+  nestcl_u32 at = m ? atomic_add(count, m) : 0u;
+#else
+  nestcl_u32 at = *count;
+  *count = at + m;
+#endif
+  for (nestcl_u32 k = 0; k < m; ++k) {
+    if (at + k < cap) {
+#ifdef __OPENCL_C_VERSION__
+      spikes[at + k] = (uint2)(i, lag);
+#else
+      spikes[at + k].index = i;
+      spikes[at + k].lag = lag;
+#endif
+      offsets[at + k] = offset;
+    }
+  }
+}
+
+/*
  * A failure of neuron i at lag (nestcl/model.h, Failures): count[1..4] =
  * (code, i, lag, status) unless an earlier failure of the same call is there.
  */

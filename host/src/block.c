@@ -91,6 +91,7 @@ struct nestcl_block {
   int64_t *stage;             /* [min_delay][n_channels][n] */
   size_t stage_elems;
   nestcl_spike *spikes;
+  double *spike_offsets;      /* model->spike_offsets: the offset of each entry of spikes, else NULL */
   uint32_t n_spikes;
   uint32_t count[NESTCL_COUNT_WORDS]; /* the last update's spike count and failure record (model.h) */
   double *rec;                /* [min_delay][n_rec][n] */
@@ -99,7 +100,7 @@ struct nestcl_block {
   cl_program program;
   cl_kernel k_update, k_stage;
   nestcl_buffer *b_fields;
-  nestcl_buffer b_ring, b_stage, b_count, b_spikes, b_rec;
+  nestcl_buffer b_ring, b_stage, b_count, b_spikes, b_rec, b_offsets;
   /* Device-resident synapses (nestcl_block_set_synapses) and the spikes pending for them. */
   cl_kernel k_deliver, k_poisson;
   int contiguous;            /* CPU device: each work-item walks a contiguous chunk of a row */
@@ -162,7 +163,11 @@ int nestcl_block_create(nestcl_device *dev, const nestcl_block_config *c, nestcl
   b->stage = calloc(b->stage_elems + 1, sizeof *b->stage);
   b->spikes = calloc((size_t)b->spike_cap + 1, sizeof *b->spikes);
   b->rec = calloc(b->rec_elems + 1, sizeof *b->rec);
-  int rc = (b->fields && b->field_bytes && b->b_fields && b->stage && b->spikes && b->rec)
+  if (m->spike_offsets) {
+    b->spike_offsets = calloc((size_t)b->spike_cap + 1, sizeof *b->spike_offsets);
+  }
+  int rc = (b->fields && b->field_bytes && b->b_fields && b->stage && b->spikes && b->rec &&
+            (b->spike_offsets || !m->spike_offsets))
              ? 0 : nestcl_set_error(NESTCL_ENOMEM, "out of host memory");
   for (int f = 0; f < m->n_fields && !rc; ++f) {
     b->field_bytes[f] = nestcl_field_type_size(m->fields[f].type) * field_len(&m->fields[f], K) * n;
@@ -182,6 +187,10 @@ int nestcl_block_create(nestcl_device *dev, const nestcl_block_config *c, nestcl
   if (!rc) rc = nestcl_buffer_alloc(dev, NESTCL_MEM_OTHER, "spike count", sizeof b->count, CL_MEM_READ_WRITE, NULL, &b->b_count);
   if (!rc) rc = nestcl_buffer_alloc(dev, NESTCL_MEM_OTHER, "spike list", (size_t)b->spike_cap * 8, CL_MEM_READ_WRITE, NULL, &b->b_spikes);
   if (!rc) rc = nestcl_buffer_alloc(dev, NESTCL_MEM_RECORDING, "recording", b->rec_elems * 8, CL_MEM_READ_WRITE, NULL, &b->b_rec);
+  if (!rc && m->spike_offsets) {
+    rc = nestcl_buffer_alloc(dev, NESTCL_MEM_OTHER, "spike offsets", (size_t)b->spike_cap * 8, CL_MEM_READ_WRITE, NULL,
+                             &b->b_offsets);
+  }
   if (!rc && ring_bytes) {
     /* The ring starts empty, as NEST's does. */
     static const cl_long zero = 0;
@@ -247,6 +256,7 @@ void nestcl_block_destroy(nestcl_block *b)
   nestcl_buffer_free(b->dev, &b->b_count);
   nestcl_buffer_free(b->dev, &b->b_spikes);
   nestcl_buffer_free(b->dev, &b->b_rec);
+  nestcl_buffer_free(b->dev, &b->b_offsets);
   for (int f = 0; b->fields && f < m->n_fields; ++f) {
     free(b->fields[f]);
   }
@@ -255,6 +265,7 @@ void nestcl_block_destroy(nestcl_block *b)
   free(b->b_fields);
   free(b->stage);
   free(b->spikes);
+  free(b->spike_offsets);
   free(b->rec);
   free(b->options);
   free(b);
@@ -271,9 +282,14 @@ void nestcl_block_spikes(const nestcl_block *b, const nestcl_spike **spikes, uin
   *n = b->n_spikes;
 }
 
+const double *nestcl_block_spike_offsets(const nestcl_block *b)
+{
+  return b->spike_offsets;
+}
+
 size_t nestcl_block_device_bytes(const nestcl_block *b)
 {
-  size_t s = b->b_ring.bytes + b->b_stage.bytes + b->b_count.bytes + b->b_spikes.bytes + b->b_rec.bytes +
+  size_t s = b->b_ring.bytes + b->b_stage.bytes + b->b_count.bytes + b->b_spikes.bytes + b->b_offsets.bytes + b->b_rec.bytes +
              b->b_row_ptr.bytes + b->b_syn_target.bytes + b->b_syn_value.bytes + b->b_syn_delay.bytes +
              b->b_pend.bytes;
   for (int k = 0; k < b->n_poisson; ++k) {
@@ -350,7 +366,8 @@ static int build_kernels(nestcl_block *b)
   err = nestcl_update_kernel_fixed_args(b->k_update, b->c.n, b->c.K, b->c.resolution_ms, b->c.ring_slots,
                                         b->n_channels, b->b_ring.mem, b->b_count.mem, b->b_spikes.mem, b->spike_cap,
                                         b->c.record ? 1 : 0, b->b_rec.mem, b->c.rng_seed, b->c.id_first,
-                                        b->c.id_stride ? b->c.id_stride : 1, b->b_fields, m->n_fields);
+                                        b->c.id_stride ? b->c.id_stride : 1, b->b_fields, m->n_fields,
+                                        m->spike_offsets ? b->b_offsets.mem : NULL);
   err |= clSetKernelArg(b->k_stage, 0, sizeof(cl_mem), &b->b_ring.mem);
   err |= clSetKernelArg(b->k_stage, 1, sizeof nch, &nch);
   err |= clSetKernelArg(b->k_stage, 2, sizeof n, &n);
@@ -1146,6 +1163,10 @@ int nestcl_block_update(nestcl_block *b, int64_t origin_steps, int from, int to)
   if (count) {
     err = clEnqueueReadBuffer(q, b->b_spikes.mem, CL_FALSE, 0, (size_t)count * sizeof *b->spikes, b->spikes, 0,
                               NULL, NULL);
+    if (err == CL_SUCCESS && b->spike_offsets) {
+      err = clEnqueueReadBuffer(q, b->b_offsets.mem, CL_FALSE, 0, (size_t)count * sizeof *b->spike_offsets,
+                                b->spike_offsets, 0, NULL, NULL);
+    }
   }
   if (err == CL_SUCCESS && b->rec_elems) {
     err = clEnqueueReadBuffer(q, b->b_rec.mem, CL_FALSE, 0, (size_t)(to - from) * b->n_rec * b->c.n * 8, b->rec, 0,

@@ -70,7 +70,7 @@ cl_int nestcl_update_kernel_fixed_args(cl_kernel k, uint32_t n, uint32_t K, doub
                                        uint32_t n_channels, cl_mem ring, cl_mem spike_count, cl_mem spikes,
                                        uint32_t spike_capacity, int64_t rec_interval, cl_mem rec,
                                        uint32_t rng_seed, uint64_t id_first, uint64_t id_stride,
-                                       const nestcl_buffer *fields, int n_fields)
+                                       const nestcl_buffer *fields, int n_fields, cl_mem spike_offsets)
 {
   cl_uint un = n, uK = K, slots = ring_slots, nch = n_channels, cap = spike_capacity;
   cl_double h = resolution_ms;
@@ -93,6 +93,9 @@ cl_int nestcl_update_kernel_fixed_args(cl_kernel k, uint32_t n, uint32_t K, doub
   err |= clSetKernelArg(k, 16, sizeof ids, &ids);
   for (int f = 0; f < n_fields; ++f) {
     err |= clSetKernelArg(k, (cl_uint)(NESTCL_UPDATE_FIXED_ARGS + f), sizeof(cl_mem), &fields[f].mem);
+  }
+  if (spike_offsets) {
+    err |= clSetKernelArg(k, (cl_uint)(NESTCL_UPDATE_FIXED_ARGS + n_fields), sizeof(cl_mem), &spike_offsets);
   }
   return err;
 }

@@ -24,13 +24,15 @@ void nestcl_const_options(const nestcl_model *m, void *const *const *fields, con
 /*
  * Sets the arguments of a model's update kernel that stay the same from slice
  * to slice (model.h: all but origin_steps, from and to), for the engine's
- * blocks and nestcl_block alike. Returns the OR of the OpenCL results.
+ * blocks and nestcl_block alike; spike_offsets (the argument after the
+ * fields) only where it is not NULL, for a model with spike_offsets set.
+ * Returns the OR of the OpenCL results.
  */
 cl_int nestcl_update_kernel_fixed_args(cl_kernel k, uint32_t n, uint32_t K, double resolution_ms, uint32_t ring_slots,
                                        uint32_t n_channels, cl_mem ring, cl_mem spike_count, cl_mem spikes,
                                        uint32_t spike_capacity, int64_t rec_interval, cl_mem rec,
                                        uint32_t rng_seed, uint64_t id_first, uint64_t id_stride,
-                                       const nestcl_buffer *fields, int n_fields);
+                                       const nestcl_buffer *fields, int n_fields, cl_mem spike_offsets);
 
 /*
  * The inversion table of Poisson(mu) for nestcl_poisson_table (nestcl_core.h):

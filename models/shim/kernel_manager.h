@@ -104,6 +104,7 @@ struct EmittedSpike
   long step; /* spike time in steps: slice origin + lag + 1 */
   long lag;
   size_t multiplicity;
+  double offset; /* the event's offset (SpikeEvent::set_offset; 0 unless the model sets one) */
 };
 
 class EventDeliveryManager
@@ -155,7 +156,7 @@ EventDeliveryManager::send( Node& source, EventT& e, const long lag )
   e.set_stamp( Time( Time::step( step ) ) );
   e.set_sender( source );
   e.set_sender_node_id( source.get_node_id() );
-  emitted_spikes_.push_back( EmittedSpike { source.get_node_id(), step, lag, 1 } );
+  emitted_spikes_.push_back( EmittedSpike { source.get_node_id(), step, lag, 1, e.get_offset() } );
 }
 }  // namespace nest
 

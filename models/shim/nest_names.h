@@ -96,6 +96,14 @@ const std::string E_sfa( "E_sfa" );
 const std::string q_sfa( "q_sfa" );
 const std::string tau_sfa( "tau_sfa" );
 const std::string with_reset( "with_reset" );
+// iaf_tum_2000's short-term plasticity
+const std::string tau_psc( "tau_psc" );
+const std::string tau_rec( "tau_rec" );
+const std::string tau_fac( "tau_fac" );
+const std::string U( "U" );
+const std::string x( "x" );
+const std::string y( "y" );
+const std::string u( "u" );
 }  // namespace names
 }  // namespace nest
 

@@ -76,6 +76,10 @@ static int run_model(nestcl_device *dev, const nestcl_model *m)
   void **cf = calloc((size_t)m->n_fields, sizeof *cf);
   int64_t *ring = calloc((size_t)SLOTS * nch * N + 1, sizeof *ring);
   nestcl_spike *cs = calloc((size_t)N * MIN_DELAY, sizeof *cs);
+  /* a model that sets spike offsets (model.h): the lists' offsets, and each slice's by (lag, neuron) */
+  double *co = calloc((size_t)N * MIN_DELAY, sizeof *co), *bo = calloc((size_t)N * MIN_DELAY, sizeof *bo);
+  double *co_at = calloc((size_t)N * MIN_DELAY, sizeof *co_at), *bo_at = calloc((size_t)N * MIN_DELAY, sizeof *bo_at);
+  uint64_t nonzero_offsets = 0;
   double *crec = calloc((size_t)MIN_DELAY * nrec * N + 1, sizeof *crec);
   CHECK(cf && ring && cs && crec, "out of memory");
   for (int f = 0; f < m->n_fields; ++f) {
@@ -179,7 +183,7 @@ static int run_model(nestcl_device *dev, const nestcl_model *m)
       CHECK(nestcl_block_update(b, origin, from, to) == 0, "%s: update slice %u", m->name, s);
       uint32_t count[NESTCL_COUNT_WORDS] = {0};
       nestcl_update_args a = {N,  K,  origin, from, to, H, SLOTS, nch, ring, count, cs + cn, N * MIN_DELAY - cn,
-                              1,  crec, c.rng_seed, c.id_first, c.id_stride ? c.id_stride : 1};
+                              1,  crec, c.rng_seed, c.id_first, c.id_stride ? c.id_stride : 1, co + cn};
       m->update_cpu(&a, cf);
       CHECK(count[1] == 0, "%s: the C loop reported failure %u of neuron %u at lag %u (status %d)", m->name,
             count[1], count[2], count[3], (int)count[4]);
@@ -200,10 +204,27 @@ static int run_model(nestcl_device *dev, const nestcl_model *m)
       uint32_t ns;
       nestcl_block_spikes(b, &sp, &ns);
       memcpy(bs + bn, sp, ns * sizeof *sp);
+      const double *so = nestcl_block_spike_offsets(b);
+      CHECK(!so == !m->spike_offsets, "%s: the block has %s spike offsets", m->name, so ? "" : "no");
+      if (so && ns) {
+        memcpy(bo + bn, so, ns * sizeof *so);
+      }
       bn += ns;
       const double *rec = nestcl_block_recorded(b);
       size_t rbytes = (size_t)(to - from) * nrec * N * sizeof(double);
       CHECK(memcmp(rec, crec, rbytes) == 0, "%s: recordings of slice %u, lags [%d, %d) differ", m->name, s, from, to);
+    }
+    if (m->spike_offsets && cn == bn) {
+      /* one event per neuron and step: the offsets by (lag, neuron), bit for bit */
+      memset(co_at, 0, (size_t)N * MIN_DELAY * sizeof *co_at);
+      memset(bo_at, 0, (size_t)N * MIN_DELAY * sizeof *bo_at);
+      for (uint32_t k = 0; k < cn; ++k) {
+        co_at[cs[k].lag * N + cs[k].index] = co[k];
+        bo_at[bs[k].lag * N + bs[k].index] = bo[k];
+        nonzero_offsets += co[k] != 0.0;
+      }
+      CHECK(memcmp(co_at, bo_at, (size_t)N * MIN_DELAY * sizeof *co_at) == 0,
+            "%s: slice %u: spike offsets of the C loop and the block differ", m->name, s);
     }
     qsort(cs, cn, sizeof *cs, cmp_spike);
     qsort(bs, bn, sizeof *bs, cmp_spike);
@@ -219,6 +240,8 @@ static int run_model(nestcl_device *dev, const nestcl_model *m)
     CHECK(memcmp(bf[f], cf[f], bytes) == 0, "%s: field %s differs after %d slices", m->name, m->fields[f].member,
           SLICES);
   }
+  CHECK(!m->spike_offsets || nonzero_offsets > 0, "%s: every spike offset was 0, the comparison is too weak",
+        m->name);
   printf("%-26s %6llu spikes, %u channels, %u recordables, %zu device bytes: block == C loop\n", m->name,
          (unsigned long long)total, nch, nrec, nestcl_block_device_bytes(b));
   for (int f = 0; f < m->n_fields; ++f) free(cf[f]);
@@ -235,6 +258,10 @@ static int run_model(nestcl_device *dev, const nestcl_model *m)
   free(cf);
   free(ring);
   free(cs);
+  free(co);
+  free(bo);
+  free(co_at);
+  free(bo_at);
   free(crec);
   nestcl_block_destroy(b);
   return total > 0 ? 0 : -1;

@@ -105,6 +105,7 @@ struct SpikeIn
 {
   double weight;
   long rport;
+  double offset; /* the spike's offset (SpikeEvent::get_offset), 0 unless the set-up gives one */
 };
 
 struct CurrentIn
@@ -122,6 +123,8 @@ struct Setup
   double p_ex = 0, w_ex = 0, p_in = 0, w_in = 0; // spike probability per step and mean weight
   double I_lo = 0, I_hi = 0;                     // current level range (changes every 1000 steps)
   std::function< long( size_t, long, bool ) > rport = []( size_t, long, bool ) { return 0L; };
+  /* The offset an input spike carries (a model whose handler reads get_offset()). */
+  std::function< double( size_t, long, bool ) > offset = []( size_t, long, bool ) { return 0.0; };
   std::function< void( size_t, long, std::vector< CurrentIn >& ) > extra_currents;
   /*
    * Fields that may differ from the native original because update() itself
@@ -394,6 +397,35 @@ make_setup( const std::string& model )
     s.I_lo = 0.0;
     s.I_hi = 400.0;
   }
+  else if ( model == "iaf_tum_2000" )
+  {
+    // iaf_psc_exp's membrane, plus short-term plasticity whose jump each spike carries as its
+    // offset (std::exp/expm1 in update(): x_, y_, u_ and the offsets within the portable math's
+    // tolerance of glibc's). Excitatory input of odd neurons arrives on receptor 1, scaled by the
+    // offset each input spike carries; some neurons facilitate (tau_fac > 0).
+    s.params = []( size_t i, nest::Dictionary& d )
+    {
+      iaf_common( i, d, false );
+      d[ nest::names::tau_syn_ex ] = pick( i, 8, 0.5, 5.0 );
+      d[ nest::names::tau_syn_in ] = pick( i, 9, 0.5, 5.0 );
+      d[ nest::names::tau_psc ] = pick( i, 10, 1.0, 5.0 );
+      d[ nest::names::tau_rec ] = pick( i, 11, 50.0, 800.0 );
+      d[ nest::names::tau_fac ] = i % 3 == 0 ? 0.0 : pick( i, 12, 10.0, 1000.0 );
+      d[ nest::names::U ] = pick( i, 13, 0.05, 0.6 );
+    };
+    s.p_ex = 0.05;
+    s.w_ex = 80.0;
+    s.p_in = 0.03;
+    s.w_in = 130.0;
+    s.I_lo = 250.0;
+    s.I_hi = 450.0;
+    s.rport = []( size_t i, long, bool ex ) { return ex && i % 2 == 1 ? 1L : 0L; };
+    // The offset a receptor-1 spike carries: a sender's jump in (0, 1], a multiple of 2^-16, so
+    // that weight times offset is exact in the native double ring and the fixed-point ring.
+    s.offset = []( size_t i, long t, bool ex ) { return ex && i % 2 == 1 ? 2.0 * q16( 0.05 + 0.45 * u01( i, t, 41 ) ) : 0.0; };
+    s.tolerant_fields = { "x_", "y_", "u_" };
+    s.tolerance = 1e-12;
+  }
   else if ( model == "pp_psc_delta" )
   {
     // Its spikes are random (Poisson counts, Bernoulli trials, gamma dead times): the device
@@ -439,11 +471,11 @@ spikes_for( const Setup& s, size_t i, long t, std::vector< SpikeIn >& out )
   const double p_in = s.p_in * ( 0.5 + u01( i, 0, 32 ) );
   if ( u01( i, t, 33 ) < p_ex )
   {
-    out.push_back( { q16( s.w_ex * ( 0.5 + u01( i, t, 34 ) ) ), s.rport( i, t, true ) } );
+    out.push_back( { q16( s.w_ex * ( 0.5 + u01( i, t, 34 ) ) ), s.rport( i, t, true ), s.offset( i, t, true ) } );
   }
   if ( u01( i, t, 35 ) < p_in )
   {
-    out.push_back( { -q16( s.w_in * ( 0.5 + u01( i, t, 36 ) ) ), s.rport( i, t, false ) } );
+    out.push_back( { -q16( s.w_in * ( 0.5 + u01( i, t, 36 ) ) ), s.rport( i, t, false ), s.offset( i, t, false ) } );
   }
 }
 
@@ -603,20 +635,57 @@ compare( const SoA& want, const SoA& got, int role, const Setup* tol, double* ma
   return "";
 }
 
+/* One sent spike: the neuron, the lag and the event's offset (bit for bit). */
 struct Spike
 {
   uint32_t index, lag;
+  double offset;
+  uint64_t
+  offset_bits() const
+  {
+    uint64_t b;
+    std::memcpy( &b, &offset, sizeof b );
+    return b;
+  }
   bool
   operator<( const Spike& o ) const
   {
-    return index != o.index ? index < o.index : lag < o.lag;
+    return index != o.index ? index < o.index : lag != o.lag ? lag < o.lag : offset_bits() < o.offset_bits();
   }
   bool
   operator==( const Spike& o ) const
   {
-    return index == o.index && lag == o.lag;
+    return index == o.index && lag == o.lag && offset_bits() == o.offset_bits();
   }
 };
+
+/*
+ * Two sorted spike lists alike: the same neurons and lags, and the same
+ * offsets, bit for bit, or (tol > 0: offsets computed with std::exp on one side
+ * and the portable math on the other) within tol * max(1, |a|, |b|).
+ */
+bool
+same_spikes( const std::vector< Spike >& a, const std::vector< Spike >& b, double tol )
+{
+  if ( a.size() != b.size() )
+  {
+    return false;
+  }
+  for ( size_t k = 0; k < a.size(); ++k )
+  {
+    if ( a[ k ].index != b[ k ].index || a[ k ].lag != b[ k ].lag )
+    {
+      return false;
+    }
+    const double x = a[ k ].offset, y = b[ k ].offset;
+    if ( a[ k ].offset_bits() != b[ k ].offset_bits()
+      && !( tol > 0 && std::fabs( x - y ) <= tol * std::max( { 1.0, std::fabs( x ), std::fabs( y ) } ) ) )
+    {
+      return false;
+    }
+  }
+  return true;
+}
 
 uint32_t
 n_channels( uint32_t K )
@@ -711,7 +780,7 @@ struct ClPath
   cl_program prog = nullptr;
   cl_kernel kernel = nullptr;
   cl_command_queue q = nullptr;
-  nestcl_buffer ring {}, count {}, spikes {}, rec {};
+  nestcl_buffer ring {}, count {}, spikes {}, rec {}, offsets {};
   std::vector< nestcl_buffer > fields;
 
   ~ClPath()
@@ -725,6 +794,7 @@ struct ClPath
       nestcl_buffer_free( dev, &ring );
       nestcl_buffer_free( dev, &count );
       nestcl_buffer_free( dev, &spikes );
+      nestcl_buffer_free( dev, &offsets );
       nestcl_buffer_free( dev, &rec );
       if ( kernel )
       {
@@ -789,6 +859,8 @@ cl_open( ClPath& cl, const char* spec, const SoA& init, size_t ring_elems, size_
     || nestcl_buffer_alloc(
       cl.dev, NESTCL_MEM_OTHER, "spike count", NESTCL_COUNT_WORDS * 4, rw, nullptr, &cl.count )
     || nestcl_buffer_alloc( cl.dev, NESTCL_MEM_OTHER, "spikes", init.n * MIN_DELAY * 8, rw, nullptr, &cl.spikes )
+    || ( DESC->spike_offsets
+      && nestcl_buffer_alloc( cl.dev, NESTCL_MEM_OTHER, "spike offsets", init.n * MIN_DELAY * 8, rw, nullptr, &cl.offsets ) )
     || nestcl_buffer_alloc( cl.dev, NESTCL_MEM_RECORDING, "rec", rec_elems * 8, rw, nullptr, &cl.rec ) )
   {
     std::fprintf( stderr, "error: %s\n", nestcl_last_error() );
@@ -829,6 +901,11 @@ cl_open( ClPath& cl, const char* spec, const SoA& init, size_t ring_elems, size_
   {
     CL_CHECK(
       clSetKernelArg( cl.kernel, NESTCL_UPDATE_FIXED_ARGS + f, sizeof( cl_mem ), &cl.fields[ f ].mem ), "arg field" );
+  }
+  if ( DESC->spike_offsets )
+  {
+    CL_CHECK( clSetKernelArg( cl.kernel, NESTCL_UPDATE_FIXED_ARGS + DESC->n_fields, sizeof( cl_mem ), &cl.offsets.mem ),
+      "arg spike_offsets" );
   }
   return 0;
 }
@@ -871,11 +948,23 @@ cl_step( ClPath& cl, long origin, long lag_from, long lag_to, SoA& out, std::vec
     std::fprintf( stderr, "error: OpenCL spike list overflow (%u > %zu)\n", count, out.n );
     return 1;
   }
-  spikes.resize( count );
+  std::vector< nestcl_spike > list( count );
+  std::vector< double > offsets( count, 0.0 );
   if ( count )
   {
-    CL_CHECK( clEnqueueReadBuffer( cl.q, cl.spikes.mem, CL_TRUE, 0, count * 8, spikes.data(), 0, nullptr, nullptr ),
+    CL_CHECK( clEnqueueReadBuffer( cl.q, cl.spikes.mem, CL_TRUE, 0, count * 8, list.data(), 0, nullptr, nullptr ),
       "read spikes" );
+    if ( DESC->spike_offsets )
+    {
+      CL_CHECK(
+        clEnqueueReadBuffer( cl.q, cl.offsets.mem, CL_TRUE, 0, count * 8, offsets.data(), 0, nullptr, nullptr ),
+        "read spike offsets" );
+    }
+  }
+  spikes.clear();
+  for ( cl_uint k = 0; k < count; ++k )
+  {
+    spikes.push_back( { list[ k ].index, list[ k ].lag, offsets[ k ] } );
   }
   CL_CHECK( clEnqueueReadBuffer( cl.q, cl.rec.mem, CL_TRUE, 0, rec.size() * 8, rec.data(), 0, nullptr, nullptr ),
     "read rec" );
@@ -1082,7 +1171,7 @@ stream_open( StreamPath& st, const char* spec, const Setup& setup, uint32_t K, s
 
 /* One slice of lags [0, lags) at origin, as a stream VP runs it; its spikes must be the native ones. */
 int
-stream_slice( StreamPath& st, long origin, long lags, const std::vector< Spike >& want_all )
+stream_slice( StreamPath& st, long origin, long lags, const std::vector< Spike >& want_all, double tol )
 {
   const size_t N = st.nodes.size();
   const uint32_t nch = nestcl_block_channels( st.block );
@@ -1107,11 +1196,12 @@ stream_slice( StreamPath& st, long origin, long lags, const std::vector< Spike >
   const nestcl_spike* spikes;
   uint32_t n_spikes;
   nestcl_block_spikes( st.block, &spikes, &n_spikes );
+  const double* offsets = nestcl_block_spike_offsets( st.block );
   auto& emitted = nest::kernel().event_delivery_manager.emitted_spikes_;
   emitted.clear();
   for ( uint32_t k = 0; k < n_spikes; ++k )
   {
-    st.glue->emit( *st.nodes[ spikes[ k ].index ], origin, spikes[ k ].lag, 1 );
+    st.glue->emit( *st.nodes[ spikes[ k ].index ], origin, spikes[ k ].lag, 1, offsets ? offsets[ k ] : 0.0 );
   }
   std::vector< Spike > got;
   for ( const auto& e : emitted )
@@ -1120,13 +1210,13 @@ stream_slice( StreamPath& st, long origin, long lags, const std::vector< Spike >
     {
       return nestcl_test::fail( "stream emit", "send() stamped a spike outside its step" );
     }
-    got.push_back( { static_cast< uint32_t >( e.node_id - N - 1 ), static_cast< uint32_t >( e.lag ) } );
+    got.push_back( { static_cast< uint32_t >( e.node_id - N - 1 ), static_cast< uint32_t >( e.lag ), e.offset } );
   }
   emitted.clear();
   std::vector< Spike > want( want_all );
   std::sort( want.begin(), want.end() );
   std::sort( got.begin(), got.end() );
-  if ( got != want )
+  if ( !same_spikes( got, want, tol ) )
   {
     std::fprintf( stderr, "FAIL stream VP, steps %ld..%ld: %zu spikes, native %zu\n", origin, origin + lags - 1,
       got.size(), want.size() );
@@ -1409,6 +1499,7 @@ main( int argc, char** argv )
   std::vector< SpikeIn > sp;
   std::vector< CurrentIn > cur;
   std::vector< nestcl_spike > cpu_spikes( N * MIN_DELAY );
+  std::vector< double > cpu_offsets( N * MIN_DELAY );
   std::vector< Spike > want_all, want, got, cl_got;
   std::vector< SoA > refs; // native state after each lag of the super step
   refs.reserve( MIN_DELAY );
@@ -1456,14 +1547,18 @@ main( int argc, char** argv )
         spikes_for( setup, i, t, sp );
         for ( const SpikeIn& e : sp )
         {
-          nestcl_test::deliver_spike( *nodes[ i ], t, e.weight, e.rport );
+          nestcl_test::deliver_spike( *nodes[ i ], t, e.weight, e.rport, 1, e.offset );
           if ( use_cl )
           {
-            nestcl_test::deliver_spike( *st.nodes[ i ], t, e.weight, e.rport );
+            nestcl_test::deliver_spike( *st.nodes[ i ], t, e.weight, e.rport, 1, e.offset );
           }
           int ch = -1;
           double v = 0;
-          const int rc = DESC->route_spike( e.weight, e.rport, K, &ch, &v );
+          int offset_read = 0;
+          // A handler that reads the spike's offset routes through route_spike_offset with it.
+          const int rc = DESC->route_spike_offset
+            ? DESC->route_spike_offset( e.weight, e.rport, K, e.offset, &offset_read, &ch, &v )
+            : DESC->route_spike( e.weight, e.rport, K, &ch, &v );
           if ( !route( i, t, rc, ch, v, "route_spike" ) )
           {
             return 1;
@@ -1513,7 +1608,7 @@ main( int argc, char** argv )
         {
           return nestcl_test::fail( "native", "send() stamped a spike outside this step" );
         }
-        want_all.push_back( { static_cast< uint32_t >( e.node_id - 1 ), static_cast< uint32_t >( lag ) } );
+        want_all.push_back( { static_cast< uint32_t >( e.node_id - 1 ), static_cast< uint32_t >( lag ), e.offset } );
       }
       nest::kernel().event_delivery_manager.emitted_spikes_.clear();
       for ( size_t i = 0; i < N; ++i )
@@ -1522,7 +1617,7 @@ main( int argc, char** argv )
       }
     }
     total_spikes += want_all.size();
-    if ( use_cl && stream_slice( st, origin, lags, want_all ) )
+    if ( use_cl && stream_slice( st, origin, lags, want_all, setup.tolerance ) )
     {
       return 1;
     }
@@ -1566,6 +1661,7 @@ main( int argc, char** argv )
       a.rng_seed = TRAJ_RNG_SEED;
       a.id_first = 1;
       a.id_stride = 1;
+      a.spike_offsets = cpu_offsets.data();
       DESC->update_cpu( &a, cpu.fields() );
       if ( words[ 1 ] != 0 )
       {
@@ -1582,12 +1678,12 @@ main( int argc, char** argv )
       got.clear();
       for ( uint32_t k = 0; k < count; ++k )
       {
-        got.push_back( { cpu_spikes[ k ].index, cpu_spikes[ k ].lag } );
+        got.push_back( { cpu_spikes[ k ].index, cpu_spikes[ k ].lag, DESC->spike_offsets ? cpu_offsets[ k ] : 0.0 } );
       }
       std::sort( got.begin(), got.end() );
 
       std::string diff = compare( ref_to, cpu, -1, &setup, &c_max_dev );
-      if ( diff.empty() && got != want )
+      if ( diff.empty() && !same_spikes( got, want, setup.tolerance ) )
       {
         diff = "spikes differ (" + std::to_string( got.size() ) + " vs native " + std::to_string( want.size() ) + ")";
       }

@@ -69,13 +69,15 @@ static void run_model(nestcl_device *dev, const nestcl_model *m)
   int64_t *ring = calloc(ring_len ? ring_len : 1, sizeof *ring);
   int64_t *ring_gpu = calloc(ring_len ? ring_len : 1, sizeof *ring);
   nestcl_spike spikes_c[N * STEPS], spikes_g[N * STEPS];
+  /* a model that sets spike offsets: the list's offsets, and by (lag, neuron) for the comparison */
+  double offsets_c[N * STEPS], offsets_g[N * STEPS], by_step_c[N * STEPS], by_step_g[N * STEPS];
   uint32_t count_c[NESTCL_COUNT_WORDS] = {0}, count_g[NESTCL_COUNT_WORDS] = {0};
   char libm[48];
   double rec_dummy = 0;
   cl_program prog;
   cl_kernel kern;
   cl_int err;
-  nestcl_buffer b_ring, b_count, b_spikes, b_rec;
+  nestcl_buffer b_ring, b_count, b_spikes, b_rec, b_offsets;
   cl_command_queue q = nestcl_device_queue(dev, 0);
   char *src = kernel_program(m);
   int f, i, s;
@@ -150,6 +152,7 @@ static void run_model(nestcl_device *dev, const nestcl_model *m)
     a.rng_seed = 99u;
     a.id_first = 1000;
     a.id_stride = 3;
+    a.spike_offsets = offsets_c;
     m->update_cpu(&a, cpu);
   }
 
@@ -169,13 +172,19 @@ static void run_model(nestcl_device *dev, const nestcl_model *m)
     double d;
     size_t gsz = N;
     clGetKernelInfo(kern, CL_KERNEL_NUM_ARGS, sizeof nargs, &nargs, NULL);
-    CHECK(nargs == (cl_uint)(NESTCL_UPDATE_FIXED_ARGS + m->n_fields), "%s: %u kernel arguments", m->name, nargs);
+    CHECK(nargs == (cl_uint)(NESTCL_UPDATE_FIXED_ARGS + m->n_fields + (m->spike_offsets ? 1 : 0)),
+          "%s: %u kernel arguments", m->name, nargs);
     nestcl_buffer_alloc(dev, NESTCL_MEM_RING, "ring", ring_len * sizeof(int64_t), CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR,
                         ring_gpu, &b_ring);
     nestcl_buffer_alloc(dev, NESTCL_MEM_OTHER, "count", sizeof count_g, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR,
                         count_g, &b_count);
     nestcl_buffer_alloc(dev, NESTCL_MEM_OTHER, "spikes", sizeof spikes_g, CL_MEM_READ_WRITE, NULL, &b_spikes);
     nestcl_buffer_alloc(dev, NESTCL_MEM_RECORDING, "rec", sizeof rec_dummy, CL_MEM_READ_WRITE, NULL, &b_rec);
+    memset(&b_offsets, 0, sizeof b_offsets);
+    if (m->spike_offsets) {
+      nestcl_buffer_alloc(dev, NESTCL_MEM_OTHER, "spike offsets", sizeof offsets_g, CL_MEM_READ_WRITE, NULL, &b_offsets);
+      clSetKernelArg(kern, (cl_uint)(NESTCL_UPDATE_FIXED_ARGS + m->n_fields), sizeof(cl_mem), &b_offsets.mem);
+    }
     ui = N; clSetKernelArg(kern, 0, sizeof ui, &ui);
     ui = K; clSetKernelArg(kern, 1, sizeof ui, &ui);
     li = 0; clSetKernelArg(kern, 2, sizeof li, &li);
@@ -207,6 +216,9 @@ static void run_model(nestcl_device *dev, const nestcl_model *m)
     clEnqueueReadBuffer(q, b_ring.mem, CL_TRUE, 0, ring_len * sizeof(int64_t), ring_gpu, 0, NULL, NULL);
     clEnqueueReadBuffer(q, b_count.mem, CL_TRUE, 0, sizeof count_g, count_g, 0, NULL, NULL);
     clEnqueueReadBuffer(q, b_spikes.mem, CL_TRUE, 0, sizeof spikes_g, spikes_g, 0, NULL, NULL);
+    if (m->spike_offsets) {
+      clEnqueueReadBuffer(q, b_offsets.mem, CL_TRUE, 0, sizeof offsets_g, offsets_g, 0, NULL, NULL);
+    }
     for (f = 0; f < m->n_fields; f++) {
       size_t bytes = field_elems(&m->fields[f], K) * nestcl_field_type_size(m->fields[f].type);
       clEnqueueReadBuffer(q, bufs[f].mem, CL_TRUE, 0, bytes, gpu_host[f], 0, NULL, NULL);
@@ -219,6 +231,19 @@ static void run_model(nestcl_device *dev, const nestcl_model *m)
     CHECK(count_c[0] > 0, "%s: the input produced no spike, the comparison is too weak", m->name);
     CHECK(count_c[1] == 0 && count_g[1] == 0, "%s: failure %u in C (neuron %u, status %d), %u in OpenCL", m->name,
           count_c[1], count_c[2], (int)count_c[4], count_g[1]);
+    if (m->spike_offsets && count_c[0] == count_g[0] && count_c[0] <= N * STEPS) {
+      /* each neuron sends at most one event per step: its offset by (lag, neuron), bit for bit */
+      int nonzero = 0;
+      memset(by_step_c, 0, sizeof by_step_c);
+      memset(by_step_g, 0, sizeof by_step_g);
+      for (uint32_t k = 0; k < count_c[0]; ++k) {
+        by_step_c[spikes_c[k].lag * N + spikes_c[k].index] = offsets_c[k];
+        by_step_g[spikes_g[k].lag * N + spikes_g[k].index] = offsets_g[k];
+        nonzero |= offsets_c[k] != 0.0;
+      }
+      CHECK(memcmp(by_step_c, by_step_g, sizeof by_step_c) == 0, "%s: spike offsets differ", m->name);
+      CHECK(nonzero, "%s: every spike offset is 0, the comparison is too weak", m->name);
+    }
     if (count_c[0] == count_g[0] && count_c[0] <= N * STEPS) {
       qsort(spikes_c, count_c[0], sizeof *spikes_c, cmp_spike);
       qsort(spikes_g, count_g[0], sizeof *spikes_g, cmp_spike);
@@ -228,6 +253,7 @@ static void run_model(nestcl_device *dev, const nestcl_model *m)
     nestcl_buffer_free(dev, &b_count);
     nestcl_buffer_free(dev, &b_spikes);
     nestcl_buffer_free(dev, &b_rec);
+    nestcl_buffer_free(dev, &b_offsets);
     clReleaseKernel(kern);
   }
   clReleaseProgram(prog);

@@ -38,6 +38,8 @@ void emit_c(strbuf *b, const ir_model *m, const tr_rendered *r)
   for (j = 0; j < m->n_fields; j++)
     sb_printf(b, "  %s *const %s = (%s *)fields[%d];\n", ir_type_c(m->fields[j].type), m->fields[j].c_name,
               ir_type_c(m->fields[j].type), j);
+  if (m->spike_offsets)
+    sb_puts(b, "  double *const spike_offsets = a->spike_offsets;\n  (void)spike_offsets;\n");
   for (j = 0; j < (int)(sizeof fixed / sizeof fixed[0]); j++)
     sb_printf(b, "  (void)%s;\n", fixed[j]);
   for (j = 0; j < m->n_fields; j++)

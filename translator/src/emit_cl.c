@@ -1,7 +1,8 @@
 /*
  * OpenCL emitter: the kernel nestcl_update_<model>, one work-item per neuron
  * with NEST's lag loop inside, the 14 fixed arguments of model.h and then one
- * __global pointer per field in descriptor order. The runtime prepends its
+ * __global pointer per field in descriptor order (then, for a model that sets
+ * spike offsets, the offsets of the spike list). The runtime prepends its
  * headers (nestcl_rt_source), so this text includes nothing.
  */
 #include "emit.h"
@@ -26,6 +27,8 @@ void emit_cl(strbuf *b, const ir_model *m, const tr_rendered *r)
             m->name);
   for (j = 0; j < m->n_fields; j++)
     sb_printf(b, ",\n    __global %s *%s", ir_type_cl(m->fields[j].type), m->fields[j].c_name);
+  if (m->spike_offsets) /* after the fields: the offset of each spike-list entry (model.h, spike_offsets) */
+    sb_puts(b, ",\n    __global double *spike_offsets");
   sb_puts(b, ")\n{\n  const uint nestcl_i = (uint)get_global_id(0);\n  if (nestcl_i >= n)\n    return;\n  ");
   sb_puts(b, r->update_body);
   sb_puts(b, "\n}\n");

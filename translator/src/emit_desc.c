@@ -113,7 +113,9 @@ void emit_desc(strbuf *b, const ir_model *m, const tr_rendered *r, const char *k
     for (j = 0; j < m->n_fields; j++) {
       const ir_field *f = &m->fields[j];
       const char *ct = ir_type_c(f->type);
-      if (f->array_len == 0)
+      if (j == m->last_spike_field) /* ArchivingNode's constructor: no spike yet */
+        sb_printf(b, "  ((%s *)fields[%d])[nestcl_i] = -1.0; /* ArchivingNode::last_spike_ */\n", ct, j);
+      else if (f->array_len == 0)
         sb_printf(b, "  ((%s *)fields[%d])[nestcl_i] = 0;\n", ct, j);
       else if (f->array_len > 0)
         sb_printf(b, "  for (size_t nestcl_k = 0; nestcl_k < %d; ++nestcl_k)\n    ((%s *)fields[%d])[nestcl_k * n + nestcl_i] = 0;\n",
@@ -166,7 +168,23 @@ void emit_desc(strbuf *b, const ir_model *m, const tr_rendered *r, const char *k
       sb_printf(b, "  case %d: /* %s */\n    *value = (double)(%s);\n    return 0;\n", j, r->rec_names[j], r->rec_exprs[j]);
     sb_printf(b, "  default:\n    return nestcl_set_error(NESTCL_EINVAL, \"%s: no recordable %%d\", which);\n  }\n}\n\n", nm);
   }
-  if (r->route_spike) {
+  if (r->route_spike && m->reads_offset) {
+    /* handle(SpikeEvent&) reads e.get_offset(): the route takes the spike's offset and says whether it read it */
+    sb_printf(b, "static int %s_route_spike_offset(double weight, long rport, uint32_t K, double offset,\n"
+                 "                                  int *nestcl_offset_read, int *channel, double *value)\n{\n"
+                 "  *nestcl_offset_read = 0;\n  ", nm);
+    sb_puts(b, r->route_spike);
+    sb_puts(b, "\n  return NESTCL_EINVAL;\n}\n\n");
+    sb_printf(b, "/* Where the spike's offset is not carried: refused wherever handle() would read it. */\n"
+                 "static int %s_route_spike(double weight, long rport, uint32_t K, int *channel, double *value)\n{\n"
+                 "  int offset_read = 0;\n"
+                 "  const int rc = %s_route_spike_offset(weight, rport, K, 0.0, &offset_read, channel, value);\n"
+                 "  if (rc == 0 && offset_read)\n"
+                 "    return nestcl_set_error(NESTCL_EINVAL, \"%s: handle(SpikeEvent&) reads the spike's offset \"\n"
+                 "                            \"(SpikeEvent::get_offset) at rport %%ld, and this path does not carry it\", rport);\n"
+                 "  return rc;\n}\n\n",
+              nm, nm, nm);
+  } else if (r->route_spike) {
     sb_printf(b, "static int %s_route_spike(double weight, long rport, uint32_t K, int *channel, double *value)\n{\n  ", nm);
     sb_puts(b, r->route_spike);
     sb_puts(b, "\n  return NESTCL_EINVAL;\n}\n\n");
@@ -227,6 +245,11 @@ void emit_desc(strbuf *b, const ir_model *m, const tr_rendered *r, const char *k
   else
     sb_puts(b, "  NULL,\n  0,\n  NULL,\n");
   sb_printf(b, "  %d,\n", m->multiplicity);
+  sb_printf(b, "  %d,\n", m->spike_offsets);
+  if (r->route_spike && m->reads_offset)
+    sb_printf(b, "  %s_route_spike_offset,\n", nm);
+  else
+    sb_puts(b, "  NULL,\n");
   sb_puts(b, "};\n");
 }
 

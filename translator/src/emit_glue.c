@@ -13,7 +13,9 @@
  * back into the node and lets its own logger record it (so NEST's recordables
  * map derives V_m and the rest); and emit_<model>, which does what the model's
  * update() does for a spike: set_spiketime() and event_delivery_manager.send()
- * (for a spike of multiplicity m, m history entries and one event).
+ * (for a spike of multiplicity m, m history entries and one event; the
+ * offset update() gave it). A model whose update() reads the last spike time
+ * has it packed from, and unpacked into, the node's ArchivingNode::last_spike_.
  */
 #include "emit.h"
 
@@ -177,6 +179,9 @@ void emit_glue(strbuf *b, const ir_model *m)
              "/* ArchivingNode::n_incoming_: the plastic connections that registered to read the node's history. */\n"
              "struct n_incoming_tag\n{\n};\nauto member( n_incoming_tag );\n"
              "template struct steal_fn< n_incoming_tag, &nest::ArchivingNode::n_incoming_ >;\n"
+             "/* ArchivingNode::last_spike_ (ms): the last spike time that update() reads through get_spiketime_ms(). */\n"
+             "struct last_spike_tag\n{\n};\nauto member( last_spike_tag );\n"
+             "template struct steal_fn< last_spike_tag, &nest::ArchivingNode::last_spike_ >;\n"
              "/* Only an ArchivingNode keeps a spike history (STDP reads it); only a node with a logger records. */\n"
              "template < typename N >\nvoid\nset_spiketime( N& node, const nest::Time& t )\n{\n"
              "  if constexpr ( std::is_base_of_v< nest::ArchivingNode, N > )\n"
@@ -209,9 +214,18 @@ void emit_glue(strbuf *b, const ir_model *m)
   sb_printf(b, "} // namespace %s_detail\n\n", nm);
   sb_printf(b, "inline void\npack_%s( const nest::%s& node, void* const* fields, std::size_t n, std::size_t i )\n{\n  (void)n;\n", nm, nm);
   copy_fields(b, m, 1);
+  if (m->last_spike_field >= 0)
+    sb_printf(b, "  static_cast< double* >( fields[ %d ] )[ i ] =\n"
+                 "    static_cast< const nest::ArchivingNode& >( node ).*detail::member( detail::last_spike_tag {} );\n",
+              m->last_spike_field);
   sb_puts(b, "}\n\n");
   sb_printf(b, "inline void\nunpack_%s( nest::%s& node, void* const* fields, std::size_t n, std::size_t i )\n{\n  (void)n;\n", nm, nm);
   copy_fields(b, m, 0);
+  /* emit_ has kept it with set_spiketime() spike by spike; the device's value is the same */
+  if (m->last_spike_field >= 0)
+    sb_printf(b, "  static_cast< nest::ArchivingNode& >( node ).*detail::member( detail::last_spike_tag {} ) =\n"
+                 "    static_cast< double* >( fields[ %d ] )[ i ];\n",
+              m->last_spike_field);
   sb_puts(b, "}\n\n");
   {
     /* receptors_<model>: the node's receptor count K (the length of its first per-receptor vector), or 0. */
@@ -306,8 +320,9 @@ void emit_glue(strbuf *b, const ir_model *m)
   }
   emit_drain(b, m, any[3]);
   emit_record(b, m, any[3]);
-  /* a spike of multiplicity m (the device's run of m entries): one event, m history entries, as update() */
-  sb_printf(b, "inline void\nemit_%s( nest::%s& node, long origin_steps, long lag, unsigned long m )\n{\n"
+  /* a spike of multiplicity m (the device's run of m entries): one event, m history entries, as update();
+   * the offset that update() gave the event (0, NEST's default, for a model that sets none) */
+  sb_printf(b, "inline void\nemit_%s( nest::%s& node, long origin_steps, long lag, unsigned long m, double offset )\n{\n"
                "  for ( unsigned long k = 0; k < m; ++k )\n"
                "  {\n"
                "    detail::set_spiketime( node, nest::Time::step( origin_steps + lag + 1 ) );\n"
@@ -316,8 +331,12 @@ void emit_glue(strbuf *b, const ir_model *m)
                "  if ( m != 1 )\n"
                "  {\n"
                "    se.set_multiplicity( m );\n"
-               "  }\n"
-               "  nest::kernel().event_delivery_manager.send( node, se, lag );\n}\n", nm, nm);
+               "  }\n", nm, nm);
+  if (m->spike_offsets)
+    sb_puts(b, "  se.set_offset( offset );\n");
+  else
+    sb_puts(b, "  (void)offset;\n");
+  sb_puts(b, "  nest::kernel().event_delivery_manager.send( node, se, lag );\n}\n");
   sb_puts(b, "} // namespace nestcl_glue\n\n#endif\n");
 }
 
@@ -328,10 +347,10 @@ void emit_glue_table(strbuf *b, ir_model *const *models, int n)
     {"unpack", "nest::Node& node, void* const* f, std::size_t n, std::size_t i", ""},
     {"drain", "nest::Node& node, long lag, double* out, std::size_t K", ""},
     {"record", "nest::Node& node, const double* values, long step", ""},
-    {"emit", "nest::Node& node, long origin_steps, long lag, unsigned long m", ""},
+    {"emit", "nest::Node& node, long origin_steps, long lag, unsigned long m, double offset", ""},
     {"receptors", "const nest::Node& node", "const"}};
   static const char *const rets[6] = {"void", "void", "void", "void", "void", "std::size_t"};
-  static const char *const args[6] = {"f, n, i", "f, n, i", "lag, out, K", "values, step", "origin_steps, lag, m", ""};
+  static const char *const args[6] = {"f, n, i", "f, n, i", "lag, out, K", "values, step", "origin_steps, lag, m, offset", ""};
   int j, k;
   sb_puts(b, "/* Generated by nestcl-translate. Do not edit.\n"
              "   nestcl_glue_table.hpp: the glue of every model translated in this run, by NEST model name, for\n"

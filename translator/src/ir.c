@@ -24,6 +24,7 @@ ir_model *ir_model_new(const char *name)
   m->ode_dyn = m->ode_control = m->ode_step = m->ode_assign = clang_getNullCursor();
   m->rec_create = clang_getNullCursor();
   m->update_forward = m->gap_handler = clang_getNullCursor();
+  m->last_spike_field = -1;
   return m;
 }
 

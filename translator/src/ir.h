@@ -93,6 +93,7 @@ typedef struct ir_channel_group {
   ir_buffer_kind kind;
   int base_fixed;    /* first channel = base_fixed + base_k * K */
   int base_k;
+  int resized_k;     /* IR_BUF_VECTOR: resized to one channel per receptor somewhere (then never to a constant) */
   CXCursor decl;
 } ir_channel_group;
 
@@ -180,6 +181,11 @@ typedef struct ir_model {
    */
   int has_ode;
   int multiplicity;          /* update() sends spikes of multiplicity > 1 (set_multiplicity) */
+  int spike_offsets;         /* update() sets the offset of the spikes it sends (SpikeEvent::set_offset) */
+  int reads_offset;          /* handle( SpikeEvent& ) reads the spike's offset (e.get_offset()) */
+  /* update() reads ArchivingNode::get_spiketime_ms(): the field (struct "ArchivingNode", member
+   * "last_spike_", NEST's last_spike_ in ms) that set_spiketime() writes; -1 when none */
+  int last_spike_field;
   /* dist.param( p ) of a RandomDistribution member outside update() (pp_psc_delta's gamma_dist_ in
    * pre_run_hook()): the member and p's constructor arguments, which a draw in update() reads */
   struct ir_dist {

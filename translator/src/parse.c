@@ -1182,8 +1182,15 @@ static enum CXChildVisitResult visit_state_resize(CXCursor c, CXCursor parent, C
         int fi = ir_find_field(m, clang_getCursorReferenced(cursor_strip(base.c[0])));
         int gi = ir_find_channel_group(m, clang_getCursorReferenced(cursor_strip(base.c[0])));
         long a = 0, b = 0;
-        if (gi >= 0 && m->channels[gi].kind == IR_BUF_VECTOR &&
-            !(linear_in_k(m, clang_Cursor_getArgument(c, 0), &a, &b, 0) && a == 0 && b == 1)) {
+        int lin = gi >= 0 ? linear_in_k(m, clang_Cursor_getArgument(c, 0), &a, &b, 0) : 0;
+        if (gi >= 0 && m->channels[gi].kind == IR_BUF_VECTOR && lin && b == 0 && a >= 1 && a <= 64 &&
+            !m->channels[gi].resized_k && (m->channels[gi].count < 0 || m->channels[gi].count == a)) {
+          /* iaf_bw_2001's spikes_.resize( 3 ): a fixed number of channels, one per synapse type */
+          m->channels[gi].count = (int)a;
+        } else if (gi >= 0 && m->channels[gi].kind == IR_BUF_VECTOR && lin && a == 0 && b == 1 &&
+                   m->channels[gi].count < 0) {
+          m->channels[gi].resized_k = 1;
+        } else if (gi >= 0 && m->channels[gi].kind == IR_BUF_VECTOR) {
           /* iaf_cond_alpha_mc's spikes_.resize( 2 * NCOMP ): not one channel per receptor */
           char *msg = xasprintf("input buffer vector '%s' resized to other than one channel per receptor is not "
                                 "supported on the device (the ring holds K channels for it)",
@@ -1324,6 +1331,25 @@ static void detect_update_forward(ir_model *m)
   m->methods[IR_M_UPDATE] = def;
 }
 
+/* A call of ArchivingNode::get_spiketime_ms(). */
+static enum CXChildVisitResult visit_find_spiketime(CXCursor c, CXCursor parent, CXClientData data)
+{
+  int *hit = data;
+  (void)parent;
+  if (clang_getCursorKind(c) == CXCursor_CallExpr) {
+    CXCursor callee = clang_getCursorReferenced(c);
+    char *n = cursor_spelling(callee);
+    char *cls = cursor_spelling(clang_getCursorSemanticParent(callee));
+    if (!strcmp(n, "get_spiketime_ms") && !strcmp(cls, "ArchivingNode"))
+      *hit = 1;
+    free(n);
+    free(cls);
+    if (*hit)
+      return CXChildVisit_Break;
+  }
+  return CXChildVisit_Recurse;
+}
+
 static void finish_model(ir_model *m)
 {
   int k, fixed = 0, kk = 0;
@@ -1361,9 +1387,24 @@ static void finish_model(ir_model *m)
     fw.si = k;
     clang_visitChildren(m->structs[k], visit_fields, &fw);
   }
+  /* update() reads the last spike time (ArchivingNode::get_spiketime_ms()): a field of its own after
+   * the model's, which set_spiketime() writes in the kernel and the glue syncs with NEST's node */
+  if (m->has_method[IR_M_UPDATE]) {
+    int hit = 0;
+    clang_visitChildren(m->methods[IR_M_UPDATE], visit_find_spiketime, &hit);
+    if (hit) {
+      ir_field *f = ir_add_field(m);
+      f->member = xstrdup("last_spike_");
+      f->struct_name = xstrdup("ArchivingNode");
+      f->role = IR_ROLE_BUFFER;
+      f->type = IR_T_DOUBLE;
+      m->last_spike_field = m->n_fields - 1;
+    }
+  }
   for (k = 0; k < m->n_fields; k++) {
     int si = struct_index(m->fields[k].struct_name);
-    m->fields[k].c_name = xasprintf("%s%s", prefix[si], m->fields[k].member);
+    m->fields[k].c_name = k == m->last_spike_field ? xstrdup("A__last_spike_")
+                                                   : xasprintf("%s%s", prefix[si], m->fields[k].member);
   }
   for (k = 0; k < m->n_channels; k++) {
     ir_channel_group *g = &m->channels[k];
@@ -1399,6 +1440,24 @@ static void finish_model(ir_model *m)
     for (k = 0; k < (int)(sizeof where / sizeof *where); k++)
       if (m->has_method[where[k]])
         clang_visitChildren(m->methods[where[k]], visit_state_resize, m);
+    /* a vector of input buffers resized to a constant holds that many channels: the bases again, and
+     * receptors only where something still has one entry per receptor */
+    fixed = kk = 0;
+    for (k = 0; k < m->n_channels; k++) {
+      ir_channel_group *g = &m->channels[k];
+      g->base_fixed = fixed;
+      g->base_k = kk;
+      if (g->count < 0)
+        kk++;
+      else
+        fixed += g->count;
+    }
+    if (m->has_receptors) {
+      int per_k = kk > 0;
+      for (k = 0; k < m->n_fields && !per_k; k++)
+        per_k = m->fields[k].array_len < 0;
+      m->has_receptors = per_k;
+    }
   }
   /* Recordables: every State_ field in descriptor order (documented in model.h's
    * terms: rec holds what the model's state is, whatever its recordables map

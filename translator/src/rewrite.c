@@ -52,6 +52,7 @@ struct rw_ctx {
   CXCursor target_var; /* RW_SEND: the local that holds get_target( t ) */
   CXCursor node_var;   /* RW_DYN: the local that holds the node (reinterpret_cast of the params pointer) */
   int multiplicity;    /* RW_UPDATE: update() calls SpikeEvent::set_multiplicity */
+  int offsets;         /* RW_UPDATE: update() calls SpikeEvent::set_offset */
   int rng_sites;  /* random draws rendered so far: each call site gets its own stream */
   /* statements left out of this render, with why (plan_drops) */
   CXCursor *dropped;
@@ -88,19 +89,34 @@ static enum CXChildVisitResult visit_find_lag(CXCursor c, CXCursor parent, CXCli
   return CXChildVisit_Recurse;
 }
 
-static enum CXChildVisitResult visit_find_multiplicity(CXCursor x, CXCursor parent, CXClientData data)
+/* A call of the method named name (set_multiplicity, set_offset) below a cursor. */
+typedef struct method_find {
+  const char *name;
+  int hit;
+} method_find;
+
+static enum CXChildVisitResult visit_find_method(CXCursor x, CXCursor parent, CXClientData data)
 {
-  int *hit = data;
+  method_find *mf = data;
   (void)parent;
   if (clang_getCursorKind(x) == CXCursor_CallExpr) {
     char *n = cursor_spelling(clang_getCursorReferenced(x));
-    if (!strcmp(n, "set_multiplicity"))
-      *hit = 1;
+    if (!strcmp(n, mf->name))
+      mf->hit = 1;
     free(n);
-    if (*hit)
+    if (mf->hit)
       return CXChildVisit_Break;
   }
   return CXChildVisit_Recurse;
+}
+
+static int calls_method(CXCursor fn, const char *name)
+{
+  method_find mf;
+  mf.name = name;
+  mf.hit = 0;
+  clang_visitChildren(fn, visit_find_method, &mf);
+  return mf.hit;
 }
 
 rw_ctx *rw_new(ir_model *m, rw_mode mode, CXCursor fn, int fatal)
@@ -114,10 +130,14 @@ rw_ctx *rw_new(ir_model *m, rw_mode mode, CXCursor fn, int fatal)
   c->target_var = clang_getNullCursor();
   c->node_var = clang_getNullCursor();
   if (mode == RW_UPDATE) {
-    /* update() sets the multiplicity of the spikes it sends: each SpikeEvent local gets a count */
-    clang_visitChildren(fn, visit_find_multiplicity, &c->multiplicity);
+    /* update() sets the multiplicity (the offset) of the spikes it sends: each SpikeEvent local gets a
+     * count (an offset) */
+    c->multiplicity = calls_method(fn, "set_multiplicity");
     if (c->multiplicity)
       m->multiplicity = 1;
+    c->offsets = calls_method(fn, "set_offset");
+    if (c->offsets)
+      m->spike_offsets = 1;
   }
   if (mode == RW_UPDATE && clang_Cursor_getNumArguments(fn) >= 3) {
     lag_find lf;
@@ -290,7 +310,8 @@ static int is_reserved_name(const char *n)
   static const char *const reserved[] = {"n", "K", "origin_steps", "from", "to", "resolution_ms", "ring_slots",
                                          "n_channels", "ring", "spike_count", "spikes", "spike_capacity",
                                          "rec_interval", "rec", "weight", "current", "rport", "channel", "value",
-                                         "name", "fields", "rng_seed", "id_first", "id_stride"};
+                                         "name", "fields", "rng_seed", "id_first", "id_stride", "offset",
+                                         "spike_offsets"};
   size_t k;
   for (k = 0; k < sizeof reserved / sizeof reserved[0]; k++)
     if (!strcmp(n, reserved[k]))
@@ -594,7 +615,13 @@ static int channel_of_base(rw_ctx *c, CXCursor base, char **chan)
       if (gi >= 0 && c->m->channels[gi].kind == IR_BUF_VECTOR) {
         char *idx, *base_e = ir_channel_base_expr(&c->m->channels[gi]);
         render_to(c, k.c[2], &idx);
-        *chan = xasprintf("%s + (%s)", base_e, idx);
+        if ((c->mode == RW_ROUTE_SPIKE || c->mode == RW_ROUTE_CURRENT) && c->m->channels[gi].count > 0)
+          /* a handler's index into a vector of a fixed number of buffers (iaf_bw_2001's spikes_[ rport - 1 ]):
+           * outside it, no channel (-1), which the runtime refuses, rather than a neighbouring buffer's */
+          *chan = xasprintf("((long)(%s) >= 0 && (long)(%s) < %d ? %s + (int)(%s) : -1)", idx, idx,
+                            c->m->channels[gi].count, base_e, idx);
+        else
+          *chan = xasprintf("%s + (%s)", base_e, idx);
         free(idx);
         free(base_e);
       } else {
@@ -1081,7 +1108,25 @@ static int call_ring_reset(rw_ctx *c, const call_info *ci, strbuf *out)
   return 1;
 }
 
-/* set_spiketime( Time::step( t ) ) */
+/*
+ * Whether argument k of a call is written in the call (not a default argument,
+ * whose expression lies in the callee's declaration).
+ */
+static int arg_written(CXCursor call, unsigned k)
+{
+  CXSourceRange cr = clang_getCursorExtent(call), ar = clang_getCursorExtent(clang_Cursor_getArgument(call, k));
+  CXFile cf, af;
+  unsigned cb, ce, ab, ae, dummy;
+  if (clang_Range_isNull(ar))
+    return 0;
+  clang_getFileLocation(clang_getRangeStart(cr), &cf, &dummy, &dummy, &cb);
+  clang_getFileLocation(clang_getRangeEnd(cr), NULL, &dummy, &dummy, &ce);
+  clang_getFileLocation(clang_getRangeStart(ar), &af, &dummy, &dummy, &ab);
+  clang_getFileLocation(clang_getRangeEnd(ar), NULL, &dummy, &dummy, &ae);
+  return clang_File_isEqual(cf, af) && ab >= cb && ae <= ce && ae > ab;
+}
+
+/* set_spiketime( Time::step( t ) ): NESTCL_SET_SPIKETIME, which keeps the last spike time where update() reads it */
 static int call_set_spiketime(rw_ctx *c, const call_info *ci, strbuf *out)
 {
   if (!name_is(ci, "set_spiketime") || ci->nargs < 1)
@@ -1089,6 +1134,11 @@ static int call_set_spiketime(rw_ctx *c, const call_info *ci, strbuf *out)
   CXCursor st = find_call_below(clang_Cursor_getArgument(ci->cur, 0), "step");
   if (clang_Cursor_isNull(st) || clang_Cursor_getNumArguments(st) != 1)
     return 0;
+  if (ci->nargs >= 2 && arg_written(ci->cur, 1)) {
+    /* ArchivingNode keeps t - offset as the last spike; the device and the glue keep the grid time */
+    error_at(c, ci->cur, "set_spiketime with an offset", "the spike time is kept on the grid of steps");
+    return 1;
+  }
   sb_puts(out, "NESTCL_SET_SPIKETIME(nestcl_i, ");
   render_arg(c, st, 0, out);
   sb_putc(out, ')');
@@ -1104,16 +1154,26 @@ static int call_send(rw_ctx *c, const call_info *ci, strbuf *out)
   char *evt = decl_name_of_type(clang_getCursorType(ev));
   int is_spike = !strcmp(evt, "SpikeEvent");
   free(evt);
-  if (is_spike && c->multiplicity) {
-    /* the event is a SpikeEvent local: its count nestcl_mult_<name> */
+  if (is_spike && (c->multiplicity || c->offsets)) {
+    /* the event is a SpikeEvent local: its count nestcl_mult_<name>, its offset nestcl_off_<name> */
     if (clang_getCursorKind(ev) != CXCursor_DeclRefExpr) {
-      error_at(c, ci->cur, "sending a SpikeEvent that is not a local", "its multiplicity is a local's");
+      error_at(c, ci->cur, "sending a SpikeEvent that is not a local",
+               c->offsets ? "its offset is a local's" : "its multiplicity is a local's");
       return 1;
     }
     char *vn = cursor_spelling(clang_getCursorReferenced(ev));
-    sb_puts(out, "nestcl_emit_spikes(spike_count, spikes, spike_capacity, nestcl_i, ");
-    render_arg(c, ci->cur, 2, out);
-    sb_printf(out, ", nestcl_mult_%s)", vn);
+    if (c->offsets) {
+      sb_puts(out, "nestcl_emit_spikes_offset(spike_count, spikes, spike_offsets, spike_capacity, nestcl_i, ");
+      render_arg(c, ci->cur, 2, out);
+      if (c->multiplicity)
+        sb_printf(out, ", nestcl_mult_%s, nestcl_off_%s)", vn, vn);
+      else
+        sb_printf(out, ", 1u, nestcl_off_%s)", vn);
+    } else {
+      sb_puts(out, "nestcl_emit_spikes(spike_count, spikes, spike_capacity, nestcl_i, ");
+      render_arg(c, ci->cur, 2, out);
+      sb_printf(out, ", nestcl_mult_%s)", vn);
+    }
     free(vn);
   } else if (is_spike) {
     sb_puts(out, "nestcl_emit_spike(spike_count, spikes, spike_capacity, nestcl_i, ");
@@ -1168,6 +1228,56 @@ static int call_set_multiplicity(rw_ctx *c, const call_info *ci, strbuf *out)
   render_arg(c, ci->cur, 0, out);
   sb_puts(out, "))");
   free(vn);
+  return 1;
+}
+
+/* se.set_offset( x ) of a SpikeEvent local: its offset, which send() lists beside the spike. */
+static int call_set_offset(rw_ctx *c, const call_info *ci, strbuf *out)
+{
+  if (!name_is(ci, "set_offset") || ci->nargs != 1)
+    return 0;
+  CXCursor b = clang_Cursor_isNull(ci->base) ? ci->base : cursor_strip(ci->base);
+  char *tn = clang_Cursor_isNull(b) ? xstrdup("") : decl_name_of_type(clang_getCursorType(b));
+  int local = !clang_Cursor_isNull(b) && clang_getCursorKind(b) == CXCursor_DeclRefExpr && !strcmp(tn, "SpikeEvent");
+  free(tn);
+  if (!local) {
+    error_at(c, ci->cur, "set_offset on something other than a SpikeEvent local",
+             "the offset is kept in a local beside the event");
+    return 1;
+  }
+  char *vn = cursor_spelling(clang_getCursorReferenced(b));
+  sb_printf(out, "(nestcl_off_%s = (double)(", vn);
+  render_arg(c, ci->cur, 0, out);
+  sb_puts(out, "))");
+  free(vn);
+  return 1;
+}
+
+/* ArchivingNode::get_spiketime_ms(): the last spike time, which NESTCL_SET_SPIKETIME writes. */
+static int call_get_spiketime(rw_ctx *c, const call_info *ci, strbuf *out)
+{
+  if (!name_is(ci, "get_spiketime_ms") || strcmp(ci->cls, "ArchivingNode") || ci->nargs != 0)
+    return 0;
+  if (c->m->last_spike_field < 0) { /* parse.c adds the field for every call in update() */
+    error_at(c, ci->cur, "get_spiketime_ms() here", "the last spike time is kept for update() only");
+    return 1;
+  }
+  c->used[c->m->last_spike_field] = 1;
+  sb_printf(out, "%s[nestcl_i]", c->m->fields[c->m->last_spike_field].c_name);
+  return 1;
+}
+
+/*
+ * A spike handler's e.get_offset(): the offset the routing function is given,
+ * and a mark that this route read it (the runtime must then pass the spike's
+ * own offset, or refuse the connection where it cannot).
+ */
+static int call_get_offset(rw_ctx *c, const call_info *ci, strbuf *out)
+{
+  if (!name_is(ci, "get_offset") || ci->nargs != 0)
+    return 0;
+  c->m->reads_offset = 1;
+  sb_puts(out, "(*nestcl_offset_read = 1, offset)");
   return 1;
 }
 
@@ -1465,6 +1575,11 @@ static int call_update_value_param(rw_ctx *c, const call_info *ci, strbuf *out)
     return 1;
   }
   if (!strncmp(q, "names::", 7) && suffix) {
+    /* a bool field is an int32 copy; a bool local of the model's own (ht_neuron's equilibrate) is a C bool */
+    CXCursor arg = cursor_strip(clang_Cursor_getArgument(ci->cur, 2));
+    if (!strcmp(suffix, "b") && !(clang_getCursorKind(arg) == CXCursor_MemberRefExpr &&
+                                  ir_find_field(c->m, clang_getCursorReferenced(arg)) >= 0))
+      suffix = "bool";
     sb_printf(out, "nestcl_set_%s(name, \"%s\", value, &(", suffix, q + 7);
     render_arg(c, ci->cur, 2, out);
     sb_puts(out, "), &nestcl_hit)");
@@ -2491,6 +2606,9 @@ static const call_rule call_rules[] = {
   {"EventDeliveryManager::send", RW_BIT(RW_UPDATE), call_send},
   {"record_data", RW_BIT(RW_UPDATE), call_record_data},
   {"SpikeEvent::set_multiplicity", RW_BIT(RW_UPDATE), call_set_multiplicity},
+  {"SpikeEvent::set_offset", RW_BIT(RW_UPDATE), call_set_offset},
+  {"ArchivingNode::get_spiketime_ms", RW_BIT(RW_UPDATE), call_get_spiketime},
+  {"SpikeEvent::get_offset", RW_BIT(RW_ROUTE_SPIKE), call_get_offset},
   {"Clopath history", RW_BIT(RW_UPDATE) | RW_HOST_INIT | RW_BIT(RW_INIT), call_clopath_history},
   {"random draw", RW_BIT(RW_UPDATE), call_random_draw},
   {"random distribution", RW_BIT(RW_UPDATE), call_random_dist},
@@ -2692,6 +2810,44 @@ static void render_vardecl(rw_ctx *c, CXCursor cur, const char *t, unsigned b, u
 }
 
 /* NESTML-generated update()s define helper lambdas (get_t) they may never call. */
+/* A call that changes nothing the device could see: a const method, or nest::kernel() (the singleton's accessor). */
+static enum CXChildVisitResult visit_impure_call(CXCursor x, CXCursor parent, CXClientData data)
+{
+  int *hit = data;
+  (void)parent;
+  if (clang_getCursorKind(x) == CXCursor_CallExpr) {
+    CXCursor callee = clang_getCursorReferenced(x);
+    char *qn = cursor_qualified_name(callee);
+    int pure = (clang_getCursorKind(callee) == CXCursor_CXXMethod && clang_CXXMethod_isConst(callee)) ||
+               !strcmp(qn, "kernel") || !strcmp(qn, "nest::kernel") || clang_getCursorKind(callee) == CXCursor_Constructor;
+    free(qn);
+    if (!pure) {
+      *hit = 1;
+      return CXChildVisit_Break;
+    }
+  }
+  return CXChildVisit_Recurse;
+}
+
+/*
+ * A std::vector local that nothing in the function names and whose
+ * construction changes nothing (iaf_bw_2001's s_vals( min_delay, 0.0 )): it
+ * can be left out.
+ */
+static int vector_unused(rw_ctx *c, CXCursor v)
+{
+  char *tn = decl_name_of_type(clang_getCursorType(v));
+  int is_vector = !strcmp(tn, "vector");
+  free(tn);
+  if (!is_vector || cursor_refers_to(c->fn, v))
+    return 0;
+  int hit = 0;
+  clang_visitChildren(v, visit_side_effect, &hit);
+  if (!hit)
+    clang_visitChildren(v, visit_impure_call, &hit);
+  return !hit;
+}
+
 static int lambda_unused(rw_ctx *c, CXCursor v)
 {
   cursor_kids k = cursor_children(v);
@@ -2719,7 +2875,13 @@ static int render_special_local(rw_ctx *c, CXCursor v, const char *tn, strbuf *o
   if (!spike && !dist)
     return 0;
   char *vn = cursor_spelling(v);
-  if (spike && c->multiplicity) {
+  if (spike && c->offsets) {
+    /* NEST's Event starts with offset 0 */
+    if (c->multiplicity)
+      sb_printf(out, "nestcl_u32 nestcl_mult_%s = 1u; ", vn);
+    sb_printf(out, "double nestcl_off_%s = 0.0; /* SpikeEvent %s: its %soffset; the spike goes to the spike list */",
+              vn, vn, c->multiplicity ? "multiplicity and " : "");
+  } else if (spike && c->multiplicity) {
     sb_printf(out, "nestcl_u32 nestcl_mult_%s = 1u; /* SpikeEvent %s: its multiplicity; the spike goes to the spike list */",
               vn, vn);
   } else if (spike) {
@@ -2762,6 +2924,13 @@ static int handle_declstmt(rw_ctx *c, CXCursor cur, const char *t, unsigned b, u
     if (lambda_unused(c, v)) {
       char *vn = cursor_spelling(v);
       sb_printf(out, "/* %s: an unused lambda, dropped */", vn);
+      free(vn);
+      free(ch.c);
+      return 1;
+    }
+    if (vector_unused(c, v)) {
+      char *vn = cursor_spelling(v);
+      sb_printf(out, "/* %s: an unused std::vector, dropped */", vn);
       free(vn);
       free(ch.c);
       return 1;

@@ -798,6 +798,17 @@ void emit_update_prelude(strbuf *b, const ir_model *m)
              "  nestcl_rng_uniform(nestcl_rng_key(NESTCL_MODEL_RNG_SEED, NESTCL_RNG_PURPOSE_MODEL + (site)), \\\n"
              "                     nestcl_rng_counter(NESTCL_NEURON_ID(i), (nestcl_u64)(step)))\n"
              "#endif\n\n");
+  if (m->last_spike_field >= 0)
+    sb_printf(b, "/* update() reads the last spike time (ArchivingNode::get_spiketime_ms()): set_spiketime()\n"
+                 "   keeps it in %s as NEST's last_spike_, Time::step( step ).get_ms() (the step's tics,\n"
+                 "   1000 per ms, times the length of a tic). */\n"
+                 "#ifndef NESTCL_STEP_MS\n#define NESTCL_STEP_MS\n"
+                 "NESTCL_INLINE double nestcl_step_ms_of(nestcl_i64 step, double resolution_ms)\n{\n"
+                 "  const nestcl_i64 tics_per_step = (nestcl_i64)(resolution_ms * 1000.0 + 0.5);\n"
+                 "  return (1.0 / 1000.0) * (double)(step * tics_per_step);\n}\n#endif\n"
+                 "#undef NESTCL_SET_SPIKETIME\n"
+                 "#define NESTCL_SET_SPIKETIME(i, step) (%s[i] = nestcl_step_ms_of((step), resolution_ms))\n\n",
+              m->fields[m->last_spike_field].c_name, m->fields[m->last_spike_field].c_name);
   sb_puts(b, "/* Parameters: -DNESTCL_CONST_<member>=value turns a per-neuron read into a constant. */\n");
   for (j = 0; j < m->n_fields; j++) {
     const ir_field *f = &m->fields[j];
@@ -847,6 +858,8 @@ void emit_update_epilogue(strbuf *b, const ir_model *m)
 {
   int j;
   sb_puts(b, "\n#undef NESTCL_RECORD\n#undef NESTCL_N_REC\n");
+  if (m->last_spike_field >= 0)
+    sb_puts(b, "#undef NESTCL_SET_SPIKETIME\n#define NESTCL_SET_SPIKETIME(i, step) ((void)0)\n");
   for (j = 0; j < m->n_fields; j++) {
     const ir_field *f = &m->fields[j];
     if (f->role == IR_ROLE_PARAMETER && f->array_len == 0 && !f->written_in_update)

@@ -83,6 +83,12 @@ int nestcl_block_failure(const nestcl_block *b, uint32_t *code, uint32_t *index,
 /* The spikes of the last update, (local index, lag), in the order the device wrote them. */
 void nestcl_block_spikes(const nestcl_block *b, const nestcl_spike **spikes, uint32_t *n);
 /*
+ * For a model with spike_offsets set (model.h): the offset of each of those
+ * spikes, at the same positions (NEST's SpikeEvent::get_offset); NULL for
+ * other models.
+ */
+const double *nestcl_block_spike_offsets(const nestcl_block *b);
+/*
  * With record set: the recordable fields after each step of the last update,
  * values[((lag - from) * n_rec + r) * n + i], r over model->recordables
  * (n_rec = nestcl_block_recordables()).

@@ -148,7 +148,11 @@ typedef struct nestcl_spike {
  *                            the counter of its draws (nestcl_philox.h), so that they do not
  *                            depend on which VP updates it
  *
- * followed by one pointer per field, in descriptor order ([__global T *]).
+ * followed by one pointer per field, in descriptor order ([__global T *]), and,
+ * only for a model with spike_offsets set, by
+ *
+ *   spike_offsets  [__global double *] the offset of each spike-list entry, at the
+ *                            entry's position (capacity spike_capacity)
  */
 typedef struct nestcl_update_args {
   uint32_t n;
@@ -167,6 +171,7 @@ typedef struct nestcl_update_args {
   uint32_t rng_seed;
   uint64_t id_first;
   uint64_t id_stride;
+  double *spike_offsets; /* read only by models with spike_offsets set */
 } nestcl_update_args;
 
 /* Number of fixed leading kernel arguments before the field pointers. */
@@ -236,6 +241,22 @@ typedef struct nestcl_model {
    * so the engine refuses plastic connections from such a model.
    */
   int multiplicity;
+  /*
+   * Spike offsets (NEST's SpikeEvent::set_offset / get_offset). With
+   * spike_offsets set, update() gives each spike an offset (iaf_chxk_2008: the
+   * precise spike time within the step; iaf_tum_2000: its synaptic jump): the
+   * update takes the array spike_offsets after the field pointers, and the
+   * offset of spike-list entry k is spike_offsets[k]; NEST's glue sends it as
+   * the event's offset. A model whose handle(SpikeEvent&) reads e.get_offset()
+   * has route_spike_offset: route_spike with the spike's offset, setting
+   * *offset_read when this weight and rport read it; its route_spike fails
+   * (NESTCL_EINVAL, naming the offset) where the offset is read, so that a
+   * path that does not carry offsets refuses such a connection. NULL
+   * otherwise.
+   */
+  int spike_offsets;
+  int (*route_spike_offset)(double weight, long rport, uint32_t K, double offset, int *offset_read, int *channel,
+                            double *value);
 } nestcl_model;
 
 /* Every model translated in this build (generated nestcl_models.c). */

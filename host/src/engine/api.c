@@ -353,6 +353,23 @@ static int check_value(const nestcl_value *v, const char *what)
   return 0;
 }
 
+int eng_route_spike(const nestcl_model *src, const nestcl_model *tgt, double w, long rport, uint32_t K, int *ch,
+                    double *value)
+{
+  if (!tgt->route_spike_offset) {
+    return tgt->route_spike(w, rport, K, ch, value);
+  }
+  int read = 0;
+  int rc = tgt->route_spike_offset(w, rport, K, 0.0, &read, ch, value);
+  if (rc == 0 && read && src && src->spike_offsets) {
+    return nestcl_set_error(NESTCL_EINVAL,
+                            "%s reads the offset of the spikes it receives at rport %ld (SpikeEvent::get_offset), "
+                            "and %s sends spikes with offsets, which the engine does not deliver",
+                            tgt->name, rport, src->name);
+  }
+  return rc;
+}
+
 int eng_set_value(const nestcl_model *m, void *const *fields, size_t n, size_t i, uint32_t K, const char *name,
                   double v)
 {
@@ -543,8 +560,14 @@ int nestcl_engine_connect(nestcl_engine *e, int source_pop, int target_pop, cons
   int ch;
   double val;
   double w = syn->weight.kind == NESTCL_DIST_CONSTANT ? syn->weight.a : 1.0;
-  if (t->model->route_spike(w, syn->rport, t->K, &ch, &val) != 0) {
-    return nestcl_set_error(NESTCL_EINVAL, "%s does not accept spikes at rport %ld", t->model->name, syn->rport);
+  ch = 0;
+  if (eng_route_spike(s->model, t->model, w, syn->rport, t->K, &ch, &val) != 0) {
+    return nestcl_set_error(NESTCL_EINVAL, "Connect: %s does not accept spikes from %s at rport %ld: %s",
+                            t->model->name, s->model->name, syn->rport, nestcl_last_error());
+  }
+  if (ch < 0 || (uint32_t)ch >= t->n_channels) {
+    return nestcl_set_error(NESTCL_EINVAL, "Connect: %s does not accept spikes at rport %ld", t->model->name,
+                            syn->rport);
   }
   eng_projection *np = realloc(e->projs, (size_t)(e->n_projs + 1) * sizeof *np);
   if (!np) {
@@ -703,8 +726,11 @@ int nestcl_engine_add_poisson_window(nestcl_engine *e, int target_pop, double ra
   int ch;
   double val;
   const eng_population *t = &e->pops[target_pop];
-  if (t->model->route_spike(weight, rport, t->K, &ch, &val) != 0) {
-    return nestcl_set_error(NESTCL_EINVAL, "%s does not accept spikes at rport %ld", t->model->name, rport);
+  ch = 0;
+  if (eng_route_spike(NULL, t->model, weight, rport, t->K, &ch, &val) != 0 || ch < 0 ||
+      (uint32_t)ch >= t->n_channels) {
+    return nestcl_set_error(NESTCL_EINVAL, "%s does not accept spikes at rport %ld: %s", t->model->name, rport,
+                            nestcl_last_error());
   }
   eng_drive d;
   memset(&d, 0, sizeof d);

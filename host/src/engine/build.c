@@ -122,6 +122,13 @@ static int build_nodes(nestcl_engine *e, eng_vp *vp, eng_block *b)
   b->spike_cap = b->n * (uint32_t)e->min_delay;
   b->ring = calloc(ring_bytes ? ring_bytes : 1, 1);
   b->spikes = calloc(b->spike_cap ? b->spike_cap : 1, sizeof *b->spikes);
+  if (m->spike_offsets && !vp->is_gpu) {
+    b->spike_offsets = calloc(b->spike_cap ? b->spike_cap : 1, sizeof *b->spike_offsets);
+    if (!b->spike_offsets) {
+      return nestcl_set_error(NESTCL_ENOMEM, "out of host memory");
+    }
+    vp->host_bytes[NESTCL_MEM_OTHER] += (size_t)b->spike_cap * sizeof *b->spike_offsets;
+  }
   if (p->rec_interval_steps) {
     b->rec_elems = (size_t)e->min_delay * eng_rec_width(m, p->K) * b->n;
     b->rec = calloc(b->rec_elems ? b->rec_elems : 1, sizeof(double));
@@ -406,7 +413,7 @@ static int add_synapse(const nestcl_engine *e, sink *k, const eng_projection *pr
     if (isnan(w)) {
       return redraw_failed("weight", &pr->syn.weight);
     }
-    if (tp->model->route_spike(w, pr->syn.rport, tp->K, &ch, &value) != 0 || ch < 0 ||
+    if (eng_route_spike(e->pops[pr->src].model, tp->model, w, pr->syn.rport, tp->K, &ch, &value) != 0 || ch < 0 ||
         (uint32_t)ch >= tp->n_channels) {
       return nestcl_set_error(NESTCL_EINVAL, "%s rejects a spike of weight %g at rport %ld", tp->model->name, w,
                               pr->syn.rport);
@@ -438,8 +445,8 @@ static int draw_projection(const nestcl_engine *e, const eng_block *b, int p, si
   int same = pr->src == pr->tgt;
   int rc = 0;
   c->const_route = pr->syn.weight.kind == NESTCL_DIST_CONSTANT;
-  if (c->const_route && !c->pl && (tp->model->route_spike(pr->syn.weight.a, pr->syn.rport, tp->K, &c->const_ch,
-                                                &c->const_value) != 0 ||
+  if (c->const_route && !c->pl && (eng_route_spike(sp->model, tp->model, pr->syn.weight.a, pr->syn.rport, tp->K,
+                                                   &c->const_ch, &c->const_value) != 0 ||
                          c->const_ch < 0 || (uint32_t)c->const_ch >= tp->n_channels)) {
     return nestcl_set_error(NESTCL_EINVAL, "%s rejects a spike of weight %g at rport %ld", tp->model->name,
                             pr->syn.weight.a, pr->syn.rport);
@@ -826,6 +833,7 @@ static size_t block_device_bytes(const nestcl_engine *e, const eng_block *b)
   }
   size_t wsize = e->cfg.weight_type == NESTCL_WEIGHT_DOUBLE ? 8 : 4;
   bytes += (size_t)e->ring_slots * b->n_channels * b->n * 8 + 4 + (size_t)b->spike_cap * 8 + b->rec_elems * 8;
+  bytes += m->spike_offsets ? (size_t)b->spike_cap * 8 : 0;
   bytes += (e->n_global + 1) * 8 + b->nnz * (4 + wsize) + (b->delay ? b->nnz * 2 : 0);
   bytes += eng_plastic_resident_bytes(e, b);
   if (b->hist.cap) {
@@ -1044,6 +1052,7 @@ static int upload_block(nestcl_engine *e, eng_vp *vp, eng_block *b, int pop)
   if (!rc) rc = nestcl_buffer_alloc(dev, NESTCL_MEM_OTHER, "spike count", sizeof b->spike_count, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, b->spike_count, &b->b_count);
   if (!rc) rc = nestcl_buffer_alloc(dev, NESTCL_MEM_OTHER, "spike list", (size_t)b->spike_cap * 8, CL_MEM_READ_WRITE, NULL, &b->b_spikes);
   if (!rc) rc = nestcl_buffer_alloc(dev, NESTCL_MEM_RECORDING, "recording", b->rec_elems * 8, CL_MEM_READ_WRITE, NULL, &b->b_rec);
+  if (!rc && m->spike_offsets) rc = nestcl_buffer_alloc(dev, NESTCL_MEM_OTHER, "spike offsets", (size_t)b->spike_cap * 8, CL_MEM_READ_WRITE, NULL, &b->b_offsets);
   size_t rp = (size_t)(e->n_global + 1) * 8;
   if (!rc) rc = nestcl_buffer_alloc(dev, NESTCL_MEM_SYNAPSES, "CSR row pointers", rp, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, b->row_ptr, &b->b_row);
   if (!rc) rc = nestcl_buffer_alloc(dev, NESTCL_MEM_SYNAPSES, "CSR targets", b->nnz * 4, CL_MEM_READ_ONLY | (b->nnz ? CL_MEM_COPY_HOST_PTR : 0), b->nnz ? b->target : NULL, &b->b_target);
@@ -1070,7 +1079,7 @@ static int upload_block(nestcl_engine *e, eng_vp *vp, eng_block *b, int pop)
   err = nestcl_update_kernel_fixed_args(b->k_update, b->n, p->K, e->cfg.resolution_ms, (uint32_t)e->ring_slots,
                                         b->n_channels, b->b_ring.mem, b->b_count.mem, b->b_spikes.mem, b->spike_cap,
                                         p->rec_interval_steps, b->b_rec.mem, e->cfg.seed, b->first_gid, 1,
-                                        b->b_fields, m->n_fields);
+                                        b->b_fields, m->n_fields, m->spike_offsets ? b->b_offsets.mem : NULL);
   if ((rc = cl_check(err, "clSetKernelArg(update)"))) return rc;
   err = clSetKernelArg(b->k_deliver, 3, sizeof(cl_mem), &b->b_row.mem);
   err |= clSetKernelArg(b->k_deliver, 4, sizeof(cl_mem), &b->b_target.mem);
@@ -1199,7 +1208,7 @@ int eng_build(nestcl_engine *e)
     eng_drive *d = &e->drives[k];
     const eng_population *tp = &e->pops[d->pop];
     double value;
-    int rc = d->is_poisson ? tp->model->route_spike(d->weight, d->rport, tp->K, &d->channel, &value)
+    int rc = d->is_poisson ? eng_route_spike(NULL, tp->model, d->weight, d->rport, tp->K, &d->channel, &value)
                            : tp->model->route_current(d->amplitude, 1.0, 0, tp->K, &d->channel, &value);
     if (rc || d->channel < 0 || (uint32_t)d->channel >= tp->n_channels) {
       return nestcl_set_error(NESTCL_EINVAL, "%s rejects the input of generator %d", tp->model->name, k);
@@ -1446,6 +1455,7 @@ void eng_free_built(nestcl_engine *e)
       free(b->fields);
       free(b->ring);
       free(b->spikes);
+      free(b->spike_offsets);
       free(b->rec);
       free(b->row_ptr);
       free(b->target);
@@ -1461,6 +1471,7 @@ void eng_free_built(nestcl_engine *e)
         nestcl_buffer_free(e->dev, &b->b_count);
         nestcl_buffer_free(e->dev, &b->b_spikes);
         nestcl_buffer_free(e->dev, &b->b_rec);
+        nestcl_buffer_free(e->dev, &b->b_offsets);
         nestcl_buffer_free(e->dev, &b->b_row);
         nestcl_buffer_free(e->dev, &b->b_target);
         nestcl_buffer_free(e->dev, &b->b_weight);

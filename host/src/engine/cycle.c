@@ -113,6 +113,7 @@ static int cpu_update(nestcl_engine *e, eng_vp *vp, int64_t origin, int from, in
     a.rng_seed = e->cfg.seed;
     a.id_first = b->first_gid;
     a.id_stride = 1;
+    a.spike_offsets = b->spike_offsets;
     pop->model->update_cpu(&a, b->fields);
     int rc = block_failure(e, b, origin);
     if (rc) {

@@ -135,6 +135,8 @@ typedef struct eng_block {
   void **fields;
   int64_t *ring;
   nestcl_spike *spikes;
+  double *spike_offsets; /* the model sets spike offsets (model.h): the update's room for them (CPU VPs);
+                            the engine delivers no offset (a target that reads one is refused at Connect) */
   uint32_t spike_count[NESTCL_COUNT_WORDS]; /* the spike count, then the update's failure record (model.h) */
   uint32_t spike_cap;
   double *rec;           /* [min_delay][n_recordables][n] when the population is sampled */
@@ -149,7 +151,7 @@ typedef struct eng_block {
   uint32_t max_row;      /* longest row, sizes the delivery kernel */
   /* device (GPU VPs) */
   nestcl_buffer *b_fields;
-  nestcl_buffer b_ring, b_count, b_spikes, b_rec, b_row, b_target, b_weight, b_delay;
+  nestcl_buffer b_ring, b_count, b_spikes, b_rec, b_row, b_target, b_weight, b_delay, b_offsets;
   cl_kernel k_update, k_deliver, k_drive;
   /* translated synapses onto the block, and the targets' spike history */
   eng_plastic *plastic;
@@ -263,6 +265,16 @@ double eng_draw(const nestcl_value *v, uint32_t seed, uint32_t purpose, uint64_t
 void eng_value_range(const nestcl_value *v, double *lo, double *hi);
 
 /* SetStatus of one neuron: the model's set_status, or a direct write of a field NEST exposes by name. */
+/*
+ * Where target model tgt's handle(SpikeEvent&) puts a spike of weight w at
+ * rport (model.h, route_spike) that comes from a neuron of model src (NULL:
+ * a generator). The engine carries no spike offsets: a handler that reads the
+ * offset gets 0, NEST's offset of a spike whose sender sets none, and a
+ * sender that sets offsets is refused with an error naming both.
+ */
+int eng_route_spike(const nestcl_model *src, const nestcl_model *tgt, double w, long rport, uint32_t K, int *ch,
+                    double *value);
+
 int eng_set_value(const nestcl_model *m, void *const *fields, size_t n, size_t i, uint32_t K, const char *name,
                   double v);
 int eng_build(nestcl_engine *e);

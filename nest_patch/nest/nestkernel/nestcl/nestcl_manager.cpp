@@ -70,6 +70,12 @@ const std::string KEY_DEVICE_GENERATORS = "nestcl_device_generators";
 }
 
 #ifdef HAVE_NESTCL
+/* One entry of a block's spike list: the neuron, the lag and the entry's position in the list. */
+struct SortedSpike
+{
+  uint32_t index, lag, at;
+};
+
 /* The neurons of one model (and receptor count) of one stream thread. */
 struct Group
 {
@@ -226,7 +232,7 @@ struct NestclManager::Impl
   int dev_queues = 0;
   std::vector< std::vector< Group > > groups; // per thread
   std::vector< std::vector< double > > scratch; // per thread: drained channels, then a recorded sample
-  std::vector< std::vector< nestcl_spike > > sorted; // per thread: a block's spikes in NEST's order
+  std::vector< std::vector< SortedSpike > > sorted; // per thread: a block's spikes in NEST's order
   std::vector< char > record;                   // per thread: a multimeter listens on it
   std::vector< std::vector< SynRows > > syn_rows; // per thread: synapse models delivered on the device
   std::vector< std::vector< PlasticRows > > plastic; // per thread: translated (STDP) synapses on the device
@@ -302,6 +308,22 @@ place( const ExportEvent::Hit& h,
   }
   code = ( static_cast< uint32_t >( ch ) << 24 ) | where[ tl ].second;
   return true;
+}
+
+/*
+ * Whether the group's model's handle(SpikeEvent&) reads the spike's offset at
+ * rport (model.h, route_spike_offset): the device's delivery carries no
+ * offset, so such connections stay with NEST, whose handle() reads NEST's.
+ * (place() refuses them through route_spike, which fails there.)
+ */
+static bool
+reads_offset( const Group& gr, long rport )
+{
+  const nestcl_model* m = gr.glue->model;
+  int read = 0, ch = -1;
+  double value = 0;
+  return m->route_spike_offset
+    and ( m->route_spike_offset( 1.0, rport, static_cast< uint32_t >( gr.K ), 0.0, &read, &ch, &value ) != 0 or read );
 }
 
 /*
@@ -505,10 +527,11 @@ export_plastic( size_t tid,
               r.row_ptr.push_back( r.row_ptr.back() );
             }
           }
+          const size_t g = where[ tl ].first - 1;
           ok = static_cast< long >( x.get_rport() ) == mdl.rport
             and same_role( sm, one.data(), first.data(), NESTCL_SYN_SOURCE )
-            and same_role( sm, one.data(), param0.data(), NESTCL_SYN_PARAMETER );
-          const size_t g = where[ tl ].first - 1;
+            and same_role( sm, one.data(), param0.data(), NESTCL_SYN_PARAMETER )
+            and not reads_offset( groups[ g ], mdl.rport );
           Csr& r = mdl.csr[ g ];
           r.target.push_back( where[ tl ].second );
           r.delay.push_back( static_cast< uint16_t >( d ) );
@@ -1264,7 +1287,7 @@ NestclManager::prepare()
   }
   m.groups.assign( T, std::vector< Group >() );
   m.scratch.assign( T, std::vector< double >() );
-  m.sorted.assign( T, std::vector< nestcl_spike >() );
+  m.sorted.assign( T, std::vector< SortedSpike >() );
   m.record.assign( T, 0 );
   m.syn_rows.assign( T, std::vector< SynRows >() );
   m.plastic.assign( T, std::vector< PlasticRows >() );
@@ -1617,22 +1640,31 @@ NestclManager::update( size_t tid, const Time& origin, long from, long to )
     nestcl_block_spikes( g.block, &spikes, &n_spikes );
     // In the order NEST's own loop would send them (node by node, each through its lags), since the
     // device writes its list in whatever order the work-items finish.
-    std::vector< nestcl_spike >& sorted = m.sorted[ tid ];
-    sorted.assign( spikes, spikes + n_spikes );
-    std::sort( sorted.begin(), sorted.end(), []( const nestcl_spike& a, const nestcl_spike& b )
-      { return std::tie( a.index, a.lag ) < std::tie( b.index, b.lag ); } );
+    // A model that sets spike offsets (nestcl/model.h, spike_offsets) lists each entry's offset at the
+    // entry's position; one neuron's entries keep the device's order (its work-item's sends, in order).
+    const double* offsets = nestcl_block_spike_offsets( g.block );
+    std::vector< SortedSpike >& sorted = m.sorted[ tid ];
+    sorted.resize( n_spikes );
+    for ( uint32_t k = 0; k < n_spikes; ++k )
+    {
+      sorted[ k ] = SortedSpike { spikes[ k ].index, spikes[ k ].lag, k };
+    }
+    std::sort( sorted.begin(), sorted.end(), []( const SortedSpike& a, const SortedSpike& b )
+      { return std::tie( a.index, a.lag, a.at ) < std::tie( b.index, b.lag, b.at ); } );
     // A model that sets the multiplicity of its spikes (nestcl/model.h) lists a spike of multiplicity m
     // as m equal entries: NEST sends it as one event, as the model's update() would.
     const bool runs = g.glue->model->multiplicity != 0;
     for ( size_t k = 0; k < sorted.size(); )
     {
       size_t e = k + 1;
+      const double offset = offsets ? offsets[ sorted[ k ].at ] : 0.0;
       while ( runs and e < sorted.size() and sorted[ e ].index == sorted[ k ].index
-        and sorted[ e ].lag == sorted[ k ].lag )
+        and sorted[ e ].lag == sorted[ k ].lag and ( not offsets or offsets[ sorted[ e ].at ] == offset ) )
       {
         ++e;
       }
-      g.glue->emit( *g.nodes[ sorted[ k ].index ], origin_steps, static_cast< long >( sorted[ k ].lag ), e - k );
+      g.glue->emit(
+        *g.nodes[ sorted[ k ].index ], origin_steps, static_cast< long >( sorted[ k ].lag ), e - k, offset );
       k = e;
     }
     if ( m.record[ tid ] )
