@@ -1,0 +1,89 @@
+/*
+ * libFuzzer target: the checkpoint reader (nestcl_engine_restore). Each input
+ * is one rank file of a one-rank checkpoint of ckpt_net.h's network. Its two
+ * CRC-32s are set to match the input (when the header is long enough to hold
+ * them) so that mutations reach the parser behind the checksums rather than
+ * stop there, as a corrupted file does (that refusal is engine_checkpoint's
+ * test). The input is written as rank-0-of-1.nestcl-ckpt and restored into a
+ * freshly described engine: a refusal must leave the engine unbuilt with a
+ * message; an accepted file must simulate a super step. Anything else (a
+ * crash, a sanitizer report, a hang, a leak, a refusal without a message) is a
+ * finding.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "ckpt_net.h"
+
+static uint32_t crc_table[256];
+
+static uint32_t crc32_update(uint32_t c, const uint8_t *p, size_t n)
+{
+  if (!crc_table[1]) {
+    for (uint32_t i = 0; i < 256; ++i) {
+      uint32_t x = i;
+      for (int k = 0; k < 8; ++k) x = x & 1 ? 0xEDB88320u ^ (x >> 1) : x >> 1;
+      crc_table[i] = x;
+    }
+  }
+  for (size_t i = 0; i < n; ++i) c = crc_table[(c ^ p[i]) & 0xff] ^ (c >> 8);
+  return c;
+}
+
+static uint32_t rd32(const uint8_t *p)
+{
+  return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+static void wr32(uint8_t *p, uint32_t v)
+{
+  for (int k = 0; k < 4; ++k) p[k] = (uint8_t)(v >> (8 * k));
+}
+
+static char dir[256];
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+  if (!dir[0]) {
+    snprintf(dir, sizeof dir, "%s/nestcl-fuzz-ckpt.%ld.XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp",
+             (long)getpid());
+    if (!mkdtemp(dir)) abort();
+  }
+  uint8_t *buf = malloc(size ? size : 1);
+  if (!buf) abort();
+  memcpy(buf, data, size);
+  if (size >= 128) {
+    uint32_t H = rd32(buf + 12);
+    if (H >= 128 && H <= size) {
+      wr32(buf + 120, crc32_update(0xFFFFFFFFu, buf + H, size - H) ^ 0xFFFFFFFFu);
+      uint32_t c = crc32_update(0xFFFFFFFFu, buf, 124);
+      c = crc32_update(c, buf + 128, H - 128);
+      wr32(buf + 124, c ^ 0xFFFFFFFFu);
+    }
+  }
+  char path[320];
+  snprintf(path, sizeof path, "%s/rank-0-of-1.nestcl-ckpt", dir);
+  FILE *f = fopen(path, "wb");
+  if (!f || fwrite(buf, 1, size, f) != size || fclose(f) != 0) abort();
+  free(buf);
+  nestcl_engine *e = NULL;
+  if (ckpt_net(&e)) abort();
+  int rc = nestcl_engine_restore(e, dir);
+  if (rc) {
+    const char *msg = nestcl_last_error();
+    nestcl_engine_stats st;
+    nestcl_engine_get_stats(e, &st);
+    if (!msg || !*msg || st.steps != 0) {
+      fprintf(stderr, "a refused checkpoint without a message, or the engine's clock moved (%lld steps)\n",
+              (long long)st.steps);
+      abort();
+    }
+  } else if (nestcl_engine_simulate(e, 1.5) != 0 && nestcl_last_error()[0] == 0) {
+    abort();
+  }
+  nestcl_engine_destroy(e);
+  return 0;
+}
