@@ -86,7 +86,7 @@ CASES = {
     # recorder subtracts from the step's time (a dropped offset would move a spike by up to 0.1 ms); the
     # AHP's std::exp in update() is the portable nestcl_exp on the device, so traces and spike times
     # agree within 1e-12 of each other, not bit for bit
-    "iaf_chxk_2008": (500.0, 3.0, {"_tolerance": 1e-12}),
+    "iaf_chxk_2008": (3000.0, 3.0, {"_tolerance": 1e-12}),  # C_m 1000 pF: fires from about 2 nA
     # three input buffers, one per synapse type (AMPA = receptor 1); the NMDA jump its spikes carry as their
     # offset is tested by run_offset_payload; std::exp in update() (the presynaptic s_NMDA): 1e-12
     "iaf_bw_2001": (500.0, 0.5, {"_receptor": 1, "_positive": True, "_tolerance": 1e-12}),
@@ -387,9 +387,10 @@ def run_offset_payload(model):
     Two senders (one on each VP, driven alike) each reach a receiver on the other VP on that receptor: the
     stream VP's sender carries the device's offsets to a CPU node through NEST, and the CPU sender's offsets
     reach the device node through NEST's own delivery (the device CSR carries no offsets, so such
-    connections stay with NEST). Both receivers' traces must agree (within 1e-12: the senders' std::exp is
-    the portable nestcl_exp on the device), and the recordable the offsets feed must have grown: a dropped
-    offset (0) would leave it at 0."""
+    connections stay with NEST). Both receivers' traces must agree (the senders' std::exp is the portable
+    nestcl_exp on the device), and the recordable the offsets feed must have grown: a dropped
+    offset (0) would leave it at 0. The offset-fed state may differ by the device ring's fixed-point rounding
+    of each input (2**-33 per input spike), the membrane potential within 1e-12."""
     receptor, params, dc_amp, weight, fed = OFFSET_CASES[model]
     nest.ResetKernel()
     nest.SetKernelStatus({"local_num_threads": 2, "nestcl_streams": 1, "resolution": 0.1})
@@ -416,11 +417,18 @@ def run_offset_payload(model):
     n_pre = [int(np.sum(np.asarray(sr.get("events")["senders"]) == p)) for p in pre.tolist()]
     if min(n_pre) < 5 or n_pre[0] != n_pre[1]:
         problems.append("senders fired %s spikes: expected equal counts of at least 5" % n_pre)
-    for key in ("V_m", fed):
+    # The input of each step reaches the device node's ring rounded to 2**-32 (its fixed point; the device
+    # has no float atomics), an error of at most 2**-33 per input spike, which the state the offsets feed
+    # (I_syn_ex, s_NMDA) carries on (decaying): at most n_in * 2**-33 apart. V_m, within 1e-12 (relative).
+    n_in = max(n_pre)
+    for key, bound in (("V_m", None), (fed, n_in * 2.0 ** -33)):
         x = np.asarray(ev[key])[senders == ids[0]]
         y = np.asarray(ev[key])[senders == ids[1]]
-        if x.shape != y.shape or not np.all(np.abs(x - y) <= 1e-12 * np.maximum(1.0, np.abs(x))):
-            problems.append("%s of the two receivers differs" % key)
+        tol = 1e-12 * np.maximum(1.0, np.abs(x)) if bound is None else bound
+        if x.shape != y.shape or not np.all(np.abs(x - y) <= tol):
+            dev = float(np.max(np.abs(x - y))) if x.shape == y.shape and x.size else float("inf")
+            problems.append("%s of the two receivers differs by %.3g (allowed %.3g)"
+                            % (key, dev, float(np.max(tol))))
     for nid in ids:
         fed_values = np.asarray(ev[fed])[senders == nid]
         if not (fed_values.size and np.max(fed_values) > 0.01):
