@@ -17,21 +17,7 @@
 #include <unistd.h>
 
 #include "ckpt_net.h"
-
-static uint32_t crc_table[256];
-
-static uint32_t crc32_update(uint32_t c, const uint8_t *p, size_t n)
-{
-  if (!crc_table[1]) {
-    for (uint32_t i = 0; i < 256; ++i) {
-      uint32_t x = i;
-      for (int k = 0; k < 8; ++k) x = x & 1 ? 0xEDB88320u ^ (x >> 1) : x >> 1;
-      crc_table[i] = x;
-    }
-  }
-  for (size_t i = 0; i < n; ++i) c = crc_table[(c ^ p[i]) & 0xff] ^ (c >> 8);
-  return c;
-}
+#include "engine_internal.h"
 
 static uint32_t rd32(const uint8_t *p)
 {
@@ -58,10 +44,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
   if (size >= 128) {
     uint32_t H = rd32(buf + 12);
     if (H >= 128 && H <= size) {
-      wr32(buf + 120, crc32_update(0xFFFFFFFFu, buf + H, size - H) ^ 0xFFFFFFFFu);
-      uint32_t c = crc32_update(0xFFFFFFFFu, buf, 124);
-      c = crc32_update(c, buf + 128, H - 128);
-      wr32(buf + 124, c ^ 0xFFFFFFFFu);
+      /* The reader's own CRC (checkpoint.c), over the spans docs/checkpoint-format.md names. */
+      static uint32_t t[256];
+      if (!t[1]) eng_crc32_table(t);
+      wr32(buf + 120, eng_crc32_update(t, 0, buf + H, size - H));
+      wr32(buf + 124, eng_crc32_update(t, eng_crc32_update(t, 0, buf, 124), buf + 128, H - 128));
     }
   }
   char path[320];

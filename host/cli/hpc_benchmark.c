@@ -608,16 +608,13 @@ int cli_run_hpc_benchmark(int argc, char **argv)
         if (next == o.gpu_fraction) break;
         /* The results do not depend on the split: a new build with the new alpha, the same presimulation again. */
         double t0 = presim_wall;
-        struct timespec ts;
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        double c0 = (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+        double c0 = cli_now();
         nestcl_engine_destroy(e);
         e = NULL;
         o.gpu_fraction = next;
         rc = make_network(&o, &net);
         e = net.e;
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        t_rb += (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec - c0 + t0;
+        t_rb += cli_now() - c0 + t0;
         if (!apply) {
           /* Back to the split kept: the presimulation once more, unmeasured. */
           if (!rc) rc = cli_simulate_progress(e, "presim", o.presim, o.dt, o.quiet || rank, &presim_wall);

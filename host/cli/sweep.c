@@ -39,12 +39,6 @@ typedef struct sweep_cfg {
   int stdp;
 } sweep_cfg;
 
-static double now_s(void)
-{
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 /* Parses "a,b,c" into at most MAX_LIST numbers within [lo, hi]. */
 int pm_parse_list(const char *flag, const char *v, double lo, double hi, double *out, int *n)
@@ -464,7 +458,7 @@ int pm_sweep(int argc, char **argv)
     return CLI_RUNTIME;
   }
   int code = CLI_OK;
-  double t0 = now_s();
+  double t0 = cli_now();
   size_t done = 0;
   int tty = isatty(2);
   cli_stop_on_signals(NULL);
@@ -472,7 +466,7 @@ int pm_sweep(int argc, char **argv)
     if (cli_signal) {
       break;
     }
-    double el = now_s() - t0;
+    double el = cli_now() - t0;
     if (el >= budget) {
       if (!quiet) fprintf(stderr, "%snestcl: sweep: time budget of %g s reached after %zu of %zu runs\n", tty ? "\n" : "", budget, done, n);
       break;
@@ -581,7 +575,7 @@ int pm_sweep(int argc, char **argv)
   if (code != CLI_OK) {
     remove(tmp_out);
   } else if (!quiet) {
-    fprintf(stderr, "nestcl: sweep: %zu runs in %.0f s -> %s\n", done, now_s() - t0, out);
+    fprintf(stderr, "nestcl: sweep: %zu runs in %.0f s -> %s\n", done, cli_now() - t0, out);
   }
   free(cfgs);
   free(rep);

@@ -10,6 +10,10 @@
 #include <string.h>
 #include <time.h>
 
+#ifdef NESTCL_WITH_MPI
+#include <mpi.h>
+#endif
+
 #include "engine_internal.h"
 #include "nestcl_philox.h"
 
@@ -929,6 +933,53 @@ int nestcl_engine_simulate(nestcl_engine *e, double t_ms)
 void nestcl_engine_set_stop_flag(nestcl_engine *e, const volatile sig_atomic_t *flag)
 {
   e->stop_flag = flag;
+}
+
+/* Under MPI: every rank learns whether any failed; the failed ranks keep their message, the others get the first's. */
+int eng_agree(const nestcl_engine *e, int rc)
+{
+#ifdef NESTCL_WITH_MPI
+  if (e->n_ranks > 1) {
+    int first = rc ? e->rank : e->n_ranks;
+    MPI_Allreduce(MPI_IN_PLACE, &first, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    if (first >= e->n_ranks) {
+      return 0;
+    }
+    struct {
+      int code;
+      char msg[1020];
+    } f;
+    memset(&f, 0, sizeof f);
+    if (e->rank == first) {
+      f.code = rc;
+      snprintf(f.msg, sizeof f.msg, "%s", nestcl_last_error());
+    }
+    MPI_Bcast(&f, (int)sizeof f, MPI_BYTE, first, MPI_COMM_WORLD);
+    if (!rc) {
+      return nestcl_set_error(f.code, "rank %d: %s", first, f.msg);
+    }
+    return rc;
+  }
+#else
+  (void)e;
+#endif
+  return rc;
+}
+
+void eng_world(const nestcl_engine *e, int *rank, int *ranks)
+{
+  *rank = 0;
+  *ranks = 1;
+#ifdef NESTCL_WITH_MPI
+  int init = 0;
+  MPI_Initialized(&init);
+  if (e->cfg.use_mpi && init) {
+    MPI_Comm_rank(MPI_COMM_WORLD, rank);
+    MPI_Comm_size(MPI_COMM_WORLD, ranks);
+  }
+#else
+  (void)e;
+#endif
 }
 
 int nestcl_engine_estimate(nestcl_engine *e, nestcl_memory_estimate *out)

@@ -927,14 +927,6 @@ static int check_device_budget(nestcl_engine *e)
   return 0;
 }
 
-static int cl_check(cl_int err, const char *what)
-{
-  if (err != CL_SUCCESS) {
-    return nestcl_set_error(NESTCL_ECL, "%s failed: %s", what, nestcl_cl_error_name(err));
-  }
-  return 0;
-}
-
 /* Parameters equal over a population's GPU neurons become constants of its kernel (specialise.h). */
 static int specialisation_options(const nestcl_engine *e, int pop, char *buf, size_t cap)
 {
@@ -1063,9 +1055,9 @@ static int upload_block(nestcl_engine *e, eng_vp *vp, eng_block *b, int pop)
   }
   cl_int err;
   b->k_update = clCreateKernel(e->model_programs[pop], m->kernel_name, &err);
-  if ((rc = cl_check(err, "clCreateKernel(update)"))) return rc;
+  if ((rc = eng_cl_check(err, "clCreateKernel(update)"))) return rc;
   b->k_deliver = clCreateKernel(e->core_program, "nestcl_deliver", &err);
-  if ((rc = cl_check(err, "clCreateKernel(nestcl_deliver)"))) return rc;
+  if ((rc = eng_cl_check(err, "clCreateKernel(nestcl_deliver)"))) return rc;
   /* A work-group per spike: no wider than the device allows for this kernel. */
   size_t wg_max = 0;
   if (clGetKernelWorkGroupInfo(b->k_deliver, nestcl_device_get_info(dev)->device, CL_KERNEL_WORK_GROUP_SIZE,
@@ -1073,14 +1065,14 @@ static int upload_block(nestcl_engine *e, eng_vp *vp, eng_block *b, int pop)
     e->deliver_width = (uint32_t)wg_max;
   }
   b->k_drive = clCreateKernel(e->core_program, "nestcl_drive", &err);
-  if ((rc = cl_check(err, "clCreateKernel(nestcl_drive)"))) return rc;
+  if ((rc = eng_cl_check(err, "clCreateKernel(nestcl_drive)"))) return rc;
   /* Arguments that never change. */
   cl_uint slots = (cl_uint)e->ring_slots, nch = b->n_channels, n = b->n;
   err = nestcl_update_kernel_fixed_args(b->k_update, b->n, p->K, e->cfg.resolution_ms, (uint32_t)e->ring_slots,
                                         b->n_channels, b->b_ring.mem, b->b_count.mem, b->b_spikes.mem, b->spike_cap,
                                         p->rec_interval_steps, b->b_rec.mem, e->cfg.seed, b->first_gid, 1,
                                         b->b_fields, m->n_fields, m->spike_offsets ? b->b_offsets.mem : NULL);
-  if ((rc = cl_check(err, "clSetKernelArg(update)"))) return rc;
+  if ((rc = eng_cl_check(err, "clSetKernelArg(update)"))) return rc;
   err = clSetKernelArg(b->k_deliver, 3, sizeof(cl_mem), &b->b_row.mem);
   err |= clSetKernelArg(b->k_deliver, 4, sizeof(cl_mem), &b->b_target.mem);
   err |= clSetKernelArg(b->k_deliver, 5, sizeof(cl_mem), &b->b_weight.mem);
@@ -1100,7 +1092,7 @@ static int upload_block(nestcl_engine *e, eng_vp *vp, eng_block *b, int pop)
   err |= clSetKernelArg(b->k_drive, 5, sizeof first, &first);
   cl_uint seed = e->cfg.seed;
   err |= clSetKernelArg(b->k_drive, 13, sizeof seed, &seed);
-  if ((rc = cl_check(err, "clSetKernelArg(core)"))) return rc;
+  if ((rc = eng_cl_check(err, "clSetKernelArg(core)"))) return rc;
   /* The device owns the data now: the host copies go. */
   for (int f = 0; f < m->n_fields; ++f) {
     free(b->fields[f]);
@@ -1167,8 +1159,6 @@ static int poisson_table(eng_drive *d, double mu, double exp_neg_mu)
 int eng_build(nestcl_engine *e)
 {
   double t0 = eng_now();
-  e->rank = 0;
-  e->n_ranks = 1;
 #ifdef NESTCL_WITH_MPI
   if (e->cfg.use_mpi) {
     int init = 0;
@@ -1176,10 +1166,9 @@ int eng_build(nestcl_engine *e)
     if (!init) {
       return nestcl_set_error(NESTCL_EINVAL, "use_mpi set but MPI is not initialised");
     }
-    MPI_Comm_rank(MPI_COMM_WORLD, &e->rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &e->n_ranks);
   }
 #endif
+  eng_world(e, &e->rank, &e->n_ranks);
   if (e->n_pops == 0) {
     return nestcl_set_error(NESTCL_EINVAL, "no neurons to simulate");
   }

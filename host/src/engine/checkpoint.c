@@ -57,7 +57,7 @@
 
 /* ---- CRC-32 (IEEE 802.3, reflected 0xEDB88320), table per use ------------ */
 
-static void crc_table(uint32_t t[256])
+void eng_crc32_table(uint32_t t[256])
 {
   for (uint32_t i = 0; i < 256; ++i) {
     uint32_t c = i;
@@ -68,8 +68,7 @@ static void crc_table(uint32_t t[256])
   }
 }
 
-/* crc: the running value, starting from 0 (pre- and post-inversion inside). */
-static uint32_t crc_update(const uint32_t t[256], uint32_t crc, const void *p, size_t n)
+uint32_t eng_crc32_update(const uint32_t t[256], uint32_t crc, const void *p, size_t n)
 {
   const unsigned char *b = p;
   crc = ~crc;
@@ -264,14 +263,6 @@ typedef struct blk_view {
   int hist_downloaded;
 } blk_view;
 
-static int cl_check(cl_int err, const char *what)
-{
-  if (err != CL_SUCCESS) {
-    return nestcl_set_error(NESTCL_ECL, "%s failed: %s", what, nestcl_cl_error_name(err));
-  }
-  return 0;
-}
-
 static void *alloc_bytes(size_t n)
 {
   return malloc(n ? n : 1);
@@ -403,7 +394,7 @@ static int view_open(nestcl_engine *e, eng_vp *vp, eng_block *b, int csr, blk_vi
     v->hist_downloaded = 1;
     return eng_hist_download(&b->hist, e->dev, vp->queue);
   }
-  return cl_check(err, "reading a stream's state back for a checkpoint");
+  return eng_cl_check(err, "reading a stream's state back for a checkpoint");
 }
 
 /* A stream's restored arrays back to the device (fields, ring, plastic state, history). */
@@ -438,7 +429,7 @@ static int view_write_back(nestcl_engine *e, eng_vp *vp, eng_block *b, blk_view 
       err = clEnqueueWriteBuffer(q, pl->b_src_state.mem, CL_TRUE, 0, rb, v->pl[j].src_state, 0, NULL, NULL);
     }
   }
-  int rc = cl_check(err, "writing a restored state to the device");
+  int rc = eng_cl_check(err, "writing a restored state to the device");
   if (!rc && v->hist_downloaded) {
     cl_kernel users[64];
     int nu = 0;
@@ -489,7 +480,7 @@ static void w_bytes(ck_writer *w, const void *p, size_t n)
     w->err = errno ? errno : EIO;
     return;
   }
-  w->crc = crc_update(w->crc_t, w->crc, p, n);
+  w->crc = eng_crc32_update(w->crc_t, w->crc, p, n);
   w->pos += n;
 }
 static void w_u64(ck_writer *w, uint64_t v)
@@ -824,63 +815,15 @@ static void make_header(const nestcl_engine *e, const ck_writer *w, uint64_t has
     put_u64(t + 24, w->sec[s].count);
   }
   uint32_t ct[256];
-  crc_table(ct);
-  uint32_t hc = crc_update(ct, 0, buf, 124);
-  hc = crc_update(ct, hc, buf + CK_HEADER, hb - CK_HEADER);
+  eng_crc32_table(ct);
+  uint32_t hc = eng_crc32_update(ct, 0, buf, 124);
+  hc = eng_crc32_update(ct, hc, buf + CK_HEADER, hb - CK_HEADER);
   put_u32(buf + 124, hc);
 }
 
 static void file_name(char *out, size_t cap, const char *dir, int rank, int ranks)
 {
   snprintf(out, cap, "%s/rank-%d-of-%d.nestcl-ckpt", dir, rank, ranks);
-}
-
-/* Under MPI: every rank learns whether any failed; the failed ranks keep their message, the others get the first's. */
-static int agree(const nestcl_engine *e, int rc)
-{
-#ifdef NESTCL_WITH_MPI
-  if (e->n_ranks > 1) {
-    int first = rc ? e->rank : e->n_ranks;
-    MPI_Allreduce(MPI_IN_PLACE, &first, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
-    if (first >= e->n_ranks) {
-      return 0;
-    }
-    struct {
-      int code;
-      char msg[1020];
-    } f;
-    memset(&f, 0, sizeof f);
-    if (e->rank == first) {
-      f.code = rc;
-      snprintf(f.msg, sizeof f.msg, "%s", nestcl_last_error());
-    }
-    MPI_Bcast(&f, (int)sizeof f, MPI_BYTE, first, MPI_COMM_WORLD);
-    if (!rc) {
-      return nestcl_set_error(f.code, "rank %d: %s", first, f.msg);
-    }
-    return rc;
-  }
-#else
-  (void)e;
-#endif
-  return rc;
-}
-
-/* The rank count of the engine as restore() sees it before building (MPI_COMM_WORLD's, when use_mpi). */
-static void world(const nestcl_engine *e, int *rank, int *ranks)
-{
-  *rank = 0;
-  *ranks = 1;
-#ifdef NESTCL_WITH_MPI
-  int init = 0;
-  MPI_Initialized(&init);
-  if (e->cfg.use_mpi && init) {
-    MPI_Comm_rank(MPI_COMM_WORLD, rank);
-    MPI_Comm_size(MPI_COMM_WORLD, ranks);
-  }
-#else
-  (void)e;
-#endif
 }
 
 static int write_file(nestcl_engine *e, const char *dir)
@@ -904,7 +847,7 @@ static int write_file(nestcl_engine *e, const char *dir)
   }
   ck_writer w;
   memset(&w, 0, sizeof w);
-  crc_table(w.crc_t);
+  eng_crc32_table(w.crc_t);
   /* Sections: neurons and ring per population, histories, the static CSR, two per plastic projection. */
   int n_sec = 2 * P + 1;
   for (int p = 0; p < P; ++p) {
@@ -1007,7 +950,7 @@ int nestcl_engine_checkpoint(nestcl_engine *e, const char *dir)
                             "multiples of the min delay %.10g ms",
                             nestcl_engine_time_ms(e), (double)e->min_delay * e->cfg.resolution_ms);
   }
-  int rc = agree(e, write_file(e, dir));
+  int rc = eng_agree(e, write_file(e, dir));
   if (!rc && e->rank == 0) {
     remove_stale(dir, e->n_ranks);
   }
@@ -1103,9 +1046,9 @@ static int read_file(const nestcl_engine *e, ck_file *f, int rank, int ranks, ui
     return bad_file(f, msg);
   }
   uint32_t ct[256];
-  crc_table(ct);
-  uint32_t hc = crc_update(ct, 0, d, 124);
-  hc = crc_update(ct, hc, d + CK_HEADER, hb - CK_HEADER);
+  eng_crc32_table(ct);
+  uint32_t hc = eng_crc32_update(ct, 0, d, 124);
+  hc = eng_crc32_update(ct, hc, d + CK_HEADER, hb - CK_HEADER);
   if (hc != get_u32(d + 124)) {
     return bad_file(f, "corrupt header (checksum mismatch)");
   }
@@ -1114,7 +1057,7 @@ static int read_file(const nestcl_engine *e, ck_file *f, int rank, int ranks, ui
     snprintf(msg, sizeof msg, "%zu bytes where the header announces %llu", f->size, (unsigned long long)hb + payload);
     return bad_file(f, msg);
   }
-  uint32_t pc = crc_update(ct, 0, d + hb, payload);
+  uint32_t pc = eng_crc32_update(ct, 0, d + hb, payload);
   if (pc != get_u32(d + 120)) {
     char msg[200];
     snprintf(msg, sizeof msg, "corrupt (checksum mismatch: stored %08x, computed %08x)", get_u32(d + 120), pc);
@@ -1727,17 +1670,17 @@ int nestcl_engine_restore(nestcl_engine *e, const char *dir)
   }
   /* Rank and size as the build will see them, for the collective decisions before it. */
   int rank, ranks;
-  world(e, &rank, &ranks);
+  eng_world(e, &rank, &ranks);
   e->rank = rank;
   e->n_ranks = ranks;
   ck_set s;
-  int rc = agree(e, load_set(e, dir, &s));
+  int rc = eng_agree(e, load_set(e, dir, &s));
   if (!rc) {
     rc = nestcl_engine_prepare(e);
-    rc = agree(e, rc);
+    rc = eng_agree(e, rc);
   }
   if (!rc) {
-    rc = agree(e, apply_set(e, &s));
+    rc = eng_agree(e, apply_set(e, &s));
   }
   set_free(&s);
   if (rc && e->built) {

@@ -316,6 +316,22 @@ int eng_record_spikes(nestcl_engine *e, const uint32_t *spikes, size_t n, int64_
 int eng_record_samples(nestcl_engine *e, int64_t origin, int from, int to);
 /* Values one neuron records per lag: its recordable fields, arrays expanded (the kernel's NESTCL_N_REC). */
 size_t eng_rec_width(const nestcl_model *m, uint32_t K);
+/* An OpenCL call's status as an engine status (NESTCL_ECL naming the call), 0 on success. */
+static inline int eng_cl_check(cl_int err, const char *what)
+{
+  return err == CL_SUCCESS ? 0 : nestcl_set_error(NESTCL_ECL, "%s failed: %s", what, nestcl_cl_error_name(err));
+}
+/* This process's rank and the rank count: MPI_COMM_WORLD's when use_mpi and MPI is initialised, else 0 of 1. */
+void eng_world(const nestcl_engine *e, int *rank, int *ranks);
+/*
+ * Collective under MPI (every rank's master calls it): when any rank's rc is
+ * non-zero, every rank returns an error, the first failing rank's own, the
+ * others "rank <r>: " and its message; 0 when all succeeded.
+ */
+int eng_agree(const nestcl_engine *e, int rc);
+/* checkpoint.c: CRC-32 (IEEE 802.3, as zlib's crc32): the table, then the running value from 0 over p[0..n). */
+void eng_crc32_table(uint32_t t[256]);
+uint32_t eng_crc32_update(const uint32_t t[256], uint32_t crc, const void *p, size_t n);
 /* build.c: VP vp's neurons of population p on rank `rank` of n_ranks: [*lo, *lo + *n) (local indices). */
 void eng_block_range(const nestcl_engine *e, const eng_population *p, int vp, int rank, int n_ranks, uint32_t *lo,
                      uint32_t *n);

@@ -14,10 +14,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#ifdef NESTCL_WITH_MPI
-#include <mpi.h>
-#endif
-
 #include "engine_internal.h"
 
 /* Expected synapses of projection pr onto n of the target population's neurons. */
@@ -147,18 +143,8 @@ static int local_ranks(const nestcl_engine *e)
 int eng_estimate(nestcl_engine *e, nestcl_memory_estimate *out)
 {
   memset(out, 0, sizeof *out);
-  int rank = 0, ranks = 1;
-#ifdef NESTCL_WITH_MPI
-  if (e->cfg.use_mpi) {
-    int init = 0;
-    MPI_Initialized(&init);
-    if (!init) {
-      return nestcl_set_error(NESTCL_EINVAL, "use_mpi set but MPI is not initialised");
-    }
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &ranks);
-  }
-#endif
+  int rank, ranks;
+  eng_world(e, &rank, &ranks);
   if (e->n_pops == 0) {
     return nestcl_set_error(NESTCL_EINVAL, "no neurons to simulate");
   }
@@ -256,24 +242,14 @@ static const char *human(char *buf, size_t cap, size_t b)
 
 static int admit_local(nestcl_engine *e);
 
-/* Collective under MPI: every rank refuses when one does (none is left waiting in the build's collectives). */
+/* Collective under MPI: every rank refuses when one does, with that rank's message (none is left waiting in
+   the build's collectives). */
 int eng_admit(nestcl_engine *e)
 {
   if (getenv("NESTCL_NO_ADMISSION")) {
     return 0;
   }
-  int rc = admit_local(e);
-#ifdef NESTCL_WITH_MPI
-  if (e->cfg.use_mpi && e->n_ranks > 1) {
-    int bad = rc != 0, any = 0;
-    MPI_Allreduce(&bad, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-    if (any && !bad) {
-      return nestcl_set_error(NESTCL_ENOMEM, "admission: another rank's part of the network does not fit (its "
-                                             "message says why)");
-    }
-  }
-#endif
-  return rc;
+  return eng_agree(e, admit_local(e));
 }
 
 static int admit_local(nestcl_engine *e)

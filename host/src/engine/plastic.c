@@ -34,14 +34,6 @@
 #include "nestcl_synapse.h"
 #include "core/nestcl_core.h"
 
-static int cl_check(cl_int err, const char *what)
-{
-  if (err != CL_SUCCESS) {
-    return nestcl_set_error(NESTCL_ECL, "%s failed: %s", what, nestcl_cl_error_name(err));
-  }
-  return 0;
-}
-
 /* ---- time --------------------------------------------------------------- */
 
 /* NEST's Time with 1000 tics per ms: tics per step, ms per tic, ms per step. */
@@ -219,7 +211,7 @@ int eng_plastic_upload(nestcl_engine *e, eng_vp *vp, eng_block *b)
       return rc;
     }
     pl->k = clCreateKernel(e->plastic_programs[pl->proj], "nestcl_plastic", &err);
-    if ((rc = cl_check(err, "clCreateKernel(nestcl_plastic)"))) return rc;
+    if ((rc = eng_cl_check(err, "clCreateKernel(nestcl_plastic)"))) return rc;
     eng_plastic_fixed fx = {&pl->b_tmpl, &pl->b_cp, &b->b_ring, &vp->b_lags, pl->delay_hom, (uint32_t)e->ring_slots,
                             b->n, b->n_channels, (uint32_t)pr->ch_pos, (uint32_t)pr->ch_neg, (uint32_t)pr->ch_zero,
                             pr->syn.rport, tics_per_step(e), eng_delay_ms(e, 1),
@@ -239,7 +231,7 @@ int eng_plastic_upload(nestcl_engine *e, eng_vp *vp, eng_block *b)
       cl_uint zero = 0;
       err |= clSetKernelArg(pl->k, PK_HIST + ENG_H_ARRAYS, sizeof zero, &zero);
     }
-    if ((rc = cl_check(err, "clSetKernelArg(nestcl_plastic)"))) return rc;
+    if ((rc = eng_cl_check(err, "clSetKernelArg(nestcl_plastic)"))) return rc;
     if (pl->batch_cap) {
       continue; /* batched: the host keeps the synapses */
     }
@@ -299,7 +291,7 @@ static int slot_retire(nestcl_engine *e, eng_plastic *pl, struct eng_slot *sl)
   clReleaseEvent(sl->done);
   sl->done = NULL;
   if (err != CL_SUCCESS) {
-    return cl_check(err, "plastic batch");
+    return eng_cl_check(err, "plastic batch");
   }
   const eng_projection *pr = &e->projs[pl->proj];
   const nestcl_synapse_model *sm = pr->sm;
@@ -348,7 +340,7 @@ static int slot_launch(nestcl_engine *e, eng_vp *vp, eng_plastic *pl, struct eng
   }
   err |= clEnqueueMarkerWithWaitList(t, 0, NULL, &written);
   if (err != CL_SUCCESS) {
-    return cl_check(err, "uploading a plastic batch");
+    return eng_cl_check(err, "uploading a plastic batch");
   }
   cl_uint ns = sl->n_rows;
   cl_long org = origin;
@@ -369,7 +361,7 @@ static int slot_launch(nestcl_engine *e, eng_vp *vp, eng_plastic *pl, struct eng
   }
   clReleaseEvent(written);
   if (err != CL_SUCCESS) {
-    return cl_check(err, "plastic batch kernel");
+    return eng_cl_check(err, "plastic batch kernel");
   }
   clFlush(q);
   for (int f = 0; f < L->n_state; ++f) {
@@ -386,7 +378,7 @@ static int slot_launch(nestcl_engine *e, eng_vp *vp, eng_plastic *pl, struct eng
   clFlush(t);
   pl->batches++;
   vp->st.plastic_batches++;
-  return cl_check(err, "reading a plastic batch back");
+  return eng_cl_check(err, "reading a plastic batch back");
 }
 
 /*
@@ -614,7 +606,7 @@ static int deliver_device(nestcl_engine *e, eng_vp *vp, eng_block *b, int64_t or
   if (err == CL_SUCCESS) {
     err = clFinish(q);
   }
-  return cl_check(err, "plastic delivery kernel");
+  return eng_cl_check(err, "plastic delivery kernel");
 }
 
 int eng_plastic_deliver(nestcl_engine *e, eng_vp *vp, int64_t origin)
@@ -653,7 +645,7 @@ int eng_plastic_deliver(nestcl_engine *e, eng_vp *vp, int64_t origin)
                                         NULL);
       err |= clEnqueueWriteBuffer(q, vp->b_lags.mem, CL_FALSE, 0, e->n_global_spikes * 4, e->src_lags, 0, NULL,
                                   NULL);
-      rc = cl_check(err, "writing the spiking sources");
+      rc = eng_cl_check(err, "writing the spiking sources");
     }
   }
   for (int p = 0; p < e->n_pops && !rc; ++p) {
@@ -724,7 +716,7 @@ static int plastic_snapshot(nestcl_engine *e, const eng_vp *vp, const eng_plasti
     if (dl && pl->delay_hom == NESTCL_DELAY_PER_SYNAPSE) {
       err |= clEnqueueReadBuffer(q, pl->b_delay.mem, CL_TRUE, 0, pl->nnz * 2, dl, 0, NULL, NULL);
     }
-    return cl_check(err, "reading plastic synapses back");
+    return eng_cl_check(err, "reading plastic synapses back");
   }
   memcpy(w, pl->state + L->weight_off * pl->nnz, pl->nnz * 8);
   memcpy(tg, pl->target, pl->nnz * 4);
