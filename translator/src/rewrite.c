@@ -2810,44 +2810,6 @@ static void render_vardecl(rw_ctx *c, CXCursor cur, const char *t, unsigned b, u
 }
 
 /* NESTML-generated update()s define helper lambdas (get_t) they may never call. */
-/* A call that changes nothing the device could see: a const method, or nest::kernel() (the singleton's accessor). */
-static enum CXChildVisitResult visit_impure_call(CXCursor x, CXCursor parent, CXClientData data)
-{
-  int *hit = data;
-  (void)parent;
-  if (clang_getCursorKind(x) == CXCursor_CallExpr) {
-    CXCursor callee = clang_getCursorReferenced(x);
-    char *qn = cursor_qualified_name(callee);
-    int pure = (clang_getCursorKind(callee) == CXCursor_CXXMethod && clang_CXXMethod_isConst(callee)) ||
-               !strcmp(qn, "kernel") || !strcmp(qn, "nest::kernel") || clang_getCursorKind(callee) == CXCursor_Constructor;
-    free(qn);
-    if (!pure) {
-      *hit = 1;
-      return CXChildVisit_Break;
-    }
-  }
-  return CXChildVisit_Recurse;
-}
-
-/*
- * A std::vector local that nothing in the function names and whose
- * construction changes nothing (iaf_bw_2001's s_vals( min_delay, 0.0 )): it
- * can be left out.
- */
-static int vector_unused(rw_ctx *c, CXCursor v)
-{
-  char *tn = decl_name_of_type(clang_getCursorType(v));
-  int is_vector = !strcmp(tn, "vector");
-  free(tn);
-  if (!is_vector || cursor_refers_to(c->fn, v))
-    return 0;
-  int hit = 0;
-  clang_visitChildren(v, visit_side_effect, &hit);
-  if (!hit)
-    clang_visitChildren(v, visit_impure_call, &hit);
-  return !hit;
-}
-
 static int lambda_unused(rw_ctx *c, CXCursor v)
 {
   cursor_kids k = cursor_children(v);
@@ -2924,13 +2886,6 @@ static int handle_declstmt(rw_ctx *c, CXCursor cur, const char *t, unsigned b, u
     if (lambda_unused(c, v)) {
       char *vn = cursor_spelling(v);
       sb_printf(out, "/* %s: an unused lambda, dropped */", vn);
-      free(vn);
-      free(ch.c);
-      return 1;
-    }
-    if (vector_unused(c, v)) {
-      char *vn = cursor_spelling(v);
-      sb_printf(out, "/* %s: an unused std::vector, dropped */", vn);
       free(vn);
       free(ch.c);
       return 1;
