@@ -150,6 +150,53 @@ NESTCL_INLINE void nestcl_emit_spikes_offset(NESTCL_GLOBAL nestcl_u32 *count, NE
 }
 
 /*
+ * NEST's SliceRingBuffer::get_next_spike() over the events of one neuron in
+ * one update (nestcl/model.h, event_queue): events [*cur, end) of the call,
+ * each at lag ev_lag[k] with its precise offset and weight, in the order
+ * NEST's own queue hands them out (the runtime stages them so), and the
+ * refractory pseudo-event (*refract_stamp, refract_offset) that
+ * add_refractory() set (NESTCL_I64_MAX: none). Same order of comparisons as
+ * NEST: the pseudo-event goes first when it is not later than the next event
+ * (SpikeInfo's <=); a request for another stamp returns 0 and takes nothing;
+ * with accumulate, the weights of the following events of the same stamp and
+ * offset are added in turn, as NEST adds them.
+ */
+NESTCL_INLINE int nestcl_evq_next(NESTCL_GLOBAL const nestcl_u32 *ev_lag, NESTCL_GLOBAL const double *ev_offset,
+                                  NESTCL_GLOBAL const double *ev_weight, nestcl_u32 *cur, nestcl_u32 end,
+                                  nestcl_i64 origin_steps, nestcl_i64 req_stamp, int accumulate,
+                                  nestcl_i64 *refract_stamp, double refract_offset, double *ps_offset,
+                                  double *weight, int *end_of_refract)
+{
+  *end_of_refract = 0;
+  const int empty = *cur >= end;
+  const nestcl_i64 back_stamp = empty ? 0 : origin_steps + (nestcl_i64)ev_lag[*cur];
+  const double back_offset = empty ? 0.0 : ev_offset[*cur];
+  if (empty || !(*refract_stamp == back_stamp ? refract_offset < back_offset : *refract_stamp > back_stamp)) {
+    if (*refract_stamp == req_stamp) {
+      *ps_offset = refract_offset;
+      *weight = 0.0;
+      *end_of_refract = 1;
+      *refract_stamp = NESTCL_I64_MAX;
+      return 1;
+    }
+    return 0;
+  }
+  if (back_stamp != req_stamp) {
+    return 0;
+  }
+  *ps_offset = back_offset;
+  *weight = ev_weight[*cur];
+  ++*cur;
+  if (accumulate) {
+    while (*cur < end && ev_offset[*cur] == *ps_offset && origin_steps + (nestcl_i64)ev_lag[*cur] == req_stamp) {
+      *weight += ev_weight[*cur];
+      ++*cur;
+    }
+  }
+  return 1;
+}
+
+/*
  * A failure of neuron i at lag (nestcl/model.h, Failures): count[1..4] =
  * (code, i, lag, status) unless an earlier failure of the same call is there.
  */

@@ -118,6 +118,15 @@ struct nestcl_block {
   int n_plastic;
   eng_history hist;          /* cap 0: none */
   int hist_on_device;
+  /* Precise spike input (model->event_queue): the events staged for the next update, in staging order ... */
+  uint32_t *ev_i, *ev_lag;
+  double *ev_off, *ev_w;
+  uint32_t n_ev, ev_cap;
+  /* ... and grouped by neuron for the kernel (model.h, evq_*), on the device in b_evq with room for ev_dev_cap */
+  uint32_t *evq_first, *evq_lag;
+  double *evq_off, *evq_w;
+  nestcl_buffer b_evq[4];
+  uint32_t ev_dev_cap;
 };
 
 static int cl_fail(cl_int err, const char *what)
@@ -257,6 +266,17 @@ void nestcl_block_destroy(nestcl_block *b)
   nestcl_buffer_free(b->dev, &b->b_spikes);
   nestcl_buffer_free(b->dev, &b->b_rec);
   nestcl_buffer_free(b->dev, &b->b_offsets);
+  for (int k = 0; k < 4; ++k) {
+    nestcl_buffer_free(b->dev, &b->b_evq[k]);
+  }
+  free(b->ev_i);
+  free(b->ev_lag);
+  free(b->ev_off);
+  free(b->ev_w);
+  free(b->evq_first);
+  free(b->evq_lag);
+  free(b->evq_off);
+  free(b->evq_w);
   for (int f = 0; b->fields && f < m->n_fields; ++f) {
     free(b->fields[f]);
   }
@@ -291,7 +311,7 @@ size_t nestcl_block_device_bytes(const nestcl_block *b)
 {
   size_t s = b->b_ring.bytes + b->b_stage.bytes + b->b_count.bytes + b->b_spikes.bytes + b->b_offsets.bytes + b->b_rec.bytes +
              b->b_row_ptr.bytes + b->b_syn_target.bytes + b->b_syn_value.bytes + b->b_syn_delay.bytes +
-             b->b_pend.bytes;
+             b->b_pend.bytes + b->b_evq[0].bytes + b->b_evq[1].bytes + b->b_evq[2].bytes + b->b_evq[3].bytes;
   for (int k = 0; k < b->n_poisson; ++k) {
     const block_poisson *d = &b->poisson[k];
     s += d->b_target.bytes + d->b_delay.bytes + d->b_value.bytes + d->b_id.bytes + d->b_cdf.bytes;
@@ -413,6 +433,125 @@ void nestcl_block_stage(nestcl_block *b, uint32_t lag, uint32_t ch, uint32_t i, 
     int64_t *p = &b->stage[((size_t)lag * b->n_channels + ch) * b->c.n + i];
     *p = nestcl_fixed_sum(*p, nestcl_fixed_from_double(value));
   }
+}
+
+int nestcl_block_stage_event(nestcl_block *b, uint32_t lag, uint32_t i, double offset, double weight)
+{
+  if (!b->c.model->event_queue) {
+    return nestcl_set_error(NESTCL_EINVAL, "block %s: the model takes no precise spike events", b->c.model->name);
+  }
+  if (lag >= b->c.min_delay_steps || i >= b->c.n) {
+    return nestcl_set_error(NESTCL_EINVAL, "block %s: event for neuron %u at lag %u, but %u neurons and %u lags",
+                            b->c.model->name, i, lag, b->c.n, b->c.min_delay_steps);
+  }
+  if (b->n_ev == b->ev_cap) {
+    uint32_t cap = b->ev_cap ? b->ev_cap * 2 : 256;
+    if (cap <= b->ev_cap) {
+      return nestcl_set_error(NESTCL_EINVAL, "block %s: too many events in one slice", b->c.model->name);
+    }
+    uint32_t *ei = realloc(b->ev_i, (size_t)cap * sizeof *ei);
+    if (ei) b->ev_i = ei;
+    uint32_t *el = realloc(b->ev_lag, (size_t)cap * sizeof *el);
+    if (el) b->ev_lag = el;
+    double *eo = realloc(b->ev_off, (size_t)cap * sizeof *eo);
+    if (eo) b->ev_off = eo;
+    double *ew = realloc(b->ev_w, (size_t)cap * sizeof *ew);
+    if (ew) b->ev_w = ew;
+    if (!ei || !el || !eo || !ew) {
+      return nestcl_set_error(NESTCL_ENOMEM, "out of host memory");
+    }
+    b->ev_cap = cap;
+  }
+  b->ev_i[b->n_ev] = i;
+  b->ev_lag[b->n_ev] = lag;
+  b->ev_off[b->n_ev] = offset;
+  b->ev_w[b->n_ev] = weight;
+  b->n_ev++;
+  return 0;
+}
+
+/*
+ * The staged events grouped by neuron (a stable counting sort, so each
+ * neuron's keep their staging order) and uploaded with the update's event
+ * arguments set. Each neuron's events must lie in [from, to) in nondecreasing
+ * lags: update() takes them in this order and never looks back.
+ */
+static int upload_events(nestcl_block *b, cl_command_queue q, int from, int to)
+{
+  const uint32_t n = b->c.n, ne = b->n_ev;
+  if (!b->evq_first) {
+    b->evq_first = calloc((size_t)n + 2, sizeof *b->evq_first);
+    if (!b->evq_first) {
+      return nestcl_set_error(NESTCL_ENOMEM, "out of host memory");
+    }
+  }
+  if (ne > b->ev_dev_cap || !b->b_evq[0].mem) {
+    uint32_t cap = b->ev_dev_cap ? b->ev_dev_cap : 256;
+    while (cap < ne) cap *= 2;
+    uint32_t *gl = realloc(b->evq_lag, (size_t)cap * sizeof *gl);
+    if (gl) b->evq_lag = gl;
+    double *go = realloc(b->evq_off, (size_t)cap * sizeof *go);
+    if (go) b->evq_off = go;
+    double *gw = realloc(b->evq_w, (size_t)cap * sizeof *gw);
+    if (gw) b->evq_w = gw;
+    if (!gl || !go || !gw) {
+      return nestcl_set_error(NESTCL_ENOMEM, "out of host memory");
+    }
+    static const char *const what[4] = {"event index", "event lags", "event offsets", "event weights"};
+    const size_t bytes[4] = {((size_t)n + 1) * 4, (size_t)cap * 4, (size_t)cap * 8, (size_t)cap * 8};
+    int rc = 0;
+    for (int k = 0; k < 4 && !rc; ++k) {
+      nestcl_buffer_free(b->dev, &b->b_evq[k]);
+      rc = nestcl_buffer_alloc(b->dev, NESTCL_MEM_OTHER, what[k], bytes[k], CL_MEM_READ_ONLY, NULL, &b->b_evq[k]);
+    }
+    if (rc) {
+      b->ev_dev_cap = 0;
+      return rc;
+    }
+    b->ev_dev_cap = cap;
+  }
+  /* every time: a rebuilt kernel (build_kernels) has none of them */
+  const cl_mem mems[4] = {b->b_evq[0].mem, b->b_evq[1].mem, b->b_evq[2].mem, b->b_evq[3].mem};
+  if (nestcl_update_kernel_evq_args(b->k_update, b->c.model, mems) != CL_SUCCESS) {
+    return nestcl_set_error(NESTCL_ECL, "block %s: setting the event arguments failed", b->c.model->name);
+  }
+  memset(b->evq_first, 0, ((size_t)n + 1) * sizeof *b->evq_first);
+  for (uint32_t k = 0; k < ne; ++k) {
+    b->evq_first[b->ev_i[k] + 1]++;
+  }
+  for (uint32_t i = 0; i < n; ++i) {
+    b->evq_first[i + 1] += b->evq_first[i];
+  }
+  /* evq_first[i] walks neuron i's slots while filling; restored below */
+  for (uint32_t k = 0; k < ne; ++k) {
+    const uint32_t i = b->ev_i[k], at = b->evq_first[i]++;
+    if ((int)b->ev_lag[k] < from || (int)b->ev_lag[k] >= to) {
+      return nestcl_set_error(NESTCL_EINVAL, "block %s: event for neuron %u at lag %u, outside the update's lags [%d, %d)",
+                              b->c.model->name, i, b->ev_lag[k], from, to);
+    }
+    b->evq_lag[at] = b->ev_lag[k];
+    b->evq_off[at] = b->ev_off[k];
+    b->evq_w[at] = b->ev_w[k];
+  }
+  for (uint32_t i = n; i > 0; --i) {
+    b->evq_first[i] = b->evq_first[i - 1];
+  }
+  b->evq_first[0] = 0;
+  for (uint32_t i = 0; i < n; ++i) {
+    for (uint32_t k = b->evq_first[i] + 1; k < b->evq_first[i + 1]; ++k) {
+      if (b->evq_lag[k] < b->evq_lag[k - 1]) {
+        return nestcl_set_error(NESTCL_EINVAL, "block %s: events of neuron %u staged out of time order (lag %u after %u)",
+                                b->c.model->name, i, b->evq_lag[k], b->evq_lag[k - 1]);
+      }
+    }
+  }
+  cl_int err = clEnqueueWriteBuffer(q, b->b_evq[0].mem, CL_FALSE, 0, ((size_t)n + 1) * 4, b->evq_first, 0, NULL, NULL);
+  if (ne) {
+    err |= clEnqueueWriteBuffer(q, b->b_evq[1].mem, CL_FALSE, 0, (size_t)ne * 4, b->evq_lag, 0, NULL, NULL);
+    err |= clEnqueueWriteBuffer(q, b->b_evq[2].mem, CL_FALSE, 0, (size_t)ne * 8, b->evq_off, 0, NULL, NULL);
+    err |= clEnqueueWriteBuffer(q, b->b_evq[3].mem, CL_FALSE, 0, (size_t)ne * 8, b->evq_w, 0, NULL, NULL);
+  }
+  return err == CL_SUCCESS ? 0 : cl_fail(err, "uploading the events");
 }
 
 int nestcl_block_set_synapses(nestcl_block *b, uint32_t n_rows, const uint64_t *row_ptr, const uint32_t *target,
@@ -1116,6 +1255,7 @@ int nestcl_block_update(nestcl_block *b, int64_t origin_steps, int from, int to)
   b->n_spikes = 0;
   memset(b->count, 0, sizeof b->count);
   if (b->c.n == 0 || from >= to) {
+    b->n_ev = 0;
     return 0;
   }
   if (from < 0 || (uint32_t)to > b->c.min_delay_steps) {
@@ -1135,6 +1275,13 @@ int nestcl_block_update(nestcl_block *b, int64_t origin_steps, int from, int to)
   if (err == CL_SUCCESS) err = enqueue_plastic(b, q);
   if (err != CL_SUCCESS) {
     return cl_fail(err, "spike delivery");
+  }
+  if (b->c.model->event_queue) {
+    int rc = upload_events(b, q, from, to);
+    b->n_ev = 0;
+    if (rc) {
+      return rc;
+    }
   }
   err = clEnqueueWriteBuffer(q, b->b_stage.mem, CL_FALSE, 0, stage_bytes, b->stage, 0, NULL, NULL);
   err |= clEnqueueWriteBuffer(q, b->b_count.mem, CL_FALSE, 0, sizeof zero, zero, 0, NULL, NULL);

@@ -100,6 +100,16 @@ cl_int nestcl_update_kernel_fixed_args(cl_kernel k, uint32_t n, uint32_t K, doub
   return err;
 }
 
+cl_int nestcl_update_kernel_evq_args(cl_kernel k, const nestcl_model *m, const cl_mem evq[4])
+{
+  const cl_uint first = (cl_uint)(NESTCL_UPDATE_FIXED_ARGS + m->n_fields + (m->spike_offsets ? 1 : 0));
+  cl_int err = CL_SUCCESS;
+  for (cl_uint a = 0; a < 4; ++a) {
+    err |= clSetKernelArg(k, first + a, sizeof(cl_mem), &evq[a]);
+  }
+  return err;
+}
+
 int nestcl_poisson_cdf(double mu, double exp_neg_mu, double **cdf, uint32_t *len, uint32_t *kstop)
 {
   size_t cap = 64;

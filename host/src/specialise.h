@@ -35,6 +35,13 @@ cl_int nestcl_update_kernel_fixed_args(cl_kernel k, uint32_t n, uint32_t K, doub
                                        const nestcl_buffer *fields, int n_fields, cl_mem spike_offsets);
 
 /*
+ * The event arguments of the update kernel of a model with event_queue set
+ * (model.h): evq_first, evq_lag, evq_offset, evq_weight, after the fields and
+ * spike_offsets. Returns the OR of the OpenCL results.
+ */
+cl_int nestcl_update_kernel_evq_args(cl_kernel k, const nestcl_model *m, const cl_mem evq[4]);
+
+/*
  * The inversion table of Poisson(mu) for nestcl_poisson_table (nestcl_core.h):
  * the cumulative sums of nestcl_poisson_invert (nestcl_philox.h) computed with
  * its exact operations, up to the term that no longer changes them; *kstop is

@@ -111,6 +111,8 @@ class EventDeliveryManager
 {
 public:
   inline long get_modulo( long d ) const;
+  /* The slice (of min_delay steps) of the ring of slices that a delivery d steps after the slice origin falls in. */
+  inline long get_slice_modulo( long d ) const;
 
   template < class EventT >
   inline void send( Node& source, EventT& e, const long lag );
@@ -146,6 +148,15 @@ EventDeliveryManager::get_modulo( long d ) const
   const long slots = kernel().connection_manager.get_min_delay() + kernel().connection_manager.get_max_delay();
   assert( d >= 0 and d < slots );
   return ( kernel().simulation_manager.get_slice_origin().get_steps() + d ) % slots;
+}
+
+inline long
+EventDeliveryManager::get_slice_modulo( long d ) const
+{
+  const long md = kernel().connection_manager.get_min_delay();
+  const long slices = ( md + kernel().connection_manager.get_max_delay() + md - 1 ) / md;
+  assert( d >= 0 );
+  return ( ( kernel().simulation_manager.get_slice_origin().get_steps() + d ) / md ) % slices;
 }
 
 template < class EventT >

@@ -183,7 +183,8 @@ static int run_model(nestcl_device *dev, const nestcl_model *m)
       CHECK(nestcl_block_update(b, origin, from, to) == 0, "%s: update slice %u", m->name, s);
       uint32_t count[NESTCL_COUNT_WORDS] = {0};
       nestcl_update_args a = {N,  K,  origin, from, to, H, SLOTS, nch, ring, count, cs + cn, N * MIN_DELAY - cn,
-                              1,  crec, c.rng_seed, c.id_first, c.id_stride ? c.id_stride : 1, co + cn};
+                              1,  crec, c.rng_seed, c.id_first, c.id_stride ? c.id_stride : 1, co + cn,
+                              NULL, NULL, NULL, NULL};
       m->update_cpu(&a, cf);
       CHECK(count[1] == 0, "%s: the C loop reported failure %u of neuron %u at lag %u (status %d)", m->name,
             count[1], count[2], count[3], (int)count[4]);
@@ -475,6 +476,9 @@ int main(void)
     CHECK(nestcl_block_deliver(b, 15, &r0, &l0, 1) == NESTCL_EINVAL, "spikes of two slices must fail");
     CHECK(nestcl_block_add_poisson(b, -1.0, 1, &t1, &v1, &d1, &r0) == NESTCL_EINVAL, "a negative rate must fail");
     CHECK(nestcl_block_add_poisson(b, 10.0, 1, &t1, &v1, &d1, &big) == NESTCL_EINVAL, "a salt of 25 bits must fail");
+    /* precise spike events only for a model with a SliceRingBuffer (model.h, event_queue) */
+    CHECK(c.model->event_queue || nestcl_block_stage_event(b, 0, 0, 0.05, 1.0) == NESTCL_EINVAL,
+          "an event for a model without an event queue must fail");
   }
   nestcl_block_destroy(b);
   c.ring_slots = MIN_DELAY - 1;

@@ -250,7 +250,7 @@ static int check_model(const ref_model *model)
       uint32_t count[NESTCL_COUNT_WORDS] = {0};
       nestcl_spike sp[1];
       /* neuron i alone: id i, as in the engine's one-thread block (the models here draw nothing) */
-      nestcl_update_args a = {1, 0, s, 0, 1, H, 1, nch, ring, count, sp, 1, 0, NULL, 0u, (uint64_t)i, 1, NULL};
+      nestcl_update_args a = {1, 0, s, 0, 1, H, 1, nch, ring, count, sp, 1, 0, NULL, 0u, (uint64_t)i, 1, NULL, NULL, NULL, NULL, NULL};
       m->update_cpu(&a, fi);
       if (count[1]) {
         fprintf(stderr, "FAIL: %s: the reference's neuron %u failed at step %d (%u, status %d)\n", M->label, i, s,

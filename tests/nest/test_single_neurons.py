@@ -92,14 +92,31 @@ CASES = {
     "iaf_bw_2001": (500.0, 0.5, {"_receptor": 1, "_positive": True, "_tolerance": 1e-12}),
     # two input buffers per compartment (6 spike channels, 3 current channels), by NEST's receptor names
     "iaf_cond_alpha_mc": (500.0, 3.0, {"_receptor": "soma_exc", "_positive": True, "_dc_receptor": "soma_curr"}),
+    # precise spike times (NEST's SliceRingBuffer): input spikes off the grid (_precise), staged from the node's own
+    # queue in NEST's order and taken one by one in the step at their offsets; the models' helpers (emit_spike_,
+    # propagate_, threshold_distance), regula_falsi and IAFPropagator run on the device, whose std::exp / expm1 /
+    # log are the portable nestcl_* ones: within 1e-12, not bit for bit
+    "iaf_psc_exp_ps": (390.0, 60.0, {"_precise": True, "_tolerance": 1e-12}),
+    "iaf_psc_exp_ps_lossless": (390.0, 60.0, {"_precise": True, "_tolerance": 1e-12}),
+    "iaf_psc_alpha_ps": (390.0, 60.0, {"_precise": True, "_tolerance": 1e-12}),
+    "iaf_psc_delta_ps": (390.0, 1.5, {"_precise": True, "_tolerance": 1e-12}),
+    # repeats each input spike at its precise time (no current input, no recordables)
+    "parrot_neuron_ps": (0.0, 1.0, {"_precise": True}),
 }
 
 
-def drive(seed, scale):
+def drive(seed, scale, precise=False):
     rng = np.random.default_rng(seed)
     times = np.round(np.sort(rng.choice(np.arange(1, 8000), size=900, replace=False)) * 0.1, 1)
     k = rng.integers(-(1 << 16), 1 << 16, size=times.size)
     weights = k * (scale / 65536.0)
+    if precise:
+        # off the grid: each spike up to 0.0999 ms before its grid point, so that it travels with an offset;
+        # every tenth spike twice at the same time, so that simultaneous events are covered too
+        times = np.round(times - rng.integers(1, 1000, size=times.size) * 1e-4, 4)
+        t2, w2 = np.concatenate([times, times[::10]]), np.concatenate([weights, weights[::10]])
+        order = np.argsort(t2, kind="stable")
+        times, weights = t2[order], w2[order]
     return times.tolist(), weights.tolist()
 
 
@@ -113,6 +130,7 @@ def run(model):
     positive = extra.pop("_positive", False)
     dc_receptor = extra.pop("_dc_receptor", 0)
     tolerance = extra.pop("_tolerance", 0.0)  # recordables and spike times (not sample times), relative
+    precise = extra.pop("_precise", False)  # spikes off the grid (a spike_generator with precise_times)
     nest.ResetKernel()
     nest.SetKernelStatus({"local_num_threads": 2, "nestcl_streams": 1, "resolution": 0.1})
     if isinstance(receptor, str) or isinstance(dc_receptor, str):  # NEST's receptor names (iaf_cond_alpha_mc)
@@ -124,10 +142,11 @@ def run(model):
     vps = neurons.get("vp")
     if sorted(set(vps)) != [0, 1] or list(vps).count(1) != n // 2:
         raise AssertionError("expected the neurons split over both VPs, got %s" % vps)
-    times, weights = drive(11, scale)
+    times, weights = drive(11, scale, precise)
     if positive:
         weights = [abs(w) for w in weights]
-    sg = nest.Create("spike_generator", params={"spike_times": times, "spike_weights": weights})
+    sg = nest.Create("spike_generator", params={"spike_times": times, "spike_weights": weights,
+                                                "precise_times": precise})
     dc = nest.Create("dc_generator", params={"amplitude": dc_amp, "start": 50.0, "stop": 650.0})
     recordables = [str(r) for r in nest.GetDefaults(model).get("recordables", [])]  # parrot_neuron has none
     mm = nest.Create("multimeter", params={"record_from": recordables, "interval": 0.1})
@@ -442,10 +461,50 @@ def run_offset_payload(model):
     return not problems
 
 
+def run_precise_chain():
+    """iaf_psc_exp_ps senders, one on each VP driven alike, each reaching an iaf_psc_exp_ps receiver on the other VP:
+    the stream VP's sender sends its spikes' precise offsets through NEST to a CPU node, the CPU sender's reach the
+    device node through the node's own SliceRingBuffer. The senders' spike times must be off the grid (offsets
+    arrive), equal within 1e-12 ms, and the receivers' traces must agree within 1e-12 (relative)."""
+    nest.ResetKernel()
+    nest.SetKernelStatus({"local_num_threads": 2, "nestcl_streams": 1, "resolution": 0.1})
+    pre = nest.Create("iaf_psc_exp_ps", 2)
+    post = nest.Create("iaf_psc_exp_ps", 2, params={"V_th": 1000.0})
+    problems = []
+    if sorted(pre.get("vp")) != [0, 1] or list(post.get("vp")) != list(pre.get("vp")):
+        problems.append("unexpected placement: senders on %s, receivers on %s" % (pre.get("vp"), post.get("vp")))
+    dc = nest.Create("dc_generator", params={"amplitude": 420.0})
+    nest.Connect(dc, pre)
+    syn = {"weight": 400.0, "delay": 1.0}
+    nest.Connect(pre[0], post[1], syn_spec=syn)
+    nest.Connect(pre[1], post[0], syn_spec=syn)
+    mm = nest.Create("multimeter", params={"record_from": ["V_m"], "interval": 0.1})
+    sr = nest.Create("spike_recorder")
+    nest.Connect(mm, post)
+    nest.Connect(pre, sr)
+    nest.Simulate(300.0)
+    ev, spk = mm.get("events"), sr.get("events")
+    t = [np.sort(np.asarray(spk["times"])[np.asarray(spk["senders"]) == p]) for p in pre.tolist()]
+    if t[0].size < 5 or t[0].size != t[1].size or not np.all(np.abs(t[0] - t[1]) <= 1e-12 * np.maximum(1.0, t[0])):
+        problems.append("sender spike times differ: %s vs %s" % (t[0][:4], t[1][:4]))
+    off_grid = np.abs(t[0] * 10.0 - np.round(t[0] * 10.0)) > 1e-9
+    if not np.all(off_grid):
+        problems.append("%d of %d spike times on the grid: no offsets" % (int(np.sum(~off_grid)), t[0].size))
+    senders = np.asarray(ev["senders"])
+    x, y = (np.asarray(ev["V_m"])[senders == q] for q in post.tolist())
+    if x.shape != y.shape or not np.all(np.abs(x - y) <= 1e-12 * np.maximum(1.0, np.abs(x))):
+        problems.append("receivers' V_m differ by %.3g" % (float(np.max(np.abs(x - y))) if x.shape == y.shape else np.inf))
+    if not (x.size and np.max(x) - np.min(x) > 1.0):
+        problems.append("the receivers' V_m did not move: no input arrived")
+    print("%s iaf_psc_exp_ps precise spikes from a stream VP and to it: %d spikes per sender%s"
+          % ("PASS" if not problems else "FAIL", t[0].size, "" if not problems else ": " + "; ".join(problems)))
+    return not problems
+
+
 def main():
     nest.verbosity = nest.VerbosityLevel.WARNING
     models = sys.argv[1:] or list(CASES)
-    ok = [run(m) for m in models]
+    ok = [run_precise_chain() if m == "precise_chain" else run(m) for m in models]
     if len(sys.argv) == 1:
         ok.append(run_fixed_point_bound())
         ok.append(run_failure())
@@ -455,6 +514,7 @@ def main():
         ok.append(run_gap_refusal())
         ok.append(run_wfr_order_refusal())
         ok.extend(run_offset_payload(m) for m in OFFSET_CASES)
+        ok.append(run_precise_chain())
     print("%d passed, %d failed" % (sum(ok), len(ok) - sum(ok)))
     return 0 if all(ok) else 1
 

@@ -49,7 +49,26 @@ set(reject_flush_parrot "set_flush_event_flag")
 set(expect_glue_flush_parrot "flush_event_send_interval_steps_" "!= std::numeric_limits< long >::max\\(\\)"
                              "sends flush events")
 
-foreach(case ok_model nestml_style gap_forward flush_parrot)
+# precise_ps: the *_ps idioms (SliceRingBuffer, helpers, regula_falsi, IAFPropagator, set_spiketime's offset)
+set(expect_precise_ps
+  "__global const uint \\*evq_first"                        # the events of the call (model.h, event_queue)
+  "nestcl_evq_next\\(evq_lag, evq_offset, evq_weight, &nestcl_evq_cur, nestcl_evq_end, origin_steps, T, true"
+  "nestcl_evq_rstamp = \\(T\\), nestcl_evq_roff = \\("         # add_refractory()
+  "NESTCL_INLINE void nestcl_h_precise_ps_propagate_\\(NESTCL_SELF_PARAMS, const nestcl_i64 nestcl_lag, const double dt\\)"
+  "nestcl_h_precise_ps_emit_spike_\\(NESTCL_SELF_ARGS, lag, "  # the Time argument dropped, the lag passed on
+  "nestcl_h_precise_ps_regula_falsi\\(NESTCL_SELF_ARGS, nestcl_lag, dt\\)"
+  "nestcl_h_precise_ps_threshold_distance\\(NESTCL_SELF_ARGS, nestcl_lag, root\\)"
+  "nestcl_iaf_propagator_exp\\(NESTCL_P_tau_syn_, NESTCL_P_tau_m_, NESTCL_P_c_m_, dt\\)"
+  "nestcl_iaf_propagator_alpha\\(NESTCL_P_tau_syn_, NESTCL_P_tau_m_, NESTCL_P_c_m_, t, &p31, &p32\\)"
+  "NESTCL_SET_SPIKETIME_OFFSET\\(nestcl_i, S__last_step_"
+  "nestcl_emit_spikes_offset\\(")
+set(reject_precise_ps "std::tie" "S_\\." "V_\\." "add_spike" "origin\\.")
+set(expect_glue_precise_ps "events_precise_ps\\(" "B_\\.events_\\.prepare_delivery\\(\\)"
+                           "get_next_spike\\( origin_steps \\+ lag, false, offset, weight, end_of_refract \\)"
+                           "nestcl_block_stage_event\\( block, "
+                           "nest::Time::step\\( origin_steps \\+ lag \\+ 1 \\), offset \\)")
+
+foreach(case ok_model nestml_style gap_forward flush_parrot precise_ps)
   execute_process(COMMAND ${TRANSLATOR} inputs/${case}.h -o ${OUT} -I ${SHIM}
     WORKING_DIRECTORY ${SOURCE_DIR} RESULT_VARIABLE rc ERROR_VARIABLE err)
   if(NOT rc EQUAL 0)

@@ -2,7 +2,9 @@
  * Unit test of kernels_templates/nestcl_ring.h on the C path: slot arithmetic
  * (NEST's get_modulo, including negative and large step counts), the
  * [slot][channel][n] layout that model.h fixes, read-and-clear semantics, and
- * spike-list overflow detection. The OpenCL side runs the same helpers in
+ * spike-list overflow detection, and SliceRingBuffer's get_next_spike()
+ * (nestcl_evq_next): time order within a step, the refractory pseudo-event
+ * against spikes, accumulation of simultaneous spikes. The OpenCL side runs the same helpers in
  * test_numeric_opencl.c.
  */
 #include "nestcl_check.h"
@@ -66,11 +68,63 @@ static void test_spikes(void)
   CHECK(sizeof(nestcl_spike_t) == 8, "nestcl_spike must match uint2");
 }
 
+/* One neuron's staged events of an update at origin 100, in NEST's order (lag, then earliest = largest offset). */
+static void test_event_queue(void)
+{
+  const uint32_t lag[] = {0, 0, 0, 0, 1, 1};
+  const double off[] = {0.07, 0.05, 0.03, 0.03, 0.05, 0.02};
+  const double w[] = {1.5, 2.25, 0.1, 0.2, -4.0, 8.0};
+  uint32_t cur = 0;
+  const uint32_t end = 6;
+  int64_t rstamp = NESTCL_I64_MAX;
+  double po = -1, pw = -1;
+  int eor = -1;
+  /* nothing for an earlier step; the pseudo-event of step 100 at offset 0.05 */
+  CHECK(!nestcl_evq_next(lag, off, w, &cur, end, 100, 99, 0, &rstamp, 0.0, &po, &pw, &eor) && cur == 0 && eor == 0,
+        "a step without events takes nothing");
+  rstamp = 100;
+  const double roff = 0.05;
+  CHECK(nestcl_evq_next(lag, off, w, &cur, end, 100, 100, 0, &rstamp, roff, &po, &pw, &eor) && po == 0.07 &&
+          pw == 1.5 && !eor && cur == 1 && rstamp == 100,
+        "the spike before the end of the refractory period comes first");
+  /* same stamp and offset: the pseudo-event goes first (NEST: refract_ <= back) */
+  CHECK(nestcl_evq_next(lag, off, w, &cur, end, 100, 100, 1, &rstamp, roff, &po, &pw, &eor) && po == 0.05 &&
+          pw == 0.0 && eor && cur == 1 && rstamp == NESTCL_I64_MAX,
+        "the end of refractoriness, then the spike at the same offset");
+  CHECK(nestcl_evq_next(lag, off, w, &cur, end, 100, 100, 1, &rstamp, roff, &po, &pw, &eor) && po == 0.05 &&
+          pw == 2.25 && !eor && cur == 2,
+        "the spike at the pseudo-event's offset");
+  CHECK(nestcl_evq_next(lag, off, w, &cur, end, 100, 100, 1, &rstamp, roff, &po, &pw, &eor) && po == 0.03 &&
+          pw == 0.1 + 0.2 && cur == 4,
+        "simultaneous spikes accumulated in order");
+  CHECK(!nestcl_evq_next(lag, off, w, &cur, end, 100, 100, 1, &rstamp, roff, &po, &pw, &eor) && cur == 4,
+        "the step's events are all taken");
+  CHECK(nestcl_evq_next(lag, off, w, &cur, end, 100, 101, 1, &rstamp, roff, &po, &pw, &eor) && po == 0.05 &&
+          pw == -4.0 && cur == 5,
+        "accumulation stops at another offset");
+  CHECK(nestcl_evq_next(lag, off, w, &cur, end, 100, 101, 0, &rstamp, roff, &po, &pw, &eor) && po == 0.02 &&
+          pw == 8.0 && cur == 6,
+        "the last event");
+  /* a pseudo-event later than every spike of its step comes after them, and alone */
+  cur = 4;
+  rstamp = 101;
+  CHECK(nestcl_evq_next(lag, off, w, &cur, end, 100, 101, 0, &rstamp, 0.01, &po, &pw, &eor) && !eor && po == 0.05,
+        "a spike before a late pseudo-event");
+  CHECK(nestcl_evq_next(lag, off, w, &cur, end, 100, 101, 0, &rstamp, 0.01, &po, &pw, &eor) && !eor && po == 0.02,
+        "the next spike before a late pseudo-event");
+  CHECK(nestcl_evq_next(lag, off, w, &cur, end, 100, 101, 0, &rstamp, 0.01, &po, &pw, &eor) && eor && po == 0.01 &&
+          rstamp == NESTCL_I64_MAX,
+        "the late pseudo-event last");
+  CHECK(!nestcl_evq_next(lag, off, w, &cur, end, 100, 101, 0, &rstamp, 0.01, &po, &pw, &eor),
+        "nothing after the pseudo-event");
+}
+
 int main(void)
 {
   test_slot();
   test_ring();
   test_spikes();
+  test_event_queue();
   if (check_report())
     return 1;
   printf("ok\n");

@@ -73,7 +73,14 @@ static enum CXChildVisitResult visit(CXCursor c, CXCursor parent, CXClientData d
   check_walk *w = data;
   enum CXCursorKind kind = clang_getCursorKind(c);
   (void)parent;
-  if (kind == CXCursor_CompoundAssignOperator || kind == CXCursor_UnaryOperator) {
+  if (kind == CXCursor_CompoundAssignOperator ||
+      (kind == CXCursor_UnaryOperator && (clang_getCursorUnaryOperatorKind(c) == CXUnaryOperator_PreInc ||
+                                          clang_getCursorUnaryOperatorKind(c) == CXUnaryOperator_PreDec ||
+                                          clang_getCursorUnaryOperatorKind(c) == CXUnaryOperator_PostInc ||
+                                          clang_getCursorUnaryOperatorKind(c) == CXUnaryOperator_PostDec ||
+                                          clang_getCursorUnaryOperatorKind(c) == CXUnaryOperator_AddrOf))) {
+    /* ++ / --, compound assignments and & (gsl_odeiv_evolve_apply's &B_.IntegrationStep_) write their
+     * operand; - x or ! x does not */
     kids k;
     k.n = 0;
     clang_visitChildren(c, first_kids, &k);
@@ -122,10 +129,44 @@ void check_function(ir_model *m, CXCursor fn)
   clang_visitChildren(fn, visit, &w);
 }
 
+typedef struct reach {
+  ir_model *m;
+  CXCursor *fns;
+  int n;
+} reach;
+
+/* The model's own methods that a function calls, added to the walk once each (update()'s helpers). */
+static enum CXChildVisitResult visit_calls(CXCursor c, CXCursor parent, CXClientData data)
+{
+  reach *r = data;
+  (void)parent;
+  if (clang_getCursorKind(c) == CXCursor_CallExpr) {
+    CXCursor callee = clang_getCursorReferenced(c);
+    if (clang_getCursorKind(callee) == CXCursor_CXXMethod && !clang_Cursor_isNull(r->m->cls) &&
+        clang_equalCursors(clang_getCanonicalCursor(clang_getCursorSemanticParent(callee)),
+                           clang_getCanonicalCursor(r->m->cls))) {
+      CXCursor def = clang_getCursorDefinition(callee);
+      int k;
+      for (k = 0; k < r->n && !clang_Cursor_isNull(def); k++)
+        if (clang_equalCursors(clang_getCanonicalCursor(r->fns[k]), clang_getCanonicalCursor(def)))
+          break;
+      if (!clang_Cursor_isNull(def) && k == r->n) {
+        r->fns = xrealloc(r->fns, sizeof *r->fns * (size_t)(r->n + 1));
+        r->fns[r->n++] = def;
+      }
+    }
+  }
+  return CXChildVisit_Recurse;
+}
+
 void check_model(ir_model *m)
 {
   static const ir_method_id hot[] = {IR_M_UPDATE, IR_M_HANDLE_SPIKE, IR_M_HANDLE_CURRENT};
   size_t k;
+  reach r;
+  r.m = m;
+  r.fns = NULL;
+  r.n = 0;
   for (k = 0; k < sizeof hot / sizeof hot[0]; k++) {
     check_walk w;
     if (!m->has_method[hot[k]])
@@ -133,5 +174,16 @@ void check_model(ir_model *m)
     w.m = m;
     w.fn = m->methods[hot[k]];
     clang_visitChildren(w.fn, visit, &w);
+    if (hot[k] == IR_M_UPDATE)
+      clang_visitChildren(w.fn, visit_calls, &r);
   }
+  /* what update()'s helpers write is written in update() too (no such parameter becomes a constant) */
+  for (int j = 0; j < r.n; j++) {
+    check_walk w;
+    w.m = m;
+    w.fn = r.fns[j];
+    clang_visitChildren(w.fn, visit, &w);
+    clang_visitChildren(w.fn, visit_calls, &r);
+  }
+  free(r.fns);
 }

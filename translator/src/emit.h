@@ -32,7 +32,14 @@ typedef struct tr_rendered {
   char **rec_exprs;
   int n_rec_names;
   unsigned char *rec_used;
+  /* update()'s helpers (the model's methods it calls): each a whole function, in m->helpers order */
+  char **helpers;
+  char **helper_protos;
+  int n_helpers;
 } tr_rendered;
+
+/* The helpers' definitions (shared verbatim by the kernel and the C loop), or nothing without helpers. */
+void emit_helpers(strbuf *b, const ir_model *m, const tr_rendered *r);
 
 /* Renders everything; errors go to m->diags (m->failed set). 0 or -1. */
 int translate_model(ir_model *m, tr_rendered *r);

@@ -21,10 +21,14 @@ void emit_c(strbuf *b, const ir_model *m, const tr_rendered *r)
              "/* The model's own locals may go unused once its buffers became ring reads. */\n"
              "#pragma GCC diagnostic ignored \"-Wunused-variable\"\n"
              "#pragma GCC diagnostic ignored \"-Wunused-but-set-variable\"\n"
+             "#pragma GCC diagnostic ignored \"-Wunused-parameter\"\n"
+             "/* a failure only a helper reports leaves update()'s own exit unused */\n"
+             "#pragma GCC diagnostic ignored \"-Wunused-label\"\n"
              "/* The model's own mixed-sign comparisons are kept as written (same semantics as in C++). */\n"
              "#pragma GCC diagnostic ignored \"-Wsign-compare\"\n\n");
   emit_update_prelude(b, m);
   emit_ode(b, m, r, 0);
+  emit_helpers(b, m, r);
   sb_printf(b, "void %s_update_cpu(const nestcl_update_args *a, void *const *fields);\n\n", m->name);
   sb_printf(b, "void %s_update_cpu(const nestcl_update_args *a, void *const *fields)\n{\n", m->name);
   sb_puts(b, "  const uint32_t n = a->n;\n  const uint32_t K = a->K;\n  const int64_t origin_steps = a->origin_steps;\n"
@@ -40,6 +44,10 @@ void emit_c(strbuf *b, const ir_model *m, const tr_rendered *r)
               ir_type_c(m->fields[j].type), j);
   if (m->spike_offsets)
     sb_puts(b, "  double *const spike_offsets = a->spike_offsets;\n  (void)spike_offsets;\n");
+  if (m->event_queue)
+    sb_puts(b, "  const uint32_t *const evq_first = a->evq_first;\n  const uint32_t *const evq_lag = a->evq_lag;\n"
+               "  const double *const evq_offset = a->evq_offset;\n  const double *const evq_weight = a->evq_weight;\n"
+               "  (void)evq_lag;\n  (void)evq_offset;\n  (void)evq_weight;\n");
   for (j = 0; j < (int)(sizeof fixed / sizeof fixed[0]); j++)
     sb_printf(b, "  (void)%s;\n", fixed[j]);
   for (j = 0; j < m->n_fields; j++)

@@ -17,6 +17,7 @@ void emit_cl(strbuf *b, const ir_model *m, const tr_rendered *r)
   sb_puts(b, "#pragma OPENCL FP_CONTRACT OFF\n\n");
   emit_update_prelude(b, m);
   emit_ode(b, m, r, 1);
+  emit_helpers(b, m, r);
   if (m->n_failures)
     sb_puts(b, "/* a failure ends this neuron's update */\n#define NESTCL_ABANDON_NEURON return\n");
   sb_printf(b, "__kernel void nestcl_update_%s(const uint n, const uint K, const long origin_steps, const int from,\n"
@@ -29,6 +30,9 @@ void emit_cl(strbuf *b, const ir_model *m, const tr_rendered *r)
     sb_printf(b, ",\n    __global %s *%s", ir_type_cl(m->fields[j].type), m->fields[j].c_name);
   if (m->spike_offsets) /* after the fields: the offset of each spike-list entry (model.h, spike_offsets) */
     sb_puts(b, ",\n    __global double *spike_offsets");
+  if (m->event_queue) /* then the events of the call (model.h, event_queue) */
+    sb_puts(b, ",\n    __global const uint *evq_first, __global const uint *evq_lag,\n"
+               "    __global const double *evq_offset, __global const double *evq_weight");
   sb_puts(b, ")\n{\n  const uint nestcl_i = (uint)get_global_id(0);\n  if (nestcl_i >= n)\n    return;\n  ");
   sb_puts(b, r->update_body);
   sb_puts(b, "\n}\n");

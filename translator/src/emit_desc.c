@@ -168,7 +168,15 @@ void emit_desc(strbuf *b, const ir_model *m, const tr_rendered *r, const char *k
       sb_printf(b, "  case %d: /* %s */\n    *value = (double)(%s);\n    return 0;\n", j, r->rec_names[j], r->rec_exprs[j]);
     sb_printf(b, "  default:\n    return nestcl_set_error(NESTCL_EINVAL, \"%s: no recordable %%d\", which);\n  }\n}\n\n", nm);
   }
-  if (r->route_spike && m->reads_offset) {
+  if (m->event_queue) {
+    sb_printf(b, "/* handle(SpikeEvent&) queues each spike with its offset in the SliceRingBuffer %s (model.h,\n"
+                 "   event_queue), which only NEST's glue reads: no ring channel takes a spike. */\n"
+                 "static int %s_route_spike(double weight, long rport, uint32_t K, int *channel, double *value)\n{\n"
+                 "  (void)weight;\n  (void)K;\n  (void)channel;\n  (void)value;\n"
+                 "  return nestcl_set_error(NESTCL_EINVAL, \"%s: handle(SpikeEvent&) queues spikes with their precise \"\n"
+                 "                          \"offsets (SliceRingBuffer %s), which only NEST's glue delivers (rport %%ld)\", rport);\n}\n\n",
+              m->evq_member, nm, nm, m->evq_member);
+  } else if (r->route_spike && m->reads_offset) {
     /* handle(SpikeEvent&) reads e.get_offset(): the route takes the spike's offset and says whether it read it */
     sb_printf(b, "static int %s_route_spike_offset(double weight, long rport, uint32_t K, double offset,\n"
                  "                                  int *nestcl_offset_read, int *channel, double *value)\n{\n"
@@ -234,7 +242,7 @@ void emit_desc(strbuf *b, const ir_model *m, const tr_rendered *r, const char *k
   sb_printf(b, "  %s_kernel_source,\n  \"nestcl_update_%s\",\n  %s_update_cpu,\n", nm, nm, nm);
   if (r->defaults_body) sb_printf(b, "  %s_set_defaults,\n", nm); else sb_puts(b, "  NULL,\n");
   if (r->prerun_body) sb_printf(b, "  %s_pre_run,\n", nm); else sb_puts(b, "  NULL,\n");
-  if (r->route_spike) sb_printf(b, "  %s_route_spike,\n", nm); else sb_puts(b, "  NULL,\n");
+  if (r->route_spike || m->event_queue) sb_printf(b, "  %s_route_spike,\n", nm); else sb_puts(b, "  NULL,\n");
   if (r->route_current) sb_printf(b, "  %s_route_current,\n", nm); else sb_puts(b, "  NULL,\n");
   if (r->get_status_body) sb_printf(b, "  %s_get_status,\n", nm); else sb_puts(b, "  NULL,\n");
   if (r->set_status_body) sb_printf(b, "  %s_set_status,\n", nm); else sb_puts(b, "  NULL,\n");
@@ -250,6 +258,7 @@ void emit_desc(strbuf *b, const ir_model *m, const tr_rendered *r, const char *k
     sb_printf(b, "  %s_route_spike_offset,\n", nm);
   else
     sb_puts(b, "  NULL,\n");
+  sb_printf(b, "  %d,\n", m->event_queue);
   sb_puts(b, "};\n");
 }
 

@@ -118,6 +118,31 @@ static void emit_drain(strbuf *b, const ir_model *m, int has_buffers)
 }
 
 /*
+ * events_<model>(node, origin_steps, lag, block, i): a model with a
+ * SliceRingBuffer (model.h, event_queue) has NEST's own handle() queue its
+ * spikes in the node; the events of step origin_steps + lag go to slot i of
+ * the block, one by one in the order the queue hands them out (sorted by
+ * prepare_delivery() at the slice's first lag, as NEST's update() does), so
+ * the device's get_next_spike() sees NEST's. 0 or a NESTCL_E* code.
+ */
+static void emit_events(strbuf *b, const ir_model *m)
+{
+  sb_printf(b, "inline int\nevents_%s( nest::%s& node, long origin_steps, long lag, nestcl_block* block, std::uint32_t i )\n{\n",
+            m->name, m->name);
+  if (!m->event_queue) {
+    sb_puts(b, "  (void)node;\n  (void)origin_steps;\n  (void)lag;\n  (void)block;\n  (void)i;\n  return 0;\n}\n\n");
+    return;
+  }
+  sb_printf(b, "  auto& B_ = node.*%s_detail::member(%s_detail::B__tag{});\n"
+               "  if ( lag == 0 )\n  {\n    B_.%s.prepare_delivery();\n  }\n"
+               "  double offset = 0.0, weight = 0.0;\n  bool end_of_refract = false;\n"
+               "  while ( B_.%s.get_next_spike( origin_steps + lag, false, offset, weight, end_of_refract ) )\n  {\n"
+               "    const int rc = nestcl_block_stage_event( block, static_cast< std::uint32_t >( lag ), i, offset, weight );\n"
+               "    if ( rc != 0 )\n    {\n      return rc;\n    }\n  }\n  return 0;\n}\n\n",
+            m->name, m->name, m->evq_member, m->evq_member);
+}
+
+/*
  * record_<model>(node, values, step): the recorded fields from values (descriptor's
  * recordables order: the State_ fields, then what NEST's recordable getters read
  * that update() changes), then the node's own logger, so NEST's recordables map
@@ -169,7 +194,7 @@ void emit_glue(strbuf *b, const ir_model *m)
   base = base ? base + 1 : hdr;
   emit_file_header(b, m, "C++ glue between a NEST node and SoA slot i.", "/*", "*/");
   sb_printf(b, "#ifndef NESTCL_GLUE_%s_HPP\n#define NESTCL_GLUE_%s_HPP\n\n", nm, nm);
-  sb_printf(b, "#include <cstddef>\n#include <cstdint>\n%s#include <string>\n#include <type_traits>\n\n#include \"%s\"\n#include \"archiving_node.h\"\n#include \"exceptions.h\"\n#include \"kernel_manager.h\"\n\n", m->drops_flush_events ? "#include <limits>\n" : "", base);
+  sb_printf(b, "#include <cstddef>\n#include <cstdint>\n%s#include <string>\n#include <type_traits>\n\n#include \"%s\"\n#include \"archiving_node.h\"\n#include \"nestcl/block.h\"\n#include \"exceptions.h\"\n#include \"kernel_manager.h\"\n\n", m->drops_flush_events ? "#include <limits>\n" : "", base);
   sb_puts(b, "namespace nestcl_glue\n{\n#ifndef NESTCL_GLUE_DETAIL\n#define NESTCL_GLUE_DETAIL\nnamespace detail\n{\n"
              "/* ArchivingNode::set_spiketime is protected (only update() records a spike), so its\n"
              "   pointer is handed out like the structs' (an explicit instantiation may name it). */\n"
@@ -183,9 +208,9 @@ void emit_glue(strbuf *b, const ir_model *m)
              "struct last_spike_tag\n{\n};\nauto member( last_spike_tag );\n"
              "template struct steal_fn< last_spike_tag, &nest::ArchivingNode::last_spike_ >;\n"
              "/* Only an ArchivingNode keeps a spike history (STDP reads it); only a node with a logger records. */\n"
-             "template < typename N >\nvoid\nset_spiketime( N& node, const nest::Time& t )\n{\n"
+             "template < typename N >\nvoid\nset_spiketime( N& node, const nest::Time& t, double offset = 0.0 )\n{\n"
              "  if constexpr ( std::is_base_of_v< nest::ArchivingNode, N > )\n"
-             "  {\n    ( static_cast< nest::ArchivingNode& >( node ).*member( set_spiketime_tag {} ) )( t, 0.0 );\n  }\n}\n"
+             "  {\n    ( static_cast< nest::ArchivingNode& >( node ).*member( set_spiketime_tag {} ) )( t, offset );\n  }\n}\n"
              "template < typename B >\nauto\nrecord( B& buffers, long step ) -> decltype( buffers.logger_.record_data( step ), void() )\n{\n  buffers.logger_.record_data( step );\n}\n"
              "inline void\nrecord( ... )\n{\n}\n"
              "} // namespace detail\n#endif\n\n");
@@ -319,19 +344,20 @@ void emit_glue(strbuf *b, const ir_model *m)
     }
   }
   emit_drain(b, m, any[3]);
+  emit_events(b, m);
   emit_record(b, m, any[3]);
   /* a spike of multiplicity m (the device's run of m entries): one event, m history entries, as update();
    * the offset that update() gave the event (0, NEST's default, for a model that sets none) */
   sb_printf(b, "inline void\nemit_%s( nest::%s& node, long origin_steps, long lag, unsigned long m, double offset )\n{\n"
                "  for ( unsigned long k = 0; k < m; ++k )\n"
                "  {\n"
-               "    detail::set_spiketime( node, nest::Time::step( origin_steps + lag + 1 ) );\n"
+               "    detail::set_spiketime( node, nest::Time::step( origin_steps + lag + 1 )%s );\n"
                "  }\n"
                "  nest::SpikeEvent se;\n"
                "  if ( m != 1 )\n"
                "  {\n"
                "    se.set_multiplicity( m );\n"
-               "  }\n", nm, nm);
+               "  }\n", nm, nm, m->spiketime_offset ? ", offset" : "");
   if (m->spike_offsets)
     sb_puts(b, "  se.set_offset( offset );\n");
   else
@@ -342,40 +368,43 @@ void emit_glue(strbuf *b, const ir_model *m)
 
 void emit_glue_table(strbuf *b, ir_model *const *models, int n)
 {
-  static const char *const fns[6][3] = {
+  enum { NFN = 7 };
+  static const char *const fns[NFN][3] = {
     {"pack", "const nest::Node& node, void* const* f, std::size_t n, std::size_t i", "const"},
     {"unpack", "nest::Node& node, void* const* f, std::size_t n, std::size_t i", ""},
     {"drain", "nest::Node& node, long lag, double* out, std::size_t K", ""},
     {"record", "nest::Node& node, const double* values, long step", ""},
     {"emit", "nest::Node& node, long origin_steps, long lag, unsigned long m, double offset", ""},
-    {"receptors", "const nest::Node& node", "const"}};
-  static const char *const rets[6] = {"void", "void", "void", "void", "void", "std::size_t"};
-  static const char *const args[6] = {"f, n, i", "f, n, i", "lag, out, K", "values, step", "origin_steps, lag, m, offset", ""};
+    {"receptors", "const nest::Node& node", "const"},
+    {"events", "nest::Node& node, long origin_steps, long lag, nestcl_block* block, std::uint32_t i", ""}};
+  static const char *const rets[NFN] = {"void", "void", "void", "void", "void", "std::size_t", "int"};
+  static const char *const args[NFN] = {"f, n, i", "f, n, i", "lag, out, K", "values, step", "origin_steps, lag, m, offset", "",
+                                        "origin_steps, lag, block, i"};
   int j, k;
   sb_puts(b, "/* Generated by nestcl-translate. Do not edit.\n"
              "   nestcl_glue_table.hpp: the glue of every model translated in this run, by NEST model name, for\n"
              "   nest_patch (one translation unit includes it). */\n"
-             "#ifndef NESTCL_GLUE_TABLE_HPP\n#define NESTCL_GLUE_TABLE_HPP\n\n#include <cstddef>\n\n#include \"nestcl/model.h\"\n#include \"node.h\"\n");
+             "#ifndef NESTCL_GLUE_TABLE_HPP\n#define NESTCL_GLUE_TABLE_HPP\n\n#include <cstddef>\n\n#include \"nestcl/block.h\"\n#include \"nestcl/model.h\"\n#include \"node.h\"\n");
   for (j = 0; j < n; j++)
     sb_printf(b, "#include \"%s_glue.hpp\"\n", models[j]->name);
   sb_puts(b, "\nextern \"C\"\n{\n");
   for (j = 0; j < n; j++)
     sb_printf(b, "  extern const nestcl_model nestcl_model_%s;\n", models[j]->name);
   sb_puts(b, "}\n\nnamespace nestcl_glue\n{\nstruct entry\n{\n  const char* name;\n  const nestcl_model* model;\n");
-  for (k = 0; k < 6; k++)
+  for (k = 0; k < NFN; k++)
     sb_printf(b, "  %s ( *%s )( %s );\n", rets[k], fns[k][0], fns[k][1]);
   sb_puts(b, "};\n\n/* The entries, sorted by name; *count receives their number. */\ninline const entry*\ntable( std::size_t* count )\n{\n  static const entry t[] = {\n");
   for (j = 0; j < n; j++) {
     const char *nm = models[j]->name;
     sb_printf(b, "    { \"%s\",\n      &nestcl_model_%s,\n", nm, nm);
-    for (k = 0; k < 6; k++)
+    for (k = 0; k < NFN; k++)
       sb_printf(b, "      []( %s ) { %s%s_%s( static_cast< %snest::%s& >( node )%s%s ); }%s\n", fns[k][1],
                 strcmp(rets[k], "void") ? "return " : "", fns[k][0], nm, fns[k][2][0] ? "const " : "", nm,
-                args[k][0] ? ", " : "", args[k], k < 5 ? "," : "");
+                args[k][0] ? ", " : "", args[k], k < NFN - 1 ? "," : "");
     sb_puts(b, "    },\n");
   }
   if (!n)
-    sb_puts(b, "    { nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr },\n");
+    sb_puts(b, "    { nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr },\n");
   sb_printf(b, "  };\n  *count = %d;\n  return t;\n}\n} // namespace nestcl_glue\n\n#endif\n", n);
 }
 

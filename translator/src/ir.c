@@ -23,7 +23,7 @@ ir_model *ir_model_new(const char *name)
   m->cls = clang_getNullCursor();
   m->ode_dyn = m->ode_control = m->ode_step = m->ode_assign = clang_getNullCursor();
   m->rec_create = clang_getNullCursor();
-  m->update_forward = m->gap_handler = clang_getNullCursor();
+  m->update_forward = m->gap_handler = m->evq_decl = m->regula_falsi = clang_getNullCursor();
   m->last_spike_field = -1;
   return m;
 }
@@ -56,6 +56,7 @@ void ir_model_free(ir_model *m)
   free(m->failures);
   free(m->cp_name);
   free(m->helpers);
+  free(m->evq_member);
   free(m->diags);
   free(m->fields);
   free(m->channels);

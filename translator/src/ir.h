@@ -220,6 +220,15 @@ typedef struct ir_model {
   CXCursor rec_create;
   ir_recordable *named;
   int n_named;
+  /* A SliceRingBuffer in Buffers_ (the *_ps models' precise spike input): handle( SpikeEvent& ) queues
+   * spikes there, update() takes them with get_next_spike(); see nestcl/model.h, event_queue */
+  int event_queue;
+  char *evq_member;
+  CXCursor evq_decl;
+  /* update() calls regula_falsi( *this, dt ): the model's threshold_distance() (a helper), else a null cursor */
+  CXCursor regula_falsi;
+  /* set_spiketime( t, offset ) with the offset the spike's event carries (the glue passes it on) */
+  int spiketime_offset;
   /* What update() throws (GSLSolverFailure, ...): failure code k + 1 is failures[k]. */
   char **failures;
   int n_failures;

@@ -42,7 +42,7 @@ static const math_entry table[] = {
   {"fmax", "fmax", 2, MATH_FUNC, 0, NULL}, {"std::fmax", "fmax", 2, MATH_FUNC, 0, NULL},
   {"copysign", "copysign", 2, MATH_FUNC, 0, NULL}, {"std::copysign", "copysign", 2, MATH_FUNC, 0, NULL},
   {"std::isnan", "isnan", 1, MATH_FUNC, 0, NULL}, {"std::isnormal", "isnormal", 1, MATH_FUNC, 0, NULL}, {"std::isinf", "isinf", 1, MATH_FUNC, 0, NULL},
-  {"std::isfinite", "isfinite", 1, MATH_FUNC, 0, NULL},
+  {"std::isfinite", "isfinite", 1, MATH_FUNC, 0, NULL}, {"numerics::is_nan", "isnan", 1, MATH_FUNC, 0, NULL},
   {"std::min", "min", 2, MATH_MINMAX, 0, NULL}, {"std::max", "max", 2, MATH_MINMAX, 0, NULL},
   {"std::numeric_limits::infinity", "infinity", 0, MATH_CONST, 0, NULL},
   {"std::numeric_limits::max", "max", 0, MATH_CONST, 0, NULL},

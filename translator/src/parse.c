@@ -412,6 +412,17 @@ static enum CXChildVisitResult visit_fields(CXCursor c, CXCursor parent, CXClien
     CXType ct = clang_getCanonicalType(t);
     if (!strcmp(dn, "RingBuffer")) {
       add_channel_groups(m, c, member, IR_BUF_RING, 1);
+    } else if (!strcmp(dn, "SliceRingBuffer")) {
+      if (m->event_queue) {
+        char *msg = xasprintf("a second SliceRingBuffer '%s' is not supported on the device (the runtime stages one "
+                              "queue of precise spikes per neuron, '%s')", member, m->evq_member);
+        add_diag_at(m, c, 1, msg);
+        free(msg);
+      } else {
+        m->event_queue = 1;
+        m->evq_member = xstrdup(member);
+        m->evq_decl = c;
+      }
     } else if (!strcmp(dn, "MultiChannelInputBuffer")) {
       CXString sp = clang_getTypeSpelling(ct);
       const char *lt = strchr(clang_getCString(sp), '<');

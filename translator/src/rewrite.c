@@ -52,7 +52,9 @@ struct rw_ctx {
   CXCursor target_var; /* RW_SEND: the local that holds get_target( t ) */
   CXCursor node_var;   /* RW_DYN: the local that holds the node (reinterpret_cast of the params pointer) */
   int multiplicity;    /* RW_UPDATE: update() calls SpikeEvent::set_multiplicity */
-  int offsets;         /* RW_UPDATE: update() calls SpikeEvent::set_offset */
+  int offsets;         /* RW_UPDATE: update() (or a helper of it) calls SpikeEvent::set_offset */
+  int helper;          /* RW_UPDATE: rendering a method that update() calls, as a function of its own */
+  CXCursor lag_loop;   /* RW_UPDATE: update()'s lag loop (a null cursor in a helper) */
   int rng_sites;  /* random draws rendered so far: each call site gets its own stream */
   /* statements left out of this render, with why (plan_drops) */
   CXCursor *dropped;
@@ -68,6 +70,7 @@ static int pure_expr(CXCursor e);
 typedef struct lag_find {
   CXCursor to;
   char *name;
+  CXCursor loop;
 } lag_find;
 
 static enum CXChildVisitResult visit_find_lag(CXCursor c, CXCursor parent, CXClientData data)
@@ -80,8 +83,10 @@ static enum CXChildVisitResult visit_find_lag(CXCursor c, CXCursor parent, CXCli
     cursor_kids k = cursor_children(c);
     if (k.n >= 2 && clang_getCursorKind(k.c[0]) == CXCursor_DeclStmt) {
       cursor_kids d = cursor_children(k.c[0]);
-      if (cursor_refers_to(k.c[1], lf->to) && d.n >= 1 && clang_getCursorKind(d.c[0]) == CXCursor_VarDecl)
+      if (cursor_refers_to(k.c[1], lf->to) && d.n >= 1 && clang_getCursorKind(d.c[0]) == CXCursor_VarDecl) {
         lf->name = cursor_spelling(d.c[0]);
+        lf->loop = c;
+      }
       free(d.c);
     }
     free(k.c);
@@ -119,6 +124,34 @@ static int calls_method(CXCursor fn, const char *name)
   return mf.hit;
 }
 
+typedef struct class_calls {
+  const char *name;
+  int hit;
+} class_calls;
+
+static enum CXChildVisitResult visit_class_method(CXCursor x, CXCursor parent, CXClientData data)
+{
+  class_calls *cc = data;
+  (void)parent;
+  if (clang_getCursorKind(x) == CXCursor_CXXMethod) {
+    CXCursor def = clang_getCursorDefinition(x);
+    if (!clang_Cursor_isNull(def) && calls_method(def, cc->name))
+      cc->hit = 1;
+  }
+  return cc->hit ? CXChildVisit_Break : CXChildVisit_Continue;
+}
+
+/* Whether update() or any method of the model class (the helpers update() calls) calls name. */
+static int model_calls(ir_model *m, CXCursor fn, const char *name)
+{
+  class_calls cc;
+  cc.name = name;
+  cc.hit = calls_method(fn, name);
+  if (!cc.hit && !clang_Cursor_isNull(m->cls))
+    clang_visitChildren(m->cls, visit_class_method, &cc);
+  return cc.hit;
+}
+
 rw_ctx *rw_new(ir_model *m, rw_mode mode, CXCursor fn, int fatal)
 {
   rw_ctx *c = xcalloc(1, sizeof *c);
@@ -129,13 +162,14 @@ rw_ctx *rw_new(ir_model *m, rw_mode mode, CXCursor fn, int fatal)
   c->used = xcalloc((size_t)(m->n_fields ? m->n_fields : 1), 1);
   c->target_var = clang_getNullCursor();
   c->node_var = clang_getNullCursor();
+  c->lag_loop = clang_getNullCursor();
   if (mode == RW_UPDATE) {
     /* update() sets the multiplicity (the offset) of the spikes it sends: each SpikeEvent local gets a
      * count (an offset) */
-    c->multiplicity = calls_method(fn, "set_multiplicity");
+    c->multiplicity = model_calls(m, fn, "set_multiplicity");
     if (c->multiplicity)
       m->multiplicity = 1;
-    c->offsets = calls_method(fn, "set_offset");
+    c->offsets = model_calls(m, fn, "set_offset");
     if (c->offsets)
       m->spike_offsets = 1;
   }
@@ -143,8 +177,10 @@ rw_ctx *rw_new(ir_model *m, rw_mode mode, CXCursor fn, int fatal)
     lag_find lf;
     lf.to = clang_Cursor_getArgument(fn, 2);
     lf.name = NULL;
+    lf.loop = clang_getNullCursor();
     clang_visitChildren(fn, visit_find_lag, &lf);
     c->lag_var = lf.name;
+    c->lag_loop = lf.loop;
   }
   if (mode == RW_UPDATE && m->n_bound && clang_equalCursors(fn, m->methods[IR_M_UPDATE]))
     for (int k = 0; k < m->n_bound; k++) {
@@ -178,6 +214,13 @@ void rw_free(rw_ctx *c)
 }
 
 int rw_errors(const rw_ctx *c) { return c->n_errors; }
+
+void rw_set_helper(rw_ctx *c)
+{
+  c->helper = 1;
+  free(c->lag_var);
+  c->lag_var = xstrdup("nestcl_lag");
+}
 void rw_set_return_label(rw_ctx *c, const char *label) { snprintf(c->label, sizeof c->label, "%s", label); }
 const char *rw_first_error(const rw_ctx *c) { return c->first_error ? c->first_error : ""; }
 const unsigned char *rw_used_fields(const rw_ctx *c) { return c->used; }
@@ -384,6 +427,15 @@ static char *decl_name_of_type(CXType t)
   if (t.kind == CXType_LValueReference || t.kind == CXType_RValueReference || t.kind == CXType_Pointer)
     t = clang_getPointeeType(t);
   return cursor_spelling(clang_getTypeDeclaration(clang_getCanonicalType(t)));
+}
+
+/* Whether t (through a reference) is NEST's Time. */
+static int is_time_type(CXType t)
+{
+  char *n = decl_name_of_type(t);
+  int r = !strcmp(n, "Time");
+  free(n);
+  return r;
 }
 
 /* The canonical C spelling of a type ("unsigned long", "double"), malloc'ed. */
@@ -974,8 +1026,9 @@ static int call_get_steps(rw_ctx *c, const call_info *ci, strbuf *out)
   CXCursor b = cursor_strip(ci->base);
   if (clang_getCursorKind(b) == CXCursor_DeclRefExpr && c->mode == RW_UPDATE &&
       clang_getCursorKind(clang_getCursorReferenced(b)) == CXCursor_ParmDecl &&
-      clang_equalCursors(clang_getCanonicalCursor(clang_getCursorReferenced(b)),
-                         clang_getCanonicalCursor(clang_Cursor_getArgument(c->fn, 0)))) {
+      (clang_equalCursors(clang_getCanonicalCursor(clang_getCursorReferenced(b)),
+                          clang_getCanonicalCursor(clang_Cursor_getArgument(c->fn, 0))) ||
+       (c->helper && is_time_type(clang_getCursorType(clang_getCursorReferenced(b)))))) {
     sb_puts(out, "origin_steps");
     return 1;
   }
@@ -1126,6 +1179,27 @@ static int arg_written(CXCursor call, unsigned k)
   return clang_File_isEqual(cf, af) && ab >= cb && ae <= ce && ae > ab;
 }
 
+typedef struct offset_calls {
+  CXCursor *c;
+  int n;
+} offset_calls;
+
+/* Every call of SpikeEvent::set_offset( x ) below a cursor. */
+static enum CXChildVisitResult visit_offset_calls(CXCursor x, CXCursor parent, CXClientData data)
+{
+  offset_calls *oc = data;
+  (void)parent;
+  if (clang_getCursorKind(x) == CXCursor_CallExpr && clang_Cursor_getNumArguments(x) == 1) {
+    char *n = cursor_spelling(clang_getCursorReferenced(x));
+    if (!strcmp(n, "set_offset")) {
+      oc->c = xrealloc(oc->c, sizeof *oc->c * (size_t)(oc->n + 1));
+      oc->c[oc->n++] = x;
+    }
+    free(n);
+  }
+  return CXChildVisit_Recurse;
+}
+
 /* set_spiketime( Time::step( t ) ): NESTCL_SET_SPIKETIME, which keeps the last spike time where update() reads it */
 static int call_set_spiketime(rw_ctx *c, const call_info *ci, strbuf *out)
 {
@@ -1135,13 +1209,105 @@ static int call_set_spiketime(rw_ctx *c, const call_info *ci, strbuf *out)
   if (clang_Cursor_isNull(st) || clang_Cursor_getNumArguments(st) != 1)
     return 0;
   if (ci->nargs >= 2 && arg_written(ci->cur, 1)) {
-    /* ArchivingNode keeps t - offset as the last spike; the device and the glue keep the grid time */
-    error_at(c, ci->cur, "set_spiketime with an offset", "the spike time is kept on the grid of steps");
+    /* ArchivingNode keeps t - offset as the last spike: NEST's glue passes the offset of the spike's event
+     * (emit_<model>), so the two must be the same value: every set_offset() of this function sets it */
+    char *off, *why = NULL;
+    offset_calls oc;
+    render_to(c, clang_Cursor_getArgument(ci->cur, 1), &off);
+    oc.n = 0;
+    oc.c = NULL;
+    clang_visitChildren(c->fn, visit_offset_calls, &oc);
+    if (!oc.n)
+      why = xasprintf("no SpikeEvent of %s carries the offset, and NEST's glue gives the spike time the event's offset",
+                      "this function");
+    for (int k = 0; k < oc.n && !why; k++) {
+      char *so;
+      render_to(c, clang_Cursor_getArgument(oc.c[k], 0), &so);
+      if (strcmp(so, off))
+        why = xasprintf("the SpikeEvent's offset is '%s', and NEST's glue gives the spike time the event's offset", so);
+      free(so);
+    }
+    free(oc.c);
+    if (why) {
+      error_at(c, ci->cur, "set_spiketime with an offset other than the spike's", why);
+      free(why);
+      free(off);
+      return 1;
+    }
+    c->m->spiketime_offset = 1;
+    sb_puts(out, "NESTCL_SET_SPIKETIME_OFFSET(nestcl_i, ");
+    render_arg(c, st, 0, out);
+    sb_printf(out, ", %s)", off);
+    free(off);
     return 1;
   }
   sb_puts(out, "NESTCL_SET_SPIKETIME(nestcl_i, ");
   render_arg(c, st, 0, out);
   sb_putc(out, ')');
+  return 1;
+}
+
+/*
+ * NEST's SliceRingBuffer (B_.events_ of the *_ps models), nestcl/model.h
+ * event_queue: the runtime stages the events of each update in the order
+ * NEST's queue hands them out, so prepare_delivery() (which sorts them) has
+ * nothing left to do; get_next_spike() takes the next one (nestcl_evq_next,
+ * nestcl_ring.h) over the kernel's locals nestcl_evq_* (translate.c, insert_event_locals);
+ * add_refractory() sets the pseudo-event. handle( SpikeEvent& )'s add_spike()
+ * is NEST's own (the glue reads the node's queue); init_buffers_()'s resize()
+ * and clear() are the runtime's set-up (rw_is_runtime_setup).
+ */
+static int call_slice_ring_buffer(rw_ctx *c, const call_info *ci, strbuf *out)
+{
+  if (strcmp(ci->cls, "SliceRingBuffer"))
+    return 0;
+  CXCursor b = clang_Cursor_isNull(ci->base) ? ci->base : cursor_strip(ci->base);
+  if (!c->m->event_queue || clang_Cursor_isNull(b) || clang_getCursorKind(b) != CXCursor_MemberRefExpr ||
+      !clang_equalCursors(clang_getCanonicalCursor(clang_getCursorReferenced(b)),
+                          clang_getCanonicalCursor(c->m->evq_decl))) {
+    error_at(c, ci->cur, "a SliceRingBuffer other than the model's Buffers_ member",
+             "the runtime stages one queue of precise spikes per neuron");
+    return 1;
+  }
+  if (name_is(ci, "prepare_delivery") && ci->nargs == 0) {
+    sb_puts(out, "((void)0) /* prepare_delivery(): the runtime staged this update's events in NEST's order */");
+    return 1;
+  }
+  if (c->helper) {
+    char *what = xasprintf("call to 'SliceRingBuffer::%s' in a helper of update()", ci->name);
+    error_at(c, ci->cur, what, "the queue's position lives in update()'s own body");
+    free(what);
+    return 1;
+  }
+  if (name_is(ci, "get_next_spike") && ci->nargs == 5) {
+    sb_puts(out, "((nestcl_evq_r = nestcl_evq_next(evq_lag, evq_offset, evq_weight, &nestcl_evq_cur, nestcl_evq_end, "
+                 "origin_steps, ");
+    render_arg(c, ci->cur, 0, out);
+    sb_puts(out, ", ");
+    render_arg(c, ci->cur, 1, out);
+    sb_puts(out, ", &nestcl_evq_rstamp, nestcl_evq_roff, &nestcl_evq_off, &nestcl_evq_w, &nestcl_evq_eor)) ? ((void)((");
+    render_arg(c, ci->cur, 2, out);
+    sb_puts(out, ") = nestcl_evq_off), (void)((");
+    render_arg(c, ci->cur, 3, out);
+    sb_puts(out, ") = nestcl_evq_w)) : (void)0, (");
+    render_arg(c, ci->cur, 4, out);
+    sb_puts(out, ") = nestcl_evq_eor != 0, nestcl_evq_r)");
+    return 1;
+  }
+  if (name_is(ci, "add_refractory") && ci->nargs == 2) {
+    sb_puts(out, "(nestcl_evq_rstamp = (");
+    render_arg(c, ci->cur, 0, out);
+    sb_puts(out, "), nestcl_evq_roff = (");
+    render_arg(c, ci->cur, 1, out);
+    sb_puts(out, "))");
+    return 1;
+  }
+  {
+    char *what = xasprintf("call to 'SliceRingBuffer::%s' in update()", ci->name);
+    error_at(c, ci->cur, what, "update() takes its events with prepare_delivery(), get_next_spike() and "
+                               "add_refractory() only");
+    free(what);
+  }
   return 1;
 }
 
@@ -1299,8 +1465,9 @@ static int call_random_draw(rw_ctx *c, const call_info *ci, strbuf *out)
     return 0;
   /* NEST's per-thread generator becomes a counter-based stream per neuron,
    * step and call site (nestcl_philox.h); its numbers differ from NEST's. */
-  if (!c->lag_var) {
-    error_at(c, ci->cur, "a random draw outside the lag loop", "draws are keyed by neuron and step");
+  if (!c->lag_var || c->helper) {
+    error_at(c, ci->cur, c->helper ? "a random draw in a helper of update()" : "a random draw outside the lag loop",
+             c->helper ? "each call site of update() gets its own stream" : "draws are keyed by neuron and step");
     return 1;
   }
   warning_at(c, ci->cur, "random draw: the device uses its own counter-based stream (NESTCL_DRAND), "
@@ -1368,6 +1535,10 @@ static int call_random_dist(rw_ctx *c, const call_info *ci, strbuf *out)
 {
   if (!name_is(ci, "operator()") || strcmp(ci->cls, "RandomDistribution"))
     return 0;
+  if (c->helper) {
+    error_at(c, ci->cur, "a random draw in a helper of update()", "each call site of update() gets its own stream");
+    return 1;
+  }
   CXCursor obj = clang_getNullCursor(), par = clang_getNullCursor();
   const char *kind = NULL;
   for (int k = 0; k < ci->nargs; k++) {
@@ -1620,6 +1791,335 @@ static int call_model_getter(rw_ctx *c, const call_info *ci, strbuf *out)
 {
   return ci->ck == CXCursor_CXXMethod && is_model_scope(c, clang_getCursorSemanticParent(ci->callee)) &&
          !clang_CXXMethod_isVirtual(ci->callee) && inline_method(c, ci->cur, ci->callee, out);
+}
+
+/*
+ * The lag at a call site of a helper: update()'s loop variable inside the lag
+ * loop, from before it (emit_instant_spike_( origin, from, ... ) of the *_ps
+ * models), a helper's own nestcl_lag inside a helper. It numbers a failure's
+ * step.
+ */
+static const char *call_lag(rw_ctx *c, CXCursor call)
+{
+  if (c->helper)
+    return "nestcl_lag";
+  if (c->lag_var && !clang_Cursor_isNull(c->lag_loop)) {
+    CXFile lf, cf;
+    unsigned lb, le, cb, ce;
+    if (!cursor_offsets(c->lag_loop, &lf, &lb, &le) && !cursor_offsets(call, &cf, &cb, &ce) &&
+        clang_File_isEqual(lf, cf) && cb >= lb && ce <= le)
+      return c->lag_var;
+  }
+  return "from";
+}
+
+/* A helper's generated name: nestcl_h_<model>_<method>. */
+void rw_helper_name(const ir_model *m, CXCursor method, strbuf *out)
+{
+  char *n = cursor_spelling(method);
+  sb_printf(out, "nestcl_h_%s_%s", m->name, n);
+  free(n);
+}
+
+/* The helper's index in m->helpers, added if new. */
+static void add_neuron_helper(ir_model *m, CXCursor def)
+{
+  int j;
+  for (j = 0; j < m->n_helpers; j++)
+    if (clang_equalCursors(clang_getCanonicalCursor(m->helpers[j]), clang_getCanonicalCursor(def)))
+      return;
+  m->helpers = xrealloc(m->helpers, sizeof *m->helpers * (size_t)(m->n_helpers + 1));
+  m->helpers[m->n_helpers++] = def;
+}
+
+/*
+ * A method of the model that update() (or a helper) calls, other than a getter
+ * inline_method() could make an expression (emit_spike_, propagate_,
+ * threshold_distance of the *_ps models): a function of its own over the same
+ * fields (NESTCL_SELF_PARAMS, translate.c), called with the neuron, the lag of
+ * the call and its own arguments. Its Time parameters are update()'s origin
+ * (origin_steps): an argument for one must be update()'s origin or a helper's
+ * Time parameter. Arguments by non-const reference are refused.
+ */
+static int call_neuron_helper(rw_ctx *c, const call_info *ci, strbuf *out)
+{
+  int k;
+  if (ci->ck != CXCursor_CXXMethod || !is_model_scope(c, clang_getCursorSemanticParent(ci->callee)) ||
+      clang_CXXMethod_isVirtual(ci->callee) || clang_CXXMethod_isStatic(ci->callee))
+    return 0;
+  CXCursor def = clang_getCursorDefinition(ci->callee);
+  if (clang_Cursor_isNull(def) || clang_Cursor_isNull(rw_body_of(def))) {
+    char *what = xasprintf("call to '%s'", ci->qname);
+    error_at(c, ci->cur, what, "its definition is not in the model's files");
+    free(what);
+    return 1;
+  }
+  if (clang_Cursor_getNumArguments(def) != ci->nargs) {
+    char *what = xasprintf("call to '%s' with default arguments", ci->qname);
+    error_at(c, ci->cur, what, "a helper is called with all its arguments");
+    free(what);
+    return 1;
+  }
+  for (k = 0; k < ci->nargs; k++) {
+    CXCursor parm = clang_Cursor_getArgument(def, (unsigned)k);
+    CXType pt = clang_getCursorType(parm);
+    char *pn = cursor_spelling(parm);
+    const char *why = NULL;
+    if (is_time_type(pt)) {
+      CXCursor a = cursor_strip(clang_Cursor_getArgument(ci->cur, (unsigned)k));
+      CXCursor r = clang_getCursorReferenced(a);
+      if (clang_getCursorKind(a) != CXCursor_DeclRefExpr || clang_getCursorKind(r) != CXCursor_ParmDecl ||
+          !(c->helper ? is_time_type(clang_getCursorType(r)) != 0
+                      : clang_equalCursors(clang_getCanonicalCursor(r),
+                                           clang_getCanonicalCursor(clang_Cursor_getArgument(c->fn, 0))) != 0))
+        why = "a Time argument must be update()'s origin";
+    } else if (pt.kind == CXType_LValueReference && !clang_isConstQualifiedType(clang_getPointeeType(pt))) {
+      why = "an argument by non-const reference";
+    } else if (is_reserved_name(pn) || !strncmp(pn, "nestcl_", 7)) {
+      why = "a parameter named like the generated code's own";
+    }
+    free(pn);
+    if (why) {
+      char *what = xasprintf("call to '%s'", ci->qname);
+      error_at(c, ci->cur, what, why);
+      free(what);
+      return 1;
+    }
+  }
+  add_neuron_helper(c->m, def);
+  rw_helper_name(c->m, def, out);
+  sb_printf(out, "(NESTCL_SELF_ARGS, %s", call_lag(c, ci->cur));
+  for (k = 0; k < ci->nargs; k++) {
+    if (is_time_type(clang_getCursorType(clang_Cursor_getArgument(def, (unsigned)k))))
+      continue;
+    sb_puts(out, ", ");
+    render_arg(c, ci->cur, k, out);
+  }
+  sb_putc(out, ')');
+  return 1;
+}
+
+/*
+ * NEST's regula_falsi( *this, dt ) (libnestutil/regula_falsi.h): the root of
+ * the model's threshold_distance() in [0, dt]. The translator writes its own
+ * function with the same operations (translate.c, emit_regula_falsi) over the
+ * model's threshold_distance(), a helper; NEST's NumericalInstability becomes
+ * the model's failure.
+ */
+static int call_regula_falsi(rw_ctx *c, const call_info *ci, strbuf *out)
+{
+  if (!name_is(ci, "regula_falsi") || ci->nargs != 2 || ci->ck != CXCursor_FunctionDecl)
+    return 0;
+  CXCursor a0 = cursor_strip(clang_Cursor_getArgument(ci->cur, 0));
+  cursor_kids k = cursor_children(a0);
+  int is_this = clang_getCursorKind(a0) == CXCursor_UnaryOperator && k.n == 1 &&
+                clang_getCursorKind(cursor_strip(k.c[0])) == CXCursor_CXXThisExpr;
+  free(k.c);
+  CXCursor def = clang_getNullCursor();
+  if (is_this && !clang_Cursor_isNull(c->m->cls)) {
+    cursor_kids mk = cursor_children(c->m->cls);
+    for (int j = 0; j < mk.n; j++) {
+      char *n = cursor_spelling(mk.c[j]);
+      if (clang_getCursorKind(mk.c[j]) == CXCursor_CXXMethod && !strcmp(n, "threshold_distance"))
+        def = clang_getCursorDefinition(mk.c[j]);
+      free(n);
+    }
+    free(mk.c);
+  }
+  if (!is_this || clang_Cursor_isNull(def) || clang_Cursor_getNumArguments(def) != 1 ||
+      clang_Cursor_isNull(rw_body_of(def))) {
+    error_at(c, ci->cur, "regula_falsi other than on the model's own threshold_distance( t )",
+             "the device's root finder calls the model's threshold_distance()");
+    return 1;
+  }
+  add_neuron_helper(c->m, def);
+  c->m->regula_falsi = def;
+  ir_add_failure(c->m, "NumericalInstability");
+  sb_printf(out, "nestcl_h_%s_regula_falsi(NESTCL_SELF_ARGS, %s, ", c->m->name, call_lag(c, ci->cur));
+  render_arg(c, ci->cur, 1, out);
+  sb_putc(out, ')');
+  return 1;
+}
+
+/*
+ * IAFPropagatorExp / IAFPropagatorAlpha (libnestutil/iaf_propagator.h), members
+ * of the *_ps models that pre_run_hook() constructs from (tau_syn, tau_m, c_m):
+ * evaluate( h ) is nestcl_iaf_propagator_exp / _alpha (nestcl_math.h), the same
+ * operations over the constructor's arguments, read where evaluate() is called
+ * (parameters update() never writes). The Alpha's pair is assigned through
+ * std::tie( a, b ) = propagator.evaluate( h ) into two locals.
+ */
+typedef struct prop_find {
+  CXCursor member;  /* the propagator member */
+  CXCursor ctor;    /* its constructor call in pre_run_hook() */
+  int n_ctors;
+} prop_find;
+
+static enum CXChildVisitResult visit_prop_assign(CXCursor x, CXCursor parent, CXClientData data)
+{
+  prop_find *pf = data;
+  (void)parent;
+  if (clang_getCursorKind(x) == CXCursor_CallExpr) {
+    char *n = cursor_spelling(clang_getCursorReferenced(x));
+    if (!strcmp(n, "operator=")) {
+      cursor_kids k = cursor_children(x);
+      if (k.n >= 2) {
+        CXCursor lhs = cursor_strip(k.c[0]);
+        if (clang_getCursorKind(lhs) == CXCursor_MemberRefExpr &&
+            clang_equalCursors(clang_getCanonicalCursor(clang_getCursorReferenced(lhs)),
+                               clang_getCanonicalCursor(pf->member))) {
+          CXCursor ctor = find_call_below(k.c[k.n - 1], "IAFPropagatorExp");
+          if (clang_Cursor_isNull(ctor))
+            ctor = find_call_below(k.c[k.n - 1], "IAFPropagatorAlpha");
+          if (!clang_Cursor_isNull(ctor) && clang_Cursor_getNumArguments(ctor) == 3) {
+            pf->ctor = ctor;
+            pf->n_ctors++;
+          } else {
+            pf->n_ctors += 2; /* assigned otherwise: refused */
+          }
+        }
+      }
+      free(k.c);
+    }
+    free(n);
+  }
+  return CXChildVisit_Recurse;
+}
+
+typedef struct param_only {
+  rw_ctx *c;
+  int ok;
+} param_only;
+
+static enum CXChildVisitResult visit_param_only(CXCursor x, CXCursor parent, CXClientData data)
+{
+  param_only *po = data;
+  (void)parent;
+  enum CXCursorKind k = clang_getCursorKind(x);
+  if (k == CXCursor_MemberRefExpr) {
+    int fi = ir_find_field(po->c->m, clang_getCursorReferenced(x));
+    if (fi < 0 || po->c->m->fields[fi].role != IR_ROLE_PARAMETER || po->c->m->fields[fi].written_in_update)
+      po->ok = 0;
+    return CXChildVisit_Continue;
+  }
+  if (k == CXCursor_DeclRefExpr || k == CXCursor_CallExpr)
+    po->ok = 0;
+  return po->ok ? CXChildVisit_Recurse : CXChildVisit_Break;
+}
+
+/* Whether e reads nothing but parameters that update() never writes (and constants). */
+static int args_are_parameters(rw_ctx *c, CXCursor e)
+{
+  param_only po;
+  po.c = c;
+  po.ok = 1;
+  if (visit_param_only(e, clang_getNullCursor(), &po) == CXChildVisit_Recurse)
+    clang_visitChildren(e, visit_param_only, &po);
+  return po.ok;
+}
+
+/* The propagator a call's object names, with its constructor's arguments in args; 0 with why set when not. */
+static int propagator_of(rw_ctx *c, CXCursor base, CXCursor args[3], const char **why)
+{
+  CXCursor b = clang_Cursor_isNull(base) ? base : cursor_strip(base);
+  prop_find pf;
+  *why = "the propagator is not a member of the model";
+  if (clang_Cursor_isNull(b) || clang_getCursorKind(b) != CXCursor_MemberRefExpr)
+    return 0;
+  pf.member = clang_getCursorReferenced(b);
+  pf.ctor = clang_getNullCursor();
+  pf.n_ctors = 0;
+  if (!is_model_scope(c, clang_getCursorSemanticParent(pf.member)))
+    return 0;
+  if (c->m->has_method[IR_M_PRE_RUN])
+    clang_visitChildren(c->m->methods[IR_M_PRE_RUN], visit_prop_assign, &pf);
+  if (pf.n_ctors != 1) {
+    *why = "pre_run_hook() must construct it once from (tau_syn, tau_m, c_m)";
+    return 0;
+  }
+  for (int k = 0; k < 3; k++) {
+    CXCursor a = clang_Cursor_getArgument(pf.ctor, (unsigned)k);
+    /* parameters only: their values on the device are the ones pre_run_hook() read */
+    if (!pure_expr(a) || !args_are_parameters(c, a)) {
+      *why = "its constructor's arguments must be parameters update() never writes";
+      return 0;
+    }
+    args[k] = a;
+  }
+  return 1;
+}
+
+static int call_propagator(rw_ctx *c, const call_info *ci, strbuf *out)
+{
+  int alpha = !strcmp(ci->cls, "IAFPropagatorAlpha");
+  if (!name_is(ci, "evaluate") || ci->nargs != 1 || (!alpha && strcmp(ci->cls, "IAFPropagatorExp")))
+    return 0;
+  CXCursor args[3];
+  const char *why;
+  if (!propagator_of(c, ci->base, args, &why)) {
+    error_at(c, ci->cur, alpha ? "IAFPropagatorAlpha::evaluate" : "IAFPropagatorExp::evaluate", why);
+    return 1;
+  }
+  if (alpha) {
+    error_at(c, ci->cur, "IAFPropagatorAlpha::evaluate other than in std::tie( a, b ) = ...evaluate( h )",
+             "its pair goes into two locals");
+    return 1;
+  }
+  sb_puts(out, "nestcl_iaf_propagator_exp(");
+  for (int k = 0; k < 3; k++) {
+    rw_render(c, args[k], out);
+    sb_puts(out, ", ");
+  }
+  render_arg(c, ci->cur, 0, out);
+  sb_putc(out, ')');
+  return 1;
+}
+
+/* std::tie( a, b ) = propagator_.evaluate( h ) of an IAFPropagatorAlpha: both locals at once. */
+static int call_tie_propagator(rw_ctx *c, const call_info *ci, strbuf *out)
+{
+  if (!name_is(ci, "operator="))
+    return 0;
+  cursor_kids k = cursor_children(ci->cur);
+  CXCursor tie = k.n >= 2 ? find_call_below(k.c[0], "tie") : clang_getNullCursor();
+  CXCursor ev = k.n >= 2 ? find_call_below(k.c[k.n - 1], "evaluate") : clang_getNullCursor();
+  free(k.c);
+  if (clang_Cursor_isNull(tie) || clang_Cursor_isNull(ev))
+    return 0;
+  CXCursor args[3];
+  const char *why = NULL;
+  CXCursor eb = member_base(ev);
+  char *cls = cursor_spelling(clang_getCursorSemanticParent(clang_getCursorReferenced(ev)));
+  if (strcmp(cls, "IAFPropagatorAlpha") || clang_Cursor_getNumArguments(ev) != 1)
+    why = "only IAFPropagatorAlpha's pair is taken apart on the device";
+  free(cls);
+  if (!why && clang_Cursor_getNumArguments(tie) != 2)
+    why = "std::tie of two locals";
+  for (int j = 0; !why && j < 2; j++) {
+    CXCursor a = cursor_strip(clang_Cursor_getArgument(tie, (unsigned)j));
+    CXCursor r = clang_getCursorReferenced(a);
+    if (clang_getCursorKind(a) != CXCursor_DeclRefExpr || clang_getCursorKind(r) != CXCursor_VarDecl ||
+        !is_local_decl(r) || clang_getCanonicalType(clang_getCursorType(r)).kind != CXType_Double)
+      why = "std::tie of two double locals";
+  }
+  if (!why)
+    propagator_of(c, eb, args, &why) ? (void)(why = NULL) : (void)0;
+  if (why) {
+    error_at(c, ci->cur, "std::tie( ... ) = propagator.evaluate( h )", why);
+    return 1;
+  }
+  sb_puts(out, "nestcl_iaf_propagator_alpha(");
+  for (int j = 0; j < 3; j++) {
+    rw_render(c, args[j], out);
+    sb_puts(out, ", ");
+  }
+  render_arg(c, ev, 0, out);
+  for (int j = 0; j < 2; j++) {
+    sb_puts(out, ", &");
+    render_arg(c, tie, j, out);
+  }
+  sb_putc(out, ')');
+  return 1;
 }
 
 static int call_virtual(rw_ctx *c, const call_info *ci, strbuf *out)
@@ -2603,6 +3103,7 @@ static const call_rule call_rules[] = {
   {"get_modulo", RW_BIT(RW_UPDATE), call_ring_modulo},
   {"reset_values_all_channels", RW_BIT(RW_UPDATE), call_ring_reset},
   {"set_spiketime", RW_BIT(RW_UPDATE), call_set_spiketime},
+  {"SliceRingBuffer", RW_BIT(RW_UPDATE), call_slice_ring_buffer},
   {"EventDeliveryManager::send", RW_BIT(RW_UPDATE), call_send},
   {"record_data", RW_BIT(RW_UPDATE), call_record_data},
   {"SpikeEvent::set_multiplicity", RW_BIT(RW_UPDATE), call_set_multiplicity},
@@ -2624,6 +3125,10 @@ static const call_rule call_rules[] = {
   {"update_value_param", RW_BIT(RW_SET), call_update_value_param},
   {"update_value", RW_BIT(RW_SET), call_update_value},
   {"model getter", RW_ANY, call_model_getter},
+  {"regula_falsi", RW_BIT(RW_UPDATE), call_regula_falsi},
+  {"IAFPropagator::evaluate", RW_BIT(RW_UPDATE), call_propagator},
+  {"std::tie = IAFPropagatorAlpha::evaluate", RW_BIT(RW_UPDATE), call_tie_propagator},
+  {"neuron helper", RW_BIT(RW_UPDATE), call_neuron_helper},
   {"virtual call", RW_ANY, call_virtual},
   {"unknown call", RW_ANY, call_unknown},
 };
@@ -3173,6 +3678,14 @@ static int ref_update_parameter(rw_ctx *c, const node_info *ni, strbuf *out)
   int j;
   if (clang_getCursorKind(ref) != CXCursor_ParmDecl)
     return 0;
+  if (c->helper) {
+    /* a helper's own parameters stand as written; its Time parameters are update()'s origin */
+    if (is_time_type(clang_getCursorType(ref))) {
+      error_at(c, ni->cur, "this use of a Time parameter", "only origin.get_steps() is available on the device");
+      return 1;
+    }
+    return 0;
+  }
   for (j = 0; j < 3; j++)
     if (clang_equalCursors(clang_getCanonicalCursor(ref), clang_getCanonicalCursor(clang_Cursor_getArgument(c->fn, (unsigned)j))))
       break;

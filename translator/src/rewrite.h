@@ -37,6 +37,10 @@ rw_ctx *rw_new(ir_model *m, rw_mode mode, CXCursor fn, int fatal);
 void rw_free(rw_ctx *c);
 void rw_render(rw_ctx *c, CXCursor cur, strbuf *out);
 int rw_errors(const rw_ctx *c);
+/* RW_UPDATE: the function rendered is a helper of update() (a method it calls), a function of its own. */
+void rw_set_helper(rw_ctx *c);
+/* A neuron helper's generated function name, nestcl_h_<model>_<method>. */
+void rw_helper_name(const ir_model *m, CXCursor method, strbuf *out);
 /* RW_SET: the label a return statement jumps to (after storing its value in nestcl_ret). */
 void rw_set_return_label(rw_ctx *c, const char *label);
 const char *rw_first_error(const rw_ctx *c);

@@ -644,13 +644,212 @@ static void render_named_recordables(ir_model *m, tr_rendered *r)
   }
 }
 
+/*
+ * The locals of update()'s event queue (nestcl_evq_next, nestcl_ring.h), where
+ * its body opens: neuron nestcl_i's events of this call, the refractory
+ * pseudo-event (none: NEST's marker, LONG_MAX) and get_next_spike()'s results.
+ */
+static void insert_event_locals(tr_rendered *r)
+{
+  const char *ub = r->update_body;
+  const char *brace = strchr(ub, '{');
+  if (!brace)
+    return;
+  strbuf u;
+  sb_init(&u);
+  sb_putn(&u, ub, (size_t)(brace - ub + 1));
+  sb_puts(&u, "\n  /* SliceRingBuffer: this neuron's events of the call, in NEST's order (nestcl/model.h, event_queue) */\n"
+              "  nestcl_u32 nestcl_evq_cur = evq_first[nestcl_i];\n"
+              "  const nestcl_u32 nestcl_evq_end = evq_first[nestcl_i + 1];\n"
+              "  nestcl_i64 nestcl_evq_rstamp = NESTCL_I64_MAX;\n"
+              "  double nestcl_evq_roff = 0.0, nestcl_evq_off = 0.0, nestcl_evq_w = 0.0;\n"
+              "  int nestcl_evq_r = 0, nestcl_evq_eor = 0;\n"
+              "  (void)nestcl_evq_roff;\n  (void)nestcl_evq_r;\n");
+  sb_puts(&u, brace + 1);
+  free(r->update_body);
+  r->update_body = sb_take(&u);
+}
+
+/* The portable spelling of a helper's parameter or return type, or NULL. */
+static const char *helper_type(CXType t)
+{
+  if (t.kind == CXType_LValueReference)
+    t = clang_getPointeeType(t);
+  switch (clang_getCanonicalType(t).kind) {
+  case CXType_Void: return "void";
+  case CXType_Double: return "double";
+  case CXType_Bool: return "bool";
+  case CXType_Int: return "nestcl_i32";
+  case CXType_UInt: return "nestcl_u32";
+  case CXType_Long: case CXType_LongLong: return "nestcl_i64";
+  case CXType_ULong: case CXType_ULongLong: return "nestcl_u64";
+  default: return NULL;
+  }
+}
+
+/* Whether t (through a reference) is NEST's Time. */
+static int helper_time_parm(CXType t)
+{
+  if (t.kind == CXType_LValueReference)
+    t = clang_getPointeeType(t);
+  char *n = cursor_spelling(clang_getTypeDeclaration(clang_getCanonicalType(t)));
+  int r = !strcmp(n, "Time");
+  free(n);
+  return r;
+}
+
+/*
+ * update()'s helpers (rewrite.c, call_neuron_helper): each method becomes a
+ * function over the update's arguments and neuron (NESTCL_SELF_PARAMS), the
+ * lag of its call, and its own parameters but the Time ones (update()'s
+ * origin: origin_steps). Rendering one may add more (a helper's helpers).
+ */
+static void render_helpers(ir_model *m, tr_rendered *r)
+{
+  for (int k = 0; k < m->n_helpers && !m->failed; k++) {
+    CXCursor def = m->helpers[k];
+    CXType ft = clang_getCursorType(def);
+    const char *rt = helper_type(clang_getResultType(ft));
+    strbuf sig, b;
+    char *where = cursor_where(def), *mn = cursor_spelling(def);
+    sb_init(&sig);
+    if (!rt) {
+      char *t = xasprintf("%s: error: helper '%s' of update() is not supported on the device (its return type is "
+                          "not a scalar)", where, mn);
+      ir_diag_add(m, 1, t);
+      free(t);
+    }
+    sb_printf(&sig, "NESTCL_INLINE %s ", rt ? rt : "void");
+    rw_helper_name(m, def, &sig);
+    sb_puts(&sig, "(NESTCL_SELF_PARAMS, const nestcl_i64 nestcl_lag");
+    for (int a = 0; a < clang_Cursor_getNumArguments(def); a++) {
+      CXCursor p = clang_Cursor_getArgument(def, (unsigned)a);
+      CXType pt = clang_getCursorType(p);
+      const char *ty = helper_type(pt);
+      char *pn = cursor_spelling(p);
+      if (helper_time_parm(pt)) {
+        free(pn);
+        continue;
+      }
+      if (!ty || !strcmp(ty, "void") || !*pn) {
+        char *t = xasprintf("%s: error: helper '%s' of update() is not supported on the device (parameter %d is "
+                            "not a named scalar)", where, mn, a + 1);
+        ir_diag_add(m, 1, t);
+        free(t);
+      }
+      sb_printf(&sig, ", const %s %s", ty ? ty : "double", pn);
+      free(pn);
+    }
+    sb_putc(&sig, ')');
+    free(where);
+    free(mn);
+    rw_ctx *c = rw_new(m, RW_UPDATE, def, 1);
+    rw_set_helper(c);
+    sb_init(&b);
+    sb_printf(&b, "%s\n", sig.s);
+    rw_render(c, rw_body_of(def), &b);
+    rw_free(c);
+    r->helpers = xrealloc(r->helpers, sizeof *r->helpers * (size_t)(r->n_helpers + 1));
+    r->helper_protos = xrealloc(r->helper_protos, sizeof *r->helper_protos * (size_t)(r->n_helpers + 1));
+    r->helpers[r->n_helpers] = sb_take(&b);
+    r->helper_protos[r->n_helpers] = sb_take(&sig);
+    r->n_helpers++;
+  }
+}
+
+/* NESTCL_SELF_PARAMS / _ARGS: what a helper sees of the update (model.h's fixed arguments, the fields, neuron nestcl_i). */
+static void emit_self_macros(strbuf *b, const ir_model *m)
+{
+  static const char *const portable[] = {"double", "nestcl_i64", "nestcl_i32", "nestcl_i32", "nestcl_u64", "nestcl_u32"};
+  int j;
+  sb_puts(b, "#define NESTCL_SELF_PARAMS const nestcl_u32 n, const nestcl_u32 K, const nestcl_i64 origin_steps, \\\n"
+             "  const int from, const int to, const double resolution_ms, const nestcl_u32 ring_slots, \\\n"
+             "  const nestcl_u32 n_channels, NESTCL_GLOBAL nestcl_i64 *ring, NESTCL_GLOBAL nestcl_u32 *spike_count, \\\n"
+             "  NESTCL_GLOBAL nestcl_spike_t *spikes, const nestcl_u32 spike_capacity, const nestcl_i64 rec_interval, \\\n"
+             "  NESTCL_GLOBAL double *rec, const nestcl_u32 rng_seed, const nestcl_u64 id_first, const nestcl_u64 id_stride");
+  for (j = 0; j < m->n_fields; j++)
+    sb_printf(b, ", \\\n  NESTCL_GLOBAL %s *%s", portable[m->fields[j].type], m->fields[j].c_name);
+  if (m->spike_offsets)
+    sb_puts(b, ", \\\n  NESTCL_GLOBAL double *spike_offsets");
+  sb_puts(b, ", const nestcl_u32 nestcl_i\n");
+  sb_puts(b, "#define NESTCL_SELF_ARGS n, K, origin_steps, from, to, resolution_ms, ring_slots, n_channels, ring, \\\n"
+             "  spike_count, spikes, spike_capacity, rec_interval, rec, rng_seed, id_first, id_stride");
+  for (j = 0; j < m->n_fields; j++)
+    sb_printf(b, ", %s", m->fields[j].c_name);
+  if (m->spike_offsets)
+    sb_puts(b, ", spike_offsets");
+  sb_puts(b, ", nestcl_i\n");
+}
+
+/* nest::regula_falsi( *this, dt ) (libnestutil/regula_falsi.h): the same iteration over threshold_distance(). */
+static void emit_regula_falsi(strbuf *b, const ir_model *m)
+{
+  strbuf td;
+  sb_init(&td);
+  rw_helper_name(m, m->regula_falsi, &td);
+  const int code = ir_add_failure((ir_model *)m, "NumericalInstability");
+  sb_printf(b, "/* nest::regula_falsi( *this, dt ): the root of %s() in [0, dt], NEST's iteration;\n"
+               "   NEST's NumericalInstability is the model's failure %d. */\n"
+               "NESTCL_INLINE double nestcl_h_%s_regula_falsi(NESTCL_SELF_PARAMS, const nestcl_i64 nestcl_lag, const double dt)\n{\n"
+               "  double root;\n  double threshold_dist_root;\n  int last_threshold_sign = 0;\n"
+               "  double a_k = 0.0;\n  double b_k = dt;\n"
+               "  double threshold_dist_a_k = %s(NESTCL_SELF_ARGS, nestcl_lag, a_k);\n"
+               "  double threshold_dist_b_k = %s(NESTCL_SELF_ARGS, nestcl_lag, b_k);\n"
+               "  if (threshold_dist_a_k * threshold_dist_b_k > 0) {\n"
+               "    nestcl_report_failure(spike_count, %du, nestcl_i, (nestcl_u32)nestcl_lag, 0);\n    return 0.0;\n  }\n"
+               "  for (int iter = 0; iter < 500; ++iter) {\n"
+               "    root = (a_k * threshold_dist_b_k - b_k * threshold_dist_a_k) / (threshold_dist_b_k - threshold_dist_a_k);\n"
+               "    threshold_dist_root = %s(NESTCL_SELF_ARGS, nestcl_lag, root);\n"
+               "    if (fabs(threshold_dist_root) < 1e-14)\n      return root;\n"
+               "    if (threshold_dist_a_k * threshold_dist_root > 0.0) {\n"
+               "      a_k = root;\n      threshold_dist_a_k = threshold_dist_root;\n"
+               "      if (last_threshold_sign == 1)\n        threshold_dist_b_k /= 2;\n      last_threshold_sign = 1;\n"
+               "    } else if (threshold_dist_b_k * threshold_dist_root > 0.0) {\n"
+               "      b_k = root;\n      threshold_dist_b_k = threshold_dist_root;\n"
+               "      if (last_threshold_sign == -1)\n        threshold_dist_a_k /= 2;\n      last_threshold_sign = -1;\n"
+               "    } else {\n"
+               "      nestcl_report_failure(spike_count, %du, nestcl_i, (nestcl_u32)nestcl_lag, 0);\n      return 0.0;\n    }\n"
+               "  }\n"
+               "  nestcl_report_failure(spike_count, %du, nestcl_i, (nestcl_u32)nestcl_lag, 0);\n  return 0.0;\n}\n\n",
+            td.s, code, m->name, td.s, td.s, code, td.s, code, code);
+  sb_free(&td);
+}
+
+void emit_helpers(strbuf *b, const ir_model *m, const tr_rendered *r)
+{
+  if (!r->n_helpers)
+    return;
+  sb_puts(b, "/* update()'s helpers: the model's methods it calls, each over the update's arguments and neuron\n"
+             "   (NESTCL_SELF_PARAMS), the lag of its call (nestcl_lag) and its own parameters (a Time one is\n"
+             "   update()'s origin). A failure in one is reported and the helper returns; the runtime stops the\n"
+             "   run after the update. */\n");
+  emit_self_macros(b, m);
+  for (int k = 0; k < r->n_helpers; k++)
+    sb_printf(b, "%s;\n", r->helper_protos[k]);
+  if (!clang_Cursor_isNull(m->regula_falsi))
+    emit_regula_falsi(b, m);
+  for (int k = 0; k < r->n_helpers; k++) {
+    const char *ret = strstr(r->helper_protos[k], "void ") == r->helper_protos[k] + strlen("NESTCL_INLINE ") ? "" : " 0";
+    sb_printf(b, "#undef NESTCL_ABANDON_NEURON\n#define NESTCL_ABANDON_NEURON return%s\n", ret);
+    sb_puts(b, r->helpers[k]);
+    sb_puts(b, "\n#undef NESTCL_ABANDON_NEURON\n\n");
+  }
+}
+
 int translate_model(ir_model *m, tr_rendered *r)
 {
   memset(r, 0, sizeof *r);
   if (m->failed)
     return -1;
   r->update_body = render_body(m, IR_M_UPDATE, RW_UPDATE, 1, NULL, &r->update_transcendental);
-  r->route_spike = render_body(m, IR_M_HANDLE_SPIKE, RW_ROUTE_SPIKE, 1, NULL, NULL);
+  if (r->update_body && m->event_queue)
+    insert_event_locals(r);
+  if (r->update_body)
+    render_helpers(m, r);
+  /* a model with a SliceRingBuffer queues its spikes there in NEST's own handle(), whose queue the glue
+   * reads: no ring channel takes a spike (emit_desc refuses them) */
+  if (!m->event_queue)
+    r->route_spike = render_body(m, IR_M_HANDLE_SPIKE, RW_ROUTE_SPIKE, 1, NULL, NULL);
   render_named_recordables(m, r);
   r->route_current = render_body(m, IR_M_HANDLE_CURRENT, RW_ROUTE_CURRENT, 1, NULL, NULL);
   if (m->has_ode && r->update_body && !m->failed)
@@ -723,6 +922,12 @@ void tr_rendered_free(tr_rendered *r)
   free(r->rec_names);
   free(r->rec_exprs);
   free(r->rec_used);
+  for (int k = 0; k < r->n_helpers; k++) {
+    free(r->helpers[k]);
+    free(r->helper_protos[k]);
+  }
+  free(r->helpers);
+  free(r->helper_protos);
   memset(r, 0, sizeof *r);
 }
 
@@ -781,6 +986,9 @@ void emit_update_prelude(strbuf *b, const ir_model *m)
              "#ifndef NESTCL_SET_SPIKETIME\n"
              "#define NESTCL_SET_SPIKETIME(i, step) ((void)0)\n"
              "#endif\n"
+             "#ifndef NESTCL_SET_SPIKETIME_OFFSET\n"
+             "#define NESTCL_SET_SPIKETIME_OFFSET(i, step, offset) ((void)0)\n"
+             "#endif\n"
              "#ifndef NESTCL_SPIKE_EVENT_IS_DUE\n"
              "#define NESTCL_SPIKE_EVENT_IS_DUE(x) (x)\n"
              "#endif\n"
@@ -807,8 +1015,12 @@ void emit_update_prelude(strbuf *b, const ir_model *m)
                  "  const nestcl_i64 tics_per_step = (nestcl_i64)(resolution_ms * 1000.0 + 0.5);\n"
                  "  return (1.0 / 1000.0) * (double)(step * tics_per_step);\n}\n#endif\n"
                  "#undef NESTCL_SET_SPIKETIME\n"
-                 "#define NESTCL_SET_SPIKETIME(i, step) (%s[i] = nestcl_step_ms_of((step), resolution_ms))\n\n",
-              m->fields[m->last_spike_field].c_name, m->fields[m->last_spike_field].c_name);
+                 "#define NESTCL_SET_SPIKETIME(i, step) (%s[i] = nestcl_step_ms_of((step), resolution_ms))\n"
+                 "#undef NESTCL_SET_SPIKETIME_OFFSET\n"
+                 "#define NESTCL_SET_SPIKETIME_OFFSET(i, step, offset) \\\n"
+                 "  (%s[i] = nestcl_step_ms_of((step), resolution_ms) - (offset))\n\n",
+              m->fields[m->last_spike_field].c_name, m->fields[m->last_spike_field].c_name,
+              m->fields[m->last_spike_field].c_name);
   sb_puts(b, "/* Parameters: -DNESTCL_CONST_<member>=value turns a per-neuron read into a constant. */\n");
   for (j = 0; j < m->n_fields; j++) {
     const ir_field *f = &m->fields[j];
@@ -859,7 +1071,8 @@ void emit_update_epilogue(strbuf *b, const ir_model *m)
   int j;
   sb_puts(b, "\n#undef NESTCL_RECORD\n#undef NESTCL_N_REC\n");
   if (m->last_spike_field >= 0)
-    sb_puts(b, "#undef NESTCL_SET_SPIKETIME\n#define NESTCL_SET_SPIKETIME(i, step) ((void)0)\n");
+    sb_puts(b, "#undef NESTCL_SET_SPIKETIME\n#define NESTCL_SET_SPIKETIME(i, step) ((void)0)\n"
+               "#undef NESTCL_SET_SPIKETIME_OFFSET\n#define NESTCL_SET_SPIKETIME_OFFSET(i, step, offset) ((void)0)\n");
   for (j = 0; j < m->n_fields; j++) {
     const ir_field *f = &m->fields[j];
     if (f->role == IR_ROLE_PARAMETER && f->array_len == 0 && !f->written_in_update)

@@ -65,6 +65,16 @@ int nestcl_block_download(nestcl_block *b);
 void nestcl_block_stage(nestcl_block *b, uint32_t lag, uint32_t ch, uint32_t i, double value);
 
 /*
+ * For a model with event_queue set (model.h: the *_ps models' precise spike
+ * input): queues an event with its offset and weight for neuron i at lag of
+ * the next update. Each neuron's events must be staged in the order its
+ * update() is to take them (NEST's: by lag, then as NEST's own queue hands
+ * them out); the next update takes them all and checks that they lie in its
+ * lags, in time order. NESTCL_EINVAL for another model or a bad lag or index.
+ */
+int nestcl_block_stage_event(nestcl_block *b, uint32_t lag, uint32_t i, double offset, double weight);
+
+/*
  * Advances lags [from, to) of the slice whose origin is origin_steps: adds the
  * staged input to the ring, runs the update kernel, reads back the spikes and
  * the recordings, and clears the staging.

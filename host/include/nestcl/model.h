@@ -153,6 +153,16 @@ typedef struct nestcl_spike {
  *
  *   spike_offsets  [__global double *] the offset of each spike-list entry, at the
  *                            entry's position (capacity spike_capacity)
+ *
+ * and then, only for a model with event_queue set, by the events of this call
+ * grouped by neuron: neuron i's are [evq_first[i], evq_first[i + 1]), in the
+ * order its update() is to take them, each at lag evq_lag[k] (from <= lag < to)
+ * with its offset and weight:
+ *
+ *   evq_first      [__global const uint *]   n + 1 entries
+ *   evq_lag        [__global const uint *]
+ *   evq_offset     [__global const double *]
+ *   evq_weight     [__global const double *]
  */
 typedef struct nestcl_update_args {
   uint32_t n;
@@ -172,6 +182,11 @@ typedef struct nestcl_update_args {
   uint64_t id_first;
   uint64_t id_stride;
   double *spike_offsets; /* read only by models with spike_offsets set */
+  /* read only by models with event_queue set (see above) */
+  const uint32_t *evq_first;
+  const uint32_t *evq_lag;
+  const double *evq_offset;
+  const double *evq_weight;
 } nestcl_update_args;
 
 /* Number of fixed leading kernel arguments before the field pointers. */
@@ -257,6 +272,18 @@ typedef struct nestcl_model {
   int spike_offsets;
   int (*route_spike_offset)(double weight, long rport, uint32_t K, double offset, int *offset_read, int *channel,
                             double *value);
+  /*
+   * Precise spike input (NEST's SliceRingBuffer: the *_ps models). With
+   * event_queue set, handle(SpikeEvent&) queues each spike with its offset
+   * and weight, and update() takes them one by one in time order
+   * (get_next_spike), not as a sum per step: the update takes the events of
+   * its lags as evq_* arguments (above), which NEST's glue fills from the
+   * node's own queue in NEST's order, so the device sees what NEST's update()
+   * would. No ring channel holds them: route_spike and route_spike_offset
+   * refuse every spike (NESTCL_EINVAL), so the engine and the device CSR take
+   * no spike connection to such a model.
+   */
+  int event_queue;
 } nestcl_model;
 
 /* Every model translated in this build (generated nestcl_models.c). */

@@ -281,6 +281,14 @@ int nestcl_engine_create_population(nestcl_engine *e, const char *model, uint32_
                             "report), and the engine needs it",
                             m->name, !m->set_defaults ? "constructors" : !m->pre_run ? "pre_run_hook" : "handle()");
   }
+  if (m->event_queue) {
+    /* its update() takes spikes one by one with their precise offsets (NEST's SliceRingBuffer), which only NEST's
+     * glue stages (nestcl_block_stage_event); the engine's delivery sums per step */
+    return nestcl_set_error(NESTCL_EINVAL,
+                            "%s takes precise spike times (NEST's SliceRingBuffer): it runs on the device only under "
+                            "NEST (nest_patch); the engine delivers no precise spikes",
+                            m->name);
+  }
   if (e->n_global + n > (uint64_t)UINT32_MAX) {
     return nestcl_set_error(NESTCL_EINVAL, "more than 2^32 - 1 neurons in all");
   }

@@ -1594,6 +1594,7 @@ NestclManager::update( size_t tid, const Time& origin, long from, long to )
     const double t0 = now_s();
     const uint32_t nch = nestcl_block_channels( g.block );
     const size_t n = g.nodes.size();
+    const bool events = g.glue->model->event_queue != 0;
     for ( size_t i = 0; i < n; ++i )
     {
       for ( long lag = from; lag < to; ++lag )
@@ -1605,6 +1606,12 @@ NestclManager::update( size_t tid, const Time& origin, long from, long to )
           {
             nestcl_block_stage( g.block, static_cast< uint32_t >( lag ), ch, static_cast< uint32_t >( i ), scratch[ ch ] );
           }
+        }
+        // precise spikes (a SliceRingBuffer): the node's own queue, in the order NEST's update() would take them
+        if ( events )
+        {
+          check( g.glue->events( *g.nodes[ i ], origin_steps, lag, g.block, static_cast< uint32_t >( i ) ),
+            "staging the precise spikes of " + std::string( g.glue->name ) );
         }
       }
     }
