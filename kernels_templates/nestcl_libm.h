@@ -687,4 +687,63 @@ NESTCL_INLINE double nestcl_glibc_pow(double x, double y, int fused)
 }
 #endif
 
+/*
+ * NEST's IAFPropagator (libnestutil/iaf_propagator.h): the propagators of an
+ * exponential (Exp: P32) or alpha-shaped (Alpha: P31, P32) synaptic current
+ * onto the membrane over h, with the singular cases for tau_m == tau_syn and
+ * very short h, in NEST's operations: the constructor's members (beta_,
+ * gamma_, the inverses, h_min_regular_) are recomputed here from (tau_syn,
+ * tau_m, c_m), which gives the same doubles, then evaluate_P32_() and
+ * evaluate() as written there (the *_ps models call them per ministep).
+ * exp is glibc's in the host's variant (fused), as NEST's libnestutil calls
+ * it; expm1 is the portable nestcl_expm1 (glibc's is not reproduced).
+ */
+NESTCL_INLINE double nestcl_iaf_p32(double tau_syn, double tau_m, double c_m, double h, double *exp_h_tau_syn,
+                                    double *expm1_h_tau, double *exp_h_tau, int fused)
+{
+  const double beta = tau_syn * tau_m / (tau_m - tau_syn);
+  const double gamma = beta / c_m;
+  const double inv_tau_syn = 1 / tau_syn;
+  const double inv_tau_m = 1 / tau_m;
+  const double inv_c_m = 1 / c_m;
+  const double inv_beta = (tau_m - tau_syn) / (tau_syn * tau_m);
+  *exp_h_tau_syn = nestcl_glibc_exp(-h * inv_tau_syn, fused);
+  *expm1_h_tau = nestcl_expm1(h * inv_beta);
+  const double P32 = gamma * *exp_h_tau_syn * *expm1_h_tau;
+  if (isnormal(P32) && P32 > 0) {
+    *exp_h_tau = NAN;
+    return P32;
+  }
+  *exp_h_tau = nestcl_glibc_exp(-h * inv_tau_m, fused);
+  return h * inv_c_m * *exp_h_tau;
+}
+
+/* IAFPropagatorExp( tau_syn, tau_m, c_m ).evaluate( h ) */
+NESTCL_INLINE double nestcl_iaf_propagator_exp(double tau_syn, double tau_m, double c_m, double h, int fused)
+{
+  double e_syn, em1, e_m;
+  return nestcl_iaf_p32(tau_syn, tau_m, c_m, h, &e_syn, &em1, &e_m, fused);
+}
+
+/* std::tie( *P31, *P32 ) = IAFPropagatorAlpha( tau_syn, tau_m, c_m ).evaluate( h ) */
+NESTCL_INLINE void nestcl_iaf_propagator_alpha(double tau_syn, double tau_m, double c_m, double h, double *P31,
+                                               double *P32, int fused)
+{
+  const double h_min_regular = 1e-7 * tau_m * tau_m / fabs(tau_m - tau_syn);
+  const double beta = tau_syn * tau_m / (tau_m - tau_syn);
+  const double gamma = beta / c_m;
+  const double inv_tau_m = 1 / tau_m;
+  const double inv_c_m = 1 / c_m;
+  double exp_h_tau_syn, expm1_h_tau, exp_h_tau;
+  *P32 = nestcl_iaf_p32(tau_syn, tau_m, c_m, h, &exp_h_tau_syn, &expm1_h_tau, &exp_h_tau, fused);
+  if (h > h_min_regular) {
+    *P31 = gamma * exp_h_tau_syn * (beta * expm1_h_tau - h);
+    return;
+  }
+  if (isnan(exp_h_tau)) {
+    exp_h_tau = nestcl_glibc_exp(-h * inv_tau_m, fused);
+  }
+  *P31 = 0.5 * h * h * inv_c_m * exp_h_tau;
+}
+
 #endif

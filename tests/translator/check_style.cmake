@@ -58,8 +58,9 @@ set(expect_precise_ps
   "nestcl_h_precise_ps_emit_spike_\\(NESTCL_SELF_ARGS, lag, "  # the Time argument dropped, the lag passed on
   "nestcl_h_precise_ps_regula_falsi\\(NESTCL_SELF_ARGS, nestcl_lag, dt\\)"
   "nestcl_h_precise_ps_threshold_distance\\(NESTCL_SELF_ARGS, nestcl_lag, root\\)"
-  "nestcl_iaf_propagator_exp\\(NESTCL_P_tau_syn_, NESTCL_P_tau_m_, NESTCL_P_c_m_, dt\\)"
-  "nestcl_iaf_propagator_alpha\\(NESTCL_P_tau_syn_, NESTCL_P_tau_m_, NESTCL_P_c_m_, t, &p31, &p32\\)"
+  "nestcl_iaf_propagator_exp\\(NESTCL_P_tau_syn_, NESTCL_P_tau_m_, NESTCL_P_c_m_, dt, NESTCL_LIBM_VARIANT\\)"
+  "nestcl_iaf_propagator_alpha\\(NESTCL_P_tau_syn_, NESTCL_P_tau_m_, NESTCL_P_c_m_, t, &p31, &p32, NESTCL_LIBM_VARIANT\\)"
+  "nestcl_glibc_exp\\(-t / NESTCL_P_tau_m_, NESTCL_LIBM_VARIANT\\)"  # std::exp in a helper: glibc's
   "NESTCL_SET_SPIKETIME_OFFSET\\(nestcl_i, S__last_step_"
   "nestcl_emit_spikes_offset\\(")
 set(reject_precise_ps "std::tie" "S_\\." "V_\\." "add_spike" "origin\\.")

@@ -26,6 +26,8 @@ void emit_c(strbuf *b, const ir_model *m, const tr_rendered *r)
              "#pragma GCC diagnostic ignored \"-Wunused-label\"\n"
              "/* The model's own mixed-sign comparisons are kept as written (same semantics as in C++). */\n"
              "#pragma GCC diagnostic ignored \"-Wsign-compare\"\n\n");
+  /* std::exp / std::pow in update() are glibc's (nestcl_glibc_exp): the variant the host's libm runs */
+  sb_puts(b, "#ifndef NESTCL_LIBM_VARIANT\n#define NESTCL_LIBM_VARIANT (nestcl_libm_host_variant() != 0)\n#endif\n");
   emit_update_prelude(b, m);
   emit_ode(b, m, r, 0);
   emit_helpers(b, m, r);

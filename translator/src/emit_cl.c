@@ -15,6 +15,7 @@ void emit_cl(strbuf *b, const ir_model *m, const tr_rendered *r)
     sb_puts(b, "/* update() calls transcendental built-ins: their results may differ from the\n"
                "   C library's in the last ulp. */\n");
   sb_puts(b, "#pragma OPENCL FP_CONTRACT OFF\n\n");
+  sb_puts(b, "#ifndef NESTCL_LIBM_VARIANT\n#error \"NESTCL_LIBM_VARIANT: build with -DNESTCL_LIBM_VARIANT=<0|1>, the host glibc's exp/pow variant\"\n#endif\n");
   emit_update_prelude(b, m);
   emit_ode(b, m, r, 1);
   emit_helpers(b, m, r);

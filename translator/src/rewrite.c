@@ -1944,7 +1944,7 @@ static int call_regula_falsi(rw_ctx *c, const call_info *ci, strbuf *out)
 /*
  * IAFPropagatorExp / IAFPropagatorAlpha (libnestutil/iaf_propagator.h), members
  * of the *_ps models that pre_run_hook() constructs from (tau_syn, tau_m, c_m):
- * evaluate( h ) is nestcl_iaf_propagator_exp / _alpha (nestcl_math.h), the same
+ * evaluate( h ) is nestcl_iaf_propagator_exp / _alpha (nestcl_libm.h), the same
  * operations over the constructor's arguments, read where evaluate() is called
  * (parameters update() never writes). The Alpha's pair is assigned through
  * std::tie( a, b ) = propagator.evaluate( h ) into two locals.
@@ -2071,7 +2071,7 @@ static int call_propagator(rw_ctx *c, const call_info *ci, strbuf *out)
     sb_puts(out, ", ");
   }
   render_arg(c, ci->cur, 0, out);
-  sb_putc(out, ')');
+  sb_puts(out, ", NESTCL_LIBM_VARIANT)");
   return 1;
 }
 
@@ -2118,7 +2118,7 @@ static int call_tie_propagator(rw_ctx *c, const call_info *ci, strbuf *out)
     sb_puts(out, ", &");
     render_arg(c, tie, j, out);
   }
-  sb_putc(out, ')');
+  sb_puts(out, ", NESTCL_LIBM_VARIANT)");
   return 1;
 }
 
@@ -2343,7 +2343,8 @@ static int call_libm(rw_ctx *c, const call_info *ci, strbuf *out)
     sb_puts(out, ", ");
     render_arg(c, ci->cur, 1, out);
   }
-  sb_puts(out, c->mode == RW_DYN ? ", NESTCL_LIBM_VARIANT)" : ", nestcl_env->fused)");
+  /* update() and the dynamics: the variant the runtime builds the kernel with (-DNESTCL_LIBM_VARIANT) */
+  sb_puts(out, c->mode == RW_SEND ? ", nestcl_env->fused)" : ", NESTCL_LIBM_VARIANT)");
   return 1;
 }
 
@@ -3093,7 +3094,7 @@ static const call_rule call_rules[] = {
   {"target's spike history", RW_BIT(RW_SEND), call_target_history},
   {"event setters and e()", RW_BIT(RW_SEND), call_event_send},
   {"history iterator", RW_BIT(RW_SEND), call_history_iterator},
-  {"glibc exp and pow", RW_BIT(RW_SEND) | RW_BIT(RW_DYN), call_libm},
+  {"glibc exp and pow", RW_BIT(RW_SEND) | RW_BIT(RW_DYN) | RW_BIT(RW_UPDATE), call_libm},
   {"gsl_odeiv_evolve_apply", RW_BIT(RW_UPDATE), call_evolve_apply},
   {"synapse helper", RW_BIT(RW_SEND), call_syn_helper},
   {"get_target", RW_BIT(RW_SEND), call_get_target},
