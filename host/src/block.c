@@ -435,6 +435,18 @@ void nestcl_block_stage(nestcl_block *b, uint32_t lag, uint32_t ch, uint32_t i, 
   }
 }
 
+/* Room for cap events in (lag, offset, weight) arrays; what fits stays when one fails. 0 or -1. */
+static int grow_events(uint32_t **lag, double **off, double **w, uint32_t cap)
+{
+  uint32_t *l = realloc(*lag, (size_t)cap * sizeof *l);
+  if (l) *lag = l;
+  double *o = realloc(*off, (size_t)cap * sizeof *o);
+  if (o) *off = o;
+  double *x = realloc(*w, (size_t)cap * sizeof *x);
+  if (x) *w = x;
+  return l && o && x ? 0 : -1;
+}
+
 int nestcl_block_stage_event(nestcl_block *b, uint32_t lag, uint32_t i, double offset, double weight)
 {
   if (!b->c.model->event_queue) {
@@ -451,13 +463,7 @@ int nestcl_block_stage_event(nestcl_block *b, uint32_t lag, uint32_t i, double o
     }
     uint32_t *ei = realloc(b->ev_i, (size_t)cap * sizeof *ei);
     if (ei) b->ev_i = ei;
-    uint32_t *el = realloc(b->ev_lag, (size_t)cap * sizeof *el);
-    if (el) b->ev_lag = el;
-    double *eo = realloc(b->ev_off, (size_t)cap * sizeof *eo);
-    if (eo) b->ev_off = eo;
-    double *ew = realloc(b->ev_w, (size_t)cap * sizeof *ew);
-    if (ew) b->ev_w = ew;
-    if (!ei || !el || !eo || !ew) {
+    if (!ei || grow_events(&b->ev_lag, &b->ev_off, &b->ev_w, cap)) {
       return nestcl_set_error(NESTCL_ENOMEM, "out of host memory");
     }
     b->ev_cap = cap;
@@ -488,13 +494,7 @@ static int upload_events(nestcl_block *b, cl_command_queue q, int from, int to)
   if (ne > b->ev_dev_cap || !b->b_evq[0].mem) {
     uint32_t cap = b->ev_dev_cap ? b->ev_dev_cap : 256;
     while (cap < ne) cap *= 2;
-    uint32_t *gl = realloc(b->evq_lag, (size_t)cap * sizeof *gl);
-    if (gl) b->evq_lag = gl;
-    double *go = realloc(b->evq_off, (size_t)cap * sizeof *go);
-    if (go) b->evq_off = go;
-    double *gw = realloc(b->evq_w, (size_t)cap * sizeof *gw);
-    if (gw) b->evq_w = gw;
-    if (!gl || !go || !gw) {
+    if (grow_events(&b->evq_lag, &b->evq_off, &b->evq_w, cap)) {
       return nestcl_set_error(NESTCL_ENOMEM, "out of host memory");
     }
     static const char *const what[4] = {"event index", "event lags", "event offsets", "event weights"};
