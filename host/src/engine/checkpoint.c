@@ -1082,6 +1082,10 @@ static int read_file(const nestcl_engine *e, ck_file *f, int rank, int ranks, ui
     return bad_file(f, "it describes another network than its hash says (corrupt)");
   }
   f->step = get_u64(d + 24);
+  /* the clock the restore sets: a negative (or absurd) step would place ring slots outside the ring */
+  if (f->step > (uint64_t)INT64_MAX / 4) {
+    return bad_file(f, "its step is negative or out of range (corrupt)");
+  }
   f->spikes_total = get_u64(d + 104);
   f->events_total = get_u64(d + 112);
   f->n_sec = (int)n_sec;
