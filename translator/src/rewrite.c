@@ -430,7 +430,7 @@ static char *decl_name_of_type(CXType t)
 }
 
 /* Whether t (through a reference) is NEST's Time. */
-static int is_time_type(CXType t)
+int rw_is_time_type(CXType t)
 {
   char *n = decl_name_of_type(t);
   int r = !strcmp(n, "Time");
@@ -1028,7 +1028,7 @@ static int call_get_steps(rw_ctx *c, const call_info *ci, strbuf *out)
       clang_getCursorKind(clang_getCursorReferenced(b)) == CXCursor_ParmDecl &&
       (clang_equalCursors(clang_getCanonicalCursor(clang_getCursorReferenced(b)),
                           clang_getCanonicalCursor(clang_Cursor_getArgument(c->fn, 0))) ||
-       (c->helper && is_time_type(clang_getCursorType(clang_getCursorReferenced(b)))))) {
+       (c->helper && rw_is_time_type(clang_getCursorType(clang_getCursorReferenced(b)))))) {
     sb_puts(out, "origin_steps");
     return 1;
   }
@@ -1865,11 +1865,11 @@ static int call_neuron_helper(rw_ctx *c, const call_info *ci, strbuf *out)
     CXType pt = clang_getCursorType(parm);
     char *pn = cursor_spelling(parm);
     const char *why = NULL;
-    if (is_time_type(pt)) {
+    if (rw_is_time_type(pt)) {
       CXCursor a = cursor_strip(clang_Cursor_getArgument(ci->cur, (unsigned)k));
       CXCursor r = clang_getCursorReferenced(a);
       if (clang_getCursorKind(a) != CXCursor_DeclRefExpr || clang_getCursorKind(r) != CXCursor_ParmDecl ||
-          !(c->helper ? is_time_type(clang_getCursorType(r)) != 0
+          !(c->helper ? rw_is_time_type(clang_getCursorType(r)) != 0
                       : clang_equalCursors(clang_getCanonicalCursor(r),
                                            clang_getCanonicalCursor(clang_Cursor_getArgument(c->fn, 0))) != 0))
         why = "a Time argument must be update()'s origin";
@@ -1890,7 +1890,7 @@ static int call_neuron_helper(rw_ctx *c, const call_info *ci, strbuf *out)
   rw_helper_name(c->m, def, out);
   sb_printf(out, "(NESTCL_SELF_ARGS, %s", call_lag(c, ci->cur));
   for (k = 0; k < ci->nargs; k++) {
-    if (is_time_type(clang_getCursorType(clang_Cursor_getArgument(def, (unsigned)k))))
+    if (rw_is_time_type(clang_getCursorType(clang_Cursor_getArgument(def, (unsigned)k))))
       continue;
     sb_puts(out, ", ");
     render_arg(c, ci->cur, k, out);
@@ -3681,7 +3681,7 @@ static int ref_update_parameter(rw_ctx *c, const node_info *ni, strbuf *out)
     return 0;
   if (c->helper) {
     /* a helper's own parameters stand as written; its Time parameters are update()'s origin */
-    if (is_time_type(clang_getCursorType(ref))) {
+    if (rw_is_time_type(clang_getCursorType(ref))) {
       error_at(c, ni->cur, "this use of a Time parameter", "only origin.get_steps() is available on the device");
       return 1;
     }

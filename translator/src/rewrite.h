@@ -39,6 +39,8 @@ void rw_render(rw_ctx *c, CXCursor cur, strbuf *out);
 int rw_errors(const rw_ctx *c);
 /* RW_UPDATE: the function rendered is a helper of update() (a method it calls), a function of its own. */
 void rw_set_helper(rw_ctx *c);
+/* Whether t (through a reference) is NEST's Time (a helper's Time parameters stand for update()'s origin). */
+int rw_is_time_type(CXType t);
 /* A neuron helper's generated function name, nestcl_h_<model>_<method>. */
 void rw_helper_name(const ir_model *m, CXCursor method, strbuf *out);
 /* RW_SET: the label a return statement jumps to (after storing its value in nestcl_ret). */

@@ -687,17 +687,6 @@ static const char *helper_type(CXType t)
   }
 }
 
-/* Whether t (through a reference) is NEST's Time. */
-static int helper_time_parm(CXType t)
-{
-  if (t.kind == CXType_LValueReference)
-    t = clang_getPointeeType(t);
-  char *n = cursor_spelling(clang_getTypeDeclaration(clang_getCanonicalType(t)));
-  int r = !strcmp(n, "Time");
-  free(n);
-  return r;
-}
-
 /*
  * update()'s helpers (rewrite.c, call_neuron_helper): each method becomes a
  * function over the update's arguments and neuron (NESTCL_SELF_PARAMS), the
@@ -727,7 +716,7 @@ static void render_helpers(ir_model *m, tr_rendered *r)
       CXType pt = clang_getCursorType(p);
       const char *ty = helper_type(pt);
       char *pn = cursor_spelling(p);
-      if (helper_time_parm(pt)) {
+      if (rw_is_time_type(pt)) {
         free(pn);
         continue;
       }
