@@ -1,5 +1,5 @@
 /*
- * nestcl_libm.h: glibc's exp and pow, bit for bit, compiled as C11 and as OpenCL C.
+ * nestcl_libm.h: glibc's exp, pow and expm1, bit for bit, compiled as C11 and as OpenCL C.
  *
  * NEST's synapse models call std::exp for every spike (stdp_synapse's Kplus
  * and Kminus decay). nestcl_exp (nestcl_math.h) is as accurate as glibc's exp
@@ -632,6 +632,115 @@ NESTCL_INLINE double nestcl_libm_pow(double x, double y, int fused)
   return nestcl_libm_pow_exp(ehi, elo, sign_bias, fused);
 }
 
+/*
+ * glibc's expm1(x), bit for bit. glibc 2.36 keeps the Sun fdlibm algorithm
+ * (s_expm1.c), with its polynomial in Estrin's form: x = k ln2 + r with ln2
+ * in two parts (hi exact times k) and the rounding of the reduction kept in
+ * c; on |r| <= ln2/2 a rational approximation, with hxs = r^2/2,
+ *   r1 = 1 + hxs Q1 + hxs^2 (Q2 + hxs Q3) + hxs^4 (Q4 + hxs Q5),
+ *   t = 3 - r1 r/2,  e = hxs (r1 - t) / (6 - r t),
+ *   expm1(r) = r - (r e - hxs),
+ * and 2^k (1 + expm1(r)) - 1 put together in one of five ways by k so that
+ * no step cancels (k = -1, k = 1, k in [2, 19], k in [20, 56], and the rest,
+ * where the -1 goes last), the 2^k added to the exponent bits directly. It is
+ * written from that description; Q1..Q5, ln2 hi/lo and the thresholds are
+ * fdlibm's published constants. glibc builds it twice on x86-64 (2.35 and
+ * later), like exp, and picks the FMA build on CPUs with FMA and AVX2; its
+ * compiler contracted exactly the products below written with
+ * nestcl_libm_madd (read off the FMA build's machine code), so fused = 1 is
+ * that build and fused = 0 the plain one.
+ */
+#define NESTCL_LIBM_EXPM1_LN2HI 0x1.62e42feep-1
+#define NESTCL_LIBM_EXPM1_LN2LO 0x1.a39ef35793c76p-33
+#define NESTCL_LIBM_EXPM1_INVLN2 0x1.71547652b82fep+0
+#define NESTCL_LIBM_EXPM1_Q1 (-0x1.11111111110f4p-5)
+#define NESTCL_LIBM_EXPM1_Q2 0x1.a01a019fe5585p-10
+#define NESTCL_LIBM_EXPM1_Q3 (-0x1.4ce199eaadbb7p-14)
+#define NESTCL_LIBM_EXPM1_Q4 0x1.0cfca86e65239p-18
+#define NESTCL_LIBM_EXPM1_Q5 (-0x1.afdb76e09c32dp-23)
+#define NESTCL_LIBM_EXPM1_OVERFLOW 0x1.62e42fefa39efp+9
+
+/* y with k added to its exponent bits (the high word, wrapping as 32-bit arithmetic does). */
+NESTCL_INLINE double nestcl_libm_add_exponent(double y, int k)
+{
+  const nestcl_u64 b = nestcl_f64_bits(y);
+  const nestcl_u32 high = (nestcl_u32)(b >> 32) + ((nestcl_u32)k << 20);
+  return nestcl_bits_f64(((nestcl_u64)high << 32) | (b & NESTCL_U64_C(0xffffffff)));
+}
+
+/* glibc's expm1(x): fused = 1 its FMA build, 0 its plain one. */
+NESTCL_INLINE double nestcl_libm_expm1(double x, int fused)
+{
+  const nestcl_u64 bits = nestcl_f64_bits(x);
+  const int negative = (int)(bits >> 63);
+  const nestcl_u32 hx = (nestcl_u32)(bits >> 32) & 0x7fffffffu;
+  double hi, lo, c = 0.0;
+  int k;
+  if (hx >= 0x4043687au) { /* |x| >= 56 ln2 */
+    if (hx >= 0x40862e42u) { /* |x| >= 709.78 */
+      if (hx >= 0x7ff00000u) {
+        if ((bits & NESTCL_U64_C(0x000fffffffffffff)) != 0) {
+          return x + x; /* NaN */
+        }
+        return negative ? -1.0 : x; /* expm1(-inf) = -1, expm1(inf) = inf */
+      }
+      if (x > NESTCL_LIBM_EXPM1_OVERFLOW) {
+        return NESTCL_MATH_INF;
+      }
+    }
+    if (negative) {
+      return 1e-300 - 1.0; /* -1, inexact */
+    }
+  }
+  if (hx > 0x3fd62e42u) {   /* |x| > ln2/2: reduce */
+    if (hx < 0x3ff0a2b2u) { /* and |x| < 3 ln2/2: k = +-1 */
+      hi = negative ? x + NESTCL_LIBM_EXPM1_LN2HI : x - NESTCL_LIBM_EXPM1_LN2HI;
+      lo = negative ? -NESTCL_LIBM_EXPM1_LN2LO : NESTCL_LIBM_EXPM1_LN2LO;
+      k = negative ? -1 : 1;
+    } else {
+      k = (int)(NESTCL_LIBM_EXPM1_INVLN2 * x + (negative ? -0.5 : 0.5));
+      const double t = (double)k;
+      hi = nestcl_libm_madd(-t, NESTCL_LIBM_EXPM1_LN2HI, x, fused); /* t ln2hi is exact */
+      lo = t * NESTCL_LIBM_EXPM1_LN2LO;
+    }
+    x = hi - lo;
+    c = (hi - x) - lo;
+  } else if (hx < 0x3c900000u) {
+    return x; /* |x| < 2^-54: x itself (and -0 stays -0) */
+  } else {
+    k = 0;
+  }
+  const double hfx = 0.5 * x;
+  const double hxs = x * hfx;
+  const double R1 = nestcl_libm_madd(hxs, NESTCL_LIBM_EXPM1_Q1, 1.0, fused);
+  const double h2 = hxs * hxs;
+  const double R2 = nestcl_libm_madd(hxs, NESTCL_LIBM_EXPM1_Q3, NESTCL_LIBM_EXPM1_Q2, fused);
+  const double h4 = h2 * h2;
+  const double R3 = nestcl_libm_madd(hxs, NESTCL_LIBM_EXPM1_Q5, NESTCL_LIBM_EXPM1_Q4, fused);
+  const double r1 = nestcl_libm_madd(h4, R3, nestcl_libm_madd(h2, R2, R1, fused), fused);
+  const double t = nestcl_libm_madd(-r1, hfx, 3.0, fused);
+  double e = hxs * ((r1 - t) / nestcl_libm_madd(-x, t, 6.0, fused));
+  if (k == 0) {
+    return x - nestcl_libm_madd(x, e, -hxs, fused);
+  }
+  e = nestcl_libm_madd(x, e - c, -c, fused) - hxs;
+  if (k == -1) {
+    return nestcl_libm_madd(0.5, x - e, -0.5, fused);
+  }
+  if (k == 1) {
+    return x < -0.25 ? -2.0 * (e - (x + 0.5)) : nestcl_libm_madd(x - e, 2.0, 1.0, fused);
+  }
+  if (k <= -2 || k > 56) { /* exp(x) - 1 as 2^k (1 - (e - r)) - 1 */
+    return nestcl_libm_add_exponent(1.0 - (e - x), k) - 1.0;
+  }
+  if (k < 20) { /* 2^k (1 - 2^-k - (e - r)) */
+    const double one_minus = nestcl_bits_f64((nestcl_u64)(0x3ff00000u - (0x200000u >> k)) << 32);
+    return nestcl_libm_add_exponent(one_minus - (e - x), k);
+  }
+  const double two_minus_k = nestcl_bits_f64((nestcl_u64)((nestcl_u32)(0x3ff - k) << 20) << 32);
+  return nestcl_libm_add_exponent((x - (e + two_minus_k)) + 1.0, k); /* 2^k (r - (e + 2^-k) + 1) */
+}
+
 #ifndef __OPENCL_C_VERSION__
 /*
  * Which variant the host's libm runs: 1 fused, 0 plain, -1 neither (not
@@ -651,6 +760,21 @@ static inline int nestcl_libm_exp_fused(void)
   }
   return fused ? 1 : plain ? 0 : -1;
 }
+
+/* Which variant the host's expm1 is, probed the same way (glibc before 2.35 has only the plain one). */
+static inline int nestcl_libm_expm1_fused(void)
+{
+  static const double probe[] = {0x1.2694e6aa4553fp-2, 0x1.fa4e8acec21p-3, 0x1.de851654a5968p-1,
+                                 0x1.565a91e5d364ep+4, 0x1.982ab8ab7c36p+5};
+  int fused = 1, plain = 1;
+  for (unsigned k = 0; k < sizeof probe / sizeof *probe; ++k) {
+    volatile double x = probe[k];
+    const nestcl_u64 host = nestcl_f64_bits(expm1(x));
+    fused = fused && host == nestcl_f64_bits(nestcl_libm_expm1(x, 1));
+    plain = plain && host == nestcl_f64_bits(nestcl_libm_expm1(x, 0));
+  }
+  return fused ? 1 : plain ? 0 : -1;
+}
 #endif
 
 /*
@@ -664,6 +788,7 @@ static inline int nestcl_libm_exp_fused(void)
 #ifdef __OPENCL_C_VERSION__
 #define nestcl_glibc_exp(x, fused) nestcl_libm_exp((x), (fused))
 #define nestcl_glibc_pow(x, y, fused) nestcl_libm_pow((x), (y), (fused))
+#define nestcl_glibc_expm1(x, fused) nestcl_libm_expm1((x), (fused))
 #else
 static inline int nestcl_libm_host_variant(void)
 {
@@ -685,6 +810,27 @@ NESTCL_INLINE double nestcl_glibc_pow(double x, double y, int fused)
 {
   return fused == nestcl_libm_host_variant() ? pow(x, y) : nestcl_libm_pow(x, y, fused);
 }
+
+/*
+ * expm1 in variant `fused`, the variant of exp (the kernels' NESTCL_LIBM_VARIANT):
+ * glibc 2.35 and later pick both builds by the same CPU test. The host's own
+ * expm1 where it is that variant, else the emulation.
+ */
+static inline int nestcl_libm_host_expm1_variant(void)
+{
+  static int variant = -2;
+  int v = __atomic_load_n(&variant, __ATOMIC_RELAXED);
+  if (v == -2) {
+    v = nestcl_libm_expm1_fused();
+    __atomic_store_n(&variant, v, __ATOMIC_RELAXED);
+  }
+  return v;
+}
+
+NESTCL_INLINE double nestcl_glibc_expm1(double x, int fused)
+{
+  return fused == nestcl_libm_host_expm1_variant() ? expm1(x) : nestcl_libm_expm1(x, fused);
+}
 #endif
 
 /*
@@ -695,8 +841,8 @@ NESTCL_INLINE double nestcl_glibc_pow(double x, double y, int fused)
  * gamma_, the inverses, h_min_regular_) are recomputed here from (tau_syn,
  * tau_m, c_m), which gives the same doubles, then evaluate_P32_() and
  * evaluate() as written there (the *_ps models call them per ministep).
- * exp is glibc's in the host's variant (fused), as NEST's libnestutil calls
- * it; expm1 is the portable nestcl_expm1 (glibc's is not reproduced).
+ * exp and expm1 are glibc's in the host's variant (fused), as NEST's
+ * libnestutil calls them.
  */
 NESTCL_INLINE double nestcl_iaf_p32(double tau_syn, double tau_m, double c_m, double h, double *exp_h_tau_syn,
                                     double *expm1_h_tau, double *exp_h_tau, int fused)
@@ -708,7 +854,7 @@ NESTCL_INLINE double nestcl_iaf_p32(double tau_syn, double tau_m, double c_m, do
   const double inv_c_m = 1 / c_m;
   const double inv_beta = (tau_m - tau_syn) / (tau_syn * tau_m);
   *exp_h_tau_syn = nestcl_glibc_exp(-h * inv_tau_syn, fused);
-  *expm1_h_tau = nestcl_expm1(h * inv_beta);
+  *expm1_h_tau = nestcl_glibc_expm1(h * inv_beta, fused);
   const double P32 = gamma * *exp_h_tau_syn * *expm1_h_tau;
   if (isnormal(P32) && P32 > 0) {
     *exp_h_tau = NAN;

@@ -399,8 +399,8 @@ make_setup( const std::string& model )
   else if ( model == "iaf_tum_2000" )
   {
     // iaf_psc_exp's membrane, plus short-term plasticity whose jump each spike carries as its
-    // offset (std::exp/expm1 in update(): x_, y_, u_ and the offsets within the portable math's
-    // tolerance of glibc's). Excitatory input of odd neurons arrives on receptor 1, scaled by the
+    // offset (std::exp and std::expm1 in update() are glibc's on the device too, so no
+    // tolerance). Excitatory input of odd neurons arrives on receptor 1, scaled by the
     // offset each input spike carries; some neurons facilitate (tau_fac > 0).
     s.params = []( size_t i, nest::Dictionary& d )
     {
@@ -422,8 +422,6 @@ make_setup( const std::string& model )
     // The offset a receptor-1 spike carries: a sender's jump in (0, 1], a multiple of 2^-16, so
     // that weight times offset is exact in the native double ring and the fixed-point ring.
     s.offset = []( size_t i, long t, bool ex ) { return ex && i % 2 == 1 ? 2.0 * q16( 0.05 + 0.45 * u01( i, t, 41 ) ) : 0.0; };
-    s.tolerant_fields = { "x_", "y_", "u_" };
-    s.tolerance = 1e-12;
   }
   else if ( model == "pp_psc_delta" )
   {

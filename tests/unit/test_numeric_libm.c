@@ -1,11 +1,14 @@
 /*
- * nestcl_libm_exp and nestcl_libm_pow (kernels_templates/nestcl_libm.h)
- * against the host's glibc exp and pow, bit for bit: the variant the host's
- * libm runs (nestcl_libm_exp_fused: FMA build or plain) on special values and
- * on 10^6 random arguments in each of several ranges (exp: the whole domain,
- * STDP's negative decays, small |x|, near overflow, subnormal results; pow:
- * STDP's w^mu and (1 - w/Wmax)^mu, x near 1, negative bases with integer
- * exponents, huge and tiny results, subnormal bases, special values). ctest runs it twice: as is (on an x86-64
+ * nestcl_libm_exp, nestcl_libm_pow and nestcl_libm_expm1
+ * (kernels_templates/nestcl_libm.h) against the host's glibc exp, pow and
+ * expm1, bit for bit: the variant the host's libm runs (nestcl_libm_exp_fused,
+ * nestcl_libm_expm1_fused: FMA build or plain) on special values and on 10^6
+ * random arguments in each of several ranges (exp: the whole domain, STDP's
+ * negative decays, small |x|, near overflow, subnormal results; pow: STDP's
+ * w^mu and (1 - w/Wmax)^mu, x near 1, negative bases with integer exponents,
+ * huge and tiny results, subnormal bases, special values; expm1: each of its
+ * reductions (k = 0, +-1, 2..19, 20..56, beyond), the *_ps models' -dt/tau,
+ * near overflow, random bit patterns). ctest runs it twice: as is (on an x86-64
  * CPU with FMA, glibc's FMA build) and with GLIBC_TUNABLES hiding FMA and AVX2
  * (glibc's plain build), so both variants meet their glibc. Then, when there
  * is an OpenCL device, both variants on the device against C, bit for bit.
@@ -36,6 +39,42 @@ static const double ranges[][2] = {
   {-760.0, -740.0},
   {709.0, 712.0},   /* overflow */
 };
+
+/* expm1: k = 0 (|x| <= ln2/2), k = +-1, k in 2..19 and 20..56, k <= -2, x beyond 56 ln2, -dt/tau */
+static const double expm1_ranges[][2] = {
+  {-0.35, 0.35}, {-1.04, -0.34}, {0.34, 1.04}, {1.0, 13.9}, {13.9, 39.0}, {-39.0, -1.0},
+  {38.0, 709.8}, {-50.0, -38.0}, {-1e-3, 0.0}, {-1e-9, 1e-9}, {-800.0, 800.0},
+};
+#define EXPM1_BITS_PER 1000000 /* and as many arguments of random bits */
+
+static const double expm1_specials[] = {0.0, -0.0, 0x1p-54, -0x1p-54, 0x1p-55, 0x1p-1074, -0x1p-1074, 0x1p-1022,
+                                        0.34657359027997264, -0.34657359027997264, 1.0397207708399179,
+                                        -1.0397207708399179, 38.816242111356935, -38.816242111356935,
+                                        709.782712893384, 709.7827128933841, 709.5, 710.0, -710.0, DBL_MAX, -DBL_MAX,
+                                        INFINITY, -INFINITY, NAN};
+
+static size_t make_expm1_args(double **out)
+{
+  const size_t n_ranges = sizeof expm1_ranges / sizeof *expm1_ranges;
+  const size_t n_spec = sizeof expm1_specials / sizeof *expm1_specials;
+  size_t n = n_spec + n_ranges * PER_RANGE + EXPM1_BITS_PER, k = 0;
+  double *x = malloc(n * sizeof *x);
+  CHECK(x != NULL, "out of memory");
+  for (size_t s = 0; s < n_spec; ++s) x[k++] = expm1_specials[s];
+  for (size_t r = 0; r < n_ranges; ++r) {
+    for (size_t i = 0; i < PER_RANGE; ++i) {
+      nestcl_rng_stream st = nestcl_stream_init(nestcl_rng_key(2026, 13), nestcl_rng_counter(r, i));
+      x[k++] = expm1_ranges[r][0] + (expm1_ranges[r][1] - expm1_ranges[r][0]) * nestcl_stream_uniform(&st);
+    }
+  }
+  for (size_t i = 0; i < EXPM1_BITS_PER; ++i) {
+    nestcl_rng_stream st = nestcl_stream_init(nestcl_rng_key(2026, 14), nestcl_rng_counter(0, i));
+    const nestcl_u64 hi = nestcl_stream_u32(&st), lo = nestcl_stream_u32(&st);
+    x[k++] = nestcl_bits_f64(hi << 32 | lo);
+  }
+  *out = x;
+  return n;
+}
 
 static const double specials[] = {0.0, -0.0, 1.0, -1.0, 0x1p-54, -0x1p-54, 0x1p-1074, 0x1p-60, 512.0, -512.0,
                                   709.782712893384, 709.7827128933841, -708.3964185322641, -745.1332191019411,
@@ -109,21 +148,31 @@ static const char *kernel_text =
     "}\n"
     "__kernel void t_libm_pow(__global const double *xy, __global double *out, int fused) {\n"
     "  size_t i = get_global_id(0); out[i] = nestcl_libm_pow(xy[2 * i], xy[2 * i + 1], fused);\n"
+    "}\n"
+    "__kernel void t_libm_expm1(__global const double *x, __global double *out, int fused) {\n"
+    "  size_t i = get_global_id(0); out[i] = nestcl_libm_expm1(x[i], fused);\n"
     "}\n";
 
-/* The C twin of a device result: exp of in[i] or pow of (in[2i], in[2i+1]). */
-static double reference(int is_pow, const double *in, size_t i, int fused)
+enum { FN_EXP, FN_POW, FN_EXPM1 };
+static const char *const fn_name[] = {"exp", "pow", "expm1"};
+
+/* The C twin of a device result: exp or expm1 of in[i], or pow of (in[2i], in[2i+1]). */
+static double reference(int fn, const double *in, size_t i, int fused)
 {
-  return is_pow ? nestcl_libm_pow(in[2 * i], in[2 * i + 1], fused) : nestcl_libm_exp(in[i], fused);
+  return fn == FN_POW     ? nestcl_libm_pow(in[2 * i], in[2 * i + 1], fused)
+         : fn == FN_EXPM1 ? nestcl_libm_expm1(in[i], fused)
+                          : nestcl_libm_exp(in[i], fused);
 }
 
 /* One function's both variants on the device against C: the number that differ. */
-static int device_variants(nestcl_device *dev, cl_program prog, int is_pow, const double *in, size_t n)
+static int device_variants(nestcl_device *dev, cl_program prog, int fn, const double *in, size_t n)
 {
-  const char *name = is_pow ? "pow" : "exp";
-  const size_t in_bytes = n * 8 * (is_pow ? 2 : 1);
+  const char *name = fn_name[fn];
+  const size_t in_bytes = n * 8 * (fn == FN_POW ? 2 : 1);
+  char kname[32];
+  snprintf(kname, sizeof kname, "t_libm_%s", name);
   cl_int err;
-  cl_kernel k = clCreateKernel(prog, is_pow ? "t_libm_pow" : "t_libm_exp", &err);
+  cl_kernel k = clCreateKernel(prog, kname, &err);
   CHECK(err == CL_SUCCESS, "clCreateKernel");
   nestcl_buffer bx, bo;
   CHECK(nestcl_buffer_alloc(dev, NESTCL_MEM_OTHER, "in", in_bytes, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
@@ -142,7 +191,7 @@ static int device_variants(nestcl_device *dev, cl_program prog, int is_pow, cons
     CHECK(err == CL_SUCCESS, "running the kernel");
     size_t diff = 0;
     for (size_t i = 0; i < n; ++i) {
-      const double c = reference(is_pow, in, i, fused);
+      const double c = reference(fn, in, i, fused);
       if (!same(got[i], c)) {
         if (diff < 3) fprintf(stderr, "device %s %s(argument %zu) = %a, C %a\n", fused ? "fused" : "plain", name, i,
                               got[i], c);
@@ -160,8 +209,8 @@ static int device_variants(nestcl_device *dev, cl_program prog, int is_pow, cons
   return bad;
 }
 
-/* Both functions' both variants on the device against C; 0 when there is no device. */
-static int compare_opencl(const double *x, size_t n, const double *xy, size_t n_pow)
+/* The functions' both variants on the device against C; 0 when there is no device. */
+static int compare_opencl(const double *x, size_t n, const double *xy, size_t n_pow, const double *xm, size_t n_m1)
 {
   nestcl_device *dev;
   if (nestcl_device_open(NULL, 1, &dev) != 0) {
@@ -175,7 +224,8 @@ static int compare_opencl(const double *x, size_t n, const double *xy, size_t n_
   cl_program prog;
   CHECK(nestcl_program_build(dev, src, "", &prog) == 0, "build: %s", nestcl_last_error());
   free(src);
-  int bad = device_variants(dev, prog, 0, x, n) + device_variants(dev, prog, 1, xy, n_pow);
+  int bad = device_variants(dev, prog, FN_EXP, x, n) + device_variants(dev, prog, FN_POW, xy, n_pow) +
+            device_variants(dev, prog, FN_EXPM1, xm, n_m1);
   clReleaseProgram(prog);
   nestcl_device_close(dev);
   return bad;
@@ -183,11 +233,22 @@ static int compare_opencl(const double *x, size_t n, const double *xy, size_t n_
 
 int main(void)
 {
-  double *x, *xy;
-  const size_t n = make_args(&x), n_pow = make_pow_args(&xy);
-  const int fused = nestcl_libm_exp_fused();
+  double *x, *xy, *xm;
+  const size_t n = make_args(&x), n_pow = make_pow_args(&xy), n_m1 = make_expm1_args(&xm);
+  const int fused = nestcl_libm_exp_fused(), fused_m1 = nestcl_libm_expm1_fused();
   CHECK(fused >= 0, "the host's exp is neither of glibc's builds: nestcl_libm_exp cannot reproduce it");
-  size_t diff = 0, diff_pow = 0;
+  CHECK(fused_m1 >= 0, "the host's expm1 is neither of glibc's builds: nestcl_libm_expm1 cannot reproduce it");
+  CHECK(fused_m1 == fused, "the host's expm1 is glibc's %s build but its exp the %s one (glibc before 2.35?): "
+        "kernels take one variant for both", fused_m1 ? "FMA" : "plain", fused ? "FMA" : "plain");
+  size_t diff = 0, diff_pow = 0, diff_m1 = 0;
+  for (size_t i = 0; i < n_m1; ++i) {
+    volatile double xi = xm[i];
+    const double g = expm1(xi), m = nestcl_libm_expm1(xi, fused_m1);
+    if (!same(g, m)) {
+      if (diff_m1 < 5) fprintf(stderr, "expm1(%a): glibc %a, nestcl_libm_expm1 %a\n", xm[i], g, m);
+      diff_m1++;
+    }
+  }
   for (size_t i = 0; i < n; ++i) {
     volatile double xi = x[i];
     const double g = exp(xi), m = nestcl_libm_exp(xi, fused);
@@ -205,11 +266,12 @@ int main(void)
     }
   }
   printf("host libm runs glibc's %s build; nestcl_libm_exp: %zu of %zu arguments differ; nestcl_libm_pow: %zu of "
-         "%zu\n", fused ? "FMA" : "plain", diff, n, diff_pow, n_pow);
-  int bad = diff != 0 || diff_pow != 0;
-  bad += compare_opencl(x, n, xy, n_pow);
+         "%zu; nestcl_libm_expm1: %zu of %zu\n", fused ? "FMA" : "plain", diff, n, diff_pow, n_pow, diff_m1, n_m1);
+  int bad = diff != 0 || diff_pow != 0 || diff_m1 != 0;
+  bad += compare_opencl(x, n, xy, n_pow, xm, n_m1);
   free(x);
   free(xy);
+  free(xm);
   if (bad) {
     fprintf(stderr, "FAIL\n");
     return 1;

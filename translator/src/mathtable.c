@@ -1,9 +1,10 @@
 /*
  * The built-in table (see mathtable.h). Functions map to the C99 <math.h>
  * name, which OpenCL C also provides as a built-in with the same semantics,
- * except expm1, log and log1p inside update(), which map to the project's
- * portable implementations so that CPU and device agree bit for bit (exp and
- * pow there are glibc's, rewrite.c's call_libm, which comes first);
+ * except log and log1p inside update(), which map to the project's portable
+ * implementations so that CPU and device agree bit for bit (exp, pow and
+ * expm1 there are glibc's, rewrite.c's call_libm, which comes first, so the
+ * expm1 entries here serve only as the table's record of the name);
  * std::min / std::max map to helpers that reproduce C++'s comparison order
  * (fmin/fmax would treat NaN and signed zeros differently).
  */

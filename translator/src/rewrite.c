@@ -2330,14 +2330,17 @@ static int call_history_iterator(rw_ctx *c, const call_info *ci, strbuf *out)
   return 1;
 }
 
-/* std::exp and std::pow: glibc's, bit for bit (nestcl_libm.h), in the variant the host runs. */
+/* std::exp, std::pow and (numerics::)expm1: glibc's, bit for bit (nestcl_libm.h), in the variant the host runs. */
 static int call_libm(rw_ctx *c, const call_info *ci, strbuf *out)
 {
   const int is_exp = (!strcmp(ci->qname, "std::exp") || !strcmp(ci->qname, "exp")) && ci->nargs == 1;
   const int is_pow = (!strcmp(ci->qname, "std::pow") || !strcmp(ci->qname, "pow")) && ci->nargs == 2;
-  if (!is_exp && !is_pow)
+  const int is_expm1 = (!strcmp(ci->qname, "std::expm1") || !strcmp(ci->qname, "expm1") ||
+                        !strcmp(ci->qname, "numerics::expm1")) &&
+                       ci->nargs == 1;
+  if (!is_exp && !is_pow && !is_expm1)
     return 0;
-  sb_puts(out, is_exp ? "nestcl_glibc_exp(" : "nestcl_glibc_pow(");
+  sb_puts(out, is_exp ? "nestcl_glibc_exp(" : is_pow ? "nestcl_glibc_pow(" : "nestcl_glibc_expm1(");
   render_arg(c, ci->cur, 0, out);
   if (is_pow) {
     sb_puts(out, ", ");
@@ -3094,7 +3097,7 @@ static const call_rule call_rules[] = {
   {"target's spike history", RW_BIT(RW_SEND), call_target_history},
   {"event setters and e()", RW_BIT(RW_SEND), call_event_send},
   {"history iterator", RW_BIT(RW_SEND), call_history_iterator},
-  {"glibc exp and pow", RW_BIT(RW_SEND) | RW_BIT(RW_DYN) | RW_BIT(RW_UPDATE), call_libm},
+  {"glibc exp, pow and expm1", RW_BIT(RW_SEND) | RW_BIT(RW_DYN) | RW_BIT(RW_UPDATE), call_libm},
   {"gsl_odeiv_evolve_apply", RW_BIT(RW_UPDATE), call_evolve_apply},
   {"synapse helper", RW_BIT(RW_SEND), call_syn_helper},
   {"get_target", RW_BIT(RW_SEND), call_get_target},
