@@ -312,23 +312,17 @@ static int mc_build(const void *o, const bench_common *c, nestcl_engine *e, benc
   }
 
   /*
-   * Thalamic input: 902 parrot neurons repeat one Poisson train each (120 Hz
-   * for 10 ms from 700 ms) to their fixed_total_number targets. The engine has
-   * no parrot_neuron; an iaf_psc_delta neuron with a threshold just above rest,
-   * no refractory time and a 1 V jump per input spike repeats every input step
-   * at once (two inputs in one step, 0.6 % of the train at 120 Hz, give one
-   * spike). NEST's generator-to-parrot connection has the default delay 1 ms.
+   * Thalamic input: 902 parrot_neurons repeat one Poisson train each (120 Hz
+   * for 10 ms from 700 ms) to their fixed_total_number targets, as in NEST's
+   * network.py: every target of a thalamic neuron sees the same train. The
+   * generator's connection onto the parrots has NEST's default weight 1 (a
+   * parrot ignores it) and delay 1 ms.
    */
   uint64_t th_total = 0;
   if (m->thalamic && !rc) {
     int th = -1;
-    rc = nestcl_engine_create_population(e, "iaf_psc_delta", (uint32_t)num_th_neurons, 0, &th);
-    static const char *const names[] = {"E_L", "V_th", "V_reset", "t_ref", "V_m"};
-    const double values[] = {0.0, 1e-3, 0.0, 0.0, 0.0};
-    for (int k = 0; k < 5 && !rc; ++k) {
-      rc = nestcl_engine_set(e, th, names[k], nestcl_constant(values[k]));
-    }
-    if (!rc) rc = nestcl_engine_add_poisson_window(e, th, th_rate, 1000.0, 1.0, 0, th_start, th_start + th_duration);
+    rc = nestcl_engine_create_population(e, "parrot_neuron", (uint32_t)num_th_neurons, 0, &th);
+    if (!rc) rc = nestcl_engine_add_poisson_window(e, th, th_rate, 1.0, 1.0, 0, th_start, th_start + th_duration);
     double weight_th = PSP_th * PSC_over_PSP;
     for (int i = 0; i < NPOP && !rc; ++i) {
       double n_th = num_synapses_from_conn_prob(conn_probs_th[i], num_th_neurons, full_num_neurons[i]);

@@ -104,18 +104,23 @@ NESTCL_INLINE void nestcl_emit_spike(NESTCL_GLOBAL nestcl_u32 *count, NESTCL_GLO
 NESTCL_INLINE void nestcl_emit_spikes(NESTCL_GLOBAL nestcl_u32 *count, NESTCL_GLOBAL nestcl_spike_t *spikes,
                                       nestcl_u32 cap, nestcl_u32 i, nestcl_u32 lag, nestcl_u32 m)
 {
+  /* A runaway multiplicity (a parrot network's chain reaction) counts as cap + 1, enough for the
+     host to report the overflow, and writes only what fits: no loop of billions, no wrapped counter. */
+  m = m > cap ? cap + 1u : m;
 #ifdef __OPENCL_C_VERSION__
   nestcl_u32 at = m ? atomic_add(count, m) : 0u;
-  for (nestcl_u32 k = 0; k < m; ++k) {
-    if (at + k < cap) {
-      spikes[at + k] = (uint2)(i, lag);
-    }
-  }
 #else
-  for (nestcl_u32 k = 0; k < m; ++k) {
-    nestcl_emit_spike(count, spikes, cap, i, lag);
-  }
+  nestcl_u32 at = *count;
+  *count = at + m;
 #endif
+  for (nestcl_u32 k = 0; k < m && at + k < cap; ++k) {
+#ifdef __OPENCL_C_VERSION__
+    spikes[at + k] = (uint2)(i, lag);
+#else
+    spikes[at + k].index = i;
+    spikes[at + k].lag = lag;
+#endif
+  }
 }
 
 /*
@@ -131,21 +136,21 @@ NESTCL_INLINE void nestcl_emit_spikes_offset(NESTCL_GLOBAL nestcl_u32 *count, NE
                                              nestcl_u32 lag, nestcl_u32 m, double offset)
 {
 #ifdef __OPENCL_C_VERSION__
+  m = m > cap ? cap + 1u : m; /* as nestcl_emit_spikes */
   nestcl_u32 at = m ? atomic_add(count, m) : 0u;
 #else
+  m = m > cap ? cap + 1u : m;
   nestcl_u32 at = *count;
   *count = at + m;
 #endif
-  for (nestcl_u32 k = 0; k < m; ++k) {
-    if (at + k < cap) {
+  for (nestcl_u32 k = 0; k < m && at + k < cap; ++k) {
 #ifdef __OPENCL_C_VERSION__
-      spikes[at + k] = (uint2)(i, lag);
+    spikes[at + k] = (uint2)(i, lag);
 #else
-      spikes[at + k].index = i;
-      spikes[at + k].lag = lag;
+    spikes[at + k].index = i;
+    spikes[at + k].lag = lag;
 #endif
-      offsets[at + k] = offset;
-    }
+    offsets[at + k] = offset;
   }
 }
 

@@ -167,7 +167,7 @@ EventDeliveryManager::send( Node& source, EventT& e, const long lag )
   e.set_stamp( Time( Time::step( step ) ) );
   e.set_sender( source );
   e.set_sender_node_id( source.get_node_id() );
-  emitted_spikes_.push_back( EmittedSpike { source.get_node_id(), step, lag, 1, e.get_offset() } );
+  emitted_spikes_.push_back( EmittedSpike { source.get_node_id(), step, lag, e.get_multiplicity(), e.get_offset() } );
 }
 }  // namespace nest
 

@@ -19,6 +19,7 @@ const std::string d( "d" );
 const std::string C_m( "C_m" );
 const std::string consistent_integration( "consistent_integration" );
 const std::string E_L( "E_L" );
+const std::string flush_event_send_interval( "flush_event_send_interval" );
 const std::string I( "I" );
 const std::string I_e( "I_e" );
 const std::string I_syn( "I_syn" );

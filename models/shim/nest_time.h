@@ -72,8 +72,11 @@ public:
     : tics( t.t * Range::TICS_PER_STEP )
   {
   }
+  /* As NEST's: beyond the representable range (infinity included) it is +-infinity. */
   Time( ms t )
-    : tics( static_cast< tic_t >( t.t * Range::TICS_PER_MS + 0.5 ) )
+    : tics( std::fabs( t.t ) < INF_TICS_ * Range::MS_PER_TIC ? static_cast< tic_t >( t.t * Range::TICS_PER_MS + 0.5 )
+            : t.t < 0                                         ? -INF_TICS_
+                                                              : INF_TICS_ )
   {
   }
 
@@ -144,9 +147,18 @@ public:
     return Range::MS_PER_TIC * tics;
   }
 
+  /* As NEST's: the infinities are +-LONG_MAX steps (its delay_max). */
   long
   get_steps() const
   {
+    if ( tics >= INF_TICS_ )
+    {
+      return std::numeric_limits< long >::max();
+    }
+    if ( tics <= -INF_TICS_ )
+    {
+      return -std::numeric_limits< long >::max();
+    }
     return ( tics + Range::TICS_PER_STEP_RND ) * Range::TICS_PER_STEP_INV;
   }
 

@@ -113,6 +113,8 @@ static int run_model(nestcl_device *dev, const nestcl_model *m)
    * poisson_generator on every neuron; the C twin adds the same to its ring.
    */
   int positive_only = 0;
+  /* parrot_neuron: its route adds 1 per spike whatever the weight, so its ring holds spike counts */
+  const int counts = strcmp(m->name, "parrot_neuron") == 0;
   uint64_t *row_ptr = calloc(N + 1, sizeof *row_ptr);
   uint32_t *tgt = calloc((size_t)N * FANOUT, sizeof *tgt), *ptgt = calloc(N, sizeof *ptgt), *salt = calloc(N, sizeof *salt);
   double *val = calloc((size_t)N * FANOUT, sizeof *val), *pval = calloc(N, sizeof *pval);
@@ -120,7 +122,9 @@ static int run_model(nestcl_device *dev, const nestcl_model *m)
   uint32_t *rows = calloc((size_t)N * MIN_DELAY, sizeof *rows), *lags = calloc((size_t)N * MIN_DELAY, sizeof *lags);
   CHECK(row_ptr && tgt && ptgt && salt && val && pval && dly && pdly && rows && lags, "out of memory");
   for (uint32_t r = 0; r < N; ++r) {
-    const uint32_t len = r % 4 == 3 ? 0u : 1u + r % FANOUT; /* some sources have no synapse here */
+    /* some sources have no synapse here; parrots none at all: each repeats every input, so recurrent
+       parrots are a chain reaction (they get the Poisson drive alone) */
+    const uint32_t len = r % 4 == 3 || counts ? 0u : 1u + r % FANOUT;
     if (r == 0) {
       /* a model that refuses negative weights (conductance-based multisynapse: BadProperty) gets positive values */
       int ch0;
@@ -136,12 +140,13 @@ static int run_model(nestcl_device *dev, const nestcl_model *m)
       dly[k] = (uint16_t)(MIN_DELAY + nestcl_stream_u32(&st) % (SLOTS - 2 * MIN_DELAY + 1));
     }
     ptgt[r] = r; /* channel 0 */
-    pval[r] = 1.0 + (double)(r % 5) / 16.0;
+    pval[r] = counts ? 1.0 : 1.0 + (double)(r % 5) / 16.0;
     pdly[r] = (uint16_t)(1 + r % (SLOTS - 1));
     salt[r] = 3;
   }
   CHECK(nestcl_block_set_synapses(b, N, row_ptr, tgt, val, dly) == 0, "%s: synapses", m->name);
-  const double rate_hz = 8000.0;
+  /* a parrot's spikes are its input's: kept below one per step, the spike list's room (n per step) */
+  const double rate_hz = counts ? 2000.0 : 8000.0;
   CHECK(nestcl_block_add_poisson(b, rate_hz, N, ptgt, pval, pdly, salt) == 0, "%s: poisson", m->name);
   nestcl_poisson_param pp;
   CHECK(nestcl_poisson_setup(rate_hz * H * 1e-3, &pp) == 0, "poisson setup");
@@ -173,6 +178,7 @@ static int run_model(nestcl_device *dev, const nestcl_model *m)
           for (uint32_t i = 0; i < N; ++i) {
             double v = input_value(s, (uint32_t)lag, ch, i);
             if (positive_only) v = fabs(v) / 16.0; /* as the synapses: conductances a model accepts */
+            if (counts && v != 0.0) v = 1.0; /* a parrot's ring holds spike counts */
             if (v != 0.0) {
               nestcl_block_stage(b, (uint32_t)lag, ch, i, v);
               nestcl_ring_add(ring, nch, N, nestcl_ring_slot(origin, lag, SLOTS), ch, i, v);

@@ -237,14 +237,17 @@ void emit_glue(strbuf *b, const ir_model *m)
                "template struct steal< flush_steps_tag, &nest::FlushEventMechanism::flush_event_send_interval_steps_ >;\n"
                "template struct steal< flush_interval_tag, &nest::FlushEventMechanism::flush_event_send_interval_ >;\n");
   sb_printf(b, "} // namespace %s_detail\n\n", nm);
-  sb_printf(b, "inline void\npack_%s( const nest::%s& node, void* const* fields, std::size_t n, std::size_t i )\n{\n  (void)n;\n", nm, nm);
+  /* (void) all: a model without fields (parrot_neuron) copies nothing */
+  sb_printf(b, "inline void\npack_%s( const nest::%s& node, void* const* fields, std::size_t n, std::size_t i )\n{\n"
+               "  (void)node;\n  (void)fields;\n  (void)n;\n  (void)i;\n", nm, nm);
   copy_fields(b, m, 1);
   if (m->last_spike_field >= 0)
     sb_printf(b, "  static_cast< double* >( fields[ %d ] )[ i ] =\n"
                  "    static_cast< const nest::ArchivingNode& >( node ).*detail::member( detail::last_spike_tag {} );\n",
               m->last_spike_field);
   sb_puts(b, "}\n\n");
-  sb_printf(b, "inline void\nunpack_%s( nest::%s& node, void* const* fields, std::size_t n, std::size_t i )\n{\n  (void)n;\n", nm, nm);
+  sb_printf(b, "inline void\nunpack_%s( nest::%s& node, void* const* fields, std::size_t n, std::size_t i )\n{\n"
+               "  (void)node;\n  (void)fields;\n  (void)n;\n  (void)i;\n", nm, nm);
   copy_fields(b, m, 0);
   /* emit_ has kept it with set_spiketime() spike by spike; the device's value is the same */
   if (m->last_spike_field >= 0)
