@@ -743,37 +743,36 @@ NESTCL_INLINE double nestcl_libm_expm1(double x, int fused)
 
 #ifndef __OPENCL_C_VERSION__
 /*
- * Which variant the host's libm runs: 1 fused, 0 plain, -1 neither (not
- * glibc's algorithm; then neither reproduces the host's exp). Probes
- * arguments where the two differ.
+ * Which of glibc's builds the host's function f is: 1 fused, 0 plain, -1
+ * neither (not glibc's algorithm; then neither reproduces it). Probes
+ * arguments where the two differ with the emulation emu.
  */
-static inline int nestcl_libm_exp_fused(void)
+static inline int nestcl_libm_probe(double (*f)(double), double (*emu)(double, int), const double *probe, unsigned n)
 {
-  static const double probe[] = {-0x1.f7c8f652f496p+1, -0x1.1b203ba53f5e4p+3, -0x1.c9b67dfbb9bep+2,
-                                 0x1.5a16509a28p-4, -0x1.7efe72cddc54p+4};
   int fused = 1, plain = 1;
-  for (unsigned k = 0; k < sizeof probe / sizeof *probe; ++k) {
+  for (unsigned k = 0; k < n; ++k) {
     volatile double x = probe[k];
-    const nestcl_u64 host = nestcl_f64_bits(exp(x));
-    fused = fused && host == nestcl_f64_bits(nestcl_libm_exp(x, 1));
-    plain = plain && host == nestcl_f64_bits(nestcl_libm_exp(x, 0));
+    const nestcl_u64 host = nestcl_f64_bits(f(x));
+    fused = fused && host == nestcl_f64_bits(emu(x, 1));
+    plain = plain && host == nestcl_f64_bits(emu(x, 0));
   }
   return fused ? 1 : plain ? 0 : -1;
 }
 
-/* Which variant the host's expm1 is, probed the same way (glibc before 2.35 has only the plain one). */
+/* Which variant the host's exp is. */
+static inline int nestcl_libm_exp_fused(void)
+{
+  static const double probe[] = {-0x1.f7c8f652f496p+1, -0x1.1b203ba53f5e4p+3, -0x1.c9b67dfbb9bep+2,
+                                 0x1.5a16509a28p-4, -0x1.7efe72cddc54p+4};
+  return nestcl_libm_probe(exp, nestcl_libm_exp, probe, sizeof probe / sizeof *probe);
+}
+
+/* Which variant the host's expm1 is (glibc before 2.35 has only the plain one). */
 static inline int nestcl_libm_expm1_fused(void)
 {
   static const double probe[] = {0x1.2694e6aa4553fp-2, 0x1.fa4e8acec21p-3, 0x1.de851654a5968p-1,
                                  0x1.565a91e5d364ep+4, 0x1.982ab8ab7c36p+5};
-  int fused = 1, plain = 1;
-  for (unsigned k = 0; k < sizeof probe / sizeof *probe; ++k) {
-    volatile double x = probe[k];
-    const nestcl_u64 host = nestcl_f64_bits(expm1(x));
-    fused = fused && host == nestcl_f64_bits(nestcl_libm_expm1(x, 1));
-    plain = plain && host == nestcl_f64_bits(nestcl_libm_expm1(x, 0));
-  }
-  return fused ? 1 : plain ? 0 : -1;
+  return nestcl_libm_probe(expm1, nestcl_libm_expm1, probe, sizeof probe / sizeof *probe);
 }
 #endif
 
@@ -790,15 +789,21 @@ static inline int nestcl_libm_expm1_fused(void)
 #define nestcl_glibc_pow(x, y, fused) nestcl_libm_pow((x), (y), (fused))
 #define nestcl_glibc_expm1(x, fused) nestcl_libm_expm1((x), (fused))
 #else
+/* A probe's answer, found once per translation unit (a benign race: every thread stores the same value). */
+static inline int nestcl_libm_cached(int *slot, int (*probe)(void))
+{
+  int v = __atomic_load_n(slot, __ATOMIC_RELAXED);
+  if (v == -2) {
+    v = probe();
+    __atomic_store_n(slot, v, __ATOMIC_RELAXED);
+  }
+  return v;
+}
+
 static inline int nestcl_libm_host_variant(void)
 {
   static int variant = -2;
-  int v = __atomic_load_n(&variant, __ATOMIC_RELAXED);
-  if (v == -2) {
-    v = nestcl_libm_exp_fused();
-    __atomic_store_n(&variant, v, __ATOMIC_RELAXED);
-  }
-  return v;
+  return nestcl_libm_cached(&variant, nestcl_libm_exp_fused);
 }
 
 NESTCL_INLINE double nestcl_glibc_exp(double x, int fused)
@@ -819,12 +824,7 @@ NESTCL_INLINE double nestcl_glibc_pow(double x, double y, int fused)
 static inline int nestcl_libm_host_expm1_variant(void)
 {
   static int variant = -2;
-  int v = __atomic_load_n(&variant, __ATOMIC_RELAXED);
-  if (v == -2) {
-    v = nestcl_libm_expm1_fused();
-    __atomic_store_n(&variant, v, __ATOMIC_RELAXED);
-  }
-  return v;
+  return nestcl_libm_cached(&variant, nestcl_libm_expm1_fused);
 }
 
 NESTCL_INLINE double nestcl_glibc_expm1(double x, int fused)
@@ -834,6 +834,39 @@ NESTCL_INLINE double nestcl_glibc_expm1(double x, int fused)
 #endif
 
 /*
+ * NEST's numerics::expm1 (libnestutil/numerics.h) as NEST 3.10 builds it.
+ * The header calls the C library's expm1 only #if HAVE_EXPM1, and NEST's
+ * CMake never defines that (CheckIncludesSymbols.cmake calls
+ * check_function_exists( expm1 "math.h" HAVE_EXPM1 ), which takes "math.h"
+ * as the variable to set), so every NEST build takes the header's own
+ * branch: 0 for 0, exp(x) - 1 for |x| > log 2 (exp glibc's, in variant
+ * `fused`), else the Taylor series x + x^2/2! + ... summed term by term until
+ * a term is below an epsilon of the sum, each term the last times x/n. Here
+ * in the same operations; nestcl-translate uses it for numerics::expm1 when
+ * the definition it sees is that series (its own test: the definition calls
+ * no expm1), and IAFPropagator, compiled in libnestutil with the same
+ * header, uses it too.
+ */
+NESTCL_INLINE double nestcl_nest_expm1(double x, int fused)
+{
+  if (x == 0) {
+    return 0;
+  }
+  if (fabs(x) > 0x1.62e42fefa39efp-1) { /* std::log( 2.0 ), correctly rounded */
+    return nestcl_glibc_exp(x, fused) - 1;
+  }
+  double sum = x;
+  double term = x * x / 2;
+  long n = 2;
+  while (fabs(term) > fabs(sum) * 0x1p-52) { /* std::numeric_limits< double >::epsilon() */
+    sum += term;
+    ++n;
+    term *= x / (double)n;
+  }
+  return sum;
+}
+
+/*
  * NEST's IAFPropagator (libnestutil/iaf_propagator.h): the propagators of an
  * exponential (Exp: P32) or alpha-shaped (Alpha: P31, P32) synaptic current
  * onto the membrane over h, with the singular cases for tau_m == tau_syn and
@@ -841,8 +874,8 @@ NESTCL_INLINE double nestcl_glibc_expm1(double x, int fused)
  * gamma_, the inverses, h_min_regular_) are recomputed here from (tau_syn,
  * tau_m, c_m), which gives the same doubles, then evaluate_P32_() and
  * evaluate() as written there (the *_ps models call them per ministep).
- * exp and expm1 are glibc's in the host's variant (fused), as NEST's
- * libnestutil calls them.
+ * exp is glibc's in the host's variant (fused) and expm1 NEST's own
+ * (nestcl_nest_expm1), as NEST's libnestutil calls them.
  */
 NESTCL_INLINE double nestcl_iaf_p32(double tau_syn, double tau_m, double c_m, double h, double *exp_h_tau_syn,
                                     double *expm1_h_tau, double *exp_h_tau, int fused)
@@ -854,7 +887,7 @@ NESTCL_INLINE double nestcl_iaf_p32(double tau_syn, double tau_m, double c_m, do
   const double inv_c_m = 1 / c_m;
   const double inv_beta = (tau_m - tau_syn) / (tau_syn * tau_m);
   *exp_h_tau_syn = nestcl_glibc_exp(-h * inv_tau_syn, fused);
-  *expm1_h_tau = nestcl_glibc_expm1(h * inv_beta, fused);
+  *expm1_h_tau = nestcl_nest_expm1(h * inv_beta, fused);
   const double P32 = gamma * *exp_h_tau_syn * *expm1_h_tau;
   if (isnormal(P32) && P32 > 0) {
     *exp_h_tau = NAN;

@@ -99,13 +99,16 @@ NESTCL_INLINE void nestcl_emit_spike(NESTCL_GLOBAL nestcl_u32 *count, NESTCL_GLO
 /*
  * A spike of multiplicity m (SpikeEvent::set_multiplicity, NEST's pp_psc_delta
  * and the like): m entries (i, lag), as m spikes deliver and record as one
- * event of multiplicity m does (nestcl/model.h, multiplicity).
+ * event of multiplicity m does (nestcl/model.h, multiplicity). A runaway
+ * multiplicity (a parrot network's chain reaction) counts as cap + 1, enough
+ * for the host to report the overflow, and writes only what fits: no loop of
+ * billions, no wrapped counter. Returns the first entry's position; *m_out is
+ * the entries counted.
  */
-NESTCL_INLINE void nestcl_emit_spikes(NESTCL_GLOBAL nestcl_u32 *count, NESTCL_GLOBAL nestcl_spike_t *spikes,
-                                      nestcl_u32 cap, nestcl_u32 i, nestcl_u32 lag, nestcl_u32 m)
+NESTCL_INLINE nestcl_u32 nestcl_emit_run(NESTCL_GLOBAL nestcl_u32 *count, NESTCL_GLOBAL nestcl_spike_t *spikes,
+                                         nestcl_u32 cap, nestcl_u32 i, nestcl_u32 lag, nestcl_u32 m,
+                                         nestcl_u32 *m_out)
 {
-  /* A runaway multiplicity (a parrot network's chain reaction) counts as cap + 1, enough for the
-     host to report the overflow, and writes only what fits: no loop of billions, no wrapped counter. */
   m = m > cap ? cap + 1u : m;
 #ifdef __OPENCL_C_VERSION__
   nestcl_u32 at = m ? atomic_add(count, m) : 0u;
@@ -121,6 +124,15 @@ NESTCL_INLINE void nestcl_emit_spikes(NESTCL_GLOBAL nestcl_u32 *count, NESTCL_GL
     spikes[at + k].lag = lag;
 #endif
   }
+  *m_out = m;
+  return at;
+}
+
+NESTCL_INLINE void nestcl_emit_spikes(NESTCL_GLOBAL nestcl_u32 *count, NESTCL_GLOBAL nestcl_spike_t *spikes,
+                                      nestcl_u32 cap, nestcl_u32 i, nestcl_u32 lag, nestcl_u32 m)
+{
+  nestcl_u32 counted;
+  (void)nestcl_emit_run(count, spikes, cap, i, lag, m, &counted);
 }
 
 /*
@@ -135,21 +147,9 @@ NESTCL_INLINE void nestcl_emit_spikes_offset(NESTCL_GLOBAL nestcl_u32 *count, NE
                                              NESTCL_GLOBAL double *offsets, nestcl_u32 cap, nestcl_u32 i,
                                              nestcl_u32 lag, nestcl_u32 m, double offset)
 {
-#ifdef __OPENCL_C_VERSION__
-  m = m > cap ? cap + 1u : m; /* as nestcl_emit_spikes */
-  nestcl_u32 at = m ? atomic_add(count, m) : 0u;
-#else
-  m = m > cap ? cap + 1u : m;
-  nestcl_u32 at = *count;
-  *count = at + m;
-#endif
-  for (nestcl_u32 k = 0; k < m && at + k < cap; ++k) {
-#ifdef __OPENCL_C_VERSION__
-    spikes[at + k] = (uint2)(i, lag);
-#else
-    spikes[at + k].index = i;
-    spikes[at + k].lag = lag;
-#endif
+  nestcl_u32 counted;
+  const nestcl_u32 at = nestcl_emit_run(count, spikes, cap, i, lag, m, &counted);
+  for (nestcl_u32 k = 0; k < counted && at + k < cap; ++k) {
     offsets[at + k] = offset;
   }
 }

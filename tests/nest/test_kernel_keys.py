@@ -92,12 +92,12 @@ except Exception as e:
 # An untranslated model on the stream VP is refused with a clear message.
 nest.ResetKernel()
 nest.SetKernelStatus({"local_num_threads": 2, "nestcl_streams": 1})
-nest.Create("aeif_cond_alpha", 2)
+nest.Create("iaf_bw_2001_exact", 2)  # stays on the CPU: its spike buffers are per connection, not per receptor
 try:
     nest.Simulate(1.0)
     failures.append("an untranslated model on a stream VP was simulated")
 except Exception as e:
-    if "aeif_cond_alpha" not in str(e) or "did not translate" not in str(e):
+    if "iaf_bw_2001_exact" not in str(e) or "did not translate" not in str(e):
         failures.append("the error for an untranslated model does not say why: %s" % e)
     else:
         print("refused an untranslated model on the stream VP: %s" % str(e).splitlines()[0][:160])

@@ -5,7 +5,7 @@ seed) must give the same spike trains, spikes from the other rank delivered on
 the device included. Each rank then checks that nestcl_gpu_fraction other than
 the even split (weighted placement) is refused with two processes. The driver
 runs both through mpirun and compares the spikes the ranks wrote. Exit 0 pass,
-1 fail."""
+1 fail, 77 skipped (a NEST built without MPI, -Dwith-mpi=OFF, cannot run two ranks)."""
 import os
 import subprocess
 import sys
@@ -57,6 +57,11 @@ def main():
     if len(sys.argv) == 4 and sys.argv[1] == "--worker":
         worker(sys.argv[2], sys.argv[3])
         return 0
+    probe = subprocess.run([sys.executable, "-c", "import nest; print(nest.build_info['have_mpi'])"],
+                           capture_output=True, text=True, env=dict(os.environ, PYNEST_QUIET="1"))
+    if probe.returncode != 0 or probe.stdout.strip().splitlines()[-1:] != ["True"]:
+        print("skipped: this NEST was built without MPI (configure it with -Dwith-mpi=ON to run two ranks)")
+        return 77
     mpirun = ["mpirun", "-n", "2", "--oversubscribe", "--bind-to", "none"]
     if os.geteuid() == 0:
         mpirun.append("--allow-run-as-root")

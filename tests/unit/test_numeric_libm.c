@@ -40,6 +40,18 @@ static const double ranges[][2] = {
   {709.0, 712.0},   /* overflow */
 };
 
+/* PER_RANGE uniform arguments in each range from x[k] on (stream key 2026/salt); returns the next k. */
+static size_t fill_ranges(double *x, size_t k, const double (*rg)[2], size_t n_ranges, unsigned salt)
+{
+  for (size_t r = 0; r < n_ranges; ++r) {
+    for (size_t i = 0; i < PER_RANGE; ++i) {
+      nestcl_rng_stream st = nestcl_stream_init(nestcl_rng_key(2026, salt), nestcl_rng_counter(r, i));
+      x[k++] = rg[r][0] + (rg[r][1] - rg[r][0]) * nestcl_stream_uniform(&st);
+    }
+  }
+  return k;
+}
+
 /* expm1: k = 0 (|x| <= ln2/2), k = +-1, k in 2..19 and 20..56, k <= -2, x beyond 56 ln2, -dt/tau */
 static const double expm1_ranges[][2] = {
   {-0.35, 0.35}, {-1.04, -0.34}, {0.34, 1.04}, {1.0, 13.9}, {13.9, 39.0}, {-39.0, -1.0},
@@ -61,12 +73,7 @@ static size_t make_expm1_args(double **out)
   double *x = malloc(n * sizeof *x);
   CHECK(x != NULL, "out of memory");
   for (size_t s = 0; s < n_spec; ++s) x[k++] = expm1_specials[s];
-  for (size_t r = 0; r < n_ranges; ++r) {
-    for (size_t i = 0; i < PER_RANGE; ++i) {
-      nestcl_rng_stream st = nestcl_stream_init(nestcl_rng_key(2026, 13), nestcl_rng_counter(r, i));
-      x[k++] = expm1_ranges[r][0] + (expm1_ranges[r][1] - expm1_ranges[r][0]) * nestcl_stream_uniform(&st);
-    }
-  }
+  k = fill_ranges(x, k, expm1_ranges, n_ranges, 13);
   for (size_t i = 0; i < EXPM1_BITS_PER; ++i) {
     nestcl_rng_stream st = nestcl_stream_init(nestcl_rng_key(2026, 14), nestcl_rng_counter(0, i));
     const nestcl_u64 hi = nestcl_stream_u32(&st), lo = nestcl_stream_u32(&st);
@@ -87,12 +94,7 @@ static size_t make_args(double **out)
   double *x = malloc(n * sizeof *x);
   CHECK(x != NULL, "out of memory");
   for (size_t s = 0; s < n_spec; ++s) x[k++] = specials[s];
-  for (size_t r = 0; r < n_ranges; ++r) {
-    for (size_t i = 0; i < PER_RANGE; ++i) {
-      nestcl_rng_stream st = nestcl_stream_init(nestcl_rng_key(2026, 11), nestcl_rng_counter(r, i));
-      x[k++] = ranges[r][0] + (ranges[r][1] - ranges[r][0]) * nestcl_stream_uniform(&st);
-    }
-  }
+  k = fill_ranges(x, k, ranges, n_ranges, 11);
   *out = x;
   return n;
 }

@@ -49,7 +49,8 @@ void emit_desc(strbuf *b, const ir_model *m, const tr_rendered *r, const char *k
   emit_file_header(b, m, "field descriptor and host helpers.", "/*", "*/");
   sb_puts(b, "#include <float.h>\n#include <limits.h>\n#include <math.h>\n#include <stdbool.h>\n"
              "#include <stddef.h>\n#include <stdint.h>\n#include <string.h>\n\n"
-             "#include \"nestcl/device.h\"\n#include \"nestcl/model.h\"\n\n"
+             "#include \"nestcl/device.h\"\n#include \"nestcl/model.h\"\n"
+             "#include \"nestcl_libm.h\" /* numerics::expm1 in host helpers: NEST's series (nestcl_nest_expm1) */\n\n"
              "/* The model's own locals and parameters may go unused in a helper. */\n"
              "#pragma GCC diagnostic ignored \"-Wunused-variable\"\n"
              "#pragma GCC diagnostic ignored \"-Wunused-but-set-variable\"\n"

@@ -2330,14 +2330,43 @@ static int call_history_iterator(rw_ctx *c, const call_info *ci, strbuf *out)
   return 1;
 }
 
-/* std::exp, std::pow and (numerics::)expm1: glibc's, bit for bit (nestcl_libm.h), in the variant the host runs. */
+/*
+ * numerics::expm1( x ): NEST's header sums its own series unless HAVE_EXPM1
+ * (never defined by NEST 3.10's CMake; nestcl_libm.h, nestcl_nest_expm1).
+ * Which branch this build took is read off the definition the translator
+ * sees: one that calls a C library expm1 is glibc's, one without is the
+ * series. All modes: host helpers (pre_run_hook) call it as update() does.
+ */
+static int call_nest_expm1(rw_ctx *c, const call_info *ci, strbuf *out)
+{
+  if (strcmp(ci->qname, "numerics::expm1") || ci->nargs != 1)
+    return 0;
+  CXCursor def = clang_getCursorDefinition(ci->callee);
+  if (clang_Cursor_isNull(def)) {
+    error_at(c, ci->cur, "numerics::expm1 without a visible definition",
+             "whether it is NEST's series or the C library's expm1 decides the result's last bits");
+    return 1;
+  }
+  const int host = c->mode != RW_SEND && c->mode != RW_DYN && c->mode != RW_UPDATE;
+  if (calls_method(def, "expm1")) {
+    if (host) /* the C library's, as the host has it */
+      return 0;
+    sb_puts(out, "nestcl_glibc_expm1(");
+  } else {
+    sb_puts(out, "nestcl_nest_expm1(");
+  }
+  render_arg(c, ci->cur, 0, out);
+  sb_puts(out, host ? ", nestcl_libm_host_variant() != 0)"
+                    : c->mode == RW_SEND ? ", nestcl_env->fused)" : ", NESTCL_LIBM_VARIANT)");
+  return 1;
+}
+
+/* std::exp, std::pow and std::expm1: glibc's, bit for bit (nestcl_libm.h), in the variant the host runs. */
 static int call_libm(rw_ctx *c, const call_info *ci, strbuf *out)
 {
   const int is_exp = (!strcmp(ci->qname, "std::exp") || !strcmp(ci->qname, "exp")) && ci->nargs == 1;
   const int is_pow = (!strcmp(ci->qname, "std::pow") || !strcmp(ci->qname, "pow")) && ci->nargs == 2;
-  const int is_expm1 = (!strcmp(ci->qname, "std::expm1") || !strcmp(ci->qname, "expm1") ||
-                        !strcmp(ci->qname, "numerics::expm1")) &&
-                       ci->nargs == 1;
+  const int is_expm1 = (!strcmp(ci->qname, "std::expm1") || !strcmp(ci->qname, "expm1")) && ci->nargs == 1;
   if (!is_exp && !is_pow && !is_expm1)
     return 0;
   sb_puts(out, is_exp ? "nestcl_glibc_exp(" : is_pow ? "nestcl_glibc_pow(" : "nestcl_glibc_expm1(");
@@ -3112,6 +3141,7 @@ static const call_rule call_rules[] = {
   {"target's spike history", RW_BIT(RW_SEND), call_target_history},
   {"event setters and e()", RW_BIT(RW_SEND), call_event_send},
   {"history iterator", RW_BIT(RW_SEND), call_history_iterator},
+  {"NEST's numerics::expm1", RW_ANY, call_nest_expm1},
   {"glibc exp, pow and expm1", RW_BIT(RW_SEND) | RW_BIT(RW_DYN) | RW_BIT(RW_UPDATE), call_libm},
   {"gsl_odeiv_evolve_apply", RW_BIT(RW_UPDATE), call_evolve_apply},
   {"synapse helper", RW_BIT(RW_SEND), call_syn_helper},
