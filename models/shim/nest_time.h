@@ -74,7 +74,8 @@ public:
   }
   /* As NEST's: beyond the representable range (infinity included) it is +-infinity. */
   Time( ms t )
-    : tics( std::fabs( t.t ) < INF_TICS_ * Range::MS_PER_TIC ? static_cast< tic_t >( t.t * Range::TICS_PER_MS + 0.5 )
+    : tics( std::fabs( t.t ) < static_cast< double >( INF_TICS_ ) * Range::MS_PER_TIC
+              ? static_cast< tic_t >( t.t * Range::TICS_PER_MS + 0.5 )
             : t.t < 0                                         ? -INF_TICS_
                                                               : INF_TICS_ )
   {
