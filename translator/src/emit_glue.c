@@ -179,7 +179,7 @@ static void emit_record(strbuf *b, const ir_model *m, int has_buffers)
                 o, f->member, o, f->member, o, f->member);
   }
   if (has_buffers)
-    sb_printf(b, "  detail::record( node.*%s_detail::member(%s_detail::B__tag{}), step );\n", m->name, m->name);
+    sb_printf(b, "  detail::record( node.*%s_detail::member(%s_detail::B__tag{}), step, 0 );\n", m->name, m->name);
   else
     sb_puts(b, "  (void)step;\n");
   sb_puts(b, "}\n\n");
@@ -211,8 +211,9 @@ void emit_glue(strbuf *b, const ir_model *m)
              "template < typename N >\nvoid\nset_spiketime( N& node, const nest::Time& t, double offset = 0.0 )\n{\n"
              "  if constexpr ( std::is_base_of_v< nest::ArchivingNode, N > )\n"
              "  {\n    ( static_cast< nest::ArchivingNode& >( node ).*member( set_spiketime_tag {} ) )( t, offset );\n  }\n}\n"
-             "template < typename B >\nauto\nrecord( B& buffers, long step ) -> decltype( buffers.logger_.record_data( step ), void() )\n{\n  buffers.logger_.record_data( step );\n}\n"
-             "inline void\nrecord( ... )\n{\n}\n"
+             "/* record( buffers, step, 0 ): the logger's when Buffers_ has one (int beats long), else nothing */\n"
+             "template < typename B >\nauto\nrecord( B& buffers, long step, int ) -> decltype( buffers.logger_.record_data( step ), void() )\n{\n  buffers.logger_.record_data( step );\n}\n"
+             "template < typename B >\nvoid\nrecord( B&, long, long )\n{\n}\n"
              "} // namespace detail\n#endif\n\n");
   sb_printf(b, "namespace %s_detail\n{\n", nm);
   /* Only the structs the model has fields in get a tag and an accessor; Buffers_ always (drain, logger). */
