@@ -3,8 +3,9 @@
  * name, which OpenCL C also provides as a built-in with the same semantics,
  * except log and log1p inside update(), which map to the project's portable
  * implementations so that CPU and device agree bit for bit (exp, pow and
- * expm1 there are glibc's, rewrite.c's call_libm, which comes first, so the
- * expm1 entries here serve only as the table's record of the name);
+ * std::expm1 there are glibc's, rewrite.c's call_libm, and numerics::expm1
+ * NEST's series, call_nest_expm1, which both come first: the expm1 entries
+ * here serve host helpers, where std::expm1 is the C library's);
  * std::min / std::max map to helpers that reproduce C++'s comparison order
  * (fmin/fmax would treat NaN and signed zeros differently).
  */
