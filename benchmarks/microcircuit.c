@@ -36,8 +36,12 @@ typedef struct mc_opts {
 /* network_params.py */
 static const char *const populations[NPOP] = {"L23E", "L23I", "L4E", "L4I", "L5E", "L5I", "L6E", "L6I"};
 static const double full_num_neurons[NPOP] = {20683, 5834, 21915, 5479, 4850, 1065, 14395, 2948};
-/* Rates of the full-scale network in NEST (the example's reference, used for the DC compensation). */
-static const double full_mean_rates[NPOP] = {0.943, 3.026, 4.368, 5.882, 7.733, 8.664, 1.096, 7.851};
+/* Rates of the full-scale network in NEST 3 (the reference the example's DC compensation uses when
+ * in-degrees are scaled, and the bar chart shows): the values of the example's current home,
+ * INM-6/microcircuit-PD14-model, which NEST 3.10's documentation points to. NEST 2's example had
+ * {0.943, 3.026, 4.368, 5.882, 7.733, 8.664, 1.096, 7.851}; with them the DC of L2/3E at scale 0.1 is
+ * 21.5 pA instead of NEST 3.10's 29.0 pA, and every population fires slower than NEST's. */
+static const double full_mean_rates[NPOP] = {0.903, 2.965, 4.414, 5.876, 7.569, 8.633, 1.105, 7.829};
 /* Connection probabilities, [target][source]. */
 static const double conn_probs[NPOP][NPOP] = {
     {0.1009, 0.1689, 0.0437, 0.0818, 0.0323, 0., 0.0076, 0.},
