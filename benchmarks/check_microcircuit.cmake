@@ -1,16 +1,18 @@
-# cmake -DJSON=<results.json> [-DSPIKES=<spikes.dat>] [-DPLOTS=<dir>] -P check_microcircuit.cmake
+# cmake -DJSON=<results.json> [-DSPIKES=<spikes.dat>] [-DPLOTS=<dir>] [-DEXPECT_DC=<8 values>]
+#       [-DMIN_ACTIVE=<n>] -P check_microcircuit.cmake
 #
 # The microcircuit's outputs are what they claim to be:
 # - the results JSON has the figures every benchmark reports (results.schema.md)
 #   and, per population of the eight, neurons, spikes, rate, CV of ISI and
-#   synchrony, the rates within [0, 100] Hz and not all silent;
+#   synchrony, the rates within [0, 100] Hz and at least MIN_ACTIVE (default 4) populations firing;
 # - the spike file is NEST's ASCII recording format as a spike_recorder writes
 #   it with record_to ascii (RecordingBackendASCII version 2): the two header
 #   lines, the column names "sender<TAB>time_ms", then one spike per line, the
 #   sender a node id of the network (1-based, as NEST's) and the time in ms
 #   with three decimals, within the simulated time, in time order;
 # - the PNGs are PNG files (signature, then the IHDR chunk) of the sizes the
-#   driver draws: raster 900 x 700, rates 900 x 500.
+#   driver draws: raster 900 x 700, rates 900 x 500;
+# - with EXPECT_DC, the DC amplitudes are NEST's.
 if(NOT EXISTS "${JSON}")
   message(FATAL_ERROR "check_microcircuit: no file '${JSON}'")
 endif()
@@ -50,8 +52,29 @@ foreach(k RANGE ${last})
     math(EXPR active "${active} + 1")
   endif()
 endforeach()
-if(active LESS 4)
+if(NOT DEFINED MIN_ACTIVE)
+  set(MIN_ACTIVE 4)
+endif()
+if(active LESS MIN_ACTIVE)
   message(FATAL_ERROR "check_microcircuit: only ${active} populations fire")
+endif()
+
+# EXPECT_DC: the eight DC amplitudes (pA) that NEST 3.10's example computes for the run's scale and
+# background, as the JSON prints them (10 significant digits).
+if(EXPECT_DC)
+  set(pops L23E L23I L4E L4I L5E L5I L6E L6I)
+  foreach(k RANGE 7)
+    list(GET pops ${k} pop)
+    list(GET EXPECT_DC ${k} want)
+    # The text as written: string(JSON GET) would print the double with 17 digits.
+    if(NOT doc MATCHES "\"DC_amp_${pop}_pA\": *([^,}\n ]+)")
+      message(FATAL_ERROR "check_microcircuit: network.DC_amp_${pop}_pA missing")
+    endif()
+    set(got "${CMAKE_MATCH_1}")
+    if(NOT got STREQUAL want)
+      message(FATAL_ERROR "check_microcircuit: DC of ${pop} is ${got} pA, NEST's example gives ${want} pA")
+    endif()
+  endforeach()
 endif()
 
 if(SPIKES)
