@@ -198,8 +198,28 @@ static void check_refused(void)
   nestcl_engine_destroy(e);
 }
 
+/*
+ * A connection's delay is rounded as NEST's Time::delay_ms_to_steps does, floor(ms * 10 + 0.5) at 0.1 ms,
+ * not through tics first (which takes [x.x4995, x.x5) ms one step up), and a drawn delay is what the
+ * synapse gets: of the delays the microcircuit's normal draws, about 0.5 % lie in such a band.
+ */
+static void check_delay_rounding(void)
+{
+  static const struct { double ms; int64_t nest; } cases[] = {
+      {0.14996, 1}, {1.04999, 10}, {1.5, 15}, {0.05, 1}, {0.04999, 0}, {0.15, 2}, {0.25, 3}, {2.34995, 23}};
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
+    int64_t got = eng_delay_ms_to_steps(cases[i].ms, 0.1);
+    double want = floor(cases[i].ms * (1.0 / 0.1) + 0.5);
+    CHECK(got == cases[i].nest && (double)got == want, "delay %.5f ms: %lld steps, NEST %lld", cases[i].ms,
+          (long long)got, (long long)cases[i].nest);
+  }
+  /* The tics route differs there: the check above could fail. */
+  CHECK(eng_ms_to_steps(0.14996, 0.1) == 2, "Time(ms) of 0.14996: %lld steps", (long long)eng_ms_to_steps(0.14996, 0.1));
+}
+
 int main(void)
 {
+  check_delay_rounding();
   size_t n1 = 0, n2 = 0, n3 = 0;
   int d1 = 0, d2 = 0, d3 = 0;
   syn *s1 = collect(1, &n1, &d1);

@@ -35,6 +35,18 @@ int64_t eng_ms_to_steps(double ms, double h)
   return tics >= 0 ? (tics + tps / 2) / tps : -((-tics + tps / 2) / tps);
 }
 
+int64_t eng_delay_ms_to_steps(double ms, double h)
+{
+  /* NEST's Time::delay_ms_to_steps: ld_round(ms * STEPS_PER_MS), STEPS_PER_MS = 1 / (TICS_PER_STEP / TICS_PER_MS);
+   * a connection's delay is not rounded to tics first. */
+  int64_t tps = llround(h * 1000.0);
+  if (tps <= 0) {
+    return 0;
+  }
+  double steps_per_ms = 1.0 / ((double)tps / 1000.0);
+  return (int64_t)floor(ms * steps_per_ms + 0.5);
+}
+
 double eng_draw(const nestcl_value *v, uint32_t seed, uint32_t purpose, uint64_t id, uint64_t step)
 {
   if (v->kind == NESTCL_DIST_CONSTANT) {
@@ -501,7 +513,7 @@ static int check_delay(const nestcl_engine *e, const nestcl_value *d)
   if (e->cfg.max_delay_ms > 0.0 && hi > e->cfg.max_delay_ms + 5e-4) {
     return nestcl_set_error(NESTCL_EINVAL, "delay %g ms is above max_delay %g ms", hi, e->cfg.max_delay_ms);
   }
-  if (!isfinite(hi) || eng_ms_to_steps(hi, h) > 65535) {
+  if (!isfinite(hi) || eng_delay_ms_to_steps(hi, h) > 65535) {
     return nestcl_set_error(NESTCL_EINVAL, "delay %g ms exceeds 65535 steps", hi);
   }
   return 0;

@@ -387,7 +387,7 @@ static int add_synapse(const nestcl_engine *e, sink *k, const eng_projection *pr
     if (isnan(dms)) {
       return redraw_failed("delay", &pr->syn.delay_ms);
     }
-    d = eng_ms_to_steps(dms, e->cfg.resolution_ms);
+    d = eng_delay_ms_to_steps(dms, e->cfg.resolution_ms);
     if (d < e->min_delay || d > e->max_delay) {
       return nestcl_set_error(NESTCL_EINVAL, "drawn delay %g ms outside [min_delay, max_delay]", dms);
     }
@@ -453,7 +453,7 @@ static int draw_projection(const nestcl_engine *e, const eng_block *b, int p, si
   }
   /* A constant delay is drawn (rounded) once per projection. */
   if (pr->syn.delay_ms.kind == NESTCL_DIST_CONSTANT) {
-    int64_t dd = eng_ms_to_steps(pr->syn.delay_ms.a, e->cfg.resolution_ms);
+    int64_t dd = eng_delay_ms_to_steps(pr->syn.delay_ms.a, e->cfg.resolution_ms);
     if (c->pass == 0) {
       c->hom = c->hom && (!c->have_delay || dd == c->delay0);
     }
@@ -1122,12 +1122,12 @@ static void delay_bounds(const nestcl_engine *e, int64_t *lo, int64_t *hi)
   for (int p = 0; p < e->n_projs; ++p) {
     double a, b;
     eng_value_range(&e->projs[p].syn.delay_ms, &a, &b);
-    int64_t sa = eng_ms_to_steps(a, h), sb = eng_ms_to_steps(b, h);
+    int64_t sa = eng_delay_ms_to_steps(a, h), sb = eng_delay_ms_to_steps(b, h);
     *lo = sa < *lo ? sa : *lo;
     *hi = sb > *hi ? sb : *hi;
   }
   for (int k = 0; k < e->n_drives; ++k) {
-    int64_t s = eng_ms_to_steps(e->drives[k].delay_ms, h);
+    int64_t s = eng_delay_ms_to_steps(e->drives[k].delay_ms, h);
     *lo = s < *lo ? s : *lo;
     *hi = s > *hi ? s : *hi;
   }
@@ -1203,7 +1203,7 @@ int eng_build(nestcl_engine *e)
       return nestcl_set_error(NESTCL_EINVAL, "%s rejects the input of generator %d", tp->model->name, k);
     }
     d->value_fixed = nestcl_fixed_from_double(value);
-    d->delay_steps = (int)eng_ms_to_steps(d->delay_ms, h);
+    d->delay_steps = (int)eng_delay_ms_to_steps(d->delay_ms, h);
     d->start_step = d->start_ms > 0.0 ? eng_ms_to_steps(d->start_ms, h) : -1;
     d->stop_step = isfinite(d->stop_ms) ? eng_ms_to_steps(d->stop_ms, h) : INT64_MAX;
     if (d->is_poisson) {

@@ -252,6 +252,8 @@ struct nestcl_engine {
 double eng_now(void);
 /* Rounds a time in ms to steps of h as NEST does (through tics of 1 us). */
 int64_t eng_ms_to_steps(double ms, double h);
+/* A connection's delay in steps, as NEST rounds it (Time::delay_ms_to_steps). */
+int64_t eng_delay_ms_to_steps(double ms, double h);
 /* The value for (purpose stream) drawn from a Philox stream. */
 double eng_draw(const nestcl_value *v, uint32_t seed, uint32_t purpose, uint64_t id, uint64_t step);
 /*

@@ -44,7 +44,7 @@ static int constant_delay(const nestcl_engine *e, const eng_projection *pr, int6
 {
   double lo, hi;
   eng_value_range(&pr->syn.delay_ms, &lo, &hi);
-  int64_t a = eng_ms_to_steps(lo, e->cfg.resolution_ms), b = eng_ms_to_steps(hi, e->cfg.resolution_ms);
+  int64_t a = eng_delay_ms_to_steps(lo, e->cfg.resolution_ms), b = eng_delay_ms_to_steps(hi, e->cfg.resolution_ms);
   *steps = a;
   return pr->syn.delay_ms.kind == NESTCL_DIST_CONSTANT || a == b;
 }
