@@ -24,11 +24,16 @@ double eng_now(void)
   return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
+int64_t eng_tics_per_step(double h)
+{
+  return llround(h * 1000.0); /* NEST's Time: 1000 tics per ms */
+}
+
 int64_t eng_ms_to_steps(double ms, double h)
 {
   /* NEST: ms -> tics (1000 per ms, rounded to nearest) -> steps of tics_per_step, rounded to nearest. */
   int64_t tics = llround(ms * 1000.0);
-  int64_t tps = llround(h * 1000.0);
+  int64_t tps = eng_tics_per_step(h);
   if (tps <= 0) {
     return 0;
   }
@@ -39,7 +44,7 @@ int64_t eng_delay_ms_to_steps(double ms, double h)
 {
   /* NEST's Time::delay_ms_to_steps: ld_round(ms * STEPS_PER_MS), STEPS_PER_MS = 1 / (TICS_PER_STEP / TICS_PER_MS);
    * a connection's delay is not rounded to tics first. */
-  int64_t tps = llround(h * 1000.0);
+  int64_t tps = eng_tics_per_step(h);
   if (tps <= 0) {
     return 0;
   }

@@ -39,7 +39,7 @@
 /* NEST's Time with 1000 tics per ms: tics per step, ms per tic, ms per step. */
 static int64_t tics_per_step(const nestcl_engine *e)
 {
-  return llround(e->cfg.resolution_ms * 1000.0);
+  return eng_tics_per_step(e->cfg.resolution_ms);
 }
 
 double eng_step_ms(const nestcl_engine *e, int64_t step)
