@@ -4,8 +4,7 @@
 # A run stopped by a signal (issue 13): starts COMMAND, waits until it
 # simulates (its first progress line, "... ms (  25 %) ..."), lets it simulate
 # for a while, sends SIGNAL (INT or TERM), and expects exit 128 + the signal's
-# number, one
-# "error: stopped by SIG<SIGNAL> at t = <ms> ms ..." line, and no file
+# number, one "error: stopped by SIG<SIGNAL> at t = <ms> ms ..." line, and no file
 # beginning with OUT_PREFIX: no results, spikes or plots, not even temporary
 # ones.
 set -u

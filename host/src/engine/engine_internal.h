@@ -250,9 +250,9 @@ struct nestcl_engine {
 };
 
 double eng_now(void);
-/* Rounds a time in ms to steps of h as NEST does (through tics of 1 us). */
 /* Tics (NEST's 1000 per ms) per step of resolution h ms. */
 int64_t eng_tics_per_step(double h);
+/* Rounds a time in ms to steps of h as NEST does (through tics of 1 us). */
 int64_t eng_ms_to_steps(double ms, double h);
 /* A connection's delay in steps, as NEST rounds it (Time::delay_ms_to_steps). */
 int64_t eng_delay_ms_to_steps(double ms, double h);
