@@ -75,6 +75,11 @@ static int fill_info(cl_platform_id p, cl_device_id d, nestcl_device_info *di) {
   di->type = type_name(type);
   di->fp64 = fp64 != 0 || has_extension(d, "cl_khr_fp64");
   di->int64_atomics = has_extension(d, "cl_khr_int64_base_atomics");
+  di->int64_ext_atomics = has_extension(d, "cl_khr_int64_extended_atomics");
+  if (clGetDeviceInfo(d, CL_DEVICE_MAX_WORK_GROUP_SIZE, sizeof di->max_wg_size, &di->max_wg_size, NULL) != CL_SUCCESS)
+    di->max_wg_size = 1;
+  if (clGetDeviceInfo(d, CL_DEVICE_LOCAL_MEM_SIZE, sizeof di->local_mem_bytes, &di->local_mem_bytes, NULL) != CL_SUCCESS)
+    di->local_mem_bytes = 0;
   di->preferred_wg_multiple = 0;
   di->platform = p;
   di->device = d;
@@ -384,4 +389,30 @@ int nestcl_device_queue_count(const nestcl_device *dev) { return dev->n_queues; 
 
 cl_command_queue nestcl_device_queue(const nestcl_device *dev, int index) {
   return index >= 0 && index < dev->n_queues ? dev->queues[index] : NULL;
+}
+
+int nestcl_device_require(const nestcl_device *dev, const char *who) {
+  const nestcl_device_info *di = &dev->info;
+  const char *missing = !di->fp64            ? "double precision (cl_khr_fp64)"
+                        : !di->int64_atomics ? "64-bit integer atomics (cl_khr_int64_base_atomics)"
+                                             : NULL;
+  if (missing)
+    return nestcl_set_error(NESTCL_ENODEV, "device '%s' lacks %s, which %s needs; no fallback exists", di->device_name,
+                            missing, who);
+  return 0;
+}
+
+int nestcl_kernel_wg_width(const nestcl_device *dev, cl_kernel k, const char *name, size_t want, size_t *width) {
+  size_t limit = 0;
+  cl_int err = clGetKernelWorkGroupInfo(k, dev->info.device, CL_KERNEL_WORK_GROUP_SIZE, sizeof limit, &limit, NULL);
+  if (err != CL_SUCCESS)
+    return nestcl_set_error(NESTCL_ECL, "device '%s': CL_KERNEL_WORK_GROUP_SIZE of kernel %s: %s (%d)",
+                            dev->info.device_name, name, nestcl_cl_error_name(err), err);
+  if (dev->info.max_wg_size && dev->info.max_wg_size < limit) limit = dev->info.max_wg_size;
+  size_t w = want < limit ? want : limit;
+  *width = w ? w : 1;
+  if (nestcl_verbose() && w < want)
+    fprintf(stderr, "nestcl: device '%s': kernel %s runs work-groups of %zu, not %zu (the device's limit)\n",
+            dev->info.device_name, name, *width, want);
+  return 0;
 }

@@ -48,11 +48,13 @@ static void print_json(const nestcl_device_info *d, int n) {
     printf(", \"vendor\": ");
     json_string(d[i].vendor);
     printf(", \"type\": \"%s\", \"spec\": \"%s:%d\",\n     \"compute_units\": %u, \"global_mem_bytes\": %llu, "
-           "\"max_alloc_bytes\": %llu,\n     \"fp64\": %s, \"int64_atomics\": %s, \"preferred_wg_multiple\": %zu, "
+           "\"max_alloc_bytes\": %llu,\n     \"fp64\": %s, \"int64_atomics\": %s, \"int64_extended_atomics\": %s, "
+           "\"max_work_group_size\": %zu, \"local_mem_bytes\": %llu, \"preferred_wg_multiple\": %zu,\n     "
            "\"device_version\": ",
            d[i].type, d[i].type, d[i].type_index, d[i].compute_units, (unsigned long long)d[i].global_mem_bytes,
            (unsigned long long)d[i].max_alloc_bytes, d[i].fp64 ? "true" : "false",
-           d[i].int64_atomics ? "true" : "false", d[i].preferred_wg_multiple);
+           d[i].int64_atomics ? "true" : "false", d[i].int64_ext_atomics ? "true" : "false", d[i].max_wg_size,
+           (unsigned long long)d[i].local_mem_bytes, d[i].preferred_wg_multiple);
     json_string(d[i].device_version);
     printf(", \"driver_version\": ");
     json_string(d[i].driver_version);
@@ -74,7 +76,10 @@ static void print_text(const nestcl_device_info *d, int n) {
     printf("  max allocation         %llu bytes (%.2f GiB)\n", (unsigned long long)d[i].max_alloc_bytes,
            (double)d[i].max_alloc_bytes / (1 << 30));
     printf("  fp64                   %s\n", d[i].fp64 ? "yes" : "no");
-    printf("  int64 atomics          %s\n", d[i].int64_atomics ? "yes" : "no");
+    printf("  int64 atomics          %s (base), %s (extended)\n", d[i].int64_atomics ? "yes" : "no",
+           d[i].int64_ext_atomics ? "yes" : "no");
+    printf("  max work-group size    %zu\n", d[i].max_wg_size);
+    printf("  local memory           %llu bytes\n", (unsigned long long)d[i].local_mem_bytes);
     if (d[i].preferred_wg_multiple)
       printf("  preferred wg multiple  %zu\n", d[i].preferred_wg_multiple);
     else

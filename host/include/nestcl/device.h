@@ -60,7 +60,10 @@ typedef struct nestcl_device_info {
   cl_ulong global_mem_bytes;
   cl_ulong max_alloc_bytes;
   int fp64;                  /* cl_khr_fp64 or a 1.2+ device reporting double support */
-  int int64_atomics;         /* cl_khr_int64_base_atomics */
+  int int64_atomics;         /* cl_khr_int64_base_atomics: the ring's fixed-point sums need it */
+  int int64_ext_atomics;     /* cl_khr_int64_extended_atomics: not needed by any kernel; reported */
+  size_t max_wg_size;        /* CL_DEVICE_MAX_WORK_GROUP_SIZE */
+  cl_ulong local_mem_bytes;  /* CL_DEVICE_LOCAL_MEM_SIZE (no kernel uses local memory today) */
   size_t preferred_wg_multiple; /* CL_KERNEL_PREFERRED_WORK_GROUP_SIZE_MULTIPLE of a trivial kernel */
   cl_platform_id platform;
   cl_device_id device;
@@ -92,6 +95,22 @@ cl_context nestcl_device_context(const nestcl_device *dev);
 cl_device_id nestcl_device_id(const nestcl_device *dev);
 int nestcl_device_queue_count(const nestcl_device *dev);
 cl_command_queue nestcl_device_queue(const nestcl_device *dev, int index);
+
+/*
+ * What the kernels need of a device, probed, never assumed (DESIGN.md §11):
+ * double precision and 64-bit base atomics (the ring's fixed-point sums). A
+ * device without one gets NESTCL_ENODEV and one message naming the device,
+ * the capability and 'who' needs it. There is no slower fallback for either.
+ */
+int nestcl_device_require(const nestcl_device *dev, const char *who);
+
+/*
+ * The widest work-group kernel k may run with on this device, at most want:
+ * the smaller of CL_KERNEL_WORK_GROUP_SIZE (which a driver lowers for a kernel
+ * that needs many registers) and the device's maximum. Queried per built
+ * kernel; *width is at least 1. An error names the kernel and the device.
+ */
+int nestcl_kernel_wg_width(const nestcl_device *dev, cl_kernel k, const char *name, size_t want, size_t *width);
 
 /*
  * Program building with a binary cache. The key is a hash of the source,

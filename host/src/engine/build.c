@@ -1059,11 +1059,7 @@ static int upload_block(nestcl_engine *e, eng_vp *vp, eng_block *b, int pop)
   b->k_deliver = clCreateKernel(e->core_program, "nestcl_deliver", &err);
   if ((rc = eng_cl_check(err, "clCreateKernel(nestcl_deliver)"))) return rc;
   /* A work-group per spike: no wider than the device allows for this kernel. */
-  size_t wg_max = 0;
-  if (clGetKernelWorkGroupInfo(b->k_deliver, nestcl_device_get_info(dev)->device, CL_KERNEL_WORK_GROUP_SIZE,
-                               sizeof wg_max, &wg_max, NULL) == CL_SUCCESS && wg_max > 0 && wg_max < e->deliver_width) {
-    e->deliver_width = (uint32_t)wg_max;
-  }
+  if ((rc = nestcl_kernel_wg_width(dev, b->k_deliver, "nestcl_deliver", e->deliver_width, &b->deliver_width))) return rc;
   b->k_drive = clCreateKernel(e->core_program, "nestcl_drive", &err);
   if ((rc = eng_cl_check(err, "clCreateKernel(nestcl_drive)"))) return rc;
   /* Arguments that never change. */
@@ -1284,9 +1280,9 @@ int eng_build(nestcl_engine *e)
     if (w && atoi(w) > 0) {
       e->deliver_width = (uint32_t)atoi(w);
     }
-    if (!info->fp64 || !info->int64_atomics) {
-      return nestcl_set_error(NESTCL_ENODEV, "device '%s' lacks %s, which the engine needs", info->device_name,
-                              !info->fp64 ? "double precision (cl_khr_fp64)" : "64-bit atomics");
+    rc = nestcl_device_require(e->dev, "the engine");
+    if (rc) {
+      return rc;
     }
   }
 

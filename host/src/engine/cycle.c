@@ -437,7 +437,7 @@ static int deliver(nestcl_engine *e, eng_vp *vp, int64_t origin)
     err = clSetKernelArg(b->k_deliver, 1, sizeof ns, &ns);
     err |= clSetKernelArg(b->k_deliver, 2, sizeof org, &org);
     /* One work-group of g work-items per spike (engine_kernels.cl). */
-    size_t g = e->deliver_width < b->max_row ? e->deliver_width : (b->max_row ? b->max_row : 1);
+    size_t g = b->deliver_width < b->max_row ? b->deliver_width : (b->max_row ? b->max_row : 1);
     size_t gsize[2] = {g, n}, lsize[2] = {g, 1};
     if (err == CL_SUCCESS) {
       err = clEnqueueNDRangeKernel(q, b->k_deliver, 2, NULL, gsize, lsize, 0, NULL, NULL);

@@ -63,6 +63,7 @@ typedef struct eng_plastic {
   uint32_t max_row;
   nestcl_buffer b_row, b_target, b_delay, b_state, b_src_state, b_tmpl, b_cp;
   cl_kernel k;
+  size_t width;          /* work-items per spiking source: e->deliver_width within k's limit */
   /*
    * Batched mode (GPU VPs whose plastic synapses do not fit the device memory
    * budget): the CSR and state stay in host memory; the rows that one time
@@ -149,6 +150,7 @@ typedef struct eng_block {
   uint32_t delay_hom;    /* steps, or NESTCL_DELAY_PER_SYNAPSE */
   uint64_t nnz;
   uint32_t max_row;      /* longest row, sizes the delivery kernel */
+  size_t deliver_width;  /* work-items per spike: e->deliver_width within k_deliver's limit on the device */
   /* device (GPU VPs) */
   nestcl_buffer *b_fields;
   nestcl_buffer b_ring, b_count, b_spikes, b_rec, b_row, b_target, b_weight, b_delay, b_offsets;
