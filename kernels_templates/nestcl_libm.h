@@ -668,6 +668,18 @@ NESTCL_INLINE double nestcl_libm_add_exponent(double y, int k)
   return nestcl_bits_f64(((nestcl_u64)high << 32) | (b & NESTCL_U64_C(0xffffffff)));
 }
 
+/*
+ * c with x's sign, c >= 0, as the bits of both (x's sign bit and c's others):
+ * what "negative ? -c : c" gives, written so that no compiler turns it into
+ * the copysign intrinsic, which oclgrind's interpreter lacks ("Undefined
+ * external function: llvm.copysign.f64"), and so could not run any kernel
+ * that takes an expm1.
+ */
+NESTCL_INLINE double nestcl_libm_signed_as(double c, nestcl_u64 x_bits)
+{
+  return nestcl_bits_f64(nestcl_f64_bits(c) | (x_bits & NESTCL_U64_C(0x8000000000000000)));
+}
+
 /* glibc's expm1(x): fused = 1 its FMA build, 0 its plain one. */
 NESTCL_INLINE double nestcl_libm_expm1(double x, int fused)
 {
@@ -695,10 +707,10 @@ NESTCL_INLINE double nestcl_libm_expm1(double x, int fused)
   if (hx > 0x3fd62e42u) {   /* |x| > ln2/2: reduce */
     if (hx < 0x3ff0a2b2u) { /* and |x| < 3 ln2/2: k = +-1 */
       hi = negative ? x + NESTCL_LIBM_EXPM1_LN2HI : x - NESTCL_LIBM_EXPM1_LN2HI;
-      lo = negative ? -NESTCL_LIBM_EXPM1_LN2LO : NESTCL_LIBM_EXPM1_LN2LO;
+      lo = nestcl_libm_signed_as(NESTCL_LIBM_EXPM1_LN2LO, bits);
       k = negative ? -1 : 1;
     } else {
-      k = (int)(NESTCL_LIBM_EXPM1_INVLN2 * x + (negative ? -0.5 : 0.5));
+      k = (int)(NESTCL_LIBM_EXPM1_INVLN2 * x + nestcl_libm_signed_as(0.5, bits));
       const double t = (double)k;
       hi = nestcl_libm_madd(-t, NESTCL_LIBM_EXPM1_LN2HI, x, fused); /* t ln2hi is exact */
       lo = t * NESTCL_LIBM_EXPM1_LN2LO;

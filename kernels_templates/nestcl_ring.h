@@ -73,6 +73,26 @@ NESTCL_INLINE void nestcl_ring_add(NESTCL_GLOBAL nestcl_i64 *ring, nestcl_u32 n_
 }
 
 /*
+ * Writes entry at of a spike list. On the device through two 32-bit stores,
+ * not the vector literal (uint2)(i, lag): oclgrind's uninitialised-value check
+ * reports every store of a vector built from a literal with a run-time lane as
+ * "Uninitialized value written to global memory" (the optimiser builds it by
+ * insertelement into a poison vector); tests/oclgrind/false_positive shows that
+ * on a two-line kernel. The bytes written are the same.
+ */
+NESTCL_INLINE void nestcl_spike_store(NESTCL_GLOBAL nestcl_spike_t *spikes, nestcl_u32 at, nestcl_u32 i, nestcl_u32 lag)
+{
+#ifdef __OPENCL_C_VERSION__
+  NESTCL_GLOBAL nestcl_u32 *word = (NESTCL_GLOBAL nestcl_u32 *)(spikes + at);
+  word[0] = i;
+  word[1] = lag;
+#else
+  spikes[at].index = i;
+  spikes[at].lag = lag;
+#endif
+}
+
+/*
  * Appends spike (i, lag) to the list. The counter always advances, even past
  * the capacity, so the host sees an overflow as count > cap; only entries below
  * the capacity are written. The order of a kernel's list depends on scheduling;
@@ -83,17 +103,13 @@ NESTCL_INLINE void nestcl_emit_spike(NESTCL_GLOBAL nestcl_u32 *count, NESTCL_GLO
 {
 #ifdef __OPENCL_C_VERSION__
   nestcl_u32 at = atomic_inc(count);
-  if (at < cap) {
-    spikes[at] = (uint2)(i, lag);
-  }
 #else
   nestcl_u32 at = *count;
   *count = at + 1u;
-  if (at < cap) {
-    spikes[at].index = i;
-    spikes[at].lag = lag;
-  }
 #endif
+  if (at < cap) {
+    nestcl_spike_store(spikes, at, i, lag);
+  }
 }
 
 /*
@@ -117,12 +133,7 @@ NESTCL_INLINE nestcl_u32 nestcl_emit_run(NESTCL_GLOBAL nestcl_u32 *count, NESTCL
   *count = at + m;
 #endif
   for (nestcl_u32 k = 0; k < m && at + k < cap; ++k) {
-#ifdef __OPENCL_C_VERSION__
-    spikes[at + k] = (uint2)(i, lag);
-#else
-    spikes[at + k].index = i;
-    spikes[at + k].lag = lag;
-#endif
+    nestcl_spike_store(spikes, at + k, i, lag);
   }
   *m_out = m;
   return at;

@@ -212,6 +212,8 @@ int eng_plastic_upload(nestcl_engine *e, eng_vp *vp, eng_block *b)
     }
     pl->k = clCreateKernel(e->plastic_programs[pl->proj], "nestcl_plastic", &err);
     if ((rc = eng_cl_check(err, "clCreateKernel(nestcl_plastic)"))) return rc;
+    /* Its own limit: a translated send() may need more registers than static delivery. */
+    if ((rc = nestcl_kernel_wg_width(dev, pl->k, "nestcl_plastic", e->deliver_width, &pl->width))) return rc;
     eng_plastic_fixed fx = {&pl->b_tmpl, &pl->b_cp, &b->b_ring, &vp->b_lags, pl->delay_hom, (uint32_t)e->ring_slots,
                             b->n, b->n_channels, (uint32_t)pr->ch_pos, (uint32_t)pr->ch_neg, (uint32_t)pr->ch_zero,
                             pr->syn.rport, tics_per_step(e), eng_delay_ms(e, 1),
@@ -301,24 +303,40 @@ static int slot_retire(nestcl_engine *e, eng_plastic *pl, struct eng_slot *sl)
     uint64_t r0 = pl->row_ptr[row], len = pl->row_ptr[row + 1] - r0, at = sl->row[r];
     for (int f = 0; f < L->n_state; ++f) {
       size_t sz = eng_syn_field_size(&sm->fields[L->state_f[f]]);
-      memcpy(pl->state + L->state_off[f] * pl->nnz + r0 * sz, sl->state + L->state_off[f] * pl->batch_cap + at * sz,
+      memcpy(pl->state + L->state_off[f] * pl->nnz + r0 * sz, sl->state + L->state_off[f] * sl->nnz + at * sz,
              len * sz);
     }
     for (int f = 0; f < L->n_src; ++f) {
       size_t sz = eng_syn_field_size(&sm->fields[L->src_f[f]]);
       memcpy(pl->src_state + L->src_off[f] * pl->n_rows + row * sz,
-             sl->src_state + L->src_off[f] * pl->batch_cap + r * sz, sz);
+             sl->src_state + L->src_off[f] * sl->n_rows + r * sz, sz);
     }
   }
   return 0;
 }
 
+/*
+ * A slot's field arrays are packed at a stride of batch_cap synapses (rows),
+ * since a batch's size is known only when it is full; before the upload they
+ * move down to the batch's own count (fields in ascending order of offset,
+ * so no move overwrites a field still to move), so that one transfer each way
+ * carries all fields of the batch, with nothing between them. (It also keeps
+ * every transfer at offset 0: oclgrind marks [0, size) initialised for a write
+ * at any offset, tests/oclgrind/false_positive/write_offset.c.)
+ */
+static void slot_compact(unsigned char *base, int n_fields, const size_t *off, size_t total, uint64_t cap,
+                         uint64_t count)
+{
+  for (int f = 1; f < n_fields; ++f) {
+    size_t size = (f + 1 < n_fields ? off[f + 1] : total) - off[f];
+    memmove(base + off[f] * count, base + off[f] * cap, (size_t)count * size);
+  }
+}
+
 /* Sends one packed slot: uploads on the transfer queue, the kernel on the VP's queue, read-back behind it. */
 static int slot_launch(nestcl_engine *e, eng_vp *vp, eng_plastic *pl, struct eng_slot *sl, int64_t origin)
 {
-  const eng_projection *pr = &e->projs[pl->proj];
-  const nestcl_synapse_model *sm = pr->sm;
-  const eng_syn_layout *L = &pr->lay;
+  const eng_syn_layout *L = &e->projs[pl->proj].lay;
   cl_command_queue q = nestcl_device_queue(e->dev, vp->queue);
   cl_command_queue t = nestcl_device_queue(e->dev, e->cfg.gpu_streams + vp->queue);
   uint64_t cap = pl->batch_cap;
@@ -328,25 +346,25 @@ static int slot_launch(nestcl_engine *e, eng_vp *vp, eng_plastic *pl, struct eng
   if (sl->delay) {
     err |= clEnqueueWriteBuffer(t, sl->b_delay.mem, CL_FALSE, 0, sl->nnz * 2, sl->delay, 0, NULL, NULL);
   }
-  for (int f = 0; f < L->n_state; ++f) {
-    size_t sz = eng_syn_field_size(&sm->fields[L->state_f[f]]), off = L->state_off[f] * cap;
-    err |= clEnqueueWriteBuffer(t, sl->b_state.mem, CL_FALSE, off, sl->nnz * sz, sl->state + off, 0, NULL, NULL);
+  const size_t state_bytes = sl->nnz * L->state_bytes, src_bytes = (size_t)sl->n_rows * L->src_bytes;
+  slot_compact(sl->state, L->n_state, L->state_off, L->state_bytes, cap, sl->nnz);
+  slot_compact(sl->src_state, L->n_src, L->src_off, L->src_bytes, cap, sl->n_rows);
+  if (state_bytes) {
+    err |= clEnqueueWriteBuffer(t, sl->b_state.mem, CL_FALSE, 0, state_bytes, sl->state, 0, NULL, NULL);
+  }
+  if (src_bytes) {
+    err |= clEnqueueWriteBuffer(t, sl->b_src_state.mem, CL_FALSE, 0, src_bytes, sl->src_state, 0, NULL, NULL);
   }
   cl_event written = NULL, ran = NULL;
-  for (int f = 0; f < L->n_src; ++f) {
-    size_t sz = eng_syn_field_size(&sm->fields[L->src_f[f]]), off = L->src_off[f] * cap;
-    err |= clEnqueueWriteBuffer(t, sl->b_src_state.mem, CL_FALSE, off, (size_t)sl->n_rows * sz, sl->src_state + off,
-                                0, NULL, NULL);
-  }
   err |= clEnqueueMarkerWithWaitList(t, 0, NULL, &written);
   if (err != CL_SUCCESS) {
     return eng_cl_check(err, "uploading a plastic batch");
   }
   cl_uint ns = sl->n_rows;
   cl_long org = origin;
-  /* Rows are the slot's own (0, 1, ...); its arrays are laid out for cap synapses and rows. */
-  err = eng_plastic_rows_args(pl->k, &sl->b_srcs, 0, (cl_uint)cap, &sl->b_row, &sl->b_target, &sl->b_delay, &sl->b_state, cap,
-                  &sl->b_src_state);
+  /* Rows are the slot's own (0, 1, ...); its arrays are laid out for the batch's synapses and rows. */
+  err = eng_plastic_rows_args(pl->k, &sl->b_srcs, 0, sl->n_rows, &sl->b_row, &sl->b_target, &sl->b_delay, &sl->b_state,
+                              sl->nnz, &sl->b_src_state);
   err |= clSetKernelArg(pl->k, 1, sizeof ns, &ns);
   err |= clSetKernelArg(pl->k, 3, sizeof org, &org);
   uint32_t longest = 0;
@@ -354,7 +372,7 @@ static int slot_launch(nestcl_engine *e, eng_vp *vp, eng_plastic *pl, struct eng
     uint32_t len = (uint32_t)(sl->row[r + 1] - sl->row[r]);
     longest = len > longest ? len : longest;
   }
-  size_t g = e->deliver_width < longest ? e->deliver_width : (longest ? longest : 1);
+  size_t g = pl->width < longest ? pl->width : (longest ? longest : 1);
   size_t gsize[2] = {g, sl->n_rows}, lsize[2] = {g, 1};
   if (err == CL_SUCCESS) {
     err = clEnqueueNDRangeKernel(q, pl->k, 2, NULL, gsize, lsize, 1, &written, &ran);
@@ -364,14 +382,11 @@ static int slot_launch(nestcl_engine *e, eng_vp *vp, eng_plastic *pl, struct eng
     return eng_cl_check(err, "plastic batch kernel");
   }
   clFlush(q);
-  for (int f = 0; f < L->n_state; ++f) {
-    size_t sz = eng_syn_field_size(&sm->fields[L->state_f[f]]), off = L->state_off[f] * cap;
-    err |= clEnqueueReadBuffer(t, sl->b_state.mem, CL_FALSE, off, sl->nnz * sz, sl->state + off, 1, &ran, NULL);
+  if (state_bytes) {
+    err |= clEnqueueReadBuffer(t, sl->b_state.mem, CL_FALSE, 0, state_bytes, sl->state, 1, &ran, NULL);
   }
-  for (int f = 0; f < L->n_src; ++f) {
-    size_t sz = eng_syn_field_size(&sm->fields[L->src_f[f]]), off = L->src_off[f] * cap;
-    err |= clEnqueueReadBuffer(t, sl->b_src_state.mem, CL_FALSE, off, (size_t)sl->n_rows * sz, sl->src_state + off,
-                               1, &ran, NULL);
+  if (src_bytes) {
+    err |= clEnqueueReadBuffer(t, sl->b_src_state.mem, CL_FALSE, 0, src_bytes, sl->src_state, 1, &ran, NULL);
   }
   err |= clEnqueueMarkerWithWaitList(t, 1, &ran, &sl->done);
   clReleaseEvent(ran);
@@ -597,7 +612,7 @@ static int deliver_device(nestcl_engine *e, eng_vp *vp, eng_block *b, int64_t or
     }
     err = clSetKernelArg(pl->k, 1, sizeof ns, &ns);
     err |= clSetKernelArg(pl->k, 3, sizeof org, &org);
-    size_t g = e->deliver_width < pl->max_row ? e->deliver_width : (pl->max_row ? pl->max_row : 1);
+    size_t g = pl->width < pl->max_row ? pl->width : (pl->max_row ? pl->max_row : 1);
     size_t gsize[2] = {g, e->n_src_list}, lsize[2] = {g, 1};
     if (err == CL_SUCCESS) {
       err = clEnqueueNDRangeKernel(q, pl->k, 2, NULL, gsize, lsize, 0, NULL, NULL);
