@@ -11,7 +11,8 @@
  * channels, values and delays) and every neuron gets a device poisson_generator
  * (nestcl_block_add_poisson); the twin adds the same synapses and the same
  * Philox draws (nestcl_stream_poisson, the uncached form) to its ring by hand.
- * Exit 77 without an OpenCL device.
+ * Exit 77 without an OpenCL device. --models a,b and --slices S (at least 42,
+ * past the split slice) narrow the run for a device simulator (tests/oclgrind).
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -29,7 +30,10 @@
 #define N 257u
 #define MIN_DELAY 15u
 #define SLOTS 40u
-#define SLICES 120
+#define SLICES slices
+/* 120 slices of every model; fewer, and some models only, with --slices S and --models a,b (the oclgrind run). */
+static uint32_t slices = 120;
+static const char *only_models;
 #define H 0.1
 #define FANOUT 9u
 
@@ -441,8 +445,28 @@ static void run_failure(nestcl_device *dev, uint64_t id_first, uint64_t id_strid
   nestcl_block_destroy(b);
 }
 
-int main(void)
+/* Whether --models names model m (every model without the flag). */
+static int selected(const nestcl_model *m)
 {
+  if (!only_models) return 1;
+  size_t len = strlen(m->name);
+  for (const char *p = only_models; (p = strstr(p, m->name)) != NULL; p += len)
+    if ((p == only_models || p[-1] == ',') && (p[len] == ',' || p[len] == '\0')) return 1;
+  return 0;
+}
+
+int main(int argc, char **argv)
+{
+  for (int a = 1; a < argc; ++a) {
+    if (strcmp(argv[a], "--models") == 0 && a + 1 < argc) {
+      only_models = argv[++a];
+    } else if (strcmp(argv[a], "--slices") == 0 && a + 1 < argc && atoi(argv[a + 1]) >= 42) {
+      slices = (uint32_t)atoi(argv[++a]);
+    } else {
+      fprintf(stderr, "usage: %s [--models a,b] [--slices S (>= 42)]\n", argv[0]);
+      return 2;
+    }
+  }
   nestcl_device *dev;
   if (nestcl_device_open(NULL, 1, &dev) != 0) {
     printf("skipped: no OpenCL device (%s)\n", nestcl_last_error());
@@ -450,7 +474,7 @@ int main(void)
   }
   int silent = 0;
   for (int k = 0; k < nestcl_builtin_model_count; ++k) {
-    silent += run_model(dev, nestcl_builtin_models[k]) != 0;
+    if (selected(nestcl_builtin_models[k])) silent += run_model(dev, nestcl_builtin_models[k]) != 0;
   }
   /* The pause on iaf_psc_alpha (its synapses' values are currents; models sort by name, so it need not be first). */
   const nestcl_model *pause_model = nestcl_builtin_models[0];

@@ -13,6 +13,24 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+/*
+ * The sizes of the numeric OpenCL tests: full unless NESTCL_TEST_DIVISOR=D
+ * (a positive integer) divides them, as the oclgrind runs do (tests/oclgrind:
+ * the simulator runs a kernel some 10^4 times slower than PoCL). Bit-identity
+ * is checked at any size; statistics tuned for the full size only at it.
+ */
+static inline size_t nestcl_test_divisor(void)
+{
+  const char *s = getenv("NESTCL_TEST_DIVISOR");
+  long d = s ? strtol(s, NULL, 10) : 1;
+  return d > 1 ? (size_t)d : 1u;
+}
+static inline size_t nestcl_test_size(size_t full)
+{
+  size_t n = full / nestcl_test_divisor();
+  return n ? n : 1u;
+}
+
 #ifdef NESTCL_CHECK_FATAL
 
 #include "nestcl/device.h"

@@ -20,7 +20,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define N_RANDOM 1000000
+#define N_RANDOM n_random /* 10^6, fewer under NESTCL_TEST_DIVISOR (main) */
+static size_t n_random;
 
 /* Kernel k applies function k of numeric_math_inputs.h; the last one is nestcl_log. */
 static const char *kernel_names[MATH_FUNCTIONS + 1] = {"t_exp", "t_expm1", "t_log1p", "t_pow", "t_log"};
@@ -103,6 +104,7 @@ static void compare_all(cl_program prog, const char *build)
 
 int main(void)
 {
+  n_random = nestcl_test_size(1000000);
   int rc = nestcl_device_open(NULL, 1, &dev);
   if (rc == NESTCL_ENODEV) {
     printf("skipped: no OpenCL device: %s\n", nestcl_last_error());
