@@ -1089,8 +1089,16 @@ static int upload_block(nestcl_engine *e, eng_vp *vp, eng_block *b, int pop)
   cl_uint seed = e->cfg.seed;
   err |= clSetKernelArg(b->k_drive, 13, sizeof seed, &seed);
   if ((rc = eng_cl_check(err, "clSetKernelArg(core)"))) return rc;
-  /* The device owns the data now: the host copies go. */
+  /*
+   * The device owns the data now: the host copies go, but for the parameters,
+   * which update() never writes and a derived recordable reads beside the
+   * recorded state (model.h, recordable_value: V_m of iaf_psc_alpha is
+   * y3_ + E_L_). A few doubles per neuron.
+   */
   for (int f = 0; f < m->n_fields; ++f) {
+    if (m->fields[f].struct_name && strcmp(m->fields[f].struct_name, "Parameters_") == 0) {
+      continue;
+    }
     free(b->fields[f]);
     b->fields[f] = NULL;
   }
