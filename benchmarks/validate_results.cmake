@@ -107,6 +107,22 @@ foreach(v RANGE ${last})
       message(FATAL_ERROR "validate_results: simulation.vps[${v}].phases_s.${p} is negative (${x})")
     endif()
   endforeach()
+  # The enqueue counters (issue 29): a stream launches kernels and waits for its device every
+  # super step of this engine; a CPU thread enqueues nothing.
+  string(JSON kind GET "${doc}" simulation vps ${v} kind)
+  string(JSON launches ERROR_VARIABLE err GET "${doc}" simulation vps ${v} enqueued launches)
+  if(err)
+    message(FATAL_ERROR "validate_results: simulation.vps[${v}].enqueued.launches missing")
+  endif()
+  string(JSON waits GET "${doc}" simulation vps ${v} enqueued per_super_step waits)
+  string(JSON steps GET "${doc}" simulation vps ${v} enqueued super_steps)
+  if(kind STREQUAL "stream" AND steps GREATER 0 AND (launches LESS steps OR waits LESS 1))
+    message(FATAL_ERROR "validate_results: stream ${v}: ${launches} launches and ${waits} waits per super step "
+      "over ${steps} super steps")
+  endif()
+  if(kind STREQUAL "thread" AND NOT launches EQUAL 0)
+    message(FATAL_ERROR "validate_results: thread ${v} counted ${launches} kernel launches")
+  endif()
   # other_wait is part of other, not a phase of its own.
   string(JSON other GET "${doc}" simulation vps ${v} phases_s other)
   string(JSON wait GET "${doc}" simulation vps ${v} phases_s other_wait)

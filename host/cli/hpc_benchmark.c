@@ -785,6 +785,8 @@ int cli_run_hpc_benchmark(int argc, char **argv)
   json_key(&j, "vps");
   json_begin_array(&j);
   double tot[NESTCL_PHASES] = {0}, tot_wait = 0.0, tot_plastic = 0.0;
+  nestcl_enqueue_counts enq = {0}; /* this rank's streams, the measured part */
+  const int64_t super_steps = s1.min_delay_steps > 0 ? (s1.steps - (vp0 ? s0.steps : 0)) / s1.min_delay_steps : 0;
   for (int v = 0; v < s1.n_vps; ++v) {
     double ph[NESTCL_PHASES];
     for (int p = 0; p < NESTCL_PHASES; ++p) {
@@ -802,9 +804,14 @@ int cli_run_hpc_benchmark(int argc, char **argv)
     json_key(&j, "phases_s"); cli_write_phases(&j, ph, wait);
     json_key(&j, "deliver_static_s"); json_number(&j, ph[NESTCL_PHASE_DELIVER] - plastic);
     json_key(&j, "deliver_plastic_s"); json_number(&j, plastic);
+    nestcl_enqueue_counts vq = {0};
+    cli_enqueued_add(&vq, &s1.vps[v].enqueued, vp0 ? &vp0[v].enqueued : &vq);
+    cli_enqueued_add(&enq, &vq, &(nestcl_enqueue_counts){0});
+    json_key(&j, "enqueued"); cli_write_enqueued(&j, &vq, super_steps);
     json_end_object(&j);
   }
   json_end_array(&j);
+  json_key(&j, "enqueued"); cli_write_enqueued(&j, &enq, super_steps);
   json_key(&j, "phases_sum_s"); cli_write_phases(&j, tot, tot_wait);
   json_key(&j, "deliver_static_s"); json_number(&j, tot[NESTCL_PHASE_DELIVER] - tot_plastic);
   json_key(&j, "deliver_plastic_s"); json_number(&j, tot_plastic);

@@ -316,6 +316,37 @@ void cli_write_phases(json *j, const double *s, double wait)
   json_end_object(j);
 }
 
+void cli_enqueued_add(nestcl_enqueue_counts *sum, const nestcl_enqueue_counts *a, const nestcl_enqueue_counts *b)
+{
+  sum->launches += a->launches - b->launches;
+  sum->waits += a->waits - b->waits;
+  sum->writes += a->writes - b->writes;
+  sum->reads += a->reads - b->reads;
+  sum->bytes_written += a->bytes_written - b->bytes_written;
+  sum->bytes_read += a->bytes_read - b->bytes_read;
+}
+
+void cli_write_enqueued(json *j, const nestcl_enqueue_counts *c, int64_t super_steps)
+{
+  const double per = super_steps > 0 ? 1.0 / (double)super_steps : 0.0;
+  json_begin_object(j);
+  json_key(j, "launches"); json_integer(j, (long long)c->launches);
+  json_key(j, "waits"); json_integer(j, (long long)c->waits);
+  json_key(j, "transfers_to_device"); json_integer(j, (long long)c->writes);
+  json_key(j, "transfers_from_device"); json_integer(j, (long long)c->reads);
+  json_key(j, "bytes_to_device"); json_integer(j, (long long)c->bytes_written);
+  json_key(j, "bytes_from_device"); json_integer(j, (long long)c->bytes_read);
+  json_key(j, "super_steps"); json_integer(j, (long long)super_steps);
+  json_key(j, "per_super_step");
+  json_begin_object(j);
+  json_key(j, "launches"); json_number(j, (double)c->launches * per);
+  json_key(j, "waits"); json_number(j, (double)c->waits * per);
+  json_key(j, "transfers"); json_number(j, (double)(c->writes + c->reads) * per);
+  json_key(j, "bytes"); json_number(j, (double)(c->bytes_written + c->bytes_read) * per);
+  json_end_object(j);
+  json_end_object(j);
+}
+
 int cli_dry_run(nestcl_engine *e, const char *benchmark)
 {
   nestcl_memory_estimate est;

@@ -85,6 +85,10 @@ void cli_ckpt_json(json *j, const cli_ckpt *c);
 void cli_write_bytes(json *j, const size_t *b);
 /* The phases, and the part of "other" spent waiting at barriers (not a phase of its own: no double count). */
 void cli_write_phases(json *j, const double *s, double wait);
+/* sum += a - b, field by field: a VP's counts of the measured part. */
+void cli_enqueued_add(nestcl_enqueue_counts *sum, const nestcl_enqueue_counts *a, const nestcl_enqueue_counts *b);
+/* The enqueue counts (launches, waits, transfers, bytes) in total and per super step. */
+void cli_write_enqueued(json *j, const nestcl_enqueue_counts *c, int64_t super_steps);
 
 /* Output files, each to "<path>.tmp.<pid>" first, renamed together at the end. */
 #define CLI_MAX_OUTPUTS 8

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "plastic_dev.h"
+#include "enqueue.h"
 #include "plastic_kernels_source.h"
 #include "nestcl_rt_source.h"
 #include "core/nestcl_core.h"
@@ -497,7 +498,7 @@ int eng_hist_append_device(eng_history *h, nestcl_device *dev, int queue, int64_
   if (h->n_append > h->max_pairs) {
     return nestcl_set_error(NESTCL_ERUNTIME, "history: %zu spikes to append, room for %zu", h->n_append, h->max_pairs);
   }
-  cl_int err = clEnqueueWriteBuffer(q, h->b_append.mem, CL_FALSE, 0, h->n_append * 8, h->append, 0, NULL, NULL);
+  cl_int err = nestcl_enq_write(h->counts, q, h->b_append.mem, CL_FALSE, 0, h->n_append * 8, h->append, 0, NULL, NULL);
   cl_uint np = (cl_uint)h->n_append;
   cl_long org = origin;
   err |= clSetKernelArg(h->k_append, 0, sizeof(cl_mem), &h->b_append.mem);
@@ -509,9 +510,9 @@ int eng_hist_append_device(eng_history *h, nestcl_device *dev, int queue, int64_
   for (;;) {
     cl_uint flag[2] = {0u, 0xffffffffu};
     size_t gsize = h->n_append;
-    err = clEnqueueWriteBuffer(q, h->b_flag.mem, CL_FALSE, 0, sizeof flag, flag, 0, NULL, NULL);
-    if (err == CL_SUCCESS) err = clEnqueueNDRangeKernel(q, h->k_append, 1, NULL, &gsize, NULL, 0, NULL, NULL);
-    if (err == CL_SUCCESS) err = clEnqueueReadBuffer(q, h->b_flag.mem, CL_TRUE, 0, sizeof flag, flag, 0, NULL, NULL);
+    err = nestcl_enq_write(h->counts, q, h->b_flag.mem, CL_FALSE, 0, sizeof flag, flag, 0, NULL, NULL);
+    if (err == CL_SUCCESS) err = nestcl_enq_launch(h->counts, q, h->k_append, 1, &gsize, NULL, 0, NULL, NULL);
+    if (err == CL_SUCCESS) err = nestcl_enq_read(h->counts, q, h->b_flag.mem, CL_TRUE, 0, sizeof flag, flag, 0, NULL, NULL);
     if (err != CL_SUCCESS) {
       return cl_check(err, "history append kernel");
     }

@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 #include "nestcl/device.h"
+#include "nestcl/engine.h" /* nestcl_enqueue_counts */
 #include "nestcl/model.h"
 #include "nestcl_history.h"
 
@@ -104,6 +105,7 @@ typedef struct eng_history {
   size_t n_append, max_pairs;
   nestcl_buffer b_append, b_flag;
   cl_kernel k_append;
+  nestcl_enqueue_counts *counts; /* the owning VP's (enqueue.h); NULL: not counted */
 } eng_history;
 
 /*

@@ -373,6 +373,18 @@ typedef enum nestcl_phase {
 
 const char *nestcl_phase_name(nestcl_phase p);
 
+/*
+ * What a stream VP asked of its device (issue 29): kernel launches, waits for
+ * the device (clFinish, clWaitForEvents, blocking transfers), transfers and
+ * their bytes in each direction. The latency of launches and waits, not the
+ * kernels, bounds a GPU run with short super steps (perfmodel). 0 on CPU VPs.
+ */
+typedef struct nestcl_enqueue_counts {
+  uint64_t launches, waits;
+  uint64_t writes, reads;             /* transfers host -> device, device -> host */
+  uint64_t bytes_written, bytes_read;
+} nestcl_enqueue_counts;
+
 typedef struct nestcl_vp_stats {
   int is_gpu;
   uint32_t neurons;          /* local neurons of this VP (all populations) */
@@ -382,6 +394,7 @@ typedef struct nestcl_vp_stats {
   double plastic_seconds;    /* delivery through translated (plastic) synapses; included in seconds[NESTCL_PHASE_DELIVER] */
   uint64_t plastic_batches;  /* batches of batched plastic delivery (0: resident) */
   uint64_t plastic_synapses; /* of the synapses onto this VP's neurons */
+  nestcl_enqueue_counts enqueued; /* since the build, simulate() only (not checkpoints or weight reads) */
 } nestcl_vp_stats;
 
 typedef struct nestcl_engine_stats {

@@ -22,6 +22,7 @@
 #endif
 
 #include "engine_internal.h"
+#include "enqueue.h"
 #include "specialise.h"
 #include "core/nestcl_core.h"
 
@@ -150,23 +151,23 @@ static int gpu_update(nestcl_engine *e, eng_vp *vp, int64_t origin, int from, in
       continue;
     }
     if (from == 0) {
-      err = clEnqueueWriteBuffer(q, b->b_count.mem, CL_FALSE, 0, sizeof zero, zero, 0, NULL, NULL);
+      err = nestcl_enq_write(&vp->st.enqueued, q, b->b_count.mem, CL_FALSE, 0, sizeof zero, zero, 0, NULL, NULL);
     }
     err |= clSetKernelArg(b->k_update, 2, sizeof org, &org);
     err |= clSetKernelArg(b->k_update, 3, sizeof f, &f);
     err |= clSetKernelArg(b->k_update, 4, sizeof t, &t);
     size_t gsize = b->n;
     if (err == CL_SUCCESS) {
-      err = clEnqueueNDRangeKernel(q, b->k_update, 1, NULL, &gsize, NULL, 0, NULL, NULL);
+      err = nestcl_enq_launch(&vp->st.enqueued, q, b->k_update, 1, &gsize, NULL, 0, NULL, NULL);
     }
     /* The spike count and the failure record, read back after every slice (collect_spikes uses the count). */
     if (err == CL_SUCCESS) {
-      err = clEnqueueReadBuffer(q, b->b_count.mem, CL_FALSE, 0, sizeof b->spike_count, b->spike_count, 0, NULL,
-                                NULL);
+      err = nestcl_enq_read(&vp->st.enqueued, q, b->b_count.mem, CL_FALSE, 0, sizeof b->spike_count, b->spike_count, 0,
+                            NULL, NULL);
     }
   }
   if (err == CL_SUCCESS) {
-    err = clFinish(q);
+    err = nestcl_enq_finish(&vp->st.enqueued, q);
   }
   if (err != CL_SUCCESS) {
     return cl_fail(err, "update kernel");
@@ -206,12 +207,12 @@ static int gpu_update(nestcl_engine *e, eng_vp *vp, int64_t origin, int from, in
       err |= clSetKernelArg(b->k_drive, 17, sizeof chunks, &chunks);
       size_t gsize = b->n;
       if (err == CL_SUCCESS) {
-        err = clEnqueueNDRangeKernel(q, b->k_drive, 1, NULL, &gsize, NULL, 0, NULL, NULL);
+        err = nestcl_enq_launch(&vp->st.enqueued, q, b->k_drive, 1, &gsize, NULL, 0, NULL, NULL);
       }
     }
   }
   if (err == CL_SUCCESS) {
-    err = clFinish(q);
+    err = nestcl_enq_finish(&vp->st.enqueued, q);
   }
   if (err != CL_SUCCESS) {
     return cl_fail(err, "drive kernel");
@@ -237,7 +238,7 @@ static int collect_spikes(nestcl_engine *e, eng_vp *vp)
       uint32_t n = count < b->spike_cap ? count : b->spike_cap;
       cl_int err = CL_SUCCESS;
       if (n > 0) {
-        err = clEnqueueReadBuffer(q, b->b_spikes.mem, CL_TRUE, 0, (size_t)n * 8, b->spikes, 0, NULL, NULL);
+        err = nestcl_enq_read(&vp->st.enqueued, q, b->b_spikes.mem, CL_TRUE, 0, (size_t)n * 8, b->spikes, 0, NULL, NULL);
       }
       if (err != CL_SUCCESS) {
         return cl_fail(err, "reading the spike list");
@@ -426,7 +427,7 @@ static int deliver(nestcl_engine *e, eng_vp *vp, int64_t origin)
     return 0;
   }
   cl_command_queue q = nestcl_device_queue(e->dev, vp->queue);
-  cl_int err = clEnqueueWriteBuffer(q, vp->b_global.mem, CL_TRUE, 0, n * 8, e->global, 0, NULL, NULL);
+  cl_int err = nestcl_enq_write(&vp->st.enqueued, q, vp->b_global.mem, CL_TRUE, 0, n * 8, e->global, 0, NULL, NULL);
   cl_uint ns = (cl_uint)n;
   cl_long org = origin;
   for (int p = 0; p < e->n_pops && err == CL_SUCCESS; ++p) {
@@ -440,11 +441,11 @@ static int deliver(nestcl_engine *e, eng_vp *vp, int64_t origin)
     size_t g = b->deliver_width < b->max_row ? b->deliver_width : (b->max_row ? b->max_row : 1);
     size_t gsize[2] = {g, n}, lsize[2] = {g, 1};
     if (err == CL_SUCCESS) {
-      err = clEnqueueNDRangeKernel(q, b->k_deliver, 2, NULL, gsize, lsize, 0, NULL, NULL);
+      err = nestcl_enq_launch(&vp->st.enqueued, q, b->k_deliver, 2, gsize, lsize, 0, NULL, NULL);
     }
   }
   if (err == CL_SUCCESS) {
-    err = clFinish(q);
+    err = nestcl_enq_finish(&vp->st.enqueued, q);
   }
   return err == CL_SUCCESS ? 0 : cl_fail(err, "delivery kernel");
 }
@@ -458,7 +459,7 @@ static int drain_recording(nestcl_engine *e, eng_vp *vp)
   for (int p = 0; p < e->n_pops; ++p) {
     eng_block *b = &vp->blocks[p];
     if (b->rec_elems && b->n) {
-      cl_int err = clEnqueueReadBuffer(q, b->b_rec.mem, CL_TRUE, 0, b->rec_elems * 8, b->rec, 0, NULL, NULL);
+      cl_int err = nestcl_enq_read(&vp->st.enqueued, q, b->b_rec.mem, CL_TRUE, 0, b->rec_elems * 8, b->rec, 0, NULL, NULL);
       if (err != CL_SUCCESS) {
         return cl_fail(err, "reading recording buffers");
       }

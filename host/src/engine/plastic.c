@@ -31,6 +31,7 @@
 #endif
 
 #include "engine_internal.h"
+#include "enqueue.h"
 #include "nestcl_synapse.h"
 #include "core/nestcl_core.h"
 
@@ -284,12 +285,12 @@ static int slots_alloc(nestcl_engine *e, eng_plastic *pl)
 }
 
 /* Waits for a slot's read-back and writes its rows back into the host CSR. */
-static int slot_retire(nestcl_engine *e, eng_plastic *pl, struct eng_slot *sl)
+static int slot_retire(nestcl_engine *e, eng_vp *vp, eng_plastic *pl, struct eng_slot *sl)
 {
   if (!sl->done) {
     return 0;
   }
-  cl_int err = clWaitForEvents(1, &sl->done);
+  cl_int err = nestcl_enq_wait(&vp->st.enqueued, 1, &sl->done);
   clReleaseEvent(sl->done);
   sl->done = NULL;
   if (err != CL_SUCCESS) {
@@ -340,20 +341,20 @@ static int slot_launch(nestcl_engine *e, eng_vp *vp, eng_plastic *pl, struct eng
   cl_command_queue q = nestcl_device_queue(e->dev, vp->queue);
   cl_command_queue t = nestcl_device_queue(e->dev, e->cfg.gpu_streams + vp->queue);
   uint64_t cap = pl->batch_cap;
-  cl_int err = clEnqueueWriteBuffer(t, sl->b_row.mem, CL_FALSE, 0, (sl->n_rows + 1) * 8, sl->row, 0, NULL, NULL);
-  err |= clEnqueueWriteBuffer(t, sl->b_target.mem, CL_FALSE, 0, sl->nnz * 4, sl->target, 0, NULL, NULL);
-  err |= clEnqueueWriteBuffer(t, sl->b_srcs.mem, CL_FALSE, 0, (size_t)sl->n_rows * 12, sl->srcs, 0, NULL, NULL);
+  cl_int err = nestcl_enq_write(&vp->st.enqueued, t, sl->b_row.mem, CL_FALSE, 0, (sl->n_rows + 1) * 8, sl->row, 0, NULL, NULL);
+  err |= nestcl_enq_write(&vp->st.enqueued, t, sl->b_target.mem, CL_FALSE, 0, sl->nnz * 4, sl->target, 0, NULL, NULL);
+  err |= nestcl_enq_write(&vp->st.enqueued, t, sl->b_srcs.mem, CL_FALSE, 0, (size_t)sl->n_rows * 12, sl->srcs, 0, NULL, NULL);
   if (sl->delay) {
-    err |= clEnqueueWriteBuffer(t, sl->b_delay.mem, CL_FALSE, 0, sl->nnz * 2, sl->delay, 0, NULL, NULL);
+    err |= nestcl_enq_write(&vp->st.enqueued, t, sl->b_delay.mem, CL_FALSE, 0, sl->nnz * 2, sl->delay, 0, NULL, NULL);
   }
   const size_t state_bytes = sl->nnz * L->state_bytes, src_bytes = (size_t)sl->n_rows * L->src_bytes;
   slot_compact(sl->state, L->n_state, L->state_off, L->state_bytes, cap, sl->nnz);
   slot_compact(sl->src_state, L->n_src, L->src_off, L->src_bytes, cap, sl->n_rows);
   if (state_bytes) {
-    err |= clEnqueueWriteBuffer(t, sl->b_state.mem, CL_FALSE, 0, state_bytes, sl->state, 0, NULL, NULL);
+    err |= nestcl_enq_write(&vp->st.enqueued, t, sl->b_state.mem, CL_FALSE, 0, state_bytes, sl->state, 0, NULL, NULL);
   }
   if (src_bytes) {
-    err |= clEnqueueWriteBuffer(t, sl->b_src_state.mem, CL_FALSE, 0, src_bytes, sl->src_state, 0, NULL, NULL);
+    err |= nestcl_enq_write(&vp->st.enqueued, t, sl->b_src_state.mem, CL_FALSE, 0, src_bytes, sl->src_state, 0, NULL, NULL);
   }
   cl_event written = NULL, ran = NULL;
   err |= clEnqueueMarkerWithWaitList(t, 0, NULL, &written);
@@ -375,7 +376,7 @@ static int slot_launch(nestcl_engine *e, eng_vp *vp, eng_plastic *pl, struct eng
   size_t g = pl->width < longest ? pl->width : (longest ? longest : 1);
   size_t gsize[2] = {g, sl->n_rows}, lsize[2] = {g, 1};
   if (err == CL_SUCCESS) {
-    err = clEnqueueNDRangeKernel(q, pl->k, 2, NULL, gsize, lsize, 1, &written, &ran);
+    err = nestcl_enq_launch(&vp->st.enqueued, q, pl->k, 2, gsize, lsize, 1, &written, &ran);
   }
   clReleaseEvent(written);
   if (err != CL_SUCCESS) {
@@ -383,10 +384,10 @@ static int slot_launch(nestcl_engine *e, eng_vp *vp, eng_plastic *pl, struct eng
   }
   clFlush(q);
   if (state_bytes) {
-    err |= clEnqueueReadBuffer(t, sl->b_state.mem, CL_FALSE, 0, state_bytes, sl->state, 1, &ran, NULL);
+    err |= nestcl_enq_read(&vp->st.enqueued, t, sl->b_state.mem, CL_FALSE, 0, state_bytes, sl->state, 1, &ran, NULL);
   }
   if (src_bytes) {
-    err |= clEnqueueReadBuffer(t, sl->b_src_state.mem, CL_FALSE, 0, src_bytes, sl->src_state, 1, &ran, NULL);
+    err |= nestcl_enq_read(&vp->st.enqueued, t, sl->b_src_state.mem, CL_FALSE, 0, src_bytes, sl->src_state, 1, &ran, NULL);
   }
   err |= clEnqueueMarkerWithWaitList(t, 1, &ran, &sl->done);
   clReleaseEvent(ran);
@@ -434,7 +435,7 @@ static int deliver_batched(nestcl_engine *e, eng_vp *vp, eng_plastic *pl, int64_
         rc = slot_launch(e, vp, pl, sl, origin);
         cur ^= 1;
         sl = &pl->slot[cur];
-        if (!rc) rc = slot_retire(e, pl, sl);
+        if (!rc) rc = slot_retire(e, vp, pl, sl);
         sl->n_rows = 0;
         sl->nnz = 0;
         sl->row[0] = 0;
@@ -443,7 +444,7 @@ static int deliver_batched(nestcl_engine *e, eng_vp *vp, eng_plastic *pl, int64_
       /* A row still in flight in the other slot must come back first. */
       struct eng_slot *other = &pl->slot[cur ^ 1];
       if (other->done && pl->row_batch[row] == other->id + 1) {
-        rc = slot_retire(e, pl, other);
+        rc = slot_retire(e, vp, pl, other);
         if (rc) break;
       }
       uint32_t r = sl->n_rows++;
@@ -476,14 +477,14 @@ static int deliver_batched(nestcl_engine *e, eng_vp *vp, eng_plastic *pl, int64_
       rc = slot_launch(e, vp, pl, sl, origin);
       cur ^= 1;
       sl = &pl->slot[cur];
-      if (!rc) rc = slot_retire(e, pl, sl);
+      if (!rc) rc = slot_retire(e, vp, pl, sl);
       sl->n_rows = 0;
       sl->nnz = 0;
       sl->row[0] = 0;
     }
   }
-  int rc2 = slot_retire(e, pl, &pl->slot[0]);
-  int rc3 = slot_retire(e, pl, &pl->slot[1]);
+  int rc2 = slot_retire(e, vp, pl, &pl->slot[0]);
+  int rc3 = slot_retire(e, vp, pl, &pl->slot[1]);
   return rc ? rc : (rc2 ? rc2 : rc3);
 }
 
@@ -603,7 +604,7 @@ static int deliver_device(nestcl_engine *e, eng_vp *vp, eng_block *b, int64_t or
       continue;
     }
     if (pl->batch_cap) {
-      err = clFinish(q);
+      err = nestcl_enq_finish(&vp->st.enqueued, q);
       int rc = err == CL_SUCCESS ? deliver_batched(e, vp, pl, origin) : 0;
       if (rc) {
         return rc;
@@ -615,11 +616,11 @@ static int deliver_device(nestcl_engine *e, eng_vp *vp, eng_block *b, int64_t or
     size_t g = pl->width < pl->max_row ? pl->width : (pl->max_row ? pl->max_row : 1);
     size_t gsize[2] = {g, e->n_src_list}, lsize[2] = {g, 1};
     if (err == CL_SUCCESS) {
-      err = clEnqueueNDRangeKernel(q, pl->k, 2, NULL, gsize, lsize, 0, NULL, NULL);
+      err = nestcl_enq_launch(&vp->st.enqueued, q, pl->k, 2, gsize, lsize, 0, NULL, NULL);
     }
   }
   if (err == CL_SUCCESS) {
-    err = clFinish(q);
+    err = nestcl_enq_finish(&vp->st.enqueued, q);
   }
   return eng_cl_check(err, "plastic delivery kernel");
 }
@@ -638,6 +639,7 @@ int eng_plastic_deliver(nestcl_engine *e, eng_vp *vp, int64_t origin)
         for (int j = 0; j < b->n_plastic && nu < 64; ++j) {
           users[nu++] = b->plastic[j].k;
         }
+        b->hist.counts = &vp->st.enqueued;
         rc = eng_hist_append_device(&b->hist, e->dev, vp->queue, origin, users, nu);
       } else {
         rc = eng_hist_append_host(&b->hist, origin);
@@ -656,9 +658,9 @@ int eng_plastic_deliver(nestcl_engine *e, eng_vp *vp, int64_t origin)
     }
     if (any) {
       cl_command_queue q = nestcl_device_queue(e->dev, vp->queue);
-      cl_int err = clEnqueueWriteBuffer(q, vp->b_srcs.mem, CL_FALSE, 0, e->n_src_list * 12, e->src_list, 0, NULL,
+      cl_int err = nestcl_enq_write(&vp->st.enqueued, q, vp->b_srcs.mem, CL_FALSE, 0, e->n_src_list * 12, e->src_list, 0, NULL,
                                         NULL);
-      err |= clEnqueueWriteBuffer(q, vp->b_lags.mem, CL_FALSE, 0, e->n_global_spikes * 4, e->src_lags, 0, NULL,
+      err |= nestcl_enq_write(&vp->st.enqueued, q, vp->b_lags.mem, CL_FALSE, 0, e->n_global_spikes * 4, e->src_lags, 0, NULL,
                                   NULL);
       rc = eng_cl_check(err, "writing the spiking sources");
     }
