@@ -67,7 +67,8 @@ function(nestcl_engine_add_driver)
   # `nestcl perfmodel ...` and --gpu-fraction auto need the fitted model (GSL).
   if(TARGET nestcl_perfmodel)
     target_sources(nestcl_cli PRIVATE ${PROJECT_SOURCE_DIR}/host/cli/perfmodel_cli.c
-      ${PROJECT_SOURCE_DIR}/host/cli/sweep.c ${PROJECT_SOURCE_DIR}/host/cli/pm_commands.c ${PROJECT_SOURCE_DIR}/host/cli/pm_auto.c)
+      ${PROJECT_SOURCE_DIR}/host/cli/sweep.c ${PROJECT_SOURCE_DIR}/host/cli/pm_commands.c ${PROJECT_SOURCE_DIR}/host/cli/pm_auto.c
+      ${PROJECT_SOURCE_DIR}/host/cli/pm_floor.c)
     target_link_libraries(nestcl_cli PRIVATE nestcl_perfmodel)
     target_compile_definitions(nestcl_cli PRIVATE NESTCL_WITH_PERFMODEL=1)
   endif()

@@ -12,6 +12,8 @@ void pm_child_error(const char *err_path, char *out, size_t cap);
 int cli_perfmodel(int argc, char **argv);
 /* fit, predict, tune, plot; -1 for another name. */
 int pm_command(const char *name, int argc, char **argv);
+/* floor (pm_floor.c): the real-time factor a run's launches and waits impose. */
+int pm_floor(int argc, char **argv);
 
 #include <stddef.h>
 

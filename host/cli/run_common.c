@@ -326,9 +326,9 @@ void cli_enqueued_add(nestcl_enqueue_counts *sum, const nestcl_enqueue_counts *a
   sum->bytes_read += a->bytes_read - b->bytes_read;
 }
 
-void cli_write_enqueued(json *j, const nestcl_enqueue_counts *c, int64_t super_steps)
+void cli_write_enqueued(json *j, const nestcl_enqueue_counts *c, double super_steps)
 {
-  const double per = super_steps > 0 ? 1.0 / (double)super_steps : 0.0;
+  const double per = super_steps > 0.0 ? 1.0 / super_steps : 0.0;
   json_begin_object(j);
   json_key(j, "launches"); json_integer(j, (long long)c->launches);
   json_key(j, "waits"); json_integer(j, (long long)c->waits);
@@ -336,7 +336,7 @@ void cli_write_enqueued(json *j, const nestcl_enqueue_counts *c, int64_t super_s
   json_key(j, "transfers_from_device"); json_integer(j, (long long)c->reads);
   json_key(j, "bytes_to_device"); json_integer(j, (long long)c->bytes_written);
   json_key(j, "bytes_from_device"); json_integer(j, (long long)c->bytes_read);
-  json_key(j, "super_steps"); json_integer(j, (long long)super_steps);
+  json_key(j, "super_steps"); json_number(j, super_steps);
   json_key(j, "per_super_step");
   json_begin_object(j);
   json_key(j, "launches"); json_number(j, (double)c->launches * per);

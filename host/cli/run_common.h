@@ -87,8 +87,9 @@ void cli_write_bytes(json *j, const size_t *b);
 void cli_write_phases(json *j, const double *s, double wait);
 /* sum += a - b, field by field: a VP's counts of the measured part. */
 void cli_enqueued_add(nestcl_enqueue_counts *sum, const nestcl_enqueue_counts *a, const nestcl_enqueue_counts *b);
-/* The enqueue counts (launches, waits, transfers, bytes) in total and per super step. */
-void cli_write_enqueued(json *j, const nestcl_enqueue_counts *c, int64_t super_steps);
+/* The enqueue counts (launches, waits, transfers, bytes) in total and per super step (super_steps: the
+ * measured steps over min_delay, a fraction when the presimulation ends inside a super step). */
+void cli_write_enqueued(json *j, const nestcl_enqueue_counts *c, double super_steps);
 
 /* Output files, each to "<path>.tmp.<pid>" first, renamed together at the end. */
 #define CLI_MAX_OUTPUTS 8

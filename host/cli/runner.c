@@ -684,7 +684,7 @@ int cli_run_benchmark(const bench_def *b, int argc, char **argv)
   json_begin_array(&j);
   double tot[NESTCL_PHASES] = {0}, tot_wait = 0.0;
   nestcl_enqueue_counts enq = {0}; /* this rank's streams, the measured part */
-  const int64_t super_steps = s1.min_delay_steps > 0 ? (s1.steps - s0.steps) / s1.min_delay_steps : 0;
+  const double super_steps = s1.min_delay_steps > 0 ? (double)(s1.steps - s0.steps) / s1.min_delay_steps : 0.0;
   for (int v = 0; v < s1.n_vps; ++v) {
     double ph[NESTCL_PHASES];
     for (int p = 0; p < NESTCL_PHASES; ++p) {
