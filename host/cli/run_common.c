@@ -320,6 +320,7 @@ void cli_enqueued_add(nestcl_enqueue_counts *sum, const nestcl_enqueue_counts *a
 {
   sum->launches += a->launches - b->launches;
   sum->waits += a->waits - b->waits;
+  sum->throttles += a->throttles - b->throttles;
   sum->writes += a->writes - b->writes;
   sum->reads += a->reads - b->reads;
   sum->bytes_written += a->bytes_written - b->bytes_written;
@@ -332,6 +333,7 @@ void cli_write_enqueued(json *j, const nestcl_enqueue_counts *c, double super_st
   json_begin_object(j);
   json_key(j, "launches"); json_integer(j, (long long)c->launches);
   json_key(j, "waits"); json_integer(j, (long long)c->waits);
+  json_key(j, "throttles"); json_integer(j, (long long)c->throttles);
   json_key(j, "transfers_to_device"); json_integer(j, (long long)c->writes);
   json_key(j, "transfers_from_device"); json_integer(j, (long long)c->reads);
   json_key(j, "bytes_to_device"); json_integer(j, (long long)c->bytes_written);
@@ -341,6 +343,7 @@ void cli_write_enqueued(json *j, const nestcl_enqueue_counts *c, double super_st
   json_begin_object(j);
   json_key(j, "launches"); json_number(j, (double)c->launches * per);
   json_key(j, "waits"); json_number(j, (double)c->waits * per);
+  json_key(j, "throttles"); json_number(j, (double)c->throttles * per);
   json_key(j, "transfers"); json_number(j, (double)(c->writes + c->reads) * per);
   json_key(j, "bytes"); json_number(j, (double)(c->bytes_written + c->bytes_read) * per);
   json_end_object(j);

@@ -49,6 +49,7 @@ typedef struct run_opts {
   const char *out, *spikes, *plots;
   int weight_double;
   int mpi, quiet, dry_run;
+  int sync_interval, host_clock; /* nestcl_engine_config's; 0: the default */
   cli_ckpt ck;
 } run_opts;
 
@@ -82,6 +83,10 @@ static void help(const bench_def *b)
          "                       (spike_recorder, record_to ascii: sender and time_ms)\n"
          "  --plots DIR          gnuplot PNGs into DIR: <benchmark>_raster.png (last 200 ms)\n"
          "                       and <benchmark>_rates.png (rates beside NEST's reference)\n"
+         "  --sync-interval N    the device loop (one stream, static synapses, no multimeter) waits\n"
+         "                       for the device every N super steps at most (default 250; fewer\n"
+         "                       when the spike recording for N would take more than 256 MiB)\n"
+         "  --host-clock         wait for the device every super step instead (the former loop)\n"
          "  --mpi                split the network over the MPI ranks (run under mpiexec)\n"
          "  --checkpoint-at MS   write a checkpoint at MS (from t = 0, the presimulation included;\n"
          "                       a multiple of the min delay) into the folder of --checkpoint DIR\n"
@@ -174,6 +179,12 @@ static int parse(const bench_def *b, int argc, char **argv, run_opts *o, void *b
         fprintf(stderr, "error: --weight-type must be float or double\n");
         return -1;
       }
+    } else if (strcmp(a, "--sync-interval") == 0) {
+      long l2;
+      if (cli_parse_long(a, VALUE(), 1, 1000000, &l2)) return -1;
+      o->sync_interval = (int)l2;
+    } else if (strcmp(a, "--host-clock") == 0) {
+      o->host_clock = 1;
     } else if (strcmp(a, "--mpi") == 0) {
       o->mpi = 1;
     } else if (cli_ckpt_is_flag(a)) {
@@ -479,6 +490,8 @@ int cli_run_benchmark(const bench_def *b, int argc, char **argv)
   cfg.device = o.device;
   cfg.weight_type = o.weight_double ? NESTCL_WEIGHT_DOUBLE : NESTCL_WEIGHT_FLOAT;
   cfg.use_mpi = o.mpi;
+  cfg.sync_interval = o.sync_interval;
+  cfg.host_clock = o.host_clock;
   nestcl_engine *e = NULL;
   bench_common common = {o.dt, o.simtime, o.presim};
   double t_build0 = cli_now();
@@ -637,6 +650,8 @@ int cli_run_benchmark(const bench_def *b, int argc, char **argv)
   json_key(&j, "seed"); json_integer(&j, (long long)o.seed);
   json_key(&j, "weight_type"); json_string(&j, o.weight_double ? "double" : "float");
   json_key(&j, "mpi_ranks"); json_integer(&j, ranks);
+  json_key(&j, "sync_interval"); if (o.sync_interval) json_integer(&j, o.sync_interval); else json_null(&j);
+  json_key(&j, "host_clock"); json_bool(&j, o.host_clock);
   cli_ckpt_json(&j, &o.ck);
   json_key(&j, "spikes_file"); if (o.spikes) json_string(&j, o.spikes); else json_null(&j);
   json_key(&j, "plots_dir"); if (o.plots) json_string(&j, o.plots); else json_null(&j);
@@ -706,6 +721,8 @@ int cli_run_benchmark(const bench_def *b, int argc, char **argv)
   }
   json_end_array(&j);
   json_key(&j, "enqueued"); cli_write_enqueued(&j, &enq, super_steps);
+  json_key(&j, "device_loop"); json_bool(&j, s1.device_loop);
+  json_key(&j, "sync_interval"); if (s1.device_loop) json_integer(&j, s1.sync_interval); else json_null(&j);
   json_key(&j, "phases_sum_s"); cli_write_phases(&j, tot, tot_wait);
   json_end_object(&j);
 

@@ -78,3 +78,113 @@ __kernel void nestcl_hist_append(__global const uint *pairs, uint n_pairs, long 
     atomic_min(&flag[1], i);
   }
 }
+
+/*
+ * Device-resident super steps (host/src/engine/resident.c). The words of a
+ * stream's status buffer (ulong), which the host reads only when it drains.
+ */
+#define NESTCL_RES_GLOBAL_N 0 /* [0], [1]: the global list's length, by the super step's parity */
+#define NESTCL_RES_SPIKES 2   /* spikes gathered since the build */
+#define NESTCL_RES_EVENTS 3   /* synapses those spikes walk (their out-degrees) */
+#define NESTCL_RES_FAILED 4   /* 1 + the origin of the first super step with an error; 0: none */
+#define NESTCL_RES_RECORDED 5 /* entries in the recording buffer since the last drain */
+#define NESTCL_RES_ERR_WORDS 6 /* per block in errs: the count words (model.h, Failures), then a bad-entry flag */
+
+/*
+ * The end of a super step, one work-group per block: the block's spikes
+ * (local index, lag) become (gid, lag) entries of the global list, in no
+ * particular order (static delivery's fixed-point sums do not depend on it,
+ * and the host sorts what it records); the recorded neurons' entries go to
+ * the recording buffer as (gid, step since the window's origin); then the
+ * block's count words are zeroed for the next super step (NEST's spike
+ * register clears at the same point) and the next super step's list length
+ * with them. A block whose update failed, whose list overflowed or which
+ * wrote an entry out of range leaves its count words in errs the first super
+ * step this happens (later ones do not overwrite them), with that super
+ * step's origin in status: the host reports them when it next drains, naming
+ * the step where they happened.
+ */
+__kernel void nestcl_gather(__global uint *counts, __global const uint *spikes, __global const uint *blocks,
+                            __global const ulong *block_gid, uint min_delay, long origin, uint parity,
+                            __global uint *global_list, __global ulong *status, __global const uint *out_degree,
+                            __global const uchar *recorded, __global uint *rec, ulong rec_cap, long window_origin,
+                            __global uint *errs)
+{
+  __local uint bad;
+  const uint b = (uint)get_group_id(0), lid = (uint)get_local_id(0), ls = (uint)get_local_size(0);
+  /* blocks[4b ...]: count words' offset, spike list's offset (entries), capacity, neurons */
+  __global uint *cnt = counts + blocks[4u * b];
+  __global const uint *sp = spikes + 2u * (ulong)blocks[4u * b + 1u];
+  const uint cap = blocks[4u * b + 2u], n = blocks[4u * b + 3u];
+  if (lid == 0u) {
+    bad = 0u;
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+  const uint count = cnt[0], failed = cnt[1];
+  const uint m = count < cap ? count : cap;
+  const ulong gid0 = block_gid[b];
+  ulong events = 0;
+  for (uint j = lid; j < m; j += ls) {
+    const uint i = sp[2u * j], lag = sp[2u * j + 1u];
+    if (i >= n || lag >= min_delay) {
+      atomic_or(&bad, 1u);
+      continue;
+    }
+    const uint gid = (uint)(gid0 + i);
+    const ulong at = atom_inc(&status[NESTCL_RES_GLOBAL_N + parity]);
+    global_list[2u * at] = gid;
+    global_list[2u * at + 1u] = lag;
+    events += out_degree[gid];
+    if (recorded[gid]) {
+      const ulong r = atom_inc(&status[NESTCL_RES_RECORDED]);
+      if (r < rec_cap) {
+        rec[2u * r] = gid;
+        rec[2u * r + 1u] = (uint)(origin - window_origin) + lag;
+      }
+    }
+  }
+  if (events) {
+    atom_add(&status[NESTCL_RES_EVENTS], events);
+  }
+  /* Every work-item has read the count words before they are cleared. */
+  barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
+  if (lid == 0u) {
+    atom_add(&status[NESTCL_RES_SPIKES], (ulong)m);
+    if (failed != 0u || count > cap || bad != 0u) {
+      const ulong prev = atom_cmpxchg(&status[NESTCL_RES_FAILED], 0ul, (ulong)origin + 1ul);
+      if (prev == 0ul || prev == (ulong)origin + 1ul) {
+        for (uint w = 0; w < 5u; ++w) {
+          errs[NESTCL_RES_ERR_WORDS * b + w] = cnt[w];
+        }
+        errs[NESTCL_RES_ERR_WORDS * b + 5u] = bad;
+      }
+    }
+    for (uint w = 0; w < 5u; ++w) {
+      cnt[w] = 0u;
+    }
+    if (b == 0u) {
+      status[NESTCL_RES_GLOBAL_N + (parity ^ 1u)] = 0ul;
+    }
+  }
+}
+
+/*
+ * nestcl_deliver over the global list that nestcl_gather left on the device:
+ * its length is read there, so the host launches a fixed number of
+ * work-groups, each of which walks every get_num_groups(1)-th spike.
+ */
+__kernel void nestcl_deliver_resident(__global const uint *spikes, __global const ulong *status, uint parity,
+                                      long origin, __global const ulong *row_ptr, __global const uint *target,
+                                      __global const NESTCL_W_T *weight, __global const nestcl_u16 *delay,
+                                      uint delay_hom, __global long *ring, uint ring_slots, uint n, uint n_channels)
+{
+  const ulong n_spikes = status[NESTCL_RES_GLOBAL_N + parity];
+  for (ulong s = get_group_id(1); s < n_spikes; s += get_num_groups(1)) {
+    const uint gid = spikes[2u * s], lag = spikes[2u * s + 1u];
+    ulong r0 = row_ptr[gid], r1 = row_ptr[gid + 1u];
+    ulong k0, k1, stride;
+    nestcl_row_part(r0, r1, (ulong)get_local_id(0), (ulong)get_local_size(0), &k0, &k1, &stride);
+    NESTCL_CORE_CAT(nestcl_deliver_range, NESTCL_W_SUFFIX)(ring, n_channels, n, ring_slots, target, weight, delay,
+                                                           delay_hom, origin + (long)lag, k0, k1, stride);
+  }
+}

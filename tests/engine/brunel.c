@@ -192,6 +192,10 @@ int brunel_collect(const brunel_engine *be, brunel_result *out)
     if (take_a) a++; else b++;
   }
   nestcl_engine_get_stats(e, &out->st);
+  memset(&out->enq0, 0, sizeof out->enq0);
+  if (out->st.n_vps > 0 && out->st.vps) {
+    out->enq0 = out->st.vps[0].enqueued;
+  }
   out->st.vps = NULL;
   if (out->st.plastic_synapses) {
     return nestcl_engine_weight_stats(e, be->ee, &out->w);

@@ -67,6 +67,16 @@ typedef struct nestcl_engine_config {
    * resident delivery.
    */
   size_t device_memory;
+  /*
+   * The device loop (one stream VP on one rank, static synapses, no
+   * multimeter): the stream runs whole super steps on the device and the host
+   * enqueues ahead, draining the recorded spikes and checking for errors once
+   * every sync_interval super steps at most (default 250: 0), at the end of
+   * simulate() and when asked to stop. host_clock: 1 runs the loop that waits
+   * for the device every super step instead (for comparison).
+   */
+  int sync_interval;
+  int host_clock;
 } nestcl_engine_config;
 
 void nestcl_engine_config_defaults(nestcl_engine_config *c);
@@ -381,6 +391,12 @@ const char *nestcl_phase_name(nestcl_phase p);
  */
 typedef struct nestcl_enqueue_counts {
   uint64_t launches, waits;
+  /*
+   * The device loop's waits that keep work queued behind them (it waits for
+   * the end of an earlier super step so as not to run more than about 50 ms
+   * ahead of the device): the device does not idle for them; not in waits.
+   */
+  uint64_t throttles;
   uint64_t writes, reads;             /* transfers host -> device, device -> host */
   uint64_t bytes_written, bytes_read;
 } nestcl_enqueue_counts;
@@ -422,6 +438,8 @@ typedef struct nestcl_engine_stats {
   const char *device_name;   /* NULL without streams */
   const char *device_driver;
   int min_delay_steps, max_delay_steps;
+  int device_loop;           /* the stream runs whole super steps and the host enqueues ahead (config: host_clock) */
+  int sync_interval;         /* then: super steps between its drains, at most (config, or fewer for the recording) */
 } nestcl_engine_stats;
 
 int nestcl_engine_get_stats(const nestcl_engine *e, nestcl_engine_stats *out);

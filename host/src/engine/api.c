@@ -188,6 +188,13 @@ int nestcl_engine_create(const nestcl_engine_config *c, nestcl_engine **out)
     return nestcl_set_error(NESTCL_EINVAL, "history capacity %u, maximum %u: need 1 <= capacity <= maximum <= 2^24",
                             c->history_capacity, c->history_max);
   }
+  if (c->sync_interval < 0 || c->sync_interval > 1000000) {
+    return nestcl_set_error(NESTCL_EINVAL, "sync interval %d super steps: need 1 to 1000000 (0: the default)",
+                            c->sync_interval);
+  }
+  if (c->host_clock != 0 && c->host_clock != 1) {
+    return nestcl_set_error(NESTCL_EINVAL, "host_clock %d: must be 0 or 1", c->host_clock);
+  }
 #ifndef NESTCL_WITH_MPI
   if (c->use_mpi) {
     return nestcl_set_error(NESTCL_EINVAL, "this build of nestcl has no MPI (configure with NESTCL_WITH_MPI=ON)");
@@ -1066,6 +1073,8 @@ int nestcl_engine_get_stats(const nestcl_engine *e, nestcl_engine_stats *out)
   out->build_connections_s = e->build_conn_s;
   out->build_upload_s = e->build_upload_s;
   out->simulate_s = e->simulate_s;
+  out->device_loop = e->res.on;
+  out->sync_interval = e->res.on ? e->res.plan.k : 0;
   size_t syn_bytes = 0;
   for (int c = 0; c < NESTCL_MEM_CLASSES; ++c) {
     out->device_bytes[c] = e->dev ? nestcl_device_bytes_in_use(e->dev, (nestcl_mem_class)c) : 0;

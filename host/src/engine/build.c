@@ -1425,6 +1425,8 @@ int eng_build(nestcl_engine *e)
         if (!rc) rc = eng_plastic_upload(e, vp, &vp->blocks[p]);
       }
     }
+    /* The device loop, where it applies (resident.c). */
+    if (!rc) rc = eng_resident_setup(e);
     if (rc) {
       return rc;
     }
@@ -1512,6 +1514,7 @@ void eng_free_built(nestcl_engine *e)
     free(e->drives[k].cdf);
     e->drives[k].cdf = NULL;
   }
+  eng_resident_free(e);
   if (e->dev) nestcl_device_close(e->dev);
   e->dev = NULL;
   free(e->global);

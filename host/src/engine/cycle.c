@@ -62,20 +62,20 @@ static int cmp_spike(const void *a, const void *b)
  * A failure that the update of block b recorded (model.h, Failures) as the
  * VP's error, naming the model, the neuron's gid and the start of its step.
  */
-static int block_failure(const nestcl_engine *e, const eng_block *b, int64_t origin)
+int eng_block_failure(const nestcl_engine *e, const eng_block *b, const uint32_t *words, int64_t origin)
 {
-  if (b->spike_count[1] == 0) {
+  if (words[1] == 0) {
     return 0;
   }
-  return nestcl_failure_error(e->pops[b->pop].model, b->spike_count, b->first_gid + b->spike_count[2],
-                              eng_step_ms(e, origin + (int64_t)b->spike_count[3]));
+  return nestcl_failure_error(e->pops[b->pop].model, words, b->first_gid + words[2],
+                              eng_step_ms(e, origin + (int64_t)words[3]));
 }
 
 /*
  * The lags [*f, *t) of [from, to) at which the drive is active (NEST's
  * generators: start < s h <= stop for step s = origin + lag); 0 when none.
  */
-static int eng_drive_window(const eng_drive *d, int64_t origin, int from, int to, int *f, int *t)
+int eng_drive_window(const eng_drive *d, int64_t origin, int from, int to, int *f, int *t)
 {
   int64_t lo = d->start_step + 1 - origin, hi = d->stop_step == INT64_MAX ? to : d->stop_step + 1 - origin;
   *f = lo > from ? (int)(lo < to ? lo : to) : from;
@@ -116,7 +116,7 @@ static int cpu_update(nestcl_engine *e, eng_vp *vp, int64_t origin, int from, in
     a.id_stride = 1;
     a.spike_offsets = b->spike_offsets;
     pop->model->update_cpu(&a, b->fields);
-    int rc = block_failure(e, b, origin);
+    int rc = eng_block_failure(e, b, b->spike_count, origin);
     if (rc) {
       return rc;
     }
@@ -137,11 +137,16 @@ static int cpu_update(nestcl_engine *e, eng_vp *vp, int64_t origin, int from, in
   return 0;
 }
 
-static int gpu_update(nestcl_engine *e, eng_vp *vp, int64_t origin, int from, int to)
+/*
+ * A stream's update kernels for the slice [from, to). host_counts: the host
+ * clock's loop, which zeroes each block's count words at the start of a super
+ * step and reads them back after every slice (the device loop's gather kernel
+ * does both on the device).
+ */
+cl_int eng_gpu_enqueue_update(nestcl_engine *e, eng_vp *vp, int64_t origin, int from, int to, int host_counts)
 {
   static const cl_uint zero[NESTCL_COUNT_WORDS] = {0};
   cl_command_queue q = nestcl_device_queue(e->dev, vp->queue);
-  double t0 = eng_now();
   cl_int err = CL_SUCCESS;
   cl_long org = origin;
   cl_int f = from, t = to;
@@ -150,7 +155,7 @@ static int gpu_update(nestcl_engine *e, eng_vp *vp, int64_t origin, int from, in
     if (b->n == 0) {
       continue;
     }
-    if (from == 0) {
+    if (host_counts && from == 0) {
       err = nestcl_enq_write(&vp->st.enqueued, q, b->b_count.mem, CL_FALSE, 0, sizeof zero, zero, 0, NULL, NULL);
     }
     err |= clSetKernelArg(b->k_update, 2, sizeof org, &org);
@@ -161,25 +166,20 @@ static int gpu_update(nestcl_engine *e, eng_vp *vp, int64_t origin, int from, in
       err = nestcl_enq_launch(&vp->st.enqueued, q, b->k_update, 1, &gsize, NULL, 0, NULL, NULL);
     }
     /* The spike count and the failure record, read back after every slice (collect_spikes uses the count). */
-    if (err == CL_SUCCESS) {
+    if (err == CL_SUCCESS && host_counts) {
       err = nestcl_enq_read(&vp->st.enqueued, q, b->b_count.mem, CL_FALSE, 0, sizeof b->spike_count, b->spike_count, 0,
                             NULL, NULL);
     }
   }
-  if (err == CL_SUCCESS) {
-    err = nestcl_enq_finish(&vp->st.enqueued, q);
-  }
-  if (err != CL_SUCCESS) {
-    return cl_fail(err, "update kernel");
-  }
-  for (int p = 0; p < e->n_pops; ++p) {
-    eng_block *b = &vp->blocks[p];
-    int rc = b->n ? block_failure(e, b, origin) : 0;
-    if (rc) {
-      return rc;
-    }
-  }
-  double t1 = eng_now();
+  return err;
+}
+
+/* A stream's Poisson and DC drive kernels for the slice [from, to). */
+cl_int eng_gpu_enqueue_drives(nestcl_engine *e, eng_vp *vp, int64_t origin, int from, int to)
+{
+  cl_command_queue q = nestcl_device_queue(e->dev, vp->queue);
+  cl_int err = CL_SUCCESS;
+  cl_long org = origin;
   for (int p = 0; p < e->n_pops && err == CL_SUCCESS; ++p) {
     eng_block *b = &vp->blocks[p];
     for (int k = 0; k < e->n_drives && b->n && err == CL_SUCCESS; ++k) {
@@ -211,6 +211,29 @@ static int gpu_update(nestcl_engine *e, eng_vp *vp, int64_t origin, int from, in
       }
     }
   }
+  return err;
+}
+
+static int gpu_update(nestcl_engine *e, eng_vp *vp, int64_t origin, int from, int to)
+{
+  cl_command_queue q = nestcl_device_queue(e->dev, vp->queue);
+  double t0 = eng_now();
+  cl_int err = eng_gpu_enqueue_update(e, vp, origin, from, to, 1);
+  if (err == CL_SUCCESS) {
+    err = nestcl_enq_finish(&vp->st.enqueued, q);
+  }
+  if (err != CL_SUCCESS) {
+    return cl_fail(err, "update kernel");
+  }
+  for (int p = 0; p < e->n_pops; ++p) {
+    eng_block *b = &vp->blocks[p];
+    int rc = b->n ? eng_block_failure(e, b, b->spike_count, origin) : 0;
+    if (rc) {
+      return rc;
+    }
+  }
+  double t1 = eng_now();
+  err = eng_gpu_enqueue_drives(e, vp, origin, from, to);
   if (err == CL_SUCCESS) {
     err = nestcl_enq_finish(&vp->st.enqueued, q);
   }
@@ -560,6 +583,9 @@ int eng_run(nestcl_engine *e, int64_t steps)
 {
   if (steps <= 0) {
     return 0;
+  }
+  if (e->res.on) {
+    return eng_resident_run(e, steps);
   }
   int recording = 0;
   for (int p = 0; p < e->n_pops; ++p) {

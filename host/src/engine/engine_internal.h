@@ -4,8 +4,10 @@
  * the build makes of it (VPs, each with one block per population, each block
  * with its state, ring, spike list and the CSR of the synapses onto it).
  * Files: api.c (description and validation), build.c (partition, state,
- * connectivity, upload), cycle.c (simulate), record.c (recorders), psp.c,
- * checkpoint.c (checkpoint and restore).
+ * connectivity, upload), cycle.c (simulate, the host clock's loop),
+ * resident.c and resident_run.c (the device loop), plastic.c (translated
+ * synapses), record.c (recorders), psp.c, estimate.c (admission), core_cpu.c
+ * (the C twins of the core kernels), checkpoint.c (checkpoint and restore).
  */
 #ifndef NESTCL_ENGINE_INTERNAL_H
 #define NESTCL_ENGINE_INTERNAL_H
@@ -181,6 +183,35 @@ typedef struct eng_vp {
   char err[512];         /* its message: error messages are per thread */
 } eng_vp;
 
+/* The device loop's sizes (resident.c): what it adds to the device memory, and how often it drains. */
+typedef struct eng_res_plan {
+  int k;                 /* super steps between drains, at most */
+  uint64_t rec_per_ss;   /* recording entries one super step can make, at most */
+  uint64_t rec_cap;      /* entries of the recording buffer: k x rec_per_ss */
+  size_t other_bytes;    /* out-degrees, recorded marks, status, tables */
+  size_t rec_bytes;      /* the recording buffer */
+} eng_res_plan;
+
+/* The device loop (resident.c, resident_run.c); on == 0: cycle.c's loop runs. */
+typedef struct eng_resident {
+  int on;
+  eng_res_plan plan;
+  nestcl_buffer b_counts, b_spikes; /* the blocks' count words and spike lists are parts of these */
+  nestcl_buffer b_table, b_gids, b_degree, b_recorded, b_status, b_errs, b_rec;
+  cl_kernel k_gather;
+  cl_kernel *k_deliver;  /* per population; NULL where no synapse targets it */
+  size_t gather_width, deliver_width_min, deliver_groups;
+  uint64_t status[8];    /* the last drain's status words */
+  uint32_t *errs;        /* [6 x n_pops] */
+  uint32_t *table;       /* [4 x n_pops]: per block its count words' offset (words), spike list's offset, capacity, n */
+  uint32_t *counts;      /* the count words' buffer: the live counts, read when a drain ends inside a super step */
+  uint32_t *rec_host;    /* [2 x rec_cap] */
+  cl_event *markers;     /* [k + 1]: the end of each super step since the last drain */
+  double s_per_ss;       /* wall seconds per super step, measured between drains */
+  int sticky;            /* an error the device loop found: the engine does not go on */
+  char sticky_err[512];
+} eng_resident;
+
 /* The simulation cycle's barrier (cycle.c): spins at most spin iterations, then sleeps. */
 typedef struct eng_barrier {
   atomic_uint count, gen;
@@ -222,6 +253,7 @@ struct nestcl_engine {
   double record_s;       /* and of which feeding the spike recorders */
   char ex_err[512];
   eng_barrier bar;
+  eng_resident res;
 
   nestcl_device *dev;
   cl_program *model_programs; /* per population (NULL entries for CPU-only runs) */
@@ -290,6 +322,21 @@ int eng_run(nestcl_engine *e, int64_t steps);
 void eng_vp_fail(eng_vp *vp, int rc);
 /* The first failure of any VP, re-raised in the calling thread; 0 if none. */
 int eng_vps_status(nestcl_engine *e);
+
+/* cycle.c, shared with the device loop. */
+/* The lags [*f, *t) of [from, to) at which drive d is active; 0 when none. */
+int eng_drive_window(const eng_drive *d, int64_t origin, int from, int to, int *f, int *t);
+/* A failure in count words `words` of block b's update (model.h, Failures) as an error naming neuron and time; 0: none. */
+int eng_block_failure(const nestcl_engine *e, const eng_block *b, const uint32_t *words, int64_t origin);
+cl_int eng_gpu_enqueue_update(nestcl_engine *e, eng_vp *vp, int64_t origin, int from, int to, int host_counts);
+cl_int eng_gpu_enqueue_drives(nestcl_engine *e, eng_vp *vp, int64_t origin, int from, int to);
+
+/* The device loop (resident.c: eligibility, sizes, buffers; resident_run.c: the loop). */
+int eng_resident_eligible(const nestcl_engine *e, int n_ranks);
+void eng_resident_plan(const nestcl_engine *e, int min_delay, size_t max_alloc, eng_res_plan *plan);
+int eng_resident_setup(nestcl_engine *e);
+void eng_resident_free(nestcl_engine *e);
+int eng_resident_run(nestcl_engine *e, int64_t steps);
 
 /* C twins of the core kernels (core_cpu.c). */
 void eng_cpu_deliver(eng_block *b, int weight_double, uint32_t ring_slots, const uint32_t *spikes, size_t n_spikes,

@@ -222,6 +222,15 @@ int eng_estimate(nestcl_engine *e, nestcl_memory_estimate *out)
     if (e->cfg.device_memory > 0 && e->cfg.device_memory < avail) avail = e->cfg.device_memory;
     out->device_available = avail;
     snprintf(out->device_name, sizeof out->device_name, "%s", info->device_name);
+    if (eng_resident_eligible(e, ranks)) {
+      /* The device loop's buffers (resident.c), on its one stream. */
+      eng_res_plan plan;
+      eng_resident_plan(e, min_delay, (size_t)info->max_alloc_bytes, &plan);
+      out->device_bytes[NESTCL_MEM_OTHER] += plan.other_bytes;
+      out->device_bytes[NESTCL_MEM_RECORDING] += plan.rec_bytes;
+      out->vps[0].device_bytes[NESTCL_MEM_OTHER] += plan.other_bytes;
+      out->vps[0].device_bytes[NESTCL_MEM_RECORDING] += plan.rec_bytes;
+    }
     if (opened) {
       nestcl_device_close(dev);
     }

@@ -1,0 +1,340 @@
+/*
+ * The device loop: super steps that run on the device on their own, while the
+ * host enqueues ahead of them (issue 29; DESIGN.md §2 as amended).
+ *
+ * cycle.c's loop makes the host the clock of the device: per super step it
+ * waits for the update, reads each population's spikes back, sorts them,
+ * writes the global list back and waits for the delivery. On a discrete GPU
+ * each wait costs 10-30 us of latency, more than the kernels of a small super
+ * step. Here, for a rank whose one VP is a stream of one device (the default
+ * device run, --threads 0 --streams 1) with static synapses and no multimeter:
+ *   - the update kernels append to their blocks' spike lists, which are parts
+ *     (sub-buffers) of one list, so that one gather kernel turns all of them
+ *     into the global list on the device, zeroes the counts, sums the spikes
+ *     and synaptic events and copies the recorded neurons' spikes into a
+ *     recording buffer (nestcl_gather, engine_kernels.cl);
+ *   - the delivery kernels read the list and its length there
+ *     (nestcl_deliver_resident): the host does not know the length;
+ *   - the host waits for the device only when it drains: every sync_interval
+ *     super steps (K, fewer when the recording buffer for K super steps would
+ *     exceed its budget), at the end of simulate(), and when the stop flag is
+ *     set. A drain reads the status words (errors, totals, the recording's
+ *     length) in one round trip and the recorded spikes in a second.
+ *   - so that a stop request is taken within about 100 ms, the host runs at
+ *     most about 50 ms of super steps ahead of the device: it waits for the
+ *     end of an earlier super step (a marker event), which leaves work queued
+ *     (a throttle, counted apart from the waits).
+ * Errors (a failed update, an overflowing spike list, a bad entry) are kept on
+ * the device with the origin of the super step where they happened; the drain
+ * reports the first, as cycle.c would have at that step, records nothing of
+ * that super step or later, and the engine refuses to go on (a sticky error).
+ * Results are bit-identical to cycle.c's: the ring's fixed-point sums do not
+ * depend on the order of the global list, and the recorded spikes are sorted
+ * by (step, gid) before the recorders see them.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine_internal.h"
+#include "enqueue.h"
+
+enum { RES_STATUS_WORDS = 8, RES_ERR_WORDS = 6, RES_DEFAULT_K = 250 };
+/* Device bytes the recording buffer may take, at most (and at most half the device's largest allocation). */
+#define RES_REC_BUDGET ((size_t)256 << 20)
+/* How far ahead of the device the host may run, in wall seconds (a stop is taken within about twice this). */
+#define RES_AHEAD_S 0.05
+
+static int res_fail(cl_int err, const char *what)
+{
+  return nestcl_set_error(NESTCL_ECL, "%s failed: %s", what, nestcl_cl_error_name(err));
+}
+
+int eng_resident_eligible(const nestcl_engine *e, int n_ranks)
+{
+  if (e->cfg.host_clock || n_ranks != 1 || e->cfg.cpu_threads != 0 || e->cfg.gpu_streams != 1) {
+    return 0;
+  }
+  for (int p = 0; p < e->n_projs; ++p) {
+    if (e->projs[p].sm) {
+      return 0;
+    }
+  }
+  for (int p = 0; p < e->n_pops; ++p) {
+    if (e->pops[p].rec_interval_steps != 0) {
+      return 0;
+    }
+  }
+  return 1;
+}
+
+/*
+ * The recording buffer's entries per super step, at most: per population, its
+ * recorded neurons' spikes (min_delay each; a model that sends multiplicities
+ * may fill its whole list, n x min_delay, on them).
+ */
+static uint64_t rec_per_super_step(const nestcl_engine *e, int min_delay)
+{
+  uint64_t total = 0;
+  for (int p = 0; p < e->n_pops; ++p) {
+    const eng_population *pop = &e->pops[p];
+    unsigned char *mark = calloc(pop->n ? pop->n : 1, 1);
+    uint64_t r = 0;
+    for (int k = 0; mark && k < e->n_recs; ++k) {
+      const eng_recorder *rc = &e->recs[k];
+      if (rc->is_multimeter || rc->pop != p) {
+        continue;
+      }
+      for (uint32_t i = rc->first; i < rc->first + rc->count && i < pop->n; ++i) {
+        r += mark[i] == 0;
+        mark[i] = 1;
+      }
+    }
+    free(mark);
+    uint64_t cap = (uint64_t)pop->n * (uint64_t)min_delay;
+    uint64_t need = pop->model->multiplicity ? (r ? cap : 0) : r * (uint64_t)min_delay;
+    total += need < cap ? need : cap;
+  }
+  return total;
+}
+
+void eng_resident_plan(const nestcl_engine *e, int min_delay, size_t max_alloc, eng_res_plan *plan)
+{
+  memset(plan, 0, sizeof *plan);
+  plan->rec_per_ss = rec_per_super_step(e, min_delay);
+  int k = e->cfg.sync_interval > 0 ? e->cfg.sync_interval : RES_DEFAULT_K;
+  size_t budget = max_alloc / 2 < RES_REC_BUDGET ? max_alloc / 2 : RES_REC_BUDGET;
+  if (plan->rec_per_ss > 0) {
+    uint64_t fit = budget / (plan->rec_per_ss * 8);
+    k = fit < 1 ? 1 : fit < (uint64_t)k ? (int)fit : k;
+  }
+  plan->k = k;
+  plan->rec_cap = plan->rec_per_ss * (uint64_t)k;
+  /* Out-degrees, recorded marks, status, per-block tables and error words; the recording buffer. */
+  plan->other_bytes = e->n_global * 5 + RES_STATUS_WORDS * 8 + (size_t)e->n_pops * (16 + 8 + RES_ERR_WORDS * 4);
+  plan->rec_bytes = (size_t)(plan->rec_cap ? plan->rec_cap : 1) * 8;
+}
+
+/* One buffer of `bytes` for all blocks, each block's part at offs[p] as a sub-buffer in *sub[p]. */
+static int carve(nestcl_engine *e, const char *what, const size_t *offs, const size_t *sizes, size_t bytes,
+                 nestcl_buffer *parent, nestcl_buffer *const *sub)
+{
+  int rc = nestcl_buffer_alloc(e->dev, NESTCL_MEM_OTHER, what, bytes, CL_MEM_READ_WRITE, NULL, parent);
+  for (int p = 0; p < e->n_pops && !rc; ++p) {
+    if (!sub[p]) {
+      continue;
+    }
+    cl_buffer_region region = {offs[p], sizes[p]};
+    cl_int err;
+    cl_mem m = clCreateSubBuffer(parent->mem, CL_MEM_READ_WRITE, CL_BUFFER_CREATE_TYPE_REGION, &region, &err);
+    if (err != CL_SUCCESS) {
+      return res_fail(err, "clCreateSubBuffer");
+    }
+    /* The block's own buffer goes; the part takes its place (bytes 0: the parent holds the memory). */
+    nestcl_buffer_free(e->dev, sub[p]);
+    sub[p]->mem = m;
+    sub[p]->bytes = 0;
+    sub[p]->cls = NESTCL_MEM_OTHER;
+  }
+  return rc;
+}
+
+/* The blocks' count words and spike lists as parts of two buffers, and the update kernels pointed at them. */
+static int carve_blocks(nestcl_engine *e, eng_vp *vp, uint32_t *table)
+{
+  cl_uint align_bits = 1024;
+  clGetDeviceInfo(nestcl_device_id(e->dev), CL_DEVICE_MEM_BASE_ADDR_ALIGN, sizeof align_bits, &align_bits, NULL);
+  size_t align = align_bits / 8 > 8 ? align_bits / 8 : 8;
+  size_t *co = calloc(4 * (size_t)e->n_pops, sizeof *co);
+  nestcl_buffer **cs = calloc(2 * (size_t)e->n_pops, sizeof *cs);
+  if (!co || !cs) {
+    free(co);
+    free(cs);
+    return nestcl_set_error(NESTCL_ENOMEM, "out of host memory");
+  }
+  size_t *csz = co + e->n_pops, *so = co + 2 * e->n_pops, *ssz = co + 3 * e->n_pops;
+  size_t cbytes = 0, sbytes = 0;
+  for (int p = 0; p < e->n_pops; ++p) {
+    eng_block *b = &vp->blocks[p];
+    csz[p] = NESTCL_COUNT_WORDS * 4;
+    ssz[p] = (size_t)(b->spike_cap ? b->spike_cap : 1) * 8;
+    co[p] = cbytes;
+    so[p] = sbytes;
+    cbytes += (csz[p] + align - 1) / align * align;
+    sbytes += (ssz[p] + align - 1) / align * align;
+    cs[p] = b->n ? &b->b_count : NULL;
+    cs[e->n_pops + p] = b->n ? &b->b_spikes : NULL;
+    table[4 * p] = (uint32_t)(co[p] / 4);
+    table[4 * p + 1] = (uint32_t)(so[p] / 8);
+    table[4 * p + 2] = b->spike_cap;
+    table[4 * p + 3] = b->n;
+  }
+  eng_resident *r = &e->res;
+  int rc = carve(e, "spike counts", co, csz, cbytes, &r->b_counts, cs);
+  if (!rc) rc = carve(e, "spike lists", so, ssz, sbytes, &r->b_spikes, cs + e->n_pops);
+  free(co);
+  free(cs);
+  for (int p = 0; p < e->n_pops && !rc; ++p) {
+    eng_block *b = &vp->blocks[p];
+    if (b->n == 0) {
+      continue;
+    }
+    /* nestcl_update_kernel_fixed_args: 9 spike_count, 10 spikes. */
+    cl_int err = clSetKernelArg(b->k_update, 9, sizeof(cl_mem), &b->b_count.mem);
+    err |= clSetKernelArg(b->k_update, 10, sizeof(cl_mem), &b->b_spikes.mem);
+    rc = eng_cl_check(err, "clSetKernelArg(update)");
+  }
+  if (!rc) {
+    /* Counts start at zero (the blocks' own buffers did). */
+    static const cl_uint zero = 0;
+    cl_int err = clEnqueueFillBuffer(nestcl_device_queue(e->dev, vp->queue), r->b_counts.mem, &zero, sizeof zero, 0,
+                                     cbytes, 0, NULL, NULL);
+    rc = eng_cl_check(err, "clEnqueueFillBuffer(spike counts)");
+  }
+  return rc;
+}
+
+static int make_kernels(nestcl_engine *e, eng_vp *vp)
+{
+  eng_resident *r = &e->res;
+  cl_int err;
+  r->k_gather = clCreateKernel(e->core_program, "nestcl_gather", &err);
+  int rc = eng_cl_check(err, "clCreateKernel(nestcl_gather)");
+  if (!rc) rc = nestcl_kernel_wg_width(e->dev, r->k_gather, "nestcl_gather", 256, &r->gather_width);
+  r->k_deliver = calloc((size_t)e->n_pops, sizeof *r->k_deliver);
+  if (!rc && !r->k_deliver) rc = nestcl_set_error(NESTCL_ENOMEM, "out of host memory");
+  cl_uint md = (cl_uint)e->min_delay;
+  cl_ulong cap = r->plan.rec_cap;
+  if (!rc) {
+    err = clSetKernelArg(r->k_gather, 0, sizeof(cl_mem), &r->b_counts.mem);
+    err |= clSetKernelArg(r->k_gather, 1, sizeof(cl_mem), &r->b_spikes.mem);
+    err |= clSetKernelArg(r->k_gather, 2, sizeof(cl_mem), &r->b_table.mem);
+    err |= clSetKernelArg(r->k_gather, 3, sizeof(cl_mem), &r->b_gids.mem);
+    err |= clSetKernelArg(r->k_gather, 4, sizeof md, &md);
+    err |= clSetKernelArg(r->k_gather, 7, sizeof(cl_mem), &vp->b_global.mem);
+    err |= clSetKernelArg(r->k_gather, 8, sizeof(cl_mem), &r->b_status.mem);
+    err |= clSetKernelArg(r->k_gather, 9, sizeof(cl_mem), &r->b_degree.mem);
+    err |= clSetKernelArg(r->k_gather, 10, sizeof(cl_mem), &r->b_recorded.mem);
+    err |= clSetKernelArg(r->k_gather, 11, sizeof(cl_mem), &r->b_rec.mem);
+    err |= clSetKernelArg(r->k_gather, 12, sizeof cap, &cap);
+    err |= clSetKernelArg(r->k_gather, 14, sizeof(cl_mem), &r->b_errs.mem);
+    rc = eng_cl_check(err, "clSetKernelArg(nestcl_gather)");
+  }
+  for (int p = 0; p < e->n_pops && !rc; ++p) {
+    eng_block *b = &vp->blocks[p];
+    if (b->n == 0 || b->nnz == 0) {
+      continue;
+    }
+    cl_kernel k = clCreateKernel(e->core_program, "nestcl_deliver_resident", &err);
+    if ((rc = eng_cl_check(err, "clCreateKernel(nestcl_deliver_resident)"))) break;
+    r->k_deliver[p] = k;
+    size_t w;
+    if ((rc = nestcl_kernel_wg_width(e->dev, k, "nestcl_deliver_resident", b->deliver_width, &w))) break;
+    r->deliver_width_min = r->deliver_width_min && r->deliver_width_min < w ? r->deliver_width_min : w;
+    cl_uint dh = b->delay_hom, slots = (cl_uint)e->ring_slots, n = b->n, nch = b->n_channels;
+    err = clSetKernelArg(k, 0, sizeof(cl_mem), &vp->b_global.mem);
+    err |= clSetKernelArg(k, 1, sizeof(cl_mem), &r->b_status.mem);
+    err |= clSetKernelArg(k, 4, sizeof(cl_mem), &b->b_row.mem);
+    err |= clSetKernelArg(k, 5, sizeof(cl_mem), &b->b_target.mem);
+    err |= clSetKernelArg(k, 6, sizeof(cl_mem), &b->b_weight.mem);
+    err |= clSetKernelArg(k, 7, sizeof(cl_mem), &b->b_delay.mem);
+    err |= clSetKernelArg(k, 8, sizeof dh, &dh);
+    err |= clSetKernelArg(k, 9, sizeof(cl_mem), &b->b_ring.mem);
+    err |= clSetKernelArg(k, 10, sizeof slots, &slots);
+    err |= clSetKernelArg(k, 11, sizeof n, &n);
+    err |= clSetKernelArg(k, 12, sizeof nch, &nch);
+    rc = eng_cl_check(err, "clSetKernelArg(nestcl_deliver_resident)");
+  }
+  return rc;
+}
+
+/* The recorded neurons' marks over all global ids. */
+static unsigned char *recorded_marks(const nestcl_engine *e)
+{
+  unsigned char *m = calloc(e->n_global ? e->n_global : 1, 1);
+  for (int k = 0; m && k < e->n_recs; ++k) {
+    const eng_recorder *rc = &e->recs[k];
+    if (!rc->is_multimeter) {
+      memset(m + e->pops[rc->pop].first + rc->first, 1, rc->count);
+    }
+  }
+  return m;
+}
+
+int eng_resident_setup(nestcl_engine *e)
+{
+  eng_resident *r = &e->res;
+  memset(r, 0, sizeof *r);
+  if (!e->dev || !eng_resident_eligible(e, e->n_ranks)) {
+    return 0;
+  }
+  eng_vp *vp = &e->vps[0];
+  const nestcl_device_info *di = nestcl_device_get_info(e->dev);
+  eng_resident_plan(e, e->min_delay, (size_t)di->max_alloc_bytes, &r->plan);
+  uint32_t *table = calloc(4 * (size_t)e->n_pops, sizeof *table);
+  uint64_t *gids = calloc((size_t)e->n_pops, sizeof *gids);
+  unsigned char *marks = recorded_marks(e);
+  uint32_t *errs0 = calloc(RES_ERR_WORDS * (size_t)e->n_pops, sizeof *errs0);
+  uint64_t status0[RES_STATUS_WORDS] = {0};
+  r->errs = calloc(RES_ERR_WORDS * (size_t)e->n_pops, sizeof *r->errs);
+  r->table = table;
+  r->rec_host = malloc((size_t)(r->plan.rec_cap ? r->plan.rec_cap : 1) * 8);
+  r->markers = calloc((size_t)r->plan.k + 1, sizeof *r->markers);
+  int rc = 0;
+  if (!table || !gids || !marks || !errs0 || !r->errs || !r->rec_host || !r->markers) {
+    rc = nestcl_set_error(NESTCL_ENOMEM, "out of host memory");
+  }
+  for (int p = 0; p < e->n_pops && !rc; ++p) {
+    gids[p] = vp->blocks[p].first_gid;
+  }
+  if (!rc) rc = carve_blocks(e, vp, table);
+  if (!rc && !(r->counts = malloc(r->b_counts.bytes))) rc = nestcl_set_error(NESTCL_ENOMEM, "out of host memory");
+  nestcl_device *d = e->dev;
+  const cl_mem_flags ro = CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, rw = CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR;
+  if (!rc) rc = nestcl_buffer_alloc(d, NESTCL_MEM_OTHER, "block table", 16 * (size_t)e->n_pops, ro, table, &r->b_table);
+  if (!rc) rc = nestcl_buffer_alloc(d, NESTCL_MEM_OTHER, "block gids", 8 * (size_t)e->n_pops, ro, gids, &r->b_gids);
+  if (!rc) rc = nestcl_buffer_alloc(d, NESTCL_MEM_OTHER, "out-degrees", 4 * (e->n_global ? e->n_global : 1), ro,
+                                    e->out_degree, &r->b_degree);
+  if (!rc) rc = nestcl_buffer_alloc(d, NESTCL_MEM_OTHER, "recorded marks", e->n_global ? e->n_global : 1, ro, marks,
+                                    &r->b_recorded);
+  if (!rc) rc = nestcl_buffer_alloc(d, NESTCL_MEM_OTHER, "device loop status", sizeof status0, rw, status0,
+                                    &r->b_status);
+  if (!rc) rc = nestcl_buffer_alloc(d, NESTCL_MEM_OTHER, "device loop errors", RES_ERR_WORDS * 4 * (size_t)e->n_pops,
+                                    rw, errs0, &r->b_errs);
+  if (!rc) rc = nestcl_buffer_alloc(d, NESTCL_MEM_RECORDING, "spike recording", r->plan.rec_bytes, CL_MEM_READ_WRITE,
+                                    NULL, &r->b_rec);
+  if (!rc) rc = make_kernels(e, vp);
+  if (!rc) {
+    /* Work-groups of the delivery: enough to fill the device, each walking many spikes. */
+    size_t cu = di->compute_units ? di->compute_units : 1;
+    r->deliver_groups = cu * 32 < e->global_cap ? cu * 32 : (e->global_cap ? e->global_cap : 1);
+    r->on = 1;
+  }
+  free(gids);
+  free(marks);
+  free(errs0);
+  return rc;
+}
+
+void eng_resident_free(nestcl_engine *e)
+{
+  eng_resident *r = &e->res;
+  if (r->k_gather) clReleaseKernel(r->k_gather);
+  for (int p = 0; r->k_deliver && p < e->n_pops; ++p) {
+    if (r->k_deliver[p]) clReleaseKernel(r->k_deliver[p]);
+  }
+  free(r->k_deliver);
+  if (e->dev) {
+    /* Parents may go before their sub-buffers: OpenCL keeps the memory until the last one is released. */
+    nestcl_buffer *bufs[] = {&r->b_counts, &r->b_spikes, &r->b_table, &r->b_gids, &r->b_degree, &r->b_recorded, &r->b_status, &r->b_errs, &r->b_rec};
+    for (size_t k = 0; k < sizeof bufs / sizeof *bufs; ++k) {
+      nestcl_buffer_free(e->dev, bufs[k]);
+    }
+  }
+  free(r->errs);
+  free(r->table);
+  free(r->counts);
+  free(r->rec_host);
+  free(r->markers);
+  memset(r, 0, sizeof *r);
+}

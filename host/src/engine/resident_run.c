@@ -1,0 +1,295 @@
+/*
+ * The device loop's simulate(): enqueue super steps without waiting, drain
+ * every plan.k super steps, at the end and on a stop request (resident.c says
+ * why and what the kernels do).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine_internal.h"
+#include "enqueue.h"
+
+enum { W_GLOBAL_N = 0, W_SPIKES = 2, W_EVENTS = 3, W_FAILED = 4, W_RECORDED = 5, ERR_WORDS = 6 };
+#define AHEAD_S 0.05
+
+typedef struct run_state {
+  nestcl_engine *e;
+  eng_vp *vp;
+  cl_command_queue q;
+  int64_t window_origin; /* the recording's steps count from here */
+  int in_window;         /* super steps enqueued since the last drain */
+  int done;              /* of which known to be finished (throttles) */
+  double t_window;       /* wall time at the last drain */
+} run_state;
+
+static int cl_failed(cl_int err, const char *what)
+{
+  return nestcl_set_error(NESTCL_ECL, "%s failed: %s", what, nestcl_cl_error_name(err));
+}
+
+/* The end of the super step at origin: gather, deliveries, and a marker for the throttle. */
+static cl_int enqueue_end(run_state *s, int64_t origin)
+{
+  nestcl_engine *e = s->e;
+  eng_resident *r = &e->res;
+  cl_uint parity = (cl_uint)((origin / e->min_delay) & 1);
+  cl_long org = origin, wo = s->window_origin;
+  cl_int err = clSetKernelArg(r->k_gather, 5, sizeof org, &org);
+  err |= clSetKernelArg(r->k_gather, 6, sizeof parity, &parity);
+  err |= clSetKernelArg(r->k_gather, 13, sizeof wo, &wo);
+  size_t gsize = (size_t)e->n_pops * r->gather_width, lsize = r->gather_width;
+  if (err == CL_SUCCESS) {
+    err = nestcl_enq_launch(&s->vp->st.enqueued, s->q, r->k_gather, 1, &gsize, &lsize, 0, NULL, NULL);
+  }
+  for (int p = 0; p < e->n_pops && err == CL_SUCCESS; ++p) {
+    cl_kernel k = r->k_deliver[p];
+    const eng_block *b = &s->vp->blocks[p];
+    if (!k) {
+      continue;
+    }
+    err = clSetKernelArg(k, 2, sizeof parity, &parity);
+    err |= clSetKernelArg(k, 3, sizeof org, &org);
+    size_t g = r->deliver_width_min < b->max_row ? r->deliver_width_min : (b->max_row ? b->max_row : 1);
+    size_t gs[2] = {g, r->deliver_groups}, ls[2] = {g, 1};
+    if (err == CL_SUCCESS) {
+      err = nestcl_enq_launch(&s->vp->st.enqueued, s->q, k, 2, gs, ls, 0, NULL, NULL);
+    }
+  }
+  if (err == CL_SUCCESS) {
+    err = clEnqueueMarkerWithWaitList(s->q, 0, NULL, &r->markers[s->in_window]);
+  }
+  if (err == CL_SUCCESS) {
+    s->in_window++;
+    err = clFlush(s->q);
+  }
+  return err;
+}
+
+/*
+ * Keeps the host at most about AHEAD_S of super steps ahead of the device:
+ * when more are queued, waits for the end of one about half-way back (the
+ * work behind it stays queued).
+ */
+static cl_int throttle(run_state *s)
+{
+  eng_resident *r = &s->e->res;
+  int ahead = r->s_per_ss > 0.0 ? (int)(AHEAD_S / r->s_per_ss) : 4;
+  ahead = ahead < 2 ? 2 : ahead > r->plan.k ? r->plan.k : ahead;
+  if (s->in_window - s->done < ahead) {
+    return CL_SUCCESS;
+  }
+  int target = s->in_window - (ahead + 1) / 2 - 1;
+  if (target < s->done) {
+    return CL_SUCCESS;
+  }
+  s->vp->st.enqueued.throttles++;
+  cl_int err = clWaitForEvents(1, &r->markers[target]);
+  s->done = target + 1;
+  r->s_per_ss = (eng_now() - s->t_window) / s->done;
+  return err;
+}
+
+static int cmp_step_gid(const void *a, const void *b)
+{
+  const uint32_t *x = a, *y = b;
+  if (x[1] != y[1]) {
+    return x[1] < y[1] ? -1 : 1;
+  }
+  return x[0] < y[0] ? -1 : (x[0] > y[0]);
+}
+
+/* The recorded spikes of the window, super step by super step, up to (not including) the super step at stop_at. */
+static int record_window(run_state *s, size_t n, int64_t stop_at)
+{
+  nestcl_engine *e = s->e;
+  uint32_t *ent = e->res.rec_host;
+  qsort(ent, n, 8, cmp_step_gid);
+  size_t k = 0;
+  while (k < n) {
+    int64_t ss = ent[2 * k + 1] / (uint32_t)e->min_delay;
+    int64_t origin = s->window_origin + ss * e->min_delay;
+    size_t m = 0;
+    while (k < n && ent[2 * k + 1] / (uint32_t)e->min_delay == ss) {
+      e->global[2 * m] = ent[2 * k];
+      e->global[2 * m + 1] = ent[2 * k + 1] - (uint32_t)(ss * e->min_delay);
+      ++m;
+      ++k;
+    }
+    if (stop_at >= 0 && origin >= stop_at) {
+      break;
+    }
+    int rc = eng_record_spikes(e, e->global, m, origin);
+    if (rc) {
+      return rc;
+    }
+  }
+  return 0;
+}
+
+/* The first error the device kept (failed super step at fail_at), or one in the super step at origin that ends inside. */
+static int device_error(run_state *s, int64_t fail_at, int64_t origin, int lag)
+{
+  nestcl_engine *e = s->e;
+  eng_resident *r = &e->res;
+  for (int pass = 0; pass < 2; ++pass) {
+    if ((pass == 0 && fail_at < 0) || (pass == 1 && (fail_at >= 0 || lag == 0))) {
+      continue;
+    }
+    int64_t at = pass == 0 ? fail_at : origin;
+    for (int p = 0; p < e->n_pops; ++p) {
+      const eng_block *b = &s->vp->blocks[p];
+      const uint32_t *w = pass == 0 ? r->errs + ERR_WORDS * p : r->counts + r->table[4 * p];
+      int rc = b->n ? eng_block_failure(e, b, w, at) : 0;
+      if (rc) {
+        return rc;
+      }
+      if (b->n && w[0] > b->spike_cap) {
+        return nestcl_set_error(NESTCL_ERUNTIME, "spike list overflow: %u spikes of %s for a capacity of %u in the "
+                                "super step at t = %.10g ms", w[0], e->pops[p].model->name, b->spike_cap,
+                                eng_step_ms(e, at));
+      }
+      if (b->n && pass == 0 && w[5]) {
+        return nestcl_set_error(NESTCL_ERUNTIME, "bad spike entry from %s in the super step at t = %.10g ms",
+                                e->pops[p].model->name, eng_step_ms(e, at));
+      }
+    }
+  }
+  return 0;
+}
+
+/*
+ * Waits for everything enqueued; takes the totals, the recorded spikes and the
+ * errors. origin and lag: where the run stands (lag > 0: inside a super step).
+ */
+static int drain(run_state *s, int64_t origin, int lag)
+{
+  nestcl_engine *e = s->e;
+  eng_resident *r = &e->res;
+  nestcl_enqueue_counts *c = &s->vp->st.enqueued;
+  uint64_t st[8];
+  cl_int err = nestcl_enq_read(c, s->q, r->b_status.mem, CL_FALSE, 0, sizeof st, st, 0, NULL, NULL);
+  if (err == CL_SUCCESS) {
+    err = nestcl_enq_read(c, s->q, r->b_errs.mem, CL_FALSE, 0, r->b_errs.bytes, r->errs, 0, NULL, NULL);
+  }
+  if (err == CL_SUCCESS && lag != 0) {
+    err = nestcl_enq_read(c, s->q, r->b_counts.mem, CL_FALSE, 0, r->b_counts.bytes, r->counts, 0, NULL, NULL);
+  }
+  if (err == CL_SUCCESS) {
+    err = nestcl_enq_finish(c, s->q);
+  }
+  for (int k = 0; k < s->in_window; ++k) {
+    clReleaseEvent(r->markers[k]);
+    r->markers[k] = NULL;
+  }
+  double now = eng_now();
+  if (s->in_window > 0) {
+    r->s_per_ss = (now - s->t_window) / s->in_window;
+  }
+  s->t_window = now;
+  s->in_window = s->done = 0;
+  if (err != CL_SUCCESS) {
+    return cl_failed(err, "the device loop's drain");
+  }
+  e->spikes_total += st[W_SPIKES] - r->status[W_SPIKES];
+  e->events_total += st[W_EVENTS] - r->status[W_EVENTS];
+  memcpy(r->status, st, sizeof st);
+  uint64_t n = st[W_RECORDED];
+  if (n > r->plan.rec_cap) {
+    return nestcl_set_error(NESTCL_ERUNTIME, "internal: %llu recorded spikes for a buffer of %llu",
+                            (unsigned long long)n, (unsigned long long)r->plan.rec_cap);
+  }
+  int64_t fail_at = st[W_FAILED] ? (int64_t)(st[W_FAILED] - 1) : -1;
+  int rc = 0;
+  if (n > 0) {
+    static const cl_ulong zero = 0;
+    err = nestcl_enq_read(c, s->q, r->b_rec.mem, CL_TRUE, 0, n * 8, r->rec_host, 0, NULL, NULL);
+    if (err == CL_SUCCESS) {
+      err = nestcl_enq_write(c, s->q, r->b_status.mem, CL_FALSE, W_RECORDED * 8, sizeof zero, &zero, 0, NULL, NULL);
+    }
+    if (err != CL_SUCCESS) {
+      return cl_failed(err, "reading the recorded spikes");
+    }
+    rc = record_window(s, (size_t)n, fail_at);
+  }
+  s->window_origin = origin;
+  if (!rc) {
+    rc = device_error(s, fail_at, origin, lag);
+  }
+  return rc;
+}
+
+static int sticky(nestcl_engine *e, int rc)
+{
+  e->res.sticky = rc;
+  snprintf(e->res.sticky_err, sizeof e->res.sticky_err, "%s", nestcl_last_error());
+  return rc;
+}
+
+int eng_resident_run(nestcl_engine *e, int64_t steps)
+{
+  eng_resident *r = &e->res;
+  if (r->sticky) {
+    return nestcl_set_error(r->sticky, "%s", r->sticky_err);
+  }
+  eng_vp *vp = &e->vps[0];
+  run_state s = {e, vp, nestcl_device_queue(e->dev, vp->queue), e->origin, 0, 0, eng_now()};
+  int64_t origin = e->origin, left = steps;
+  int lag = e->lag;
+  cl_int err = CL_SUCCESS;
+  if (lag == 0) {
+    /* The list lengths start at zero, whichever super step this is (after a restore, too). */
+    static const cl_ulong zero2[2] = {0, 0};
+    err = nestcl_enq_write(&vp->st.enqueued, s.q, r->b_status.mem, CL_FALSE, 0, sizeof zero2, zero2, 0, NULL, NULL);
+  }
+  int stop = 0, rc = 0, drained = 0;
+  e->steps_left = 0;
+  double t0 = eng_now();
+  while (left > 0 && err == CL_SUCCESS && !rc) {
+    int from = lag;
+    int to = (int64_t)(e->min_delay - from) < left ? e->min_delay : from + (int)left;
+    drained = 0;
+    err = eng_gpu_enqueue_update(e, vp, origin, from, to, 0);
+    if (err == CL_SUCCESS) err = eng_gpu_enqueue_drives(e, vp, origin, from, to);
+    if (err == CL_SUCCESS && to == e->min_delay) err = enqueue_end(&s, origin);
+    left -= to - from;
+    lag = to;
+    if (lag < e->min_delay || err != CL_SUCCESS) {
+      break; /* the run ends inside a super step */
+    }
+    origin += e->min_delay;
+    lag = 0;
+    stop = e->stop_flag && *e->stop_flag != 0;
+    if (s.in_window >= r->plan.k || (stop && left > 0)) {
+      rc = drain(&s, origin, 0);
+      drained = 1;
+    } else {
+      err = throttle(&s);
+    }
+    if (stop && left > 0) {
+      break;
+    }
+  }
+  if (err != CL_SUCCESS) {
+    rc = cl_failed(err, "the device loop");
+  }
+  if (!rc && !drained) {
+    rc = drain(&s, origin, lag);
+  }
+  vp->st.seconds[NESTCL_PHASE_UPDATE] += eng_now() - t0;
+  if (rc) {
+    return sticky(e, rc);
+  }
+  int64_t run = steps - left;
+  int64_t total = (int64_t)e->lag + run;
+  e->origin += (total / e->min_delay) * e->min_delay;
+  e->lag = (int)(total % e->min_delay);
+  e->steps_done += run;
+  if (left > 0) {
+    e->steps_left = left;
+    return nestcl_set_error(NESTCL_EINTR, "stopped on request at t = %.10g ms, the end of a super step (%lld of %lld "
+                            "steps of this call)", (double)(e->origin + e->lag) * e->cfg.resolution_ms,
+                            (long long)run, (long long)steps);
+  }
+  return 0;
+}

@@ -1,0 +1,179 @@
+/*
+ * The device loop (host/src/engine/resident.c, issue 29): one stream runs
+ * whole super steps and the host waits for it only every sync_interval super
+ * steps, at the end of simulate() and on a stop request.
+ *  1. The Brunel network (test_lif, 2,000 neurons) on one stream gives the C
+ *     path's spike trains, spike count and synaptic events bit for bit: with
+ *     the default interval, with an interval of 3 and simulate() pieces that
+ *     end inside super steps and a stop request, and with host_clock (the
+ *     loop that waits every super step); and the loop waits at most twice per
+ *     drain (the counters), where the host clock waits every super step.
+ *  2. A spike-list overflow (parrots driven far beyond one spike per step,
+ *     from 20 ms on) in a run that drains every 1000 super steps names the
+ *     same super step as one that drains after every super step, records
+ *     nothing of that super step or later, and the engine refuses to go on.
+ * Exit 77 without an OpenCL device.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "brunel.h"
+#include "nestcl/model.h"
+
+static int failures;
+
+#define CHECK(cond, ...)                                                                                          \
+  do {                                                                                                              \
+    if (!(cond)) {                                                                                                  \
+      fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);                                                         \
+      fprintf(stderr, __VA_ARGS__);                                                                                 \
+      fputc('\n', stderr);                                                                                          \
+      failures++;                                                                                                   \
+    }                                                                                                               \
+  } while (0)
+
+static nestcl_engine_config stream_cfg(int sync_interval, int host_clock)
+{
+  nestcl_engine_config c;
+  nestcl_engine_config_defaults(&c);
+  c.cpu_threads = 0;
+  c.gpu_streams = 1;
+  c.gpu_fraction = 1.0;
+  c.seed = 4242;
+  c.sync_interval = sync_interval;
+  c.host_clock = host_clock;
+  return c;
+}
+
+/* 0, 1 (failed) or 77 (no device). */
+static int check_brunel(void)
+{
+  brunel_net net = brunel_test_lif();
+  nestcl_engine_config c1;
+  nestcl_engine_config_defaults(&c1);
+  c1.seed = 4242;
+  const double whole[] = {200.0};
+  brunel_result ref;
+  if (brunel_run(&net, &c1, 2000, 200, whole, 1, &ref)) {
+    fprintf(stderr, "FAIL reference: %s\n", nestcl_last_error());
+    return 1;
+  }
+  const double split[] = {13.3, 50.0, -40.0, 96.7};
+  struct {
+    const char *name;
+    nestcl_engine_config c;
+    const double *pieces;
+    int n_pieces;
+    int device_loop;
+    uint64_t max_waits;
+  } v[] = {
+      {"device loop, default interval", stream_cfg(0, 0), whole, 1, 1, 2},
+      /* 134 super steps of 1.5 ms: drains every 3, at the pieces' ends and the stop, two waits each at most. */
+      {"device loop, interval 3, split, stop", stream_cfg(3, 0), split, 4, 1, 2 * (134 / 3 + 4 + 2)},
+      {"host clock", stream_cfg(0, 1), whole, 1, 0, UINT64_MAX},
+  };
+  for (size_t k = 0; k < sizeof v / sizeof *v; ++k) {
+    brunel_result r;
+    int rc = brunel_run(&net, &v[k].c, 2000, 200, v[k].pieces, v[k].n_pieces, &r);
+    if (rc == NESTCL_ENODEV) {
+      printf("SKIP: %s\n", nestcl_last_error());
+      brunel_free(&ref);
+      return 77;
+    }
+    if (rc) {
+      fprintf(stderr, "FAIL %s: %s\n", v[k].name, nestcl_last_error());
+      failures++;
+      continue;
+    }
+    const nestcl_enqueue_counts *q = &r.enq0;
+    CHECK(brunel_compare(v[k].name, &ref, &r) == 0, "%s: spike trains differ from the C path", v[k].name);
+    CHECK(r.st.spikes == ref.st.spikes && r.st.synaptic_events == ref.st.synaptic_events,
+          "%s: %llu spikes, %llu events; the C path %llu, %llu", v[k].name, (unsigned long long)r.st.spikes,
+          (unsigned long long)r.st.synaptic_events, (unsigned long long)ref.st.spikes,
+          (unsigned long long)ref.st.synaptic_events);
+    CHECK(r.st.device_loop == v[k].device_loop, "%s: device_loop %d", v[k].name, r.st.device_loop);
+    CHECK(q->waits <= v[k].max_waits, "%s: %llu waits, at most %llu expected", v[k].name,
+          (unsigned long long)q->waits, (unsigned long long)v[k].max_waits);
+    if (!v[k].device_loop) {
+      CHECK(q->waits >= (uint64_t)r.st.steps / 15, "%s: %llu waits for %lld steps: fewer than one per super step",
+            v[k].name, (unsigned long long)q->waits, (long long)r.st.steps);
+    }
+    printf("%s %s: %zu spikes, %llu launches, %llu waits, %llu throttles for %lld steps\n",
+           failures ? "?" : "ok", v[k].name, r.n, (unsigned long long)q->launches, (unsigned long long)q->waits,
+           (unsigned long long)q->throttles, (long long)r.st.steps);
+    brunel_free(&r);
+  }
+  brunel_free(&ref);
+  return 0;
+}
+
+/* Parrots driven at 2 MHz from 20 ms: the error of the run and the last recorded step. */
+static int overflow_run(int sync_interval, int host_clock, char *msg, size_t cap, int64_t *last)
+{
+  nestcl_engine_config c = stream_cfg(sync_interval, host_clock);
+  nestcl_engine *e = NULL;
+  int rc = nestcl_engine_create(&c, &e), pop, rec;
+  if (!rc) rc = nestcl_engine_set_models(e, nestcl_builtin_models, nestcl_builtin_model_count);
+  if (!rc) rc = nestcl_engine_create_population(e, "parrot_neuron", 10, 0, &pop);
+  /* A quiet train first (so that something is recorded before), then the flood. */
+  if (!rc) rc = nestcl_engine_add_poisson(e, pop, 200.0, 1.0, 1.0, 0);
+  if (!rc) rc = nestcl_engine_add_poisson_window(e, pop, 2.0e6, 1.0, 1.0, 0, 20.0, 1.0e9);
+  if (!rc) rc = nestcl_engine_add_spike_recorder(e, pop, 0, 10, &rec);
+  if (!rc) rc = nestcl_engine_prepare(e);
+  if (rc == NESTCL_ENODEV) {
+    nestcl_engine_destroy(e);
+    return 77;
+  }
+  if (rc) {
+    snprintf(msg, cap, "set-up: %s", nestcl_last_error());
+    nestcl_engine_destroy(e);
+    return -1;
+  }
+  rc = nestcl_engine_simulate(e, 40.0);
+  snprintf(msg, cap, "%s", rc ? nestcl_last_error() : "(none)");
+  const uint64_t *gids;
+  const int64_t *steps;
+  size_t n = 0;
+  nestcl_engine_spikes(e, rec, &gids, &steps, &n);
+  *last = -1;
+  for (size_t k = 0; k < n; ++k) {
+    *last = steps[k] > *last ? steps[k] : *last;
+  }
+  int again = nestcl_engine_simulate(e, 1.0);
+  nestcl_engine_destroy(e);
+  return rc == NESTCL_ERUNTIME && again != 0 ? 0 : 1;
+}
+
+static void check_overflow(void)
+{
+  char m1[512], m1000[512], mh[512];
+  int64_t l1, l1000, lh;
+  int r1 = overflow_run(1, 0, m1, sizeof m1, &l1);
+  int r1000 = overflow_run(1000, 0, m1000, sizeof m1000, &l1000);
+  int rh = overflow_run(0, 1, mh, sizeof mh, &lh);
+  CHECK(r1 == 0 && r1000 == 0 && rh == 0, "overflow runs: %d '%s', %d '%s', %d '%s' (want a runtime error each, and "
+        "a refusal to go on)", r1, m1, r1000, m1000, rh, mh);
+  CHECK(strcmp(m1, m1000) == 0, "interval 1 says '%s', interval 1000 '%s'", m1, m1000);
+  CHECK(strstr(m1000, "spike list overflow") && strstr(m1000, "at t = 2"), "message '%s'", m1000);
+  CHECK(strstr(mh, "spike list overflow") != NULL, "host clock: '%s'", mh);
+  /* Nothing of the overflowing super step (t in [20, 23) ms: steps >= 200) or later is recorded. */
+  CHECK(l1000 >= 0 && l1000 < 230 && l1000 == l1 && l1000 == lh, "last recorded steps %lld, %lld, %lld",
+        (long long)l1, (long long)l1000, (long long)lh);
+  printf("%s overflow: '%s' (last recorded step %lld)\n", failures ? "?" : "ok", m1000, (long long)l1000);
+}
+
+int main(void)
+{
+  int rc = check_brunel();
+  if (rc == 77) {
+    return 77;
+  }
+  failures += rc;
+  check_overflow();
+  if (failures) {
+    fprintf(stderr, "%d failure(s)\n", failures);
+    return 1;
+  }
+  printf("device loop: all checks passed\n");
+  return 0;
+}
