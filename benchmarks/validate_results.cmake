@@ -107,8 +107,10 @@ foreach(v RANGE ${last})
       message(FATAL_ERROR "validate_results: simulation.vps[${v}].phases_s.${p} is negative (${x})")
     endif()
   endforeach()
-  # The enqueue counters (issue 29): a stream launches kernels and waits for its device every
-  # super step of this engine; a CPU thread enqueues nothing.
+  # The enqueue counters (issue 29): a stream launches kernels every super step and, in the
+  # host clock's loop, waits for its device every super step; in the device loop
+  # (simulation.device_loop) it waits less than once per super step (drains); a CPU thread
+  # enqueues nothing.
   string(JSON kind GET "${doc}" simulation vps ${v} kind)
   string(JSON launches ERROR_VARIABLE err GET "${doc}" simulation vps ${v} enqueued launches)
   if(err)
@@ -116,9 +118,18 @@ foreach(v RANGE ${last})
   endif()
   string(JSON waits GET "${doc}" simulation vps ${v} enqueued per_super_step waits)
   string(JSON steps GET "${doc}" simulation vps ${v} enqueued super_steps)
-  if(kind STREQUAL "stream" AND steps GREATER 0 AND (launches LESS steps OR waits LESS 1))
-    message(FATAL_ERROR "validate_results: stream ${v}: ${launches} launches and ${waits} waits per super step "
-      "over ${steps} super steps")
+  string(JSON loop ERROR_VARIABLE err GET "${doc}" simulation device_loop)
+  if(err)
+    message(FATAL_ERROR "validate_results: simulation.device_loop missing")
+  endif()
+  if(kind STREQUAL "stream" AND steps GREATER 0 AND launches LESS steps)
+    message(FATAL_ERROR "validate_results: stream ${v}: ${launches} launches over ${steps} super steps")
+  endif()
+  if(kind STREQUAL "stream" AND steps GREATER 10 AND loop STREQUAL "OFF" AND waits LESS 1)
+    message(FATAL_ERROR "validate_results: stream ${v} (host clock): ${waits} waits per super step")
+  endif()
+  if(kind STREQUAL "stream" AND steps GREATER 10 AND loop STREQUAL "ON" AND NOT waits LESS 1)
+    message(FATAL_ERROR "validate_results: stream ${v} (device loop): ${waits} waits per super step")
   endif()
   if(kind STREQUAL "thread" AND NOT launches EQUAL 0)
     message(FATAL_ERROR "validate_results: thread ${v} counted ${launches} kernel launches")

@@ -130,8 +130,11 @@ int cli_simulate_progress(nestcl_engine *e, const char *what, double t_ms, doubl
 {
   double t0 = cli_now(), done = 0.0;
   int tty = isatty(2), last = -1;
-  /* Each call may end inside a super step, which the engine handles. */
-  double piece = dt * ceil(t_ms / 20.0 / dt);
+  /*
+   * Each call may end inside a super step, which the engine handles. Quiet:
+   * one call (each call ends with a drain of the device loop).
+   */
+  double piece = quiet ? t_ms : dt * ceil(t_ms / 20.0 / dt);
   if (piece < dt) piece = dt;
   while (done < t_ms - 0.5 * dt) {
     double step = piece < t_ms - done ? piece : t_ms - done;

@@ -63,7 +63,7 @@ typedef struct nestcl_device_info {
   int int64_atomics;         /* cl_khr_int64_base_atomics: the ring's fixed-point sums need it */
   int int64_ext_atomics;     /* cl_khr_int64_extended_atomics: not needed by any kernel; reported */
   size_t max_wg_size;        /* CL_DEVICE_MAX_WORK_GROUP_SIZE */
-  cl_ulong local_mem_bytes;  /* CL_DEVICE_LOCAL_MEM_SIZE (no kernel uses local memory today) */
+  cl_ulong local_mem_bytes;  /* CL_DEVICE_LOCAL_MEM_SIZE (nestcl_gather uses 4 bytes; no other kernel any) */
   size_t preferred_wg_multiple; /* CL_KERNEL_PREFERRED_WORK_GROUP_SIZE_MULTIPLE of a trivial kernel */
   cl_platform_id platform;
   cl_device_id device;

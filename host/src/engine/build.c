@@ -1412,7 +1412,8 @@ int eng_build(nestcl_engine *e)
       if (!vp->is_gpu) {
         continue;
       }
-      rc = nestcl_buffer_alloc(e->dev, NESTCL_MEM_OTHER, "global spike list", e->global_cap * 8, CL_MEM_READ_ONLY,
+      /* Read-write: the device loop's gather kernel writes it (resident.c). */
+      rc = nestcl_buffer_alloc(e->dev, NESTCL_MEM_OTHER, "global spike list", e->global_cap * 8, CL_MEM_READ_WRITE,
                                NULL, &vp->b_global);
       if (!rc && e->any_plastic) {
         rc = nestcl_buffer_alloc(e->dev, NESTCL_MEM_OTHER, "spiking sources", e->global_cap * 12, CL_MEM_READ_ONLY,

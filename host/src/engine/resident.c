@@ -117,9 +117,10 @@ void eng_resident_plan(const nestcl_engine *e, int min_delay, size_t max_alloc, 
 
 /* One buffer of `bytes` for all blocks, each block's part at offs[p] as a sub-buffer in *sub[p]. */
 static int carve(nestcl_engine *e, const char *what, const size_t *offs, const size_t *sizes, size_t bytes,
-                 nestcl_buffer *parent, nestcl_buffer *const *sub)
+                 const void *init, nestcl_buffer *parent, nestcl_buffer *const *sub)
 {
-  int rc = nestcl_buffer_alloc(e->dev, NESTCL_MEM_OTHER, what, bytes, CL_MEM_READ_WRITE, NULL, parent);
+  int rc = nestcl_buffer_alloc(e->dev, NESTCL_MEM_OTHER, what, bytes,
+                               CL_MEM_READ_WRITE | (init ? CL_MEM_COPY_HOST_PTR : 0), init, parent);
   for (int p = 0; p < e->n_pops && !rc; ++p) {
     if (!sub[p]) {
       continue;
@@ -170,8 +171,18 @@ static int carve_blocks(nestcl_engine *e, eng_vp *vp, uint32_t *table)
     table[4 * p + 3] = b->n;
   }
   eng_resident *r = &e->res;
-  int rc = carve(e, "spike counts", co, csz, cbytes, &r->b_counts, cs);
-  if (!rc) rc = carve(e, "spike lists", so, ssz, sbytes, &r->b_spikes, cs + e->n_pops);
+  /*
+   * Both start as zeros from a host copy: the counts must (memory that
+   * clEnqueueFillBuffer cleared is uninitialised to oclgrind), and the lists
+   * because oclgrind (21.10) does not see the update kernels' writes through
+   * the sub-buffers in the parent, which the gather kernel reads
+   * (docs/oclgrind-reports.md).
+   */
+  void *zeros = calloc(cbytes > sbytes ? cbytes : sbytes, 1);
+  int rc = zeros ? carve(e, "spike counts", co, csz, cbytes, zeros, &r->b_counts, cs)
+                 : nestcl_set_error(NESTCL_ENOMEM, "out of host memory");
+  if (!rc) rc = carve(e, "spike lists", so, ssz, sbytes, zeros, &r->b_spikes, cs + e->n_pops);
+  free(zeros);
   free(co);
   free(cs);
   for (int p = 0; p < e->n_pops && !rc; ++p) {
@@ -183,13 +194,6 @@ static int carve_blocks(nestcl_engine *e, eng_vp *vp, uint32_t *table)
     cl_int err = clSetKernelArg(b->k_update, 9, sizeof(cl_mem), &b->b_count.mem);
     err |= clSetKernelArg(b->k_update, 10, sizeof(cl_mem), &b->b_spikes.mem);
     rc = eng_cl_check(err, "clSetKernelArg(update)");
-  }
-  if (!rc) {
-    /* Counts start at zero (the blocks' own buffers did). */
-    static const cl_uint zero = 0;
-    cl_int err = clEnqueueFillBuffer(nestcl_device_queue(e->dev, vp->queue), r->b_counts.mem, &zero, sizeof zero, 0,
-                                     cbytes, 0, NULL, NULL);
-    rc = eng_cl_check(err, "clEnqueueFillBuffer(spike counts)");
   }
   return rc;
 }
