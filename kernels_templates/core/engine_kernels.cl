@@ -169,16 +169,30 @@ __kernel void nestcl_gather(__global uint *counts, __global const uint *spikes, 
 }
 
 /*
- * nestcl_deliver over the global list that nestcl_gather left on the device:
- * its length is read there, so the host launches a fixed number of
- * work-groups, each of which walks every get_num_groups(1)-th spike.
+ * eng_drive_window (host/src/engine/cycle.c) on the device: the lags [*f, *t)
+ * of [0, to) at which a generator active at steps start < s <= stop is on
+ * (stop LONG_MAX: no end); *f == *t when none.
  */
-__kernel void nestcl_deliver_resident(__global const uint *spikes, __global const ulong *status, uint parity,
-                                      long origin, __global const ulong *row_ptr, __global const uint *target,
-                                      __global const NESTCL_W_T *weight, __global const nestcl_u16 *delay,
-                                      uint delay_hom, __global long *ring, uint ring_slots, uint n, uint n_channels)
+NESTCL_INLINE void nestcl_drive_window(long start_step, long stop_step, long origin, int to, int *f, int *t)
 {
-  const ulong n_spikes = status[NESTCL_RES_GLOBAL_N + parity];
+  const long lo = start_step + 1 - origin, hi = stop_step == LONG_MAX ? (long)to : stop_step + 1 - origin;
+  *f = lo > 0 ? (int)(lo < to ? lo : to) : 0;
+  *t = hi < to ? (int)(hi > 0 ? hi : 0) : to;
+}
+
+/*
+ * nestcl_deliver over the global list that nestcl_gather left on the device,
+ * for one block: its length is read there, so the host launches a fixed
+ * number of work-groups, each of which walks every get_num_groups(1)-th
+ * spike. The device loop's merged delivery kernel (resident_merge.c
+ * generates it) calls this for each of its blocks, one per index in
+ * dimension 2.
+ */
+NESTCL_INLINE void nestcl_deliver_list(__global const uint *spikes, ulong n_spikes, long origin,
+                                __global const ulong *row_ptr, __global const uint *target,
+                                __global const NESTCL_W_T *weight, __global const nestcl_u16 *delay, uint delay_hom,
+                                __global long *ring, uint ring_slots, uint n, uint n_channels)
+{
   for (ulong s = get_group_id(1); s < n_spikes; s += get_num_groups(1)) {
     const uint gid = spikes[2u * s], lag = spikes[2u * s + 1u];
     ulong r0 = row_ptr[gid], r1 = row_ptr[gid + 1u];

@@ -5,7 +5,8 @@
  * with its state, ring, spike list and the CSR of the synapses onto it).
  * Files: api.c (description and validation), build.c (partition, state,
  * connectivity, upload), cycle.c (simulate, the host clock's loop),
- * resident.c and resident_run.c (the device loop), plastic.c (translated
+ * resident.c, resident_run.c, resident_merge.c and resident_update.c (the
+ * device loop), plastic.c (translated
  * synapses), record.c (recorders), psp.c, estimate.c (admission), core_cpu.c
  * (the C twins of the core kernels), checkpoint.c (checkpoint and restore).
  */
@@ -192,15 +193,41 @@ typedef struct eng_res_plan {
   size_t rec_bytes;      /* the recording buffer */
 } eng_res_plan;
 
-/* The device loop (resident.c, resident_run.c); on == 0: cycle.c's loop runs. */
+/* One launch of the device loop's end of a super step (resident_merge.c): a generated kernel over several blocks. */
+typedef struct eng_launch {
+  cl_kernel k;
+  int *items;            /* populations: [0, n_deliver) delivered into, the rest driven */
+  int n_items, n_deliver;
+  size_t width;          /* work-items per spike (and per group of driven neurons) */
+} eng_launch;
+
+/* One merged update of the device loop (resident_update.c): every population of one model. */
+typedef struct eng_update {
+  cl_program prog;
+  cl_kernel k;
+  int *pops;
+  int n;
+  nestcl_buffer *parents; /* per field: the blocks' field buffers are parts of it */
+  nestcl_buffer b_tab;   /* per block: n, K, channels, capacity, ring/count/list offsets, first gid, field offsets */
+  size_t width;          /* the largest block */
+} eng_update;
+
+/* The device loop (resident.c, resident_run.c, resident_merge.c, resident_update.c); on == 0: cycle.c's loop runs. */
 typedef struct eng_resident {
   int on;
   eng_res_plan plan;
   nestcl_buffer b_counts, b_spikes; /* the blocks' count words and spike lists are parts of these */
   nestcl_buffer b_table, b_gids, b_degree, b_recorded, b_status, b_errs, b_rec;
   cl_kernel k_gather;
-  cl_kernel *k_deliver;  /* per population; NULL where no synapse targets it */
-  size_t gather_width, deliver_width_min, deliver_groups;
+  size_t gather_width, deliver_groups;
+  cl_program merged;     /* the generated merged kernels */
+  eng_launch *launches;  /* the end of a super step */
+  int n_launches;
+  nestcl_buffer b_ring_all; /* the blocks' rings are parts of it, at ring_off[p] elements */
+  size_t *ring_off;
+  eng_update *upd;
+  int n_upd;
+  int *merged_pop;       /* per population: updated by a merged launch */
   uint64_t status[8];    /* the last drain's status words */
   uint32_t *errs;        /* [6 x n_pops] */
   uint32_t *table;       /* [4 x n_pops]: per block its count words' offset (words), spike list's offset, capacity, n */
@@ -208,6 +235,7 @@ typedef struct eng_resident {
   uint32_t *rec_host;    /* [2 x rec_cap] */
   cl_event *markers;     /* [k + 1]: the end of each super step since the last drain */
   double s_per_ss;       /* wall seconds per super step, measured between drains */
+  double rec_per_ss;     /* recorded spikes per super step, as the drains saw them (the next drain's guess) */
   int sticky;            /* an error the device loop found: the engine does not go on */
   char sticky_err[512];
 } eng_resident;
@@ -337,6 +365,13 @@ void eng_resident_plan(const nestcl_engine *e, int min_delay, size_t max_alloc, 
 int eng_resident_setup(nestcl_engine *e);
 void eng_resident_free(nestcl_engine *e);
 int eng_resident_run(nestcl_engine *e, int64_t steps);
+int eng_resident_merge_setup(nestcl_engine *e, eng_vp *vp);
+int eng_resident_rehome_rings(nestcl_engine *e, eng_vp *vp);
+int eng_resident_update_setup(nestcl_engine *e, eng_vp *vp);
+void eng_resident_update_free(nestcl_engine *e);
+cl_int eng_resident_enqueue_update(nestcl_engine *e, eng_vp *vp, cl_command_queue q, int64_t origin, int from, int to);
+void eng_resident_merge_free(nestcl_engine *e);
+cl_int eng_resident_enqueue_step_end(nestcl_engine *e, eng_vp *vp, cl_command_queue q, int64_t origin, cl_uint parity);
 
 /* C twins of the core kernels (core_cpu.c). */
 void eng_cpu_deliver(eng_block *b, int weight_double, uint32_t ring_slots, const uint32_t *spikes, size_t n_spikes,

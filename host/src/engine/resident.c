@@ -205,8 +205,6 @@ static int make_kernels(nestcl_engine *e, eng_vp *vp)
   r->k_gather = clCreateKernel(e->core_program, "nestcl_gather", &err);
   int rc = eng_cl_check(err, "clCreateKernel(nestcl_gather)");
   if (!rc) rc = nestcl_kernel_wg_width(e->dev, r->k_gather, "nestcl_gather", 256, &r->gather_width);
-  r->k_deliver = calloc((size_t)e->n_pops, sizeof *r->k_deliver);
-  if (!rc && !r->k_deliver) rc = nestcl_set_error(NESTCL_ENOMEM, "out of host memory");
   cl_uint md = (cl_uint)e->min_delay;
   cl_ulong cap = r->plan.rec_cap;
   if (!rc) {
@@ -224,31 +222,17 @@ static int make_kernels(nestcl_engine *e, eng_vp *vp)
     err |= clSetKernelArg(r->k_gather, 14, sizeof(cl_mem), &r->b_errs.mem);
     rc = eng_cl_check(err, "clSetKernelArg(nestcl_gather)");
   }
+  /* The rings as parts of one buffer; the updates of each model in one launch; delivery and drive in one each. */
+  if (!rc) rc = eng_resident_rehome_rings(e, vp);
   for (int p = 0; p < e->n_pops && !rc; ++p) {
-    eng_block *b = &vp->blocks[p];
-    if (b->n == 0 || b->nnz == 0) {
-      continue;
+    /* Populations that keep their own update launch: their ring is a part now (nestcl_update_kernel_fixed_args: 8). */
+    if (vp->blocks[p].n) {
+      rc = eng_cl_check(clSetKernelArg(vp->blocks[p].k_update, 8, sizeof(cl_mem), &vp->blocks[p].b_ring.mem),
+                        "clSetKernelArg(update)");
     }
-    cl_kernel k = clCreateKernel(e->core_program, "nestcl_deliver_resident", &err);
-    if ((rc = eng_cl_check(err, "clCreateKernel(nestcl_deliver_resident)"))) break;
-    r->k_deliver[p] = k;
-    size_t w;
-    if ((rc = nestcl_kernel_wg_width(e->dev, k, "nestcl_deliver_resident", b->deliver_width, &w))) break;
-    r->deliver_width_min = r->deliver_width_min && r->deliver_width_min < w ? r->deliver_width_min : w;
-    cl_uint dh = b->delay_hom, slots = (cl_uint)e->ring_slots, n = b->n, nch = b->n_channels;
-    err = clSetKernelArg(k, 0, sizeof(cl_mem), &vp->b_global.mem);
-    err |= clSetKernelArg(k, 1, sizeof(cl_mem), &r->b_status.mem);
-    err |= clSetKernelArg(k, 4, sizeof(cl_mem), &b->b_row.mem);
-    err |= clSetKernelArg(k, 5, sizeof(cl_mem), &b->b_target.mem);
-    err |= clSetKernelArg(k, 6, sizeof(cl_mem), &b->b_weight.mem);
-    err |= clSetKernelArg(k, 7, sizeof(cl_mem), &b->b_delay.mem);
-    err |= clSetKernelArg(k, 8, sizeof dh, &dh);
-    err |= clSetKernelArg(k, 9, sizeof(cl_mem), &b->b_ring.mem);
-    err |= clSetKernelArg(k, 10, sizeof slots, &slots);
-    err |= clSetKernelArg(k, 11, sizeof n, &n);
-    err |= clSetKernelArg(k, 12, sizeof nch, &nch);
-    rc = eng_cl_check(err, "clSetKernelArg(nestcl_deliver_resident)");
   }
+  if (!rc) rc = eng_resident_update_setup(e, vp);
+  if (!rc) rc = eng_resident_merge_setup(e, vp);
   return rc;
 }
 
@@ -324,10 +308,8 @@ void eng_resident_free(nestcl_engine *e)
 {
   eng_resident *r = &e->res;
   if (r->k_gather) clReleaseKernel(r->k_gather);
-  for (int p = 0; r->k_deliver && p < e->n_pops; ++p) {
-    if (r->k_deliver[p]) clReleaseKernel(r->k_deliver[p]);
-  }
-  free(r->k_deliver);
+  eng_resident_merge_free(e);
+  eng_resident_update_free(e);
   if (e->dev) {
     /* Parents may go before their sub-buffers: OpenCL keeps the memory until the last one is released. */
     nestcl_buffer *bufs[] = {&r->b_counts, &r->b_spikes, &r->b_table, &r->b_gids, &r->b_degree, &r->b_recorded, &r->b_status, &r->b_errs, &r->b_rec};

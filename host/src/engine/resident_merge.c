@@ -1,0 +1,295 @@
+/*
+ * The device loop's end of a super step in one launch (issue 29): delivery of
+ * the global list into every block of the stream and the Poisson and DC drive
+ * of every driven block, instead of one launch per block and per drive.
+ *
+ * OpenCL 1.2 cannot keep buffer addresses in device memory, so, as GeNN
+ * generates a merged group's code, the engine generates a kernel whose
+ * arguments are every block's buffers and sizes (the rings as offsets into
+ * the stream's one ring buffer) and which picks its item by the work-item's
+ * index in dimension 2: item j < n_deliver delivers into a block, the others
+ * drive a block. A kernel's arguments may take CL_DEVICE_MAX_PARAMETER_SIZE
+ * bytes (1,024 on PoCL, 4,352 on NVIDIA's drivers): items beyond that go to a
+ * second kernel of the same kind, and so on.
+ *
+ * The drive of a whole super step runs at its end: a drive's delay is at
+ * least the min delay (it counts in it), so its inputs land in the slots of
+ * later super steps, which no update of this one reads. Ring additions are
+ * integer atomics (nestcl_fixed_add), so delivery and drive may add into one
+ * cell together; the drives of one block run one after the other for each
+ * neuron, in the engine's order.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine_internal.h"
+#include "engine_kernels_source.h"
+#include "enqueue.h"
+#include "nestcl_rt_source.h"
+
+/*
+ * Arguments: the fixed ones, then per delivered block its CSR buffers, per
+ * drive its Poisson table; the sizes, offsets and the drives' values and
+ * windows are constants of the generated source. Their bytes (pointers as 8).
+ */
+enum { FIXED = 7, PER_DELIVER = 4, PER_DRIVE = 1 };
+enum { FIXED_B = 48, DELIVER_B = 32, DRIVEN_B = 0, DRIVE_B = 8 };
+
+typedef struct text {
+  char *s;
+  size_t n, cap;
+  int oom;
+} text;
+
+static void put(text *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void put(text *t, const char *fmt, ...)
+{
+  for (;;) {
+    va_list ap;
+    va_start(ap, fmt);
+    int k = vsnprintf(t->s ? t->s + t->n : NULL, t->s ? t->cap - t->n : 0, fmt, ap);
+    va_end(ap);
+    if (k < 0) {
+      t->oom = 1;
+      return;
+    }
+    if (t->s && t->n + (size_t)k < t->cap) {
+      t->n += (size_t)k;
+      return;
+    }
+    size_t cap = (t->cap ? 2 * t->cap : 4096) + (size_t)k;
+    char *p = realloc(t->s, cap);
+    if (!p) {
+      t->oom = 1;
+      return;
+    }
+    t->s = p;
+    t->cap = cap;
+  }
+}
+
+/* The drives of population p, in the engine's order. */
+static int block_drives(const nestcl_engine *e, int p, int *out)
+{
+  int m = 0;
+  for (int k = 0; k < e->n_drives; ++k) {
+    if (e->drives[k].pop == p) {
+      out[m++] = k;
+    }
+  }
+  return m;
+}
+
+/* Kernel `name` for launch l: items [0, n_deliver) deliver, the rest drive. */
+static void gen_kernel(const nestcl_engine *e, const eng_vp *vp, text *t, const char *name, const eng_launch *l,
+                       int *drv)
+{
+  const eng_resident *r = &e->res;
+  put(t, "__kernel void %s(__global const uint *spikes, __global const ulong *status, uint parity, long origin,\n"
+         "  uint ring_slots, __global long *ring, uint seed", name);
+  for (int j = 0; j < l->n_items; ++j) {
+    if (j < l->n_deliver) {
+      put(t, ",\n  __global const ulong *rp%d, __global const uint *tg%d, __global const NESTCL_W_T *w%d,"
+             " __global const nestcl_u16 *d%d", j, j, j, j);
+      continue;
+    }
+    int m = block_drives(e, l->items[j], drv);
+    for (int k = 0; k < m; ++k) {
+      put(t, ",\n  __global const double *cdf%d_%d", j, k);
+    }
+  }
+  put(t, ")\n{\n  const ulong n_spikes = status[NESTCL_RES_GLOBAL_N + parity];\n"
+         "  const uint i0 = (uint)(get_group_id(1) * get_local_size(0) + get_local_id(0));\n"
+         "  const uint di = (uint)(get_local_size(0) * get_num_groups(1));\n"
+         "  int f, t;\n  (void)n_spikes; (void)i0; (void)di; (void)f; (void)t;\n  switch (get_global_id(2)) {\n");
+  for (int j = 0; j < l->n_items; ++j) {
+    const eng_block *b = &vp->blocks[l->items[j]];
+    const unsigned long long ro = r->ring_off[l->items[j]];
+    if (j < l->n_deliver) {
+      put(t, "  case %d: nestcl_deliver_list(spikes, n_spikes, origin, rp%d, tg%d, w%d, d%d, %uu, ring + %lluul,"
+             " ring_slots, %uu, %uu); break;\n", j, j, j, j, j, b->delay_hom, ro, b->n, b->n_channels);
+      continue;
+    }
+    put(t, "  case %d:\n    for (uint i = i0; i < %uu; i += di) {\n", j, b->n);
+    int m = block_drives(e, l->items[j], drv);
+    for (int k = 0; k < m; ++k) {
+      const eng_drive *d = &e->drives[drv[k]];
+      /* eng_drive_window over the whole super step, on the device. */
+      put(t, "      nestcl_drive_window(%lldl, %lldl, origin, %d, &f, &t);\n", (long long)d->start_step,
+          (long long)d->stop_step, e->min_delay);
+      put(t, "      nestcl_drive_neuron(ring + %lluul, %uu, %uu, ring_slots, %uu, i, %lluul, %uu, origin, f, t, %d,"
+             " %lldl, %d, seed, cdf%d_%d, %uu, %uu, %uu);\n", ro, b->n_channels, b->n, (unsigned)d->channel,
+          (unsigned long long)b->first_gid, d->gen, d->delay_steps, (long long)d->value_fixed, d->is_poisson, j, k,
+          d->cdf_len, d->kstop, d->chunks);
+    }
+    put(t, "    }\n    break;\n");
+  }
+  put(t, "  default: break;\n  }\n}\n\n");
+}
+
+/*
+ * Splits the items (blocks with synapses to deliver through, then driven
+ * blocks) into launches whose arguments fit max_param bytes.
+ */
+static int plan_launches(nestcl_engine *e, const eng_vp *vp, size_t max_param, int *drv)
+{
+  eng_resident *r = &e->res;
+  r->launches = calloc(2 * (size_t)e->n_pops + 1, sizeof *r->launches);
+  if (!r->launches) {
+    return nestcl_set_error(NESTCL_ENOMEM, "out of host memory");
+  }
+  size_t bytes = 0;
+  for (int pass = 0; pass < 2; ++pass) {
+    for (int p = 0; p < e->n_pops; ++p) {
+      const eng_block *b = &vp->blocks[p];
+      int m = pass ? block_drives(e, p, drv) : 0;
+      if (b->n == 0 || (pass ? m == 0 : b->nnz == 0)) {
+        continue;
+      }
+      size_t need = pass ? DRIVEN_B + (size_t)m * DRIVE_B : DELIVER_B;
+      if (FIXED_B + need > max_param) {
+        return nestcl_set_error(NESTCL_ENODEV, "the device takes %zu bytes of kernel arguments; the device loop's "
+                                "merged kernel needs %zu for population %d (%s)", max_param, FIXED_B + need, p,
+                                e->pops[p].model->name);
+      }
+      /* A new launch when this one is full (delivery items first, then drives, in each). */
+      if (r->n_launches == 0 || bytes + need > max_param) {
+        eng_launch *l = &r->launches[r->n_launches++];
+        l->items = malloc(2 * (size_t)e->n_pops * sizeof *l->items);
+        if (!l->items) {
+          return nestcl_set_error(NESTCL_ENOMEM, "out of host memory");
+        }
+        bytes = FIXED_B;
+      }
+      eng_launch *l = &r->launches[r->n_launches - 1];
+      l->items[l->n_items++] = p;
+      l->n_deliver += pass == 0;
+      bytes += need;
+    }
+  }
+  return 0;
+}
+
+/* The arguments of launch l (the rest is in its source). */
+static cl_int set_args(nestcl_engine *e, eng_vp *vp, eng_launch *l, int *drv)
+{
+  eng_resident *r = &e->res;
+  cl_uint slots = (cl_uint)e->ring_slots, seed = e->cfg.seed;
+  cl_int err = clSetKernelArg(l->k, 0, sizeof(cl_mem), &vp->b_global.mem);
+  err |= clSetKernelArg(l->k, 1, sizeof(cl_mem), &r->b_status.mem);
+  err |= clSetKernelArg(l->k, 4, sizeof slots, &slots);
+  err |= clSetKernelArg(l->k, 5, sizeof(cl_mem), &r->b_ring_all.mem);
+  err |= clSetKernelArg(l->k, 6, sizeof seed, &seed);
+  cl_uint a = FIXED;
+  size_t max_row = 1;
+  for (int j = 0; j < l->n_items; ++j) {
+    const eng_block *b = &vp->blocks[l->items[j]];
+    if (j < l->n_deliver) {
+      err |= clSetKernelArg(l->k, a, sizeof(cl_mem), &b->b_row.mem);
+      err |= clSetKernelArg(l->k, a + 1, sizeof(cl_mem), &b->b_target.mem);
+      err |= clSetKernelArg(l->k, a + 2, sizeof(cl_mem), &b->b_weight.mem);
+      err |= clSetKernelArg(l->k, a + 3, sizeof(cl_mem), &b->b_delay.mem);
+      a += PER_DELIVER;
+      max_row = b->max_row > max_row ? b->max_row : max_row;
+      continue;
+    }
+    int m = block_drives(e, l->items[j], drv);
+    for (int k = 0; k < m; ++k, a += PER_DRIVE) {
+      err |= clSetKernelArg(l->k, a, sizeof(cl_mem), &e->drives[drv[k]].b_cdf.mem);
+    }
+  }
+  /* Work-items per spike (and per group of driven neurons): the engine's width within this kernel's limit. */
+  size_t w;
+  if (nestcl_kernel_wg_width(e->dev, l->k, "nestcl_step_merged", e->deliver_width, &w)) {
+    return CL_INVALID_KERNEL;
+  }
+  l->width = l->n_deliver && w > max_row ? max_row : w;
+  return err;
+}
+
+int eng_resident_merge_setup(nestcl_engine *e, eng_vp *vp)
+{
+  eng_resident *r = &e->res;
+  size_t max_param = 1024;
+  clGetDeviceInfo(nestcl_device_id(e->dev), CL_DEVICE_MAX_PARAMETER_SIZE, sizeof max_param, &max_param, NULL);
+  int *drv = malloc(((size_t)e->n_drives + 1) * sizeof *drv);
+  if (!drv) {
+    return nestcl_set_error(NESTCL_ENOMEM, "out of host memory");
+  }
+  int rc = plan_launches(e, vp, max_param, drv);
+  text t = {0};
+  put(&t, "%s\n%s\n", nestcl_rt_source, nestcl_engine_kernels_source);
+  char name[64];
+  for (int k = 0; k < r->n_launches && !rc; ++k) {
+    snprintf(name, sizeof name, "nestcl_step_merged_%d", k);
+    gen_kernel(e, vp, &t, name, &r->launches[k], drv);
+  }
+  if (!rc && t.oom) rc = nestcl_set_error(NESTCL_ENOMEM, "out of host memory");
+  char opt[160];
+  snprintf(opt, sizeof opt, "%s%s",
+           e->cfg.weight_type == NESTCL_WEIGHT_DOUBLE ? "-DNESTCL_W_T=double -DNESTCL_W_SUFFIX=_d"
+                                                      : "-DNESTCL_W_T=float -DNESTCL_W_SUFFIX=_f",
+           e->deliver_contiguous ? " -DNESTCL_DELIVER_CONTIGUOUS=1" : "");
+  if (!rc && r->n_launches) rc = nestcl_program_build(e->dev, t.s, opt, &r->merged);
+  free(t.s);
+  for (int k = 0; k < r->n_launches && !rc; ++k) {
+    eng_launch *l = &r->launches[k];
+    snprintf(name, sizeof name, "nestcl_step_merged_%d", k);
+    cl_int err;
+    l->k = clCreateKernel(r->merged, name, &err);
+    if ((rc = eng_cl_check(err, "clCreateKernel(nestcl_step_merged)"))) break;
+    rc = eng_cl_check(set_args(e, vp, l, drv), "clSetKernelArg(nestcl_step_merged)");
+  }
+  free(drv);
+  return rc;
+}
+
+void eng_resident_merge_free(nestcl_engine *e)
+{
+  eng_resident *r = &e->res;
+  for (int k = 0; r->launches && k < r->n_launches; ++k) {
+    if (r->launches[k].k) clReleaseKernel(r->launches[k].k);
+    free(r->launches[k].items);
+  }
+  free(r->launches);
+  if (r->merged) clReleaseProgram(r->merged);
+  r->launches = NULL;
+  r->n_launches = 0;
+  r->merged = NULL;
+}
+
+/* The end of the super step at origin: delivery and the drives of its lags [0, min_delay). */
+cl_int eng_resident_enqueue_step_end(nestcl_engine *e, eng_vp *vp, cl_command_queue q, int64_t origin, cl_uint parity)
+{
+  eng_resident *r = &e->res;
+  cl_long org = origin;
+  cl_int err = CL_SUCCESS;
+  int drv[64], *dp = e->n_drives <= 64 ? drv : malloc((size_t)e->n_drives * sizeof *dp);
+  if (!dp) {
+    return CL_OUT_OF_HOST_MEMORY;
+  }
+  for (int k = 0; k < r->n_launches && err == CL_SUCCESS; ++k) {
+    eng_launch *l = &r->launches[k];
+    /* A launch that only drives, when none of its drives is on in this super step, is left out. */
+    int active = l->n_deliver > 0;
+    for (int j = l->n_deliver; j < l->n_items && !active; ++j) {
+      int m = block_drives(e, l->items[j], dp);
+      for (int i = 0; i < m && !active; ++i) {
+        int f2, t2;
+        active = eng_drive_window(&e->drives[dp[i]], origin, 0, e->min_delay, &f2, &t2);
+      }
+    }
+    err = clSetKernelArg(l->k, 2, sizeof parity, &parity);
+    err |= clSetKernelArg(l->k, 3, sizeof org, &org);
+    size_t gs[3] = {l->width, r->deliver_groups, (size_t)l->n_items}, ls[3] = {l->width, 1, 1};
+    if (err == CL_SUCCESS && active) {
+      err = nestcl_enq_launch(&vp->st.enqueued, q, l->k, 3, gs, ls, 0, NULL, NULL);
+    }
+  }
+  if (dp != drv) {
+    free(dp);
+  }
+  return err;
+}
