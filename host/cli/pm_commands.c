@@ -418,6 +418,7 @@ typedef struct pm_flags {
   int top;
   int measure, repeats;       /* tune --measure K --repeats R */
   double simtime, presim;     /* their runs */
+  double launch_us, wait_us;  /* predict: the latency floor's costs */
   int help;
 } pm_flags;
 
@@ -463,6 +464,8 @@ static int parse_flags(int argc, char **argv, const char *allowed, pm_flags *f)
   f->repeats = 3;
   f->simtime = 200.0;
   f->presim = 50.0;
+  f->launch_us = 5.0;
+  f->wait_us = 20.0;
   f->files = malloc((size_t)(argc > 0 ? argc : 1) * sizeof *f->files);
   if (!f->files) return -1;
   for (int i = 1; i < argc; ++i) {
@@ -513,6 +516,8 @@ static int parse_flags(int argc, char **argv, const char *allowed, pm_flags *f)
     else if (strcmp(a, "--simtime") == 0) rc = parse_num(a, v, 1.0, 1e7, &f->simtime);
     else if (strcmp(a, "--presim") == 0) rc = parse_num(a, v, 0.0, 1e7, &f->presim);
     else if (strcmp(a, "--gpu-fraction") == 0) rc = parse_num(a, v, 0, 1, &f->alpha);
+    else if (strcmp(a, "--launch-us") == 0) rc = parse_num(a, v, 0, 1e6, &f->launch_us);
+    else if (strcmp(a, "--wait-us") == 0) rc = parse_num(a, v, 0, 1e6, &f->wait_us);
     else if (strcmp(a, "--synapse") == 0) {
       if (strcmp(v, "stdp") == 0 || strcmp(v, "stdp_pl_synapse_hom") == 0) f->stdp = 1;
       else if (strcmp(v, "static") == 0) f->stdp = 0;
@@ -720,15 +725,20 @@ static void json_head(json *j, const char *schema, const nestcl_pm_profile *p, c
 static int cmd_predict(int argc, char **argv)
 {
   pm_flags f;
-  int code = command_flags(argc, argv, "scale neurons rate threads streams gpu-fraction ranks synapse profile device out",
+  int code = command_flags(argc, argv,
+                           "scale neurons rate threads streams gpu-fraction ranks synapse profile device out launch-us "
+                           "wait-us",
                            "usage: nestcl perfmodel predict (--scale S | --neurons N) --threads T --streams G\n"
                            "                                [--gpu-fraction A] [--ranks M] [--synapse stdp|static]\n"
                            "                                [--rate HZ] [--profile FILE | --device SPEC] [--out FILE]\n"
+                           "                                [--launch-us U] [--wait-us W]\n"
                            "\n"
                            "The predicted time of one hpc_benchmark configuration per simulated second, phase by\n"
                            "phase, from the profile (default: the cache's profile of the device). Without\n"
                            "--gpu-fraction, the best alpha for that configuration. The rate defaults to the\n"
-                           "one the sweep measured at that size.\n",
+                           "one the sweep measured at that size. latency_floor: a stream's kernel launches and\n"
+                           "waits per super step in this configuration and the real-time factor they impose at\n"
+                           "U us per launch (default 5) and W us per wait (default 20), whatever the device.\n",
                            &f);
   if (code >= 0) return code;
   if (f.threads < 0 || f.streams < 0 || f.threads + f.streams < 1) {
@@ -755,6 +765,17 @@ static int cmd_predict(int argc, char **argv)
   json_begin_object(&j);
   json_head(&j, "nestcl-perfmodel-predict/1", &p, &c, f.stdp);
   json_key(&j, "prediction"); json_prediction(&j, &c, &o);
+  double launches, waits;
+  nestcl_pm_loop_counts(&c, &launches, &waits);
+  json_key(&j, "latency_floor");
+  json_begin_object(&j);
+  json_key(&j, "super_steps_per_simulated_s"); json_number(&j, c.S);
+  json_key(&j, "launches_per_super_step"); json_number(&j, launches);
+  json_key(&j, "waits_per_super_step"); json_number(&j, waits);
+  json_key(&j, "launch_us"); json_number(&j, f.launch_us);
+  json_key(&j, "wait_us"); json_number(&j, f.wait_us);
+  json_key(&j, "real_time_factor_floor"); json_number(&j, nestcl_pm_latency_floor(&c, f.launch_us, f.wait_us));
+  json_end_object(&j);
   json_end_object(&j);
   code = emit(&j, f.out);
   json_free(&j);

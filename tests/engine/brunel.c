@@ -192,9 +192,11 @@ int brunel_collect(const brunel_engine *be, brunel_result *out)
     if (take_a) a++; else b++;
   }
   nestcl_engine_get_stats(e, &out->st);
-  memset(&out->enq0, 0, sizeof out->enq0);
-  if (out->st.n_vps > 0 && out->st.vps) {
-    out->enq0 = out->st.vps[0].enqueued;
+  memset(&out->enq_stream, 0, sizeof out->enq_stream);
+  for (int v = out->st.n_vps - 1; v >= 0 && out->st.vps; --v) {
+    if (out->st.vps[v].is_gpu) {
+      out->enq_stream = out->st.vps[v].enqueued;
+    }
   }
   out->st.vps = NULL;
   if (out->st.plastic_synapses) {

@@ -54,7 +54,7 @@ typedef struct brunel_result {
   int64_t *steps;
   size_t n;
   nestcl_engine_stats st;
-  nestcl_enqueue_counts enq0;       /* what the first VP enqueued (st.vps is gone with the engine) */
+  nestcl_enqueue_counts enq_stream; /* what the first stream enqueued (st.vps is gone with the engine) */
   nestcl_weight_stats w;            /* of the E->E synapses when they are translated ones */
 } brunel_result;
 

@@ -8,6 +8,8 @@
  *     end inside super steps and a stop request, and with host_clock (the
  *     loop that waits every super step); and the loop waits at most twice per
  *     drain (the counters), where the host clock waits every super step.
+ *     Beside a CPU thread the stream waits once per super step (its spike
+ *     list), plus once where a simulate() ends inside a super step.
  *  2. A spike-list overflow (parrots driven far beyond one spike per step,
  *     from 20 ms on) in a run that drains every 1000 super steps names the
  *     same super step as one that drains after every super step, records
@@ -45,6 +47,14 @@ static nestcl_engine_config stream_cfg(int sync_interval, int host_clock)
   return c;
 }
 
+static nestcl_engine_config mixed_cfg(void)
+{
+  nestcl_engine_config c = stream_cfg(0, 0);
+  c.cpu_threads = 1;
+  c.gpu_fraction = 0.5;
+  return c;
+}
+
 /* 0, 1 (failed) or 77 (no device). */
 static int check_brunel(void)
 {
@@ -71,6 +81,8 @@ static int check_brunel(void)
       /* 134 super steps of 1.5 ms: drains every 3, at the pieces' ends and the stop, two waits each at most. */
       {"device loop, interval 3, split, stop", stream_cfg(3, 0), split, 4, 1, 2 * (134 / 3 + 4 + 2)},
       {"host clock", stream_cfg(0, 1), whole, 1, 0, UINT64_MAX},
+      /* Beside a thread: one wait per super step (133), one more where a piece ends inside one (5 with the stop). */
+      {"1 thread + 1 stream, split, stop", mixed_cfg(), split, 4, 0, 133 + 5},
   };
   for (size_t k = 0; k < sizeof v / sizeof *v; ++k) {
     brunel_result r;
@@ -85,7 +97,7 @@ static int check_brunel(void)
       failures++;
       continue;
     }
-    const nestcl_enqueue_counts *q = &r.enq0;
+    const nestcl_enqueue_counts *q = &r.enq_stream;
     CHECK(brunel_compare(v[k].name, &ref, &r) == 0, "%s: spike trains differ from the C path", v[k].name);
     CHECK(r.st.spikes == ref.st.spikes && r.st.synaptic_events == ref.st.synaptic_events,
           "%s: %llu spikes, %llu events; the C path %llu, %llu", v[k].name, (unsigned long long)r.st.spikes,
@@ -97,6 +109,11 @@ static int check_brunel(void)
     if (!v[k].device_loop) {
       CHECK(q->waits >= (uint64_t)r.st.steps / 15, "%s: %llu waits for %lld steps: fewer than one per super step",
             v[k].name, (unsigned long long)q->waits, (long long)r.st.steps);
+    }
+    if (v[k].c.cpu_threads > 0) {
+      /* The stream's one wait per super step (its spike list), and launches of the merged kernels only. */
+      CHECK(q->waits >= 133 && q->launches <= 3 * 134 + 8, "%s: %llu waits, %llu launches", v[k].name,
+            (unsigned long long)q->waits, (unsigned long long)q->launches);
     }
     printf("%s %s: %zu spikes, %llu launches, %llu waits, %llu throttles for %lld steps\n",
            failures ? "?" : "ok", v[k].name, r.n, (unsigned long long)q->launches, (unsigned long long)q->waits,

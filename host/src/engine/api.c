@@ -1073,8 +1073,8 @@ int nestcl_engine_get_stats(const nestcl_engine *e, nestcl_engine_stats *out)
   out->build_connections_s = e->build_conn_s;
   out->build_upload_s = e->build_upload_s;
   out->simulate_s = e->simulate_s;
-  out->device_loop = e->res.on;
-  out->sync_interval = e->res.on ? e->res.plan.k : 0;
+  out->device_loop = e->res.on && e->res.full;
+  out->sync_interval = e->res.on && e->res.full ? e->res.plan.k : 0;
   size_t syn_bytes = 0;
   for (int c = 0; c < NESTCL_MEM_CLASSES; ++c) {
     out->device_bytes[c] = e->dev ? nestcl_device_bytes_in_use(e->dev, (nestcl_mem_class)c) : 0;

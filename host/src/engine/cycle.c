@@ -584,7 +584,7 @@ int eng_run(nestcl_engine *e, int64_t steps)
   if (steps <= 0) {
     return 0;
   }
-  if (e->res.on) {
+  if (e->res.on && e->res.full) {
     return eng_resident_run(e, steps);
   }
   int recording = 0;
@@ -637,10 +637,18 @@ int eng_run(nestcl_engine *e, int64_t steps)
       while (left > 0) {
         int from = lag;
         int to = (int64_t)(e->min_delay - from) < left ? e->min_delay : from + (int)left;
-        eng_vp_fail(vp, vp->is_gpu ? gpu_update(e, vp, origin, from, to) : cpu_update(e, vp, origin, from, to));
+        /* The resident stream (resident_step.c): no wait in the update; one in the collection. */
+        const int res = e->res.on && v == e->res.vp;
+        eng_vp_fail(vp, res           ? eng_resident_update(e, vp, origin, from, to)
+                        : vp->is_gpu ? gpu_update(e, vp, origin, from, to)
+                                     : cpu_update(e, vp, origin, from, to));
+        if (res && to < e->min_delay && left == to - from && !vp->status) {
+          /* The run ends inside a super step: the update's failures so far. */
+          eng_vp_fail(vp, eng_resident_partial(e, vp, origin, to));
+        }
         double t_ex = eng_now();
         if (to == e->min_delay && !vp->status) {
-          eng_vp_fail(vp, collect_spikes(e, vp));
+          eng_vp_fail(vp, res ? eng_resident_collect(e, vp, origin) : collect_spikes(e, vp));
         }
         double t_collected = eng_now();
         /*
@@ -699,7 +707,7 @@ int eng_run(nestcl_engine *e, int64_t steps)
           break;
         }
         if (to == e->min_delay) {
-          eng_vp_fail(vp, deliver(e, vp, origin));
+          eng_vp_fail(vp, res ? eng_resident_deliver(e, vp, origin) : deliver(e, vp, origin));
           vp->st.seconds[NESTCL_PHASE_DELIVER] += eng_now() - t_dl;
           /* Translated synapses: the history of this VP's spikes, then their delivery (timed inside). */
           if (e->any_plastic && !vp->status) {

@@ -214,7 +214,10 @@ typedef struct eng_update {
 
 /* The device loop (resident.c, resident_run.c, resident_merge.c, resident_update.c); on == 0: cycle.c's loop runs. */
 typedef struct eng_resident {
-  int on;
+  int on;                /* the stream VP vp runs the resident kernels (one stream, static synapses, no multimeter) */
+  int full;              /* and the whole loop (no threads, one rank): the device loop; else one wait per super step */
+  int vp;
+  uint64_t n_upload;     /* beside threads or ranks: the global list's length, written to the device */
   eng_res_plan plan;
   nestcl_buffer b_counts, b_spikes; /* the blocks' count words and spike lists are parts of these */
   nestcl_buffer b_table, b_gids, b_degree, b_recorded, b_status, b_errs, b_rec;
@@ -360,8 +363,15 @@ cl_int eng_gpu_enqueue_update(nestcl_engine *e, eng_vp *vp, int64_t origin, int 
 cl_int eng_gpu_enqueue_drives(nestcl_engine *e, eng_vp *vp, int64_t origin, int from, int to);
 
 /* The device loop (resident.c: eligibility, sizes, buffers; resident_run.c: the loop). */
-int eng_resident_eligible(const nestcl_engine *e, int n_ranks);
-void eng_resident_plan(const nestcl_engine *e, int min_delay, size_t max_alloc, eng_res_plan *plan);
+/* 0: neither; 1: one stream beside threads or ranks (one wait per super step); 2: the device loop. */
+int eng_resident_mode(const nestcl_engine *e, int n_ranks);
+void eng_resident_plan(const nestcl_engine *e, int mode, int min_delay, size_t max_alloc, eng_res_plan *plan);
+int eng_resident_error(nestcl_engine *e, const eng_vp *vp, int64_t fail_at, int64_t origin, int lag);
+/* Beside threads or ranks (resident_step.c): the stream's part of cycle.c's loop. */
+int eng_resident_update(nestcl_engine *e, eng_vp *vp, int64_t origin, int from, int to);
+int eng_resident_collect(nestcl_engine *e, eng_vp *vp, int64_t origin);
+int eng_resident_deliver(nestcl_engine *e, eng_vp *vp, int64_t origin);
+int eng_resident_partial(nestcl_engine *e, eng_vp *vp, int64_t origin, int lag);
 int eng_resident_setup(nestcl_engine *e);
 void eng_resident_free(nestcl_engine *e);
 int eng_resident_run(nestcl_engine *e, int64_t steps);

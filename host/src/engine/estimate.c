@@ -222,14 +222,17 @@ int eng_estimate(nestcl_engine *e, nestcl_memory_estimate *out)
     if (e->cfg.device_memory > 0 && e->cfg.device_memory < avail) avail = e->cfg.device_memory;
     out->device_available = avail;
     snprintf(out->device_name, sizeof out->device_name, "%s", info->device_name);
-    if (eng_resident_eligible(e, ranks)) {
-      /* The device loop's buffers (resident.c), on its one stream. */
+    int mode = eng_resident_mode(e, ranks);
+    if (mode) {
+      /* The resident stream's buffers (resident.c), on its one stream VP (after the threads). */
       eng_res_plan plan;
-      eng_resident_plan(e, min_delay, (size_t)info->max_alloc_bytes, &plan);
+      eng_resident_plan(e, mode, min_delay, (size_t)info->max_alloc_bytes, &plan);
       out->device_bytes[NESTCL_MEM_OTHER] += plan.other_bytes;
       out->device_bytes[NESTCL_MEM_RECORDING] += plan.rec_bytes;
-      out->vps[0].device_bytes[NESTCL_MEM_OTHER] += plan.other_bytes;
-      out->vps[0].device_bytes[NESTCL_MEM_RECORDING] += plan.rec_bytes;
+      if (e->cfg.cpu_threads < NESTCL_ESTIMATE_MAX_VPS) {
+        out->vps[e->cfg.cpu_threads].device_bytes[NESTCL_MEM_OTHER] += plan.other_bytes;
+        out->vps[e->cfg.cpu_threads].device_bytes[NESTCL_MEM_RECORDING] += plan.rec_bytes;
+      }
     }
     if (opened) {
       nestcl_device_close(dev);

@@ -50,9 +50,9 @@ static int res_fail(cl_int err, const char *what)
   return nestcl_set_error(NESTCL_ECL, "%s failed: %s", what, nestcl_cl_error_name(err));
 }
 
-int eng_resident_eligible(const nestcl_engine *e, int n_ranks)
+int eng_resident_mode(const nestcl_engine *e, int n_ranks)
 {
-  if (e->cfg.host_clock || n_ranks != 1 || e->cfg.cpu_threads != 0 || e->cfg.gpu_streams != 1) {
+  if (e->cfg.host_clock || e->cfg.gpu_streams != 1) {
     return 0;
   }
   for (int p = 0; p < e->n_projs; ++p) {
@@ -65,7 +65,7 @@ int eng_resident_eligible(const nestcl_engine *e, int n_ranks)
       return 0;
     }
   }
-  return 1;
+  return n_ranks == 1 && e->cfg.cpu_threads == 0 ? 2 : 1;
 }
 
 /*
@@ -98,10 +98,11 @@ static uint64_t rec_per_super_step(const nestcl_engine *e, int min_delay)
   return total;
 }
 
-void eng_resident_plan(const nestcl_engine *e, int min_delay, size_t max_alloc, eng_res_plan *plan)
+void eng_resident_plan(const nestcl_engine *e, int mode, int min_delay, size_t max_alloc, eng_res_plan *plan)
 {
   memset(plan, 0, sizeof *plan);
-  plan->rec_per_ss = rec_per_super_step(e, min_delay);
+  /* Beside threads or ranks (mode 1) the host records from the exchange, as for threads. */
+  plan->rec_per_ss = mode == 2 ? rec_per_super_step(e, min_delay) : 0;
   int k = e->cfg.sync_interval > 0 ? e->cfg.sync_interval : RES_DEFAULT_K;
   size_t budget = max_alloc / 2 < RES_REC_BUDGET ? max_alloc / 2 : RES_REC_BUDGET;
   if (plan->rec_per_ss > 0) {
@@ -236,11 +237,11 @@ static int make_kernels(nestcl_engine *e, eng_vp *vp)
   return rc;
 }
 
-/* The recorded neurons' marks over all global ids. */
-static unsigned char *recorded_marks(const nestcl_engine *e)
+/* The recorded neurons' marks over all global ids (none beside threads or ranks: the host records there). */
+static unsigned char *recorded_marks(const nestcl_engine *e, int mode)
 {
   unsigned char *m = calloc(e->n_global ? e->n_global : 1, 1);
-  for (int k = 0; m && k < e->n_recs; ++k) {
+  for (int k = 0; m && mode == 2 && k < e->n_recs; ++k) {
     const eng_recorder *rc = &e->recs[k];
     if (!rc->is_multimeter) {
       memset(m + e->pops[rc->pop].first + rc->first, 1, rc->count);
@@ -253,15 +254,19 @@ int eng_resident_setup(nestcl_engine *e)
 {
   eng_resident *r = &e->res;
   memset(r, 0, sizeof *r);
-  if (!e->dev || !eng_resident_eligible(e, e->n_ranks)) {
+  int mode = e->dev ? eng_resident_mode(e, e->n_ranks) : 0;
+  if (!mode) {
     return 0;
   }
-  eng_vp *vp = &e->vps[0];
+  /* The stream VP: after the threads (build.c). */
+  r->vp = e->cfg.cpu_threads;
+  r->full = mode == 2;
+  eng_vp *vp = &e->vps[r->vp];
   const nestcl_device_info *di = nestcl_device_get_info(e->dev);
-  eng_resident_plan(e, e->min_delay, (size_t)di->max_alloc_bytes, &r->plan);
+  eng_resident_plan(e, mode, e->min_delay, (size_t)di->max_alloc_bytes, &r->plan);
   uint32_t *table = calloc(4 * (size_t)e->n_pops, sizeof *table);
   uint64_t *gids = calloc((size_t)e->n_pops, sizeof *gids);
-  unsigned char *marks = recorded_marks(e);
+  unsigned char *marks = recorded_marks(e, mode);
   uint32_t *errs0 = calloc(RES_ERR_WORDS * (size_t)e->n_pops, sizeof *errs0);
   uint64_t status0[RES_STATUS_WORDS] = {0};
   r->errs = calloc(RES_ERR_WORDS * (size_t)e->n_pops, sizeof *r->errs);

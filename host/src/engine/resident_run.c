@@ -116,10 +116,13 @@ static int record_window(run_state *s, size_t n, int64_t stop_at)
   return 0;
 }
 
-/* The first error the device kept (failed super step at fail_at), or one in the super step at origin that ends inside. */
-static int device_error(run_state *s, int64_t fail_at, int64_t origin, int lag)
+/*
+ * The first error the device kept (a failed super step at fail_at >= 0, from
+ * the error words), or (lag > 0) one in the live count words of the super
+ * step at origin that the run ends inside.
+ */
+int eng_resident_error(nestcl_engine *e, const eng_vp *vp, int64_t fail_at, int64_t origin, int lag)
 {
-  nestcl_engine *e = s->e;
   eng_resident *r = &e->res;
   for (int pass = 0; pass < 2; ++pass) {
     if ((pass == 0 && fail_at < 0) || (pass == 1 && (fail_at >= 0 || lag == 0))) {
@@ -127,7 +130,7 @@ static int device_error(run_state *s, int64_t fail_at, int64_t origin, int lag)
     }
     int64_t at = pass == 0 ? fail_at : origin;
     for (int p = 0; p < e->n_pops; ++p) {
-      const eng_block *b = &s->vp->blocks[p];
+      const eng_block *b = &vp->blocks[p];
       const uint32_t *w = pass == 0 ? r->errs + ERR_WORDS * p : r->counts + r->table[4 * p];
       int rc = b->n ? eng_block_failure(e, b, w, at) : 0;
       if (rc) {
@@ -224,7 +227,7 @@ static int drain(run_state *s, int64_t origin, int lag)
   }
   s->window_origin = origin;
   if (!rc) {
-    rc = device_error(s, fail_at, origin, lag);
+    rc = eng_resident_error(e, s->vp, fail_at, origin, lag);
   }
   return rc;
 }
@@ -242,7 +245,7 @@ int eng_resident_run(nestcl_engine *e, int64_t steps)
   if (r->sticky) {
     return nestcl_set_error(r->sticky, "%s", r->sticky_err);
   }
-  eng_vp *vp = &e->vps[0];
+  eng_vp *vp = &e->vps[r->vp];
   run_state s = {e, vp, nestcl_device_queue(e->dev, vp->queue), e->origin, 0, 0, eng_now()};
   int64_t origin = e->origin, left = steps;
   int lag = e->lag;

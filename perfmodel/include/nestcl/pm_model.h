@@ -97,6 +97,13 @@ typedef struct nestcl_pm_prediction {
 } nestcl_pm_prediction;
 
 void nestcl_pm_predict(const double *p, const nestcl_pm_config *c, nestcl_pm_prediction *out);
+/*
+ * The latency floor (latency.c): a stream's kernel launches and waits per
+ * super step for the configuration (the engine's loop for hpc_benchmark), and
+ * the wall seconds per simulated second they cost at launch_us and wait_us.
+ */
+void nestcl_pm_loop_counts(const nestcl_pm_config *c, double *launches, double *waits);
+double nestcl_pm_latency_floor(const nestcl_pm_config *c, double launch_us, double wait_us);
 /* One output of a configuration. */
 double nestcl_pm_output_value(const double *p, const nestcl_pm_config *c, nestcl_pm_output o);
 

@@ -1,0 +1,139 @@
+/*
+ * One stream beside CPU threads or other ranks (issue 29, deliverable 4): the
+ * host still meets the other VPs every super step, but the stream waits for
+ * its device once per super step. It runs the device loop's kernels
+ * (resident.c): the merged update per slice, without waiting; at the end of a
+ * super step the gather compacts its spikes into (gid, lag) pairs, which come
+ * back with the status and error words in one round trip (the one wait), the
+ * length guessed from the last super steps (a second read when more); after
+ * the exchange the global list and its length go to the device without
+ * waiting, and one launch delivers and drives. The next super step's update
+ * queues behind it: nothing else waits.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine_internal.h"
+#include "enqueue.h"
+
+enum { W_GLOBAL_N = 0, W_FAILED = 4 };
+
+static int cl_failed(cl_int err, const char *what)
+{
+  return nestcl_set_error(NESTCL_ECL, "%s failed: %s", what, nestcl_cl_error_name(err));
+}
+
+static cl_uint parity_of(const nestcl_engine *e, int64_t origin)
+{
+  return (cl_uint)((origin / e->min_delay) & 1);
+}
+
+int eng_resident_update(nestcl_engine *e, eng_vp *vp, int64_t origin, int from, int to)
+{
+  cl_command_queue q = nestcl_device_queue(e->dev, vp->queue);
+  double t0 = eng_now();
+  cl_int err = CL_SUCCESS;
+  if (from == 0 && origin == e->origin && e->lag == 0) {
+    /* The run's first super step: the list lengths start at zero (after a restore, too). */
+    static const cl_ulong zero2[2] = {0, 0};
+    err = nestcl_enq_write(&vp->st.enqueued, q, e->res.b_status.mem, CL_FALSE, 0, sizeof zero2, zero2, 0, NULL, NULL);
+  }
+  if (err == CL_SUCCESS) {
+    err = eng_resident_enqueue_update(e, vp, q, origin, from, to);
+  }
+  if (err == CL_SUCCESS) {
+    err = clFlush(q);
+  }
+  vp->st.seconds[NESTCL_PHASE_UPDATE] += eng_now() - t0;
+  return err == CL_SUCCESS ? 0 : cl_failed(err, "update kernel");
+}
+
+static int cmp_spike(const void *a, const void *b)
+{
+  const uint32_t *x = a, *y = b;
+  if (x[1] != y[1]) {
+    return x[1] < y[1] ? -1 : 1;
+  }
+  return x[0] < y[0] ? -1 : (x[0] > y[0]);
+}
+
+int eng_resident_collect(nestcl_engine *e, eng_vp *vp, int64_t origin)
+{
+  eng_resident *r = &e->res;
+  nestcl_enqueue_counts *c = &vp->st.enqueued;
+  cl_command_queue q = nestcl_device_queue(e->dev, vp->queue);
+  cl_uint parity = parity_of(e, origin);
+  cl_long org = origin, wo = origin;
+  cl_int err = clSetKernelArg(r->k_gather, 5, sizeof org, &org);
+  err |= clSetKernelArg(r->k_gather, 6, sizeof parity, &parity);
+  err |= clSetKernelArg(r->k_gather, 13, sizeof wo, &wo);
+  size_t gsize = (size_t)e->n_pops * r->gather_width, lsize = r->gather_width;
+  if (err == CL_SUCCESS) {
+    err = nestcl_enq_launch(c, q, r->k_gather, 1, &gsize, &lsize, 0, NULL, NULL);
+  }
+  /* Status, errors and (a guess of) the list in one round trip. */
+  uint64_t st[8];
+  double g = 2.0 * r->rec_per_ss + 1024.0;
+  size_t guess = g < (double)vp->out_cap ? (size_t)g : vp->out_cap;
+  if (err == CL_SUCCESS) err = nestcl_enq_read(c, q, r->b_status.mem, CL_FALSE, 0, sizeof st, st, 0, NULL, NULL);
+  if (err == CL_SUCCESS) err = nestcl_enq_read(c, q, r->b_errs.mem, CL_FALSE, 0, r->b_errs.bytes, r->errs, 0, NULL, NULL);
+  if (err == CL_SUCCESS && guess) {
+    err = nestcl_enq_read(c, q, vp->b_global.mem, CL_FALSE, 0, guess * 8, vp->out, 0, NULL, NULL);
+  }
+  if (err == CL_SUCCESS) err = nestcl_enq_finish(c, q);
+  if (err != CL_SUCCESS) {
+    return cl_failed(err, "collecting the stream's spikes");
+  }
+  if (st[W_FAILED]) {
+    int rc = eng_resident_error(e, vp, (int64_t)(st[W_FAILED] - 1), origin, 0);
+    return rc ? rc : nestcl_set_error(NESTCL_ERUNTIME, "the stream's update failed (no failure record)");
+  }
+  size_t n = (size_t)st[W_GLOBAL_N + parity];
+  if (n > vp->out_cap) {
+    return nestcl_set_error(NESTCL_ERUNTIME, "internal: %zu spikes for the stream's list of %zu", n, vp->out_cap);
+  }
+  if (n > guess) {
+    err = nestcl_enq_read(c, q, vp->b_global.mem, CL_TRUE, guess * 8, (n - guess) * 8, vp->out + 2 * guess, 0, NULL,
+                          NULL);
+    if (err != CL_SUCCESS) {
+      return cl_failed(err, "collecting the stream's spikes");
+    }
+  }
+  r->rec_per_ss = (double)n > r->rec_per_ss ? (double)n : 0.5 * (r->rec_per_ss + (double)n);
+  vp->n_out = n;
+  qsort(vp->out, n, 2 * sizeof(uint32_t), cmp_spike);
+  return 0;
+}
+
+int eng_resident_deliver(nestcl_engine *e, eng_vp *vp, int64_t origin)
+{
+  eng_resident *r = &e->res;
+  nestcl_enqueue_counts *c = &vp->st.enqueued;
+  cl_command_queue q = nestcl_device_queue(e->dev, vp->queue);
+  cl_uint parity = parity_of(e, origin);
+  /* The host's list and length stay as they are until this queue's next wait (the next collect). */
+  r->n_upload = e->n_global_spikes;
+  cl_int err = CL_SUCCESS;
+  if (r->n_upload) {
+    err = nestcl_enq_write(c, q, vp->b_global.mem, CL_FALSE, 0, r->n_upload * 8, e->global, 0, NULL, NULL);
+  }
+  if (err == CL_SUCCESS) {
+    err = nestcl_enq_write(c, q, r->b_status.mem, CL_FALSE, (W_GLOBAL_N + parity) * 8, sizeof r->n_upload,
+                           &r->n_upload, 0, NULL, NULL);
+  }
+  if (err == CL_SUCCESS) err = eng_resident_enqueue_step_end(e, vp, q, origin, parity);
+  if (err == CL_SUCCESS) err = clFlush(q);
+  return err == CL_SUCCESS ? 0 : cl_failed(err, "delivery kernel");
+}
+
+int eng_resident_partial(nestcl_engine *e, eng_vp *vp, int64_t origin, int lag)
+{
+  eng_resident *r = &e->res;
+  cl_command_queue q = nestcl_device_queue(e->dev, vp->queue);
+  cl_int err = nestcl_enq_read(&vp->st.enqueued, q, r->b_counts.mem, CL_TRUE, 0, r->b_counts.bytes, r->counts, 0,
+                               NULL, NULL);
+  if (err != CL_SUCCESS) {
+    return cl_failed(err, "reading the stream's counts");
+  }
+  return eng_resident_error(e, vp, -1, origin, lag);
+}
