@@ -5,8 +5,9 @@
  * with its state, ring, spike list and the CSR of the synapses onto it).
  * Files: api.c (description and validation), build.c (partition, state,
  * connectivity, upload), cycle.c (simulate, the host clock's loop),
- * resident.c, resident_run.c, resident_merge.c and resident_update.c (the
- * device loop), plastic.c (translated
+ * resident.c, resident_run.c, resident_merge.c, resident_update.c and
+ * resident_step.c (the device loop, and one stream beside threads or ranks),
+ * plastic.c (translated
  * synapses), record.c (recorders), psp.c, estimate.c (admission), core_cpu.c
  * (the C twins of the core kernels), checkpoint.c (checkpoint and restore).
  */

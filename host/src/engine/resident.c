@@ -8,22 +8,28 @@
  * each wait costs 10-30 us of latency, more than the kernels of a small super
  * step. Here, for a rank whose one VP is a stream of one device (the default
  * device run, --threads 0 --streams 1) with static synapses and no multimeter:
- *   - the update kernels append to their blocks' spike lists, which are parts
- *     (sub-buffers) of one list, so that one gather kernel turns all of them
- *     into the global list on the device, zeroes the counts, sums the spikes
- *     and synaptic events and copies the recorded neurons' spikes into a
- *     recording buffer (nestcl_gather, engine_kernels.cl);
- *   - the delivery kernels read the list and its length there
- *     (nestcl_deliver_resident): the host does not know the length;
- *   - the host waits for the device only when it drains: every sync_interval
- *     super steps (K, fewer when the recording buffer for K super steps would
- *     exceed its budget), at the end of simulate(), and when the stop flag is
- *     set. A drain reads the status words (errors, totals, the recording's
- *     length) in one round trip and the recorded spikes in a second.
+ *   - each model's populations are updated by one launch (resident_update.c),
+ *     appending to their spike lists, which are parts (sub-buffers) of one
+ *     list, so that one gather kernel turns all of them into the global list
+ *     on the device, zeroes the counts, sums the spikes and synaptic events
+ *     and copies the recorded neurons' spikes into a recording buffer
+ *     (nestcl_gather, engine_kernels.cl);
+ *   - one generated kernel delivers the list into every population, reading
+ *     its length there (the host does not know it), and adds the Poisson and
+ *     DC drives of the super step (resident_merge.c): three launches per
+ *     super step for a network of one model;
+ *   - the host waits for the device only when it drains (resident_run.c):
+ *     every sync_interval super steps (K, fewer when the recording buffer for
+ *     K super steps would exceed its budget), at the end of simulate(), and
+ *     when the stop flag is set. A drain reads the status words (errors,
+ *     totals, the recording's length) and the recorded spikes in one round
+ *     trip (a second when there are more than the last rate predicts).
  *   - so that a stop request is taken within about 100 ms, the host runs at
  *     most about 50 ms of super steps ahead of the device: it waits for the
  *     end of an earlier super step (a marker event), which leaves work queued
  *     (a throttle, counted apart from the waits).
+ * With CPU threads or other ranks beside the one stream, the same kernels run
+ * inside cycle.c's loop, waiting once per super step (resident_step.c).
  * Errors (a failed update, an overflowing spike list, a bad entry) are kept on
  * the device with the origin of the super step where they happened; the drain
  * reports the first, as cycle.c would have at that step, records nothing of
@@ -42,8 +48,6 @@
 enum { RES_STATUS_WORDS = 8, RES_ERR_WORDS = 6, RES_DEFAULT_K = 250 };
 /* Device bytes the recording buffer may take, at most (and at most half the device's largest allocation). */
 #define RES_REC_BUDGET ((size_t)256 << 20)
-/* How far ahead of the device the host may run, in wall seconds (a stop is taken within about twice this). */
-#define RES_AHEAD_S 0.05
 
 static int res_fail(cl_int err, const char *what)
 {
