@@ -10,6 +10,10 @@
  *     drain (the counters), where the host clock waits every super step.
  *     Beside a CPU thread the stream waits once per super step (its spike
  *     list), plus once where a simulate() ends inside a super step.
+ *  3. An RKF45 failure (aeif_cond_exp under -40 nA: V_m passes NEST's bound
+ *     of -1 V after about 11 ms, NumericalInstability) in a run that drains
+ *     every 1000 super steps names the neuron and step the host clock's loop
+ *     names.
  *  2. A spike-list overflow (parrots driven far beyond one spike per step,
  *     from 20 ms on) in a run that drains every 1000 super steps names the
  *     same super step as one that drains after every super step, records
@@ -179,6 +183,38 @@ static void check_overflow(void)
   printf("%s overflow: '%s' (last recorded step %lld)\n", failures ? "?" : "ok", m1000, (long long)l1000);
 }
 
+/* aeif_cond_exp under -40 nA for 30 ms: the error message. */
+static int solver_run(int sync_interval, int host_clock, char *msg, size_t cap)
+{
+  nestcl_engine_config c = stream_cfg(sync_interval, host_clock);
+  nestcl_engine *e = NULL;
+  int rc = nestcl_engine_create(&c, &e), pop, other;
+  if (!rc) rc = nestcl_engine_set_models(e, nestcl_builtin_models, nestcl_builtin_model_count);
+  /* A quiet population first, so that the failing one is not the first block. */
+  if (!rc) rc = nestcl_engine_create_population(e, "aeif_cond_exp", 5, 0, &other);
+  if (!rc) rc = nestcl_engine_create_population(e, "aeif_cond_exp", 3, 0, &pop);
+  if (!rc) rc = nestcl_engine_set(e, pop, "I_e", nestcl_constant(-4e4));
+  if (!rc) rc = nestcl_engine_prepare(e);
+  if (rc) {
+    snprintf(msg, cap, "set-up: %s", nestcl_last_error());
+    nestcl_engine_destroy(e);
+    return rc == NESTCL_ENODEV ? 77 : -1;
+  }
+  rc = nestcl_engine_simulate(e, 30.0);
+  snprintf(msg, cap, "%s", rc ? nestcl_last_error() : "(none)");
+  nestcl_engine_destroy(e);
+  return rc == NESTCL_ERUNTIME ? 0 : 1;
+}
+
+static void check_solver_failure(void)
+{
+  char m1000[512], mh[512];
+  int r1000 = solver_run(1000, 0, m1000, sizeof m1000), rh = solver_run(0, 1, mh, sizeof mh);
+  CHECK(r1000 == 0 && rh == 0 && strcmp(m1000, mh) == 0 && strstr(mh, "NumericalInstability") &&
+        strstr(mh, "aeif_cond_exp neuron 5 at t = 1"), "solver failure: device loop '%s', host clock '%s'", m1000, mh);
+  printf("%s solver failure: '%s'\n", failures ? "?" : "ok", m1000);
+}
+
 int main(void)
 {
   int rc = check_brunel();
@@ -187,6 +223,7 @@ int main(void)
   }
   failures += rc;
   check_overflow();
+  check_solver_failure();
   if (failures) {
     fprintf(stderr, "%d failure(s)\n", failures);
     return 1;
