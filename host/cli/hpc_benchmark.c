@@ -54,6 +54,7 @@ typedef struct hpc_opts {
   int weight_double;
   int mpi;
   int sync_interval, host_clock; /* nestcl_engine_config's; 0: the default */
+  int no_command_buffer;
   int quiet;
   int dry_run;
   cli_ckpt ck;           /* --checkpoint-at, --checkpoint, --restore */
@@ -104,6 +105,8 @@ void cli_hpc_benchmark_help(void)
          "                       for the device every N super steps at most (default 250; fewer\n"
          "                       when the spike recording for N would take more than 256 MiB)\n"
          "  --host-clock         wait for the device every super step instead (the former loop)\n"
+         "  --no-command-buffer  launch the device loop's kernels one by one, also where the device\n"
+         "                       offers cl_khr_command_buffer (default: replay a recorded super step)\n"
          "  --mpi                split the network over the MPI ranks (run under mpiexec)\n"
          "  --checkpoint-at MS   write a checkpoint at MS (from t = 0, the presimulation included;\n"
          "                       a multiple of the min delay) into the folder of --checkpoint DIR\n"
@@ -265,6 +268,8 @@ static int parse(int argc, char **argv, hpc_opts *o)
       o->sync_interval = (int)l2;
     } else if (strcmp(a, "--host-clock") == 0) {
       o->host_clock = 1;
+    } else if (strcmp(a, "--no-command-buffer") == 0) {
+      o->no_command_buffer = 1;
     } else if (strcmp(a, "--mpi") == 0) {
       o->mpi = 1;
     } else if (cli_ckpt_is_flag(a)) {
@@ -388,6 +393,7 @@ static int make_network(hpc_opts *o, hpc_net *n)
   cfg.use_mpi = o->mpi;
   cfg.sync_interval = o->sync_interval;
   cfg.host_clock = o->host_clock;
+  cfg.command_buffer = !o->no_command_buffer;
   cfg.history_max = (uint32_t)o->history_max;
   cfg.device_memory = (size_t)o->device_memory;
   if (cfg.history_capacity > cfg.history_max) {
@@ -761,6 +767,7 @@ int cli_run_hpc_benchmark(int argc, char **argv)
   json_key(&j, "weight_type"); json_string(&j, o.weight_double ? "double" : "float");
   json_key(&j, "sync_interval"); if (o.sync_interval) json_integer(&j, o.sync_interval); else json_null(&j);
   json_key(&j, "host_clock"); json_bool(&j, o.host_clock);
+  json_key(&j, "command_buffer"); json_bool(&j, !o.no_command_buffer);
   json_key(&j, "mpi_ranks"); json_integer(&j, ranks);
   cli_ckpt_json(&j, &o.ck);
   json_key(&j, "version"); json_string(&j, nestcl_version());
@@ -830,6 +837,7 @@ int cli_run_hpc_benchmark(int argc, char **argv)
   json_key(&j, "enqueued"); cli_write_enqueued(&j, &enq, super_steps);
   json_key(&j, "device_loop"); json_bool(&j, s1.device_loop);
   json_key(&j, "sync_interval"); if (s1.device_loop) json_integer(&j, s1.sync_interval); else json_null(&j);
+  json_key(&j, "command_buffer"); json_bool(&j, s1.command_buffer);
   json_key(&j, "phases_sum_s"); cli_write_phases(&j, tot, tot_wait);
   json_key(&j, "deliver_static_s"); json_number(&j, tot[NESTCL_PHASE_DELIVER] - tot_plastic);
   json_key(&j, "deliver_plastic_s"); json_number(&j, tot_plastic);

@@ -66,6 +66,12 @@ int pm_floor(int argc, char **argv)
   double steps = pmj_number(r, "simulation.enqueued.super_steps", &ok);
   double launches = pmj_number(r, "simulation.enqueued.launches", &ok);
   double waits = pmj_number(r, "simulation.enqueued.waits", &ok);
+  /* A replayed super step (cl_khr_command_buffer) is one enqueue: it costs as a launch does. */
+  int has_replays = 1;
+  double replays = pmj_number(r, "simulation.enqueued.replays", &has_replays);
+  if (!has_replays || !(replays >= 0.0)) {
+    replays = 0.0;
+  }
   const char *bench = pmj_string(r, "benchmark");
   if (!ok || !(simtime > 0.0) || !(steps > 0.0)) {
     fprintf(stderr, "error: %s has no enqueue counters of a measured part (simulation.enqueued, "
@@ -73,7 +79,7 @@ int pm_floor(int argc, char **argv)
     pmj_free(r);
     return CLI_RUNTIME;
   }
-  const double per_s = steps / (simtime * 1e-3), l = launches / steps, w = waits / steps;
+  const double per_s = steps / (simtime * 1e-3), l = (launches + replays) / steps, w = waits / steps;
   const double floor_s = per_s * (l * launch_us + w * wait_us) * 1e-6;
   json j;
   json_init(&j);
@@ -84,6 +90,7 @@ int pm_floor(int argc, char **argv)
   json_key(&j, "wait_us"); json_number(&j, wait_us);
   json_key(&j, "super_steps_per_simulated_s"); json_number(&j, per_s);
   json_key(&j, "launches_per_super_step"); json_number(&j, l);
+  json_key(&j, "replays_per_super_step"); json_number(&j, replays / steps);
   json_key(&j, "waits_per_super_step"); json_number(&j, w);
   json_key(&j, "launch_s_per_simulated_s"); json_number(&j, per_s * l * launch_us * 1e-6);
   json_key(&j, "wait_s_per_simulated_s"); json_number(&j, per_s * w * wait_us * 1e-6);

@@ -324,6 +324,7 @@ void cli_enqueued_add(nestcl_enqueue_counts *sum, const nestcl_enqueue_counts *a
   sum->launches += a->launches - b->launches;
   sum->waits += a->waits - b->waits;
   sum->throttles += a->throttles - b->throttles;
+  sum->replays += a->replays - b->replays;
   sum->writes += a->writes - b->writes;
   sum->reads += a->reads - b->reads;
   sum->bytes_written += a->bytes_written - b->bytes_written;
@@ -337,6 +338,7 @@ void cli_write_enqueued(json *j, const nestcl_enqueue_counts *c, double super_st
   json_key(j, "launches"); json_integer(j, (long long)c->launches);
   json_key(j, "waits"); json_integer(j, (long long)c->waits);
   json_key(j, "throttles"); json_integer(j, (long long)c->throttles);
+  json_key(j, "replays"); json_integer(j, (long long)c->replays);
   json_key(j, "transfers_to_device"); json_integer(j, (long long)c->writes);
   json_key(j, "transfers_from_device"); json_integer(j, (long long)c->reads);
   json_key(j, "bytes_to_device"); json_integer(j, (long long)c->bytes_written);
@@ -347,6 +349,7 @@ void cli_write_enqueued(json *j, const nestcl_enqueue_counts *c, double super_st
   json_key(j, "launches"); json_number(j, (double)c->launches * per);
   json_key(j, "waits"); json_number(j, (double)c->waits * per);
   json_key(j, "throttles"); json_number(j, (double)c->throttles * per);
+  json_key(j, "replays"); json_number(j, (double)c->replays * per);
   json_key(j, "transfers"); json_number(j, (double)(c->writes + c->reads) * per);
   json_key(j, "bytes"); json_number(j, (double)(c->bytes_written + c->bytes_read) * per);
   json_end_object(j);

@@ -50,6 +50,7 @@ typedef struct run_opts {
   int weight_double;
   int mpi, quiet, dry_run;
   int sync_interval, host_clock; /* nestcl_engine_config's; 0: the default */
+  int no_command_buffer;
   cli_ckpt ck;
 } run_opts;
 
@@ -87,6 +88,8 @@ static void help(const bench_def *b)
          "                       for the device every N super steps at most (default 250; fewer\n"
          "                       when the spike recording for N would take more than 256 MiB)\n"
          "  --host-clock         wait for the device every super step instead (the former loop)\n"
+         "  --no-command-buffer  launch the device loop's kernels one by one, also where the device\n"
+         "                       offers cl_khr_command_buffer (default: replay a recorded super step)\n"
          "  --mpi                split the network over the MPI ranks (run under mpiexec)\n"
          "  --checkpoint-at MS   write a checkpoint at MS (from t = 0, the presimulation included;\n"
          "                       a multiple of the min delay) into the folder of --checkpoint DIR\n"
@@ -185,6 +188,8 @@ static int parse(const bench_def *b, int argc, char **argv, run_opts *o, void *b
       o->sync_interval = (int)l2;
     } else if (strcmp(a, "--host-clock") == 0) {
       o->host_clock = 1;
+    } else if (strcmp(a, "--no-command-buffer") == 0) {
+      o->no_command_buffer = 1;
     } else if (strcmp(a, "--mpi") == 0) {
       o->mpi = 1;
     } else if (cli_ckpt_is_flag(a)) {
@@ -492,6 +497,7 @@ int cli_run_benchmark(const bench_def *b, int argc, char **argv)
   cfg.use_mpi = o.mpi;
   cfg.sync_interval = o.sync_interval;
   cfg.host_clock = o.host_clock;
+  cfg.command_buffer = !o.no_command_buffer;
   nestcl_engine *e = NULL;
   bench_common common = {o.dt, o.simtime, o.presim};
   double t_build0 = cli_now();
@@ -652,6 +658,7 @@ int cli_run_benchmark(const bench_def *b, int argc, char **argv)
   json_key(&j, "mpi_ranks"); json_integer(&j, ranks);
   json_key(&j, "sync_interval"); if (o.sync_interval) json_integer(&j, o.sync_interval); else json_null(&j);
   json_key(&j, "host_clock"); json_bool(&j, o.host_clock);
+  json_key(&j, "command_buffer"); json_bool(&j, !o.no_command_buffer);
   cli_ckpt_json(&j, &o.ck);
   json_key(&j, "spikes_file"); if (o.spikes) json_string(&j, o.spikes); else json_null(&j);
   json_key(&j, "plots_dir"); if (o.plots) json_string(&j, o.plots); else json_null(&j);
@@ -723,6 +730,7 @@ int cli_run_benchmark(const bench_def *b, int argc, char **argv)
   json_key(&j, "enqueued"); cli_write_enqueued(&j, &enq, super_steps);
   json_key(&j, "device_loop"); json_bool(&j, s1.device_loop);
   json_key(&j, "sync_interval"); if (s1.device_loop) json_integer(&j, s1.sync_interval); else json_null(&j);
+  json_key(&j, "command_buffer"); json_bool(&j, s1.command_buffer);
   json_key(&j, "phases_sum_s"); cli_write_phases(&j, tot, tot_wait);
   json_end_object(&j);
 

@@ -89,6 +89,16 @@ __kernel void nestcl_hist_append(__global const uint *pairs, uint n_pairs, long 
 #define NESTCL_RES_FAILED 4   /* 1 + the origin of the first super step with an error; 0: none */
 #define NESTCL_RES_RECORDED 5 /* entries in the recording buffer since the last drain */
 #define NESTCL_RES_ERR_WORDS 6 /* per block in errs: the count words (model.h, Failures), then a bad-entry flag */
+/*
+ * A replayed super step (a command buffer, resident_graph.c) has fixed
+ * arguments, so its kernels read the clock here: [7] the origin of the super
+ * step to update and gather, which the gather copies to [6] for the end of the
+ * super step, which advances [7] by the min delay; [8] the recording window's
+ * origin (the host writes it when it drains).
+ */
+#define NESTCL_RES_CLOCK_END 6
+#define NESTCL_RES_CLOCK 7
+#define NESTCL_RES_WINDOW 8
 
 /*
  * The end of a super step, one work-group per block: the block's spikes
@@ -108,9 +118,14 @@ __kernel void nestcl_gather(__global uint *counts, __global const uint *spikes, 
                             __global const ulong *block_gid, uint min_delay, long origin, uint parity,
                             __global uint *global_list, __global ulong *status, __global const uint *out_degree,
                             __global const uchar *recorded, __global uint *rec, ulong rec_cap, long window_origin,
-                            __global uint *errs)
+                            __global uint *errs, int clocked)
 {
   __local uint bad;
+  if (clocked) {
+    origin = (long)status[NESTCL_RES_CLOCK];
+    parity = (uint)((origin / (long)min_delay) & 1);
+    window_origin = (long)status[NESTCL_RES_WINDOW];
+  }
   const uint b = (uint)get_group_id(0), lid = (uint)get_local_id(0), ls = (uint)get_local_size(0);
   /* blocks[4b ...]: count words' offset, spike list's offset (entries), capacity, neurons */
   __global uint *cnt = counts + blocks[4u * b];
@@ -164,6 +179,9 @@ __kernel void nestcl_gather(__global uint *counts, __global const uint *spikes, 
     }
     if (b == 0u) {
       status[NESTCL_RES_GLOBAL_N + (parity ^ 1u)] = 0ul;
+      if (clocked) {
+        status[NESTCL_RES_CLOCK_END] = (ulong)origin;
+      }
     }
   }
 }

@@ -9,7 +9,10 @@
  *     loop that waits every super step); and the loop waits at most twice per
  *     drain (the counters), where the host clock waits every super step.
  *     Beside a CPU thread the stream waits once per super step (its spike
- *     list), plus once where a simulate() ends inside a super step.
+ *     list), plus once where a simulate() ends inside a super step. Where the
+ *     device offers cl_khr_command_buffer (PoCL 3.1 does), whole super steps
+ *     are replayed (one replay each, no launch); with command_buffer = 0 they
+ *     are launched kernel by kernel (3 each); the results are the same.
  *  3. An RKF45 failure (aeif_cond_exp under -40 nA: V_m passes NEST's bound
  *     of -1 V after about 11 ms, NumericalInstability) in a run that drains
  *     every 1000 super steps names the neuron and step the host clock's loop
@@ -51,6 +54,13 @@ static nestcl_engine_config stream_cfg(int sync_interval, int host_clock)
   return c;
 }
 
+static nestcl_engine_config no_command_buffer(void)
+{
+  nestcl_engine_config c = stream_cfg(0, 0);
+  c.command_buffer = 0;
+  return c;
+}
+
 static nestcl_engine_config mixed_cfg(void)
 {
   nestcl_engine_config c = stream_cfg(0, 0);
@@ -82,6 +92,7 @@ static int check_brunel(void)
     uint64_t max_waits;
   } v[] = {
       {"device loop, default interval", stream_cfg(0, 0), whole, 1, 1, 2},
+      {"device loop, kernels launched one by one", no_command_buffer(), whole, 1, 1, 2},
       /* 134 super steps of 1.5 ms: drains every 3, at the pieces' ends and the stop, two waits each at most. */
       {"device loop, interval 3, split, stop", stream_cfg(3, 0), split, 4, 1, 2 * (134 / 3 + 4 + 2)},
       {"host clock", stream_cfg(0, 1), whole, 1, 0, UINT64_MAX},
@@ -114,14 +125,31 @@ static int check_brunel(void)
       CHECK(q->waits >= (uint64_t)r.st.steps / 15, "%s: %llu waits for %lld steps: fewer than one per super step",
             v[k].name, (unsigned long long)q->waits, (long long)r.st.steps);
     }
+    if (r.st.command_buffer) {
+      /*
+       * Whole super steps replayed: one replay each (133 of 2000 steps of 15),
+       * no launch, but for the super steps that simulate() calls split.
+       */
+      CHECK(v[k].device_loop && v[k].c.command_buffer && q->replays >= 125 && q->replays + q->launches / 3 >= 133 &&
+                q->launches <= 3 * 8,
+            "%s: a command buffer with %llu replays and %llu launches", v[k].name, (unsigned long long)q->replays,
+            (unsigned long long)q->launches);
+    } else if (v[k].device_loop) {
+      CHECK(q->replays == 0 && q->launches >= 3 * 133, "%s: %llu replays, %llu launches", v[k].name,
+            (unsigned long long)q->replays, (unsigned long long)q->launches);
+    }
+    if (k == 0) {
+      printf("command buffer (cl_khr_command_buffer): %s\n",
+             r.st.command_buffer ? "offered by the device, replayed" : "not offered by the device, or not usable");
+    }
     if (v[k].c.cpu_threads > 0) {
       /* The stream's one wait per super step (its spike list), and launches of the merged kernels only. */
       CHECK(q->waits >= 133 && q->launches <= 3 * 134 + 8, "%s: %llu waits, %llu launches", v[k].name,
             (unsigned long long)q->waits, (unsigned long long)q->launches);
     }
-    printf("%s %s: %zu spikes, %llu launches, %llu waits, %llu throttles for %lld steps\n",
-           failures ? "?" : "ok", v[k].name, r.n, (unsigned long long)q->launches, (unsigned long long)q->waits,
-           (unsigned long long)q->throttles, (long long)r.st.steps);
+    printf("%s %s: %zu spikes, %llu launches, %llu replays, %llu waits, %llu throttles for %lld steps\n",
+           failures ? "?" : "ok", v[k].name, r.n, (unsigned long long)q->launches, (unsigned long long)q->replays,
+           (unsigned long long)q->waits, (unsigned long long)q->throttles, (long long)r.st.steps);
     brunel_free(&r);
   }
   brunel_free(&ref);

@@ -77,6 +77,12 @@ typedef struct nestcl_engine_config {
    */
   int sync_interval;
   int host_clock;
+  /*
+   * 1 (default): in the device loop, where the device offers
+   * cl_khr_command_buffer, record one super step's kernels once and replay
+   * them (one enqueue per super step); 0: launch each kernel.
+   */
+  int command_buffer;
 } nestcl_engine_config;
 
 void nestcl_engine_config_defaults(nestcl_engine_config *c);
@@ -397,6 +403,7 @@ typedef struct nestcl_enqueue_counts {
    * ahead of the device): the device does not idle for them; not in waits.
    */
   uint64_t throttles;
+  uint64_t replays;                   /* recorded super steps enqueued (cl_khr_command_buffer): not in launches */
   uint64_t writes, reads;             /* transfers host -> device, device -> host */
   uint64_t bytes_written, bytes_read;
 } nestcl_enqueue_counts;
@@ -440,6 +447,7 @@ typedef struct nestcl_engine_stats {
   int min_delay_steps, max_delay_steps;
   int device_loop;           /* the stream runs whole super steps and the host enqueues ahead (config: host_clock) */
   int sync_interval;         /* then: super steps between its drains, at most (config, or fewer for the recording) */
+  int command_buffer;        /* then: whole super steps replayed from a command buffer */
 } nestcl_engine_stats;
 
 int nestcl_engine_get_stats(const nestcl_engine *e, nestcl_engine_stats *out);

@@ -142,6 +142,7 @@ void nestcl_engine_config_defaults(nestcl_engine_config *c)
   c->weight_type = NESTCL_WEIGHT_FLOAT;
   c->history_capacity = 64;
   c->history_max = 4096;
+  c->command_buffer = 1;
 }
 
 int nestcl_engine_create(const nestcl_engine_config *c, nestcl_engine **out)
@@ -191,6 +192,9 @@ int nestcl_engine_create(const nestcl_engine_config *c, nestcl_engine **out)
   if (c->sync_interval < 0 || c->sync_interval > 1000000) {
     return nestcl_set_error(NESTCL_EINVAL, "sync interval %d super steps: need 1 to 1000000 (0: the default)",
                             c->sync_interval);
+  }
+  if (c->command_buffer != 0 && c->command_buffer != 1) {
+    return nestcl_set_error(NESTCL_EINVAL, "command_buffer %d: must be 0 or 1", c->command_buffer);
   }
   if (c->host_clock != 0 && c->host_clock != 1) {
     return nestcl_set_error(NESTCL_EINVAL, "host_clock %d: must be 0 or 1", c->host_clock);
@@ -1075,6 +1079,7 @@ int nestcl_engine_get_stats(const nestcl_engine *e, nestcl_engine_stats *out)
   out->simulate_s = e->simulate_s;
   out->device_loop = e->res.on && e->res.full;
   out->sync_interval = e->res.on && e->res.full ? e->res.plan.k : 0;
+  out->command_buffer = e->res.graph != NULL;
   size_t syn_bytes = 0;
   for (int c = 0; c < NESTCL_MEM_CLASSES; ++c) {
     out->device_bytes[c] = e->dev ? nestcl_device_bytes_in_use(e->dev, (nestcl_mem_class)c) : 0;

@@ -5,8 +5,9 @@
  * with its state, ring, spike list and the CSR of the synapses onto it).
  * Files: api.c (description and validation), build.c (partition, state,
  * connectivity, upload), cycle.c (simulate, the host clock's loop),
- * resident.c, resident_run.c, resident_merge.c, resident_update.c and
- * resident_step.c (the device loop, and one stream beside threads or ranks),
+ * resident.c, resident_run.c, resident_merge.c, resident_update.c,
+ * resident_graph.c and resident_step.c (the device loop, and one stream
+ * beside threads or ranks),
  * plastic.c (translated
  * synapses), record.c (recorders), psp.c, estimate.c (admission), core_cpu.c
  * (the C twins of the core kernels), checkpoint.c (checkpoint and restore).
@@ -232,6 +233,8 @@ typedef struct eng_resident {
   eng_update *upd;
   int n_upd;
   int *merged_pop;       /* per population: updated by a merged launch */
+  struct eng_graph *graph; /* the recorded super step (resident_graph.c); NULL: launched one by one */
+  int clock_stale;       /* the device's clock words need the host's before the next replay */
   uint64_t status[8];    /* the last drain's status words */
   uint32_t *errs;        /* [6 x n_pops] */
   uint32_t *table;       /* [4 x n_pops]: per block its count words' offset (words), spike list's offset, capacity, n */
@@ -382,6 +385,14 @@ int eng_resident_update_setup(nestcl_engine *e, eng_vp *vp);
 void eng_resident_update_free(nestcl_engine *e);
 cl_int eng_resident_enqueue_update(nestcl_engine *e, eng_vp *vp, cl_command_queue q, int64_t origin, int from, int to);
 void eng_resident_merge_free(nestcl_engine *e);
+/* Kernels with their fixed arguments (a command buffer records its own: PoCL 3.1 reads arguments at each replay). */
+cl_kernel eng_resident_update_kernel(nestcl_engine *e, const eng_update *u, int clocked, cl_int *err);
+cl_kernel eng_resident_gather_kernel(nestcl_engine *e, eng_vp *vp, int clocked, cl_int *err);
+cl_kernel eng_resident_launch_kernel(nestcl_engine *e, eng_vp *vp, int index, int clocked, cl_int *err);
+int eng_resident_graph_setup(nestcl_engine *e, eng_vp *vp);
+void eng_resident_graph_free(nestcl_engine *e);
+cl_int eng_resident_graph_enqueue(nestcl_engine *e, eng_vp *vp, cl_command_queue q, int64_t origin,
+                                  int64_t window_origin);
 cl_int eng_resident_enqueue_step_end(nestcl_engine *e, eng_vp *vp, cl_command_queue q, int64_t origin, cl_uint parity);
 
 /* C twins of the core kernels (core_cpu.c). */

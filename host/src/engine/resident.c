@@ -45,7 +45,7 @@
 #include "engine_internal.h"
 #include "enqueue.h"
 
-enum { RES_STATUS_WORDS = 8, RES_ERR_WORDS = 6, RES_DEFAULT_K = 250 };
+enum { RES_STATUS_WORDS = 16, RES_ERR_WORDS = 6, RES_DEFAULT_K = 250 };
 /* Device bytes the recording buffer may take, at most (and at most half the device's largest allocation). */
 #define RES_REC_BUDGET ((size_t)256 << 20)
 
@@ -203,30 +203,45 @@ static int carve_blocks(nestcl_engine *e, eng_vp *vp, uint32_t *table)
   return rc;
 }
 
+/* A gather kernel with its fixed arguments (origin, parity, window origin are set per launch); clocked: see resident_graph.c. */
+cl_kernel eng_resident_gather_kernel(nestcl_engine *e, eng_vp *vp, int clocked, cl_int *err)
+{
+  eng_resident *r = &e->res;
+  cl_kernel k = clCreateKernel(e->core_program, "nestcl_gather", err);
+  if (*err != CL_SUCCESS) {
+    return NULL;
+  }
+  cl_uint md = (cl_uint)e->min_delay;
+  cl_ulong cap = r->plan.rec_cap;
+  cl_int c = clocked;
+  cl_int x = clSetKernelArg(k, 0, sizeof(cl_mem), &r->b_counts.mem);
+  x |= clSetKernelArg(k, 1, sizeof(cl_mem), &r->b_spikes.mem);
+  x |= clSetKernelArg(k, 2, sizeof(cl_mem), &r->b_table.mem);
+  x |= clSetKernelArg(k, 3, sizeof(cl_mem), &r->b_gids.mem);
+  x |= clSetKernelArg(k, 4, sizeof md, &md);
+  x |= clSetKernelArg(k, 7, sizeof(cl_mem), &vp->b_global.mem);
+  x |= clSetKernelArg(k, 8, sizeof(cl_mem), &r->b_status.mem);
+  x |= clSetKernelArg(k, 9, sizeof(cl_mem), &r->b_degree.mem);
+  x |= clSetKernelArg(k, 10, sizeof(cl_mem), &r->b_recorded.mem);
+  x |= clSetKernelArg(k, 11, sizeof(cl_mem), &r->b_rec.mem);
+  x |= clSetKernelArg(k, 12, sizeof cap, &cap);
+  x |= clSetKernelArg(k, 14, sizeof(cl_mem), &r->b_errs.mem);
+  x |= clSetKernelArg(k, 15, sizeof c, &c);
+  if (x != CL_SUCCESS) {
+    clReleaseKernel(k);
+    *err = x;
+    return NULL;
+  }
+  return k;
+}
+
 static int make_kernels(nestcl_engine *e, eng_vp *vp)
 {
   eng_resident *r = &e->res;
   cl_int err;
-  r->k_gather = clCreateKernel(e->core_program, "nestcl_gather", &err);
-  int rc = eng_cl_check(err, "clCreateKernel(nestcl_gather)");
+  r->k_gather = eng_resident_gather_kernel(e, vp, 0, &err);
+  int rc = eng_cl_check(err, "the gather kernel");
   if (!rc) rc = nestcl_kernel_wg_width(e->dev, r->k_gather, "nestcl_gather", 256, &r->gather_width);
-  cl_uint md = (cl_uint)e->min_delay;
-  cl_ulong cap = r->plan.rec_cap;
-  if (!rc) {
-    err = clSetKernelArg(r->k_gather, 0, sizeof(cl_mem), &r->b_counts.mem);
-    err |= clSetKernelArg(r->k_gather, 1, sizeof(cl_mem), &r->b_spikes.mem);
-    err |= clSetKernelArg(r->k_gather, 2, sizeof(cl_mem), &r->b_table.mem);
-    err |= clSetKernelArg(r->k_gather, 3, sizeof(cl_mem), &r->b_gids.mem);
-    err |= clSetKernelArg(r->k_gather, 4, sizeof md, &md);
-    err |= clSetKernelArg(r->k_gather, 7, sizeof(cl_mem), &vp->b_global.mem);
-    err |= clSetKernelArg(r->k_gather, 8, sizeof(cl_mem), &r->b_status.mem);
-    err |= clSetKernelArg(r->k_gather, 9, sizeof(cl_mem), &r->b_degree.mem);
-    err |= clSetKernelArg(r->k_gather, 10, sizeof(cl_mem), &r->b_recorded.mem);
-    err |= clSetKernelArg(r->k_gather, 11, sizeof(cl_mem), &r->b_rec.mem);
-    err |= clSetKernelArg(r->k_gather, 12, sizeof cap, &cap);
-    err |= clSetKernelArg(r->k_gather, 14, sizeof(cl_mem), &r->b_errs.mem);
-    rc = eng_cl_check(err, "clSetKernelArg(nestcl_gather)");
-  }
   /* The rings as parts of one buffer; the updates of each model in one launch; delivery and drive in one each. */
   if (!rc) rc = eng_resident_rehome_rings(e, vp);
   for (int p = 0; p < e->n_pops && !rc; ++p) {
@@ -306,6 +321,8 @@ int eng_resident_setup(nestcl_engine *e)
     size_t cu = di->compute_units ? di->compute_units : 1;
     r->deliver_groups = cu * 32 < e->global_cap ? cu * 32 : (e->global_cap ? e->global_cap : 1);
     r->on = 1;
+    /* A whole super step as one command buffer, where the device offers them (resident_graph.c). */
+    rc = eng_resident_graph_setup(e, vp);
   }
   free(gids);
   free(marks);
@@ -316,6 +333,7 @@ int eng_resident_setup(nestcl_engine *e)
 void eng_resident_free(nestcl_engine *e)
 {
   eng_resident *r = &e->res;
+  eng_resident_graph_free(e);
   if (r->k_gather) clReleaseKernel(r->k_gather);
   eng_resident_merge_free(e);
   eng_resident_update_free(e);

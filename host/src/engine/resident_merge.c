@@ -34,8 +34,8 @@
  * drive its Poisson table; the sizes, offsets and the drives' values and
  * windows are constants of the generated source. Their bytes (pointers as 8).
  */
-enum { FIXED = 7, PER_DELIVER = 4, PER_DRIVE = 1 };
-enum { FIXED_B = 48, DELIVER_B = 32, DRIVEN_B = 0, DRIVE_B = 8 };
+enum { FIXED = 8, PER_DELIVER = 4, PER_DRIVE = 1 };
+enum { FIXED_B = 56, DELIVER_B = 32, DRIVEN_B = 0, DRIVE_B = 8 };
 
 typedef struct text {
   char *s;
@@ -87,8 +87,8 @@ static void gen_kernel(const nestcl_engine *e, const eng_vp *vp, text *t, const 
                        int *drv)
 {
   const eng_resident *r = &e->res;
-  put(t, "__kernel void %s(__global const uint *spikes, __global const ulong *status, uint parity, long origin,\n"
-         "  uint ring_slots, __global long *ring, uint seed", name);
+  put(t, "__kernel void %s(__global const uint *spikes, __global ulong *status, uint parity, long origin,\n"
+         "  uint ring_slots, __global long *ring, uint seed, int clocked", name);
   for (int j = 0; j < l->n_items; ++j) {
     if (j < l->n_deliver) {
       put(t, ",\n  __global const ulong *rp%d, __global const uint *tg%d, __global const NESTCL_W_T *w%d,"
@@ -100,7 +100,12 @@ static void gen_kernel(const nestcl_engine *e, const eng_vp *vp, text *t, const 
       put(t, ",\n  __global const double *cdf%d_%d", j, k);
     }
   }
-  put(t, ")\n{\n  const ulong n_spikes = status[NESTCL_RES_GLOBAL_N + parity];\n"
+  /* A replay (clocked) reads its origin from the status words and advances the clock for the next one. */
+  put(t, ")\n{\n  if (clocked) {\n    origin = (long)status[NESTCL_RES_CLOCK_END];\n"
+         "    parity = (uint)((origin / %d) & 1);\n"
+         "    if (get_global_id(0) == 0 && get_global_id(1) == 0 && get_global_id(2) == 0) {\n"
+         "      status[NESTCL_RES_CLOCK] = (ulong)(origin + %d);\n    }\n  }\n", e->min_delay, e->min_delay);
+  put(t, "  const ulong n_spikes = status[NESTCL_RES_GLOBAL_N + parity];\n"
          "  const uint i0 = (uint)(get_group_id(1) * get_local_size(0) + get_local_id(0));\n"
          "  const uint di = (uint)(get_local_size(0) * get_num_groups(1));\n"
          "  int f, t;\n  (void)n_spikes; (void)i0; (void)di; (void)f; (void)t;\n  switch (get_global_id(2)) {\n");
@@ -172,41 +177,64 @@ static int plan_launches(nestcl_engine *e, const eng_vp *vp, size_t max_param, i
   return 0;
 }
 
-/* The arguments of launch l (the rest is in its source). */
-static cl_int set_args(nestcl_engine *e, eng_vp *vp, eng_launch *l, int *drv)
+/* The arguments of launch l's kernel k (the rest is in its source; parity and origin are set per launch). */
+static cl_int set_args(nestcl_engine *e, eng_vp *vp, eng_launch *l, cl_kernel k, int clocked, int *drv)
 {
   eng_resident *r = &e->res;
   cl_uint slots = (cl_uint)e->ring_slots, seed = e->cfg.seed;
-  cl_int err = clSetKernelArg(l->k, 0, sizeof(cl_mem), &vp->b_global.mem);
-  err |= clSetKernelArg(l->k, 1, sizeof(cl_mem), &r->b_status.mem);
-  err |= clSetKernelArg(l->k, 4, sizeof slots, &slots);
-  err |= clSetKernelArg(l->k, 5, sizeof(cl_mem), &r->b_ring_all.mem);
-  err |= clSetKernelArg(l->k, 6, sizeof seed, &seed);
+  cl_int c = clocked;
+  cl_int err = clSetKernelArg(k, 0, sizeof(cl_mem), &vp->b_global.mem);
+  err |= clSetKernelArg(k, 1, sizeof(cl_mem), &r->b_status.mem);
+  err |= clSetKernelArg(k, 4, sizeof slots, &slots);
+  err |= clSetKernelArg(k, 5, sizeof(cl_mem), &r->b_ring_all.mem);
+  err |= clSetKernelArg(k, 6, sizeof seed, &seed);
+  err |= clSetKernelArg(k, 7, sizeof c, &c);
   cl_uint a = FIXED;
   size_t max_row = 1;
   for (int j = 0; j < l->n_items; ++j) {
     const eng_block *b = &vp->blocks[l->items[j]];
     if (j < l->n_deliver) {
-      err |= clSetKernelArg(l->k, a, sizeof(cl_mem), &b->b_row.mem);
-      err |= clSetKernelArg(l->k, a + 1, sizeof(cl_mem), &b->b_target.mem);
-      err |= clSetKernelArg(l->k, a + 2, sizeof(cl_mem), &b->b_weight.mem);
-      err |= clSetKernelArg(l->k, a + 3, sizeof(cl_mem), &b->b_delay.mem);
+      err |= clSetKernelArg(k, a, sizeof(cl_mem), &b->b_row.mem);
+      err |= clSetKernelArg(k, a + 1, sizeof(cl_mem), &b->b_target.mem);
+      err |= clSetKernelArg(k, a + 2, sizeof(cl_mem), &b->b_weight.mem);
+      err |= clSetKernelArg(k, a + 3, sizeof(cl_mem), &b->b_delay.mem);
       a += PER_DELIVER;
       max_row = b->max_row > max_row ? b->max_row : max_row;
       continue;
     }
     int m = block_drives(e, l->items[j], drv);
-    for (int k = 0; k < m; ++k, a += PER_DRIVE) {
-      err |= clSetKernelArg(l->k, a, sizeof(cl_mem), &e->drives[drv[k]].b_cdf.mem);
+    for (int q = 0; q < m; ++q, a += PER_DRIVE) {
+      err |= clSetKernelArg(k, a, sizeof(cl_mem), &e->drives[drv[q]].b_cdf.mem);
     }
   }
   /* Work-items per spike (and per group of driven neurons): the engine's width within this kernel's limit. */
   size_t w;
-  if (nestcl_kernel_wg_width(e->dev, l->k, "nestcl_step_merged", e->deliver_width, &w)) {
+  if (nestcl_kernel_wg_width(e->dev, k, "nestcl_step_merged", e->deliver_width, &w)) {
     return CL_INVALID_KERNEL;
   }
   l->width = l->n_deliver && w > max_row ? max_row : w;
   return err;
+}
+
+/* Launch number `index`'s kernel with its arguments; clocked: see resident_graph.c. */
+cl_kernel eng_resident_launch_kernel(nestcl_engine *e, eng_vp *vp, int index, int clocked, cl_int *err)
+{
+  eng_resident *r = &e->res;
+  char name[64];
+  snprintf(name, sizeof name, "nestcl_step_merged_%d", index);
+  cl_kernel k = clCreateKernel(r->merged, name, err);
+  if (*err != CL_SUCCESS) {
+    return NULL;
+  }
+  int *drv = malloc(((size_t)e->n_drives + 1) * sizeof *drv);
+  cl_int x = drv ? set_args(e, vp, &r->launches[index], k, clocked, drv) : CL_OUT_OF_HOST_MEMORY;
+  free(drv);
+  if (x != CL_SUCCESS) {
+    clReleaseKernel(k);
+    *err = x;
+    return NULL;
+  }
+  return k;
 }
 
 int eng_resident_merge_setup(nestcl_engine *e, eng_vp *vp)
@@ -235,12 +263,9 @@ int eng_resident_merge_setup(nestcl_engine *e, eng_vp *vp)
   if (!rc && r->n_launches) rc = nestcl_program_build(e->dev, t.s, opt, &r->merged);
   free(t.s);
   for (int k = 0; k < r->n_launches && !rc; ++k) {
-    eng_launch *l = &r->launches[k];
-    snprintf(name, sizeof name, "nestcl_step_merged_%d", k);
     cl_int err;
-    l->k = clCreateKernel(r->merged, name, &err);
-    if ((rc = eng_cl_check(err, "clCreateKernel(nestcl_step_merged)"))) break;
-    rc = eng_cl_check(set_args(e, vp, l, drv), "clSetKernelArg(nestcl_step_merged)");
+    r->launches[k].k = eng_resident_launch_kernel(e, vp, k, 0, &err);
+    rc = eng_cl_check(err, "the merged end of a super step");
   }
   free(drv);
   return rc;

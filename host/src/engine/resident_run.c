@@ -28,13 +28,30 @@ static int cl_failed(cl_int err, const char *what)
   return nestcl_set_error(NESTCL_ECL, "%s failed: %s", what, nestcl_cl_error_name(err));
 }
 
-/* The end of the super step at origin: gather, delivery and drive (resident_merge.c), and a marker for the throttle. */
-static cl_int enqueue_end(run_state *s, int64_t origin)
+/*
+ * The end of the super step at origin: gather, delivery and drive
+ * (resident_merge.c), or (replay) the whole recorded super step
+ * (resident_graph.c); then a marker for the throttle.
+ */
+static cl_int enqueue_end(run_state *s, int64_t origin, int replay)
 {
   nestcl_engine *e = s->e;
   eng_resident *r = &e->res;
   cl_uint parity = (cl_uint)((origin / e->min_delay) & 1);
   cl_long org = origin, wo = s->window_origin;
+  if (replay) {
+    cl_int err = eng_resident_graph_enqueue(e, s->vp, s->q, origin, s->window_origin);
+    if (err == CL_SUCCESS) {
+      err = clEnqueueMarkerWithWaitList(s->q, 0, NULL, &r->markers[s->in_window]);
+    }
+    if (err == CL_SUCCESS) {
+      s->in_window++;
+      err = clFlush(s->q);
+    }
+    return err;
+  }
+  /* Launched one by one: the device's clock (for the next replay) does not move. */
+  r->clock_stale = 1;
   cl_int err = clSetKernelArg(r->k_gather, 5, sizeof org, &org);
   err |= clSetKernelArg(r->k_gather, 6, sizeof parity, &parity);
   err |= clSetKernelArg(r->k_gather, 13, sizeof wo, &wo);
@@ -226,6 +243,7 @@ static int drain(run_state *s, int64_t origin, int lag)
     rc = record_window(s, (size_t)n, fail_at);
   }
   s->window_origin = origin;
+  r->clock_stale = 1; /* the window's origin moved */
   if (!rc) {
     rc = eng_resident_error(e, s->vp, fail_at, origin, lag);
   }
@@ -262,8 +280,10 @@ int eng_resident_run(nestcl_engine *e, int64_t steps)
     int from = lag;
     int to = (int64_t)(e->min_delay - from) < left ? e->min_delay : from + (int)left;
     drained = 0;
-    err = eng_resident_enqueue_update(e, vp, s.q, origin, from, to);
-    if (err == CL_SUCCESS && to == e->min_delay) err = enqueue_end(&s, origin);
+    /* A whole super step is one replay where a command buffer was recorded. */
+    const int replay = r->graph && from == 0 && to == e->min_delay;
+    if (!replay) err = eng_resident_enqueue_update(e, vp, s.q, origin, from, to);
+    if (err == CL_SUCCESS && to == e->min_delay) err = enqueue_end(&s, origin, replay);
     left -= to - from;
     lag = to;
     if (lag < e->min_delay || err != CL_SUCCESS) {

@@ -83,9 +83,12 @@ static char *merged_source(const nestcl_model *m, int tab_stride)
   for (int f = 0; f < m->n_fields; ++f) {
     k += snprintf(s + k, cap - (size_t)k, ",\n    __global %s *f%d", cl_type(m->fields[f].type), f);
   }
+  /* A replay (clocked: resident_graph.c) reads the super step's origin from the status words. */
   k += snprintf(s + k, cap - (size_t)k,
-                ")\n{\n  __global const ulong *t = tab + %d * get_global_id(1);\n"
-                "  %s_body((uint)t[0], (uint)t[1], origin_steps, from, to, resolution_ms, ring_slots, (uint)t[2],\n"
+                ",\n    __global const ulong *status, const int clocked)\n{\n"
+                "  const long origin = clocked ? (long)status[7] : origin_steps;\n"
+                "  __global const ulong *t = tab + %d * get_global_id(1);\n"
+                "  %s_body((uint)t[0], (uint)t[1], origin, from, to, resolution_ms, ring_slots, (uint)t[2],\n"
                 "      ring + t[4], counts + t[5], spikes + t[6], (uint)t[3], 0, rec, rng_seed, t[7], 1ul",
                 tab_stride, m->kernel_name);
   for (int f = 0; f < m->n_fields; ++f) {
@@ -181,6 +184,43 @@ int eng_resident_rehome_rings(nestcl_engine *e, eng_vp *vp)
   return rc;
 }
 
+/*
+ * A kernel of u's merged update with its fixed arguments (origin, from and to
+ * are set per launch); clocked: it reads the origin from the status words (a
+ * command buffer's, resident_graph.c).
+ */
+cl_kernel eng_resident_update_kernel(nestcl_engine *e, const eng_update *u, int clocked, cl_int *err)
+{
+  const eng_resident *r = &e->res;
+  const nestcl_model *m = e->pops[u->pops[0]].model;
+  cl_kernel k = clCreateKernel(u->prog, "nestcl_update_merged", err);
+  if (*err != CL_SUCCESS) {
+    return NULL;
+  }
+  double h = e->cfg.resolution_ms;
+  cl_uint slots = (cl_uint)e->ring_slots, seed = e->cfg.seed;
+  cl_int c = clocked;
+  cl_int x = clSetKernelArg(k, 0, sizeof(cl_mem), &u->b_tab.mem);
+  x |= clSetKernelArg(k, 4, sizeof h, &h);
+  x |= clSetKernelArg(k, 5, sizeof slots, &slots);
+  x |= clSetKernelArg(k, 6, sizeof(cl_mem), &r->b_rec.mem);
+  x |= clSetKernelArg(k, 7, sizeof seed, &seed);
+  x |= clSetKernelArg(k, 8, sizeof(cl_mem), &r->b_ring_all.mem);
+  x |= clSetKernelArg(k, 9, sizeof(cl_mem), &r->b_counts.mem);
+  x |= clSetKernelArg(k, 10, sizeof(cl_mem), &r->b_spikes.mem);
+  for (int f = 0; f < m->n_fields; ++f) {
+    x |= clSetKernelArg(k, 11 + (cl_uint)f, sizeof(cl_mem), &u->parents[f].mem);
+  }
+  x |= clSetKernelArg(k, 11 + (cl_uint)m->n_fields, sizeof(cl_mem), &r->b_status.mem);
+  x |= clSetKernelArg(k, 12 + (cl_uint)m->n_fields, sizeof c, &c);
+  if (x != CL_SUCCESS) {
+    clReleaseKernel(k);
+    *err = x;
+    return NULL;
+  }
+  return k;
+}
+
 /* One merged update for the populations pops[0..np) of one model: fields moved, table, program, kernel. */
 static int setup_one(nestcl_engine *e, eng_vp *vp, const int *pops, int np, eng_update *u)
 {
@@ -243,24 +283,8 @@ static int setup_one(nestcl_engine *e, eng_vp *vp, const int *pops, int np, eng_
   free(src);
   cl_int err = CL_SUCCESS;
   if (!rc) {
-    u->k = clCreateKernel(u->prog, "nestcl_update_merged", &err);
-    rc = eng_cl_check(err, "clCreateKernel(nestcl_update_merged)");
-  }
-  if (!rc) {
-    double h = e->cfg.resolution_ms;
-    cl_uint slots = (cl_uint)e->ring_slots, seed = e->cfg.seed;
-    err = clSetKernelArg(u->k, 0, sizeof(cl_mem), &u->b_tab.mem);
-    err |= clSetKernelArg(u->k, 4, sizeof h, &h);
-    err |= clSetKernelArg(u->k, 5, sizeof slots, &slots);
-    err |= clSetKernelArg(u->k, 6, sizeof(cl_mem), &r->b_rec.mem);
-    err |= clSetKernelArg(u->k, 7, sizeof seed, &seed);
-    err |= clSetKernelArg(u->k, 8, sizeof(cl_mem), &r->b_ring_all.mem);
-    err |= clSetKernelArg(u->k, 9, sizeof(cl_mem), &r->b_counts.mem);
-    err |= clSetKernelArg(u->k, 10, sizeof(cl_mem), &r->b_spikes.mem);
-    for (int f = 0; f < m->n_fields; ++f) {
-      err |= clSetKernelArg(u->k, 11 + (cl_uint)f, sizeof(cl_mem), &u->parents[f].mem);
-    }
-    rc = eng_cl_check(err, "clSetKernelArg(nestcl_update_merged)");
+    u->k = eng_resident_update_kernel(e, u, 0, &err);
+    rc = eng_cl_check(err, "the merged update kernel");
   }
   free(tab);
   free(bufs);
