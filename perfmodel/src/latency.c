@@ -10,7 +10,9 @@
  *   - the device loop (one stream, no threads, one rank, static synapses):
  *     one merged update, the gather and the end of the super step (delivery
  *     and drive): 3 launches; it waits to drain once per sync interval (250
- *     super steps) and at the end of each simulate();
+ *     super steps) and at the end of each simulate(). Where the device offers
+ *     cl_khr_command_buffer the 3 launches are one replay, which costs about
+ *     one launch: the floor here is the one without it;
  *   - one stream beside threads or ranks, static synapses: the same 3
  *     launches and one wait per super step (its spike list);
  *   - otherwise (plastic synapses, several streams): the host clock's loop,
