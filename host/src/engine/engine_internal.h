@@ -211,7 +211,8 @@ typedef struct eng_update {
   int n;
   nestcl_buffer *parents; /* per field: the blocks' field buffers are parts of it */
   nestcl_buffer b_tab;   /* per block: n, K, channels, capacity, ring/count/list offsets, first gid, field offsets */
-  size_t width;          /* the largest block */
+  size_t width;          /* the largest block, rounded up to a multiple of group */
+  size_t group;          /* work-items per work-group (64, or the kernel's limit) */
 } eng_update;
 
 /* The device loop (resident.c, resident_run.c, resident_merge.c, resident_update.c); on == 0: cycle.c's loop runs. */

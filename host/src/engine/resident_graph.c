@@ -95,9 +95,9 @@ static cl_int record(nestcl_engine *e, eng_vp *vp, struct eng_graph *g)
     err = clSetKernelArg(kk, 1, sizeof zero, &zero);
     err |= clSetKernelArg(kk, 2, sizeof f, &f);
     err |= clSetKernelArg(kk, 3, sizeof t, &t);
-    size_t gs[2] = {u->width, (size_t)u->n};
+    size_t gs[2] = {u->width, (size_t)u->n}, ls[2] = {u->group, 1};
     if (err == CL_SUCCESS) {
-      err = g->ndrange(g->cb, NULL, NULL, kk, 2, NULL, gs, NULL, k > 0, k > 0 ? &prev : NULL, &sp, NULL);
+      err = g->ndrange(g->cb, NULL, NULL, kk, 2, NULL, gs, ls, k > 0, k > 0 ? &prev : NULL, &sp, NULL);
     }
     prev = sp;
   }

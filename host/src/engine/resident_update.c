@@ -286,6 +286,13 @@ static int setup_one(nestcl_engine *e, eng_vp *vp, const int *pops, int np, eng_
     u->k = eng_resident_update_kernel(e, u, 0, &err);
     rc = eng_cl_check(err, "the merged update kernel");
   }
+  /*
+   * Work-groups of up to 64 neurons of one block, the global size rounded up
+   * (the model returns beyond its n): left to the driver, a block of prime
+   * size could run in work-groups of one.
+   */
+  if (!rc) rc = nestcl_kernel_wg_width(e->dev, u->k, "nestcl_update_merged", 64, &u->group);
+  if (!rc) u->width = (u->width + u->group - 1) / u->group * u->group;
   free(tab);
   free(bufs);
   free(offs);
@@ -360,9 +367,9 @@ cl_int eng_resident_enqueue_update(nestcl_engine *e, eng_vp *vp, cl_command_queu
     err = clSetKernelArg(u->k, 1, sizeof org, &org);
     err |= clSetKernelArg(u->k, 2, sizeof f, &f);
     err |= clSetKernelArg(u->k, 3, sizeof t, &t);
-    size_t gs[2] = {u->width, (size_t)u->n};
+    size_t gs[2] = {u->width, (size_t)u->n}, ls[2] = {u->group, 1};
     if (err == CL_SUCCESS) {
-      err = nestcl_enq_launch(&vp->st.enqueued, q, u->k, 2, gs, NULL, 0, NULL, NULL);
+      err = nestcl_enq_launch(&vp->st.enqueued, q, u->k, 2, gs, ls, 0, NULL, NULL);
     }
   }
   for (int p = 0; p < e->n_pops && err == CL_SUCCESS; ++p) {
