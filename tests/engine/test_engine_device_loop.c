@@ -13,6 +13,10 @@
  *     device offers cl_khr_command_buffer (PoCL 3.1 does), whole super steps
  *     are replayed (one replay each, no launch); with command_buffer = 0 they
  *     are launched kernel by kernel (3 each); the results are the same.
+ *  4. A multimeter in the device loop (samples kept on the device for a
+ *     window of super steps): iaf_psc_alpha's V_m, I_syn_ex and I_syn_in every
+ *     0.7 ms, draining every 3 super steps, simulate() in pieces that end
+ *     inside super steps: the 1-thread run's samples, bit for bit.
  *  3. An RKF45 failure (aeif_cond_exp under -40 nA: V_m passes NEST's bound
  *     of -1 V after about 11 ms, NumericalInstability) in a run that drains
  *     every 1000 super steps names the neuron and step the host clock's loop
@@ -24,6 +28,7 @@
  * Exit 77 without an OpenCL device.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "brunel.h"
@@ -211,6 +216,73 @@ static void check_overflow(void)
   printf("%s overflow: '%s' (last recorded step %lld)\n", failures ? "?" : "ok", m1000, (long long)l1000);
 }
 
+typedef struct mm_out {
+  size_t n;
+  int width, device_loop;
+  int64_t *steps;
+  double *values;
+} mm_out;
+
+/* 60 iaf_psc_alpha under DC and each other's spikes, sampled every 0.7 ms: 60 ms in the given pieces. */
+static int mm_run(const nestcl_engine_config *c, const double *pieces, int n_pieces, mm_out *o)
+{
+  nestcl_engine *e = NULL;
+  int rc = nestcl_engine_create(c, &e), pop, mm;
+  if (!rc) rc = nestcl_engine_set_models(e, nestcl_builtin_models, nestcl_builtin_model_count);
+  if (!rc) rc = nestcl_engine_create_population(e, "iaf_psc_alpha", 60, 0, &pop);
+  if (!rc) rc = nestcl_engine_set(e, pop, "I_e", nestcl_uniform(360.0, 420.0));
+  nestcl_conn_spec conn = {NESTCL_RULE_FIXED_INDEGREE, 6, 1, 1, 0, 0.0};
+  nestcl_syn_spec syn = {nestcl_uniform(-40.0, 40.0), nestcl_constant(1.5), 0};
+  if (!rc) rc = nestcl_engine_connect(e, pop, pop, &conn, &syn);
+  const char *names[] = {"V_m", "I_syn_ex", "I_syn_in"};
+  if (!rc) rc = nestcl_engine_add_multimeter(e, pop, 0, 60, names, 3, 0.7, &mm);
+  for (int k = 0; k < n_pieces && !rc; ++k) {
+    rc = nestcl_engine_simulate(e, pieces[k]);
+  }
+  if (!rc) {
+    const int64_t *st;
+    const uint64_t *g;
+    const double *v;
+    nestcl_engine_samples(e, mm, &st, &g, &v, &o->n, &o->width);
+    o->steps = malloc(o->n * sizeof *st + 1);
+    o->values = malloc(o->n * (size_t)o->width * sizeof *v + 1);
+    if (o->steps && o->values) {
+      memcpy(o->steps, st, o->n * sizeof *st);
+      memcpy(o->values, v, o->n * (size_t)o->width * sizeof *v);
+    } else {
+      rc = NESTCL_ENOMEM;
+    }
+    nestcl_engine_stats es;
+    nestcl_engine_get_stats(e, &es);
+    o->device_loop = es.device_loop;
+  }
+  nestcl_engine_destroy(e);
+  return rc;
+}
+
+static void check_multimeter(void)
+{
+  nestcl_engine_config c1;
+  nestcl_engine_config_defaults(&c1);
+  c1.seed = 99;
+  nestcl_engine_config c2 = stream_cfg(3, 0);
+  c2.seed = 99;
+  const double whole[] = {60.0}, pieces[] = {13.3, 20.0, 26.7};
+  mm_out ref = {0}, dev = {0};
+  int r1 = mm_run(&c1, whole, 1, &ref), r2 = mm_run(&c2, pieces, 3, &dev);
+  int same = r1 == 0 && r2 == 0 && ref.n == dev.n && ref.width == dev.width && ref.n > 0 &&
+             memcmp(ref.steps, dev.steps, ref.n * sizeof *ref.steps) == 0 &&
+             memcmp(ref.values, dev.values, ref.n * (size_t)ref.width * sizeof *ref.values) == 0;
+  CHECK(same && dev.device_loop, "multimeter: rc %d and %d, %zu and %zu samples, device loop %d, %s", r1, r2, ref.n,
+        dev.n, dev.device_loop, same ? "identical" : "different");
+  printf("%s multimeter in the device loop: %zu samples of %d values, identical to 1 thread\n",
+         failures ? "?" : "ok", dev.n, dev.width);
+  free(ref.steps);
+  free(ref.values);
+  free(dev.steps);
+  free(dev.values);
+}
+
 /* aeif_cond_exp under -40 nA for 30 ms: the error message. */
 static int solver_run(int sync_interval, int host_clock, char *msg, size_t cap)
 {
@@ -252,6 +324,7 @@ int main(void)
   failures += rc;
   check_overflow();
   check_solver_failure();
+  check_multimeter();
   if (failures) {
     fprintf(stderr, "%d failure(s)\n", failures);
     return 1;

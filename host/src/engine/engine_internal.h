@@ -193,6 +193,8 @@ typedef struct eng_res_plan {
   uint64_t rec_cap;      /* entries of the recording buffer: k x rec_per_ss */
   size_t other_bytes;    /* out-degrees, recorded marks, status, tables */
   size_t rec_bytes;      /* the recording buffer */
+  size_t mm_slot;        /* multimeter: elements of one slice's records of every sampled population */
+  size_t mm_bytes;       /* its buffer: k + 2 slots */
 } eng_res_plan;
 
 /* One launch of the device loop's end of a super step (resident_merge.c): a generated kernel over several blocks. */
@@ -224,6 +226,10 @@ typedef struct eng_resident {
   eng_res_plan plan;
   nestcl_buffer b_counts, b_spikes; /* the blocks' count words and spike lists are parts of these */
   nestcl_buffer b_table, b_gids, b_degree, b_recorded, b_status, b_errs, b_rec;
+  nestcl_buffer b_mm;    /* multimeter samples: plan.k + 2 slots of plan.mm_slot doubles */
+  double *mm_host;       /* their host copy at a drain */
+  size_t *mm_off;        /* per population: its records' offset within a slot (elements) */
+  int64_t *slices;       /* per slot: the slice's origin, from and to */
   cl_kernel k_gather;
   size_t gather_width, deliver_groups;
   cl_program merged;     /* the generated merged kernels */
@@ -384,7 +390,9 @@ int eng_resident_merge_setup(nestcl_engine *e, eng_vp *vp);
 int eng_resident_rehome_rings(nestcl_engine *e, eng_vp *vp);
 int eng_resident_update_setup(nestcl_engine *e, eng_vp *vp);
 void eng_resident_update_free(nestcl_engine *e);
-cl_int eng_resident_enqueue_update(nestcl_engine *e, eng_vp *vp, cl_command_queue q, int64_t origin, int from, int to);
+/* slot: the multimeter's slot of this slice (0 beside threads and ranks, where nothing is sampled). */
+cl_int eng_resident_enqueue_update(nestcl_engine *e, eng_vp *vp, cl_command_queue q, int64_t origin, int from, int to,
+                                   int slot);
 void eng_resident_merge_free(nestcl_engine *e);
 /* Kernels with their fixed arguments (a command buffer records its own: PoCL 3.1 reads arguments at each replay). */
 cl_kernel eng_resident_update_kernel(nestcl_engine *e, const eng_update *u, int clocked, cl_int *err);

@@ -228,10 +228,10 @@ int eng_estimate(nestcl_engine *e, nestcl_memory_estimate *out)
       eng_res_plan plan;
       eng_resident_plan(e, mode, min_delay, (size_t)info->max_alloc_bytes, &plan);
       out->device_bytes[NESTCL_MEM_OTHER] += plan.other_bytes;
-      out->device_bytes[NESTCL_MEM_RECORDING] += plan.rec_bytes;
+      out->device_bytes[NESTCL_MEM_RECORDING] += plan.rec_bytes + plan.mm_bytes;
       if (e->cfg.cpu_threads < NESTCL_ESTIMATE_MAX_VPS) {
         out->vps[e->cfg.cpu_threads].device_bytes[NESTCL_MEM_OTHER] += plan.other_bytes;
-        out->vps[e->cfg.cpu_threads].device_bytes[NESTCL_MEM_RECORDING] += plan.rec_bytes;
+        out->vps[e->cfg.cpu_threads].device_bytes[NESTCL_MEM_RECORDING] += plan.rec_bytes + plan.mm_bytes;
       }
     }
     if (opened) {

@@ -64,12 +64,19 @@ int eng_resident_mode(const nestcl_engine *e, int n_ranks)
       return 0;
     }
   }
+  /*
+   * A multimeter: the device loop keeps its samples for a window of super
+   * steps (resident_update.c), when every sampled population's update is
+   * merged; beside threads or ranks the host clock samples every slice.
+   */
+  const int loop = n_ranks == 1 && e->cfg.cpu_threads == 0;
   for (int p = 0; p < e->n_pops; ++p) {
-    if (e->pops[p].rec_interval_steps != 0) {
+    const nestcl_model *m = e->pops[p].model;
+    if (e->pops[p].rec_interval_steps != 0 && (!loop || m->spike_offsets || m->event_queue)) {
       return 0;
     }
   }
-  return n_ranks == 1 && e->cfg.cpu_threads == 0 ? 2 : 1;
+  return loop ? 2 : 1;
 }
 
 /*
@@ -113,8 +120,22 @@ void eng_resident_plan(const nestcl_engine *e, int mode, int min_delay, size_t m
     uint64_t fit = budget / (plan->rec_per_ss * 8);
     k = fit < 1 ? 1 : fit < (uint64_t)k ? (int)fit : k;
   }
+  /* Multimeter samples: a slot of every sampled population's records per slice, k + 2 slices per window. */
+  plan->mm_slot = 0;
+  for (int p = 0; mode == 2 && p < e->n_pops; ++p) {
+    const eng_population *pop = &e->pops[p];
+    if (pop->rec_interval_steps != 0) {
+      plan->mm_slot += (size_t)min_delay * eng_rec_width(pop->model, pop->K) * pop->n;
+    }
+  }
+  if (plan->mm_slot > 0) {
+    uint64_t fit = budget / (plan->mm_slot * 8);
+    fit = fit > 2 ? fit - 2 : 1;
+    k = fit < (uint64_t)k ? (int)fit : k;
+  }
   plan->k = k;
   plan->rec_cap = plan->rec_per_ss * (uint64_t)k;
+  plan->mm_bytes = plan->mm_slot * (size_t)(k + 2) * 8;
   /* Out-degrees, recorded marks, status, per-block tables and error words; the recording buffer. */
   plan->other_bytes = e->n_global * 5 + RES_STATUS_WORDS * 8 + (size_t)e->n_pops * (16 + 8 + RES_ERR_WORDS * 4);
   plan->rec_bytes = (size_t)(plan->rec_cap ? plan->rec_cap : 1) * 8;
@@ -315,6 +336,13 @@ int eng_resident_setup(nestcl_engine *e)
                                     rw, errs0, &r->b_errs);
   if (!rc) rc = nestcl_buffer_alloc(d, NESTCL_MEM_RECORDING, "spike recording", r->plan.rec_bytes, CL_MEM_READ_WRITE,
                                     NULL, &r->b_rec);
+  /* Multimeter samples of a window of slices (none: one word, an argument all the same). */
+  if (!rc) rc = nestcl_buffer_alloc(d, NESTCL_MEM_RECORDING, "multimeter samples",
+                                    r->plan.mm_bytes ? r->plan.mm_bytes : 8, CL_MEM_READ_WRITE, NULL, &r->b_mm);
+  if (!rc && r->plan.mm_bytes &&
+      (!(r->mm_host = malloc(r->plan.mm_bytes)) || !(r->slices = malloc(3 * ((size_t)r->plan.k + 2) * 8)))) {
+    rc = nestcl_set_error(NESTCL_ENOMEM, "out of host memory");
+  }
   if (!rc) rc = make_kernels(e, vp);
   if (!rc) {
     /* Work-groups of the delivery: enough to fill the device, each walking many spikes. */
@@ -339,12 +367,14 @@ void eng_resident_free(nestcl_engine *e)
   eng_resident_update_free(e);
   if (e->dev) {
     /* Parents may go before their sub-buffers: OpenCL keeps the memory until the last one is released. */
-    nestcl_buffer *bufs[] = {&r->b_counts, &r->b_spikes, &r->b_table, &r->b_gids, &r->b_degree, &r->b_recorded, &r->b_status, &r->b_errs, &r->b_rec};
+    nestcl_buffer *bufs[] = {&r->b_mm, &r->b_counts, &r->b_spikes, &r->b_table, &r->b_gids, &r->b_degree, &r->b_recorded, &r->b_status, &r->b_errs, &r->b_rec};
     for (size_t k = 0; k < sizeof bufs / sizeof *bufs; ++k) {
       nestcl_buffer_free(e->dev, bufs[k]);
     }
   }
   free(r->errs);
+  free(r->mm_host);
+  free(r->slices);
   free(r->table);
   free(r->counts);
   free(r->rec_host);

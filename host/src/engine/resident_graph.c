@@ -146,8 +146,9 @@ static void graph_free(struct eng_graph *g)
 int eng_resident_graph_setup(nestcl_engine *e, eng_vp *vp)
 {
   eng_resident *r = &e->res;
-  if (!e->cfg.command_buffer || !r->full || r->n_launches == 0) {
-    return 0; /* (without an end-of-super-step launch, nothing would advance the device's clock) */
+  if (!e->cfg.command_buffer || !r->full || r->n_launches == 0 || r->plan.mm_slot > 0) {
+    /* (without an end-of-super-step launch, nothing would advance the device's clock; a multimeter's slot moves) */
+    return 0;
   }
   for (int p = 0; p < e->n_pops; ++p) {
     if (vp->blocks[p].n && !r->merged_pop[p]) {

@@ -20,6 +20,7 @@ typedef struct run_state {
   int64_t window_origin; /* the recording's steps count from here */
   int in_window;         /* super steps enqueued since the last drain */
   int done;              /* of which known to be finished (throttles) */
+  int n_slices;          /* slices enqueued since the last drain: multimeter slots 0.. */
   double t_window;       /* wall time at the last drain */
 } run_state;
 
@@ -167,9 +168,34 @@ int eng_resident_error(nestcl_engine *e, const eng_vp *vp, int64_t fail_at, int6
   return 0;
 }
 
+/* The multimeters' samples of the window's slices, slice by slice, up to (not including) the super step at stop_at. */
+static int record_slices(run_state *s, int64_t stop_at)
+{
+  nestcl_engine *e = s->e;
+  eng_resident *r = &e->res;
+  for (int k = 0; k < s->n_slices; ++k) {
+    const int64_t *sl = r->slices + 3 * k;
+    if (stop_at >= 0 && sl[0] >= stop_at) {
+      break;
+    }
+    for (int p = 0; p < e->n_pops; ++p) {
+      eng_block *b = &s->vp->blocks[p];
+      if (e->pops[p].rec_interval_steps && b->n) {
+        memcpy(b->rec, r->mm_host + (size_t)k * r->plan.mm_slot + r->mm_off[p], b->rec_elems * sizeof *b->rec);
+      }
+    }
+    int rc = eng_record_samples(e, sl[0], (int)sl[1], (int)sl[2]);
+    if (rc) {
+      return rc;
+    }
+  }
+  return 0;
+}
+
 /*
- * Waits for everything enqueued; takes the totals, the recorded spikes and the
- * errors. origin and lag: where the run stands (lag > 0: inside a super step).
+ * Waits for everything enqueued; takes the totals, the recorded spikes, the
+ * multimeters' samples and the errors. origin and lag: where the run stands
+ * (lag > 0: inside a super step).
  */
 static int drain(run_state *s, int64_t origin, int lag)
 {
@@ -196,6 +222,10 @@ static int drain(run_state *s, int64_t origin, int lag)
   }
   if (err == CL_SUCCESS && guess > 0) {
     err = nestcl_enq_read(c, s->q, r->b_rec.mem, CL_FALSE, 0, guess * 8, r->rec_host, 0, NULL, NULL);
+  }
+  if (err == CL_SUCCESS && r->plan.mm_slot && s->n_slices) {
+    err = nestcl_enq_read(c, s->q, r->b_mm.mem, CL_FALSE, 0, (size_t)s->n_slices * r->plan.mm_slot * 8, r->mm_host, 0,
+                          NULL, NULL);
   }
   if (err == CL_SUCCESS) {
     err = nestcl_enq_finish(c, s->q);
@@ -244,10 +274,13 @@ static int drain(run_state *s, int64_t origin, int lag)
   }
   s->window_origin = origin;
   r->clock_stale = 1; /* the window's origin moved */
-  if (!rc) {
-    rc = eng_resident_error(e, s->vp, fail_at, origin, lag);
+  int rc_err = eng_resident_error(e, s->vp, fail_at, origin, lag);
+  if (!rc && r->plan.mm_slot) {
+    /* Nothing of the failing super step is sampled (the host clock stops before it samples). */
+    rc = record_slices(s, fail_at >= 0 ? fail_at : rc_err ? origin : -1);
   }
-  return rc;
+  s->n_slices = 0;
+  return rc_err ? rc_err : rc;
 }
 
 static int sticky(nestcl_engine *e, int rc)
@@ -264,7 +297,7 @@ int eng_resident_run(nestcl_engine *e, int64_t steps)
     return nestcl_set_error(r->sticky, "%s", r->sticky_err);
   }
   eng_vp *vp = &e->vps[r->vp];
-  run_state s = {e, vp, nestcl_device_queue(e->dev, vp->queue), e->origin, 0, 0, eng_now()};
+  run_state s = {e, vp, nestcl_device_queue(e->dev, vp->queue), e->origin, 0, 0, 0, eng_now()};
   int64_t origin = e->origin, left = steps;
   int lag = e->lag;
   cl_int err = CL_SUCCESS;
@@ -282,7 +315,16 @@ int eng_resident_run(nestcl_engine *e, int64_t steps)
     drained = 0;
     /* A whole super step is one replay where a command buffer was recorded. */
     const int replay = r->graph && from == 0 && to == e->min_delay;
-    if (!replay) err = eng_resident_enqueue_update(e, vp, s.q, origin, from, to);
+    if (!replay) {
+      err = eng_resident_enqueue_update(e, vp, s.q, origin, from, to, s.n_slices);
+      if (r->plan.mm_slot) {
+        /* The slice's multimeter slot: k + 2 hold a window (a drain comes after k whole super steps). */
+        int64_t *sl = r->slices + 3 * s.n_slices++;
+        sl[0] = origin;
+        sl[1] = from;
+        sl[2] = to;
+      }
+    }
     if (err == CL_SUCCESS && to == e->min_delay) err = enqueue_end(&s, origin, replay);
     left -= to - from;
     lag = to;

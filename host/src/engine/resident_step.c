@@ -39,7 +39,7 @@ int eng_resident_update(nestcl_engine *e, eng_vp *vp, int64_t origin, int from, 
     err = nestcl_enq_write(&vp->st.enqueued, q, e->res.b_status.mem, CL_FALSE, 0, sizeof zero2, zero2, 0, NULL, NULL);
   }
   if (err == CL_SUCCESS) {
-    err = eng_resident_enqueue_update(e, vp, q, origin, from, to);
+    err = eng_resident_enqueue_update(e, vp, q, origin, from, to, 0);
   }
   if (err == CL_SUCCESS) {
     err = clFlush(q);

@@ -10,7 +10,10 @@
  * spike-list buffers), so the merged kernel takes the same few arguments
  * however many populations there are, and finds its block's part at the
  * offsets of a table (per block: n, K, channels, list capacity, the offsets
- * of its ring, counts and list, its first gid, then one offset per field).
+ * of its ring, counts and list, its first gid, its multimeter interval and
+ * the offset of its records within a slice's slot, then one offset per
+ * field). A multimeter's records go to the slot of the slice (an argument),
+ * kept until the host drains (resident_run.c).
  * Parameters equal over all these populations are compiled in (specialise.h),
  * the others read per neuron as before. Models with spike offsets or an event
  * queue keep one launch per population.
@@ -24,7 +27,7 @@
 #include "nestcl_rt_source.h"
 #include "specialise.h"
 
-enum { TAB_FIXED = 8 };
+enum { TAB_FIXED = 10 };
 
 static size_t align_up(size_t x, size_t a)
 {
@@ -85,11 +88,12 @@ static char *merged_source(const nestcl_model *m, int tab_stride)
   }
   /* A replay (clocked: resident_graph.c) reads the super step's origin from the status words. */
   k += snprintf(s + k, cap - (size_t)k,
-                ",\n    __global const ulong *status, const int clocked)\n{\n"
+                ",\n    __global const ulong *status, const int clocked, const ulong rec_slot)\n{\n"
                 "  const long origin = clocked ? (long)status[7] : origin_steps;\n"
                 "  __global const ulong *t = tab + %d * get_global_id(1);\n"
                 "  %s_body((uint)t[0], (uint)t[1], origin, from, to, resolution_ms, ring_slots, (uint)t[2],\n"
-                "      ring + t[4], counts + t[5], spikes + t[6], (uint)t[3], 0, rec, rng_seed, t[7], 1ul",
+                "      ring + t[4], counts + t[5], spikes + t[6], (uint)t[3], (long)t[8], rec + t[9] + rec_slot, rng_seed,\n"
+                "      t[7], 1ul",
                 tab_stride, m->kernel_name);
   for (int f = 0; f < m->n_fields; ++f) {
     k += snprintf(s + k, cap - (size_t)k, ",\n      f%d + t[%d]", f, TAB_FIXED + f);
@@ -203,7 +207,7 @@ cl_kernel eng_resident_update_kernel(nestcl_engine *e, const eng_update *u, int 
   cl_int x = clSetKernelArg(k, 0, sizeof(cl_mem), &u->b_tab.mem);
   x |= clSetKernelArg(k, 4, sizeof h, &h);
   x |= clSetKernelArg(k, 5, sizeof slots, &slots);
-  x |= clSetKernelArg(k, 6, sizeof(cl_mem), &r->b_rec.mem);
+  x |= clSetKernelArg(k, 6, sizeof(cl_mem), &r->b_mm.mem);
   x |= clSetKernelArg(k, 7, sizeof seed, &seed);
   x |= clSetKernelArg(k, 8, sizeof(cl_mem), &r->b_ring_all.mem);
   x |= clSetKernelArg(k, 9, sizeof(cl_mem), &r->b_counts.mem);
@@ -213,6 +217,8 @@ cl_kernel eng_resident_update_kernel(nestcl_engine *e, const eng_update *u, int 
   }
   x |= clSetKernelArg(k, 11 + (cl_uint)m->n_fields, sizeof(cl_mem), &r->b_status.mem);
   x |= clSetKernelArg(k, 12 + (cl_uint)m->n_fields, sizeof c, &c);
+  cl_ulong slot = 0;
+  x |= clSetKernelArg(k, 13 + (cl_uint)m->n_fields, sizeof slot, &slot);
   if (x != CL_SUCCESS) {
     clReleaseKernel(k);
     *err = x;
@@ -251,6 +257,8 @@ static int setup_one(nestcl_engine *e, eng_vp *vp, const int *pops, int np, eng_
     t[5] = r->table[4 * pops[j]];
     t[6] = r->table[4 * pops[j] + 1];
     t[7] = b->first_gid;
+    t[8] = (uint64_t)e->pops[pops[j]].rec_interval_steps;
+    t[9] = r->mm_off ? r->mm_off[pops[j]] : 0;
     u->width = b->n > u->width ? b->n : u->width;
     kmax = e->pops[pops[j]].K > kmax ? e->pops[pops[j]].K : kmax;
     sets[j] = b->fields;
@@ -304,6 +312,16 @@ static int setup_one(nestcl_engine *e, eng_vp *vp, const int *pops, int np, eng_
 int eng_resident_update_setup(nestcl_engine *e, eng_vp *vp)
 {
   eng_resident *r = &e->res;
+  /* Each sampled population's records within a slice's slot, in population order. */
+  r->mm_off = calloc((size_t)e->n_pops, sizeof *r->mm_off);
+  if (!r->mm_off) {
+    return nestcl_set_error(NESTCL_ENOMEM, "out of host memory");
+  }
+  size_t off = 0;
+  for (int p = 0; p < e->n_pops; ++p) {
+    r->mm_off[p] = off;
+    off += e->pops[p].rec_interval_steps ? vp->blocks[p].rec_elems : 0;
+  }
   r->upd = calloc((size_t)e->n_pops, sizeof *r->upd);
   r->merged_pop = calloc((size_t)e->n_pops, sizeof *r->merged_pop);
   int *pops = calloc((size_t)e->n_pops, sizeof *pops);
@@ -349,6 +367,8 @@ void eng_resident_update_free(nestcl_engine *e)
   free(r->upd);
   free(r->merged_pop);
   free(r->ring_off);
+  free(r->mm_off);
+  r->mm_off = NULL;
   if (e->dev) nestcl_buffer_free(e->dev, &r->b_ring_all);
   r->upd = NULL;
   r->merged_pop = NULL;
@@ -357,14 +377,18 @@ void eng_resident_update_free(nestcl_engine *e)
 }
 
 /* The slice's updates: one launch per merged model, one per population of the others. */
-cl_int eng_resident_enqueue_update(nestcl_engine *e, eng_vp *vp, cl_command_queue q, int64_t origin, int from, int to)
+cl_int eng_resident_enqueue_update(nestcl_engine *e, eng_vp *vp, cl_command_queue q, int64_t origin, int from, int to,
+                                   int slot)
 {
   eng_resident *r = &e->res;
   cl_long org = origin;
+  cl_ulong rec_slot = (cl_ulong)slot * r->plan.mm_slot;
   cl_int f = from, t = to, err = CL_SUCCESS;
   for (int k = 0; k < r->n_upd && err == CL_SUCCESS; ++k) {
     eng_update *u = &r->upd[k];
-    err = clSetKernelArg(u->k, 1, sizeof org, &org);
+    const nestcl_model *m = e->pops[u->pops[0]].model;
+    err = clSetKernelArg(u->k, 13 + (cl_uint)m->n_fields, sizeof rec_slot, &rec_slot);
+    err |= clSetKernelArg(u->k, 1, sizeof org, &org);
     err |= clSetKernelArg(u->k, 2, sizeof f, &f);
     err |= clSetKernelArg(u->k, 3, sizeof t, &t);
     size_t gs[2] = {u->width, (size_t)u->n}, ls[2] = {u->group, 1};
