@@ -68,12 +68,12 @@ typedef struct nestcl_engine_config {
    */
   size_t device_memory;
   /*
-   * The device loop (one stream VP on one rank, static synapses, no
-   * multimeter): the stream runs whole super steps on the device and the host
-   * enqueues ahead, draining the recorded spikes and checking for errors once
-   * every sync_interval super steps at most (default 250: 0), at the end of
-   * simulate() and when asked to stop. host_clock: 1 runs the loop that waits
-   * for the device every super step instead (for comparison).
+   * The device loop (one stream VP on one rank, static synapses): the stream
+   * runs whole super steps on the device and the host enqueues ahead,
+   * draining the recorded spikes and multimeter samples and checking for
+   * errors once every sync_interval super steps at most (default 250: 0), at
+   * the end of simulate() and when asked to stop. host_clock: 1 runs the loop
+   * that waits for the device every super step instead (for comparison).
    */
   int sync_interval;
   int host_clock;

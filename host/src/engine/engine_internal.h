@@ -219,7 +219,7 @@ typedef struct eng_update {
 
 /* The device loop (resident.c, resident_run.c, resident_merge.c, resident_update.c); on == 0: cycle.c's loop runs. */
 typedef struct eng_resident {
-  int on;                /* the stream VP vp runs the resident kernels (one stream, static synapses, no multimeter) */
+  int on;                /* the stream VP vp runs the resident kernels (one stream, static synapses; eng_resident_mode) */
   int full;              /* and the whole loop (no threads, one rank): the device loop; else one wait per super step */
   int vp;
   uint64_t n_upload;     /* beside threads or ranks: the global list's length, written to the device */

@@ -7,7 +7,7 @@
  * writes the global list back and waits for the delivery. On a discrete GPU
  * each wait costs 10-30 us of latency, more than the kernels of a small super
  * step. Here, for a rank whose one VP is a stream of one device (the default
- * device run, --threads 0 --streams 1) with static synapses and no multimeter:
+ * device run, --threads 0 --streams 1) with static synapses:
  *   - each model's populations are updated by one launch (resident_update.c),
  *     appending to their spike lists, which are parts (sub-buffers) of one
  *     list, so that one gather kernel turns all of them into the global list
