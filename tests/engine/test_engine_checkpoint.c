@@ -6,8 +6,7 @@
  * checkpoint from the first engine, after it from the second) and final E->E
  * weights, bit for bit: restored into the same split, and into others (2
  * threads -> 1 stream, 1 thread + 1 stream -> 2 threads, 2 streams -> 1
- * thread; for static synapses instead of the first of these, 1 stream in the
- * device loop draining every 7 super steps -> 1 stream). For the translated iaf_psc_alpha with static synapses and with E->E
+ * thread). For the translated iaf_psc_alpha with static synapses and with E->E
  * stdp_synapse (per-synapse and per-source state, spike histories), and for
  * test_lif. Refusals, each leaving the engine unbuilt and still able to
  * restore a good checkpoint afterwards: a flipped byte (checksum), a truncated
@@ -297,17 +296,6 @@ static int check_net(const brunel_net *net, const char *root, int refusals)
       {"1 thread + 1 stream -> 2 threads", split_cfg(1, 1, 0.5, 4242), split_cfg(2, 0, 0.0, 4242)},
       {"2 streams -> 1 thread + 1 stream, alpha 0.3", split_cfg(0, 2, 1.0, 4242), split_cfg(1, 1, 0.3, 4242)},
   };
-  /*
-   * The device loop draining every 7 super steps: the checkpoint at 66 super
-   * steps falls between two of its drains (simulate() drains at its end).
-   */
-  if (!net->ee_synapse) {
-    pairs[1].w.gpu_streams = 1;
-    pairs[1].w.cpu_threads = 0;
-    pairs[1].w.gpu_fraction = 1.0;
-    pairs[1].w.sync_interval = 7;
-    pairs[1].name = "1 stream, drains every 7 super steps -> 1 stream";
-  }
   char net_root[4096];
   join_path(net_root, sizeof net_root, root, net->ee_synapse ? "stdp" : net->model);
   mkdir(net_root, 0777);
