@@ -49,7 +49,7 @@ static int cl_fail(cl_int err, const char *what)
   return nestcl_set_error(NESTCL_ECL, "%s failed: %s", what, nestcl_cl_error_name(err));
 }
 
-static int cmp_spike(const void *a, const void *b)
+int eng_cmp_spike(const void *a, const void *b)
 {
   const uint32_t *x = a, *y = b;
   if (x[1] != y[1]) {
@@ -281,7 +281,7 @@ static int collect_spikes(nestcl_engine *e, eng_vp *vp)
       vp->n_out++;
     }
   }
-  qsort(vp->out, vp->n_out, 2 * sizeof(uint32_t), cmp_spike);
+  qsort(vp->out, vp->n_out, 2 * sizeof(uint32_t), eng_cmp_spike);
   return 0;
 }
 
@@ -421,7 +421,7 @@ static int exchange(nestcl_engine *e, int64_t origin, int *failed)
     n = total / 2;
   }
 #endif
-  qsort(e->global, n, 2 * sizeof(uint32_t), cmp_spike);
+  qsort(e->global, n, 2 * sizeof(uint32_t), eng_cmp_spike);
   e->n_global_spikes = n;
   e->spikes_total += n;
   for (size_t s = 0; s < n; ++s) {

@@ -197,6 +197,20 @@ typedef struct eng_res_plan {
   size_t mm_bytes;       /* its buffer: k + 2 slots */
 } eng_res_plan;
 
+/*
+ * The device loop's status words (ulong) and error words per block (uint), as
+ * kernels_templates/core/engine_kernels.cl numbers them (NESTCL_RES_*).
+ */
+enum {
+  ENG_RES_GLOBAL_N = 0, /* [0], [1]: the global list's length, by the super step's parity */
+  ENG_RES_SPIKES = 2,
+  ENG_RES_EVENTS = 3,
+  ENG_RES_FAILED = 4,   /* 1 + the origin of the first super step with an error */
+  ENG_RES_RECORDED = 5,
+  ENG_RES_STATUS_WORDS = 16,
+  ENG_RES_ERR_WORDS = 6 /* per block: the count words (model.h, Failures), then a bad-entry flag */
+};
+
 /* One launch of the device loop's end of a super step (resident_merge.c): a generated kernel over several blocks. */
 typedef struct eng_launch {
   cl_kernel k;
@@ -366,6 +380,8 @@ void eng_vp_fail(eng_vp *vp, int rc);
 int eng_vps_status(nestcl_engine *e);
 
 /* cycle.c, shared with the device loop. */
+/* qsort order of (gid, lag) pairs: by lag, then gid. */
+int eng_cmp_spike(const void *a, const void *b);
 /* The lags [*f, *t) of [from, to) at which drive d is active; 0 when none. */
 int eng_drive_window(const eng_drive *d, int64_t origin, int from, int to, int *f, int *t);
 /* A failure in count words `words` of block b's update (model.h, Failures) as an error naming neuron and time; 0: none. */
@@ -378,6 +394,11 @@ cl_int eng_gpu_enqueue_drives(nestcl_engine *e, eng_vp *vp, int64_t origin, int 
 int eng_resident_mode(const nestcl_engine *e, int n_ranks);
 void eng_resident_plan(const nestcl_engine *e, int mode, int min_delay, size_t max_alloc, eng_res_plan *plan);
 int eng_resident_error(nestcl_engine *e, const eng_vp *vp, int64_t fail_at, int64_t origin, int lag);
+/* The gather of the super step at origin (recorded spikes' steps from window_origin), enqueued on q. */
+cl_int eng_resident_enqueue_gather(nestcl_engine *e, eng_vp *vp, cl_command_queue q, int64_t origin,
+                                   int64_t window_origin);
+/* resident_update.c: CL_DEVICE_MEM_BASE_ADDR_ALIGN in bytes (sub-buffers start at multiples of it). */
+size_t eng_resident_base_align(const nestcl_engine *e);
 /* Beside threads or ranks (resident_step.c): the stream's part of cycle.c's loop. */
 int eng_resident_update(nestcl_engine *e, eng_vp *vp, int64_t origin, int from, int to);
 int eng_resident_collect(nestcl_engine *e, eng_vp *vp, int64_t origin);

@@ -45,7 +45,7 @@
 #include "engine_internal.h"
 #include "enqueue.h"
 
-enum { RES_STATUS_WORDS = 16, RES_ERR_WORDS = 6, RES_DEFAULT_K = 250 };
+enum { RES_DEFAULT_K = 250 };
 /* Device bytes the recording buffer may take, at most (and at most half the device's largest allocation). */
 #define RES_REC_BUDGET ((size_t)256 << 20)
 
@@ -137,7 +137,7 @@ void eng_resident_plan(const nestcl_engine *e, int mode, int min_delay, size_t m
   plan->rec_cap = plan->rec_per_ss * (uint64_t)k;
   plan->mm_bytes = plan->mm_slot * (size_t)(k + 2) * 8;
   /* Out-degrees, recorded marks, status, per-block tables and error words; the recording buffer. */
-  plan->other_bytes = e->n_global * 5 + RES_STATUS_WORDS * 8 + (size_t)e->n_pops * (16 + 8 + RES_ERR_WORDS * 4);
+  plan->other_bytes = e->n_global * 5 + ENG_RES_STATUS_WORDS * 8 + (size_t)e->n_pops * (16 + 8 + ENG_RES_ERR_WORDS * 4);
   plan->rec_bytes = (size_t)(plan->rec_cap ? plan->rec_cap : 1) * 8;
 }
 
@@ -169,9 +169,7 @@ static int carve(nestcl_engine *e, const char *what, const size_t *offs, const s
 /* The blocks' count words and spike lists as parts of two buffers, and the update kernels pointed at them. */
 static int carve_blocks(nestcl_engine *e, eng_vp *vp, uint32_t *table)
 {
-  cl_uint align_bits = 1024;
-  clGetDeviceInfo(nestcl_device_id(e->dev), CL_DEVICE_MEM_BASE_ADDR_ALIGN, sizeof align_bits, &align_bits, NULL);
-  size_t align = align_bits / 8 > 8 ? align_bits / 8 : 8;
+  size_t align = eng_resident_base_align(e);
   size_t *co = calloc(4 * (size_t)e->n_pops, sizeof *co);
   nestcl_buffer **cs = calloc(2 * (size_t)e->n_pops, sizeof *cs);
   if (!co || !cs) {
@@ -256,6 +254,22 @@ cl_kernel eng_resident_gather_kernel(nestcl_engine *e, eng_vp *vp, int clocked, 
   return k;
 }
 
+cl_int eng_resident_enqueue_gather(nestcl_engine *e, eng_vp *vp, cl_command_queue q, int64_t origin,
+                                   int64_t window_origin)
+{
+  eng_resident *r = &e->res;
+  cl_uint parity = (cl_uint)((origin / e->min_delay) & 1);
+  cl_long org = origin, wo = window_origin;
+  cl_int err = clSetKernelArg(r->k_gather, 5, sizeof org, &org);
+  err |= clSetKernelArg(r->k_gather, 6, sizeof parity, &parity);
+  err |= clSetKernelArg(r->k_gather, 13, sizeof wo, &wo);
+  size_t gsize = (size_t)e->n_pops * r->gather_width, lsize = r->gather_width;
+  if (err == CL_SUCCESS) {
+    err = nestcl_enq_launch(&vp->st.enqueued, q, r->k_gather, 1, &gsize, &lsize, 0, NULL, NULL);
+  }
+  return err;
+}
+
 static int make_kernels(nestcl_engine *e, eng_vp *vp)
 {
   eng_resident *r = &e->res;
@@ -307,9 +321,9 @@ int eng_resident_setup(nestcl_engine *e)
   uint32_t *table = calloc(4 * (size_t)e->n_pops, sizeof *table);
   uint64_t *gids = calloc((size_t)e->n_pops, sizeof *gids);
   unsigned char *marks = recorded_marks(e, mode);
-  uint32_t *errs0 = calloc(RES_ERR_WORDS * (size_t)e->n_pops, sizeof *errs0);
-  uint64_t status0[RES_STATUS_WORDS] = {0};
-  r->errs = calloc(RES_ERR_WORDS * (size_t)e->n_pops, sizeof *r->errs);
+  uint32_t *errs0 = calloc(ENG_RES_ERR_WORDS * (size_t)e->n_pops, sizeof *errs0);
+  uint64_t status0[ENG_RES_STATUS_WORDS] = {0};
+  r->errs = calloc(ENG_RES_ERR_WORDS * (size_t)e->n_pops, sizeof *r->errs);
   r->table = table;
   r->rec_host = malloc((size_t)(r->plan.rec_cap ? r->plan.rec_cap : 1) * 8);
   r->markers = calloc((size_t)r->plan.k + 1, sizeof *r->markers);
@@ -332,7 +346,7 @@ int eng_resident_setup(nestcl_engine *e)
                                     &r->b_recorded);
   if (!rc) rc = nestcl_buffer_alloc(d, NESTCL_MEM_OTHER, "device loop status", sizeof status0, rw, status0,
                                     &r->b_status);
-  if (!rc) rc = nestcl_buffer_alloc(d, NESTCL_MEM_OTHER, "device loop errors", RES_ERR_WORDS * 4 * (size_t)e->n_pops,
+  if (!rc) rc = nestcl_buffer_alloc(d, NESTCL_MEM_OTHER, "device loop errors", ENG_RES_ERR_WORDS * 4 * (size_t)e->n_pops,
                                     rw, errs0, &r->b_errs);
   if (!rc) rc = nestcl_buffer_alloc(d, NESTCL_MEM_RECORDING, "spike recording", r->plan.rec_bytes, CL_MEM_READ_WRITE,
                                     NULL, &r->b_rec);

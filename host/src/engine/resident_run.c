@@ -10,7 +10,6 @@
 #include "engine_internal.h"
 #include "enqueue.h"
 
-enum { W_GLOBAL_N = 0, W_SPIKES = 2, W_EVENTS = 3, W_FAILED = 4, W_RECORDED = 5, ERR_WORDS = 6 };
 #define AHEAD_S 0.05
 
 typedef struct run_state {
@@ -39,29 +38,16 @@ static cl_int enqueue_end(run_state *s, int64_t origin, int replay)
   nestcl_engine *e = s->e;
   eng_resident *r = &e->res;
   cl_uint parity = (cl_uint)((origin / e->min_delay) & 1);
-  cl_long org = origin, wo = s->window_origin;
+  cl_int err;
   if (replay) {
-    cl_int err = eng_resident_graph_enqueue(e, s->vp, s->q, origin, s->window_origin);
+    err = eng_resident_graph_enqueue(e, s->vp, s->q, origin, s->window_origin);
+  } else {
+    /* Launched one by one: the device's clock (for the next replay) does not move. */
+    r->clock_stale = 1;
+    err = eng_resident_enqueue_gather(e, s->vp, s->q, origin, s->window_origin);
     if (err == CL_SUCCESS) {
-      err = clEnqueueMarkerWithWaitList(s->q, 0, NULL, &r->markers[s->in_window]);
+      err = eng_resident_enqueue_step_end(e, s->vp, s->q, origin, parity);
     }
-    if (err == CL_SUCCESS) {
-      s->in_window++;
-      err = clFlush(s->q);
-    }
-    return err;
-  }
-  /* Launched one by one: the device's clock (for the next replay) does not move. */
-  r->clock_stale = 1;
-  cl_int err = clSetKernelArg(r->k_gather, 5, sizeof org, &org);
-  err |= clSetKernelArg(r->k_gather, 6, sizeof parity, &parity);
-  err |= clSetKernelArg(r->k_gather, 13, sizeof wo, &wo);
-  size_t gsize = (size_t)e->n_pops * r->gather_width, lsize = r->gather_width;
-  if (err == CL_SUCCESS) {
-    err = nestcl_enq_launch(&s->vp->st.enqueued, s->q, r->k_gather, 1, &gsize, &lsize, 0, NULL, NULL);
-  }
-  if (err == CL_SUCCESS) {
-    err = eng_resident_enqueue_step_end(e, s->vp, s->q, origin, parity);
   }
   if (err == CL_SUCCESS) {
     err = clEnqueueMarkerWithWaitList(s->q, 0, NULL, &r->markers[s->in_window]);
@@ -97,21 +83,12 @@ static cl_int throttle(run_state *s)
   return err;
 }
 
-static int cmp_step_gid(const void *a, const void *b)
-{
-  const uint32_t *x = a, *y = b;
-  if (x[1] != y[1]) {
-    return x[1] < y[1] ? -1 : 1;
-  }
-  return x[0] < y[0] ? -1 : (x[0] > y[0]);
-}
-
 /* The recorded spikes of the window, super step by super step, up to (not including) the super step at stop_at. */
 static int record_window(run_state *s, size_t n, int64_t stop_at)
 {
   nestcl_engine *e = s->e;
   uint32_t *ent = e->res.rec_host;
-  qsort(ent, n, 8, cmp_step_gid);
+  qsort(ent, n, 8, eng_cmp_spike); /* (gid, step) pairs: by step, then gid */
   size_t k = 0;
   while (k < n) {
     int64_t ss = ent[2 * k + 1] / (uint32_t)e->min_delay;
@@ -149,7 +126,7 @@ int eng_resident_error(nestcl_engine *e, const eng_vp *vp, int64_t fail_at, int6
     int64_t at = pass == 0 ? fail_at : origin;
     for (int p = 0; p < e->n_pops; ++p) {
       const eng_block *b = &vp->blocks[p];
-      const uint32_t *w = pass == 0 ? r->errs + ERR_WORDS * p : r->counts + r->table[4 * p];
+      const uint32_t *w = pass == 0 ? r->errs + ENG_RES_ERR_WORDS * p : r->counts + r->table[4 * p];
       int rc = b->n ? eng_block_failure(e, b, w, at) : 0;
       if (rc) {
         return rc;
@@ -244,15 +221,15 @@ static int drain(run_state *s, int64_t origin, int lag)
   if (err != CL_SUCCESS) {
     return cl_failed(err, "the device loop's drain");
   }
-  e->spikes_total += st[W_SPIKES] - r->status[W_SPIKES];
-  e->events_total += st[W_EVENTS] - r->status[W_EVENTS];
+  e->spikes_total += st[ENG_RES_SPIKES] - r->status[ENG_RES_SPIKES];
+  e->events_total += st[ENG_RES_EVENTS] - r->status[ENG_RES_EVENTS];
   memcpy(r->status, st, sizeof st);
-  uint64_t n = st[W_RECORDED];
+  uint64_t n = st[ENG_RES_RECORDED];
   if (n > r->plan.rec_cap) {
     return nestcl_set_error(NESTCL_ERUNTIME, "internal: %llu recorded spikes for a buffer of %llu",
                             (unsigned long long)n, (unsigned long long)r->plan.rec_cap);
   }
-  int64_t fail_at = st[W_FAILED] ? (int64_t)(st[W_FAILED] - 1) : -1;
+  int64_t fail_at = st[ENG_RES_FAILED] ? (int64_t)(st[ENG_RES_FAILED] - 1) : -1;
   int rc = 0;
   if (steps_in_window > 0) {
     double rate = (double)n / steps_in_window;
@@ -265,7 +242,7 @@ static int drain(run_state *s, int64_t origin, int lag)
                             NULL, NULL);
     }
     if (err == CL_SUCCESS) {
-      err = nestcl_enq_write(c, s->q, r->b_status.mem, CL_FALSE, W_RECORDED * 8, sizeof zero, &zero, 0, NULL, NULL);
+      err = nestcl_enq_write(c, s->q, r->b_status.mem, CL_FALSE, ENG_RES_RECORDED * 8, sizeof zero, &zero, 0, NULL, NULL);
     }
     if (err != CL_SUCCESS) {
       return cl_failed(err, "reading the recorded spikes");

@@ -16,8 +16,6 @@
 #include "engine_internal.h"
 #include "enqueue.h"
 
-enum { W_GLOBAL_N = 0, W_FAILED = 4 };
-
 static int cl_failed(cl_int err, const char *what)
 {
   return nestcl_set_error(NESTCL_ECL, "%s failed: %s", what, nestcl_cl_error_name(err));
@@ -48,29 +46,13 @@ int eng_resident_update(nestcl_engine *e, eng_vp *vp, int64_t origin, int from, 
   return err == CL_SUCCESS ? 0 : cl_failed(err, "update kernel");
 }
 
-static int cmp_spike(const void *a, const void *b)
-{
-  const uint32_t *x = a, *y = b;
-  if (x[1] != y[1]) {
-    return x[1] < y[1] ? -1 : 1;
-  }
-  return x[0] < y[0] ? -1 : (x[0] > y[0]);
-}
-
 int eng_resident_collect(nestcl_engine *e, eng_vp *vp, int64_t origin)
 {
   eng_resident *r = &e->res;
   nestcl_enqueue_counts *c = &vp->st.enqueued;
   cl_command_queue q = nestcl_device_queue(e->dev, vp->queue);
   cl_uint parity = parity_of(e, origin);
-  cl_long org = origin, wo = origin;
-  cl_int err = clSetKernelArg(r->k_gather, 5, sizeof org, &org);
-  err |= clSetKernelArg(r->k_gather, 6, sizeof parity, &parity);
-  err |= clSetKernelArg(r->k_gather, 13, sizeof wo, &wo);
-  size_t gsize = (size_t)e->n_pops * r->gather_width, lsize = r->gather_width;
-  if (err == CL_SUCCESS) {
-    err = nestcl_enq_launch(c, q, r->k_gather, 1, &gsize, &lsize, 0, NULL, NULL);
-  }
+  cl_int err = eng_resident_enqueue_gather(e, vp, q, origin, origin);
   /* Status, errors and (a guess of) the list in one round trip. */
   uint64_t st[8];
   double g = 2.0 * r->rec_per_ss + 1024.0;
@@ -84,11 +66,11 @@ int eng_resident_collect(nestcl_engine *e, eng_vp *vp, int64_t origin)
   if (err != CL_SUCCESS) {
     return cl_failed(err, "collecting the stream's spikes");
   }
-  if (st[W_FAILED]) {
-    int rc = eng_resident_error(e, vp, (int64_t)(st[W_FAILED] - 1), origin, 0);
+  if (st[ENG_RES_FAILED]) {
+    int rc = eng_resident_error(e, vp, (int64_t)(st[ENG_RES_FAILED] - 1), origin, 0);
     return rc ? rc : nestcl_set_error(NESTCL_ERUNTIME, "the stream's update failed (no failure record)");
   }
-  size_t n = (size_t)st[W_GLOBAL_N + parity];
+  size_t n = (size_t)st[ENG_RES_GLOBAL_N + parity];
   if (n > vp->out_cap) {
     return nestcl_set_error(NESTCL_ERUNTIME, "internal: %zu spikes for the stream's list of %zu", n, vp->out_cap);
   }
@@ -101,7 +83,7 @@ int eng_resident_collect(nestcl_engine *e, eng_vp *vp, int64_t origin)
   }
   r->rec_per_ss = (double)n > r->rec_per_ss ? (double)n : 0.5 * (r->rec_per_ss + (double)n);
   vp->n_out = n;
-  qsort(vp->out, n, 2 * sizeof(uint32_t), cmp_spike);
+  qsort(vp->out, n, 2 * sizeof(uint32_t), eng_cmp_spike);
   return 0;
 }
 
@@ -118,7 +100,7 @@ int eng_resident_deliver(nestcl_engine *e, eng_vp *vp, int64_t origin)
     err = nestcl_enq_write(c, q, vp->b_global.mem, CL_FALSE, 0, r->n_upload * 8, e->global, 0, NULL, NULL);
   }
   if (err == CL_SUCCESS) {
-    err = nestcl_enq_write(c, q, r->b_status.mem, CL_FALSE, (W_GLOBAL_N + parity) * 8, sizeof r->n_upload,
+    err = nestcl_enq_write(c, q, r->b_status.mem, CL_FALSE, (ENG_RES_GLOBAL_N + parity) * 8, sizeof r->n_upload,
                            &r->n_upload, 0, NULL, NULL);
   }
   if (err == CL_SUCCESS) err = eng_resident_enqueue_step_end(e, vp, q, origin, parity);

@@ -149,7 +149,7 @@ static int rehome(nestcl_engine *e, cl_command_queue q, nestcl_mem_class cls, co
   return rc;
 }
 
-static size_t base_align(const nestcl_engine *e)
+size_t eng_resident_base_align(const nestcl_engine *e)
 {
   cl_uint bits = 1024;
   clGetDeviceInfo(nestcl_device_id(e->dev), CL_DEVICE_MEM_BASE_ADDR_ALIGN, sizeof bits, &bits, NULL);
@@ -177,7 +177,7 @@ int eng_resident_rehome_rings(nestcl_engine *e, eng_vp *vp)
       bufs[nb++] = &vp->blocks[p].b_ring;
     }
   }
-  int rc = rehome(e, nestcl_device_queue(e->dev, vp->queue), NESTCL_MEM_RING, "rings", nb, bufs, base_align(e),
+  int rc = rehome(e, nestcl_device_queue(e->dev, vp->queue), NESTCL_MEM_RING, "rings", nb, bufs, eng_resident_base_align(e),
                   &r->b_ring_all, offs);
   for (int j = 0; j < nb; ++j) {
     r->ring_off[pops[j]] = offs[j] / 8;
@@ -264,7 +264,7 @@ static int setup_one(nestcl_engine *e, eng_vp *vp, const int *pops, int np, eng_
     sets[j] = b->fields;
     ns[j] = b->n;
   }
-  size_t align = base_align(e);
+  size_t align = eng_resident_base_align(e);
   for (int f = 0; f < m->n_fields && !rc; ++f) {
     for (int j = 0; j < np; ++j) {
       bufs[j] = &vp->blocks[pops[j]].b_fields[f];
