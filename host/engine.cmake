@@ -36,6 +36,7 @@ target_sources(nestcl_objects PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/src/engine/resident_update.c
   ${CMAKE_CURRENT_LIST_DIR}/src/engine/resident_step.c
   ${CMAKE_CURRENT_LIST_DIR}/src/engine/resident_graph.c
+  ${CMAKE_CURRENT_LIST_DIR}/src/engine/resident_plastic.c
   ${CMAKE_CURRENT_LIST_DIR}/src/engine/core_cpu.c
   ${CMAKE_CURRENT_LIST_DIR}/src/engine/plastic.c
   ${CMAKE_CURRENT_LIST_DIR}/src/engine/record.c

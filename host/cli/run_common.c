@@ -325,6 +325,7 @@ void cli_enqueued_add(nestcl_enqueue_counts *sum, const nestcl_enqueue_counts *a
   sum->waits += a->waits - b->waits;
   sum->throttles += a->throttles - b->throttles;
   sum->replays += a->replays - b->replays;
+  sum->resumes += a->resumes - b->resumes;
   sum->writes += a->writes - b->writes;
   sum->reads += a->reads - b->reads;
   sum->bytes_written += a->bytes_written - b->bytes_written;
@@ -339,6 +340,7 @@ void cli_write_enqueued(json *j, const nestcl_enqueue_counts *c, double super_st
   json_key(j, "waits"); json_integer(j, (long long)c->waits);
   json_key(j, "throttles"); json_integer(j, (long long)c->throttles);
   json_key(j, "replays"); json_integer(j, (long long)c->replays);
+  json_key(j, "resumes"); json_integer(j, (long long)c->resumes);
   json_key(j, "transfers_to_device"); json_integer(j, (long long)c->writes);
   json_key(j, "transfers_from_device"); json_integer(j, (long long)c->reads);
   json_key(j, "bytes_to_device"); json_integer(j, (long long)c->bytes_written);

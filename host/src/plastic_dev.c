@@ -184,6 +184,8 @@ int eng_plastic_program(nestcl_device *dev, const nestcl_synapse_model *sm, cons
   return rc;
 }
 
+_Static_assert(PK_STATUS == PK_HIST + ENG_H_ARRAYS + 1, "nestcl_plastic's arguments after the history");
+
 cl_int eng_plastic_fixed_args(cl_kernel k, const eng_plastic_fixed *a)
 {
   cl_uint dh = a->delay_hom, slots = a->ring_slots, n = a->n, nch = a->n_channels;
@@ -208,7 +210,15 @@ cl_int eng_plastic_fixed_args(cl_kernel k, const eng_plastic_fixed *a)
   err |= clSetKernelArg(k, PK_MS_PER_STEP, sizeof mps, &mps);
   err |= clSetKernelArg(k, PK_EPS, sizeof eps, &eps);
   err |= clSetKernelArg(k, PK_TAU_MINUS_INV, sizeof tmi, &tmi);
-  return err | clSetKernelArg(k, PK_FUSED, sizeof fused, &fused);
+  err |= clSetKernelArg(k, PK_FUSED, sizeof fused, &fused);
+  /* The host's list (loop 0): the status and bucket arguments are not read, any buffer does. */
+  cl_uint zero = 0, one = 1;
+  cl_int list = 0;
+  err |= clSetKernelArg(k, PK_STATUS, sizeof(cl_mem), &a->tmpl->mem);
+  err |= clSetKernelArg(k, PK_BUCKET_WORD, sizeof(cl_mem), &a->tmpl->mem);
+  err |= clSetKernelArg(k, PK_BUCKET_WIDTH, sizeof zero, &zero);
+  err |= clSetKernelArg(k, PK_MIN_DELAY, sizeof one, &one);
+  return err | clSetKernelArg(k, PK_LOOP, sizeof list, &list);
 }
 
 cl_int eng_plastic_rows_args(cl_kernel k, const nestcl_buffer *srcs, cl_ulong src_first, cl_uint n_rows,
@@ -355,7 +365,7 @@ int eng_hist_append_host(eng_history *h, int64_t origin)
       while (q1 < h->n_append && h->append[2 * q1] == i) {
         ++q1;
       }
-      if (nestcl_hist_append_neuron(&v, i, h->append, (uint32_t)q, (uint32_t)q1, origin, h->tics_per_step, 1e-3,
+      if (nestcl_hist_append_neuron(&v, i, h->append + 1, 2, (uint32_t)q, (uint32_t)q1, origin, h->tics_per_step, 1e-3,
                                     h->tau_minus_inv, h->tau_minus_triplet_inv, h->min_delay_ms, ENG_STDP_EPS,
                                     h->fused)) {
         full = 1;
@@ -488,6 +498,14 @@ static int hist_grow_device(eng_history *h, nestcl_device *dev, int queue, uint3
   return rc;
 }
 
+int eng_hist_grow(eng_history *h, nestcl_device *dev, int queue, uint32_t full, const cl_kernel *users, int n_users)
+{
+  if (h->cap >= h->max_cap) {
+    return hist_too_small(h, full);
+  }
+  return hist_grow_device(h, dev, queue, h->cap * 2 > h->max_cap ? h->max_cap : h->cap * 2, users, n_users);
+}
+
 int eng_hist_append_device(eng_history *h, nestcl_device *dev, int queue, int64_t origin, const cl_kernel *users,
                            int n_users)
 {
@@ -519,10 +537,7 @@ int eng_hist_append_device(eng_history *h, nestcl_device *dev, int queue, int64_
     if (flag[0] == 0) {
       return 0;
     }
-    if (h->cap >= h->max_cap) {
-      return hist_too_small(h, flag[1]);
-    }
-    int rc = hist_grow_device(h, dev, queue, h->cap * 2 > h->max_cap ? h->max_cap : h->cap * 2, users, n_users);
+    int rc = eng_hist_grow(h, dev, queue, flag[1], users, n_users);
     if (rc) {
       return rc;
     }

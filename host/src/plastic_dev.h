@@ -63,7 +63,9 @@ enum {
   PK_SRCS = 0, PK_N_SRCS, PK_LAGS, PK_ORIGIN, PK_SRC_FIRST, PK_N_ROWS, PK_ROW, PK_TARGET, PK_DELAY, PK_DELAY_HOM,
   PK_STATE, PK_NNZ, PK_SRC_STATE, PK_TMPL, PK_CP, PK_RING, PK_RING_SLOTS, PK_N, PK_N_CHANNELS, PK_CH_POS,
   PK_CH_NEG, PK_CH_ZERO, PK_RPORT, PK_TICS_PER_STEP, PK_MS_PER_TIC, PK_MS_PER_STEP, PK_EPS, PK_TAU_MINUS_INV,
-  PK_FUSED, PK_HIST
+  PK_FUSED, PK_HIST,
+  /* after the history's arrays and cap: where the sources come from (plastic_kernels.cl) */
+  PK_STATUS = PK_HIST + 12, PK_BUCKET_WORD, PK_BUCKET_WIDTH, PK_MIN_DELAY, PK_LOOP
 };
 
 /* What stays fixed for one set of synapses on one block of neurons. */
@@ -74,6 +76,7 @@ typedef struct eng_plastic_fixed {
   double ms_per_step, tau_minus_inv;
   int fused;
 } eng_plastic_fixed;
+/* Also sets the arguments from PK_STATUS on for the host's list of sources (loop 0). */
 cl_int eng_plastic_fixed_args(cl_kernel k, const eng_plastic_fixed *a);
 /* The arguments that name the rows it walks: a resident CSR or a batch. */
 cl_int eng_plastic_rows_args(cl_kernel k, const nestcl_buffer *srcs, cl_ulong src_first, cl_uint n_rows,
@@ -126,6 +129,12 @@ void eng_hist_sort(eng_history *h);
 int eng_hist_append_host(eng_history *h, int64_t origin);
 /* The device copy (from the host arrays, which are freed) and the append kernel from the core program. */
 int eng_hist_upload(eng_history *h, nestcl_device *dev, cl_program core);
+/*
+ * The device copy's ring twice as long (at most max_cap; beyond it the error
+ * that names neuron `full`, a local index), the kernels' history arguments
+ * re-pointed: h->k_append's and users' at PK_HIST.
+ */
+int eng_hist_grow(eng_history *h, nestcl_device *dev, int queue, uint32_t full, const cl_kernel *users, int n_users);
 /* The same on the device; the users' history arguments (at PK_HIST) follow a growth. */
 int eng_hist_append_device(eng_history *h, nestcl_device *dev, int queue, int64_t origin, const cl_kernel *users,
                            int n_users);

@@ -72,7 +72,7 @@ __kernel void nestcl_hist_append(__global const uint *pairs, uint n_pairs, long 
     ++q1;
   }
   nestcl_history h = {h_t, h_km, h_kmt, h_acc, h_head, h_len, h_Km, h_Kmt, h_last, h_nin, h_maxd, h_cap};
-  if (nestcl_hist_append_neuron(&h, i, pairs, q, q1, origin, tics_per_step, ms_per_tic, tau_minus_inv,
+  if (nestcl_hist_append_neuron(&h, i, pairs + 1, 2u, q, q1, origin, tics_per_step, ms_per_tic, tau_minus_inv,
                                 tau_minus_triplet_inv, min_delay_ms, eps, fused)) {
     atomic_inc(&flag[0]);
     atomic_min(&flag[1], i);
@@ -99,6 +99,51 @@ __kernel void nestcl_hist_append(__global const uint *pairs, uint n_pairs, long 
 #define NESTCL_RES_CLOCK_END 6
 #define NESTCL_RES_CLOCK 7
 #define NESTCL_RES_WINDOW 8
+/*
+ * Plastic synapses (host/src/engine/resident_plastic.c): [9], [10] the
+ * super step's spiking sources in the bucket list, by parity; [11] 1 + the
+ * origin of a super step whose history append found a ring full (a halt:
+ * every kernel of later super steps does nothing until the host has grown the
+ * ring and run the rest of that super step again); [12] the smallest gid of
+ * such a neuron (ULONG_MAX: none).
+ */
+#define NESTCL_RES_SRC_N 9
+#define NESTCL_RES_HALT 11
+#define NESTCL_RES_HALT_GID 12
+/* Marks per gid (the gather's `marks`): recorded by a spike recorder; bucketed for plastic synapses. */
+#define NESTCL_MARK_RECORDED 1u
+#define NESTCL_MARK_BUCKET 2u
+
+/*
+ * Spike (gid, lag) into gid's bucket: the count in its word counts up while
+ * the word's stamp is this super step's (a compare-and-swap, so that spikes
+ * of one neuron gathered side by side each get their own place), else starts
+ * at 1 and puts gid on the list of the super step's sources. Returns nonzero
+ * when the bucket is full (more than width spikes of one neuron: the host
+ * sizes it so that this cannot happen).
+ */
+NESTCL_INLINE int nestcl_bucket_add(__global ulong *word, __global uint *src, __global uint *lags, uint width,
+                                    __global ulong *n_src, uint gid, uint lag, ulong stamp)
+{
+  ulong old = word[gid], seen;
+  uint c;
+  for (;;) {
+    c = (old >> NESTCL_BUCKET_BITS) == stamp ? nestcl_bucket_count(old) : 0u;
+    seen = atom_cmpxchg(&word[gid], old, (stamp << NESTCL_BUCKET_BITS) | (ulong)(c + 1u));
+    if (seen == old) {
+      break;
+    }
+    old = seen;
+  }
+  if (c == 0u) {
+    src[atom_inc(n_src)] = gid;
+  }
+  if (c >= width) {
+    return 1;
+  }
+  lags[(ulong)gid * width + c] = lag;
+  return 0;
+}
 
 /*
  * The end of a super step, one work-group per block: the block's spikes
@@ -112,20 +157,31 @@ __kernel void nestcl_hist_append(__global const uint *pairs, uint n_pairs, long 
  * wrote an entry out of range leaves its count words in errs the first super
  * step this happens (later ones do not overwrite them), with that super
  * step's origin in status: the host reports them when it next drains, naming
- * the step where they happened.
+ * the step where they happened. Neurons marked NESTCL_MARK_BUCKET (sources
+ * and targets of plastic synapses) also go to their bucket (nestcl_core.h),
+ * the first spike of each to the list of this super step's sources.
  */
 __kernel void nestcl_gather(__global uint *counts, __global const uint *spikes, __global const uint *blocks,
                             __global const ulong *block_gid, uint min_delay, long origin, uint parity,
                             __global uint *global_list, __global ulong *status, __global const uint *out_degree,
                             __global const uchar *recorded, __global uint *rec, ulong rec_cap, long window_origin,
-                            __global uint *errs, int clocked)
+                            __global uint *errs, int clocked, __global ulong *bucket_word,
+                            __global uint *bucket_src, __global uint *bucket_lags, uint bucket_width)
 {
   __local uint bad;
+  /*
+   * Halted (a full history ring; only with plastic synapses, which have
+   * buckets: resident_plastic.c): nothing until the host resumes. No return
+   * before a barrier: PoCL 3.1 mis-ran this kernel with one (lid 0's part ran
+   * once per work-item).
+   */
+  const int halted = bucket_width != 0u && status[NESTCL_RES_HALT] != 0ul;
   if (clocked) {
     origin = (long)status[NESTCL_RES_CLOCK];
     parity = (uint)((origin / (long)min_delay) & 1);
     window_origin = (long)status[NESTCL_RES_WINDOW];
   }
+  const ulong stamp = (ulong)(origin / (long)min_delay) + 1ul;
   const uint b = (uint)get_group_id(0), lid = (uint)get_local_id(0), ls = (uint)get_local_size(0);
   /* blocks[4b ...]: count words' offset, spike list's offset (entries), capacity, neurons */
   __global uint *cnt = counts + blocks[4u * b];
@@ -136,7 +192,7 @@ __kernel void nestcl_gather(__global uint *counts, __global const uint *spikes, 
   }
   barrier(CLK_LOCAL_MEM_FENCE);
   const uint count = cnt[0], failed = cnt[1];
-  const uint m = count < cap ? count : cap;
+  const uint m = halted ? 0u : count < cap ? count : cap;
   const ulong gid0 = block_gid[b];
   ulong events = 0;
   for (uint j = lid; j < m; j += ls) {
@@ -150,7 +206,12 @@ __kernel void nestcl_gather(__global uint *counts, __global const uint *spikes, 
     global_list[2u * at] = gid;
     global_list[2u * at + 1u] = lag;
     events += out_degree[gid];
-    if (recorded[gid]) {
+    const uint mark = recorded[gid];
+    if ((mark & NESTCL_MARK_BUCKET) != 0u && nestcl_bucket_add(bucket_word, bucket_src, bucket_lags, bucket_width,
+                                                                 &status[NESTCL_RES_SRC_N + parity], gid, lag, stamp)) {
+      atomic_or(&bad, 1u);
+    }
+    if ((mark & NESTCL_MARK_RECORDED) != 0u) {
       const ulong r = atom_inc(&status[NESTCL_RES_RECORDED]);
       if (r < rec_cap) {
         rec[2u * r] = gid;
@@ -163,7 +224,7 @@ __kernel void nestcl_gather(__global uint *counts, __global const uint *spikes, 
   }
   /* Every work-item has read the count words before they are cleared. */
   barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
-  if (lid == 0u) {
+  if (lid == 0u && !halted) {
     atom_add(&status[NESTCL_RES_SPIKES], (ulong)m);
     if (failed != 0u || count > cap || bad != 0u) {
       const ulong prev = atom_cmpxchg(&status[NESTCL_RES_FAILED], 0ul, (ulong)origin + 1ul);
@@ -179,6 +240,7 @@ __kernel void nestcl_gather(__global uint *counts, __global const uint *spikes, 
     }
     if (b == 0u) {
       status[NESTCL_RES_GLOBAL_N + (parity ^ 1u)] = 0ul;
+      status[NESTCL_RES_SRC_N + (parity ^ 1u)] = 0ul;
       if (clocked) {
         status[NESTCL_RES_CLOCK_END] = (ulong)origin;
       }
@@ -218,5 +280,62 @@ NESTCL_INLINE void nestcl_deliver_list(__global const uint *spikes, ulong n_spik
     nestcl_row_part(r0, r1, (ulong)get_local_id(0), (ulong)get_local_size(0), &k0, &k1, &stride);
     NESTCL_CORE_CAT(nestcl_deliver_range, NESTCL_W_SUFFIX)(ring, n_channels, n, ring_slots, target, weight, delay,
                                                            delay_hom, origin + (long)lag, k0, k1, stride);
+  }
+}
+
+/*
+ * The device loop's spike history of one block (ArchivingNode::set_spiketime,
+ * host/src/engine/resident_plastic.c): after the gather, before any plastic
+ * delivery of the super step; each work-item takes every get_global_size-th
+ * of the super step's sources, and those of this block (gids [first_gid,
+ * first_gid + n)) append their spikes, sorted by lag, to their history. A
+ * full ring halts the loop at this super step (status [11], the smallest such
+ * gid in [12]): the host grows the ring and launches this again for the same
+ * super step, which skips the spikes appended already. Clocked (a replay):
+ * the origin is the one the gather left in [6].
+ */
+__kernel void nestcl_hist_append_loop(__global ulong *status, __global const uint *bucket_src,
+                                      __global const ulong *bucket_word, __global uint *bucket_lags,
+                                      uint bucket_width, uint min_delay, long origin, int clocked, ulong first_gid,
+                                      uint n, long tics_per_step, double ms_per_tic, double tau_minus_inv,
+                                      double tau_minus_triplet_inv, double min_delay_ms, double eps, int fused,
+                                      __global double *h_t, __global double *h_km, __global double *h_kmt,
+                                      __global uint *h_acc, __global uint *h_head, __global uint *h_len,
+                                      __global double *h_Km, __global double *h_Kmt, __global double *h_last,
+                                      __global uint *h_nin, __global double *h_maxd, uint h_cap)
+{
+  if (clocked) {
+    origin = (long)status[NESTCL_RES_CLOCK_END];
+  }
+  /* Halted by an earlier super step: nothing. (This one's own halt is the host's retry.) */
+  const ulong halt = status[NESTCL_RES_HALT];
+  if (halt != 0ul && halt != (ulong)origin + 1ul) {
+    return;
+  }
+  const uint parity = (uint)((origin / (long)min_delay) & 1);
+  const ulong n_src = status[NESTCL_RES_SRC_N + parity];
+  nestcl_history h = {h_t, h_km, h_kmt, h_acc, h_head, h_len, h_Km, h_Kmt, h_last, h_nin, h_maxd, h_cap};
+  for (ulong s = get_global_id(0); s < n_src; s += get_global_size(0)) {
+    const ulong gid = bucket_src[s];
+    if (gid < first_gid || gid - first_gid >= (ulong)n) {
+      continue;
+    }
+    const uint i = (uint)(gid - first_gid);
+    uint c = nestcl_bucket_count(bucket_word[gid]);
+    c = c < bucket_width ? c : bucket_width;
+    __global uint *lags = bucket_lags + gid * bucket_width;
+    nestcl_sort_lags(lags, c);
+    if (nestcl_hist_append_neuron(&h, i, lags, 1u, 0u, c, origin, tics_per_step, ms_per_tic, tau_minus_inv,
+                                  tau_minus_triplet_inv, min_delay_ms, eps, fused)) {
+      atom_cmpxchg(&status[NESTCL_RES_HALT], 0ul, (ulong)origin + 1ul);
+      ulong cur = status[NESTCL_RES_HALT_GID];
+      while (gid < cur) { /* atom_min without cl_khr_int64_extended_atomics */
+        const ulong seen = atom_cmpxchg(&status[NESTCL_RES_HALT_GID], cur, gid);
+        if (seen == cur) {
+          break;
+        }
+        cur = seen;
+      }
+    }
   }
 }

@@ -134,18 +134,20 @@ NESTCL_INLINE void nestcl_plastic_emit(NESTCL_GLOBAL nestcl_i64 *ring, nestcl_u3
 
 /*
  * ArchivingNode::set_spiketime for the spikes of neuron i in this super step:
- * pairs [q0, q1) of (index, lag), in lag order. A spike already in the history
- * (last_spike >= its time: a retry after the ring grew) is skipped. Returns 0,
- * or 1 when the ring is full (the spikes from there on are not appended).
+ * their lags at lags[stride * q] for q in [q0, q1), in increasing order (the
+ * pairs (index, lag) of a sorted list: lags = pairs + 1, stride 2). A spike
+ * already in the history (last_spike >= its time: a retry after the ring
+ * grew) is skipped. Returns 0, or 1 when the ring is full (the spikes from
+ * there on are not appended).
  */
 NESTCL_INLINE int nestcl_hist_append_neuron(const nestcl_history *h, nestcl_u32 i,
-                                            NESTCL_GLOBAL const nestcl_u32 *pairs, nestcl_u32 q0, nestcl_u32 q1,
-                                            nestcl_i64 origin, nestcl_i64 tics_per_step, double ms_per_tic,
-                                            double tau_minus_inv, double tau_minus_triplet_inv, double min_delay_ms,
-                                            double eps, int fused)
+                                            NESTCL_GLOBAL const nestcl_u32 *lags, nestcl_u32 stride, nestcl_u32 q0,
+                                            nestcl_u32 q1, nestcl_i64 origin, nestcl_i64 tics_per_step,
+                                            double ms_per_tic, double tau_minus_inv, double tau_minus_triplet_inv,
+                                            double min_delay_ms, double eps, int fused)
 {
   for (nestcl_u32 q = q0; q < q1; ++q) {
-    double t = nestcl_step_ms(origin + (nestcl_i64)pairs[2u * q + 1u] + 1, tics_per_step, ms_per_tic);
+    double t = nestcl_step_ms(origin + (nestcl_i64)lags[stride * q] + 1, tics_per_step, ms_per_tic);
     if (h->last_spike[i] >= t) {
       continue;
     }
@@ -154,6 +156,33 @@ NESTCL_INLINE int nestcl_hist_append_neuron(const nestcl_history *h, nestcl_u32 
     }
   }
   return 0;
+}
+
+/*
+ * The device loop's per-source view of a super step's spikes
+ * (host/src/engine/resident_plastic.c): neuron gid's lags are
+ * lags[gid * width, + count), count in the low NESTCL_BUCKET_BITS bits of
+ * word[gid] when its high bits are the super step's stamp, in the order the
+ * gather wrote them; a reader sorts them first (a neuron's spikes of one super
+ * step: a few at most, so an insertion sort).
+ */
+#define NESTCL_BUCKET_BITS 24
+NESTCL_INLINE nestcl_u32 nestcl_bucket_count(nestcl_u64 word)
+{
+  return (nestcl_u32)(word & (((nestcl_u64)1 << NESTCL_BUCKET_BITS) - 1u));
+}
+
+NESTCL_INLINE void nestcl_sort_lags(NESTCL_GLOBAL nestcl_u32 *v, nestcl_u32 n)
+{
+  for (nestcl_u32 a = 1u; a < n; ++a) {
+    const nestcl_u32 x = v[a];
+    nestcl_u32 b = a;
+    while (b > 0u && v[b - 1u] > x) {
+      v[b] = v[b - 1u];
+      --b;
+    }
+    v[b] = x;
+  }
 }
 #endif /* NESTCL_CORE_COMMON */
 

@@ -19,13 +19,24 @@
  * is read by every work-item before the barrier and written back once, by the
  * work-item of the row's first synapse: every synapse of a row computes the
  * same per-source values (the translator's proof of the role).
+ *
+ * Where the sources come from (loop):
+ *   0  the host's list: srcs[3s .. 3s+2] = (gid, q0, q1), lags[q0, q1) in
+ *      time order, n_srcs of them, one work-group each (cycle.c);
+ *   1  the device loop (host/src/engine/resident_plastic.c): the super step's
+ *      sources srcs[s] (their number in status), each neuron's lags in its
+ *      bucket (nestcl_core.h), sorted here first; a fixed number of
+ *      work-groups takes every get_num_groups(1)-th source; nothing after a
+ *      halt (engine_kernels.cl, NESTCL_RES_HALT);
+ *   2  the same, clocked (a replay): the origin is the one the gather left in
+ *      the status words.
  */
 #define NESTCL_SYN_LOAD_STATE(m, T, off) self.m = ((__global const T *)(state + (ulong)(off) * nnz))[k];
 #define NESTCL_SYN_STORE_STATE(m, T, off) ((__global T *)(state + (ulong)(off) * nnz))[k] = self.m;
 #define NESTCL_SYN_LOAD_SOURCE(m, T, off) base.m = ((__global const T *)(src_state + (ulong)(off) * n_rows))[row];
 #define NESTCL_SYN_STORE_SOURCE(m, T, off) ((__global T *)(src_state + (ulong)(off) * n_rows))[row] = self.m;
 
-__kernel void nestcl_plastic(__global const uint *srcs, uint n_srcs, __global const uint *lags, long origin,
+__kernel void nestcl_plastic(__global const uint *srcs, uint n_srcs, __global uint *lags, long origin,
                              ulong src_first, uint n_rows, __global const ulong *row_ptr,
                              __global const uint *target, __global const nestcl_u16 *delay, uint delay_hom,
                              __global uchar *state, ulong nnz, __global uchar *src_state,
@@ -36,26 +47,17 @@ __kernel void nestcl_plastic(__global const uint *srcs, uint n_srcs, __global co
                              __global double *h_t, __global double *h_km, __global double *h_kmt,
                              __global uint *h_acc, __global uint *h_head, __global uint *h_len,
                              __global double *h_Km, __global double *h_Kmt, __global double *h_last,
-                             __global uint *h_nin, __global double *h_maxd, uint h_cap)
+                             __global uint *h_nin, __global double *h_maxd, uint h_cap,
+                             __global const ulong *status, __global const ulong *bucket_word, uint bucket_width,
+                             uint min_delay, int loop)
 {
-  size_t s = get_global_id(1);
-  if (s >= n_srcs) {
-    return;
+  ulong n_list = n_srcs;
+  if (loop != 0) {
+    origin = loop == 2 ? (long)status[6] : origin; /* NESTCL_RES_CLOCK_END */
+    n_list = status[9 + (uint)((origin / (long)min_delay) & 1)]; /* NESTCL_RES_SRC_N by parity */
+    n_list = status[11] != 0ul ? 0ul : n_list; /* halted (NESTCL_RES_HALT): nothing (no return before a barrier) */
   }
-  ulong gid = srcs[3 * s];
-  if (gid < src_first || gid - src_first >= (ulong)n_rows) {
-    return;
-  }
-  uint row = (uint)(gid - src_first);
-  uint q0 = srcs[3 * s + 1], q1 = srcs[3 * s + 2];
-  ulong r0 = row_ptr[row], r1 = row_ptr[row + 1];
-  ulong k0, k1, stride;
-  nestcl_row_part(r0, r1, (ulong)get_local_id(0), (ulong)get_local_size(0), &k0, &k1, &stride);
   NESTCL_SYNCP_T cp = *cpg;
-  NESTCL_SYN_T base = *tmpl;
-  NESTCL_SYN_SOURCE(NESTCL_SYN_LOAD_SOURCE)
-  /* Every work-item has read the source's state before one writes it back. */
-  barrier(CLK_GLOBAL_MEM_FENCE);
   nestcl_history h = {h_t, h_km, h_kmt, h_acc, h_head, h_len, h_Km, h_Kmt, h_last, h_nin, h_maxd, h_cap};
   nestcl_syn_env env;
   env.hist = h_cap ? &h : 0;
@@ -64,25 +66,53 @@ __kernel void nestcl_plastic(__global const uint *srcs, uint n_srcs, __global co
   env.tau_minus_inv = tau_minus_inv;
   env.eps = eps;
   env.fused = fused;
-  for (ulong k = k0; k < k1; k += stride) {
-    NESTCL_SYN_T self = base;
-    NESTCL_SYN_STATE(NESTCL_SYN_LOAD_STATE)
-    uint i = target[k] & NESTCL_TARGET_INDEX_MASK;
-    long d = delay_hom != NESTCL_DELAY_PER_SYNAPSE ? (long)delay_hom : (long)delay[k];
-    env.target = i;
-    env.delay_steps = d;
-    env.delay_ms = (double)d * ms_per_step;
-    for (uint q = q0; q < q1; ++q) {
-      long step = origin + (long)lags[q];
-      env.t_spike = nestcl_step_ms(step + 1, tics_per_step, ms_per_tic);
-      double w = 0.0;
-      if (NESTCL_SYN_SEND(&self, &cp, &env, &w)) {
-        nestcl_plastic_emit(ring, n_channels, n, ring_slots, step, d, i, w, ch_pos, ch_neg, ch_zero);
-      }
+  for (ulong s = get_group_id(1); s < n_list; s += get_num_groups(1)) {
+    ulong gid;
+    uint q0, q1;
+    if (loop == 0) {
+      gid = srcs[3 * s];
+      q0 = srcs[3 * s + 1];
+      q1 = srcs[3 * s + 2];
+    } else {
+      gid = srcs[s];
+      uint c = nestcl_bucket_count(bucket_word[gid]);
+      q0 = (uint)(gid * bucket_width);
+      q1 = q0 + (c < bucket_width ? c : bucket_width);
     }
-    NESTCL_SYN_STATE(NESTCL_SYN_STORE_STATE)
-    if (k == r0) {
-      NESTCL_SYN_SOURCE(NESTCL_SYN_STORE_SOURCE)
+    if (gid < src_first || gid - src_first >= (ulong)n_rows) {
+      continue; /* the same for the whole work-group */
+    }
+    if (loop != 0 && get_local_id(0) == 0) {
+      nestcl_sort_lags(lags + q0, q1 - q0);
+    }
+    uint row = (uint)(gid - src_first);
+    ulong r0 = row_ptr[row], r1 = row_ptr[row + 1];
+    ulong k0, k1, stride;
+    nestcl_row_part(r0, r1, (ulong)get_local_id(0), (ulong)get_local_size(0), &k0, &k1, &stride);
+    NESTCL_SYN_T base = *tmpl;
+    NESTCL_SYN_SOURCE(NESTCL_SYN_LOAD_SOURCE)
+    /* Every work-item has read the source's state (and sees its lags sorted) before one writes it back. */
+    barrier(CLK_GLOBAL_MEM_FENCE);
+    for (ulong k = k0; k < k1; k += stride) {
+      NESTCL_SYN_T self = base;
+      NESTCL_SYN_STATE(NESTCL_SYN_LOAD_STATE)
+      uint i = target[k] & NESTCL_TARGET_INDEX_MASK;
+      long d = delay_hom != NESTCL_DELAY_PER_SYNAPSE ? (long)delay_hom : (long)delay[k];
+      env.target = i;
+      env.delay_steps = d;
+      env.delay_ms = (double)d * ms_per_step;
+      for (uint q = q0; q < q1; ++q) {
+        long step = origin + (long)lags[q];
+        env.t_spike = nestcl_step_ms(step + 1, tics_per_step, ms_per_tic);
+        double w = 0.0;
+        if (NESTCL_SYN_SEND(&self, &cp, &env, &w)) {
+          nestcl_plastic_emit(ring, n_channels, n, ring_slots, step, d, i, w, ch_pos, ch_neg, ch_zero);
+        }
+      }
+      NESTCL_SYN_STATE(NESTCL_SYN_STORE_STATE)
+      if (k == r0) {
+        NESTCL_SYN_SOURCE(NESTCL_SYN_STORE_SOURCE)
+      }
     }
   }
 }

@@ -7,18 +7,20 @@
  * hpc_benchmark (two populations of one model, a Poisson drive each, E->E
  * plastic or static), as the engine counts them (nestcl_enqueue_counts;
  * checked against the measured counters by perfmodel_predict_floor):
- *   - the device loop (one stream, no threads, one rank, static synapses):
- *     one merged update, the gather and the end of the super step (delivery
- *     and drive): 3 launches; it waits to drain once per sync interval (250
- *     super steps) and at the end of each simulate(). Where the device offers
- *     cl_khr_command_buffer the 3 launches are one replay, which costs about
- *     one launch: the floor here is the one without it;
+ *   - the device loop (one stream, no threads, one rank): one merged
+ *     update, the gather and the end of the super step (delivery and drive):
+ *     3 launches; with E->E plastic, 2 more (E's spike history append, the
+ *     plastic delivery: resident_plastic.c); it waits to drain once per sync
+ *     interval (250 super steps) and at the end of each simulate(). Where the
+ *     device offers cl_khr_command_buffer the launches are one replay, which
+ *     costs about one launch: the floor here is the one without it;
  *   - one stream beside threads or ranks, static synapses: the same 3
  *     launches and one wait per super step (its spike list);
- *   - otherwise (plastic synapses, several streams): the host clock's loop,
- *     per stream update, drive and delivery per population and the plastic
- *     delivery, 5.3 launches and 4.5 waits per super step static, 6.8 and 6.1
- *     plastic (measured at scale 1 on PoCL, README).
+ *   - otherwise (plastic synapses beside threads or ranks, several streams):
+ *     the host clock's loop, per stream update, drive and delivery per
+ *     population and the plastic delivery, 5.3 launches and 4.5 waits per
+ *     super step static, 6.8 and 6.1 plastic (measured at scale 1 on PoCL,
+ *     README).
  * The streams of one rank run side by side: the floor is one stream's.
  */
 #include "nestcl/pm_model.h"
@@ -28,9 +30,12 @@ void nestcl_pm_loop_counts(const nestcl_pm_config *c, double *launches, double *
   const int plastic = c->phi > 0.0;
   if (c->TG < 1.0) {
     *launches = *waits = 0.0;
+  } else if (c->TG == 1.0 && c->TC == 0.0 && c->M <= 1.0) {
+    *launches = plastic ? 5.0 : 3.0;
+    *waits = 1.0 / 250.0;
   } else if (c->TG == 1.0 && !plastic) {
     *launches = 3.0;
-    *waits = c->TC == 0.0 && c->M <= 1.0 ? 1.0 / 250.0 : 1.0;
+    *waits = 1.0;
   } else {
     *launches = plastic ? 6.8 : 5.3;
     *waits = plastic ? 6.1 : 4.5;

@@ -270,6 +270,8 @@ int brunel_check_variants(const brunel_net *net, const nestcl_engine_config *cfg
     if (v[k].history_capacity) {
       c.history_capacity = v[k].history_capacity;
     }
+    c.sync_interval = v[k].sync_interval;
+    c.host_clock = v[k].host_clock;
     brunel_result r;
     char what[200];
     snprintf(what, sizeof what, "%s, %s", net->label, v[k].name);
@@ -290,9 +292,15 @@ int brunel_check_variants(const brunel_net *net, const nestcl_engine_config *cfg
       continue;
     }
     int bad = brunel_compare(what, ref, &r);
+    if (v[k].want_resumes && (!r.st.device_loop || r.enq_stream.resumes == 0)) {
+      fprintf(stderr, "FAIL %s: device loop %d with %llu resumes; a halt and a resume expected\n", what,
+              r.st.device_loop, (unsigned long long)r.enq_stream.resumes);
+      bad++;
+    }
     if (r.st.plastic_synapses) {
-      printf("%s: %zu spikes, weights %016llx, %s\n", what, r.n, (unsigned long long)r.w.checksum,
-             bad ? "DIFFERENT" : "identical");
+      printf("%s: %zu spikes, weights %016llx, %s%s (%llu resumes)\n", what, r.n, (unsigned long long)r.w.checksum,
+             bad ? "DIFFERENT" : "identical", r.st.device_loop ? ", device loop" : "",
+             (unsigned long long)r.enq_stream.resumes);
     } else {
       printf("%s: %zu spikes, %s\n", what, r.n, bad ? "DIFFERENT" : "identical");
     }

@@ -88,6 +88,9 @@ typedef struct brunel_variant {
   int weight_double;
   uint32_t history_capacity;  /* 0: the default */
   const char *mode, *width;   /* NESTCL_DELIVER_MODE / _WIDTH for this run, or NULL */
+  int sync_interval;          /* 0: the default */
+  int host_clock;
+  int want_resumes;           /* the device loop must have halted for a full history and resumed */
 } brunel_variant;
 
 /*

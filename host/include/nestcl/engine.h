@@ -404,6 +404,11 @@ typedef struct nestcl_enqueue_counts {
    */
   uint64_t throttles;
   uint64_t replays;                   /* recorded super steps enqueued (cl_khr_command_buffer): not in launches */
+  /*
+   * Super steps the device loop resumed: a spike history's ring was full, so
+   * the device stopped there until the host had grown it (plastic synapses).
+   */
+  uint64_t resumes;
   uint64_t writes, reads;             /* transfers host -> device, device -> host */
   uint64_t bytes_written, bytes_read;
 } nestcl_enqueue_counts;

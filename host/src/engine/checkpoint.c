@@ -438,6 +438,10 @@ static int view_write_back(nestcl_engine *e, eng_vp *vp, eng_block *b, blk_view 
     }
     rc = eng_hist_replace_device(&b->hist, e->dev, users, nu);
     v->hist_downloaded = 0;
+    /* The device loop's kernels (and its recorded super step) follow the new buffers. */
+    if (!rc && e->res.on && vp == &e->vps[e->res.vp]) {
+      rc = eng_resident_plastic_repoint(e, vp, b->pop);
+    }
   }
   return rc;
 }

@@ -207,9 +207,22 @@ enum {
   ENG_RES_EVENTS = 3,
   ENG_RES_FAILED = 4,   /* 1 + the origin of the first super step with an error */
   ENG_RES_RECORDED = 5,
+  ENG_RES_SRC_N = 9,    /* [9], [10]: the super step's sources in the bucket list, by parity (resident_plastic.c) */
+  ENG_RES_HALT = 11,    /* 1 + the origin of the super step where the loop halted for a full history ring */
+  ENG_RES_HALT_GID = 12, /* the smallest gid of such a neuron */
   ENG_RES_STATUS_WORDS = 16,
   ENG_RES_ERR_WORDS = 6 /* per block: the count words (model.h, Failures), then a bad-entry flag */
 };
+
+/* The gather's marks per gid (NESTCL_MARK_*): recorded by a spike recorder; bucketed for plastic synapses. */
+enum { ENG_MARK_RECORDED = 1, ENG_MARK_BUCKET = 2 };
+
+/* One launch of the device loop's plastic part (resident_plastic.c): a block's history append (j < 0) or its j-th plastic synapses. */
+typedef struct eng_res_syn {
+  cl_kernel k;
+  int pop, j, dims;
+  size_t gsize[2], lsize[2];
+} eng_res_syn;
 
 /* One launch of the device loop's end of a super step (resident_merge.c): a generated kernel over several blocks. */
 typedef struct eng_launch {
@@ -233,7 +246,7 @@ typedef struct eng_update {
 
 /* The device loop (resident.c, resident_run.c, resident_merge.c, resident_update.c); on == 0: cycle.c's loop runs. */
 typedef struct eng_resident {
-  int on;                /* the stream VP vp runs the resident kernels (one stream, static synapses; eng_resident_mode) */
+  int on;                /* the stream VP vp runs the resident kernels (one stream; eng_resident_mode) */
   int full;              /* and the whole loop (no threads, one rank): the device loop; else one wait per super step */
   int vp;
   uint64_t n_upload;     /* beside threads or ranks: the global list's length, written to the device */
@@ -256,7 +269,13 @@ typedef struct eng_resident {
   int *merged_pop;       /* per population: updated by a merged launch */
   struct eng_graph *graph; /* the recorded super step (resident_graph.c); NULL: launched one by one */
   int clock_stale;       /* the device's clock words need the host's before the next replay */
-  uint64_t status[8];    /* the last drain's status words */
+  uint32_t bucket_width; /* plastic synapses: spikes a neuron's bucket holds per super step (0: none) */
+  nestcl_buffer b_bucket_word, b_bucket_src, b_bucket_lags;
+  eng_res_syn *syn;      /* history appends, then plastic deliveries */
+  int n_syn;
+  cl_ulong halt_clear[2]; /* what lifts a halt: status words [11], [12] (kept for the non-blocking write) */
+  uint64_t status[ENG_RES_STATUS_WORDS]; /* the last drain's status words */
+  cl_ulong status_img[ENG_RES_STATUS_WORDS]; /* what a run writes at its start (kept for the non-blocking write) */
   uint32_t *errs;        /* [6 x n_pops] */
   uint32_t *table;       /* [4 x n_pops]: per block its count words' offset (words), spike list's offset, capacity, n */
   uint32_t *counts;      /* the count words' buffer: the live counts, read when a drain ends inside a super step */
@@ -423,6 +442,17 @@ int eng_resident_graph_setup(nestcl_engine *e, eng_vp *vp);
 void eng_resident_graph_free(nestcl_engine *e);
 cl_int eng_resident_graph_enqueue(nestcl_engine *e, eng_vp *vp, cl_command_queue q, int64_t origin,
                                   int64_t window_origin);
+uint32_t eng_resident_bucket_width(const nestcl_engine *e, int min_delay);
+int eng_resident_plastic_fits(const nestcl_engine *e, int min_delay);
+size_t eng_resident_bucket_bytes(const nestcl_engine *e, int min_delay);
+void eng_resident_bucket_marks(const nestcl_engine *e, unsigned char *marks);
+int eng_resident_bucket_alloc(nestcl_engine *e);
+int eng_resident_plastic_setup(nestcl_engine *e, eng_vp *vp);
+void eng_resident_plastic_free(nestcl_engine *e);
+cl_kernel eng_resident_plastic_kernel(nestcl_engine *e, eng_vp *vp, int idx, int clocked, cl_int *err);
+cl_int eng_resident_enqueue_plastic(nestcl_engine *e, eng_vp *vp, cl_command_queue q, int64_t origin);
+int eng_resident_plastic_repoint(nestcl_engine *e, eng_vp *vp, int p);
+int eng_resident_plastic_resume(nestcl_engine *e, eng_vp *vp, cl_command_queue q, int64_t halt_at, uint64_t gid);
 cl_int eng_resident_enqueue_step_end(nestcl_engine *e, eng_vp *vp, cl_command_queue q, int64_t origin, cl_uint parity);
 
 /* C twins of the core kernels (core_cpu.c). */
@@ -437,6 +467,8 @@ int eng_plastic_init_state(nestcl_engine *e, eng_vp *vp, eng_block *b, const uin
                            const double *hist_maxd);
 int eng_plastic_build_programs(nestcl_engine *e);
 int eng_plastic_upload(nestcl_engine *e, eng_vp *vp, eng_block *b);
+cl_int eng_plastic_kernel_args(nestcl_engine *e, eng_block *b, eng_plastic *pl, cl_kernel k, const nestcl_buffer *srcs,
+                               const nestcl_buffer *lags);
 void eng_plastic_free(nestcl_engine *e, eng_block *b);
 /* Device bytes of a block's plastic synapses when resident. */
 size_t eng_plastic_resident_bytes(const nestcl_engine *e, const eng_block *b);

@@ -182,6 +182,38 @@ int eng_plastic_build_programs(nestcl_engine *e)
 
 static int slots_alloc(nestcl_engine *e, eng_plastic *pl);
 
+/*
+ * Kernel k's arguments for synapses pl onto block b (all but the per-launch
+ * ones), the sources from srcs and their lags from lags: the host's list
+ * (cycle.c), or the device loop's buckets (resident_plastic.c, which then sets
+ * the arguments from PK_STATUS on).
+ */
+cl_int eng_plastic_kernel_args(nestcl_engine *e, eng_block *b, eng_plastic *pl, cl_kernel k, const nestcl_buffer *srcs,
+                               const nestcl_buffer *lags)
+{
+  const eng_projection *pr = &e->projs[pl->proj];
+  const eng_history *h = &b->hist;
+  eng_plastic_fixed fx = {&pl->b_tmpl, &pl->b_cp, &b->b_ring, lags, pl->delay_hom, (uint32_t)e->ring_slots,
+                          b->n, b->n_channels, (uint32_t)pr->ch_pos, (uint32_t)pr->ch_neg, (uint32_t)pr->ch_zero,
+                          pr->syn.rport, tics_per_step(e), eng_delay_ms(e, 1),
+                          h->cap ? h->tau_minus_inv : 0.0, e->libm_fused};
+  cl_int err = eng_plastic_fixed_args(k, &fx);
+  if (!pl->batch_cap) {
+    err |= eng_plastic_rows_args(k, srcs, pl->src_first, pl->n_rows, &pl->b_row, &pl->b_target, &pl->b_delay,
+                                 &pl->b_state, pl->nnz, &pl->b_src_state);
+  }
+  if (h->cap) {
+    err |= eng_hist_args(k, PK_HIST, h);
+  } else {
+    /* No history: any valid buffer for the arrays, cap 0 (the kernel passes no history then). */
+    for (cl_uint a = 0; a < ENG_H_ARRAYS; ++a) {
+      err |= clSetKernelArg(k, PK_HIST + a, sizeof(cl_mem), &pl->b_tmpl.mem);
+    }
+    cl_uint zero = 0;
+    err |= clSetKernelArg(k, PK_HIST + ENG_H_ARRAYS, sizeof zero, &zero);
+  }
+  return err;
+}
 
 int eng_plastic_upload(nestcl_engine *e, eng_vp *vp, eng_block *b)
 {
@@ -215,25 +247,7 @@ int eng_plastic_upload(nestcl_engine *e, eng_vp *vp, eng_block *b)
     if ((rc = eng_cl_check(err, "clCreateKernel(nestcl_plastic)"))) return rc;
     /* Its own limit: a translated send() may need more registers than static delivery. */
     if ((rc = nestcl_kernel_wg_width(dev, pl->k, "nestcl_plastic", e->deliver_width, &pl->width))) return rc;
-    eng_plastic_fixed fx = {&pl->b_tmpl, &pl->b_cp, &b->b_ring, &vp->b_lags, pl->delay_hom, (uint32_t)e->ring_slots,
-                            b->n, b->n_channels, (uint32_t)pr->ch_pos, (uint32_t)pr->ch_neg, (uint32_t)pr->ch_zero,
-                            pr->syn.rport, tics_per_step(e), eng_delay_ms(e, 1),
-                            h->cap ? h->tau_minus_inv : 0.0, e->libm_fused};
-    err = eng_plastic_fixed_args(pl->k, &fx);
-    if (!pl->batch_cap) {
-      err |= eng_plastic_rows_args(pl->k, &vp->b_srcs, pl->src_first, pl->n_rows, &pl->b_row, &pl->b_target,
-                                   &pl->b_delay, &pl->b_state, pl->nnz, &pl->b_src_state);
-    }
-    if (h->cap) {
-      err |= eng_hist_args(pl->k, PK_HIST, h);
-    } else {
-      /* No history: any valid buffer for the arrays, cap 0 (the kernel passes no history then). */
-      for (cl_uint a = 0; a < ENG_H_ARRAYS; ++a) {
-        err |= clSetKernelArg(pl->k, PK_HIST + a, sizeof(cl_mem), &pl->b_tmpl.mem);
-      }
-      cl_uint zero = 0;
-      err |= clSetKernelArg(pl->k, PK_HIST + ENG_H_ARRAYS, sizeof zero, &zero);
-    }
+    err = eng_plastic_kernel_args(e, b, pl, pl->k, &vp->b_srcs, &vp->b_lags);
     if ((rc = eng_cl_check(err, "clSetKernelArg(nestcl_plastic)"))) return rc;
     if (pl->batch_cap) {
       continue; /* batched: the host keeps the synapses */

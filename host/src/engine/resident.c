@@ -59,17 +59,21 @@ int eng_resident_mode(const nestcl_engine *e, int n_ranks)
   if (e->cfg.host_clock || e->cfg.gpu_streams != 1) {
     return 0;
   }
-  for (int p = 0; p < e->n_projs; ++p) {
-    if (e->projs[p].sm) {
-      return 0;
-    }
+  /*
+   * Plastic synapses: in the device loop (resident_plastic.c) where every
+   * update can be halted and no synapses are batched; beside threads or
+   * ranks the host clock delivers them.
+   */
+  const int loop = n_ranks == 1 && e->cfg.cpu_threads == 0;
+  if (eng_resident_bucket_width(e, e->min_delay ? e->min_delay : 1) &&
+      (!loop || !eng_resident_plastic_fits(e, e->min_delay ? e->min_delay : 1))) {
+    return 0;
   }
   /*
    * A multimeter: the device loop keeps its samples for a window of super
    * steps (resident_update.c), when every sampled population's update is
    * merged; beside threads or ranks the host clock samples every slice.
    */
-  const int loop = n_ranks == 1 && e->cfg.cpu_threads == 0;
   for (int p = 0; p < e->n_pops; ++p) {
     const nestcl_model *m = e->pops[p].model;
     if (e->pops[p].rec_interval_steps != 0 && (!loop || m->spike_offsets || m->event_queue)) {
@@ -137,7 +141,8 @@ void eng_resident_plan(const nestcl_engine *e, int mode, int min_delay, size_t m
   plan->rec_cap = plan->rec_per_ss * (uint64_t)k;
   plan->mm_bytes = plan->mm_slot * (size_t)(k + 2) * 8;
   /* Out-degrees, recorded marks, status, per-block tables and error words; the recording buffer. */
-  plan->other_bytes = e->n_global * 5 + ENG_RES_STATUS_WORDS * 8 + (size_t)e->n_pops * (16 + 8 + ENG_RES_ERR_WORDS * 4);
+  plan->other_bytes = e->n_global * 5 + ENG_RES_STATUS_WORDS * 8 + (size_t)e->n_pops * (16 + 8 + ENG_RES_ERR_WORDS * 4) +
+                     eng_resident_bucket_bytes(e, min_delay);
   plan->rec_bytes = (size_t)(plan->rec_cap ? plan->rec_cap : 1) * 8;
 }
 
@@ -246,6 +251,10 @@ cl_kernel eng_resident_gather_kernel(nestcl_engine *e, eng_vp *vp, int clocked, 
   x |= clSetKernelArg(k, 12, sizeof cap, &cap);
   x |= clSetKernelArg(k, 14, sizeof(cl_mem), &r->b_errs.mem);
   x |= clSetKernelArg(k, 15, sizeof c, &c);
+  x |= clSetKernelArg(k, 16, sizeof(cl_mem), &r->b_bucket_word.mem);
+  x |= clSetKernelArg(k, 17, sizeof(cl_mem), &r->b_bucket_src.mem);
+  x |= clSetKernelArg(k, 18, sizeof(cl_mem), &r->b_bucket_lags.mem);
+  x |= clSetKernelArg(k, 19, sizeof(cl_uint), &r->bucket_width);
   if (x != CL_SUCCESS) {
     clReleaseKernel(k);
     *err = x;
@@ -288,18 +297,32 @@ static int make_kernels(nestcl_engine *e, eng_vp *vp)
   }
   if (!rc) rc = eng_resident_update_setup(e, vp);
   if (!rc) rc = eng_resident_merge_setup(e, vp);
+  for (int p = 0; p < e->n_pops && !rc && r->bucket_width; ++p) {
+    if (vp->blocks[p].n && !r->merged_pop[p]) {
+      /* eng_resident_plastic_fits took the models that cannot merge; a block without host parameters is left. */
+      rc = nestcl_set_error(NESTCL_ERUNTIME, "plastic synapses in the device loop need every population's update "
+                            "merged; %s's is not: run with --host-clock", e->pops[p].model->name);
+    }
+  }
+  if (!rc) rc = eng_resident_plastic_setup(e, vp);
   return rc;
 }
 
-/* The recorded neurons' marks over all global ids (none beside threads or ranks: the host records there). */
-static unsigned char *recorded_marks(const nestcl_engine *e, int mode)
+/*
+ * The gather's marks over all global ids: the recorded neurons (none beside
+ * threads or ranks: the host records there), the bucketed ones (plastic synapses).
+ */
+static unsigned char *gather_marks(const nestcl_engine *e, int mode)
 {
   unsigned char *m = calloc(e->n_global ? e->n_global : 1, 1);
   for (int k = 0; m && mode == 2 && k < e->n_recs; ++k) {
     const eng_recorder *rc = &e->recs[k];
     if (!rc->is_multimeter) {
-      memset(m + e->pops[rc->pop].first + rc->first, 1, rc->count);
+      memset(m + e->pops[rc->pop].first + rc->first, ENG_MARK_RECORDED, rc->count);
     }
+  }
+  if (m && e->res.bucket_width) {
+    eng_resident_bucket_marks(e, m);
   }
   return m;
 }
@@ -320,15 +343,17 @@ int eng_resident_setup(nestcl_engine *e)
   eng_resident_plan(e, mode, e->min_delay, (size_t)di->max_alloc_bytes, &r->plan);
   uint32_t *table = calloc(4 * (size_t)e->n_pops, sizeof *table);
   uint64_t *gids = calloc((size_t)e->n_pops, sizeof *gids);
-  unsigned char *marks = recorded_marks(e, mode);
+  int rc = eng_resident_bucket_alloc(e);
+  unsigned char *marks = gather_marks(e, mode);
   uint32_t *errs0 = calloc(ENG_RES_ERR_WORDS * (size_t)e->n_pops, sizeof *errs0);
   uint64_t status0[ENG_RES_STATUS_WORDS] = {0};
+  status0[ENG_RES_HALT_GID] = UINT64_MAX;
+  memcpy(r->status, status0, sizeof r->status);
   r->errs = calloc(ENG_RES_ERR_WORDS * (size_t)e->n_pops, sizeof *r->errs);
   r->table = table;
   r->rec_host = malloc((size_t)(r->plan.rec_cap ? r->plan.rec_cap : 1) * 8);
   r->markers = calloc((size_t)r->plan.k + 1, sizeof *r->markers);
-  int rc = 0;
-  if (!table || !gids || !marks || !errs0 || !r->errs || !r->rec_host || !r->markers) {
+  if (!rc && (!table || !gids || !marks || !errs0 || !r->errs || !r->rec_host || !r->markers)) {
     rc = nestcl_set_error(NESTCL_ENOMEM, "out of host memory");
   }
   for (int p = 0; p < e->n_pops && !rc; ++p) {
@@ -357,11 +382,11 @@ int eng_resident_setup(nestcl_engine *e)
       (!(r->mm_host = malloc(r->plan.mm_bytes)) || !(r->slices = malloc(3 * ((size_t)r->plan.k + 2) * 8)))) {
     rc = nestcl_set_error(NESTCL_ENOMEM, "out of host memory");
   }
+  /* Work-groups of the delivery: enough to fill the device, each walking many spikes. */
+  size_t cu = di->compute_units ? di->compute_units : 1;
+  r->deliver_groups = cu * 32 < e->global_cap ? cu * 32 : (e->global_cap ? e->global_cap : 1);
   if (!rc) rc = make_kernels(e, vp);
   if (!rc) {
-    /* Work-groups of the delivery: enough to fill the device, each walking many spikes. */
-    size_t cu = di->compute_units ? di->compute_units : 1;
-    r->deliver_groups = cu * 32 < e->global_cap ? cu * 32 : (e->global_cap ? e->global_cap : 1);
     r->on = 1;
     /* A whole super step as one command buffer, where the device offers them (resident_graph.c). */
     rc = eng_resident_graph_setup(e, vp);
@@ -376,6 +401,7 @@ void eng_resident_free(nestcl_engine *e)
 {
   eng_resident *r = &e->res;
   eng_resident_graph_free(e);
+  eng_resident_plastic_free(e);
   if (r->k_gather) clReleaseKernel(r->k_gather);
   eng_resident_merge_free(e);
   eng_resident_update_free(e);

@@ -1,7 +1,8 @@
 /*
  * The device loop's super step recorded once and replayed (issue 29): where
  * the device offers cl_khr_command_buffer, the kernels of one whole super
- * step (each model's merged update, the gather, the end of the super step)
+ * step (each model's merged update, the gather, the plastic synapses'
+ * history appends and deliveries, the end of the super step)
  * are recorded into a command buffer, and each super step is then one
  * enqueue instead of three or more launches. Recorded commands keep the
  * arguments they were recorded with, so these kernels run "clocked": they
@@ -79,7 +80,7 @@ static int offered(const nestcl_engine *e, cl_command_queue q)
 static cl_int record(nestcl_engine *e, eng_vp *vp, struct eng_graph *g)
 {
   eng_resident *r = &e->res;
-  g->kernels = calloc((size_t)(r->n_upd + 1 + r->n_launches), sizeof *g->kernels);
+  g->kernels = calloc((size_t)(r->n_upd + 1 + r->n_syn + r->n_launches), sizeof *g->kernels);
   if (!g->kernels) {
     return CL_OUT_OF_HOST_MEMORY;
   }
@@ -112,6 +113,16 @@ static cl_int record(nestcl_engine *e, eng_vp *vp, struct eng_graph *g)
     if (err == CL_SUCCESS) {
       err = g->ndrange(g->cb, NULL, NULL, kk, 1, NULL, &gsize, &lsize, r->n_upd > 0, r->n_upd > 0 ? &prev : NULL,
                        &sp, NULL);
+    }
+    prev = sp;
+  }
+  /* Plastic synapses (resident_plastic.c): history appends, then deliveries. */
+  for (int k = 0; k < r->n_syn && err == CL_SUCCESS; ++k) {
+    eng_res_syn *l = &r->syn[k];
+    cl_kernel kk = g->kernels[g->n_kernels++] = eng_resident_plastic_kernel(e, vp, k, 1, &err);
+    if (err == CL_SUCCESS) {
+      err = g->ndrange(g->cb, NULL, NULL, kk, (cl_uint)l->dims, NULL, l->gsize, l->dims == 2 ? l->lsize : NULL, 1,
+                       &prev, &sp, NULL);
     }
     prev = sp;
   }

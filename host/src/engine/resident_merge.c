@@ -101,7 +101,12 @@ static void gen_kernel(const nestcl_engine *e, const eng_vp *vp, text *t, const 
     }
   }
   /* A replay (clocked) reads its origin from the status words and advances the clock for the next one. */
-  put(t, ")\n{\n  if (clocked) {\n    origin = (long)status[NESTCL_RES_CLOCK_END];\n"
+  put(t, ")\n{\n");
+  if (r->bucket_width) {
+    /* Plastic synapses: the loop can halt (resident_plastic.c), and nothing runs then. */
+    put(t, "  if (status[NESTCL_RES_HALT] != 0ul) {\n    return; /* the host resumes this super step */\n  }\n");
+  }
+  put(t, "  if (clocked) {\n    origin = (long)status[NESTCL_RES_CLOCK_END];\n"
          "    parity = (uint)((origin / %d) & 1);\n"
          "    if (get_global_id(0) == 0 && get_global_id(1) == 0 && get_global_id(2) == 0) {\n"
          "      status[NESTCL_RES_CLOCK] = (ulong)(origin + %d);\n    }\n  }\n", e->min_delay, e->min_delay);

@@ -21,6 +21,8 @@ typedef struct run_state {
   int done;              /* of which known to be finished (throttles) */
   int n_slices;          /* slices enqueued since the last drain: multimeter slots 0.. */
   double t_window;       /* wall time at the last drain */
+  int64_t halt_at;       /* the last drain found the loop halted at this super step (-1: not) */
+  uint64_t halt_gid;     /* for this neuron's history (resident_plastic.c) */
 } run_state;
 
 static int cl_failed(cl_int err, const char *what)
@@ -45,6 +47,9 @@ static cl_int enqueue_end(run_state *s, int64_t origin, int replay)
     /* Launched one by one: the device's clock (for the next replay) does not move. */
     r->clock_stale = 1;
     err = eng_resident_enqueue_gather(e, s->vp, s->q, origin, s->window_origin);
+    if (err == CL_SUCCESS) {
+      err = eng_resident_enqueue_plastic(e, s->vp, s->q, origin);
+    }
     if (err == CL_SUCCESS) {
       err = eng_resident_enqueue_step_end(e, s->vp, s->q, origin, parity);
     }
@@ -179,7 +184,7 @@ static int drain(run_state *s, int64_t origin, int lag)
   nestcl_engine *e = s->e;
   eng_resident *r = &e->res;
   nestcl_enqueue_counts *c = &s->vp->st.enqueued;
-  uint64_t st[8];
+  uint64_t st[ENG_RES_STATUS_WORDS];
   cl_int err = nestcl_enq_read(c, s->q, r->b_status.mem, CL_FALSE, 0, sizeof st, st, 0, NULL, NULL);
   if (err == CL_SUCCESS) {
     err = nestcl_enq_read(c, s->q, r->b_errs.mem, CL_FALSE, 0, r->b_errs.bytes, r->errs, 0, NULL, NULL);
@@ -230,6 +235,10 @@ static int drain(run_state *s, int64_t origin, int lag)
                             (unsigned long long)n, (unsigned long long)r->plan.rec_cap);
   }
   int64_t fail_at = st[ENG_RES_FAILED] ? (int64_t)(st[ENG_RES_FAILED] - 1) : -1;
+  /* A halt (resident_plastic.c): the super steps up to the halted one ran, and no later one; an error wins. */
+  s->halt_at = st[ENG_RES_HALT] && fail_at < 0 ? (int64_t)(st[ENG_RES_HALT] - 1) : -1;
+  s->halt_gid = st[ENG_RES_HALT_GID];
+  const int64_t ran_to = s->halt_at >= 0 ? s->halt_at + e->min_delay : -1;
   int rc = 0;
   if (steps_in_window > 0) {
     double rate = (double)n / steps_in_window;
@@ -247,14 +256,14 @@ static int drain(run_state *s, int64_t origin, int lag)
     if (err != CL_SUCCESS) {
       return cl_failed(err, "reading the recorded spikes");
     }
-    rc = record_window(s, (size_t)n, fail_at);
+    rc = record_window(s, (size_t)n, fail_at >= 0 ? fail_at : ran_to);
   }
-  s->window_origin = origin;
+  s->window_origin = s->halt_at >= 0 ? ran_to : origin;
   r->clock_stale = 1; /* the window's origin moved */
-  int rc_err = eng_resident_error(e, s->vp, fail_at, origin, lag);
+  int rc_err = eng_resident_error(e, s->vp, fail_at, origin, s->halt_at >= 0 ? 0 : lag);
   if (!rc && r->plan.mm_slot) {
     /* Nothing of the failing super step is sampled (the host clock stops before it samples). */
-    rc = record_slices(s, fail_at >= 0 ? fail_at : rc_err ? origin : -1);
+    rc = record_slices(s, fail_at >= 0 ? fail_at : rc_err ? origin : ran_to);
   }
   s->n_slices = 0;
   return rc_err ? rc_err : rc;
@@ -267,6 +276,23 @@ static int sticky(nestcl_engine *e, int rc)
   return rc;
 }
 
+/*
+ * After a drain that found the loop halted (resident_plastic.c): the rest of
+ * the halted super step runs again, and the run goes on from the next one;
+ * *origin, *lag and *left say where it stands then (pos0: where this call
+ * started).
+ */
+static int resume(run_state *s, int64_t pos0, int64_t steps, int64_t *origin, int *lag, int64_t *left)
+{
+  nestcl_engine *e = s->e;
+  int rc = eng_resident_plastic_resume(e, s->vp, s->q, s->halt_at, s->halt_gid);
+  *origin = s->halt_at + e->min_delay;
+  *lag = 0;
+  *left = steps - (*origin - pos0);
+  s->halt_at = -1;
+  return rc;
+}
+
 int eng_resident_run(nestcl_engine *e, int64_t steps)
 {
   eng_resident *r = &e->res;
@@ -274,58 +300,87 @@ int eng_resident_run(nestcl_engine *e, int64_t steps)
     return nestcl_set_error(r->sticky, "%s", r->sticky_err);
   }
   eng_vp *vp = &e->vps[r->vp];
-  run_state s = {e, vp, nestcl_device_queue(e->dev, vp->queue), e->origin, 0, 0, 0, eng_now()};
+  run_state s = {e, vp, nestcl_device_queue(e->dev, vp->queue), e->origin, 0, 0, 0, eng_now(), -1, 0};
+  const int64_t pos0 = e->origin + e->lag;
   int64_t origin = e->origin, left = steps;
   int lag = e->lag;
   cl_int err = CL_SUCCESS;
   if (lag == 0) {
-    /* The list lengths start at zero, whichever super step this is (after a restore, too). */
-    static const cl_ulong zero2[2] = {0, 0};
-    err = nestcl_enq_write(&vp->st.enqueued, s.q, r->b_status.mem, CL_FALSE, 0, sizeof zero2, zero2, 0, NULL, NULL);
+    /*
+     * The list lengths start at zero, whichever super step this is (after a
+     * restore, too). All the status words go, as the last drain left them
+     * (the device has run nothing since; the clock words are rewritten before
+     * a replay): oclgrind 21.10 takes the words of a buffer outside a partial
+     * write for uninitialised (docs/oclgrind-reports.md).
+     */
+    memcpy(r->status_img, r->status, sizeof r->status_img);
+    r->status_img[ENG_RES_GLOBAL_N] = r->status_img[ENG_RES_GLOBAL_N + 1] = 0;
+    r->status_img[ENG_RES_RECORDED] = 0;
+    r->status_img[ENG_RES_HALT] = 0;
+    r->status_img[ENG_RES_HALT_GID] = UINT64_MAX;
+    err = nestcl_enq_write(&vp->st.enqueued, s.q, r->b_status.mem, CL_FALSE, 0, sizeof r->status_img, r->status_img,
+                           0, NULL, NULL);
   }
   int stop = 0, rc = 0, drained = 0;
   e->steps_left = 0;
   double t0 = eng_now();
-  while (left > 0 && err == CL_SUCCESS && !rc) {
-    int from = lag;
-    int to = (int64_t)(e->min_delay - from) < left ? e->min_delay : from + (int)left;
-    drained = 0;
-    /* A whole super step is one replay where a command buffer was recorded. */
-    const int replay = r->graph && from == 0 && to == e->min_delay;
-    if (!replay) {
-      err = eng_resident_enqueue_update(e, vp, s.q, origin, from, to, s.n_slices);
-      if (r->plan.mm_slot) {
-        /* The slice's multimeter slot: k + 2 hold a window (a drain comes after k whole super steps). */
-        int64_t *sl = r->slices + 3 * s.n_slices++;
-        sl[0] = origin;
-        sl[1] = from;
-        sl[2] = to;
+  for (;;) {
+    while (left > 0 && err == CL_SUCCESS && !rc) {
+      int from = lag;
+      int to = (int64_t)(e->min_delay - from) < left ? e->min_delay : from + (int)left;
+      drained = 0;
+      /* A whole super step is one replay where a command buffer was recorded. */
+      const int replay = r->graph && from == 0 && to == e->min_delay;
+      if (!replay) {
+        err = eng_resident_enqueue_update(e, vp, s.q, origin, from, to, s.n_slices);
+        if (r->plan.mm_slot) {
+          /* The slice's multimeter slot: k + 2 hold a window (a drain comes after k whole super steps). */
+          int64_t *sl = r->slices + 3 * s.n_slices++;
+          sl[0] = origin;
+          sl[1] = from;
+          sl[2] = to;
+        }
+      }
+      if (err == CL_SUCCESS && to == e->min_delay) err = enqueue_end(&s, origin, replay);
+      left -= to - from;
+      lag = to;
+      if (lag < e->min_delay || err != CL_SUCCESS) {
+        break; /* the run ends inside a super step */
+      }
+      origin += e->min_delay;
+      lag = 0;
+      stop = e->stop_flag && *e->stop_flag != 0;
+      if (s.in_window >= r->plan.k || (stop && left > 0)) {
+        rc = drain(&s, origin, 0);
+        drained = 1;
+        if (!rc && s.halt_at >= 0) {
+          rc = resume(&s, pos0, steps, &origin, &lag, &left);
+          drained = 0;
+          continue;
+        }
+      } else {
+        err = throttle(&s);
+      }
+      if (stop && left > 0) {
+        break;
       }
     }
-    if (err == CL_SUCCESS && to == e->min_delay) err = enqueue_end(&s, origin, replay);
-    left -= to - from;
-    lag = to;
-    if (lag < e->min_delay || err != CL_SUCCESS) {
-      break; /* the run ends inside a super step */
+    if (err != CL_SUCCESS) {
+      rc = cl_failed(err, "the device loop");
     }
-    origin += e->min_delay;
-    lag = 0;
-    stop = e->stop_flag && *e->stop_flag != 0;
-    if (s.in_window >= r->plan.k || (stop && left > 0)) {
-      rc = drain(&s, origin, 0);
+    if (!rc && !drained) {
+      rc = drain(&s, origin, lag);
       drained = 1;
-    } else {
-      err = throttle(&s);
+      if (!rc && s.halt_at >= 0) {
+        /* The halt came before the end: resume, and run up to the end again. */
+        rc = resume(&s, pos0, steps, &origin, &lag, &left);
+        drained = 0;
+        if (!rc) {
+          continue;
+        }
+      }
     }
-    if (stop && left > 0) {
-      break;
-    }
-  }
-  if (err != CL_SUCCESS) {
-    rc = cl_failed(err, "the device loop");
-  }
-  if (!rc && !drained) {
-    rc = drain(&s, origin, lag);
+    break;
   }
   vp->st.seconds[NESTCL_PHASE_UPDATE] += eng_now() - t0;
   if (rc) {

@@ -63,7 +63,7 @@ static int mergeable(const nestcl_engine *e, const eng_vp *vp, int p)
  * The model's source with its kernel made a function named <kernel>_body
  * (static: one program holds it once), then the merged kernel.
  */
-static char *merged_source(const nestcl_model *m, int tab_stride)
+static char *merged_source(const nestcl_model *m, int tab_stride, int halt)
 {
   const char *ks = m->kernel_source;
   char sig[256];
@@ -88,12 +88,14 @@ static char *merged_source(const nestcl_model *m, int tab_stride)
   }
   /* A replay (clocked: resident_graph.c) reads the super step's origin from the status words. */
   k += snprintf(s + k, cap - (size_t)k,
-                ",\n    __global const ulong *status, const int clocked, const ulong rec_slot)\n{\n"
+                ",\n    __global const ulong *status, const int clocked, const ulong rec_slot)\n{\n%s"
                 "  const long origin = clocked ? (long)status[7] : origin_steps;\n"
                 "  __global const ulong *t = tab + %d * get_global_id(1);\n"
                 "  %s_body((uint)t[0], (uint)t[1], origin, from, to, resolution_ms, ring_slots, (uint)t[2],\n"
                 "      ring + t[4], counts + t[5], spikes + t[6], (uint)t[3], (long)t[8], rec + t[9] + rec_slot, rng_seed,\n"
                 "      t[7], 1ul",
+                /* With plastic synapses the loop can halt (resident_plastic.c): then nothing runs. */
+                halt ? "  if (status[11] != 0ul) {\n    return; /* halted (NESTCL_RES_HALT) */\n  }\n" : "",
                 tab_stride, m->kernel_name);
   for (int f = 0; f < m->n_fields; ++f) {
     k += snprintf(s + k, cap - (size_t)k, ",\n      f%d + t[%d]", f, TAB_FIXED + f);
@@ -278,7 +280,7 @@ static int setup_one(nestcl_engine *e, eng_vp *vp, const int *pops, int np, eng_
   }
   if (!rc) rc = nestcl_buffer_alloc(e->dev, NESTCL_MEM_OTHER, "merged update table", (size_t)np * stride * 8,
                                     CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, tab, &u->b_tab);
-  char *src = rc ? NULL : merged_source(m, stride);
+  char *src = rc ? NULL : merged_source(m, stride, e->res.bucket_width != 0);
   if (!rc && !src) rc = nestcl_set_error(NESTCL_ERUNTIME, "the device loop cannot merge %s's kernel", m->name);
   char opt[4096];
   if (!rc) {

@@ -1,0 +1,357 @@
+/*
+ * Plastic synapses in the device loop (issue 29): STDP and the other
+ * translated synapse models run inside super steps that the device runs on
+ * its own (resident.c), without the host seeing the spikes.
+ *
+ * cycle.c hands the plastic delivery a per-source, time-ordered view of the
+ * super step's spikes, which the host builds by sorting the global list. Here
+ * the device builds it: the gather puts each spike of a neuron that is a
+ * source or a target of plastic synapses into that neuron's bucket (at most
+ * min_delay spikes: one per step, so a model that sends multiplicities keeps
+ * the host clock) and the first spike of each neuron on the list of the super
+ * step's sources (nestcl_bucket_add, engine_kernels.cl). Then, per super step:
+ *   - per block with a spike history (targets of STDP synapses), one launch
+ *     appends its sources' spikes, each bucket sorted by lag, to their history
+ *     (ArchivingNode::set_spiketime; nestcl_hist_append_loop);
+ *   - per set of plastic synapses onto a block, one launch runs the synapse
+ *     model's send() for every synapse of every source on the list, its spikes
+ *     in time order (nestcl_plastic, loop 1 or 2);
+ *   - the static delivery and the drives follow (resident_merge.c).
+ * Weights and traces do not depend on the order of sources or on the
+ * scheduling: each synapse sees its source's spikes in time order from one
+ * work-item, the history is appended before any delivery reads it, and the
+ * ring's sums are exact. So the results are cycle.c's bit for bit.
+ *
+ * A history ring grows on demand (plastic_dev.c), which the device cannot do
+ * on its own: a full ring halts the loop at that super step (the append sets
+ * status word [11]; every kernel of later super steps then does nothing). The
+ * host finds the halt when it next drains, grows the ring, and runs the rest
+ * of that super step again (the append, which skips the spikes appended
+ * already, the plastic and the static delivery); then the loop goes on from
+ * the next super step (resident_run.c). Counted as `resumes`.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine_internal.h"
+#include "enqueue.h"
+
+/* nestcl_hist_append_loop's arguments (engine_kernels.cl): the origin, then the history's from HA_HIST on. */
+enum { HA_ORIGIN = 6, HA_CLOCKED = 7, HA_HIST = 17 };
+
+static int any_plastic(const nestcl_engine *e)
+{
+  for (int p = 0; p < e->n_projs; ++p) {
+    if (e->projs[p].sm) {
+      return 1;
+    }
+  }
+  return 0;
+}
+
+/* Whether population p's neurons get buckets: sources or targets of plastic synapses. */
+static int bucketed(const nestcl_engine *e, int p)
+{
+  for (int q = 0; q < e->n_projs; ++q) {
+    if (e->projs[q].sm && (e->projs[q].src == p || e->projs[q].tgt == p)) {
+      return 1;
+    }
+  }
+  return 0;
+}
+
+uint32_t eng_resident_bucket_width(const nestcl_engine *e, int min_delay)
+{
+  return any_plastic(e) ? (uint32_t)min_delay : 0;
+}
+
+int eng_resident_plastic_fits(const nestcl_engine *e, int min_delay)
+{
+  if (!any_plastic(e)) {
+    return 1;
+  }
+  /* Every kernel of a super step must see a halt: each population's update merged (resident_update.c). */
+  for (int p = 0; p < e->n_pops; ++p) {
+    const nestcl_model *m = e->pops[p].model;
+    if (m->spike_offsets || m->event_queue || (bucketed(e, p) && m->multiplicity)) {
+      return 0;
+    }
+  }
+  /* Bucket positions are 32-bit; batched synapses (over the memory budget) need the host each super step. */
+  if ((uint64_t)e->n_global * (uint64_t)min_delay > UINT32_MAX) {
+    return 0;
+  }
+  for (int v = 0; e->vps && v < e->n_vps; ++v) {
+    for (int p = 0; e->vps[v].blocks && p < e->n_pops; ++p) {
+      const eng_block *b = &e->vps[v].blocks[p];
+      for (int j = 0; j < b->n_plastic; ++j) {
+        if (b->plastic[j].batch_cap) {
+          return 0;
+        }
+      }
+    }
+  }
+  return 1;
+}
+
+size_t eng_resident_bucket_bytes(const nestcl_engine *e, int min_delay)
+{
+  return any_plastic(e) ? (size_t)e->n_global * (8 + 4 + 4 * (size_t)min_delay) : 0;
+}
+
+void eng_resident_bucket_marks(const nestcl_engine *e, unsigned char *marks)
+{
+  for (int p = 0; any_plastic(e) && p < e->n_pops; ++p) {
+    if (bucketed(e, p)) {
+      for (uint64_t g = e->pops[p].first; g < e->pops[p].first + e->pops[p].n; ++g) {
+        marks[g] |= ENG_MARK_BUCKET;
+      }
+    }
+  }
+}
+
+/* The buckets (zeros: no stamp matches), before the gather kernel takes them as arguments. */
+int eng_resident_bucket_alloc(nestcl_engine *e)
+{
+  eng_resident *r = &e->res;
+  r->bucket_width = eng_resident_bucket_width(e, e->min_delay);
+  size_t n = r->bucket_width ? (e->n_global ? e->n_global : 1) : 1;
+  size_t w = r->bucket_width ? r->bucket_width : 1;
+  void *zeros = calloc(n * w, 8);
+  if (!zeros) {
+    return nestcl_set_error(NESTCL_ENOMEM, "out of host memory");
+  }
+  const cl_mem_flags rw = CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR;
+  int rc = nestcl_buffer_alloc(e->dev, NESTCL_MEM_OTHER, "spike buckets", n * 8, rw, zeros, &r->b_bucket_word);
+  if (!rc) rc = nestcl_buffer_alloc(e->dev, NESTCL_MEM_OTHER, "bucket sources", n * 4, rw, zeros, &r->b_bucket_src);
+  if (!rc) rc = nestcl_buffer_alloc(e->dev, NESTCL_MEM_OTHER, "bucket lags", n * w * 4, rw, zeros, &r->b_bucket_lags);
+  free(zeros);
+  return rc;
+}
+
+/* Launch idx's kernel (a history append or a delivery) with its arguments; clocked: see resident_graph.c. */
+cl_kernel eng_resident_plastic_kernel(nestcl_engine *e, eng_vp *vp, int idx, int clocked, cl_int *err)
+{
+  eng_resident *r = &e->res;
+  eng_res_syn *l = &r->syn[idx];
+  eng_block *b = &vp->blocks[l->pop];
+  cl_uint width = r->bucket_width, md = (cl_uint)e->min_delay;
+  cl_int c = clocked;
+  cl_kernel k;
+  cl_int x;
+  if (l->j < 0) {
+    const eng_history *h = &b->hist;
+    k = clCreateKernel(e->core_program, "nestcl_hist_append_loop", err);
+    if (*err != CL_SUCCESS) {
+      return NULL;
+    }
+    cl_ulong first = b->first_gid;
+    cl_uint n = b->n;
+    cl_long tps = h->tics_per_step, zero = 0;
+    cl_double mpt = 1e-3, tmi = h->tau_minus_inv, tti = h->tau_minus_triplet_inv, mdm = h->min_delay_ms;
+    cl_double eps = ENG_STDP_EPS;
+    cl_int fused = h->fused;
+    x = clSetKernelArg(k, 0, sizeof(cl_mem), &r->b_status.mem);
+    x |= clSetKernelArg(k, 1, sizeof(cl_mem), &r->b_bucket_src.mem);
+    x |= clSetKernelArg(k, 2, sizeof(cl_mem), &r->b_bucket_word.mem);
+    x |= clSetKernelArg(k, 3, sizeof(cl_mem), &r->b_bucket_lags.mem);
+    x |= clSetKernelArg(k, 4, sizeof width, &width);
+    x |= clSetKernelArg(k, 5, sizeof md, &md);
+    x |= clSetKernelArg(k, HA_ORIGIN, sizeof zero, &zero);
+    x |= clSetKernelArg(k, HA_CLOCKED, sizeof c, &c);
+    x |= clSetKernelArg(k, 8, sizeof first, &first);
+    x |= clSetKernelArg(k, 9, sizeof n, &n);
+    x |= clSetKernelArg(k, 10, sizeof tps, &tps);
+    x |= clSetKernelArg(k, 11, sizeof mpt, &mpt);
+    x |= clSetKernelArg(k, 12, sizeof tmi, &tmi);
+    x |= clSetKernelArg(k, 13, sizeof tti, &tti);
+    x |= clSetKernelArg(k, 14, sizeof mdm, &mdm);
+    x |= clSetKernelArg(k, 15, sizeof eps, &eps);
+    x |= clSetKernelArg(k, 16, sizeof fused, &fused);
+    x |= eng_hist_args(k, HA_HIST, h);
+  } else {
+    eng_plastic *pl = &b->plastic[l->j];
+    k = clCreateKernel(e->plastic_programs[pl->proj], "nestcl_plastic", err);
+    if (*err != CL_SUCCESS) {
+      return NULL;
+    }
+    cl_uint none = 0;
+    cl_long zero = 0;
+    cl_int loop = clocked ? 2 : 1;
+    x = eng_plastic_kernel_args(e, b, pl, k, &r->b_bucket_src, &r->b_bucket_lags);
+    x |= clSetKernelArg(k, PK_N_SRCS, sizeof none, &none);
+    x |= clSetKernelArg(k, PK_ORIGIN, sizeof zero, &zero);
+    x |= clSetKernelArg(k, PK_STATUS, sizeof(cl_mem), &r->b_status.mem);
+    x |= clSetKernelArg(k, PK_BUCKET_WORD, sizeof(cl_mem), &r->b_bucket_word.mem);
+    x |= clSetKernelArg(k, PK_BUCKET_WIDTH, sizeof width, &width);
+    x |= clSetKernelArg(k, PK_MIN_DELAY, sizeof md, &md);
+    x |= clSetKernelArg(k, PK_LOOP, sizeof loop, &loop);
+  }
+  if (x != CL_SUCCESS) {
+    clReleaseKernel(k);
+    *err = x;
+    return NULL;
+  }
+  return k;
+}
+
+/* The launches: every block's history append, then every block's plastic deliveries; their shapes. */
+static int plan_launches(nestcl_engine *e, eng_vp *vp)
+{
+  eng_resident *r = &e->res;
+  int n = 0;
+  for (int p = 0; p < e->n_pops; ++p) {
+    n += (vp->blocks[p].hist.cap && vp->blocks[p].n) + vp->blocks[p].n_plastic;
+  }
+  r->syn = calloc((size_t)n + 1, sizeof *r->syn);
+  if (!r->syn) {
+    return nestcl_set_error(NESTCL_ENOMEM, "out of host memory");
+  }
+  const nestcl_device_info *di = nestcl_device_get_info(e->dev);
+  size_t cu = di->compute_units ? di->compute_units : 1;
+  for (int pass = 0; pass < 2; ++pass) {
+    for (int p = 0; p < e->n_pops; ++p) {
+      eng_block *b = &vp->blocks[p];
+      if (b->n == 0) {
+        continue;
+      }
+      if (pass == 0 && b->hist.cap) {
+        /* One work-item per source, a few per compute unit's lanes: sources are few per super step. */
+        eng_res_syn *l = &r->syn[r->n_syn++];
+        l->pop = p;
+        l->j = -1;
+        size_t g = cu * 256 < b->n ? cu * 256 : b->n;
+        l->gsize[0] = (g + 63) / 64 * 64;
+        l->dims = 1;
+        continue;
+      }
+      for (int j = 0; pass == 1 && j < b->n_plastic; ++j) {
+        eng_plastic *pl = &b->plastic[j];
+        if (pl->nnz == 0) {
+          continue;
+        }
+        eng_res_syn *l = &r->syn[r->n_syn++];
+        l->pop = p;
+        l->j = j;
+        size_t g = pl->width < pl->max_row ? pl->width : (pl->max_row ? pl->max_row : 1);
+        size_t groups = r->deliver_groups < pl->n_rows ? r->deliver_groups : pl->n_rows;
+        l->gsize[0] = l->lsize[0] = g;
+        l->gsize[1] = groups ? groups : 1;
+        l->lsize[1] = 1;
+        l->dims = 2;
+      }
+    }
+  }
+  return 0;
+}
+
+int eng_resident_plastic_setup(nestcl_engine *e, eng_vp *vp)
+{
+  eng_resident *r = &e->res;
+  r->halt_clear[0] = 0;
+  r->halt_clear[1] = UINT64_MAX;
+  if (!r->bucket_width) {
+    return 0;
+  }
+  int rc = plan_launches(e, vp);
+  for (int k = 0; k < r->n_syn && !rc; ++k) {
+    cl_int err;
+    r->syn[k].k = eng_resident_plastic_kernel(e, vp, k, 0, &err);
+    rc = eng_cl_check(err, r->syn[k].j < 0 ? "the device loop's history append" : "the device loop's plastic delivery");
+  }
+  return rc;
+}
+
+void eng_resident_plastic_free(nestcl_engine *e)
+{
+  eng_resident *r = &e->res;
+  for (int k = 0; r->syn && k < r->n_syn; ++k) {
+    if (r->syn[k].k) clReleaseKernel(r->syn[k].k);
+  }
+  free(r->syn);
+  r->syn = NULL;
+  r->n_syn = 0;
+  if (e->dev) {
+    nestcl_buffer_free(e->dev, &r->b_bucket_word);
+    nestcl_buffer_free(e->dev, &r->b_bucket_src);
+    nestcl_buffer_free(e->dev, &r->b_bucket_lags);
+  }
+}
+
+/* The plastic part of the super step at origin, launched one by one (not clocked). */
+cl_int eng_resident_enqueue_plastic(nestcl_engine *e, eng_vp *vp, cl_command_queue q, int64_t origin)
+{
+  eng_resident *r = &e->res;
+  cl_long org = origin;
+  cl_int err = CL_SUCCESS;
+  for (int k = 0; k < r->n_syn && err == CL_SUCCESS; ++k) {
+    eng_res_syn *l = &r->syn[k];
+    err = clSetKernelArg(l->k, l->j < 0 ? HA_ORIGIN : PK_ORIGIN, sizeof org, &org);
+    if (err == CL_SUCCESS) {
+      err = nestcl_enq_launch(&vp->st.enqueued, q, l->k, (cl_uint)l->dims, l->gsize, l->dims == 2 ? l->lsize : NULL,
+                              0, NULL, NULL);
+    }
+  }
+  return err;
+}
+
+/* Block p's history moved (grown, or replaced by a restore): the device loop's kernels follow it. */
+int eng_resident_plastic_repoint(nestcl_engine *e, eng_vp *vp, int p)
+{
+  eng_resident *r = &e->res;
+  const eng_history *h = &vp->blocks[p].hist;
+  cl_int err = CL_SUCCESS;
+  for (int k = 0; r->on && k < r->n_syn; ++k) {
+    if (r->syn[k].pop == p) {
+      err |= eng_hist_args(r->syn[k].k, r->syn[k].j < 0 ? HA_HIST : PK_HIST, h);
+    }
+  }
+  int rc = eng_cl_check(err, "clSetKernelArg(device loop history)");
+  /* A recorded super step keeps the arguments it was recorded with: record it again. */
+  if (!rc && r->on && r->graph) {
+    eng_resident_graph_free(e);
+    rc = eng_resident_graph_setup(e, vp);
+  }
+  return rc;
+}
+
+/*
+ * The loop halted at the super step at halt_at (a history ring of a neuron
+ * with global id gid was full): grows that ring (or fails as cycle.c would,
+ * at its bound), lifts the halt and enqueues the rest of that super step.
+ */
+int eng_resident_plastic_resume(nestcl_engine *e, eng_vp *vp, cl_command_queue q, int64_t halt_at, uint64_t gid)
+{
+  eng_resident *r = &e->res;
+  int p = 0;
+  while (p < e->n_pops && !(gid >= vp->blocks[p].first_gid && gid - vp->blocks[p].first_gid < vp->blocks[p].n)) {
+    ++p;
+  }
+  if (p == e->n_pops || !vp->blocks[p].hist.cap) {
+    return nestcl_set_error(NESTCL_ERUNTIME, "internal: the device loop halted for neuron %llu, which has no history",
+                            (unsigned long long)gid);
+  }
+  eng_block *b = &vp->blocks[p];
+  cl_kernel users[64];
+  int nu = 0;
+  for (int j = 0; j < b->n_plastic && nu < 64; ++j) {
+    users[nu++] = b->plastic[j].k;
+  }
+  int rc = eng_hist_grow(&b->hist, e->dev, vp->queue, (uint32_t)(gid - b->first_gid), users, nu);
+  if (!rc) rc = eng_resident_plastic_repoint(e, vp, p);
+  if (rc) {
+    return rc;
+  }
+  nestcl_enqueue_counts *c = &vp->st.enqueued;
+  c->resumes++;
+  cl_int err = nestcl_enq_write(c, q, r->b_status.mem, CL_FALSE, ENG_RES_HALT * 8, sizeof r->halt_clear,
+                                r->halt_clear, 0, NULL, NULL);
+  if (err == CL_SUCCESS) err = eng_resident_enqueue_plastic(e, vp, q, halt_at);
+  if (err == CL_SUCCESS) {
+    err = eng_resident_enqueue_step_end(e, vp, q, halt_at, (cl_uint)((halt_at / e->min_delay) & 1));
+  }
+  r->clock_stale = 1; /* launched one by one: the clock of the next replay is the host's */
+  return err == CL_SUCCESS ? 0 : nestcl_set_error(NESTCL_ECL, "resuming the device loop failed: %s",
+                                                  nestcl_cl_error_name(err));
+}
