@@ -223,6 +223,13 @@ int eng_estimate(nestcl_engine *e, nestcl_memory_estimate *out)
     out->device_available = avail;
     snprintf(out->device_name, sizeof out->device_name, "%s", info->device_name);
     int mode = eng_resident_mode(e, ranks);
+    size_t dev_total = 0;
+    for (int c = 0; c < NESTCL_MEM_CLASSES; ++c) {
+      dev_total += out->device_bytes[c];
+    }
+    if (mode && any_plastic && dev_total > avail) {
+      mode = 0; /* the plastic synapses go batched (build.c, check_device_budget), which keeps the host clock */
+    }
     if (mode) {
       /* The resident stream's buffers (resident.c), on its one stream VP (after the threads). */
       eng_res_plan plan;
