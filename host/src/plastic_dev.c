@@ -506,6 +506,28 @@ int eng_hist_grow(eng_history *h, nestcl_device *dev, int queue, uint32_t full, 
   return hist_grow_device(h, dev, queue, h->cap * 2 > h->max_cap ? h->max_cap : h->cap * 2, users, n_users);
 }
 
+cl_int eng_hist_append_enqueue(eng_history *h, nestcl_device *dev, int queue, int64_t origin)
+{
+  if (h->n_append == 0) {
+    return CL_SUCCESS;
+  }
+  if (h->n_append > h->max_pairs) {
+    return CL_INVALID_VALUE;
+  }
+  cl_command_queue q = nestcl_device_queue(dev, queue);
+  static const cl_uint flag[2] = {0u, 0xffffffffu};
+  cl_uint np = (cl_uint)h->n_append;
+  cl_long org = origin;
+  size_t gsize = h->n_append;
+  cl_int err = nestcl_enq_write(h->counts, q, h->b_append.mem, CL_FALSE, 0, h->n_append * 8, h->append, 0, NULL, NULL);
+  err |= nestcl_enq_write(h->counts, q, h->b_flag.mem, CL_FALSE, 0, sizeof flag, flag, 0, NULL, NULL);
+  err |= clSetKernelArg(h->k_append, 0, sizeof(cl_mem), &h->b_append.mem);
+  err |= clSetKernelArg(h->k_append, 1, sizeof np, &np);
+  err |= clSetKernelArg(h->k_append, 2, sizeof org, &org);
+  if (err == CL_SUCCESS) err = nestcl_enq_launch(h->counts, q, h->k_append, 1, &gsize, NULL, 0, NULL, NULL);
+  return err;
+}
+
 int eng_hist_append_device(eng_history *h, nestcl_device *dev, int queue, int64_t origin, const cl_kernel *users,
                            int n_users)
 {

@@ -135,6 +135,12 @@ int eng_hist_upload(eng_history *h, nestcl_device *dev, cl_program core);
  * re-pointed: h->k_append's and users' at PK_HIST.
  */
 int eng_hist_grow(eng_history *h, nestcl_device *dev, int queue, uint32_t full, const cl_kernel *users, int n_users);
+/*
+ * The append on the device without waiting for it: for a caller that knows
+ * there is room (every ring holds its length plus its spikes to append);
+ * h->append must stay as it is until the queue has run it.
+ */
+cl_int eng_hist_append_enqueue(eng_history *h, nestcl_device *dev, int queue, int64_t origin);
 /* The same on the device; the users' history arguments (at PK_HIST) follow a growth. */
 int eng_hist_append_device(eng_history *h, nestcl_device *dev, int queue, int64_t origin, const cl_kernel *users,
                            int n_users);

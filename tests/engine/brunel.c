@@ -297,6 +297,15 @@ int brunel_check_variants(const brunel_net *net, const nestcl_engine_config *cfg
               r.st.device_loop, (unsigned long long)r.enq_stream.resumes);
       bad++;
     }
+    if (v[k].one_wait) {
+      const uint64_t ss = (uint64_t)(r.st.steps / r.st.min_delay_steps), w = r.enq_stream.waits;
+      if (w < ss || w > ss + (uint64_t)v[k].n_pieces) {
+        fprintf(stderr, "FAIL %s: the stream waited %llu times in %llu super steps, not once each\n", what,
+                (unsigned long long)w, (unsigned long long)ss);
+        bad++;
+      }
+      printf("%s: %llu waits in %llu super steps\n", what, (unsigned long long)w, (unsigned long long)ss);
+    }
     if (r.st.plastic_synapses) {
       printf("%s: %zu spikes, weights %016llx, %s%s (%llu resumes)\n", what, r.n, (unsigned long long)r.w.checksum,
              bad ? "DIFFERENT" : "identical", r.st.device_loop ? ", device loop" : "",

@@ -91,6 +91,7 @@ typedef struct brunel_variant {
   int sync_interval;          /* 0: the default */
   int host_clock;
   int want_resumes;           /* the device loop must have halted for a full history and resumed */
+  int one_wait;               /* the stream (beside threads) waits once per super step, once more per piece at most */
 } brunel_variant;
 
 /*

@@ -7,7 +7,9 @@
  * streams, mixes, simulate() in pieces, both delivery shapes, and a history
  * ring that starts at one entry per neuron and has to grow (in the device
  * loop: it halts at the super step whose append finds a ring full, and the
- * host grows the ring and resumes there), and batched
+ * host grows the ring and resumes there; beside a thread the stream waits
+ * once per super step, growing a ring before an append that could fill it),
+ * and batched
  * delivery under a device memory budget (at least 10 batches per super step)
  * against resident delivery. The weights must
  * have moved (plasticity did something) and the run must stay in its regime.
@@ -50,17 +52,18 @@ static int check_net(const brunel_net *net)
     fails++;
   }
   const brunel_variant runs[] = {
-      {"1 thread, 70+130 ms, history from 1 entry", 1, 0, 0.0, split, 2, 0, 1, NULL, NULL, 0, 0, 0},
-      {"2 threads", 2, 0, 0.0, whole, 1, 0, 0, NULL, NULL, 0, 0, 0},
-      {"1 stream (the device loop)", 0, 1, 1.0, whole, 1, 0, 0, NULL, NULL, 0, 0, 0},
+      {"1 thread, 70+130 ms, history from 1 entry", 1, 0, 0.0, split, 2, 0, 1, NULL, NULL, 0, 0, 0, 0},
+      {"2 threads", 2, 0, 0.0, whole, 1, 0, 0, NULL, NULL, 0, 0, 0, 0},
+      {"1 stream (the device loop)", 0, 1, 1.0, whole, 1, 0, 0, NULL, NULL, 0, 0, 0, 0},
       {"1 stream, history from 1 entry, draining every 3 super steps, 70+130 ms", 0, 1, 1.0, split, 2, 0, 1, NULL,
-       NULL, 3, 0, 1},
-      {"1 stream, host clock", 0, 1, 1.0, whole, 1, 0, 0, NULL, NULL, 0, 1, 0},
-      {"2 streams, history from 1 entry", 0, 2, 1.0, whole, 1, 0, 1, NULL, NULL, 0, 0, 0},
-      {"1 thread + 1 stream, alpha 0.3", 1, 1, 0.3, whole, 1, 0, 0, NULL, NULL, 0, 0, 0},
-      {"1 thread + 1 stream, alpha 0.7, 70+130 ms", 1, 1, 0.7, split, 2, 0, 0, NULL, NULL, 0, 0, 0},
-      {"2 streams, strided delivery of width 7", 0, 2, 1.0, whole, 1, 0, 0, "strided", "7", 0, 0, 0},
-      {"1 stream, contiguous delivery of width 3", 0, 1, 1.0, whole, 1, 0, 0, "contiguous", "3", 0, 0, 0},
+       NULL, 3, 0, 1, 0},
+      {"1 stream, host clock", 0, 1, 1.0, whole, 1, 0, 0, NULL, NULL, 0, 1, 0, 0},
+      {"2 streams, history from 1 entry", 0, 2, 1.0, whole, 1, 0, 1, NULL, NULL, 0, 0, 0, 0},
+      {"1 thread + 1 stream, alpha 0.3", 1, 1, 0.3, whole, 1, 0, 0, NULL, NULL, 0, 0, 0, 1},
+      {"1 thread + 1 stream, alpha 0.5, history from 1 entry", 1, 1, 0.5, whole, 1, 0, 1, NULL, NULL, 0, 0, 0, 0},
+      {"1 thread + 1 stream, alpha 0.7, 70+130 ms", 1, 1, 0.7, split, 2, 0, 0, NULL, NULL, 0, 0, 0, 1},
+      {"2 streams, strided delivery of width 7", 0, 2, 1.0, whole, 1, 0, 0, "strided", "7", 0, 0, 0, 0},
+      {"1 stream, contiguous delivery of width 3", 0, 1, 1.0, whole, 1, 0, 0, "contiguous", "3", 0, 0, 0, 0},
   };
   int bad = brunel_check_variants(net, &cfg, &ref, runs, (int)(sizeof runs / sizeof runs[0]));
   if (bad < 0) {

@@ -711,7 +711,7 @@ int eng_run(nestcl_engine *e, int64_t steps)
           vp->st.seconds[NESTCL_PHASE_DELIVER] += eng_now() - t_dl;
           /* Translated synapses: the history of this VP's spikes, then their delivery (timed inside). */
           if (e->any_plastic && !vp->status) {
-            eng_vp_fail(vp, eng_plastic_deliver(e, vp, origin));
+            eng_vp_fail(vp, res ? eng_resident_plastic_step(e, vp, origin) : eng_plastic_deliver(e, vp, origin));
           }
         }
         if (recording) {

@@ -274,6 +274,7 @@ typedef struct eng_resident {
   eng_res_syn *syn;      /* history appends, then plastic deliveries */
   int n_syn;
   cl_ulong halt_clear[2]; /* what lifts a halt: status words [11], [12] (kept for the non-blocking write) */
+  uint32_t **hist_len;   /* beside threads or ranks: per population, its history lengths as the last collect read them */
   uint64_t status[ENG_RES_STATUS_WORDS]; /* the last drain's status words */
   cl_ulong status_img[ENG_RES_STATUS_WORDS]; /* what a run writes at its start (kept for the non-blocking write) */
   uint32_t *errs;        /* [6 x n_pops] */
@@ -443,7 +444,7 @@ void eng_resident_graph_free(nestcl_engine *e);
 cl_int eng_resident_graph_enqueue(nestcl_engine *e, eng_vp *vp, cl_command_queue q, int64_t origin,
                                   int64_t window_origin);
 uint32_t eng_resident_bucket_width(const nestcl_engine *e, int min_delay);
-int eng_resident_plastic_fits(const nestcl_engine *e, int min_delay);
+int eng_resident_plastic_fits(const nestcl_engine *e, int min_delay, int loop);
 size_t eng_resident_bucket_bytes(const nestcl_engine *e, int min_delay);
 void eng_resident_bucket_marks(const nestcl_engine *e, unsigned char *marks);
 int eng_resident_bucket_alloc(nestcl_engine *e);
@@ -453,6 +454,8 @@ cl_kernel eng_resident_plastic_kernel(nestcl_engine *e, eng_vp *vp, int idx, int
 cl_int eng_resident_enqueue_plastic(nestcl_engine *e, eng_vp *vp, cl_command_queue q, int64_t origin);
 int eng_resident_plastic_repoint(nestcl_engine *e, eng_vp *vp, int p);
 int eng_resident_plastic_resume(nestcl_engine *e, eng_vp *vp, cl_command_queue q, int64_t halt_at, uint64_t gid);
+int eng_resident_plastic_step(nestcl_engine *e, eng_vp *vp, int64_t origin);
+cl_int eng_resident_enqueue_hist_lengths(nestcl_engine *e, eng_vp *vp, cl_command_queue q);
 cl_int eng_resident_enqueue_step_end(nestcl_engine *e, eng_vp *vp, cl_command_queue q, int64_t origin, cl_uint parity);
 
 /* C twins of the core kernels (core_cpu.c). */
@@ -467,6 +470,8 @@ int eng_plastic_init_state(nestcl_engine *e, eng_vp *vp, eng_block *b, const uin
                            const double *hist_maxd);
 int eng_plastic_build_programs(nestcl_engine *e);
 int eng_plastic_upload(nestcl_engine *e, eng_vp *vp, eng_block *b);
+/* The VP's spikes of block b as (local index, lag) pairs, by index then lag, into b->hist.append. */
+void eng_plastic_hist_pairs(const eng_vp *vp, eng_block *b);
 cl_int eng_plastic_kernel_args(nestcl_engine *e, eng_block *b, eng_plastic *pl, cl_kernel k, const nestcl_buffer *srcs,
                                const nestcl_buffer *lags);
 void eng_plastic_free(nestcl_engine *e, eng_block *b);

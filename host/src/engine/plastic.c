@@ -133,7 +133,7 @@ static int cmp_pair(const void *x, const void *y)
   return a[1] < b[1] ? -1 : (a[1] > b[1]);
 }
 
-static void hist_pairs(const eng_vp *vp, eng_block *b)
+void eng_plastic_hist_pairs(const eng_vp *vp, eng_block *b)
 {
   eng_history *h = &b->hist;
   h->n_append = 0;
@@ -646,7 +646,7 @@ int eng_plastic_deliver(nestcl_engine *e, eng_vp *vp, int64_t origin)
   for (int p = 0; p < e->n_pops && !rc; ++p) {
     eng_block *b = &vp->blocks[p];
     if (b->hist.cap && b->n) {
-      hist_pairs(vp, b);
+      eng_plastic_hist_pairs(vp, b);
       if (vp->is_gpu) {
         cl_kernel users[64];
         int nu = 0;

@@ -61,12 +61,11 @@ int eng_resident_mode(const nestcl_engine *e, int n_ranks)
   }
   /*
    * Plastic synapses: in the device loop (resident_plastic.c) where every
-   * update can be halted and no synapses are batched; beside threads or
-   * ranks the host clock delivers them.
+   * update can be halted; beside threads or ranks from the host's list
+   * (eng_resident_plastic_step); not batched ones (the host clock).
    */
   const int loop = n_ranks == 1 && e->cfg.cpu_threads == 0;
-  if (eng_resident_bucket_width(e, e->min_delay ? e->min_delay : 1) &&
-      (!loop || !eng_resident_plastic_fits(e, e->min_delay ? e->min_delay : 1))) {
+  if (!eng_resident_plastic_fits(e, e->min_delay ? e->min_delay : 1, loop)) {
     return 0;
   }
   /*
@@ -142,7 +141,7 @@ void eng_resident_plan(const nestcl_engine *e, int mode, int min_delay, size_t m
   plan->mm_bytes = plan->mm_slot * (size_t)(k + 2) * 8;
   /* Out-degrees, recorded marks, status, per-block tables and error words; the recording buffer. */
   plan->other_bytes = e->n_global * 5 + ENG_RES_STATUS_WORDS * 8 + (size_t)e->n_pops * (16 + 8 + ENG_RES_ERR_WORDS * 4) +
-                     eng_resident_bucket_bytes(e, min_delay);
+                     (mode == 2 ? eng_resident_bucket_bytes(e, min_delay) : 0);
   plan->rec_bytes = (size_t)(plan->rec_cap ? plan->rec_cap : 1) * 8;
 }
 

@@ -66,22 +66,9 @@ uint32_t eng_resident_bucket_width(const nestcl_engine *e, int min_delay)
   return any_plastic(e) ? (uint32_t)min_delay : 0;
 }
 
-int eng_resident_plastic_fits(const nestcl_engine *e, int min_delay)
+/* No plastic synapses batched (over the memory budget: the host picks the rows each super step). */
+static int none_batched(const nestcl_engine *e)
 {
-  if (!any_plastic(e)) {
-    return 1;
-  }
-  /* Every kernel of a super step must see a halt: each population's update merged (resident_update.c). */
-  for (int p = 0; p < e->n_pops; ++p) {
-    const nestcl_model *m = e->pops[p].model;
-    if (m->spike_offsets || m->event_queue || (bucketed(e, p) && m->multiplicity)) {
-      return 0;
-    }
-  }
-  /* Bucket positions are 32-bit; batched synapses (over the memory budget) need the host each super step. */
-  if ((uint64_t)e->n_global * (uint64_t)min_delay > UINT32_MAX) {
-    return 0;
-  }
   for (int v = 0; e->vps && v < e->n_vps; ++v) {
     for (int p = 0; e->vps[v].blocks && p < e->n_pops; ++p) {
       const eng_block *b = &e->vps[v].blocks[p];
@@ -93,6 +80,25 @@ int eng_resident_plastic_fits(const nestcl_engine *e, int min_delay)
     }
   }
   return 1;
+}
+
+int eng_resident_plastic_fits(const nestcl_engine *e, int min_delay, int loop)
+{
+  if (!any_plastic(e)) {
+    return 1;
+  }
+  if (!loop) {
+    return none_batched(e); /* beside threads or ranks: eng_resident_plastic_step */
+  }
+  /* Every kernel of a super step must see a halt: each population's update merged (resident_update.c). */
+  for (int p = 0; p < e->n_pops; ++p) {
+    const nestcl_model *m = e->pops[p].model;
+    if (m->spike_offsets || m->event_queue || (bucketed(e, p) && m->multiplicity)) {
+      return 0;
+    }
+  }
+  /* Bucket positions are 32-bit. */
+  return (uint64_t)e->n_global * (uint64_t)min_delay <= UINT32_MAX && none_batched(e);
 }
 
 size_t eng_resident_bucket_bytes(const nestcl_engine *e, int min_delay)
@@ -115,7 +121,8 @@ void eng_resident_bucket_marks(const nestcl_engine *e, unsigned char *marks)
 int eng_resident_bucket_alloc(nestcl_engine *e)
 {
   eng_resident *r = &e->res;
-  r->bucket_width = eng_resident_bucket_width(e, e->min_delay);
+  /* Beside threads or ranks the host's list of sources serves (eng_resident_plastic_step): no buckets. */
+  r->bucket_width = r->full ? eng_resident_bucket_width(e, e->min_delay) : 0;
   size_t n = r->bucket_width ? (e->n_global ? e->n_global : 1) : 1;
   size_t w = r->bucket_width ? r->bucket_width : 1;
   void *zeros = calloc(n * w, 8);
@@ -251,6 +258,25 @@ int eng_resident_plastic_setup(nestcl_engine *e, eng_vp *vp)
   eng_resident *r = &e->res;
   r->halt_clear[0] = 0;
   r->halt_clear[1] = UINT64_MAX;
+  for (int p = 0; p < e->n_pops; ++p) {
+    /* The host-clock kernels' rings are parts of one buffer now (resident.c): their ring argument follows. */
+    for (int j = 0; j < vp->blocks[p].n_plastic; ++j) {
+      cl_int err = clSetKernelArg(vp->blocks[p].plastic[j].k, PK_RING, sizeof(cl_mem), &vp->blocks[p].b_ring.mem);
+      if (err != CL_SUCCESS) {
+        return eng_cl_check(err, "clSetKernelArg(nestcl_plastic)");
+      }
+    }
+  }
+  if (!r->full && any_plastic(e)) {
+    /* Beside threads or ranks: the history lengths each collect reads (eng_resident_plastic_step). */
+    r->hist_len = calloc((size_t)e->n_pops, sizeof *r->hist_len);
+    for (int p = 0; r->hist_len && p < e->n_pops; ++p) {
+      if (vp->blocks[p].hist.cap && vp->blocks[p].n && !(r->hist_len[p] = calloc(vp->blocks[p].n, 4))) {
+        return nestcl_set_error(NESTCL_ENOMEM, "out of host memory");
+      }
+    }
+    return r->hist_len ? 0 : nestcl_set_error(NESTCL_ENOMEM, "out of host memory");
+  }
   if (!r->bucket_width) {
     return 0;
   }
@@ -272,6 +298,11 @@ void eng_resident_plastic_free(nestcl_engine *e)
   free(r->syn);
   r->syn = NULL;
   r->n_syn = 0;
+  for (int p = 0; r->hist_len && p < e->n_pops; ++p) {
+    free(r->hist_len[p]);
+  }
+  free(r->hist_len);
+  r->hist_len = NULL;
   if (e->dev) {
     nestcl_buffer_free(e->dev, &r->b_bucket_word);
     nestcl_buffer_free(e->dev, &r->b_bucket_src);
@@ -354,4 +385,110 @@ int eng_resident_plastic_resume(nestcl_engine *e, eng_vp *vp, cl_command_queue q
   r->clock_stale = 1; /* launched one by one: the clock of the next replay is the host's */
   return err == CL_SUCCESS ? 0 : nestcl_set_error(NESTCL_ECL, "resuming the device loop failed: %s",
                                                   nestcl_cl_error_name(err));
+}
+
+/* ---- one stream beside CPU threads or ranks ------------------------------ */
+
+/*
+ * There the host has the super step's spikes anyway (the exchange), so the
+ * plastic delivery walks the host's list of sources (cycle.c builds it) with
+ * the host clock's kernels; what this path saves is the waits. A history
+ * append must not find a ring full: each collect also reads the stream's
+ * history lengths (one transfer per block with a history, in the collect's
+ * one round trip), so the host grows a ring before the append that would
+ * overflow it, as if the ring could hold each neuron's length plus its new
+ * spikes (NEST may drop old entries first, so this grows early at worst). At
+ * the bound (history_max) the exact append decides, with a wait.
+ */
+cl_int eng_resident_enqueue_hist_lengths(nestcl_engine *e, eng_vp *vp, cl_command_queue q)
+{
+  eng_resident *r = &e->res;
+  cl_int err = CL_SUCCESS;
+  for (int p = 0; r->hist_len && p < e->n_pops && err == CL_SUCCESS; ++p) {
+    const eng_block *b = &vp->blocks[p];
+    if (r->hist_len[p]) {
+      err = nestcl_enq_read(&vp->st.enqueued, q, b->hist.b[ENG_H_LEN].mem, CL_FALSE, 0, (size_t)b->n * 4,
+                            r->hist_len[p], 0, NULL, NULL);
+    }
+  }
+  return err;
+}
+
+/* Block b's spikes of the super step at origin into its history, the ring grown first where it could fill. */
+static int append_history(nestcl_engine *e, eng_vp *vp, eng_block *b, const uint32_t *len, int64_t origin)
+{
+  eng_history *h = &b->hist;
+  eng_plastic_hist_pairs(vp, b);
+  h->counts = &vp->st.enqueued;
+  uint32_t need = 0, worst = 0;
+  for (size_t q = 0; q < h->n_append;) {
+    const uint32_t i = h->append[2 * q];
+    size_t q1 = q + 1;
+    while (q1 < h->n_append && h->append[2 * q1] == i) {
+      ++q1;
+    }
+    if (len[i] + (uint32_t)(q1 - q) > need) {
+      need = len[i] + (uint32_t)(q1 - q);
+      worst = i;
+    }
+    q = q1;
+  }
+  cl_kernel users[64];
+  int nu = 0;
+  for (int j = 0; j < b->n_plastic && nu < 64; ++j) {
+    users[nu++] = b->plastic[j].k;
+  }
+  while (need > h->cap && h->cap < h->max_cap) {
+    int rc = eng_hist_grow(h, e->dev, vp->queue, worst, users, nu);
+    if (rc) {
+      return rc;
+    }
+  }
+  if (need > h->cap) {
+    return eng_hist_append_device(h, e->dev, vp->queue, origin, users, nu);
+  }
+  return eng_cl_check(eng_hist_append_enqueue(h, e->dev, vp->queue, origin), "history append");
+}
+
+int eng_resident_plastic_step(nestcl_engine *e, eng_vp *vp, int64_t origin)
+{
+  eng_resident *r = &e->res;
+  double t0 = eng_now();
+  int rc = 0;
+  for (int p = 0; p < e->n_pops && !rc; ++p) {
+    if (r->hist_len && r->hist_len[p] && vp->blocks[p].hist.cap) {
+      rc = append_history(e, vp, &vp->blocks[p], r->hist_len[p], origin);
+    }
+  }
+  double t1 = eng_now();
+  vp->st.seconds[NESTCL_PHASE_UPDATE] += t1 - t0;
+  if (rc || e->n_src_list == 0) {
+    return rc;
+  }
+  /* The host's list stays as it is until the next collect has waited for this queue. */
+  nestcl_enqueue_counts *c = &vp->st.enqueued;
+  cl_command_queue q = nestcl_device_queue(e->dev, vp->queue);
+  cl_int err = nestcl_enq_write(c, q, vp->b_srcs.mem, CL_FALSE, 0, e->n_src_list * 12, e->src_list, 0, NULL, NULL);
+  err |= nestcl_enq_write(c, q, vp->b_lags.mem, CL_FALSE, 0, e->n_global_spikes * 4, e->src_lags, 0, NULL, NULL);
+  cl_uint ns = (cl_uint)e->n_src_list;
+  cl_long org = origin;
+  for (int p = 0; p < e->n_pops && err == CL_SUCCESS; ++p) {
+    eng_block *b = &vp->blocks[p];
+    for (int j = 0; b->n && j < b->n_plastic && err == CL_SUCCESS; ++j) {
+      eng_plastic *pl = &b->plastic[j];
+      if (pl->nnz == 0) {
+        continue;
+      }
+      err = clSetKernelArg(pl->k, PK_N_SRCS, sizeof ns, &ns);
+      err |= clSetKernelArg(pl->k, PK_ORIGIN, sizeof org, &org);
+      size_t g = pl->width < pl->max_row ? pl->width : (pl->max_row ? pl->max_row : 1);
+      size_t gsize[2] = {g, e->n_src_list}, lsize[2] = {g, 1};
+      if (err == CL_SUCCESS) err = nestcl_enq_launch(c, q, pl->k, 2, gsize, lsize, 0, NULL, NULL);
+    }
+  }
+  if (err == CL_SUCCESS) err = clFlush(q);
+  double dt = eng_now() - t1;
+  vp->st.plastic_seconds += dt;
+  vp->st.seconds[NESTCL_PHASE_DELIVER] += dt;
+  return eng_cl_check(err, "plastic delivery");
 }

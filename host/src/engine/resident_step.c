@@ -62,6 +62,8 @@ int eng_resident_collect(nestcl_engine *e, eng_vp *vp, int64_t origin)
   if (err == CL_SUCCESS && guess) {
     err = nestcl_enq_read(c, q, vp->b_global.mem, CL_FALSE, 0, guess * 8, vp->out, 0, NULL, NULL);
   }
+  /* Plastic synapses: the history lengths too (eng_resident_plastic_step). */
+  if (err == CL_SUCCESS) err = eng_resident_enqueue_hist_lengths(e, vp, q);
   if (err == CL_SUCCESS) err = nestcl_enq_finish(c, q);
   if (err != CL_SUCCESS) {
     return cl_failed(err, "collecting the stream's spikes");
