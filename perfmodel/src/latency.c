@@ -14,13 +14,13 @@
  *     interval (250 super steps) and at the end of each simulate(). Where the
  *     device offers cl_khr_command_buffer the launches are one replay, which
  *     costs about one launch: the floor here is the one without it;
- *   - one stream beside threads or ranks, static synapses: the same 3
- *     launches and one wait per super step (its spike list);
- *   - otherwise (plastic synapses beside threads or ranks, several streams):
- *     the host clock's loop, per stream update, drive and delivery per
- *     population and the plastic delivery, 5.3 launches and 4.5 waits per
- *     super step static, 6.8 and 6.1 plastic (measured at scale 1 on PoCL,
- *     README).
+ *   - one stream beside threads or ranks: the same 3 launches (5 plastic:
+ *     the history append and the plastic delivery, launched where there are
+ *     spikes) and one wait per super step (its spike list);
+ *   - otherwise (several streams): the host clock's loop, per stream update,
+ *     drive and delivery per population and the plastic delivery, 5.3
+ *     launches and 4.5 waits per super step static, 6.8 and 6.1 plastic
+ *     (measured at scale 1 on PoCL, README).
  * The streams of one rank run side by side: the floor is one stream's.
  */
 #include "nestcl/pm_model.h"
@@ -33,8 +33,8 @@ void nestcl_pm_loop_counts(const nestcl_pm_config *c, double *launches, double *
   } else if (c->TG == 1.0 && c->TC == 0.0 && c->M <= 1.0) {
     *launches = plastic ? 5.0 : 3.0;
     *waits = 1.0 / 250.0;
-  } else if (c->TG == 1.0 && !plastic) {
-    *launches = 3.0;
+  } else if (c->TG == 1.0) {
+    *launches = plastic ? 5.0 : 3.0;
     *waits = 1.0;
   } else {
     *launches = plastic ? 6.8 : 5.3;
