@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "nestcl/block.h"
+#include "enqueue.h"
 #include "nestcl_fixed.h"
 #include "nestcl_libm.h"
 #include "plastic_dev.h"
@@ -128,6 +129,12 @@ struct nestcl_block {
   double *evq_off, *evq_w;
   nestcl_buffer b_evq[4];
   uint32_t ev_dev_cap;
+  /* What the slices asked of the device (nestcl_block_enqueued), and the update in flight (enqueued, not collected). */
+  nestcl_enqueue_counts enq;
+  int in_flight;
+  int64_t flight_origin;
+  uint32_t guess;            /* spike entries read back with the count */
+  double spike_rate;         /* entries per slice, as the last slices had them (the next guess) */
 };
 
 static int cl_fail(cl_int err, const char *what)
@@ -548,11 +555,11 @@ static int upload_events(nestcl_block *b, cl_command_queue q, int from, int to)
       }
     }
   }
-  cl_int err = clEnqueueWriteBuffer(q, b->b_evq[0].mem, CL_FALSE, 0, ((size_t)n + 1) * 4, b->evq_first, 0, NULL, NULL);
+  cl_int err = nestcl_enq_write(&b->enq, q, b->b_evq[0].mem, CL_FALSE, 0, ((size_t)n + 1) * 4, b->evq_first, 0, NULL, NULL);
   if (ne) {
-    err |= clEnqueueWriteBuffer(q, b->b_evq[1].mem, CL_FALSE, 0, (size_t)ne * 4, b->evq_lag, 0, NULL, NULL);
-    err |= clEnqueueWriteBuffer(q, b->b_evq[2].mem, CL_FALSE, 0, (size_t)ne * 8, b->evq_off, 0, NULL, NULL);
-    err |= clEnqueueWriteBuffer(q, b->b_evq[3].mem, CL_FALSE, 0, (size_t)ne * 8, b->evq_w, 0, NULL, NULL);
+    err |= nestcl_enq_write(&b->enq, q, b->b_evq[1].mem, CL_FALSE, 0, (size_t)ne * 4, b->evq_lag, 0, NULL, NULL);
+    err |= nestcl_enq_write(&b->enq, q, b->b_evq[2].mem, CL_FALSE, 0, (size_t)ne * 8, b->evq_off, 0, NULL, NULL);
+    err |= nestcl_enq_write(&b->enq, q, b->b_evq[3].mem, CL_FALSE, 0, (size_t)ne * 8, b->evq_w, 0, NULL, NULL);
   }
   return err == CL_SUCCESS ? 0 : cl_fail(err, "uploading the events");
 }
@@ -780,7 +787,7 @@ static cl_int enqueue_delivery(nestcl_block *b, cl_command_queue q)
   }
   cl_uint ns = b->n_pend, hom = b->delay_hom, slots = b->c.ring_slots, n = b->c.n, nch = b->n_channels;
   cl_long org = b->pend_origin;
-  err = clEnqueueWriteBuffer(q, b->b_pend.mem, CL_FALSE, 0, bytes, b->pend, 0, NULL, NULL);
+  err = nestcl_enq_write(&b->enq, q, b->b_pend.mem, CL_FALSE, 0, bytes, b->pend, 0, NULL, NULL);
   err |= clSetKernelArg(b->k_deliver, 0, sizeof(cl_mem), &b->b_pend.mem);
   err |= clSetKernelArg(b->k_deliver, 1, sizeof ns, &ns);
   err |= clSetKernelArg(b->k_deliver, 2, sizeof org, &org);
@@ -801,7 +808,7 @@ static cl_int enqueue_delivery(nestcl_block *b, cl_command_queue q)
     g = b->max_row ? (size_t)b->max_row : 1u;
   }
   size_t gsize[2] = {g, ns}, lsize[2] = {g, 1};
-  return clEnqueueNDRangeKernel(q, b->k_deliver, 2, NULL, gsize, lsize, 0, NULL, NULL);
+  return nestcl_enq_launch(&b->enq, q, b->k_deliver, 2, gsize, lsize, 0, NULL, NULL);
 }
 
 /* ---- translated synapses and the spike history -------------------------- */
@@ -1131,8 +1138,8 @@ static cl_int enqueue_plastic(nestcl_block *b, cl_command_queue q)
     }
     cl_uint ns = m;
     cl_long org = p->pend_origin;
-    err = clEnqueueWriteBuffer(q, p->b_srcs.mem, CL_FALSE, 0, (size_t)m * 12, p->srcs, 0, NULL, NULL);
-    err |= clEnqueueWriteBuffer(q, p->b_lags.mem, CL_FALSE, 0, (size_t)p->n_pend * 4, p->lags, 0, NULL, NULL);
+    err = nestcl_enq_write(&b->enq, q, p->b_srcs.mem, CL_FALSE, 0, (size_t)m * 12, p->srcs, 0, NULL, NULL);
+    err |= nestcl_enq_write(&b->enq, q, p->b_lags.mem, CL_FALSE, 0, (size_t)p->n_pend * 4, p->lags, 0, NULL, NULL);
     err |= clSetKernelArg(p->k, PK_SRCS, sizeof(cl_mem), &p->b_srcs.mem);
     err |= clSetKernelArg(p->k, PK_N_SRCS, sizeof ns, &ns);
     err |= clSetKernelArg(p->k, PK_LAGS, sizeof(cl_mem), &p->b_lags.mem);
@@ -1140,7 +1147,7 @@ static cl_int enqueue_plastic(nestcl_block *b, cl_command_queue q)
     size_t g = p->width < p->max_row ? p->width : (p->max_row ? p->max_row : 1);
     size_t gsize[2] = {g, m}, lsize[2] = {g, 1};
     if (err == CL_SUCCESS) {
-      err = clEnqueueNDRangeKernel(q, p->k, 2, NULL, gsize, lsize, 0, NULL, NULL);
+      err = nestcl_enq_launch(&b->enq, q, p->k, 2, gsize, lsize, 0, NULL, NULL);
     }
     p->n_pend = 0;
   }
@@ -1172,6 +1179,7 @@ static int append_history(nestcl_block *b, int64_t origin)
       users[nu++] = b->plastic[s].k;
     }
   }
+  h->counts = &b->enq;
   return eng_hist_append_device(h, b->dev, b->c.queue, origin, users, nu);
 }
 
@@ -1237,7 +1245,7 @@ static cl_int enqueue_poisson(nestcl_block *b, cl_command_queue q, cl_long org, 
     err |= clSetKernelArg(b->k_poisson, 15, sizeof kstop, &kstop);
     err |= clSetKernelArg(b->k_poisson, 16, sizeof chunks, &chunks);
     size_t gsize = d->n;
-    if (err == CL_SUCCESS) err = clEnqueueNDRangeKernel(q, b->k_poisson, 1, NULL, &gsize, NULL, 0, NULL, NULL);
+    if (err == CL_SUCCESS) err = nestcl_enq_launch(&b->enq, q, b->k_poisson, 1, &gsize, NULL, 0, NULL, NULL);
   }
   return err;
 }
@@ -1254,9 +1262,20 @@ int nestcl_block_failure(const nestcl_block *b, uint32_t *code, uint32_t *index,
   return 1;
 }
 
-int nestcl_block_update(nestcl_block *b, int64_t origin_steps, int from, int to)
+/*
+ * The spike entries read back with the count, in the same round trip: as
+ * many as twice the last slices' rate predicts (more take a second read).
+ */
+static uint32_t spike_guess(const nestcl_block *b)
+{
+  double g = 2.0 * b->spike_rate + 64.0;
+  return g < (double)b->spike_cap ? (uint32_t)g : b->spike_cap;
+}
+
+int nestcl_block_update_enqueue(nestcl_block *b, int64_t origin_steps, int from, int to)
 {
   b->n_spikes = 0;
+  b->in_flight = 0;
   memset(b->count, 0, sizeof b->count);
   if (b->c.n == 0 || from >= to) {
     b->n_ev = 0;
@@ -1287,54 +1306,102 @@ int nestcl_block_update(nestcl_block *b, int64_t origin_steps, int from, int to)
       return rc;
     }
   }
-  err = clEnqueueWriteBuffer(q, b->b_stage.mem, CL_FALSE, 0, stage_bytes, b->stage, 0, NULL, NULL);
-  err |= clEnqueueWriteBuffer(q, b->b_count.mem, CL_FALSE, 0, sizeof zero, zero, 0, NULL, NULL);
+  nestcl_enqueue_counts *c = &b->enq;
+  err = nestcl_enq_write(c, q, b->b_stage.mem, CL_FALSE, 0, stage_bytes, b->stage, 0, NULL, NULL);
+  err |= nestcl_enq_write(c, q, b->b_count.mem, CL_FALSE, 0, sizeof zero, zero, 0, NULL, NULL);
   err |= clSetKernelArg(b->k_stage, 4, sizeof org, &org);
   err |= clSetKernelArg(b->k_stage, 5, sizeof f, &f);
   err |= clSetKernelArg(b->k_stage, 6, sizeof t, &t);
   err |= clSetKernelArg(b->k_update, 2, sizeof org, &org);
   err |= clSetKernelArg(b->k_update, 3, sizeof f, &f);
   err |= clSetKernelArg(b->k_update, 4, sizeof t, &t);
-  if (err == CL_SUCCESS) err = clEnqueueNDRangeKernel(q, b->k_stage, 1, NULL, &gsize, NULL, 0, NULL, NULL);
-  if (err == CL_SUCCESS) err = clEnqueueNDRangeKernel(q, b->k_update, 1, NULL, &gsize, NULL, 0, NULL, NULL);
+  if (err == CL_SUCCESS) err = nestcl_enq_launch(c, q, b->k_stage, 1, &gsize, NULL, 0, NULL, NULL);
+  if (err == CL_SUCCESS) err = nestcl_enq_launch(c, q, b->k_update, 1, &gsize, NULL, 0, NULL, NULL);
   if (err == CL_SUCCESS) err = enqueue_poisson(b, q, org, f, t);
+  /* The count, a guess of the spikes and the recordings come back in the caller's one wait for the queue. */
+  b->guess = spike_guess(b);
   if (err == CL_SUCCESS) {
-    err = clEnqueueReadBuffer(q, b->b_count.mem, CL_TRUE, 0, sizeof b->count, b->count, 0, NULL, NULL);
+    err = nestcl_enq_read(c, q, b->b_count.mem, CL_FALSE, 0, sizeof b->count, b->count, 0, NULL, NULL);
   }
+  if (err == CL_SUCCESS && b->guess) {
+    err = nestcl_enq_read(c, q, b->b_spikes.mem, CL_FALSE, 0, (size_t)b->guess * sizeof *b->spikes, b->spikes, 0,
+                          NULL, NULL);
+    if (err == CL_SUCCESS && b->spike_offsets) {
+      err = nestcl_enq_read(c, q, b->b_offsets.mem, CL_FALSE, 0, (size_t)b->guess * sizeof *b->spike_offsets,
+                            b->spike_offsets, 0, NULL, NULL);
+    }
+  }
+  if (err == CL_SUCCESS && b->rec_elems) {
+    err = nestcl_enq_read(c, q, b->b_rec.mem, CL_FALSE, 0, (size_t)(to - from) * b->n_rec * b->c.n * 8, b->rec, 0,
+                          NULL, NULL);
+  }
+  if (err == CL_SUCCESS) err = clFlush(q);
   if (err != CL_SUCCESS) {
-    memset(b->count, 0, sizeof b->count);
     return cl_fail(err, "update");
   }
+  b->in_flight = 1;
+  b->flight_origin = origin_steps;
+  return 0;
+}
+
+int nestcl_block_finish(nestcl_block *b)
+{
+  cl_int err = nestcl_enq_finish(&b->enq, nestcl_device_queue(b->dev, b->c.queue));
+  return err == CL_SUCCESS ? 0 : cl_fail(err, "waiting for the queue");
+}
+
+int nestcl_block_update_collect(nestcl_block *b)
+{
+  if (!b->in_flight) {
+    return 0; /* nothing was enqueued (no neurons, or no lags) */
+  }
+  b->in_flight = 0;
   const uint32_t count = b->count[0];
-  /* The blocking read ran after the staging's upload on this in-order queue: the host copy is free again. */
   if (count > b->spike_cap) {
     return nestcl_set_error(NESTCL_ERUNTIME, "block %s: %u spikes in one slice, more than the %u it has room for",
                             b->c.model->name, count, b->spike_cap);
   }
-  if (count) {
-    err = clEnqueueReadBuffer(q, b->b_spikes.mem, CL_FALSE, 0, (size_t)count * sizeof *b->spikes, b->spikes, 0,
-                              NULL, NULL);
-    if (err == CL_SUCCESS && b->spike_offsets) {
-      err = clEnqueueReadBuffer(q, b->b_offsets.mem, CL_FALSE, 0, (size_t)count * sizeof *b->spike_offsets,
-                                b->spike_offsets, 0, NULL, NULL);
+  if (count > b->guess) {
+    /* More spikes than the guess: the rest in a second round trip. */
+    cl_command_queue q = nestcl_device_queue(b->dev, b->c.queue);
+    size_t g = b->guess, m = count - b->guess;
+    cl_int err = CL_SUCCESS;
+    if (b->spike_offsets) {
+      err = nestcl_enq_read(&b->enq, q, b->b_offsets.mem, CL_FALSE, g * sizeof *b->spike_offsets,
+                            m * sizeof *b->spike_offsets, b->spike_offsets + g, 0, NULL, NULL);
+    }
+    if (err == CL_SUCCESS) {
+      err = nestcl_enq_read(&b->enq, q, b->b_spikes.mem, CL_TRUE, g * sizeof *b->spikes, m * sizeof *b->spikes,
+                            b->spikes + g, 0, NULL, NULL);
+    }
+    if (err != CL_SUCCESS) {
+      return cl_fail(err, "reading spikes");
     }
   }
-  if (err == CL_SUCCESS && b->rec_elems) {
-    err = clEnqueueReadBuffer(q, b->b_rec.mem, CL_FALSE, 0, (size_t)(to - from) * b->n_rec * b->c.n * 8, b->rec, 0,
-                              NULL, NULL);
-  }
-  if (err == CL_SUCCESS) err = clFinish(q);
-  if (err != CL_SUCCESS) {
-    return cl_fail(err, "reading spikes and recordings");
-  }
+  b->spike_rate = (double)count > b->spike_rate ? (double)count : 0.5 * (b->spike_rate + (double)count);
   b->n_spikes = count;
   b->n_pend = 0;
-  memset(b->stage, 0, stage_bytes);
+  /* The queue has finished: the staging's upload is done, its host copy is free again. */
+  memset(b->stage, 0, b->stage_elems * 8);
   if (b->count[1]) {
     /* The model threw (model.h, Failures): the neuron by its id, as the block's random streams number it. */
     uint64_t id = b->c.id_first + (uint64_t)b->count[2] * (b->c.id_stride ? b->c.id_stride : 1);
     return nestcl_failure_error(b->c.model, b->count, id,
-                                nestcl_step_ms(origin_steps + (int64_t)b->count[3], block_tics_per_step(b), 1e-3));
+                                nestcl_step_ms(b->flight_origin + (int64_t)b->count[3], block_tics_per_step(b), 1e-3));
   }
-  return append_history(b, origin_steps);
+  return append_history(b, b->flight_origin);
+}
+
+int nestcl_block_update(nestcl_block *b, int64_t origin_steps, int from, int to)
+{
+  int rc = nestcl_block_update_enqueue(b, origin_steps, from, to);
+  if (!rc && b->in_flight) rc = nestcl_block_finish(b);
+  if (!rc) rc = nestcl_block_update_collect(b);
+  return rc;
+}
+
+void nestcl_block_enqueued(const nestcl_block *b, uint64_t *launches, uint64_t *waits)
+{
+  if (launches) *launches = b ? b->enq.launches : 0;
+  if (waits) *waits = b ? b->enq.waits : 0;
 }

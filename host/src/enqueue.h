@@ -1,7 +1,7 @@
 /*
  * The OpenCL calls of the simulation loop, counted (nestcl_enqueue_counts,
  * nestcl/engine.h): each wrapper makes the one call and adds it to c, which
- * may be NULL (nestcl_block, whose driver is NEST, counts nothing yet). A
+ * may be NULL. A
  * blocking transfer is a wait as well as a transfer. Each VP counts into its
  * own struct, so the VPs' threads share nothing here.
  */

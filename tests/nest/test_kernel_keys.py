@@ -25,7 +25,8 @@ nest.verbosity = nest.VerbosityLevel.WARNING
 nest.ResetKernel()
 st = nest.GetKernelStatus()
 for key, want in [("nestcl_streams", 0), ("nestcl_gpu_fraction", 0.0), ("nestcl_device", ""),
-                  ("nestcl_device_poisson", False), ("nestcl_device_synapses", 0), ("nestcl_device_generators", 0)]:
+                  ("nestcl_device_poisson", False), ("nestcl_device_synapses", 0), ("nestcl_device_generators", 0),
+                  ("nestcl_launches", 0), ("nestcl_waits", 0), ("nestcl_slices", 0)]:
     if st.get(key) != want:
         failures.append("default %s is %r, not %r" % (key, st.get(key), want))
 for key in ["nestcl_device_name", "nestcl_device_bytes", "nestcl_translated_models", "nestcl_time_update",
@@ -77,6 +78,15 @@ if nest.GetKernelStatus("nestcl_time_update") <= 0 or nest.GetKernelStatus("nest
     failures.append("the weighted network should run on the device with 18 of its synapses there, not %d"
                     % nest.GetKernelStatus("nestcl_device_synapses"))
 print("weighted placement: threads %s and %s" % (list(a.get("thread")), list(b.get("thread"))))
+# The stream VP runs two models (two blocks) and waits for its device once per slice (issue 29): both
+# blocks' staging, delivery and update are queued, then one wait brings back both spike lists.
+st = nest.GetKernelStatus()
+slices, waits, launches = st["nestcl_slices"], st["nestcl_waits"], st["nestcl_launches"]
+print("stream VP: %d slices, %d waits (%.3f per slice), %d launches (%.2f per slice)"
+      % (slices, waits, waits / max(slices, 1), launches, launches / max(slices, 1)))
+if slices < 20 or waits != slices or launches < 4 * slices:
+    failures.append("the stream VP should wait once per slice and launch at least 4 kernels per slice (two blocks):"
+                    " %d slices, %d waits, %d launches" % (slices, waits, launches))
 # Spatial rules iterate a VP's nodes assuming round robin: refused under weighted placement.
 nest.ResetKernel()
 nest.SetKernelStatus({"local_num_threads": 2, "nestcl_streams": 1, "nestcl_gpu_fraction": 0.8})

@@ -81,6 +81,20 @@ int nestcl_block_stage_event(nestcl_block *b, uint32_t lag, uint32_t i, double o
  */
 int nestcl_block_update(nestcl_block *b, int64_t origin_steps, int from, int to);
 /*
+ * The same in three parts, so that the blocks of one queue (a stream VP) wait
+ * for it once per slice: _enqueue queues the staging, delivery, update and
+ * the read-back of the count, a guess of the spikes (twice the recent rate)
+ * and the recordings; nestcl_block_finish waits for the block's queue (once,
+ * for all its blocks); _collect takes the results (a second round trip only
+ * when there were more spikes than the guess) and reports a failure as
+ * nestcl_block_update does. The host's staging must not change in between.
+ */
+int nestcl_block_update_enqueue(nestcl_block *b, int64_t origin_steps, int from, int to);
+int nestcl_block_finish(nestcl_block *b);
+int nestcl_block_update_collect(nestcl_block *b);
+/* Kernel launches and waits for the device (clFinish, blocking transfers) that the block's slices made so far. */
+void nestcl_block_enqueued(const nestcl_block *b, uint64_t *launches, uint64_t *waits);
+/*
  * Whether the last update recorded a failure (model.h, Failures: the model's
  * update() threw, e.g. GSLSolverFailure): 1 with the failure code (k names
  * model->failures[k - 1]), the neuron's local index, the lag of the failing

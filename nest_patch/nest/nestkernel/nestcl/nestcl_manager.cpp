@@ -67,6 +67,9 @@ const std::string KEY_DEVICE_POISSON = "nestcl_device_poisson";
 const std::string KEY_DEVICE_SYNAPSES = "nestcl_device_synapses";
 const std::string KEY_DEVICE_PLASTIC = "nestcl_device_plastic_synapses";
 const std::string KEY_DEVICE_GENERATORS = "nestcl_device_generators";
+const std::string KEY_LAUNCHES = "nestcl_launches";
+const std::string KEY_WAITS = "nestcl_waits";
+const std::string KEY_SLICES = "nestcl_slices";
 }
 
 #ifdef HAVE_NESTCL
@@ -226,6 +229,9 @@ struct NestclManager::Impl
   std::vector< double > t_update, t_stage, t_emit, t_deliver; // per thread, seconds
   std::vector< long > n_syn, n_gen;                          // per thread: device synapses, device generators
   std::vector< long > n_plastic;                             // per thread: device STDP synapses
+  std::vector< long > n_slices;                              // per thread: slices its stream updated
+  std::vector< long > n_launches, n_waits;                   // per thread: those of its blocks destroyed so far
+  std::vector< std::vector< int > > enq_rc;                  // per thread: each group's enqueue status this slice
 #ifdef HAVE_NESTCL
   nestcl_device* dev = nullptr;
   std::string dev_opened_spec;
@@ -813,6 +819,10 @@ NestclManager::initialize( const bool adjust_number_of_threads_or_rng_only )
   }
   place();
   impl_->t_update.assign( T, 0.0 );
+  impl_->n_slices.assign( T, 0 );
+  impl_->n_launches.assign( T, 0 );
+  impl_->n_waits.assign( T, 0 );
+  impl_->enq_rc.assign( T, std::vector< int >() );
   impl_->t_stage.assign( T, 0.0 );
   impl_->t_emit.assign( T, 0.0 );
   impl_->t_deliver.assign( T, 0.0 );
@@ -1201,6 +1211,30 @@ NestclManager::get_status( Dictionary& d )
   d[ KEY_DEVICE_SYNAPSES ] = ns;
   d[ KEY_DEVICE_GENERATORS ] = ng;
   d[ KEY_DEVICE_PLASTIC ] = np;
+  // What the stream VPs asked of the device: kernel launches and waits (clFinish, blocking transfers), and
+  // the slices they updated; a stream waits once per slice (twice when its spikes pass the read-back guess).
+  long launches = 0, waits = 0, slices = 0;
+  for ( size_t k = 0; k < impl_->n_slices.size(); ++k )
+  {
+    slices += impl_->n_slices[ k ];
+    launches += impl_->n_launches[ k ];
+    waits += impl_->n_waits[ k ];
+  }
+#ifdef HAVE_NESTCL
+  for ( const std::vector< Group >& gs : impl_->groups )
+  {
+    for ( const Group& g : gs )
+    {
+      uint64_t l = 0, w = 0;
+      nestcl_block_enqueued( g.block, &l, &w );
+      launches += static_cast< long >( l );
+      waits += static_cast< long >( w );
+    }
+  }
+#endif
+  d[ KEY_LAUNCHES ] = launches;
+  d[ KEY_WAITS ] = waits;
+  d[ KEY_SLICES ] = slices;
 }
 
 #ifdef HAVE_NESTCL
@@ -1589,8 +1623,15 @@ NestclManager::update( size_t tid, const Time& origin, long from, long to )
   }
   const long origin_steps = origin.get_steps();
   double* scratch = m.scratch[ tid ].data();
-  for ( Group& g : m.groups[ tid ] )
+  // Every group's staged input and update go to the thread's queue first, then the thread waits for the
+  // queue once (the spike lists come back in that round trip), then each group's spikes are sent in NEST's
+  // order: one wait per slice however many models the thread runs (nestcl_waits / nestcl_slices).
+  std::vector< int >& enq_rc = m.enq_rc[ tid ];
+  enq_rc.assign( m.groups[ tid ].size(), 0 );
+  double t_stage = 0.0, t_update = 0.0;
+  for ( size_t gi = 0; gi < m.groups[ tid ].size(); ++gi )
   {
+    Group& g = m.groups[ tid ][ gi ];
     const double t0 = now_s();
     const uint32_t nch = nestcl_block_channels( g.block );
     const size_t n = g.nodes.size();
@@ -1616,8 +1657,25 @@ NestclManager::update( size_t tid, const Time& origin, long from, long to )
       }
     }
     const double t1 = now_s();
-    const int update_rc =
-      nestcl_block_update( g.block, origin_steps, static_cast< int >( from ), static_cast< int >( to ) );
+    enq_rc[ gi ] =
+      nestcl_block_update_enqueue( g.block, origin_steps, static_cast< int >( from ), static_cast< int >( to ) );
+    t_stage += t1 - t0;
+    t_update += now_s() - t1;
+  }
+  {
+    const double t1 = now_s();
+    check( nestcl_block_finish( m.groups[ tid ].front().block ), "waiting for the device" );
+    t_update += now_s() - t1;
+  }
+  ++m.n_slices[ tid ];
+  m.t_stage[ tid ] += t_stage;
+  m.t_update[ tid ] += t_update;
+  for ( size_t gi = 0; gi < m.groups[ tid ].size(); ++gi )
+  {
+    Group& g = m.groups[ tid ][ gi ];
+    const size_t n = g.nodes.size();
+    const double t1 = now_s();
+    const int update_rc = enq_rc[ gi ] ? enq_rc[ gi ] : nestcl_block_update_collect( g.block );
     uint32_t f_code = 0, f_index = 0, f_lag = 0;
     int f_status = 0;
     if ( nestcl_block_failure( g.block, &f_code, &f_index, &f_lag, &f_status ) )
@@ -1692,7 +1750,6 @@ NestclManager::update( size_t tid, const Time& origin, long from, long to )
     }
     const double t3 = now_s();
     m.next_step[ tid ] = origin_steps + to;
-    m.t_stage[ tid ] += t1 - t0;
     m.t_update[ tid ] += t2 - t1;
     m.t_emit[ tid ] += t3 - t2;
   }
@@ -1747,6 +1804,14 @@ NestclManager::cleanup()
             }
           }
         }
+      }
+      if ( g.block and tid < m.n_launches.size() )
+      {
+        // The kernel keys count over the whole session (until ResetKernel), past Simulate calls included.
+        uint64_t l = 0, w = 0;
+        nestcl_block_enqueued( g.block, &l, &w );
+        m.n_launches[ tid ] += static_cast< long >( l );
+        m.n_waits[ tid ] += static_cast< long >( w );
       }
       nestcl_block_destroy( g.block );
       g.block = nullptr;
