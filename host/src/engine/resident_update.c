@@ -119,6 +119,9 @@ static int rehome(nestcl_engine *e, cl_command_queue q, nestcl_mem_class cls, co
     offs[j] = total;
     total += align_up(bufs[j]->bytes ? bufs[j]->bytes : 1, align);
   }
+  if (total == 0) {
+    total = align; /* nothing to move (a stream without neurons): a buffer all the same, as OpenCL has none of 0 bytes */
+  }
   unsigned char *img = calloc(total ? total : 1, 1);
   if (!img) {
     return nestcl_set_error(NESTCL_ENOMEM, "out of host memory");
