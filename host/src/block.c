@@ -889,6 +889,9 @@ static int hist_to_device(nestcl_block *b)
 
 int nestcl_block_history_read(nestcl_block *b)
 {
+  if (!b) {
+    return NESTCL_EINVAL; /* no block (its creation was refused): no history */
+  }
   if (!b->hist.cap) {
     return nestcl_set_error(NESTCL_EINVAL, "block %s: no history", b->c.model->name);
   }

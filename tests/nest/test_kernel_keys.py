@@ -102,6 +102,7 @@ except Exception as e:
 # An untranslated model on the stream VP is refused with a clear message.
 nest.ResetKernel()
 nest.SetKernelStatus({"local_num_threads": 2, "nestcl_streams": 1})
+nest.Create("iaf_psc_alpha", 20)  # a translated population beside it, as in issue 30's report
 nest.Create("iaf_bw_2001_exact", 2)  # stays on the CPU: its spike buffers are per connection, not per receptor
 try:
     nest.Simulate(1.0)
@@ -111,6 +112,17 @@ except Exception as e:
         failures.append("the error for an untranslated model does not say why: %s" % e)
     else:
         print("refused an untranslated model on the stream VP: %s" % str(e).splitlines()[0][:160])
+# The session survives the refusal (issue 30: the next ResetKernel died with SIGSEGV reading back the
+# history of a block that the refusal had left uncreated): a new network simulates, with and without streams.
+for streams in (1, 0):
+    nest.ResetKernel()
+    nest.SetKernelStatus({"local_num_threads": 2, "nestcl_streams": streams})
+    c = nest.Create("iaf_psc_alpha", 20)
+    nest.Connect(c, c, {"rule": "fixed_indegree", "indegree": 2}, {"weight": 10.0})
+    nest.Simulate(10.0)
+    if nest.GetKernelStatus("network_size") != 20:
+        failures.append("after a refusal, a new network of 20 neurons reads back %d" % nest.GetKernelStatus("network_size"))
+print("after the refusal, ResetKernel and new networks with nestcl_streams 1 and 0 simulate")
 
 for f in failures:
     print("FAIL " + f)

@@ -647,7 +647,7 @@ import_plastic( std::vector< Group >& groups, std::vector< PlasticRows >& sets )
   {
     for ( size_t g = 0; g < groups.size() and g < pr.set.size(); ++g )
     {
-      if ( pr.set[ g ] < 0 )
+      if ( pr.set[ g ] < 0 or not groups[ g ].block )
       {
         continue;
       }
@@ -663,7 +663,8 @@ import_plastic( std::vector< Group >& groups, std::vector< PlasticRows >& sets )
   std::vector< nestcl_history_entry > e;
   for ( Group& gr : groups )
   {
-    if ( nestcl_block_history_read( gr.block ) != 0 )
+    // A block whose creation a refusal stopped (prepare threw) is null: nothing to read back.
+    if ( not gr.block or nestcl_block_history_read( gr.block ) != 0 )
     {
       continue; // no history on this block
     }
