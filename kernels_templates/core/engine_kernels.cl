@@ -79,40 +79,7 @@ __kernel void nestcl_hist_append(__global const uint *pairs, uint n_pairs, long 
   }
 }
 
-/*
- * Device-resident super steps (host/src/engine/resident.c). The words of a
- * stream's status buffer (ulong), which the host reads only when it drains.
- */
-#define NESTCL_RES_GLOBAL_N 0 /* [0], [1]: the global list's length, by the super step's parity */
-#define NESTCL_RES_SPIKES 2   /* spikes gathered since the build */
-#define NESTCL_RES_EVENTS 3   /* synapses those spikes walk (their out-degrees) */
-#define NESTCL_RES_FAILED 4   /* 1 + the origin of the first super step with an error; 0: none */
-#define NESTCL_RES_RECORDED 5 /* entries in the recording buffer since the last drain */
-#define NESTCL_RES_ERR_WORDS 6 /* per block in errs: the count words (model.h, Failures), then a bad-entry flag */
-/*
- * A replayed super step (a command buffer, resident_graph.c) has fixed
- * arguments, so its kernels read the clock here: [7] the origin of the super
- * step to update and gather, which the gather copies to [6] for the end of the
- * super step, which advances [7] by the min delay; [8] the recording window's
- * origin (the host writes it when it drains).
- */
-#define NESTCL_RES_CLOCK_END 6
-#define NESTCL_RES_CLOCK 7
-#define NESTCL_RES_WINDOW 8
-/*
- * Plastic synapses (host/src/engine/resident_plastic.c): [9], [10] the
- * super step's spiking sources in the bucket list, by parity; [11] 1 + the
- * origin of a super step whose history append found a ring full (a halt:
- * every kernel of later super steps does nothing until the host has grown the
- * ring and run the rest of that super step again); [12] the smallest gid of
- * such a neuron (ULONG_MAX: none).
- */
-#define NESTCL_RES_SRC_N 9
-#define NESTCL_RES_HALT 11
-#define NESTCL_RES_HALT_GID 12
-/* Marks per gid (the gather's `marks`): recorded by a spike recorder; bucketed for plastic synapses. */
-#define NESTCL_MARK_RECORDED 1u
-#define NESTCL_MARK_BUCKET 2u
+/* The device loop's status words (NESTCL_RES_*) and marks: nestcl_core.h. */
 
 /*
  * Spike (gid, lag) into gid's bucket: the count in its word counts up while

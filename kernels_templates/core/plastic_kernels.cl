@@ -53,9 +53,9 @@ __kernel void nestcl_plastic(__global const uint *srcs, uint n_srcs, __global ui
 {
   ulong n_list = n_srcs;
   if (loop != 0) {
-    origin = loop == 2 ? (long)status[6] : origin; /* NESTCL_RES_CLOCK_END */
-    n_list = status[9 + (uint)((origin / (long)min_delay) & 1)]; /* NESTCL_RES_SRC_N by parity */
-    n_list = status[11] != 0ul ? 0ul : n_list; /* halted (NESTCL_RES_HALT): nothing (no return before a barrier) */
+    origin = loop == 2 ? (long)status[NESTCL_RES_CLOCK_END] : origin;
+    n_list = status[NESTCL_RES_SRC_N + (uint)((origin / (long)min_delay) & 1)];
+    n_list = status[NESTCL_RES_HALT] != 0ul ? 0ul : n_list; /* halted: nothing (no return before a barrier) */
   }
   NESTCL_SYNCP_T cp = *cpg;
   nestcl_history h = {h_t, h_km, h_kmt, h_acc, h_head, h_len, h_Km, h_Kmt, h_last, h_nin, h_maxd, h_cap};

@@ -199,7 +199,7 @@ typedef struct eng_res_plan {
 
 /*
  * The device loop's status words (ulong) and error words per block (uint), as
- * kernels_templates/core/engine_kernels.cl numbers them (NESTCL_RES_*).
+ * kernels_templates/core/nestcl_core.h numbers them (NESTCL_RES_*).
  */
 enum {
   ENG_RES_GLOBAL_N = 0, /* [0], [1]: the global list's length, by the super step's parity */
@@ -443,7 +443,6 @@ int eng_resident_graph_setup(nestcl_engine *e, eng_vp *vp);
 void eng_resident_graph_free(nestcl_engine *e);
 cl_int eng_resident_graph_enqueue(nestcl_engine *e, eng_vp *vp, cl_command_queue q, int64_t origin,
                                   int64_t window_origin);
-uint32_t eng_resident_bucket_width(const nestcl_engine *e, int min_delay);
 int eng_resident_plastic_fits(const nestcl_engine *e, int min_delay, int loop);
 size_t eng_resident_bucket_bytes(const nestcl_engine *e, int min_delay);
 void eng_resident_bucket_marks(const nestcl_engine *e, unsigned char *marks);

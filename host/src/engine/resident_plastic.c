@@ -61,7 +61,7 @@ static int bucketed(const nestcl_engine *e, int p)
   return 0;
 }
 
-uint32_t eng_resident_bucket_width(const nestcl_engine *e, int min_delay)
+static uint32_t bucket_width(const nestcl_engine *e, int min_delay)
 {
   return any_plastic(e) ? (uint32_t)min_delay : 0;
 }
@@ -122,7 +122,7 @@ int eng_resident_bucket_alloc(nestcl_engine *e)
 {
   eng_resident *r = &e->res;
   /* Beside threads or ranks the host's list of sources serves (eng_resident_plastic_step): no buckets. */
-  r->bucket_width = r->full ? eng_resident_bucket_width(e, e->min_delay) : 0;
+  r->bucket_width = r->full ? bucket_width(e, e->min_delay) : 0;
   size_t n = r->bucket_width ? (e->n_global ? e->n_global : 1) : 1;
   size_t w = r->bucket_width ? r->bucket_width : 1;
   void *zeros = calloc(n * w, 8);
