@@ -1,6 +1,7 @@
 """nestcl's kernel status keys in a patched NEST (PyNEST): defaults, read-only
 keys, bad values refused with NEST's error naming the key, and nothing of the
 network lost after a refusal. Exit 0 pass, 1 fail."""
+import os
 import sys
 
 import nest
@@ -99,30 +100,73 @@ except Exception as e:
         failures.append("the error for a spatial rule under weighted placement does not say why: %s" % e)
     else:
         print("refused a spatial rule under weighted placement: %s" % str(e).splitlines()[0][:160])
-# An untranslated model on the stream VP is refused with a clear message.
-nest.ResetKernel()
-nest.SetKernelStatus({"local_num_threads": 2, "nestcl_streams": 1})
-nest.Create("iaf_psc_alpha", 20)  # a translated population beside it, as in issue 30's report
-nest.Create("iaf_bw_2001_exact", 2)  # stays on the CPU: its spike buffers are per connection, not per receptor
-try:
-    nest.Simulate(1.0)
-    failures.append("an untranslated model on a stream VP was simulated")
-except Exception as e:
-    if "iaf_bw_2001_exact" not in str(e) or "did not translate" not in str(e):
-        failures.append("the error for an untranslated model does not say why: %s" % e)
+# An error inside Simulate leaves NEST usable (issue 30; before, the next ResetKernel died with SIGSEGV
+# after a refusal, reading back the history of a block that the refusal had left uncreated): after each
+# error, ResetKernel and a new network simulate, and give the same spikes with nestcl_streams 2 and 0.
+
+
+def recovers(after):
+    trains = []
+    for streams in (2, 0):
+        nest.ResetKernel()
+        nest.SetKernelStatus({"local_num_threads": 2, "nestcl_streams": streams})
+        c = nest.Create("iaf_psc_alpha", 20, params={"I_e": 400.0})
+        c.V_m = nest.random.uniform(-70.0, -55.0)
+        sr = nest.Create("spike_recorder")
+        nest.Connect(c, c, {"rule": "fixed_indegree", "indegree": 2}, {"weight": 10.0})
+        nest.Connect(c, sr)
+        nest.Simulate(50.0)
+        ev = sr.get("events")
+        trains.append(sorted(zip(ev["times"], ev["senders"])))
+        if nest.GetKernelStatus("network_size") != 21:
+            failures.append("after %s, a new network of 21 nodes reads back %d"
+                            % (after, nest.GetKernelStatus("network_size")))
+    if not trains[0] or trains[0] != trains[1]:
+        failures.append("after %s, nestcl_streams 2 gives %d spikes and 0 gives %d, not the same"
+                        % (after, len(trains[0]), len(trains[1])))
     else:
-        print("refused an untranslated model on the stream VP: %s" % str(e).splitlines()[0][:160])
-# The session survives the refusal (issue 30: the next ResetKernel died with SIGSEGV reading back the
-# history of a block that the refusal had left uncreated): a new network simulates, with and without streams.
-for streams in (1, 0):
+        print("after %s, ResetKernel and new networks with nestcl_streams 2 and 0 simulate: %d spikes, the same"
+              % (after, len(trains[0])))
+
+
+def expect_error(what, want, build):
+    try:
+        build()
+        nest.Simulate(10.0)
+        failures.append("Simulate succeeded despite %s" % what)
+    except Exception as e:
+        if want not in str(e):
+            failures.append("the error for %s does not say %r: %s" % (what, want, e))
+        else:
+            print("%s inside Simulate: %s" % (what, str(e).splitlines()[0][:140]))
+    recovers(what)
+
+
+def solver_failure():
+    # aeif_cond_exp driven out of NEST's bounds: NumericalInstability on the device. One thread: NEST 3.10
+    # itself deadlocks when a node's update() throws with more threads.
     nest.ResetKernel()
-    nest.SetKernelStatus({"local_num_threads": 2, "nestcl_streams": streams})
-    c = nest.Create("iaf_psc_alpha", 20)
-    nest.Connect(c, c, {"rule": "fixed_indegree", "indegree": 2}, {"weight": 10.0})
-    nest.Simulate(10.0)
-    if nest.GetKernelStatus("network_size") != 20:
-        failures.append("after a refusal, a new network of 20 neurons reads back %d" % nest.GetKernelStatus("network_size"))
-print("after the refusal, ResetKernel and new networks with nestcl_streams 1 and 0 simulate")
+    nest.SetKernelStatus({"local_num_threads": 1, "nestcl_streams": 1})
+    nest.Create("iaf_psc_alpha", 20)  # a translated population beside it, as in issue 30's report
+    nest.Create("aeif_cond_exp", 2, params={"I_e": -1e12})
+
+
+def device_out_of_memory():
+    # A device of 64 KiB (NESTCL_DEVICE_MEMORY_LIMIT, read when the device opens: 3 queues here, so it
+    # opens anew; the next network's 2 queues open it again, without the limit): the blocks of prepare()
+    # fail to allocate.
+    os.environ["NESTCL_DEVICE_MEMORY_LIMIT"] = "64K"
+    try:
+        nest.ResetKernel()
+        nest.SetKernelStatus({"local_num_threads": 3, "nestcl_streams": 3})
+        nest.Create("iaf_psc_alpha", 3000)
+        nest.Simulate(1.0)
+    finally:
+        del os.environ["NESTCL_DEVICE_MEMORY_LIMIT"]
+
+
+expect_error("a solver failure on the device", "NumericalInstability", solver_failure)
+expect_error("a failed device allocation", "nestcl", device_out_of_memory)
 
 for f in failures:
     print("FAIL " + f)

@@ -16,6 +16,7 @@
 #include <deque>
 #include <functional>
 #include <map>
+#include <regex>
 #include <sstream>
 #include <string>
 #include <tuple>
@@ -36,6 +37,7 @@
 #ifdef HAVE_NESTCL_PERFMODEL
 #include "nestcl/pm_model.h"
 #endif
+#include "nestcl_cpu_only.hpp"
 #include "nestcl_glue_table.hpp"
 #include "nestcl_syn_glue_table.hpp"
 #include "static_synapse.h"
@@ -70,6 +72,7 @@ const std::string KEY_DEVICE_GENERATORS = "nestcl_device_generators";
 const std::string KEY_LAUNCHES = "nestcl_launches";
 const std::string KEY_WAITS = "nestcl_waits";
 const std::string KEY_SLICES = "nestcl_slices";
+const std::string KEY_NODES = "nestcl_nodes";
 }
 
 #ifdef HAVE_NESTCL
@@ -232,11 +235,27 @@ struct NestclManager::Impl
   std::vector< long > n_slices;                              // per thread: slices its stream updated
   std::vector< long > n_launches, n_waits;                   // per thread: those of its blocks destroyed so far
   std::vector< std::vector< int > > enq_rc;                  // per thread: each group's enqueue status this slice
+  // Per model, the neurons of the last Simulate's stream VPs: how many ran on the device, how many on the
+  // host (NEST's own update() there), and why those did (nestcl_nodes).
+  struct Placed
+  {
+    long device = 0, host = 0;
+    std::map< std::string, long > why;
+  };
+  std::map< std::string, Placed > placed;
 #ifdef HAVE_NESTCL
   nestcl_device* dev = nullptr;
   std::string dev_opened_spec;
   int dev_queues = 0;
   std::vector< std::vector< Group > > groups; // per thread
+  // Per thread, in the order of its local neurons: a device group (at its first node) or a neuron that
+  // stays on the host. update() runs them in this order, so every spike is sent in NEST's own order.
+  struct Step
+  {
+    long group; // index into groups, or -1 for `node`
+    Node* node;
+  };
+  std::vector< std::vector< Step > > plan;
   std::vector< std::vector< double > > scratch; // per thread: drained channels, then a recorded sample
   std::vector< std::vector< SortedSpike > > sorted; // per thread: a block's spikes in NEST's order
   std::vector< char > record;                   // per thread: a multimeter listens on it
@@ -799,6 +818,7 @@ NestclManager::initialize( const bool adjust_number_of_threads_or_rng_only )
     impl_->fraction_auto = true;
     impl_->device_spec.clear();
     impl_->device_poisson = false;
+    impl_->placed.clear();
 #ifdef HAVE_NESTCL
     impl_->pending.clear();
     impl_->next_step.clear();
@@ -1236,6 +1256,21 @@ NestclManager::get_status( Dictionary& d )
   d[ KEY_LAUNCHES ] = launches;
   d[ KEY_WAITS ] = waits;
   d[ KEY_SLICES ] = slices;
+  // Per model, where the neurons of the last Simulate's stream VPs ran, and why those on the host did.
+  Dictionary nodes;
+  for ( const auto& [ model, placed ] : impl_->placed )
+  {
+    Dictionary entry, why;
+    entry[ "device" ] = placed.device;
+    entry[ "host" ] = placed.host;
+    for ( const auto& [ reason, count ] : placed.why )
+    {
+      why[ reason ] = count;
+    }
+    entry[ "host_reasons" ] = why;
+    nodes[ model ] = entry;
+  }
+  d[ KEY_NODES ] = nodes;
 }
 
 #ifdef HAVE_NESTCL
@@ -1252,6 +1287,67 @@ find_glue( const std::string& model )
     }
   }
   return nullptr;
+}
+
+/*
+ * Why a neuron of a stream VP stays on the host, as the translator or the
+ * glue said it, without the node id (nestcl_nodes counts nodes per reason):
+ * the glue's receptors_<model>() throws, naming the node, for a node that a
+ * condition keeps off the device (nestcl_translate's emit_glue.c).
+ */
+static std::string
+condition_reason( const std::string& what )
+{
+  std::string r = std::regex_replace( what, std::regex( "^nestcl: ([A-Za-z0-9_]+) node [0-9]+:? ?" ), "" );
+  for ( const char* tail : { ", so this node cannot be on a stream VP", "; it cannot be on a stream VP" } )
+  {
+    const size_t at = r.find( tail );
+    if ( at != std::string::npos )
+    {
+      r.erase( at );
+    }
+  }
+  return r;
+}
+
+/* The translator's reason for a model that did not translate (NEST's own models), else a general one. */
+static std::string
+untranslated_reason( const std::string& model )
+{
+  for ( const nestcl_cpu_only::entry& e : nestcl_cpu_only::table )
+  {
+    if ( model == e.name )
+    {
+      return std::string( "did not translate: " ) + e.reason;
+    }
+  }
+  return "did not translate (not among nestcl_translated_models)";
+}
+
+/*
+ * The glue that runs this neuron on the device, with its receptor count K; or
+ * null, and why not: its model did not translate, or a condition of the node
+ * or the network keeps it off the device (the glue's receptors() throws).
+ */
+static const nestcl_glue::entry*
+device_glue( const Node& node, size_t& K, std::string& why )
+{
+  const nestcl_glue::entry* glue = find_glue( node.get_name() );
+  if ( not glue )
+  {
+    why = untranslated_reason( node.get_name() );
+    return nullptr;
+  }
+  try
+  {
+    K = glue->receptors( node );
+  }
+  catch ( const std::exception& e )
+  {
+    why = condition_reason( e.what() );
+    return nullptr;
+  }
+  return glue;
 }
 
 static void
@@ -1295,6 +1391,7 @@ NestclManager::prepare()
   impl_->n_syn.assign( T, 0 );
   impl_->n_gen.assign( T, 0 );
   impl_->n_plastic.assign( T, 0 );
+  impl_->placed.clear();
 #ifdef HAVE_NESTCL
   impl_->syn_rows.assign( T, std::vector< SynRows >() );
   impl_->plastic.assign( T, std::vector< PlasticRows >() );
@@ -1321,6 +1418,7 @@ NestclManager::prepare()
     m.device_name = nestcl_device_get_info( m.dev )->device_name;
   }
   m.groups.assign( T, std::vector< Group >() );
+  m.plan.assign( T, std::vector< Impl::Step >() );
   m.scratch.assign( T, std::vector< double >() );
   m.sorted.assign( T, std::vector< SortedSpike >() );
   m.record.assign( T, 0 );
@@ -1362,15 +1460,25 @@ NestclManager::prepare()
       {
         continue; // NEST's loop skips it too
       }
-      const nestcl_glue::entry* glue = find_glue( node->get_name() );
+      size_t K = 0;
+      std::string why;
+      const nestcl_glue::entry* glue = device_glue( *node, K, why );
+      Impl::Placed& placed = m.placed[ node->get_name() ];
       if ( not glue )
       {
-        throw KernelException( "nestcl: node " + std::to_string( node->get_node_id() ) + " (model " + node->get_name()
-          + ") is on stream VP " + std::to_string( kernel().vp_manager.thread_to_vp( tid ) )
-          + ", but its model did not translate for the device; nestcl_translated_models lists the ones that did. "
-          + "Use fewer nestcl_streams, or place such models on CPU threads." );
+        // A hybrid stream VP: NEST's own update() runs this neuron, from update(), between the groups
+        // around it (so NEST's loop skips it); the groups open so far end here.
+        ++placed.host;
+        ++placed.why[ why ];
+        index.clear();
+        m.plan[ tid ].push_back( { -1, node } );
+        if ( node->get_thread_lid() < on_device_[ tid ].size() )
+        {
+          on_device_[ tid ][ node->get_thread_lid() ] = 1;
+        }
+        continue;
       }
-      const size_t K = glue->receptors( *node );
+      ++placed.device;
       auto key = std::make_pair( std::string( glue->name ), K );
       auto at = index.find( key );
       bool fits = false;
@@ -1395,6 +1503,7 @@ NestclManager::prepare()
         {
           at->second = m.groups[ tid ].size();
         }
+        m.plan[ tid ].push_back( { static_cast< long >( m.groups[ tid ].size() ), nullptr } );
         m.groups[ tid ].emplace_back();
         m.groups[ tid ].back().glue = glue;
         m.groups[ tid ].back().K = K;
@@ -1613,20 +1722,17 @@ NestclManager::deliver( size_t tid, const std::vector< SpikeData >& recv_buffer 
 #endif
 }
 
-void
-NestclManager::update( size_t tid, const Time& origin, long from, long to )
-{
 #ifdef HAVE_NESTCL
-  Impl& m = *impl_;
-  if ( tid >= m.groups.size() or m.groups[ tid ].empty() )
-  {
-    return;
-  }
-  const long origin_steps = origin.get_steps();
+/*
+ * Update, first part: every group's staged input and update go to thread tid's
+ * queue, without a wait (the spike lists come back in the one round trip that
+ * finish_groups() waits for).
+ */
+template < typename M >
+static void
+enqueue_groups( M& m, size_t tid, long origin_steps, long from, long to )
+{
   double* scratch = m.scratch[ tid ].data();
-  // Every group's staged input and update go to the thread's queue first, then the thread waits for the
-  // queue once (the spike lists come back in that round trip), then each group's spikes are sent in NEST's
-  // order: one wait per slice however many models the thread runs (nestcl_waits / nestcl_slices).
   std::vector< int >& enq_rc = m.enq_rc[ tid ];
   enq_rc.assign( m.groups[ tid ].size(), 0 );
   double t_stage = 0.0, t_update = 0.0;
@@ -1663,96 +1769,136 @@ NestclManager::update( size_t tid, const Time& origin, long from, long to )
     t_stage += t1 - t0;
     t_update += now_s() - t1;
   }
-  {
-    const double t1 = now_s();
-    check( nestcl_block_finish( m.groups[ tid ].front().block ), "waiting for the device" );
-    t_update += now_s() - t1;
-  }
-  ++m.n_slices[ tid ];
   m.t_stage[ tid ] += t_stage;
   m.t_update[ tid ] += t_update;
-  for ( size_t gi = 0; gi < m.groups[ tid ].size(); ++gi )
+}
+
+/*
+ * Update, last part, for one group (after the wait): its failure, if the
+ * model's update() threw on the device; its spikes, sent in NEST's order;
+ * its recorded samples into the nodes' loggers.
+ */
+template < typename M >
+static void
+send_group( M& m, size_t tid, size_t gi, long origin_steps, long from, long to )
+{
+  double* scratch = m.scratch[ tid ].data();
+  std::vector< int >& enq_rc = m.enq_rc[ tid ];
+  Group& g = m.groups[ tid ][ gi ];
+  const size_t n = g.nodes.size();
+  const double t1 = now_s();
+  const int update_rc = enq_rc[ gi ] ? enq_rc[ gi ] : nestcl_block_update_collect( g.block );
+  uint32_t f_code = 0, f_index = 0, f_lag = 0;
+  int f_status = 0;
+  if ( nestcl_block_failure( g.block, &f_code, &f_index, &f_lag, &f_status ) )
   {
-    Group& g = m.groups[ tid ][ gi ];
-    const size_t n = g.nodes.size();
-    const double t1 = now_s();
-    const int update_rc = enq_rc[ gi ] ? enq_rc[ gi ] : nestcl_block_update_collect( g.block );
-    uint32_t f_code = 0, f_index = 0, f_lag = 0;
-    int f_status = 0;
-    if ( nestcl_block_failure( g.block, &f_code, &f_index, &f_lag, &f_status ) )
+    // The model's update() threw on the device (GSLSolverFailure, NumericalInstability, ...), where NEST's own
+    // loop would have stopped with that exception: stop the same way, naming the node and the step.
+    const nestcl_model* model = g.glue->model;
+    const bool named = model->failures and f_code >= 1 and f_code <= static_cast< uint32_t >( model->n_failures );
+    std::ostringstream msg;
+    msg << "nestcl: " << g.glue->name << " node ";
+    if ( f_index < n )
     {
-      // The model's update() threw on the device (GSLSolverFailure, NumericalInstability, ...), where NEST's own
-      // loop would have stopped with that exception: stop the same way, naming the node and the step.
-      const nestcl_model* model = g.glue->model;
-      const bool named = model->failures and f_code >= 1 and f_code <= static_cast< uint32_t >( model->n_failures );
-      std::ostringstream msg;
-      msg << "nestcl: " << g.glue->name << " node ";
-      if ( f_index < n )
-      {
-        msg << g.nodes[ f_index ]->get_node_id();
-      }
-      else
-      {
-        msg << "(local index " << f_index << ")";
-      }
-      msg << " at t = " << Time( Time::step( origin_steps + static_cast< long >( f_lag ) ) ).get_ms()
-          << " ms: " << ( named ? model->failures[ f_code - 1 ] : "failure" ) << " (status " << f_status << ")";
-      throw KernelException( msg.str() );
+      msg << g.nodes[ f_index ]->get_node_id();
     }
-    check( update_rc, "updating " + std::string( g.glue->name ) );
-    const double t2 = now_s();
-    const nestcl_spike* spikes;
-    uint32_t n_spikes;
-    nestcl_block_spikes( g.block, &spikes, &n_spikes );
-    // In the order NEST's own loop would send them (node by node, each through its lags), since the
-    // device writes its list in whatever order the work-items finish.
-    // A model that sets spike offsets (nestcl/model.h, spike_offsets) lists each entry's offset at the
-    // entry's position; one neuron's entries keep the device's order (its work-item's sends, in order).
-    const double* offsets = nestcl_block_spike_offsets( g.block );
-    std::vector< SortedSpike >& sorted = m.sorted[ tid ];
-    sorted.resize( n_spikes );
-    for ( uint32_t k = 0; k < n_spikes; ++k )
+    else
     {
-      sorted[ k ] = SortedSpike { spikes[ k ].index, spikes[ k ].lag, k };
+      msg << "(local index " << f_index << ")";
     }
-    std::sort( sorted.begin(), sorted.end(), []( const SortedSpike& a, const SortedSpike& b )
-      { return std::tie( a.index, a.lag, a.at ) < std::tie( b.index, b.lag, b.at ); } );
-    // A model that sets the multiplicity of its spikes (nestcl/model.h) lists a spike of multiplicity m
-    // as m equal entries: NEST sends it as one event, as the model's update() would.
-    const bool runs = g.glue->model->multiplicity != 0;
-    for ( size_t k = 0; k < sorted.size(); )
+    msg << " at t = " << Time( Time::step( origin_steps + static_cast< long >( f_lag ) ) ).get_ms()
+        << " ms: " << ( named ? model->failures[ f_code - 1 ] : "failure" ) << " (status " << f_status << ")";
+    throw KernelException( msg.str() );
+  }
+  check( update_rc, "updating " + std::string( g.glue->name ) );
+  const double t2 = now_s();
+  const nestcl_spike* spikes;
+  uint32_t n_spikes;
+  nestcl_block_spikes( g.block, &spikes, &n_spikes );
+  // In the order NEST's own loop would send them (node by node, each through its lags), since the
+  // device writes its list in whatever order the work-items finish.
+  // A model that sets spike offsets (nestcl/model.h, spike_offsets) lists each entry's offset at the
+  // entry's position; one neuron's entries keep the device's order (its work-item's sends, in order).
+  const double* offsets = nestcl_block_spike_offsets( g.block );
+  std::vector< SortedSpike >& sorted = m.sorted[ tid ];
+  sorted.resize( n_spikes );
+  for ( uint32_t k = 0; k < n_spikes; ++k )
+  {
+    sorted[ k ] = SortedSpike { spikes[ k ].index, spikes[ k ].lag, k };
+  }
+  std::sort( sorted.begin(), sorted.end(), []( const SortedSpike& a, const SortedSpike& b )
+    { return std::tie( a.index, a.lag, a.at ) < std::tie( b.index, b.lag, b.at ); } );
+  // A model that sets the multiplicity of its spikes (nestcl/model.h) lists a spike of multiplicity m
+  // as m equal entries: NEST sends it as one event, as the model's update() would.
+  const bool runs = g.glue->model->multiplicity != 0;
+  for ( size_t k = 0; k < sorted.size(); )
+  {
+    size_t e = k + 1;
+    const double offset = offsets ? offsets[ sorted[ k ].at ] : 0.0;
+    while ( runs and e < sorted.size() and sorted[ e ].index == sorted[ k ].index
+      and sorted[ e ].lag == sorted[ k ].lag and ( not offsets or offsets[ sorted[ e ].at ] == offset ) )
     {
-      size_t e = k + 1;
-      const double offset = offsets ? offsets[ sorted[ k ].at ] : 0.0;
-      while ( runs and e < sorted.size() and sorted[ e ].index == sorted[ k ].index
-        and sorted[ e ].lag == sorted[ k ].lag and ( not offsets or offsets[ sorted[ e ].at ] == offset ) )
-      {
-        ++e;
-      }
-      g.glue->emit(
-        *g.nodes[ sorted[ k ].index ], origin_steps, static_cast< long >( sorted[ k ].lag ), e - k, offset );
-      k = e;
+      ++e;
     }
-    if ( m.record[ tid ] )
+    g.glue->emit(
+      *g.nodes[ sorted[ k ].index ], origin_steps, static_cast< long >( sorted[ k ].lag ), e - k, offset );
+    k = e;
+  }
+  if ( m.record[ tid ] )
+  {
+    const double* rec = nestcl_block_recorded( g.block );
+    const uint32_t nrec = nestcl_block_recordables( g.block );
+    for ( long lag = from; lag < to; ++lag )
     {
-      const double* rec = nestcl_block_recorded( g.block );
-      const uint32_t nrec = nestcl_block_recordables( g.block );
-      for ( long lag = from; lag < to; ++lag )
+      for ( size_t i = 0; i < n; ++i )
       {
-        for ( size_t i = 0; i < n; ++i )
+        for ( uint32_t r = 0; r < nrec; ++r )
         {
-          for ( uint32_t r = 0; r < nrec; ++r )
-          {
-            scratch[ r ] = rec[ ( static_cast< size_t >( lag - from ) * nrec + r ) * n + i ];
-          }
-          g.glue->record( *g.nodes[ i ], scratch, origin_steps + lag );
+          scratch[ r ] = rec[ ( static_cast< size_t >( lag - from ) * nrec + r ) * n + i ];
         }
+        g.glue->record( *g.nodes[ i ], scratch, origin_steps + lag );
       }
     }
-    const double t3 = now_s();
-    m.next_step[ tid ] = origin_steps + to;
-    m.t_update[ tid ] += t2 - t1;
-    m.t_emit[ tid ] += t3 - t2;
+  }
+  const double t3 = now_s();
+  m.next_step[ tid ] = origin_steps + to;
+  m.t_update[ tid ] += t2 - t1;
+  m.t_emit[ tid ] += t3 - t2;
+}
+#endif
+
+void
+NestclManager::update( size_t tid, const Time& origin, long from, long to )
+{
+#ifdef HAVE_NESTCL
+  Impl& m = *impl_;
+  if ( tid >= m.plan.size() or m.plan[ tid ].empty() )
+  {
+    return;
+  }
+  const long origin_steps = origin.get_steps();
+  // One wait per slice however many models the thread runs (nestcl_waits / nestcl_slices): every group
+  // goes to the queue first; the thread waits at the first group whose spikes it must send. The neurons
+  // that stay on the host run their own update() in their place among the groups, those before the first
+  // group while the device works, so that every spike leaves in the order of NEST's own loop.
+  enqueue_groups( m, tid, origin_steps, from, to );
+  bool waited = false;
+  for ( const Impl::Step& step : m.plan[ tid ] )
+  {
+    if ( step.group < 0 )
+    {
+      step.node->update( origin, from, to );
+      continue;
+    }
+    if ( not waited )
+    {
+      const double t1 = now_s();
+      check( nestcl_block_finish( m.groups[ tid ].front().block ), "waiting for the device" );
+      m.t_update[ tid ] += now_s() - t1;
+      ++m.n_slices[ tid ];
+      waited = true;
+    }
+    send_group( m, tid, static_cast< size_t >( step.group ), origin_steps, from, to );
   }
 #else
   (void)tid;
@@ -1819,6 +1965,7 @@ NestclManager::cleanup()
     }
   }
   m.groups.clear();
+  m.plan.clear();
   m.syn_rows.clear();
   m.where.clear();
 #endif

@@ -12,7 +12,11 @@
  * update() would (set_spiketime, event_delivery_manager.send) and, where a
  * multimeter listens, puts each step's state into the node's own logger;
  * cleanup() writes the state back into the nodes, so GetStatus and SetStatus
- * between Simulate calls see and change the device state.
+ * between Simulate calls see and change the device state. A stream VP is
+ * hybrid: a neuron whose model did not translate, or that a condition keeps
+ * off the device, stays on the host, and update() runs its own update() in
+ * its place among the device's neurons, so that spikes leave in NEST's order
+ * (the kernel key nestcl_nodes says, per model, which ran where and why).
  *
  * prepare() also exports the thread's static synapses from NEST's connectors
  * into device CSR rows (one row per source's run of lcids, as NEST's
@@ -74,7 +78,12 @@ public:
    */
   void choose_split( size_t n_neurons );
 
-  /* Whether NEST's own loop must skip this node of thread tid (the device updates it). */
+  /*
+   * Whether NEST's own loop must skip this node of thread tid: update() runs it,
+   * on the device, or on the host with its own update() in NEST's order among
+   * the device's neurons (a neuron that cannot run on the device); or it is a
+   * poisson_generator drawn on the device.
+   */
   bool
   on_device( size_t tid, const Node& node ) const
   {
