@@ -186,6 +186,12 @@ template struct steal< an_max_delay_tag, &ArchivingNode::max_delay_ >;
 template struct steal< an_tau_minus_tag, &ArchivingNode::tau_minus_ >;
 template struct steal< an_tau_minus_triplet_tag, &ArchivingNode::tau_minus_triplet_ >;
 template struct steal< an_n_incoming_tag, &ArchivingNode::n_incoming_ >;
+/* Whether a node's forced spikes (ignore_and_spike) are on: the device path has the dynamic condition only. */
+struct ias_on_tag
+{
+};
+auto member( ias_on_tag );
+template struct steal< ias_on_tag, &IgnoreAndSpikeMechanism::ignore_and_spike_ >;
 
 /*
  * The translated (STDP) synapses of one synapse model on one thread: rows as
@@ -472,6 +478,59 @@ same_role( const nestcl_synapse_model* sm, const unsigned char* a, const unsigne
  * must have all of them there (its n_incoming), one tau_minus per block;
  * otherwise all stay with NEST.
  */
+/*
+ * Whether the device delivers a translated synapse model: its set needs a
+ * per-synapse double "weight" that send() updates (plastic_dev.c); one that
+ * sends with a weight it does not keep per synapse (tsodyks_synapse) stays
+ * with NEST's connectors.
+ */
+static bool
+device_deliverable( const nestcl_synapse_model* sm )
+{
+  for ( int f = 0; f < sm->n_syn_fields; ++f )
+  {
+    const nestcl_syn_field& sf = sm->fields[ f ];
+    if ( sf.role == NESTCL_SYN_STATE and sf.type == NESTCL_T_DOUBLE and sf.nest_name
+      and std::strcmp( sf.nest_name, "weight" ) == 0 )
+    {
+      return true;
+    }
+  }
+  return false;
+}
+
+/*
+ * Whether the device's plastic delivery can reach a group's neurons at rport:
+ * it adds the synapse's weight unchanged to one channel per sign of the weight
+ * (as plastic_dev.c's eng_plastic_route checks). A port that the model's
+ * handle() treats otherwise (parrot_neuron's rport 1, which repeats nothing)
+ * keeps the synapses with NEST.
+ */
+static bool
+plastic_routable( const Group& gr, long rport )
+{
+  static const double probes[] = { 1.0, 2.5, 1e-3, -1.0, -2.5, -1e-3, 0.0 };
+  const uint32_t channels = nestcl_block_channels( gr.block );
+  int slot[ 3 ] = { -1, -1, -1 }; // positive, negative, zero weights
+  for ( const double w : probes )
+  {
+    int ch = -1;
+    double v = 0.0;
+    if ( gr.glue->model->route_spike( w, rport, static_cast< uint32_t >( gr.K ), &ch, &v ) != 0 or v != w or ch < 0
+      or static_cast< uint32_t >( ch ) >= channels )
+    {
+      return false;
+    }
+    int& s = slot[ w > 0 ? 0 : w < 0 ? 1 : 2 ];
+    if ( s >= 0 and s != ch )
+    {
+      return false;
+    }
+    s = ch;
+  }
+  return true;
+}
+
 static long
 export_plastic( size_t tid,
   std::vector< Group >& groups,
@@ -513,6 +572,10 @@ export_plastic( size_t tid,
       [ & ]( auto& items, const nestcl_synapse_model* sm, auto pack, auto unpack, auto pack_cp )
       {
         using C = std::decay_t< decltype( items[ 0 ] ) >;
+        if ( not device_deliverable( sm ) )
+        {
+          return; // stays with NEST, whose connectors deliver it
+        }
         Model mdl;
         mdl.rows.syn_id = static_cast< synindex >( syn_id );
         mdl.rows.sm = sm;
@@ -567,6 +630,13 @@ export_plastic( size_t tid,
         if ( not ok )
         {
           return;
+        }
+        for ( size_t g = 0; g < groups.size(); ++g )
+        {
+          if ( not mdl.csr[ g ].target.empty() and not plastic_routable( groups[ g ], mdl.rport ) )
+          {
+            return; // stays with NEST, whose connectors call the target's own handle()
+          }
         }
         for ( size_t g = 0; g < groups.size(); ++g )
         {
@@ -1336,6 +1406,13 @@ device_glue( const Node& node, size_t& K, std::string& why )
   if ( not glue )
   {
     why = untranslated_reason( node.get_name() );
+    return nullptr;
+  }
+  // The translator renders spike_event_is_due( v ) as v: with forced spikes on, update() spikes otherwise.
+  const IgnoreAndSpikeMechanism* ias = dynamic_cast< const IgnoreAndSpikeMechanism* >( &node );
+  if ( ias and ias->*member( ias_on_tag {} ) )
+  {
+    why = "ignore_and_spike is on; the device has the model's dynamic spike condition only";
     return nullptr;
   }
   try
