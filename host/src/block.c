@@ -21,7 +21,7 @@
 #include "nestcl_rt_source.h"
 #include "specialise.h"
 
-/* Extra spike-list entries of a block whose model sends spikes of multiplicity m (64 Ki entries, 512 KiB). */
+/* Extra spike-list entries of a block, beyond one per neuron and step (64 Ki entries, 512 KiB). */
 #define NESTCL_BLOCK_RUN_ROOM 65536u
 
 /* Adds lags [from, to) of the staging to the ring and clears nothing: the host zeroes its copy. */
@@ -179,11 +179,12 @@ int nestcl_block_create(nestcl_device *dev, const nestcl_block_config *c, nestcl
   for (int r = 0; r < m->n_recordables; ++r) {
     b->n_rec += (uint32_t)field_len(&m->fields[m->recordables[r]], K);
   }
-  /* One entry per neuron and step; a model that sends spikes of multiplicity m lists m entries per spike
-   * (nestcl_emit_run), so it gets room for NESTCL_BLOCK_RUN_ROOM more: a parrot_neuron repeating a
-   * spike_generator's spikes of multiplicity 2 (NEST's tests) must fit. Only a runaway multiplicity
-   * (a parrot network's chain reaction) still overflows, which collect reports. */
-  b->spike_cap = n * c->min_delay_steps + (m->multiplicity ? NESTCL_BLOCK_RUN_ROOM : 0u);
+  /* One entry per neuron and step, and room for NESTCL_BLOCK_RUN_ROOM more: a model may send more than one
+   * spike in a step (an aeif model without refractory time crosses V_peak again within the step's ODE
+   * loop), and one that sends spikes of multiplicity m lists m entries per spike (nestcl_emit_run: a
+   * parrot_neuron repeating a spike of multiplicity 2). Only a runaway (a parrot network's chain
+   * reaction, a neuron that NEST would stop as numerically unstable) still overflows, which collect reports. */
+  b->spike_cap = n * c->min_delay_steps + NESTCL_BLOCK_RUN_ROOM;
   b->stage_elems = (size_t)c->min_delay_steps * b->n_channels * n;
   b->rec_elems = c->record ? (size_t)c->min_delay_steps * b->n_rec * n : 0;
   b->fields = calloc((size_t)m->n_fields + 1, sizeof *b->fields);

@@ -215,6 +215,8 @@ struct NestclManager::Impl
   long streams = 0;
   std::string device_spec;
   std::string device_name;
+  bool probed = false;
+  std::string probed_spec, probed_name; // the device that device_spec selects, before any is opened
   bool fraction_auto = true;
   double fraction = 0.0; // as set, when not auto
   // nestcl_gpu_fraction "auto": how the share in force was chosen (choose_split),
@@ -1251,10 +1253,12 @@ NestclManager::get_status( Dictionary& d )
     : impl_->split_alpha >= 0.0                  ? impl_->split_alpha
     : ( T ? static_cast< double >( impl_->streams ) / static_cast< double >( T ) : 0.0 );
   d[ KEY_FRACTION_SOURCE ] = impl_->split_source;
-  d[ KEY_PREDICTED_WALL ] = impl_->predicted_wall;
-  d[ KEY_MEASURED_WALL ] = impl_->measured_wall;
-  d[ KEY_RECOMMENDED ] = impl_->recommended;
-  d[ KEY_RECOMMENDED_WALL ] = impl_->recommended_wall;
+  // -1 where not known: NaN would make two reads of the kernel status unequal (NEST's test_status compares them).
+  const auto known = []( double x ) { return std::isnan( x ) ? -1.0 : x; };
+  d[ KEY_PREDICTED_WALL ] = known( impl_->predicted_wall );
+  d[ KEY_MEASURED_WALL ] = known( impl_->measured_wall );
+  d[ KEY_RECOMMENDED ] = known( impl_->recommended );
+  d[ KEY_RECOMMENDED_WALL ] = known( impl_->recommended_wall );
   d[ KEY_DEVICE ] = impl_->device_spec;
   d[ KEY_DEVICE_POISSON ] = impl_->device_poisson;
   std::vector< std::string > models;
@@ -1273,11 +1277,18 @@ NestclManager::get_status( Dictionary& d )
   }
   if ( name.empty() )
   {
-    nestcl_device_info info;
-    if ( nestcl_select_device( impl_->device_spec.empty() ? nullptr : impl_->device_spec.c_str(), &info ) == 0 )
+    // Looked up once per device spec: selecting a device queries OpenCL (and builds a probe kernel), and
+    // scripts read the kernel status often (nest.NumProcesses() does).
+    if ( not impl_->probed or impl_->probed_spec != impl_->device_spec )
     {
-      name = info.device_name;
+      nestcl_device_info info;
+      impl_->probed_name = nestcl_select_device( impl_->device_spec.empty() ? nullptr : impl_->device_spec.c_str(), &info ) == 0
+        ? info.device_name
+        : "";
+      impl_->probed_spec = impl_->device_spec;
+      impl_->probed = true;
     }
+    name = impl_->probed_name;
   }
 #endif
   d[ KEY_MODELS ] = models;
@@ -1870,22 +1881,31 @@ send_group( M& m, size_t tid, size_t gi, long origin_steps, long from, long to )
   if ( nestcl_block_failure( g.block, &f_code, &f_index, &f_lag, &f_status ) )
   {
     // The model's update() threw on the device (GSLSolverFailure, NumericalInstability, ...), where NEST's own
-    // loop would have stopped with that exception: stop the same way, naming the node and the step.
+    // loop would have stopped with that exception: stop the same way, with NEST's exception where it is one of
+    // NEST's (a script catches it by its class), naming the node and the step.
     const nestcl_model* model = g.glue->model;
     const bool named = model->failures and f_code >= 1 and f_code <= static_cast< uint32_t >( model->n_failures );
-    std::ostringstream msg;
-    msg << "nestcl: " << g.glue->name << " node ";
+    const std::string name = named ? model->failures[ f_code - 1 ] : "failure";
+    std::ostringstream at;
+    at << "nestcl: " << g.glue->name << " node ";
     if ( f_index < n )
     {
-      msg << g.nodes[ f_index ]->get_node_id();
+      at << g.nodes[ f_index ]->get_node_id();
     }
     else
     {
-      msg << "(local index " << f_index << ")";
+      at << "(local index " << f_index << ")";
     }
-    msg << " at t = " << Time( Time::step( origin_steps + static_cast< long >( f_lag ) ) ).get_ms()
-        << " ms: " << ( named ? model->failures[ f_code - 1 ] : "failure" ) << " (status " << f_status << ")";
-    throw KernelException( msg.str() );
+    at << " at t = " << Time( Time::step( origin_steps + static_cast< long >( f_lag ) ) ).get_ms() << " ms";
+    if ( name == "NumericalInstability" )
+    {
+      throw NumericalInstability( at.str() );
+    }
+    if ( name == "GSLSolverFailure" )
+    {
+      throw GSLSolverFailure( at.str(), f_status );
+    }
+    throw KernelException( at.str() + ": " + name + " (status " + std::to_string( f_status ) + ")" );
   }
   check( update_rc, "updating " + std::string( g.glue->name ) );
   const double t2 = now_s();
