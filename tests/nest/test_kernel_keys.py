@@ -135,7 +135,7 @@ def expect_error(what, want, build):
         nest.Simulate(10.0)
         failures.append("Simulate succeeded despite %s" % what)
     except Exception as e:
-        if want not in str(e):
+        if want not in type(e).__name__ + ": " + str(e):  # NEST's own exception class, or the message
             failures.append("the error for %s does not say %r: %s" % (what, want, e))
         else:
             print("%s inside Simulate: %s" % (what, str(e).splitlines()[0][:140]))

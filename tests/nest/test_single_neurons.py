@@ -278,9 +278,9 @@ def run_failure():
     try:
         nest.Simulate(10.0)
         problems.append("Simulate succeeded although the neuron left NEST's bounds")
-    except Exception as e:  # NEST raises its kernel exception as a Python exception
-        msg = str(e)
-        # "nestcl: ..." is the device's failure record, as the block reported it
+    except Exception as e:  # NEST raises its kernel exception as a Python exception of its class
+        msg = type(e).__name__ + ": " + str(e)
+        # NEST's own NumericalInstability, its message naming the device's failure record ("nestcl: ...")
         for want in ("nestcl: aeif_cond_exp", "NumericalInstability", "node %d " % bad, " ms"):
             if want not in msg:
                 problems.append("the error does not name %r: %s" % (want, msg))
