@@ -168,6 +168,25 @@ def device_out_of_memory():
 expect_error("a solver failure on the device", "NumericalInstability", solver_failure)
 expect_error("a failed device allocation", "nestcl", device_out_of_memory)
 
+# Precise spikes switch NEST to off-grid communication, whose spikes the delivery hook does not see: STDP
+# synapses from a parrot_neuron_ps onto a stream VP's neuron stay with NEST, and their weight changes as on
+# a CPU VP (NEST's regressions/test_issue_77; before, the device's untouched copy overwrote it).
+weights = []
+for streams in (0, 1):
+    nest.ResetKernel()
+    nest.SetKernelStatus({"local_num_threads": 1, "nestcl_streams": streams})
+    nrn = nest.Create("iaf_psc_alpha")
+    pg = nest.Create("poisson_generator", params={"rate": 1e5})
+    parrot = nest.Create("parrot_neuron_ps")
+    nest.Connect(pg, parrot)
+    nest.Connect(parrot, nrn, "one_to_one", {"synapse_model": "stdp_synapse", "weight": 10.0})
+    nest.Simulate(100.0)
+    weights.append(nest.GetConnections(parrot).get("weight"))
+if weights[0] == 10.0 or weights[1] != weights[0]:
+    failures.append("stdp_synapse from parrot_neuron_ps: weight %r on a stream VP, %r on a CPU VP" % (weights[1], weights[0]))
+else:
+    print("stdp_synapse from parrot_neuron_ps onto a stream VP: weight 10 -> %r, as on a CPU VP" % weights[1])
+
 for f in failures:
     print("FAIL " + f)
 print("%d passed, %d failed" % (0 if failures else 1, 1 if failures else 0))

@@ -1640,8 +1640,14 @@ NestclManager::prepare()
         }
       }
     }
-    export_synapses( tid, m.groups[ tid ], m.where[ tid ], m.syn_rows[ tid ], m.n_syn[ tid ] );
-    m.n_plastic[ tid ] = export_plastic( tid, m.groups[ tid ], m.where[ tid ], m.plastic[ tid ] );
+    // With precise spikes (off-grid communication) NEST delivers from another buffer, which the delivery
+    // hook does not see: the synapses stay with NEST's connectors, which deliver into the nodes' buffers
+    // that update() drains (device copies of plastic synapses would miss every spike).
+    if ( not kernel().event_delivery_manager.get_off_grid_communication() )
+    {
+      export_synapses( tid, m.groups[ tid ], m.where[ tid ], m.syn_rows[ tid ], m.n_syn[ tid ] );
+      m.n_plastic[ tid ] = export_plastic( tid, m.groups[ tid ], m.where[ tid ], m.plastic[ tid ] );
+    }
     m.prows[ tid ].assign( m.plastic[ tid ].size(), std::vector< uint32_t >() );
     m.plags[ tid ].assign( m.plastic[ tid ].size(), std::vector< uint32_t >() );
     m.n_gen[ tid ] = m.device_poisson and not m.groups[ tid ].empty()
