@@ -1379,7 +1379,8 @@ find_glue( const std::string& model )
 static std::string
 condition_reason( const std::string& what )
 {
-  std::string r = std::regex_replace( what, std::regex( "^nestcl: ([A-Za-z0-9_]+) node [0-9]+:? ?" ), "" );
+  static const std::regex node_prefix( "^nestcl: ([A-Za-z0-9_]+) node [0-9]+:? ?" ); // built once, not per node
+  std::string r = std::regex_replace( what, node_prefix, "" );
   for ( const char* tail : { ", so this node cannot be on a stream VP", "; it cannot be on a stream VP" } )
   {
     const size_t at = r.find( tail );
