@@ -9,6 +9,7 @@ target_sources(nestcl_objects PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/src/buffer.c
   ${CMAKE_CURRENT_LIST_DIR}/src/specialise.c
   ${CMAKE_CURRENT_LIST_DIR}/src/block.c
+  ${CMAKE_CURRENT_LIST_DIR}/src/block_host.c
   ${CMAKE_CURRENT_LIST_DIR}/src/plastic_dev.c)
 
 add_executable(nestcl-info ${CMAKE_CURRENT_LIST_DIR}/tools/nestcl_info.c)

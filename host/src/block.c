@@ -11,18 +11,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "nestcl/block.h"
-#include "enqueue.h"
+#include "block_internal.h"
 #include "nestcl_fixed.h"
 #include "nestcl_libm.h"
-#include "plastic_dev.h"
 #include "core/nestcl_core.h"
 #include "engine_kernels_source.h"
 #include "nestcl_rt_source.h"
 #include "specialise.h"
-
-/* Extra spike-list entries of a block, beyond one per neuron and step (64 Ki entries, 512 KiB). */
-#define NESTCL_BLOCK_RUN_ROOM 65536u
 
 /* Adds lags [from, to) of the staging to the ring and clears nothing: the host zeroes its copy. */
 static const char stage_kernel_source[] =
@@ -63,82 +58,6 @@ static const char stage_kernel_source[] =
   "  }\n"
   "}\n";
 
-/* One device poisson_generator's entries (nestcl_block_add_poisson). */
-typedef struct block_poisson {
-  uint32_t n, chunks, cdf_len, kstop;
-  double *cdf;
-  nestcl_buffer b_target, b_delay, b_value, b_id, b_cdf;
-} block_poisson;
-
-/* One set of translated synapses (nestcl_block_add_plastic) and its spikes pending for the next update. */
-typedef struct block_plastic {
-  const nestcl_synapse_model *sm;
-  eng_syn_layout lay;
-  cl_program prog;
-  cl_kernel k;
-  size_t width;              /* work-items per spiking source, within k's limit on the device */
-  uint32_t n_rows, delay_hom, max_row;
-  uint64_t nnz;
-  unsigned char *tmpl;       /* synapse 0: the parameters of all */
-  nestcl_buffer b_row, b_target, b_delay, b_state, b_src_state, b_tmpl, b_cp, b_srcs, b_lags;
-  uint32_t *pend;            /* (row, lag) pairs */
-  uint32_t n_pend, pend_cap;
-  int64_t pend_origin;
-  uint32_t *srcs, *lags;     /* the pending spikes by row: (row, first, end) into lags */
-} block_plastic;
-
-struct nestcl_block {
-  nestcl_device *dev;
-  nestcl_block_config c;
-  uint32_t n_channels, n_rec, spike_cap;
-  void **fields;              /* host SoA, one array per field */
-  size_t *field_bytes;
-  int64_t *stage;             /* [min_delay][n_channels][n] */
-  size_t stage_elems;
-  nestcl_spike *spikes;
-  double *spike_offsets;      /* model->spike_offsets: the offset of each entry of spikes, else NULL */
-  uint32_t n_spikes;
-  uint32_t count[NESTCL_COUNT_WORDS]; /* the last update's spike count and failure record (model.h) */
-  double *rec;                /* [min_delay][n_rec][n] */
-  size_t rec_elems;
-  char *options;              /* constants the kernel was built with */
-  cl_program program;
-  cl_kernel k_update, k_stage;
-  nestcl_buffer *b_fields;
-  nestcl_buffer b_ring, b_stage, b_count, b_spikes, b_rec, b_offsets;
-  /* Device-resident synapses (nestcl_block_set_synapses) and the spikes pending for them. */
-  cl_kernel k_deliver, k_poisson;
-  int contiguous;            /* CPU device: each work-item walks a contiguous chunk of a row */
-  size_t deliver_width;      /* work-items per spike at most (set with the kernels) */
-  uint32_t n_rows, delay_hom;
-  uint64_t nnz, max_row;
-  nestcl_buffer b_row_ptr, b_syn_target, b_syn_value, b_syn_delay, b_pend;
-  uint32_t *pend;            /* (row, lag) pairs */
-  uint32_t n_pend, pend_cap;
-  int64_t pend_origin;
-  block_poisson *poisson;
-  int n_poisson;
-  int64_t *ring_copy;        /* host copy of the ring (nestcl_block_ring_save), or NULL */
-  block_plastic *plastic;
-  int n_plastic;
-  eng_history hist;          /* cap 0: none */
-  int hist_on_device;
-  /* Precise spike input (model->event_queue): the events staged for the next update, in staging order ... */
-  uint32_t *ev_i, *ev_lag;
-  double *ev_off, *ev_w;
-  uint32_t n_ev, ev_cap;
-  /* ... and grouped by neuron for the kernel (model.h, evq_*), on the device in b_evq with room for ev_dev_cap */
-  uint32_t *evq_first, *evq_lag;
-  double *evq_off, *evq_w;
-  nestcl_buffer b_evq[4];
-  uint32_t ev_dev_cap;
-  /* What the slices asked of the device (nestcl_block_enqueued), and the update in flight (enqueued, not collected). */
-  nestcl_enqueue_counts enq;
-  int in_flight;
-  int64_t flight_origin;
-  uint32_t guess;            /* spike entries read back with the count */
-  double spike_rate;         /* entries per slice, as the last slices had them (the next guess) */
-};
 
 static int cl_fail(cl_int err, const char *what)
 {
@@ -150,68 +69,18 @@ static size_t field_len(const nestcl_field *f, uint32_t K)
   return nestcl_field_len(f, K);
 }
 
-int nestcl_block_create(nestcl_device *dev, const nestcl_block_config *c, nestcl_block **out)
+/* The device's copies of a block's arrays (not for a host block). */
+static int alloc_device(nestcl_block *b)
 {
-  *out = NULL;
-  const nestcl_model *m = c->model;
-  if (!m || c->min_delay_steps == 0 || c->ring_slots < c->min_delay_steps || !(c->resolution_ms > 0.0) ||
-      c->queue < 0 || c->queue >= nestcl_device_queue_count(dev)) {
-    return nestcl_set_error(NESTCL_EINVAL, "block: bad configuration (model %s, min_delay %u, ring slots %u, queue %d)",
-                            m ? m->name : "(none)", c->min_delay_steps, c->ring_slots, c->queue);
-  }
-  nestcl_block *b = calloc(1, sizeof *b);
-  if (!b) {
-    return nestcl_set_error(NESTCL_ENOMEM, "out of host memory");
-  }
-  int rc = nestcl_device_require(dev, "a nestcl block");
-  if (rc) {
-    free(b);
-    return rc;
-  }
-  b->dev = dev;
-  b->c = *c;
-  b->contiguous = strcmp(nestcl_device_get_info(dev)->type, "cpu") == 0;
-  b->c.K = m->has_receptors ? c->K : 0;
-  const uint32_t n = c->n, K = b->c.K;
-  for (int g = 0; g < m->n_channel_groups; ++g) {
-    b->n_channels += m->channels[g].count < 0 ? K : (uint32_t)m->channels[g].count;
-  }
-  for (int r = 0; r < m->n_recordables; ++r) {
-    b->n_rec += (uint32_t)field_len(&m->fields[m->recordables[r]], K);
-  }
-  /* One entry per neuron and step, and room for NESTCL_BLOCK_RUN_ROOM more: a model may send more than one
-   * spike in a step (an aeif model without refractory time crosses V_peak again within the step's ODE
-   * loop), and one that sends spikes of multiplicity m lists m entries per spike (nestcl_emit_run: a
-   * parrot_neuron repeating a spike of multiplicity 2). Only a runaway (a parrot network's chain
-   * reaction, a neuron that NEST would stop as numerically unstable) still overflows, which collect reports. */
-  b->spike_cap = n * c->min_delay_steps + NESTCL_BLOCK_RUN_ROOM;
-  b->stage_elems = (size_t)c->min_delay_steps * b->n_channels * n;
-  b->rec_elems = c->record ? (size_t)c->min_delay_steps * b->n_rec * n : 0;
-  b->fields = calloc((size_t)m->n_fields + 1, sizeof *b->fields);
-  b->field_bytes = calloc((size_t)m->n_fields + 1, sizeof *b->field_bytes);
-  b->b_fields = calloc((size_t)m->n_fields + 1, sizeof *b->b_fields);
-  b->stage = calloc(b->stage_elems + 1, sizeof *b->stage);
-  b->spikes = calloc((size_t)b->spike_cap + 1, sizeof *b->spikes);
-  b->rec = calloc(b->rec_elems + 1, sizeof *b->rec);
-  if (m->spike_offsets) {
-    b->spike_offsets = calloc((size_t)b->spike_cap + 1, sizeof *b->spike_offsets);
-  }
-  rc = (b->fields && b->field_bytes && b->b_fields && b->stage && b->spikes && b->rec &&
-            (b->spike_offsets || !m->spike_offsets))
-             ? 0 : nestcl_set_error(NESTCL_ENOMEM, "out of host memory");
-  for (int f = 0; f < m->n_fields && !rc; ++f) {
-    b->field_bytes[f] = nestcl_field_type_size(m->fields[f].type) * field_len(&m->fields[f], K) * n;
-    b->fields[f] = calloc(b->field_bytes[f] + 8, 1);
-    if (!b->fields[f]) {
-      rc = nestcl_set_error(NESTCL_ENOMEM, "out of host memory");
-    }
-  }
+  const nestcl_model *m = b->c.model;
+  nestcl_device *dev = b->dev;
+  int rc = 0;
   char what[160];
   for (int f = 0; f < m->n_fields && !rc; ++f) {
     snprintf(what, sizeof what, "%s.%s", m->name, m->fields[f].member);
     rc = nestcl_buffer_alloc(dev, NESTCL_MEM_STATE, what, b->field_bytes[f], CL_MEM_READ_WRITE, NULL, &b->b_fields[f]);
   }
-  size_t ring_bytes = (size_t)c->ring_slots * b->n_channels * n * 8;
+  size_t ring_bytes = (size_t)b->c.ring_slots * b->n_channels * b->c.n * 8;
   /*
    * The ring starts empty, as NEST's does: uploaded from zeros rather than
    * cleared with clEnqueueFillBuffer, which oclgrind does not count as
@@ -230,6 +99,81 @@ int nestcl_block_create(nestcl_device *dev, const nestcl_block_config *c, nestcl
     rc = nestcl_buffer_alloc(dev, NESTCL_MEM_OTHER, "spike offsets", (size_t)b->spike_cap * 8, CL_MEM_READ_WRITE, NULL,
                              &b->b_offsets);
   }
+  return rc;
+}
+
+/* The host arrays of a block: fields, staging, spike list, recordings, offsets; a host block's ring. */
+static int alloc_host(nestcl_block *b)
+{
+  const nestcl_model *m = b->c.model;
+  const uint32_t n = b->c.n, K = b->c.K;
+  b->fields = calloc((size_t)m->n_fields + 1, sizeof *b->fields);
+  b->field_bytes = calloc((size_t)m->n_fields + 1, sizeof *b->field_bytes);
+  b->b_fields = calloc((size_t)m->n_fields + 1, sizeof *b->b_fields);
+  b->stage = calloc(b->stage_elems + 1, sizeof *b->stage);
+  b->spikes = calloc((size_t)b->spike_cap + 1, sizeof *b->spikes);
+  b->rec = calloc(b->rec_elems + 1, sizeof *b->rec);
+  if (m->spike_offsets) {
+    b->spike_offsets = calloc((size_t)b->spike_cap + 1, sizeof *b->spike_offsets);
+  }
+  if (b->c.on_host) {
+    b->ring_copy = calloc((size_t)b->c.ring_slots * b->n_channels * n + 1, sizeof *b->ring_copy);
+  }
+  if (!(b->fields && b->field_bytes && b->b_fields && b->stage && b->spikes && b->rec &&
+        (b->spike_offsets || !m->spike_offsets) && (b->ring_copy || !b->c.on_host))) {
+    return nestcl_set_error(NESTCL_ENOMEM, "out of host memory");
+  }
+  for (int f = 0; f < m->n_fields; ++f) {
+    b->field_bytes[f] = nestcl_field_type_size(m->fields[f].type) * field_len(&m->fields[f], K) * n;
+    b->fields[f] = calloc(b->field_bytes[f] + 8, 1);
+    if (!b->fields[f]) {
+      return nestcl_set_error(NESTCL_ENOMEM, "out of host memory");
+    }
+  }
+  return 0;
+}
+
+int nestcl_block_create(nestcl_device *dev, const nestcl_block_config *c, nestcl_block **out)
+{
+  *out = NULL;
+  const nestcl_model *m = c->model;
+  if (!m || c->min_delay_steps == 0 || c->ring_slots < c->min_delay_steps || !(c->resolution_ms > 0.0) ||
+      (!c->on_host && (c->queue < 0 || c->queue >= nestcl_device_queue_count(dev)))) {
+    return nestcl_set_error(NESTCL_EINVAL, "block: bad configuration (model %s, min_delay %u, ring slots %u, queue %d)",
+                            m ? m->name : "(none)", c->min_delay_steps, c->ring_slots, c->queue);
+  }
+  if (c->on_host && !m->update_cpu) {
+    return nestcl_set_error(NESTCL_EINVAL, "block %s: the model has no C loop to run on the host", m->name);
+  }
+  nestcl_block *b = calloc(1, sizeof *b);
+  if (!b) {
+    return nestcl_set_error(NESTCL_ENOMEM, "out of host memory");
+  }
+  int rc = c->on_host ? 0 : nestcl_device_require(dev, "a nestcl block");
+  if (rc) {
+    free(b);
+    return rc;
+  }
+  b->dev = c->on_host ? NULL : dev;
+  b->c = *c;
+  b->contiguous = !c->on_host && strcmp(nestcl_device_get_info(dev)->type, "cpu") == 0;
+  b->c.K = m->has_receptors ? c->K : 0;
+  for (int g = 0; g < m->n_channel_groups; ++g) {
+    b->n_channels += m->channels[g].count < 0 ? b->c.K : (uint32_t)m->channels[g].count;
+  }
+  for (int r = 0; r < m->n_recordables; ++r) {
+    b->n_rec += (uint32_t)field_len(&m->fields[m->recordables[r]], b->c.K);
+  }
+  /* One entry per neuron and step, and room for NESTCL_BLOCK_RUN_ROOM more: a model may send more than one
+   * spike in a step (an aeif model without refractory time crosses V_peak again within the step's ODE
+   * loop), and one that sends spikes of multiplicity m lists m entries per spike (nestcl_emit_run: a
+   * parrot_neuron repeating a spike of multiplicity 2). Only a runaway (a parrot network's chain
+   * reaction, a neuron that NEST would stop as numerically unstable) still overflows, which collect reports. */
+  b->spike_cap = c->n * c->min_delay_steps + NESTCL_BLOCK_RUN_ROOM;
+  b->stage_elems = (size_t)c->min_delay_steps * b->n_channels * c->n;
+  b->rec_elems = c->record ? (size_t)c->min_delay_steps * b->n_rec * c->n : 0;
+  rc = alloc_host(b);
+  if (!rc && !c->on_host) rc = alloc_device(b);
   if (rc) {
     nestcl_block_destroy(b);
     return rc;
@@ -433,7 +377,7 @@ static int transfer_fields(nestcl_block *b, int to_device)
 
 int nestcl_block_upload(nestcl_block *b)
 {
-  if (b->c.n == 0) {
+  if (b->c.n == 0 || b->c.on_host) {
     return 0;
   }
   int rc = build_kernels(b);
@@ -442,7 +386,7 @@ int nestcl_block_upload(nestcl_block *b)
 
 int nestcl_block_download(nestcl_block *b)
 {
-  return b->c.n == 0 ? 0 : transfer_fields(b, 0);
+  return b->c.n == 0 || b->c.on_host ? 0 : transfer_fields(b, 0);
 }
 
 void nestcl_block_stage(nestcl_block *b, uint32_t lag, uint32_t ch, uint32_t i, double value)
@@ -496,11 +440,11 @@ int nestcl_block_stage_event(nestcl_block *b, uint32_t lag, uint32_t i, double o
 
 /*
  * The staged events grouped by neuron (a stable counting sort, so each
- * neuron's keep their staging order) and uploaded with the update's event
- * arguments set. Each neuron's events must lie in [from, to) in nondecreasing
- * lags: update() takes them in this order and never looks back.
+ * neuron's keep their staging order) into evq_first/_lag/_off/_w. Each
+ * neuron's events must lie in [from, to) in nondecreasing lags: update()
+ * takes them in this order and never looks back.
  */
-static int upload_events(nestcl_block *b, cl_command_queue q, int from, int to)
+int nestcl_block_group_events(nestcl_block *b, int from, int to)
 {
   const uint32_t n = b->c.n, ne = b->n_ev;
   if (!b->evq_first) {
@@ -509,29 +453,13 @@ static int upload_events(nestcl_block *b, cl_command_queue q, int from, int to)
       return nestcl_set_error(NESTCL_ENOMEM, "out of host memory");
     }
   }
-  if (ne > b->ev_dev_cap || !b->b_evq[0].mem) {
-    uint32_t cap = b->ev_dev_cap ? b->ev_dev_cap : 256;
+  if (ne > b->evq_cap || !b->evq_lag) {
+    uint32_t cap = b->evq_cap ? b->evq_cap : 256;
     while (cap < ne) cap *= 2;
     if (grow_events(&b->evq_lag, &b->evq_off, &b->evq_w, cap)) {
       return nestcl_set_error(NESTCL_ENOMEM, "out of host memory");
     }
-    static const char *const what[4] = {"event index", "event lags", "event offsets", "event weights"};
-    const size_t bytes[4] = {((size_t)n + 1) * 4, (size_t)cap * 4, (size_t)cap * 8, (size_t)cap * 8};
-    int rc = 0;
-    for (int k = 0; k < 4 && !rc; ++k) {
-      nestcl_buffer_free(b->dev, &b->b_evq[k]);
-      rc = nestcl_buffer_alloc(b->dev, NESTCL_MEM_OTHER, what[k], bytes[k], CL_MEM_READ_ONLY, NULL, &b->b_evq[k]);
-    }
-    if (rc) {
-      b->ev_dev_cap = 0;
-      return rc;
-    }
-    b->ev_dev_cap = cap;
-  }
-  /* every time: a rebuilt kernel (build_kernels) has none of them */
-  const cl_mem mems[4] = {b->b_evq[0].mem, b->b_evq[1].mem, b->b_evq[2].mem, b->b_evq[3].mem};
-  if (nestcl_update_kernel_evq_args(b->k_update, b->c.model, mems) != CL_SUCCESS) {
-    return nestcl_set_error(NESTCL_ECL, "block %s: setting the event arguments failed", b->c.model->name);
+    b->evq_cap = cap;
   }
   memset(b->evq_first, 0, ((size_t)n + 1) * sizeof *b->evq_first);
   for (uint32_t k = 0; k < ne; ++k) {
@@ -563,6 +491,37 @@ static int upload_events(nestcl_block *b, cl_command_queue q, int from, int to)
       }
     }
   }
+  return 0;
+}
+
+/* The grouped events on the device, with the update's event arguments set. */
+static int upload_events(nestcl_block *b, cl_command_queue q, int from, int to)
+{
+  int rc = nestcl_block_group_events(b, from, to);
+  if (rc) {
+    return rc;
+  }
+  const uint32_t n = b->c.n, ne = b->n_ev;
+  if (ne > b->ev_dev_cap || !b->b_evq[0].mem) {
+    uint32_t cap = b->ev_dev_cap ? b->ev_dev_cap : 256;
+    while (cap < ne) cap *= 2;
+    static const char *const what[4] = {"event index", "event lags", "event offsets", "event weights"};
+    const size_t bytes[4] = {((size_t)n + 1) * 4, (size_t)cap * 4, (size_t)cap * 8, (size_t)cap * 8};
+    for (int k = 0; k < 4 && !rc; ++k) {
+      nestcl_buffer_free(b->dev, &b->b_evq[k]);
+      rc = nestcl_buffer_alloc(b->dev, NESTCL_MEM_OTHER, what[k], bytes[k], CL_MEM_READ_ONLY, NULL, &b->b_evq[k]);
+    }
+    if (rc) {
+      b->ev_dev_cap = 0;
+      return rc;
+    }
+    b->ev_dev_cap = cap;
+  }
+  /* every time: a rebuilt kernel (build_kernels) has none of them */
+  const cl_mem mems[4] = {b->b_evq[0].mem, b->b_evq[1].mem, b->b_evq[2].mem, b->b_evq[3].mem};
+  if (nestcl_update_kernel_evq_args(b->k_update, b->c.model, mems) != CL_SUCCESS) {
+    return nestcl_set_error(NESTCL_ECL, "block %s: setting the event arguments failed", b->c.model->name);
+  }
   cl_int err = nestcl_enq_write(&b->enq, q, b->b_evq[0].mem, CL_FALSE, 0, ((size_t)n + 1) * 4, b->evq_first, 0, NULL, NULL);
   if (ne) {
     err |= nestcl_enq_write(&b->enq, q, b->b_evq[1].mem, CL_FALSE, 0, (size_t)ne * 4, b->evq_lag, 0, NULL, NULL);
@@ -570,6 +529,13 @@ static int upload_events(nestcl_block *b, cl_command_queue q, int from, int to)
     err |= nestcl_enq_write(&b->enq, q, b->b_evq[3].mem, CL_FALSE, 0, (size_t)ne * 8, b->evq_w, 0, NULL, NULL);
   }
   return err == CL_SUCCESS ? 0 : cl_fail(err, "uploading the events");
+}
+
+/* The refusal of what only a device block holds (block.h, on_host). */
+static int host_refuses(const nestcl_block *b, const char *what)
+{
+  return nestcl_set_error(NESTCL_EINVAL, "block %s runs on the host: it holds no %s (the caller keeps them)",
+                          b->c.model->name, what);
 }
 
 int nestcl_block_set_synapses(nestcl_block *b, uint32_t n_rows, const uint64_t *row_ptr, const uint32_t *target,
@@ -584,6 +550,9 @@ int nestcl_block_set_synapses(nestcl_block *b, uint32_t n_rows, const uint64_t *
   b->delay_hom = NESTCL_DELAY_PER_SYNAPSE;
   if (n_rows == 0) {
     return 0;
+  }
+  if (b->c.on_host) {
+    return host_refuses(b, "synapses");
   }
   const uint64_t nnz = row_ptr[n_rows];
   uint64_t max_row = 0;
@@ -648,6 +617,9 @@ int nestcl_block_deliver(nestcl_block *b, int64_t emit_origin, const uint32_t *r
   if (n == 0) {
     return 0;
   }
+  if (b->c.on_host) {
+    return host_refuses(b, "synapses");
+  }
   if (b->n_pend && emit_origin != b->pend_origin) {
     return nestcl_set_error(NESTCL_EINVAL, "block %s: spikes of two slices (origins %lld and %lld) before one update",
                             b->c.model->name, (long long)b->pend_origin, (long long)emit_origin);
@@ -682,6 +654,9 @@ int nestcl_block_add_poisson(nestcl_block *b, double rate_hz, uint32_t n, const 
   }
   if (n == 0 || b->c.n == 0) {
     return 0;
+  }
+  if (b->c.on_host) {
+    return host_refuses(b, "Poisson drives");
   }
   for (uint32_t k = 0; k < n; ++k) {
     const uint32_t ch = target[k] >> NESTCL_TARGET_INDEX_BITS, i = target[k] & NESTCL_TARGET_INDEX_MASK;
@@ -738,7 +713,7 @@ static int ring_copy_alloc(nestcl_block *b)
 
 int nestcl_block_ring_save(nestcl_block *b)
 {
-  if (b->c.n == 0 || b->b_ring.bytes == 0) {
+  if (b->c.n == 0 || b->b_ring.bytes == 0) { /* also a host block: its ring is the copy */
     return 0;
   }
   int rc = ring_copy_alloc(b);
@@ -833,6 +808,9 @@ static double block_ms_per_step(const nestcl_block *b)
 
 int nestcl_block_history(nestcl_block *b, double tau_minus, double tau_minus_triplet, uint32_t max_entries)
 {
+  if (b->c.on_host) {
+    return host_refuses(b, "spike history");
+  }
   if (b->hist.cap) {
     return nestcl_set_error(NESTCL_EINVAL, "block %s: history set up twice", b->c.model->name);
   }
@@ -955,6 +933,9 @@ int nestcl_block_add_plastic(nestcl_block *b, const nestcl_synapse_model *sm, co
                              uint32_t n_rows, const uint64_t *row_ptr, const uint32_t *target, const uint16_t *delay,
                              const void *syn, int *set)
 {
+  if (b->c.on_host) {
+    return host_refuses(b, "plastic synapses");
+  }
   if (!b->program) {
     return nestcl_set_error(NESTCL_EINVAL, "block %s: add_plastic before the first upload", b->c.model->name);
   }
@@ -1296,6 +1277,9 @@ int nestcl_block_update_enqueue(nestcl_block *b, int64_t origin_steps, int from,
     return nestcl_set_error(NESTCL_EINVAL, "block: lags [%d, %d) outside the slice of %u steps", from, to,
                             b->c.min_delay_steps);
   }
+  if (b->c.on_host) {
+    return nestcl_block_host_update(b, origin_steps, from, to);
+  }
   if (!b->k_update) {
     return nestcl_set_error(NESTCL_EINVAL, "block: update before the first upload");
   }
@@ -1357,6 +1341,9 @@ int nestcl_block_update_enqueue(nestcl_block *b, int64_t origin_steps, int from,
 
 int nestcl_block_finish(nestcl_block *b)
 {
+  if (b->c.on_host) {
+    return 0; /* its update ran in _enqueue */
+  }
   cl_int err = nestcl_enq_finish(&b->enq, nestcl_device_queue(b->dev, b->c.queue));
   return err == CL_SUCCESS ? 0 : cl_fail(err, "waiting for the queue");
 }

@@ -71,7 +71,7 @@ static double drive_pA(const nestcl_model *m)
 static int run_model(nestcl_device *dev, const nestcl_model *m)
 {
   const uint32_t K = m->has_receptors ? 3u : 0u;
-  nestcl_block_config c = {m, N, K, H, MIN_DELAY, SLOTS, 0, 1, 7, 0, 1};
+  nestcl_block_config c = {m, N, K, H, MIN_DELAY, SLOTS, 0, 1, 7, 0, 1, 0};
   nestcl_block *b;
   CHECK(nestcl_block_create(dev, &c, &b) == 0, "%s: create", m->name);
   void *const *bf = nestcl_block_fields(b);
@@ -314,7 +314,7 @@ static void step_block(nestcl_block *b, int64_t origin, int from, int to, nestcl
 static void run_pause(nestcl_device *dev, const nestcl_model *m)
 {
   const uint32_t K = m->has_receptors ? 3u : 0u;
-  nestcl_block_config c = {m, N, K, H, MIN_DELAY, SLOTS, 0, 0, 7, 0, 1};
+  nestcl_block_config c = {m, N, K, H, MIN_DELAY, SLOTS, 0, 0, 7, 0, 1, 0};
   nestcl_block *b[2];
   CHECK(nestcl_block_create(dev, &c, &b[0]) == 0 && nestcl_block_create(dev, &c, &b[1]) == 0, "%s: create", m->name);
   const uint32_t nch = nestcl_block_channels(b[0]);
@@ -402,7 +402,7 @@ static void run_failure(nestcl_device *dev, uint64_t id_first, uint64_t id_strid
 {
   const nestcl_model *m = &test_lif_model;
   const uint32_t n = 8, bad = 5;
-  nestcl_block_config c = {m, n, 0, H, MIN_DELAY, SLOTS, 0, 0, 7, id_first, id_stride};
+  nestcl_block_config c = {m, n, 0, H, MIN_DELAY, SLOTS, 0, 0, 7, id_first, id_stride, 0};
   nestcl_block *b;
   CHECK(nestcl_block_create(dev, &c, &b) == 0, "test_lif: create");
   void *const *f = nestcl_block_fields(b);
@@ -487,7 +487,7 @@ int main(int argc, char **argv)
   run_failure(dev, 100, 3);
   run_failure(dev, 0, 0);
   /* Bad use: lags outside the slice, an update before any upload. */
-  nestcl_block_config c = {nestcl_builtin_models[0], 4, 0, H, MIN_DELAY, SLOTS, 0, 0, 7, 0, 1};
+  nestcl_block_config c = {nestcl_builtin_models[0], 4, 0, H, MIN_DELAY, SLOTS, 0, 0, 7, 0, 1, 0};
   nestcl_block *b;
   CHECK(nestcl_block_create(dev, &c, &b) == 0, "create");
   CHECK(nestcl_block_update(b, 0, 0, 5) == NESTCL_EINVAL, "update before upload must fail");

@@ -61,7 +61,7 @@ static int run(nestcl_device *dev, const char *syn_name, const char *const *pn, 
   const nestcl_synapse_model *sm = find_syn(syn_name);
   const nestcl_model *m = find_model("iaf_psc_alpha");
   CHECK(sm && m, "models");
-  nestcl_block_config c = {m, N, 0, H, MIN_DELAY, SLOTS, 0, 0, 7, 1, 1};
+  nestcl_block_config c = {m, N, 0, H, MIN_DELAY, SLOTS, 0, 0, 7, 1, 1, 0};
   nestcl_block *b;
   CHECK(nestcl_block_create(dev, &c, &b) == 0, "create: %s", nestcl_last_error());
   void *const *f = nestcl_block_fields(b);

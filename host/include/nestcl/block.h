@@ -48,6 +48,17 @@ typedef struct nestcl_block_config {
    */
   uint32_t rng_seed;
   uint64_t id_first, id_stride;
+  /*
+   * Nonzero: the block runs on the calling thread, not on the device: each
+   * update runs the model's translated C loop (model->update_cpu, which the
+   * tests hold bit for bit equal to its kernel) over the host fields, with the
+   * ring in host memory; the device may be NULL and queue is not used. For
+   * neurons too few to pay for a launch and a wait per slice (nest_patch's
+   * nestcl_device_min_work). Such a block has no device-resident synapses,
+   * Poisson drives, plastic sets or history: those calls fail with
+   * NESTCL_EINVAL and the caller keeps them (NEST delivers through handle()).
+   */
+  int on_host;
 } nestcl_block_config;
 
 int nestcl_block_create(nestcl_device *dev, const nestcl_block_config *c, nestcl_block **out);

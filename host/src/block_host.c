@@ -1,0 +1,76 @@
+/*
+ * A nestcl_block that runs on the calling thread (block.h, config.on_host):
+ * the slice's update done at once, by the model's translated C loop, over the
+ * block's host fields and a ring in host memory (b->ring_copy). It does what
+ * the device block's kernels do, in the same order: the staged input into
+ * the ring (block.c's nestcl_block_stage kernel, here as C), then the update
+ * with the events grouped by neuron. nestcl_block_update_collect then takes
+ * the spikes, recordings and a failure as for a device block; they are
+ * already in the host arrays, so nothing is read back and nothing waited for.
+ */
+#include <string.h>
+
+#include "block_internal.h"
+#include "nestcl_fixed.h"
+#include "nestcl_ring.h"
+
+/* Lags [from, to) of the staging into the ring (the stage kernel's loop, neuron by neuron). */
+static void stage_into_ring(nestcl_block *b, int64_t origin, int from, int to)
+{
+  const uint32_t n = b->c.n, nch = b->n_channels;
+  for (int lag = from; lag < to; ++lag) {
+    const uint32_t slot = nestcl_ring_slot(origin, lag, b->c.ring_slots);
+    for (uint32_t ch = 0; ch < nch; ++ch) {
+      const int64_t *st = &b->stage[((size_t)lag * nch + ch) * n];
+      int64_t *ring = &b->ring_copy[nestcl_ring_index(nch, n, slot, ch, 0)];
+      for (uint32_t i = 0; i < n; ++i) {
+        if (st[i] != 0) ring[i] += st[i];
+      }
+    }
+  }
+}
+
+int nestcl_block_host_update(nestcl_block *b, int64_t origin_steps, int from, int to)
+{
+  const nestcl_model *m = b->c.model;
+  if (m->event_queue) {
+    int rc = nestcl_block_group_events(b, from, to);
+    b->n_ev = 0;
+    if (rc) {
+      return rc;
+    }
+  }
+  stage_into_ring(b, origin_steps, from, to);
+  nestcl_update_args a;
+  memset(&a, 0, sizeof a);
+  a.n = b->c.n;
+  a.K = b->c.K;
+  a.origin_steps = origin_steps;
+  a.from = from;
+  a.to = to;
+  a.resolution_ms = b->c.resolution_ms;
+  a.ring_slots = b->c.ring_slots;
+  a.n_channels = b->n_channels;
+  a.ring = b->ring_copy;
+  a.spike_count = b->count;
+  a.spikes = b->spikes;
+  a.spike_capacity = b->spike_cap;
+  a.rec_interval = b->c.record ? 1 : 0;
+  a.rec = b->rec;
+  a.rng_seed = b->c.rng_seed;
+  a.id_first = b->c.id_first;
+  a.id_stride = b->c.id_stride ? b->c.id_stride : 1;
+  a.spike_offsets = b->spike_offsets;
+  if (m->event_queue) {
+    a.evq_first = b->evq_first;
+    a.evq_lag = b->evq_lag;
+    a.evq_offset = b->evq_off;
+    a.evq_weight = b->evq_w;
+  }
+  m->update_cpu(&a, b->fields);
+  /* Everything is in the host arrays: collect reads nothing back. */
+  b->guess = b->spike_cap;
+  b->in_flight = 1;
+  b->flight_origin = origin_steps;
+  return 0;
+}
