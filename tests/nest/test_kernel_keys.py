@@ -27,7 +27,7 @@ nest.ResetKernel()
 st = nest.GetKernelStatus()
 for key, want in [("nestcl_streams", 0), ("nestcl_gpu_fraction", 0.0), ("nestcl_device", ""),
                   ("nestcl_device_poisson", False), ("nestcl_device_synapses", 0), ("nestcl_device_generators", 0),
-                  ("nestcl_launches", 0), ("nestcl_waits", 0), ("nestcl_slices", 0)]:
+                  ("nestcl_launches", 0), ("nestcl_waits", 0), ("nestcl_slices", 0), ("nestcl_device_min_work", 64)]:
     if st.get(key) != want:
         failures.append("default %s is %r, not %r" % (key, st.get(key), want))
 for key in ["nestcl_device_name", "nestcl_device_bytes", "nestcl_translated_models", "nestcl_time_update",
@@ -46,6 +46,11 @@ expect_error({"nestcl_streams": 3}, "nestcl_streams")
 expect_error({"nestcl_gpu_fraction": 1.5}, "nestcl_gpu_fraction")
 expect_error({"nestcl_gpu_fraction": "half"}, "nestcl_gpu_fraction")
 expect_error({"nestcl_device": "nosuchplatform:7"}, "nestcl_device")
+expect_error({"nestcl_device_min_work": -1}, "nestcl_device_min_work", ">= 0")
+expect_error({"nestcl_device_min_work": 2.5}, "nestcl_device_min_work")
+expect_error({"nestcl_device_min_work": "many"}, "nestcl_device_min_work")
+if nest.GetKernelStatus("nestcl_device_min_work") != 64:
+    failures.append("a refused nestcl_device_min_work changed it to %r" % nest.GetKernelStatus("nestcl_device_min_work"))
 expect_error({"nestcl_gpu_fraction": 0.8}, "nestcl_gpu_fraction", "no stream VPs")
 expect_error({"nestcl_streams": 2, "nestcl_gpu_fraction": 0.5}, "nestcl_gpu_fraction", "every thread")
 nest.SetKernelStatus({"nestcl_streams": 1, "nestcl_gpu_fraction": "auto"})
@@ -54,12 +59,14 @@ if nest.GetKernelStatus("nestcl_streams") != 1 or nest.GetKernelStatus("nestcl_g
 n = nest.Create("iaf_psc_alpha", 10)
 expect_error({"nestcl_streams": 2}, "nestcl_streams", "nodes exist")
 nest.SetKernelStatus({"nestcl_streams": 1})  # unchanged: fine
+nest.SetKernelStatus({"nestcl_device_min_work": 0})  # may change with nodes: 5 neurons on the device, however few
 nest.Simulate(10.0)
 if nest.GetKernelStatus("network_size") != 10 or nest.GetKernelStatus("nestcl_time_update") <= 0:
     failures.append("after the refusals the network should still simulate on the device")
 # Weighted placement: 80 % of each Create's neurons on the stream VP (thread 1), as one block of ids.
 nest.ResetKernel()
-nest.SetKernelStatus({"local_num_threads": 2, "nestcl_streams": 1, "nestcl_gpu_fraction": 0.8})
+nest.SetKernelStatus({"local_num_threads": 2, "nestcl_streams": 1, "nestcl_gpu_fraction": 0.8,
+                      "nestcl_device_min_work": 0})
 if abs(nest.GetKernelStatus("nestcl_gpu_fraction") - 0.8) > 1e-12:
     failures.append("nestcl_gpu_fraction 0.8 reads back %r" % nest.GetKernelStatus("nestcl_gpu_fraction"))
 a = nest.Create("iaf_psc_alpha", 10)
@@ -90,7 +97,8 @@ if slices < 20 or waits != slices or launches < 4 * slices:
                     " %d slices, %d waits, %d launches" % (slices, waits, launches))
 # Spatial rules iterate a VP's nodes assuming round robin: refused under weighted placement.
 nest.ResetKernel()
-nest.SetKernelStatus({"local_num_threads": 2, "nestcl_streams": 1, "nestcl_gpu_fraction": 0.8})
+nest.SetKernelStatus({"local_num_threads": 2, "nestcl_streams": 1, "nestcl_gpu_fraction": 0.8,
+                      "nestcl_device_min_work": 0})
 layer = nest.Create("iaf_psc_alpha", positions=nest.spatial.grid(shape=[4, 4]))
 try:
     nest.Connect(layer, layer, {"rule": "pairwise_bernoulli", "p": 0.5, "mask": {"circular": {"radius": 0.5}}})
@@ -109,7 +117,7 @@ def recovers(after):
     trains = []
     for streams in (2, 0):
         nest.ResetKernel()
-        nest.SetKernelStatus({"local_num_threads": 2, "nestcl_streams": streams})
+        nest.SetKernelStatus({"local_num_threads": 2, "nestcl_streams": streams, "nestcl_device_min_work": 0})
         c = nest.Create("iaf_psc_alpha", 20, params={"I_e": 400.0})
         c.V_m = nest.random.uniform(-70.0, -55.0)
         sr = nest.Create("spike_recorder")
@@ -146,7 +154,7 @@ def solver_failure():
     # aeif_cond_exp driven out of NEST's bounds: NumericalInstability on the device. One thread: NEST 3.10
     # itself deadlocks when a node's update() throws with more threads.
     nest.ResetKernel()
-    nest.SetKernelStatus({"local_num_threads": 1, "nestcl_streams": 1})
+    nest.SetKernelStatus({"local_num_threads": 1, "nestcl_streams": 1, "nestcl_device_min_work": 0})
     nest.Create("iaf_psc_alpha", 20)  # a translated population beside it, as in issue 30's report
     nest.Create("aeif_cond_exp", 2, params={"I_e": -1e12})
 
@@ -158,7 +166,7 @@ def device_out_of_memory():
     os.environ["NESTCL_DEVICE_MEMORY_LIMIT"] = "64K"
     try:
         nest.ResetKernel()
-        nest.SetKernelStatus({"local_num_threads": 3, "nestcl_streams": 3})
+        nest.SetKernelStatus({"local_num_threads": 3, "nestcl_streams": 3, "nestcl_device_min_work": 0})
         nest.Create("iaf_psc_alpha", 3000)
         nest.Simulate(1.0)
     finally:
@@ -174,7 +182,7 @@ expect_error("a failed device allocation", "nestcl", device_out_of_memory)
 weights = []
 for streams in (0, 1):
     nest.ResetKernel()
-    nest.SetKernelStatus({"local_num_threads": 1, "nestcl_streams": streams})
+    nest.SetKernelStatus({"local_num_threads": 1, "nestcl_streams": streams, "nestcl_device_min_work": 0})
     nrn = nest.Create("iaf_psc_alpha")
     pg = nest.Create("poisson_generator", params={"rate": 1e5})
     parrot = nest.Create("parrot_neuron_ps")

@@ -132,7 +132,8 @@ def run(model):
     tolerance = extra.pop("_tolerance", 0.0)  # recordables and spike times (not sample times), relative
     precise = extra.pop("_precise", False)  # spikes off the grid (a spike_generator with precise_times)
     nest.ResetKernel()
-    nest.SetKernelStatus({"local_num_threads": 2, "nestcl_streams": 1, "resolution": 0.1})
+    nest.SetKernelStatus({"local_num_threads": 2, "nestcl_streams": 1, "resolution": 0.1,
+                          "nestcl_device_min_work": 0})
     if isinstance(receptor, str) or isinstance(dc_receptor, str):  # NEST's receptor names (iaf_cond_alpha_mc)
         types = nest.GetDefaults(model)["receptor_types"]
         receptor = types[receptor] if isinstance(receptor, str) else receptor
@@ -234,7 +235,8 @@ def run_fixed_point_bound():
     reaches the device rounded to 2**-32, an error of at most 2**-33 per step, which the synaptic current
     (I <- I * P + input, P = exp(-h / tau_syn)) accumulates to at most 2**-33 / (1 - P)."""
     nest.ResetKernel()
-    nest.SetKernelStatus({"local_num_threads": 2, "nestcl_streams": 1, "resolution": 0.1})
+    nest.SetKernelStatus({"local_num_threads": 2, "nestcl_streams": 1, "resolution": 0.1,
+                          "nestcl_device_min_work": 0})
     neurons = nest.Create("iaf_psc_exp", 2)
     times, weights = drive(5, 1.0)
     weights = [45.60966637879629 * w for w in weights]  # hpc_benchmark's J_E in pA, times a k / 65536 in (-1, 1)
@@ -269,7 +271,7 @@ def run_failure():
     update loop catches outside the loop that holds the barriers), on a CPU VP as on a stream VP."""
     nest.ResetKernel()
     nest.SetKernelStatus({"local_num_threads": 1, "nestcl_streams": 1, "nestcl_gpu_fraction": 1.0,
-                          "resolution": 0.1})
+                          "resolution": 0.1, "nestcl_device_min_work": 0})
     neurons = nest.Create("aeif_cond_exp", 3)
     neurons[1].set({"I_e": -1e12})
     bad = neurons[1].get("global_id")
@@ -298,7 +300,8 @@ def expect_host(what, model, want, build, threads=1):
     problems, events, reason = [], [], ""
     for streams in (0, threads):
         nest.ResetKernel()
-        nest.SetKernelStatus({"local_num_threads": threads, "nestcl_streams": streams, "resolution": 0.1})
+        nest.SetKernelStatus({"local_num_threads": threads, "nestcl_streams": streams, "resolution": 0.1,
+                              "nestcl_device_min_work": 0})
         node, rec = build()
         try:
             nest.Simulate(30.0)
@@ -413,7 +416,8 @@ def run_offset_payload(model):
     of each input (2**-33 per input spike), the membrane potential within 1e-12."""
     receptor, params, dc_amp, weight, fed = OFFSET_CASES[model]
     nest.ResetKernel()
-    nest.SetKernelStatus({"local_num_threads": 2, "nestcl_streams": 1, "resolution": 0.1})
+    nest.SetKernelStatus({"local_num_threads": 2, "nestcl_streams": 1, "resolution": 0.1,
+                          "nestcl_device_min_work": 0})
     pre = nest.Create(model, 2, params=params)
     post = nest.Create(model, 2, params={"V_th": 1000.0})  # receivers: no spikes of their own
     problems = []
@@ -468,7 +472,8 @@ def run_precise_chain():
     device node through the node's own SliceRingBuffer. The senders' spike times must be off the grid (offsets
     arrive) and equal, and the receivers' traces equal, bit for bit."""
     nest.ResetKernel()
-    nest.SetKernelStatus({"local_num_threads": 2, "nestcl_streams": 1, "resolution": 0.1})
+    nest.SetKernelStatus({"local_num_threads": 2, "nestcl_streams": 1, "resolution": 0.1,
+                          "nestcl_device_min_work": 0})
     pre = nest.Create("iaf_psc_exp_ps", 2)
     post = nest.Create("iaf_psc_exp_ps", 2, params={"V_th": 1000.0})
     problems = []

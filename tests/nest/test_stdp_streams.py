@@ -52,7 +52,8 @@ def bits(x):
 
 def run(model, params):
     nest.ResetKernel()
-    nest.SetKernelStatus({"local_num_threads": 2, "nestcl_streams": 1, "resolution": 0.1})
+    nest.SetKernelStatus({"local_num_threads": 2, "nestcl_streams": 1, "resolution": 0.1,
+                          "nestcl_device_min_work": 0})
     nrn = nest.Create("iaf_psc_delta", 4, params={"t_ref": 2.0})
     vps = nrn.get("vp")
     on = [n for n, v in zip(nrn.tolist(), vps) if v == 1]

@@ -73,6 +73,12 @@ const std::string KEY_LAUNCHES = "nestcl_launches";
 const std::string KEY_WAITS = "nestcl_waits";
 const std::string KEY_SLICES = "nestcl_slices";
 const std::string KEY_NODES = "nestcl_nodes";
+const std::string KEY_MIN_WORK = "nestcl_device_min_work";
+// Neuron-steps per slice below which a stream VP runs its translated neurons' C loops on its own thread: on
+// the H200 a slice's launch and wait cost ~150 us and PoCL's ~120 us, while a neuron-step of the C loop
+// takes 0.03-2 us (iaf_psc_alpha to aeif/hh with RKF45): below 64 the thread is never much slower, and for
+// a few neurons with a one-step min delay (NEST's precise-spike accuracy tests) ~50 times faster.
+const long DEFAULT_MIN_WORK = 64;
 }
 
 #ifdef HAVE_NESTCL
@@ -237,6 +243,7 @@ struct NestclManager::Impl
   std::string profile_path, profile_why;
 #endif
   bool device_poisson = false;
+  long min_work = DEFAULT_MIN_WORK; // nestcl_device_min_work
   std::vector< double > t_update, t_stage, t_emit, t_deliver; // per thread, seconds
   std::vector< long > n_syn, n_gen;                          // per thread: device synapses, device generators
   std::vector< long > n_plastic;                             // per thread: device STDP synapses
@@ -247,7 +254,7 @@ struct NestclManager::Impl
   // host (NEST's own update() there), and why those did (nestcl_nodes).
   struct Placed
   {
-    long device = 0, host = 0;
+    long device = 0, host = 0, c_loop = 0; // c_loop: translated, run by its C loop on the stream VP's thread
     std::map< std::string, long > why;
   };
   std::map< std::string, Placed > placed;
@@ -890,6 +897,7 @@ NestclManager::initialize( const bool adjust_number_of_threads_or_rng_only )
     impl_->fraction_auto = true;
     impl_->device_spec.clear();
     impl_->device_poisson = false;
+    impl_->min_work = DEFAULT_MIN_WORK;
     impl_->placed.clear();
 #ifdef HAVE_NESTCL
     impl_->pending.clear();
@@ -1022,9 +1030,16 @@ NestclManager::set_status( const Dictionary& d )
   {
     throw BadProperty( KEY_FRACTION + " cannot change once nodes exist or the network was simulated (call ResetKernel first)" );
   }
+  long min_work = impl_->min_work;
+  if ( d.update_integer_value( KEY_MIN_WORK, min_work ) and min_work < 0 )
+  {
+    throw BadProperty( KEY_MIN_WORK + " must be a whole number of neuron-steps >= 0 (0: always the device), not "
+      + std::to_string( min_work ) );
+  }
   bool device_poisson = impl_->device_poisson;
   d.update_value( KEY_DEVICE_POISSON, device_poisson ); // takes effect at the next Simulate
   impl_->device_poisson = device_poisson;
+  impl_->min_work = min_work; // takes effect at the next Simulate
   impl_->streams = streams;
 #ifdef HAVE_NESTCL_PERFMODEL
   if ( spec != impl_->device_spec )
@@ -1261,6 +1276,7 @@ NestclManager::get_status( Dictionary& d )
   d[ KEY_RECOMMENDED_WALL ] = known( impl_->recommended_wall );
   d[ KEY_DEVICE ] = impl_->device_spec;
   d[ KEY_DEVICE_POISSON ] = impl_->device_poisson;
+  d[ KEY_MIN_WORK ] = impl_->min_work;
   std::vector< std::string > models;
   long bytes = 0;
   std::string name = impl_->device_name;
@@ -1343,6 +1359,7 @@ NestclManager::get_status( Dictionary& d )
   {
     Dictionary entry, why;
     entry[ "device" ] = placed.device;
+    entry[ "c_loop" ] = placed.c_loop;
     entry[ "host" ] = placed.host;
     for ( const auto& [ reason, count ] : placed.why )
     {
@@ -1603,10 +1620,27 @@ NestclManager::prepare()
         on_device_[ tid ][ node->get_thread_lid() ] = 1;
       }
     }
+    // Too little work per slice to pay for a launch and a wait: the thread runs the blocks' C loops itself.
+    size_t work = 0;
+    for ( const Group& g : m.groups[ tid ] )
+    {
+      work += g.nodes.size() * static_cast< size_t >( min_delay );
+    }
+    const bool on_host = m.min_work > 0 and work < static_cast< size_t >( m.min_work );
+    if ( on_host )
+    {
+      for ( const Group& g : m.groups[ tid ] )
+      {
+        Impl::Placed& placed = m.placed[ g.nodes.front()->get_name() ];
+        placed.device -= static_cast< long >( g.nodes.size() );
+        placed.c_loop += static_cast< long >( g.nodes.size() );
+      }
+    }
     size_t scratch = 0;
     for ( Group& g : m.groups[ tid ] )
     {
       nestcl_block_config c {};
+      c.on_host = on_host ? 1 : 0;
       c.model = g.glue->model;
       c.n = static_cast< uint32_t >( g.nodes.size() );
       c.K = static_cast< uint32_t >( g.K );
@@ -1644,14 +1678,15 @@ NestclManager::prepare()
     // With precise spikes (off-grid communication) NEST delivers from another buffer, which the delivery
     // hook does not see: the synapses stay with NEST's connectors, which deliver into the nodes' buffers
     // that update() drains (device copies of plastic synapses would miss every spike).
-    if ( not kernel().event_delivery_manager.get_off_grid_communication() )
+    // A host block holds no synapses either: NEST's connectors deliver to its nodes.
+    if ( not on_host and not kernel().event_delivery_manager.get_off_grid_communication() )
     {
       export_synapses( tid, m.groups[ tid ], m.where[ tid ], m.syn_rows[ tid ], m.n_syn[ tid ] );
       m.n_plastic[ tid ] = export_plastic( tid, m.groups[ tid ], m.where[ tid ], m.plastic[ tid ] );
     }
     m.prows[ tid ].assign( m.plastic[ tid ].size(), std::vector< uint32_t >() );
     m.plags[ tid ].assign( m.plastic[ tid ].size(), std::vector< uint32_t >() );
-    m.n_gen[ tid ] = m.device_poisson and not m.groups[ tid ].empty()
+    m.n_gen[ tid ] = m.device_poisson and not on_host and not m.groups[ tid ].empty()
       ? export_generators( tid, m.groups[ tid ], m.where[ tid ], on_device_[ tid ] )
       : 0;
     for ( Group& g : m.groups[ tid ] )

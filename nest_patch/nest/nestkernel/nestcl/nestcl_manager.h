@@ -17,6 +17,11 @@
  * off the device, stays on the host, and update() runs its own update() in
  * its place among the device's neurons, so that spikes leave in NEST's order
  * (the kernel key nestcl_nodes says, per model, which ran where and why).
+ * A stream VP whose translated neurons are too few to pay for a launch and a
+ * wait per slice (neurons x min_delay steps below nestcl_device_min_work,
+ * default 64) runs their translated C loops on its own thread instead
+ * (nestcl/block.h, on_host): same results, no device work; their synapses
+ * stay with NEST's connectors (nestcl_nodes counts them as "c_loop").
  *
  * prepare() also exports the thread's static synapses from NEST's connectors
  * into device CSR rows (one row per source's run of lcids, as NEST's
