@@ -929,6 +929,12 @@ static int plastic_check(const block_plastic *p, const uint64_t *row_ptr, const 
   return 0;
 }
 
+int nestcl_block_plastic_routable(const nestcl_block *b, long rport)
+{
+  int pos = -1, neg = -1, zero = -1;
+  return eng_plastic_route(b->c.model, b->c.K, b->n_channels, rport, &pos, &neg, &zero) == 0;
+}
+
 int nestcl_block_add_plastic(nestcl_block *b, const nestcl_synapse_model *sm, const void *cp, long rport,
                              uint32_t n_rows, const uint64_t *row_ptr, const uint32_t *target, const uint16_t *delay,
                              const void *syn, int *set)

@@ -273,6 +273,8 @@ static void run_refusals(const nestcl_model *m)
   CHECK(nestcl_block_add_poisson(b, 10.0, 1, &t1, &v1, &d1, &r0) == NESTCL_EINVAL, "Poisson on a host block");
   CHECK(nestcl_block_history(b, 20.0, 110.0, 16) == NESTCL_EINVAL, "history on a host block");
   CHECK(nestcl_block_update(b, 0, 0, (int)MIN_DELAY + 1) == NESTCL_EINVAL, "lags past min_delay must fail");
+  /* what decides whether plastic synapses may go to a (device) block of this model */
+  CHECK(nestcl_block_plastic_routable(b, 0) == 1, "%s: rport 0 must be routable", m->name);
   nestcl_block_destroy(b);
   c.ring_slots = MIN_DELAY - 1;
   CHECK(nestcl_block_create(NULL, &c, &b) == NESTCL_EINVAL, "a ring shorter than min_delay must be refused");
@@ -296,6 +298,17 @@ int main(void)
   run_pause(dev, lif);
   run_failure();
   run_refusals(lif);
+  /* parrot_neuron's handle() counts spikes at rport 0 and ignores rport 1: neither adds the weight */
+  for (int k = 0; k < nestcl_builtin_model_count; ++k) {
+    const nestcl_model *m = nestcl_builtin_models[k];
+    if (strcmp(m->name, "parrot_neuron") != 0) continue;
+    nestcl_block_config c = {m, 4, 0, H, MIN_DELAY, SLOTS, 0, 0, 7, 0, 1, 1};
+    nestcl_block *b;
+    CHECK(nestcl_block_create(NULL, &c, &b) == 0, "parrot: create");
+    CHECK(nestcl_block_plastic_routable(b, 0) == 0 && nestcl_block_plastic_routable(b, 1) == 0,
+          "parrot_neuron: a port where plastic synapses could deliver");
+    nestcl_block_destroy(b);
+  }
   nestcl_device_close(dev);
   if (silent) {
     fprintf(stderr, "FAIL: %d model(s) emitted no spike, so the comparison proved little\n", silent);

@@ -187,6 +187,13 @@ uint32_t nestcl_block_ring_slots(const nestcl_block *b);
 int nestcl_block_add_plastic(nestcl_block *b, const nestcl_synapse_model *sm, const void *cp, long rport,
                              uint32_t n_rows, const uint64_t *row_ptr, const uint32_t *target, const uint16_t *delay,
                              const void *syn, int *set);
+/*
+ * Whether the block's model adds a spike's weight unchanged at rport, on one
+ * channel per sign of the weight (what nestcl_block_add_plastic needs): 1, or
+ * 0 with the reason in nestcl_last_error(). A caller asks it before exporting
+ * synapses that it would otherwise keep.
+ */
+int nestcl_block_plastic_routable(const nestcl_block *b, long rport);
 /* Spikes through set s, as nestcl_block_deliver: each synapse gets its source's spikes in time order. */
 int nestcl_block_deliver_plastic(nestcl_block *b, int s, int64_t emit_origin, const uint32_t *rows,
                                  const uint32_t *lags, uint32_t n);

@@ -518,26 +518,7 @@ device_deliverable( const nestcl_synapse_model* sm )
 static bool
 plastic_routable( const Group& gr, long rport )
 {
-  static const double probes[] = { 1.0, 2.5, 1e-3, -1.0, -2.5, -1e-3, 0.0 };
-  const uint32_t channels = nestcl_block_channels( gr.block );
-  int slot[ 3 ] = { -1, -1, -1 }; // positive, negative, zero weights
-  for ( const double w : probes )
-  {
-    int ch = -1;
-    double v = 0.0;
-    if ( gr.glue->model->route_spike( w, rport, static_cast< uint32_t >( gr.K ), &ch, &v ) != 0 or v != w or ch < 0
-      or static_cast< uint32_t >( ch ) >= channels )
-    {
-      return false;
-    }
-    int& s = slot[ w > 0 ? 0 : w < 0 ? 1 : 2 ];
-    if ( s >= 0 and s != ch )
-    {
-      return false;
-    }
-    s = ch;
-  }
-  return true;
+  return nestcl_block_plastic_routable( gr.block, rport ) != 0;
 }
 
 static long
