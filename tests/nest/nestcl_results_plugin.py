@@ -6,6 +6,8 @@ that a process that dies (a crash, a timeout) leaves what it did: "collected
 for each test that ended (passed, failed, error, skipped, xfailed, xpassed;
 the message is the first line of the failure or skip reason), and
 "collect-error <path> <message>" for a file that could not be collected.
+Under mpirun (NEST's mpi_direct tests) rank r > 0 writes to that file's name
+with ".rank<r>" appended, so that the ranks' lines do not mix.
 """
 import os
 
@@ -31,8 +33,9 @@ def _first_line(report):
 def pytest_configure(config):
     global _out
     path = os.environ.get("NESTCL_RESULTS")
+    rank = int(os.environ.get("OMPI_COMM_WORLD_RANK", os.environ.get("PMI_RANK", "0")))
     if path:
-        _out = open(path, "a")
+        _out = open(path + (".rank%d" % rank if rank else ""), "a")
 
 
 def pytest_collection_finish(session):
