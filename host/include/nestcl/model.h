@@ -55,6 +55,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include "nestcl/update_args.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -122,34 +123,11 @@ typedef struct nestcl_spike {
 } nestcl_spike;
 
 /*
- * The fixed leading arguments of every update, in this order, for the C loop
- * (as this struct) and the OpenCL kernel (as separate arguments of the same
- * names and the types given in brackets):
- *
- *   n              [uint]    neurons in this block
- *   K              [uint]    receptor count of the population (0 if the model has none)
- *   origin_steps   [long]    origin.get_steps()
- *   from, to       [int]     lag range of this call
- *   resolution_ms  [double]  Time::get_resolution().get_ms()
- *   ring_slots     [uint]    slots of the ring (min_delay + max_delay)
- *   n_channels     [uint]    channels of the ring (groups expanded with K)
- *   ring           [__global long *]
- *   spike_count    [__global uint *]  NESTCL_COUNT_WORDS words: the spike counter (incremented
- *                            atomically) and the failure record (see Failures)
- *   spikes         [__global uint2 *] (index, lag) pairs; capacity spike_capacity
- *   spike_capacity [uint]
- *   rec_interval   [long]    0: no recording; else B_.logger_.record_data(step) stores all
- *                            recordable fields when (step + 1) % rec_interval == 0 ...
- *   rec            [__global double *] ... at rec[((lag - from) * n_rec + r) * n + i],
- *                            r over the model's recordable fields (see nestcl_model.recordables)
- *   rng_seed       [uint]    key[0] of the model's random draws (the engine's seed, NEST's rng_seed)
- *   id_first       [ulong]   the global id of neuron 0 of this block ...
- *   id_stride      [ulong]   ... and the step between neighbours: neuron i is id_first + i * id_stride,
- *                            the counter of its draws (nestcl_philox.h), so that they do not
- *                            depend on which VP updates it
- *
- * followed by one pointer per field, in descriptor order ([__global T *]), and,
- * only for a model with spike_offsets set, by
+ * The fixed leading arguments of every update (update_args.h declares them
+ * once: names, types, order), for the C loop as this struct and for the
+ * OpenCL kernel as separate arguments of the same names, followed by one
+ * pointer per field, in descriptor order ([__global T *]), and, only for a
+ * model with spike_offsets set, by
  *
  *   spike_offsets  [__global double *] the offset of each spike-list entry, at the
  *                            entry's position (capacity spike_capacity)
@@ -164,23 +142,10 @@ typedef struct nestcl_spike {
  *   evq_offset     [__global const double *]
  *   evq_weight     [__global const double *]
  */
+#define NESTCL_UARG_MEMBER_V_(name, c, cl, p) c name;
+#define NESTCL_UARG_MEMBER_P_(name, c, cl, p) c *name;
 typedef struct nestcl_update_args {
-  uint32_t n;
-  uint32_t K;
-  int64_t origin_steps;
-  int from, to;
-  double resolution_ms;
-  uint32_t ring_slots;
-  uint32_t n_channels;
-  int64_t *ring;
-  uint32_t *spike_count;
-  nestcl_spike *spikes;
-  uint32_t spike_capacity;
-  int64_t rec_interval;
-  double *rec;
-  uint32_t rng_seed;
-  uint64_t id_first;
-  uint64_t id_stride;
+  NESTCL_UPDATE_FIXED(NESTCL_UARG_MEMBER_V_, NESTCL_UARG_MEMBER_P_)
   double *spike_offsets; /* read only by models with spike_offsets set */
   /* read only by models with event_queue set (see above) */
   const uint32_t *evq_first;
@@ -188,9 +153,8 @@ typedef struct nestcl_update_args {
   const double *evq_offset;
   const double *evq_weight;
 } nestcl_update_args;
-
-/* Number of fixed leading kernel arguments before the field pointers. */
-#define NESTCL_UPDATE_FIXED_ARGS 17
+#undef NESTCL_UARG_MEMBER_V_
+#undef NESTCL_UARG_MEMBER_P_
 
 typedef struct nestcl_model {
   const char *name;            /* "iaf_psc_alpha" */
