@@ -1,6 +1,6 @@
 /*
  * The interface between a benchmark network (one file in benchmarks/, built on
- * the public engine API only) and the command-line runner (host/cli/runner.c),
+ * the public engine API only) and the command-line runner (benchmarks/runner.c),
  * which owns everything the benchmarks share: the common flags (threads,
  * streams, split, device, MPI, seed, times, outputs), the engine's
  * configuration, the presimulation and simulation, the per-population

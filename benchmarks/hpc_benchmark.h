@@ -1,7 +1,7 @@
 /*
  * NEST's hpc_benchmark network (pynest/examples/hpc_benchmark.py; parameters
  * in BENCHMARKS.md), described on the engine through its public API. The
- * driver (host/cli/hpc_benchmark.c) adds what only this benchmark has: the
+ * driver (hpc_benchmark_driver.c) adds what only this benchmark has: the
  * performance model's split, rebalancing, the E->E weights in the results.
  */
 #ifndef NESTCL_BENCH_HPC_H
