@@ -28,7 +28,8 @@
 #include "nestcl/engine.h"
 #include "nestcl/version.h"
 #ifdef NESTCL_WITH_PERFMODEL
-#include "perfmodel_cli.h"
+#include "pm_auto.h"
+#include "pm_profile.h"
 #endif
 
 #ifndef NESTCL_GIT_COMMIT

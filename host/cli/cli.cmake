@@ -23,7 +23,8 @@ function(nestcl_add_driver)
   endif()
   # `nestcl perfmodel ...` and --gpu-fraction auto need the fitted model (GSL).
   if(TARGET nestcl_perfmodel)
-    target_sources(nestcl_cli PRIVATE ${pm}/perfmodel_cli.c ${pm}/sweep.c ${pm}/pm_commands.c ${pm}/pm_auto.c
+    target_sources(nestcl_cli PRIVATE ${pm}/perfmodel_cli.c ${pm}/sweep.c ${pm}/pm_commands.c ${pm}/pm_auto.c ${pm}/pm_profile.c
+      ${pm}/pm_sweep_data.c
       ${pm}/pm_floor.c)
     target_link_libraries(nestcl_cli PRIVATE nestcl_perfmodel)
     target_compile_definitions(nestcl_cli PRIVATE NESTCL_WITH_PERFMODEL=1)

@@ -26,7 +26,7 @@
 #include "run_common.h"
 #include "nestcl/device.h"
 #include "nestcl/pm_json.h"
-#include "perfmodel_cli.h"
+#include "pm_sweep.h"
 
 extern char **environ;
 
