@@ -15,7 +15,7 @@ function(nestcl_add_driver)
   set(pm ${PROJECT_SOURCE_DIR}/perfmodel/cli)
   # The dispatcher, the shared run helpers, and the benchmarks (networks on the public engine API, their drivers).
   add_executable(nestcl_cli ${cli}/nestcl_main.c ${cli}/run_common.c ${cli}/json.c
-    ${bench}/hpc_benchmark.c ${bench}/hpc_benchmark_driver.c ${bench}/runner.c ${bench}/microcircuit.c)
+    ${bench}/hpc_benchmark.c ${bench}/hpc_benchmark_driver.c ${bench}/runner.c ${bench}/microcircuit.c ${bench}/results.c)
   target_include_directories(nestcl_cli PRIVATE ${bench} ${cli} ${pm})
   target_link_libraries(nestcl_cli PRIVATE nestcl nestcl_models)
   if(NESTCL_WITH_MPI)

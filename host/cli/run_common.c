@@ -56,6 +56,32 @@ static int whole_steps(double t, double dt)
   return fabs(n * dt - t) <= 1e-9 * (t > 1.0 ? t : 1.0);
 }
 
+void cli_args_at(cli_args *c, int argc, char **argv, int i)
+{
+  c->argc = argc;
+  c->argv = argv;
+  c->i = i;
+  c->a = argv[i];
+  c->v = NULL;
+  const char *eq = strchr(c->a, '=');
+  if (strncmp(c->a, "--", 2) == 0 && eq && (size_t)(eq - c->a) < sizeof c->flag) {
+    memcpy(c->flag, c->a, (size_t)(eq - c->a));
+    c->flag[eq - c->a] = 0;
+    c->v = eq + 1;
+    c->a = c->flag;
+  }
+}
+
+const char *cli_args_value(cli_args *c)
+{
+  return c->v ? c->v : (c->i + 1 < c->argc ? c->argv[++c->i] : NULL);
+}
+
+const char *cli_args_peek(const cli_args *c)
+{
+  return c->v ? c->v : (c->i + 1 < c->argc ? c->argv[c->i + 1] : NULL);
+}
+
 int cli_check_times(double dt, double simtime, double presim)
 {
   if (!(dt > 0.0) || dt > 10.0) {

@@ -21,6 +21,26 @@
 int cli_parse_double(const char *flag, const char *v, double *out);
 int cli_parse_long(const char *flag, const char *v, long lo, long hi, long *out);
 int cli_need_path(const char *flag, const char *v);
+/*
+ * Walks a command's flags: each "--flag=value" is split into its flag and
+ * value; a flag given as "--flag value" takes the next argument when it asks
+ * for one. The drivers' parsers test c.a against their flags in turn.
+ */
+typedef struct cli_args {
+  int argc;
+  char **argv;
+  int i;          /* the current argument */
+  const char *a;  /* its flag (without "=value") */
+  const char *v;  /* its "=value", or NULL */
+  char flag[64];
+} cli_args;
+/* Points c at argv[i]. */
+void cli_args_at(cli_args *c, int argc, char **argv, int i);
+/* The flag's value: its "=value", else the next argument (taken), else NULL. */
+const char *cli_args_value(cli_args *c);
+/* The value without taking it: its "=value", else the next argument, else NULL. */
+const char *cli_args_peek(const cli_args *c);
+
 /* --dt in (0, 10] ms; --simtime and --presim non-negative multiples of it (NEST refuses others); -1 after an error line. */
 int cli_check_times(double dt, double simtime, double presim);
 
