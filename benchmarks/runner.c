@@ -8,14 +8,15 @@
  * 200 ms, rates beside NEST's reference). Every output is written under a
  * temporary name and renamed only when all of them were written, so a failed
  * run leaves none. Usage errors exit 2, run-time errors 1, each with one
- * "error: ..." line.
+ * "error: ..." line. The steps of a run: parse and validate the flags, build,
+ * simulate, analyse the populations, write the outputs (the results JSON
+ * through results.c).
  */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -28,13 +29,10 @@
 #include "benchmark.h"
 #include "cli.h"
 #include "json.h"
+#include "results.h"
 #include "run_common.h"
 #include "nestcl/engine.h"
 #include "nestcl/version.h"
-
-#ifndef NESTCL_GIT_COMMIT
-#define NESTCL_GIT_COMMIT ""
-#endif
 
 /* NEST's spike_recorder with record_to ascii writes this format (RecordingBackendASCII version 2). */
 #define NEST_ASCII_VERSION "2"
@@ -100,8 +98,10 @@ static void help(const bench_def *b)
          b->name, b->summary, b->flags_help, b->default_simtime_ms, b->default_presim_ms);
 }
 
-/* Returns -1 (usage error reported), 0, or 1 for --help/--version. */
-static int parse(const bench_def *b, int argc, char **argv, run_opts *o, void *bo)
+/* A flag's result: taken, an error (reported), --help/--version done, not the runner's. */
+enum { FLAG_TAKEN = 0, FLAG_ERROR = -1, FLAG_EXIT = 1, FLAG_OTHER = 2 };
+
+static void defaults(const bench_def *b, run_opts *o, void *bo)
 {
   memset(o, 0, sizeof *o);
   o->streams = 1;
@@ -112,112 +112,132 @@ static int parse(const bench_def *b, int argc, char **argv, run_opts *o, void *b
   o->dt = 0.1;
   cli_ckpt_init(&o->ck);
   b->defaults(bo);
-  for (int i = 1; i < argc; ++i) {
-    const char *a = argv[i];
-    const char *v = NULL;
-    char flag[64];
-    const char *eq = strchr(a, '=');
-    if (strncmp(a, "--", 2) == 0 && eq && (size_t)(eq - a) < sizeof flag) {
-      memcpy(flag, a, (size_t)(eq - a));
-      flag[eq - a] = 0;
-      v = eq + 1;
-      a = flag;
-    }
-    long l;
-#define VALUE() (v ? v : (i + 1 < argc ? argv[++i] : NULL))
-    if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-      help(b);
-      return 1;
-    } else if (strcmp(a, "--version") == 0) {
-      printf("nestcl %s\n", nestcl_version());
-      return 1;
-    } else if (strcmp(a, "--simtime") == 0) {
-      if (cli_parse_double(a, VALUE(), &o->simtime)) return -1;
-    } else if (strcmp(a, "--presim") == 0) {
-      if (cli_parse_double(a, VALUE(), &o->presim)) return -1;
-    } else if (strcmp(a, "--dt") == 0) {
-      if (cli_parse_double(a, VALUE(), &o->dt)) return -1;
-    } else if (strcmp(a, "--threads") == 0) {
-      if (cli_parse_long(a, VALUE(), 0, 256, &l)) return -1;
-      o->threads = (int)l;
-    } else if (strcmp(a, "--streams") == 0) {
-      if (cli_parse_long(a, VALUE(), 0, 64, &l)) return -1;
-      o->streams = (int)l;
-    } else if (strcmp(a, "--gpu-fraction") == 0) {
-      const char *x = VALUE();
-      if (x && strcmp(x, "auto") == 0) {
-        o->gpu_fraction = -1.0;
-      } else {
-        if (cli_parse_double(a, x, &o->gpu_fraction)) return -1;
-        if (o->gpu_fraction < 0.0 || o->gpu_fraction > 1.0) {
-          fprintf(stderr, "error: --gpu-fraction %g outside [0, 1]\n", o->gpu_fraction);
-          return -1;
-        }
-      }
-    } else if (strcmp(a, "--device") == 0) {
-      o->device = VALUE();
-      if (!o->device || !*o->device) {
-        fprintf(stderr, "error: --device needs a spec\n");
-        return -1;
-      }
-    } else if (strcmp(a, "--seed") == 0) {
-      if (cli_parse_long(a, VALUE(), 0, 0xffffffffL, &l)) return -1;
-      o->seed = (unsigned long)l;
-    } else if (strcmp(a, "--out") == 0) {
-      o->out = VALUE();
-      if (cli_need_path(a, o->out)) return -1;
-    } else if (strcmp(a, "--spikes") == 0) {
-      o->spikes = VALUE();
-      if (cli_need_path(a, o->spikes)) return -1;
-    } else if (strcmp(a, "--plots") == 0) {
-      o->plots = VALUE();
-      if (cli_need_path(a, o->plots)) return -1;
-    } else if (strcmp(a, "--weight-type") == 0) {
-      const char *x = VALUE();
-      if (x && strcmp(x, "float") == 0) {
-        o->weight_double = 0;
-      } else if (x && strcmp(x, "double") == 0) {
-        o->weight_double = 1;
-      } else {
-        fprintf(stderr, "error: --weight-type must be float or double\n");
-        return -1;
-      }
-    } else if (strcmp(a, "--sync-interval") == 0) {
-      long l2;
-      if (cli_parse_long(a, VALUE(), 1, 1000000, &l2)) return -1;
-      o->sync_interval = (int)l2;
-    } else if (strcmp(a, "--host-clock") == 0) {
-      o->host_clock = 1;
-    } else if (strcmp(a, "--no-command-buffer") == 0) {
-      o->no_command_buffer = 1;
-    } else if (strcmp(a, "--mpi") == 0) {
-      o->mpi = 1;
-    } else if (cli_ckpt_is_flag(a)) {
-      if (cli_ckpt_flag(&o->ck, a, VALUE())) return -1;
-    } else if (strcmp(a, "--quiet") == 0) {
-      o->quiet = 1;
-    } else if (strcmp(a, "--dry-run") == 0) {
-      o->dry_run = 1;
-    } else {
-      const char *next = v ? v : (i + 1 < argc ? argv[i + 1] : NULL);
-      int r = b->parse_flag(bo, a, next);
-      if (r == -1) {
-        return -1;
-      }
-      if (r == -2) {
-        fprintf(stderr, "error: unknown flag '%s' (try --help)\n", argv[i]);
-        return -1;
-      }
-      if (r == 0 && v) {
-        fprintf(stderr, "error: %s takes no value\n", a);
-        return -1;
-      }
-      if (r == 1 && !v) {
-        ++i;
-      }
-    }
-#undef VALUE
+}
+
+/* --gpu-fraction A|auto. */
+static int parse_gpu_fraction(run_opts *o, const char *a, const char *x)
+{
+  if (x && strcmp(x, "auto") == 0) {
+    o->gpu_fraction = -1.0;
+    return FLAG_TAKEN;
   }
+  if (cli_parse_double(a, x, &o->gpu_fraction)) return FLAG_ERROR;
+  if (o->gpu_fraction < 0.0 || o->gpu_fraction > 1.0) {
+    fprintf(stderr, "error: --gpu-fraction %g outside [0, 1]\n", o->gpu_fraction);
+    return FLAG_ERROR;
+  }
+  return FLAG_TAKEN;
+}
+
+/* Times, split, device, seed: --help ... --seed. */
+static int parse_run_flag(const bench_def *b, run_opts *o, cli_args *c)
+{
+  const char *a = c->a;
+  long l;
+  if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+    help(b);
+    return FLAG_EXIT;
+  } else if (strcmp(a, "--version") == 0) {
+    printf("nestcl %s\n", nestcl_version());
+    return FLAG_EXIT;
+  } else if (strcmp(a, "--simtime") == 0) {
+    if (cli_parse_double(a, cli_args_value(c), &o->simtime)) return FLAG_ERROR;
+  } else if (strcmp(a, "--presim") == 0) {
+    if (cli_parse_double(a, cli_args_value(c), &o->presim)) return FLAG_ERROR;
+  } else if (strcmp(a, "--dt") == 0) {
+    if (cli_parse_double(a, cli_args_value(c), &o->dt)) return FLAG_ERROR;
+  } else if (strcmp(a, "--threads") == 0) {
+    if (cli_parse_long(a, cli_args_value(c), 0, 256, &l)) return FLAG_ERROR;
+    o->threads = (int)l;
+  } else if (strcmp(a, "--streams") == 0) {
+    if (cli_parse_long(a, cli_args_value(c), 0, 64, &l)) return FLAG_ERROR;
+    o->streams = (int)l;
+  } else if (strcmp(a, "--gpu-fraction") == 0) {
+    return parse_gpu_fraction(o, a, cli_args_value(c));
+  } else if (strcmp(a, "--device") == 0) {
+    o->device = cli_args_value(c);
+    if (!o->device || !*o->device) {
+      fprintf(stderr, "error: --device needs a spec\n");
+      return FLAG_ERROR;
+    }
+  } else if (strcmp(a, "--seed") == 0) {
+    if (cli_parse_long(a, cli_args_value(c), 0, 0xffffffffL, &l)) return FLAG_ERROR;
+    o->seed = (unsigned long)l;
+  } else {
+    return FLAG_OTHER;
+  }
+  return FLAG_TAKEN;
+}
+
+/* Outputs and the engine's options: --out ... --dry-run. */
+static int parse_output_flag(run_opts *o, cli_args *c)
+{
+  const char *a = c->a;
+  long l;
+  if (strcmp(a, "--out") == 0) {
+    o->out = cli_args_value(c);
+    if (cli_need_path(a, o->out)) return FLAG_ERROR;
+  } else if (strcmp(a, "--spikes") == 0) {
+    o->spikes = cli_args_value(c);
+    if (cli_need_path(a, o->spikes)) return FLAG_ERROR;
+  } else if (strcmp(a, "--plots") == 0) {
+    o->plots = cli_args_value(c);
+    if (cli_need_path(a, o->plots)) return FLAG_ERROR;
+  } else if (strcmp(a, "--weight-type") == 0) {
+    const char *x = cli_args_value(c);
+    if (x && strcmp(x, "float") == 0) {
+      o->weight_double = 0;
+    } else if (x && strcmp(x, "double") == 0) {
+      o->weight_double = 1;
+    } else {
+      fprintf(stderr, "error: --weight-type must be float or double\n");
+      return FLAG_ERROR;
+    }
+  } else if (strcmp(a, "--sync-interval") == 0) {
+    if (cli_parse_long(a, cli_args_value(c), 1, 1000000, &l)) return FLAG_ERROR;
+    o->sync_interval = (int)l;
+  } else if (strcmp(a, "--host-clock") == 0) {
+    o->host_clock = 1;
+  } else if (strcmp(a, "--no-command-buffer") == 0) {
+    o->no_command_buffer = 1;
+  } else if (strcmp(a, "--mpi") == 0) {
+    o->mpi = 1;
+  } else if (cli_ckpt_is_flag(a)) {
+    if (cli_ckpt_flag(&o->ck, a, cli_args_value(c))) return FLAG_ERROR;
+  } else if (strcmp(a, "--quiet") == 0) {
+    o->quiet = 1;
+  } else if (strcmp(a, "--dry-run") == 0) {
+    o->dry_run = 1;
+  } else {
+    return FLAG_OTHER;
+  }
+  return FLAG_TAKEN;
+}
+
+/* A flag of the benchmark's own (bench_def.parse_flag), or an unknown one. */
+static int parse_benchmark_flag(const bench_def *b, void *bo, cli_args *c)
+{
+  int r = b->parse_flag(bo, c->a, cli_args_peek(c));
+  if (r == -1) {
+    return FLAG_ERROR;
+  }
+  if (r == -2) {
+    fprintf(stderr, "error: unknown flag '%s' (try --help)\n", c->argv[c->i]);
+    return FLAG_ERROR;
+  }
+  if (r == 0 && c->v) {
+    fprintf(stderr, "error: %s takes no value\n", c->a);
+    return FLAG_ERROR;
+  }
+  if (r == 1 && !c->v) {
+    c->i++;
+  }
+  return FLAG_TAKEN;
+}
+
+/* The flags together, the even split for 'auto', then the benchmark's checks; -1 after an error line. */
+static int validate(const bench_def *b, run_opts *o, const void *bo)
+{
   if (cli_check_times(o->dt, o->simtime, o->presim) || cli_ckpt_check(&o->ck, o->dt, o->presim + o->simtime)) {
     return -1;
   }
@@ -236,6 +256,21 @@ static int parse(const bench_def *b, int argc, char **argv, run_opts *o, void *b
     return -1;
   }
   return b->validate(bo);
+}
+
+/* Returns -1 (usage error reported), 0, or 1 for --help/--version. */
+static int parse(const bench_def *b, int argc, char **argv, run_opts *o, void *bo)
+{
+  defaults(b, o, bo);
+  cli_args c;
+  for (int i = 1; i < argc; i = c.i + 1) {
+    cli_args_at(&c, argc, argv, i);
+    int r = parse_run_flag(b, o, &c);
+    if (r == FLAG_OTHER) r = parse_output_flag(o, &c);
+    if (r == FLAG_OTHER) r = parse_benchmark_flag(b, bo, &c);
+    if (r != FLAG_TAKEN) return r;
+  }
+  return validate(b, o, bo);
 }
 
 /* One recorded spike: global id, step, population. */
@@ -282,6 +317,145 @@ typedef struct pop_stats {
   long cv_n;
 } pop_stats;
 
+/* What the two plots draw from, and the scratch folder's files. */
+typedef struct plot_ctx {
+  const bench_def *b;
+  const run_opts *o;
+  const bench_network *net;
+  const pop_stats *ps;
+  const spike *sp;
+  size_t n_sp;
+  int64_t from, end_step; /* the raster's window, in steps */
+  uint64_t total;         /* analysed neurons */
+  double ypos[BENCH_MAX_POPS];
+  char dir[4200], data[4300];
+} plot_ctx;
+
+/* The raster's data: the last 200 ms; the first population at the top, as NEST's example draws it. */
+static int raster_data(plot_ctx *p)
+{
+  const bench_network *net = p->net;
+  p->total = 0;
+  for (int k = 0; k < net->n_pops; ++k) {
+    if (net->analyse[k]) p->total += p->ps[k].n;
+  }
+  p->from = p->end_step - (int64_t)llround(200.0 / p->o->dt);
+  snprintf(p->data, sizeof p->data, "%s/raster.dat", p->dir);
+  FILE *f = fopen(p->data, "w");
+  if (!f) return -1;
+  uint64_t above = 0;
+  for (int k = 0; k < net->n_pops; ++k) {
+    if (!net->analyse[k]) continue;
+    p->ypos[k] = (double)(p->total - above) - 0.5 * p->ps[k].n;
+    int any = 0;
+    for (size_t s = 0; s < p->n_sp; ++s) {
+      const spike *x = &p->sp[s];
+      if (x->pop != k || x->step < p->from || x->step >= p->end_step) continue;
+      fprintf(f, "%.3f %llu\n", (double)(x->step + 1) * p->o->dt,
+              (unsigned long long)(p->total - above - (x->gid - p->ps[k].first)));
+      any = 1;
+    }
+    if (!any) fprintf(f, "NaN NaN\n");
+    fprintf(f, "\n\n");
+    above += p->ps[k].n;
+  }
+  return fclose(f) != 0 ? -1 : 0;
+}
+
+static void raster_script(FILE *f, const char *tmp_png, const plot_ctx *p)
+{
+  const bench_network *net = p->net;
+  fprintf(f, "set terminal pngcairo size 900,700 noenhanced font ',11'\nset output '%s'\n", tmp_png);
+  fprintf(f, "set title 'nestcl %s: spikes of the last 200 ms'\nset xlabel 'time (ms)'\nset key off\n", p->b->name);
+  fprintf(f, "set xrange [%.3f:%.3f]\nset yrange [0:%llu]\nset ytics (", (double)p->from * p->o->dt,
+          (double)p->end_step * p->o->dt, (unsigned long long)p->total + 1);
+  int first = 1;
+  for (int k = 0; k < net->n_pops; ++k) {
+    if (!net->analyse[k]) continue;
+    fprintf(f, "%s'%s' %.1f", first ? "" : ", ", net->pop_name[k], p->ypos[k]);
+    first = 0;
+  }
+  fprintf(f, ")\nplot ");
+  int idx = 0;
+  first = 1;
+  for (int k = 0; k < net->n_pops; ++k) {
+    if (!net->analyse[k]) continue;
+    fprintf(f, "%s'%s' index %d using 1:2 with points pt 7 ps 0.15 lc rgb '%s' title '%s'", first ? "" : ", ", p->data,
+            idx, pop_colours[k % 8], net->pop_name[k]);
+    first = 0;
+    idx++;
+  }
+  fprintf(f, "\nunset output\n");
+}
+
+/* The rates' data: per population, nestcl beside NEST's reference. */
+static int rates_data(plot_ctx *p)
+{
+  const bench_network *net = p->net;
+  snprintf(p->data, sizeof p->data, "%s/rates.dat", p->dir);
+  FILE *f = fopen(p->data, "w");
+  if (!f) return -1;
+  for (int k = 0; k < net->n_pops; ++k) {
+    if (!net->analyse[k]) continue;
+    if (isfinite(net->ref_rate_hz[k])) {
+      fprintf(f, "%s %.6f %.6f\n", net->pop_name[k], p->ps[k].rate, net->ref_rate_hz[k]);
+    } else {
+      fprintf(f, "%s %.6f NaN\n", net->pop_name[k], p->ps[k].rate);
+    }
+  }
+  return fclose(f) != 0 ? -1 : 0;
+}
+
+static void rates_script(FILE *f, const char *tmp_png, const plot_ctx *p)
+{
+  fprintf(f, "set terminal pngcairo size 900,500 noenhanced font ',11'\nset output '%s'\n", tmp_png);
+  fprintf(f, "set title 'nestcl %s: firing rate per population'\nset ylabel 'rate (spikes/s)'\n"
+             "set style data histograms\nset style histogram clustered gap 1\nset style fill solid 0.8 border -1\n"
+             "set boxwidth 0.9\nset yrange [0:*]\nset key top left\nset grid ytics\n",
+          p->b->name);
+  fprintf(f, "plot '%s' using 2:xtic(1) title 'nestcl' lc rgb '#595289', '' using 3 title "
+             "'NEST reference (full scale)' lc rgb '#af143c'\nunset output\n",
+          p->data);
+}
+
+/*
+ * <plots>/<benchmark>_<name>.png: the script (written by script_fn) into the
+ * scratch folder, gnuplot on it, the PNG registered with the other outputs.
+ * failed: the message when gnuplot fails. -1 when a file could not be written,
+ * -2 after an error line.
+ */
+static int render(const plot_ctx *p, const char *name, const char *failed,
+                  void (*script_fn)(FILE *, const char *, const plot_ctx *), cli_outputs *pend)
+{
+  char script[4300], png[4300];
+  snprintf(png, sizeof png, "%s/%s_%s.png", p->o->plots, p->b->name, name);
+  char *tmp_png = cli_tmp_name(png);
+  snprintf(script, sizeof script, "%s/%s.gp", p->dir, name);
+  FILE *f = fopen(script, "w");
+  int rc;
+  if (f && tmp_png) {
+    script_fn(f, tmp_png, p);
+    rc = fclose(f) != 0 ? -1 : 0;
+  } else {
+    if (f) fclose(f);
+    rc = -1;
+  }
+  if (!rc) {
+    int g = run_gnuplot(script);
+    if (g != 0) {
+      fprintf(stderr, "error: --plots: %s\n",
+              g == 127 ? "gnuplot not found (install gnuplot-nox: scripts/setup)" : failed);
+      remove(tmp_png);
+      rc = -2;
+    } else {
+      if (cli_outputs_add(pend, tmp_png, png)) rc = -2;
+      tmp_png = NULL;
+    }
+  }
+  free(tmp_png);
+  return rc;
+}
+
 /*
  * The two PNGs. Data go to a scratch folder beside the outputs; gnuplot
  * writes each PNG to its temporary name, renamed with the other outputs.
@@ -289,342 +463,306 @@ typedef struct pop_stats {
 static int make_plots(const bench_def *b, const run_opts *o, const bench_network *net, const pop_stats *ps,
                       const spike *sp, size_t n_sp, int64_t end_step, cli_outputs *pend)
 {
-  char dir[4200], data[4300], script[4300], png[4300];
+  plot_ctx p;
+  memset(&p, 0, sizeof p);
+  p.b = b;
+  p.o = o;
+  p.net = net;
+  p.ps = ps;
+  p.sp = sp;
+  p.n_sp = n_sp;
+  p.end_step = end_step;
   if (mkdir(o->plots, 0777) != 0 && errno != EEXIST) {
     fprintf(stderr, "error: --plots: cannot create %s: %s\n", o->plots, strerror(errno));
     return -1;
   }
-  snprintf(dir, sizeof dir, "%s/.nestcl-plot.%ld", o->plots, (long)getpid());
-  if (mkdir(dir, 0777) != 0) {
-    fprintf(stderr, "error: --plots: cannot create %s: %s\n", dir, strerror(errno));
+  snprintf(p.dir, sizeof p.dir, "%s/.nestcl-plot.%ld", o->plots, (long)getpid());
+  if (mkdir(p.dir, 0777) != 0) {
+    fprintf(stderr, "error: --plots: cannot create %s: %s\n", p.dir, strerror(errno));
     return -1;
   }
-  int rc = 0;
-  /* Raster: the last 200 ms; the first population at the top, as NEST's example draws it. */
-  uint64_t total = 0;
-  for (int k = 0; k < net->n_pops; ++k) {
-    if (net->analyse[k]) total += ps[k].n;
-  }
-  int64_t from = end_step - (int64_t)llround(200.0 / o->dt);
-  snprintf(data, sizeof data, "%s/raster.dat", dir);
-  FILE *f = fopen(data, "w");
-  double ypos[BENCH_MAX_POPS];
-  if (f) {
-    uint64_t above = 0;
-    for (int k = 0; k < net->n_pops; ++k) {
-      if (!net->analyse[k]) continue;
-      ypos[k] = (double)(total - above) - 0.5 * ps[k].n;
-      int any = 0;
-      for (size_t s = 0; s < n_sp; ++s) {
-        if (sp[s].pop != k || sp[s].step < from || sp[s].step >= end_step) continue;
-        fprintf(f, "%.3f %llu\n", (double)(sp[s].step + 1) * o->dt,
-                (unsigned long long)(total - above - (sp[s].gid - ps[k].first)));
-        any = 1;
-      }
-      if (!any) fprintf(f, "NaN NaN\n");
-      fprintf(f, "\n\n");
-      above += ps[k].n;
-    }
-    if (fclose(f) != 0) rc = -1;
-  } else {
-    rc = -1;
-  }
-  char *tmp_png = NULL;
-  if (!rc) {
-    snprintf(png, sizeof png, "%s/%s_raster.png", o->plots, b->name);
-    tmp_png = cli_tmp_name(png);
-    snprintf(script, sizeof script, "%s/raster.gp", dir);
-    f = fopen(script, "w");
-    if (f && tmp_png) {
-      fprintf(f, "set terminal pngcairo size 900,700 noenhanced font ',11'\nset output '%s'\n", tmp_png);
-      fprintf(f, "set title 'nestcl %s: spikes of the last 200 ms'\nset xlabel 'time (ms)'\nset key off\n", b->name);
-      fprintf(f, "set xrange [%.3f:%.3f]\nset yrange [0:%llu]\nset ytics (", (double)from * o->dt,
-              (double)end_step * o->dt, (unsigned long long)total + 1);
-      int first = 1;
-      for (int k = 0; k < net->n_pops; ++k) {
-        if (!net->analyse[k]) continue;
-        fprintf(f, "%s'%s' %.1f", first ? "" : ", ", net->pop_name[k], ypos[k]);
-        first = 0;
-      }
-      fprintf(f, ")\nplot ");
-      int idx = 0;
-      first = 1;
-      for (int k = 0; k < net->n_pops; ++k) {
-        if (!net->analyse[k]) continue;
-        fprintf(f, "%s'%s' index %d using 1:2 with points pt 7 ps 0.15 lc rgb '%s' title '%s'", first ? "" : ", ", data, idx,
-                pop_colours[k % 8], net->pop_name[k]);
-        first = 0;
-        idx++;
-      }
-      fprintf(f, "\nunset output\n");
-      rc = fclose(f) != 0 ? -1 : 0;
-    } else {
-      if (f) fclose(f);
-      rc = -1;
-    }
-    if (!rc) {
-      int g = run_gnuplot(script);
-      if (g != 0) {
-        fprintf(stderr, "error: --plots: %s\n",
-                g == 127 ? "gnuplot not found (install gnuplot-nox: scripts/setup)" : "gnuplot failed on the raster");
-        remove(tmp_png);
-        rc = -2;
-      } else {
-        if (cli_outputs_add(pend, tmp_png, png)) rc = -2;
-        tmp_png = NULL;
-      }
-    }
-  }
-  free(tmp_png);
-  tmp_png = NULL;
-  /* Rates: per population, nestcl beside NEST's reference. */
-  if (!rc) {
-    snprintf(data, sizeof data, "%s/rates.dat", dir);
-    f = fopen(data, "w");
-    if (f) {
-      for (int k = 0; k < net->n_pops; ++k) {
-        if (!net->analyse[k]) continue;
-        if (isfinite(net->ref_rate_hz[k])) {
-          fprintf(f, "%s %.6f %.6f\n", net->pop_name[k], ps[k].rate, net->ref_rate_hz[k]);
-        } else {
-          fprintf(f, "%s %.6f NaN\n", net->pop_name[k], ps[k].rate);
-        }
-      }
-      rc = fclose(f) != 0 ? -1 : 0;
-    } else {
-      rc = -1;
-    }
-  }
-  if (!rc) {
-    snprintf(png, sizeof png, "%s/%s_rates.png", o->plots, b->name);
-    tmp_png = cli_tmp_name(png);
-    snprintf(script, sizeof script, "%s/rates.gp", dir);
-    f = fopen(script, "w");
-    if (f && tmp_png) {
-      fprintf(f, "set terminal pngcairo size 900,500 noenhanced font ',11'\nset output '%s'\n", tmp_png);
-      fprintf(f, "set title 'nestcl %s: firing rate per population'\nset ylabel 'rate (spikes/s)'\n"
-                 "set style data histograms\nset style histogram clustered gap 1\nset style fill solid 0.8 border -1\n"
-                 "set boxwidth 0.9\nset yrange [0:*]\nset key top left\nset grid ytics\n",
-              b->name);
-      fprintf(f, "plot '%s' using 2:xtic(1) title 'nestcl' lc rgb '#595289', '' using 3 title "
-                 "'NEST reference (full scale)' lc rgb '#af143c'\nunset output\n",
-              data);
-      rc = fclose(f) != 0 ? -1 : 0;
-    } else {
-      if (f) fclose(f);
-      rc = -1;
-    }
-    if (!rc) {
-      int g = run_gnuplot(script);
-      if (g != 0) {
-        fprintf(stderr, "error: --plots: %s\n",
-                g == 127 ? "gnuplot not found (install gnuplot-nox: scripts/setup)" : "gnuplot failed on the rates");
-        remove(tmp_png);
-        rc = -2;
-      } else {
-        if (cli_outputs_add(pend, tmp_png, png)) rc = -2;
-        tmp_png = NULL;
-      }
-    }
-  }
-  free(tmp_png);
+  int rc = raster_data(&p);
+  if (!rc) rc = render(&p, "raster", "gnuplot failed on the raster", raster_script, pend);
+  if (!rc) rc = rates_data(&p);
+  if (!rc) rc = render(&p, "rates", "gnuplot failed on the rates", rates_script, pend);
   if (rc == -1) {
-    fprintf(stderr, "error: --plots: cannot write into %s: %s\n", dir, strerror(errno));
+    fprintf(stderr, "error: --plots: cannot write into %s: %s\n", p.dir, strerror(errno));
   }
-  snprintf(data, sizeof data, "%s/raster.dat", dir);
-  remove(data);
-  snprintf(data, sizeof data, "%s/rates.dat", dir);
-  remove(data);
-  snprintf(data, sizeof data, "%s/raster.gp", dir);
-  remove(data);
-  snprintf(data, sizeof data, "%s/rates.gp", dir);
-  remove(data);
-  rmdir(dir);
+  static const char *const scratch[] = {"raster.dat", "rates.dat", "raster.gp", "rates.gp"};
+  for (int k = 0; k < 4; ++k) {
+    snprintf(p.data, sizeof p.data, "%s/%s", p.dir, scratch[k]);
+    remove(p.data);
+  }
+  rmdir(p.dir);
   return rc ? -1 : 0;
 }
 
-int cli_run_benchmark(const bench_def *b, int argc, char **argv)
-{
+/* One run of a benchmark: its flags, engine, network, measurements and pending outputs. */
+typedef struct bench_run {
+  const bench_def *b;
+  void *bo; /* the benchmark's own options */
   run_opts o;
-  void *bo = calloc(1, b->opts_size);
-  if (!bo) {
-    fprintf(stderr, "error: out of host memory\n");
-    return CLI_RUNTIME;
-  }
-  int pr = parse(b, argc, argv, &o, bo);
-  if (pr) {
-    free(bo);
-    return pr > 0 ? CLI_OK : CLI_USAGE;
-  }
-  /* From here on SIGINT and SIGTERM stop the run at the end of a super step and leave no output file. */
-  cli_stop_on_signals(NULL);
-  int rank = 0, ranks = 1;
+  int argc;
+  char **argv;
+  int rank, ranks;
+  nestcl_engine *e;
+  bench_network net;
+  int rec[BENCH_MAX_POPS];
+  pop_stats ps[BENCH_MAX_POPS];
+  spike *sp; /* the analysed populations' spikes, sorted by step and id */
+  size_t n_sp, cap_sp;
+  nestcl_vp_stats *vp0;
+  nestcl_engine_stats s0, s1;
+  double build_wall, presim_wall, sim_wall;
+  /* The measured window [presim, presim + simtime), of which a restored run has only the part from its checkpoint on. */
+  double sim_ms;
+  int64_t from_step, end_step;
+  cli_outputs pend;
+} bench_run;
+
+/* --mpi: joins the ranks; CLI_USAGE after an error line in a build without MPI. */
+static int start_mpi(bench_run *r)
+{
+  r->rank = 0;
+  r->ranks = 1;
 #ifdef NESTCL_WITH_MPI
-  if (o.mpi) {
+  if (r->o.mpi) {
     int provided;
     MPI_Init_thread(NULL, NULL, MPI_THREAD_FUNNELED, &provided);
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &ranks);
+    MPI_Comm_rank(MPI_COMM_WORLD, &r->rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &r->ranks);
   }
 #else
-  if (o.mpi) {
+  if (r->o.mpi) {
     fprintf(stderr, "error: --mpi: this nestcl was built without MPI\n");
-    free(bo);
     return CLI_USAGE;
   }
 #endif
-  int code = CLI_OK, rc;
-  json j;
-  json_init(&j);
-  cli_outputs pend = {{0}, {0}, 0};
-  bench_network net;
-  memset(&net, 0, sizeof net);
-  int rec[BENCH_MAX_POPS];
-  pop_stats ps[BENCH_MAX_POPS];
-  memset(ps, 0, sizeof ps);
-  spike *sp = NULL;
-  nestcl_vp_stats *vp0 = NULL;
+  return CLI_OK;
+}
 
+/*
+ * Creates the engine, describes the benchmark's network and its spike
+ * recorders; --dry-run then prints the estimate (*code set); else builds (or
+ * restores). Engine status codes.
+ */
+static int build(bench_run *r, int *code)
+{
+  const run_opts *o = &r->o;
   nestcl_engine_config cfg;
   nestcl_engine_config_defaults(&cfg);
-  cfg.resolution_ms = o.dt;
-  cfg.seed = (uint32_t)o.seed;
-  cfg.cpu_threads = o.threads;
-  cfg.gpu_streams = o.streams;
-  cfg.gpu_fraction = o.gpu_fraction;
-  cfg.device = o.device;
-  cfg.weight_type = o.weight_double ? NESTCL_WEIGHT_DOUBLE : NESTCL_WEIGHT_FLOAT;
-  cfg.use_mpi = o.mpi;
-  cfg.sync_interval = o.sync_interval;
-  cfg.host_clock = o.host_clock;
-  cfg.command_buffer = !o.no_command_buffer;
-  nestcl_engine *e = NULL;
-  bench_common common = {o.dt, o.simtime, o.presim};
+  cfg.resolution_ms = o->dt;
+  cfg.seed = (uint32_t)o->seed;
+  cfg.cpu_threads = o->threads;
+  cfg.gpu_streams = o->streams;
+  cfg.gpu_fraction = o->gpu_fraction;
+  cfg.device = o->device;
+  cfg.weight_type = o->weight_double ? NESTCL_WEIGHT_DOUBLE : NESTCL_WEIGHT_FLOAT;
+  cfg.use_mpi = o->mpi;
+  cfg.sync_interval = o->sync_interval;
+  cfg.host_clock = o->host_clock;
+  cfg.command_buffer = !o->no_command_buffer;
+  bench_common common = {o->dt, o->simtime, o->presim};
   double t_build0 = cli_now();
-  rc = nestcl_engine_create(&cfg, &e);
-  if (!rc) cli_stop_on_signals(e);
-  if (!rc) rc = nestcl_engine_set_models(e, nestcl_builtin_models, nestcl_builtin_model_count);
-  if (!rc) rc = b->build(bo, &common, e, &net);
-  for (int k = 0; k < net.n_pops && !rc; ++k) {
-    rec[k] = -1;
-    nestcl_engine_population_range(e, net.pop[k], &ps[k].first, &ps[k].n);
-    if (net.analyse[k]) rc = nestcl_engine_add_spike_recorder(e, net.pop[k], 0, ps[k].n, &rec[k]);
+  int rc = nestcl_engine_create(&cfg, &r->e);
+  if (!rc) cli_stop_on_signals(r->e);
+  if (!rc) rc = nestcl_engine_set_models(r->e, nestcl_builtin_models, nestcl_builtin_model_count);
+  if (!rc) rc = r->b->build(r->bo, &common, r->e, &r->net);
+  for (int k = 0; k < r->net.n_pops && !rc; ++k) {
+    r->rec[k] = -1;
+    nestcl_engine_population_range(r->e, r->net.pop[k], &r->ps[k].first, &r->ps[k].n);
+    if (r->net.analyse[k]) rc = nestcl_engine_add_spike_recorder(r->e, r->net.pop[k], 0, r->ps[k].n, &r->rec[k]);
   }
-  if (!rc && o.dry_run) {
-    rc = cli_dry_run(e, b->name);
+  if (!rc && o->dry_run) {
+    rc = cli_dry_run(r->e, r->b->name);
     if (rc) {
       fprintf(stderr, "error: %s\n", nestcl_last_error());
-      code = cli_exit_code(rc);
+      *code = cli_exit_code(rc);
+    } else {
+      *code = CLI_OK;
     }
-    goto done;
+    return rc;
   }
-  if (!rc && !o.quiet && rank == 0) {
+  if (!rc && !o->quiet && r->rank == 0) {
     uint64_t n = 0;
-    for (int k = 0; k < net.n_pops; ++k) n += ps[k].n;
-    fprintf(stderr, "nestcl: building %s: %llu neurons\n", b->name, (unsigned long long)n);
+    for (int k = 0; k < r->net.n_pops; ++k) n += r->ps[k].n;
+    fprintf(stderr, "nestcl: building %s: %llu neurons\n", r->b->name, (unsigned long long)n);
   }
-  if (!rc) rc = cli_ckpt_prepare(e, &o.ck, o.dt, o.presim + o.simtime);
-  double build_wall = cli_now() - t_build0;
-  double presim_wall = 0.0, sim_wall = 0.0;
-  nestcl_engine_stats s0, s1;
+  if (!rc) rc = cli_ckpt_prepare(r->e, &r->o.ck, o->dt, o->presim + o->simtime);
+  r->build_wall = cli_now() - t_build0;
+  return rc;
+}
+
+/* Presimulation and the measured simulation, with the stats before the latter; engine status codes. */
+static int simulate(bench_run *r)
+{
+  run_opts *o = &r->o;
   /* Times from t = 0: a restored run starts at its checkpoint's, and skips what lies before. */
-  if (!rc) rc = cli_run_until(e, "presim", o.presim, &o.ck, o.dt, o.quiet || rank, &presim_wall);
+  int rc = cli_run_until(r->e, "presim", o->presim, &o->ck, o->dt, o->quiet || r->rank, &r->presim_wall);
   if (!rc) {
-    nestcl_engine_get_stats(e, &s0);
-    vp0 = malloc((size_t)(s0.n_vps ? s0.n_vps : 1) * sizeof *vp0);
-    if (vp0) memcpy(vp0, s0.vps, (size_t)s0.n_vps * sizeof *vp0);
+    nestcl_engine_get_stats(r->e, &r->s0);
+    r->vp0 = malloc((size_t)(r->s0.n_vps ? r->s0.n_vps : 1) * sizeof *r->vp0);
+    if (r->vp0) memcpy(r->vp0, r->s0.vps, (size_t)r->s0.n_vps * sizeof *r->vp0);
     else rc = nestcl_set_error(NESTCL_ENOMEM, "out of host memory");
   }
-  if (!rc) rc = cli_run_until(e, "sim", o.presim + o.simtime, &o.ck, o.dt, o.quiet || rank, &sim_wall);
-  if (rc) {
-    if (rank == 0 || rc != NESTCL_EINTR) cli_report(rc, e, o.presim + o.simtime);
-    code = cli_exit_code(rc);
-    goto done;
-  }
-  nestcl_engine_get_stats(e, &s1);
+  if (!rc) rc = cli_run_until(r->e, "sim", o->presim + o->simtime, &o->ck, o->dt, o->quiet || r->rank, &r->sim_wall);
+  return rc;
+}
 
-  /*
-   * Activity per population over the measured window [presim, presim + simtime), of which a restored run has
-   * only the part from its checkpoint on (sim_ms of it).
-   */
-  double win0 = o.ck.restored_ms > o.presim ? o.ck.restored_ms : o.presim;
-  double sim_ms = o.presim + o.simtime - win0;
-  int64_t from_step = (int64_t)llround(win0 / o.dt), end_step = (int64_t)llround((o.presim + o.simtime) / o.dt);
-  size_t n_sp = 0, cap_sp = 0;
-  for (int k = 0; k < net.n_pops; ++k) {
-    if (!net.analyse[k]) continue;
-    const uint64_t *gids;
-    const int64_t *steps;
-    size_t n;
-    nestcl_engine_spikes(e, rec[k], &gids, &steps, &n);
-    if (n_sp + n > cap_sp) {
-      cap_sp = (n_sp + n) * 2 + 16;
-      spike *t = realloc(sp, cap_sp * sizeof *sp);
-      if (!t) {
-        fprintf(stderr, "error: out of host memory\n");
-        code = CLI_RUNTIME;
-        goto done;
-      }
-      sp = t;
+/* Rate and CV of ISI of population k from its spikes' ISI sums, once its spikes were counted. */
+static void pop_cv_rate(bench_run *r, pop_stats *p, const double *sum, const double *sum2, const long *cnt)
+{
+  double cv_sum = 0.0;
+  for (uint32_t i = 0; i < p->n; ++i) {
+    if (cnt[i] >= 2) {
+      double m = sum[i] / (double)cnt[i];
+      double var = sum2[i] / (double)cnt[i] - m * m;
+      cv_sum += sqrt(var > 0.0 ? var : 0.0) / m;
+      p->cv_n++;
     }
-    pop_stats *p = &ps[k];
-    int64_t *last = malloc((size_t)(p->n ? p->n : 1) * sizeof *last);
-    double *sum = calloc(p->n ? p->n : 1, sizeof *sum), *sum2 = calloc(p->n ? p->n : 1, sizeof *sum2);
-    long *cnt = calloc(p->n ? p->n : 1, sizeof *cnt);
-    int64_t bin = (int64_t)llround(3.0 / o.dt), n_bins = (end_step - from_step + bin - 1) / (bin ? bin : 1);
-    double *hist = calloc((size_t)(n_bins > 0 ? n_bins : 1), sizeof *hist);
-    if (!last || !sum || !sum2 || !cnt || !hist) {
-      free(last); free(sum); free(sum2); free(cnt); free(hist);
+  }
+  p->cv = p->cv_n ? cv_sum / (double)p->cv_n : NAN;
+  p->rate = r->sim_ms > 0.0 && p->n ? (double)p->spikes / (double)p->n / (r->sim_ms * 1e-3) : 0.0;
+}
+
+/* Synchrony (Potjans & Diesmann 2014): variance over mean of the spike count of 1000 neurons in 3 ms bins. */
+static double synchrony(const double *hist, int64_t n_bins)
+{
+  double hm = 0.0, hv = 0.0;
+  for (int64_t q = 0; q < n_bins; ++q) hm += hist[q];
+  hm = n_bins > 0 ? hm / (double)n_bins : 0.0;
+  for (int64_t q = 0; q < n_bins; ++q) hv += (hist[q] - hm) * (hist[q] - hm);
+  hv = n_bins > 0 ? hv / (double)n_bins : 0.0;
+  return hm > 0.0 ? hv / hm : NAN;
+}
+
+/* Population k's spikes appended to r->sp, and its spikes, rate, CV and synchrony in the window; CLI exit codes. */
+static int analyse_pop(bench_run *r, int k)
+{
+  const uint64_t *gids;
+  const int64_t *steps;
+  size_t n;
+  nestcl_engine_spikes(r->e, r->rec[k], &gids, &steps, &n);
+  if (r->n_sp + n > r->cap_sp) {
+    r->cap_sp = (r->n_sp + n) * 2 + 16;
+    spike *t = realloc(r->sp, r->cap_sp * sizeof *r->sp);
+    if (!t) {
       fprintf(stderr, "error: out of host memory\n");
-      code = CLI_RUNTIME;
-      goto done;
+      return CLI_RUNTIME;
     }
-    for (uint32_t i = 0; i < p->n; ++i) last[i] = -1;
-    uint32_t sync_n = p->n < 1000 ? p->n : 1000;
-    for (size_t s = 0; s < n; ++s) {
-      sp[n_sp].gid = gids[s];
-      sp[n_sp].step = steps[s];
-      sp[n_sp].pop = k;
-      n_sp++;
-      if (steps[s] < from_step || steps[s] >= end_step) continue;
-      uint32_t i = (uint32_t)(gids[s] - p->first);
-      p->spikes++;
-      if (i < sync_n && bin > 0) hist[(steps[s] - from_step) / bin] += 1.0;
-      if (last[i] >= 0) {
-        double isi = (double)(steps[s] - last[i]) * o.dt;
-        sum[i] += isi;
-        sum2[i] += isi * isi;
-        cnt[i]++;
-      }
-      last[i] = steps[s];
-    }
-    double cv_sum = 0.0;
-    for (uint32_t i = 0; i < p->n; ++i) {
-      if (cnt[i] >= 2) {
-        double m = sum[i] / (double)cnt[i];
-        double var = sum2[i] / (double)cnt[i] - m * m;
-        cv_sum += sqrt(var > 0.0 ? var : 0.0) / m;
-        p->cv_n++;
-      }
-    }
-    p->cv = p->cv_n ? cv_sum / (double)p->cv_n : NAN;
-    p->rate = sim_ms > 0.0 && p->n ? (double)p->spikes / (double)p->n / (sim_ms * 1e-3) : 0.0;
-    /* Synchrony (Potjans & Diesmann 2014): variance over mean of the spike count of 1000 neurons in 3 ms bins. */
-    double hm = 0.0, hv = 0.0;
-    for (int64_t q = 0; q < n_bins; ++q) hm += hist[q];
-    hm = n_bins > 0 ? hm / (double)n_bins : 0.0;
-    for (int64_t q = 0; q < n_bins; ++q) hv += (hist[q] - hm) * (hist[q] - hm);
-    hv = n_bins > 0 ? hv / (double)n_bins : 0.0;
-    p->synchrony = hm > 0.0 ? hv / hm : NAN;
-    free(last); free(sum); free(sum2); free(cnt); free(hist);
+    r->sp = t;
   }
-  qsort(sp, n_sp, sizeof *sp, spike_cmp);
+  pop_stats *p = &r->ps[k];
+  const double dt = r->o.dt;
+  const int64_t from_step = r->from_step, end_step = r->end_step;
+  int64_t *last = malloc((size_t)(p->n ? p->n : 1) * sizeof *last);
+  double *sum = calloc(p->n ? p->n : 1, sizeof *sum), *sum2 = calloc(p->n ? p->n : 1, sizeof *sum2);
+  long *cnt = calloc(p->n ? p->n : 1, sizeof *cnt);
+  int64_t bin = (int64_t)llround(3.0 / dt), n_bins = (end_step - from_step + bin - 1) / (bin ? bin : 1);
+  double *hist = calloc((size_t)(n_bins > 0 ? n_bins : 1), sizeof *hist);
+  if (!last || !sum || !sum2 || !cnt || !hist) {
+    free(last); free(sum); free(sum2); free(cnt); free(hist);
+    fprintf(stderr, "error: out of host memory\n");
+    return CLI_RUNTIME;
+  }
+  for (uint32_t i = 0; i < p->n; ++i) last[i] = -1;
+  uint32_t sync_n = p->n < 1000 ? p->n : 1000;
+  for (size_t s = 0; s < n; ++s) {
+    r->sp[r->n_sp++] = (spike){gids[s], steps[s], k};
+    if (steps[s] < from_step || steps[s] >= end_step) continue;
+    uint32_t i = (uint32_t)(gids[s] - p->first);
+    p->spikes++;
+    if (i < sync_n && bin > 0) hist[(steps[s] - from_step) / bin] += 1.0;
+    if (last[i] >= 0) {
+      double isi = (double)(steps[s] - last[i]) * dt;
+      sum[i] += isi;
+      sum2[i] += isi * isi;
+      cnt[i]++;
+    }
+    last[i] = steps[s];
+  }
+  pop_cv_rate(r, p, sum, sum2, cnt);
+  p->synchrony = synchrony(hist, n_bins);
+  free(last); free(sum); free(sum2); free(cnt); free(hist);
+  return CLI_OK;
+}
 
+/* The activity of every analysed population over the measured window; CLI exit codes. */
+static int analyse(bench_run *r)
+{
+  const run_opts *o = &r->o;
+  double win0 = o->ck.restored_ms > o->presim ? o->ck.restored_ms : o->presim;
+  r->sim_ms = o->presim + o->simtime - win0;
+  r->from_step = (int64_t)llround(win0 / o->dt);
+  r->end_step = (int64_t)llround((o->presim + o->simtime) / o->dt);
+  for (int k = 0; k < r->net.n_pops; ++k) {
+    if (!r->net.analyse[k]) continue;
+    int code = analyse_pop(r, k);
+    if (code != CLI_OK) return code;
+  }
+  qsort(r->sp, r->n_sp, sizeof *r->sp, spike_cmp);
+  return CLI_OK;
+}
+
+/* config: the shared flags, the device, the outputs (results.schema.md's order). */
+static void write_config(json *j, const bench_run *r)
+{
+  const run_opts *o = &r->o;
+  results_begin(j, r->b->name, r->argc, r->argv);
+  json_key(j, "simtime_ms"); json_number(j, o->simtime);
+  json_key(j, "presim_ms"); json_number(j, o->presim);
+  json_key(j, "resolution_ms"); json_number(j, o->dt);
+  json_key(j, "threads"); json_integer(j, o->threads);
+  json_key(j, "streams"); json_integer(j, o->streams);
+  json_key(j, "gpu_fraction"); json_number(j, o->gpu_fraction);
+  results_config_device(j, o->device, &r->s1);
+  json_key(j, "seed"); json_integer(j, (long long)o->seed);
+  json_key(j, "weight_type"); json_string(j, o->weight_double ? "double" : "float");
+  json_key(j, "mpi_ranks"); json_integer(j, r->ranks);
+  results_config_loop(j, o->sync_interval, o->host_clock, !o->no_command_buffer);
+  cli_ckpt_json(j, &o->ck);
+  json_key(j, "spikes_file"); if (o->spikes) json_string(j, o->spikes); else json_null(j);
+  json_key(j, "plots_dir"); if (o->plots) json_string(j, o->plots); else json_null(j);
+  results_config_end(j);
+}
+
+/* network: its size, the benchmark's figures, its populations. */
+static void write_network(json *j, const bench_run *r)
+{
+  const bench_network *net = &r->net;
+  json_key(j, "network");
+  json_begin_object(j);
+  json_key(j, "neurons"); json_integer(j, (long long)r->s1.neurons);
+  json_key(j, "synapses"); json_integer(j, (long long)r->s1.synapses);
+  json_key(j, "min_delay_steps"); json_integer(j, r->s1.min_delay_steps);
+  json_key(j, "max_delay_steps"); json_integer(j, r->s1.max_delay_steps);
+  for (int k = 0; k < net->n_info; ++k) {
+    json_key(j, net->info[k].name);
+    json_number(j, net->info[k].value);
+  }
+  json_key(j, "populations");
+  json_begin_array(j);
+  for (int k = 0; k < net->n_pops; ++k) {
+    json_begin_object(j);
+    json_key(j, "name"); json_string(j, net->pop_name[k]);
+    json_key(j, "neurons"); json_integer(j, r->ps[k].n);
+    json_key(j, "first_node_id"); json_integer(j, (long long)r->ps[k].first + 1);
+    json_end_object(j);
+  }
+  json_end_array(j);
+  json_end_object(j);
+}
+
+/* activity: over the analysed populations together, then each. */
+static void write_activity(json *j, const bench_run *r)
+{
+  const bench_network *net = &r->net;
+  const pop_stats *ps = r->ps;
   uint64_t an_neurons = 0, an_spikes = 0;
   double cv_all = 0.0;
   long cv_all_n = 0;
-  for (int k = 0; k < net.n_pops; ++k) {
-    if (!net.analyse[k]) continue;
+  for (int k = 0; k < net->n_pops; ++k) {
+    if (!net->analyse[k]) continue;
     an_neurons += ps[k].n;
     an_spikes += ps[k].spikes;
     if (ps[k].cv_n) {
@@ -632,218 +770,145 @@ int cli_run_benchmark(const bench_def *b, int argc, char **argv)
       cv_all_n += ps[k].cv_n;
     }
   }
-  uint64_t events = s1.synaptic_events - s0.synaptic_events, spikes = s1.spikes - s0.spikes;
-  struct rusage ru;
-  getrusage(RUSAGE_SELF, &ru);
-
-  json_begin_object(&j);
-  json_key(&j, "schema"); json_string(&j, "nestcl-results/1");
-  json_key(&j, "benchmark"); json_string(&j, b->name);
-  json_key(&j, "config");
-  json_begin_object(&j);
-  json_key(&j, "argv"); json_begin_array(&j);
-  for (int k = 0; k < argc; ++k) json_string(&j, argv[k]);
-  json_end_array(&j);
-  json_key(&j, "simtime_ms"); json_number(&j, o.simtime);
-  json_key(&j, "presim_ms"); json_number(&j, o.presim);
-  json_key(&j, "resolution_ms"); json_number(&j, o.dt);
-  json_key(&j, "threads"); json_integer(&j, o.threads);
-  json_key(&j, "streams"); json_integer(&j, o.streams);
-  json_key(&j, "gpu_fraction"); json_number(&j, o.gpu_fraction);
-  json_key(&j, "device_spec"); if (o.device) json_string(&j, o.device); else json_null(&j);
-  json_key(&j, "device_name"); if (s1.device_name) json_string(&j, s1.device_name); else json_null(&j);
-  json_key(&j, "device_driver"); if (s1.device_driver) json_string(&j, s1.device_driver); else json_null(&j);
-  json_key(&j, "seed"); json_integer(&j, (long long)o.seed);
-  json_key(&j, "weight_type"); json_string(&j, o.weight_double ? "double" : "float");
-  json_key(&j, "mpi_ranks"); json_integer(&j, ranks);
-  json_key(&j, "sync_interval"); if (o.sync_interval) json_integer(&j, o.sync_interval); else json_null(&j);
-  json_key(&j, "host_clock"); json_bool(&j, o.host_clock);
-  json_key(&j, "command_buffer"); json_bool(&j, !o.no_command_buffer);
-  cli_ckpt_json(&j, &o.ck);
-  json_key(&j, "spikes_file"); if (o.spikes) json_string(&j, o.spikes); else json_null(&j);
-  json_key(&j, "plots_dir"); if (o.plots) json_string(&j, o.plots); else json_null(&j);
-  json_key(&j, "version"); json_string(&j, nestcl_version());
-  json_key(&j, "git_commit"); if (*NESTCL_GIT_COMMIT) json_string(&j, NESTCL_GIT_COMMIT); else json_null(&j);
-  json_end_object(&j);
-
-  json_key(&j, "network");
-  json_begin_object(&j);
-  json_key(&j, "neurons"); json_integer(&j, (long long)s1.neurons);
-  json_key(&j, "synapses"); json_integer(&j, (long long)s1.synapses);
-  json_key(&j, "min_delay_steps"); json_integer(&j, s1.min_delay_steps);
-  json_key(&j, "max_delay_steps"); json_integer(&j, s1.max_delay_steps);
-  for (int k = 0; k < net.n_info; ++k) {
-    json_key(&j, net.info[k].name);
-    json_number(&j, net.info[k].value);
+  results_activity a = {r->s1.spikes - r->s0.spikes, an_neurons, an_spikes,
+                        r->s1.synaptic_events - r->s0.synaptic_events,
+                        an_neurons && r->sim_ms > 0 ? (double)an_spikes / (double)an_neurons / (r->sim_ms * 1e-3) : 0.0,
+                        cv_all_n ? cv_all / (double)cv_all_n : NAN};
+  results_activity_begin(j, &a, &r->s1, r->sim_ms, r->sim_wall);
+  json_key(j, "populations");
+  json_begin_array(j);
+  for (int k = 0; k < net->n_pops; ++k) {
+    if (!net->analyse[k]) continue;
+    json_begin_object(j);
+    json_key(j, "name"); json_string(j, net->pop_name[k]);
+    json_key(j, "neurons"); json_integer(j, ps[k].n);
+    json_key(j, "spikes"); json_integer(j, (long long)ps[k].spikes);
+    json_key(j, "rate_hz"); json_number(j, ps[k].rate);
+    json_key(j, "cv_isi"); if (isfinite(ps[k].cv)) json_number(j, ps[k].cv); else json_null(j);
+    json_key(j, "cv_neurons"); json_integer(j, ps[k].cv_n);
+    json_key(j, "synchrony"); if (isfinite(ps[k].synchrony)) json_number(j, ps[k].synchrony); else json_null(j);
+    json_key(j, "nest_reference_rate_hz");
+    if (isfinite(net->ref_rate_hz[k])) json_number(j, net->ref_rate_hz[k]); else json_null(j);
+    json_end_object(j);
   }
-  json_key(&j, "populations");
-  json_begin_array(&j);
-  for (int k = 0; k < net.n_pops; ++k) {
-    json_begin_object(&j);
-    json_key(&j, "name"); json_string(&j, net.pop_name[k]);
-    json_key(&j, "neurons"); json_integer(&j, ps[k].n);
-    json_key(&j, "first_node_id"); json_integer(&j, (long long)ps[k].first + 1);
-    json_end_object(&j);
+  json_end_array(j);
+  json_end_object(j);
+}
+
+/* The whole results document (results.schema.md). */
+static void write_results(json *j, const bench_run *r)
+{
+  write_config(j, r);
+  write_network(j, r);
+  results_build_time(j, &r->s1, r->build_wall);
+  results_sim sim = {&r->s0, &r->s1, r->vp0, r->presim_wall, r->sim_wall, r->sim_ms, 0};
+  results_simulation(j, &sim);
+  write_activity(j, r);
+  results_memory_end(j, &r->s1, 0);
+}
+
+/* --spikes: NEST's RecordingBackendASCII: two header lines, the column names, then sender and time (3 decimals). */
+static int write_spikes(bench_run *r)
+{
+  FILE *f = cli_outputs_open(&r->pend, r->o.spikes);
+  if (!f) return -1;
+  fprintf(f, "# NEST version: %s (written by nestcl %s)\n# RecordingBackendASCII version: %s\nsender\ttime_ms\n",
+          NEST_FORMAT_VERSION, nestcl_version(), NEST_ASCII_VERSION);
+  for (size_t s = 0; s < r->n_sp; ++s) {
+    fprintf(f, "%llu\t%.3f\n", (unsigned long long)r->sp[s].gid + 1, (double)(r->sp[s].step + 1) * r->o.dt);
   }
-  json_end_array(&j);
-  json_end_object(&j);
+  return cli_close_checked(f, r->o.spikes);
+}
 
-  json_key(&j, "build_time_s");
-  json_begin_object(&j);
-  json_key(&j, "nodes"); json_number(&j, s1.build_nodes_s);
-  json_key(&j, "connections"); json_number(&j, s1.build_connections_s);
-  json_key(&j, "upload"); json_number(&j, s1.build_upload_s);
-  json_key(&j, "total"); json_number(&j, s1.build_nodes_s + s1.build_connections_s + s1.build_upload_s);
-  json_key(&j, "wall"); json_number(&j, build_wall);
-  json_end_object(&j);
-
-  json_key(&j, "simulation");
-  json_begin_object(&j);
-  json_key(&j, "presim_wall_s"); json_number(&j, presim_wall);
-  json_key(&j, "sim_wall_s"); json_number(&j, sim_wall);
-  json_key(&j, "real_time_factor"); json_number(&j, sim_ms > 0 ? sim_wall / (sim_ms * 1e-3) : 0.0);
-  json_key(&j, "vps");
-  json_begin_array(&j);
-  double tot[NESTCL_PHASES] = {0}, tot_wait = 0.0;
-  nestcl_enqueue_counts enq = {0}; /* this rank's streams, the measured part */
-  const double super_steps = s1.min_delay_steps > 0 ? (double)(s1.steps - s0.steps) / s1.min_delay_steps : 0.0;
-  for (int v = 0; v < s1.n_vps; ++v) {
-    double ph[NESTCL_PHASES];
-    for (int p = 0; p < NESTCL_PHASES; ++p) {
-      ph[p] = s1.vps[v].seconds[p] - vp0[v].seconds[p];
-      tot[p] += ph[p];
+/* The outputs (rank 0): spikes, plots and results, renamed together, then the summary on stderr; an exit code. */
+static int write_outputs(bench_run *r, const json *j)
+{
+  const run_opts *o = &r->o;
+  if (o->spikes && write_spikes(r)) return CLI_RUNTIME;
+  if (o->plots && make_plots(r->b, o, &r->net, r->ps, r->sp, r->n_sp, r->end_step, &r->pend)) return CLI_RUNTIME;
+  if (o->out) {
+    FILE *f = cli_outputs_open(&r->pend, o->out);
+    if (!f) return CLI_RUNTIME;
+    fwrite(j->buf, 1, j->len, f);
+    fputc('\n', f);
+    if (cli_close_checked(f, o->out)) return CLI_RUNTIME;
+  }
+  if (cli_outputs_commit(&r->pend)) return CLI_RUNTIME;
+  if (!o->out) {
+    fwrite(j->buf, 1, j->len, stdout);
+    fputc('\n', stdout);
+    fflush(stdout);
+  }
+  if (!o->quiet) {
+    uint64_t events = r->s1.synaptic_events - r->s0.synaptic_events;
+    fprintf(stderr, "nestcl: %s: real-time factor %.2f, %.3g synaptic events/s, %.2f bytes/synapse\n", r->b->name,
+            r->sim_ms > 0 ? r->sim_wall / (r->sim_ms * 1e-3) : 0.0, r->sim_wall > 0 ? (double)events / r->sim_wall : 0.0,
+            r->s1.bytes_per_synapse);
+    for (int k = 0; k < r->net.n_pops; ++k) {
+      if (!r->net.analyse[k]) continue;
+      fprintf(stderr, "nestcl:   %-5s %6u neurons  %7.3f Hz  CV %.3f  synchrony %.2f\n", r->net.pop_name[k],
+              r->ps[k].n, r->ps[k].rate, r->ps[k].cv, r->ps[k].synchrony);
     }
-    double wait = s1.vps[v].wait_seconds - vp0[v].wait_seconds;
-    tot_wait += wait;
-    json_begin_object(&j);
-    json_key(&j, "kind"); json_string(&j, s1.vps[v].is_gpu ? "stream" : "thread");
-    json_key(&j, "neurons"); json_integer(&j, s1.vps[v].neurons);
-    json_key(&j, "synapses"); json_integer(&j, (long long)s1.vps[v].synapses);
-    json_key(&j, "phases_s"); cli_write_phases(&j, ph, wait);
-    nestcl_enqueue_counts vq = {0};
-    cli_enqueued_add(&vq, &s1.vps[v].enqueued, &vp0[v].enqueued);
-    cli_enqueued_add(&enq, &vq, &(nestcl_enqueue_counts){0});
-    json_key(&j, "enqueued"); cli_write_enqueued(&j, &vq, super_steps);
-    json_end_object(&j);
   }
-  json_end_array(&j);
-  json_key(&j, "enqueued"); cli_write_enqueued(&j, &enq, super_steps);
-  json_key(&j, "device_loop"); json_bool(&j, s1.device_loop);
-  json_key(&j, "sync_interval"); if (s1.device_loop) json_integer(&j, s1.sync_interval); else json_null(&j);
-  json_key(&j, "command_buffer"); json_bool(&j, s1.command_buffer);
-  json_key(&j, "phases_sum_s"); cli_write_phases(&j, tot, tot_wait);
-  json_end_object(&j);
+  return CLI_OK;
+}
 
-  json_key(&j, "activity");
-  json_begin_object(&j);
-  json_key(&j, "spikes"); json_integer(&j, (long long)spikes);
-  json_key(&j, "recorded_neurons"); json_integer(&j, (long long)an_neurons);
-  json_key(&j, "recorded_spikes"); json_integer(&j, (long long)an_spikes);
-  json_key(&j, "mean_rate_hz");
-  json_number(&j, an_neurons && sim_ms > 0 ? (double)an_spikes / (double)an_neurons / (sim_ms * 1e-3) : 0.0);
-  json_key(&j, "network_rate_hz");
-  json_number(&j, sim_ms > 0 ? (double)spikes / (double)s1.neurons / (sim_ms * 1e-3) : 0.0);
-  json_key(&j, "cv_isi"); if (cv_all_n) json_number(&j, cv_all / (double)cv_all_n); else json_null(&j);
-  json_key(&j, "synaptic_events"); json_integer(&j, (long long)events);
-  json_key(&j, "synaptic_events_per_s"); json_number(&j, sim_wall > 0 ? (double)events / sim_wall : 0.0);
-  json_key(&j, "populations");
-  json_begin_array(&j);
-  for (int k = 0; k < net.n_pops; ++k) {
-    if (!net.analyse[k]) continue;
-    json_begin_object(&j);
-    json_key(&j, "name"); json_string(&j, net.pop_name[k]);
-    json_key(&j, "neurons"); json_integer(&j, ps[k].n);
-    json_key(&j, "spikes"); json_integer(&j, (long long)ps[k].spikes);
-    json_key(&j, "rate_hz"); json_number(&j, ps[k].rate);
-    json_key(&j, "cv_isi"); if (isfinite(ps[k].cv)) json_number(&j, ps[k].cv); else json_null(&j);
-    json_key(&j, "cv_neurons"); json_integer(&j, ps[k].cv_n);
-    json_key(&j, "synchrony"); if (isfinite(ps[k].synchrony)) json_number(&j, ps[k].synchrony); else json_null(&j);
-    json_key(&j, "nest_reference_rate_hz");
-    if (isfinite(net.ref_rate_hz[k])) json_number(&j, net.ref_rate_hz[k]); else json_null(&j);
-    json_end_object(&j);
+/* Everything after the flags: build, simulate, analyse, write; an exit code. */
+static int run(bench_run *r)
+{
+  int code = -1;
+  int rc = build(r, &code);
+  if (code >= 0) return code;
+  if (!rc) rc = simulate(r);
+  if (rc) {
+    if (r->rank == 0 || rc != NESTCL_EINTR) cli_report(rc, r->e, r->o.presim + r->o.simtime);
+    return cli_exit_code(rc);
   }
-  json_end_array(&j);
-  json_end_object(&j);
-
-  json_key(&j, "memory");
-  json_begin_object(&j);
-  json_key(&j, "device_bytes"); cli_write_bytes(&j, s1.device_bytes);
-  json_key(&j, "host_vp_bytes"); cli_write_bytes(&j, s1.host_bytes);
-  json_key(&j, "bytes_per_synapse"); json_number(&j, s1.bytes_per_synapse);
-  json_key(&j, "host_peak_rss_bytes"); json_integer(&j, (long long)ru.ru_maxrss * 1024);
-  json_end_object(&j);
-  json_end_object(&j);
+  nestcl_engine_get_stats(r->e, &r->s1);
+  code = analyse(r);
+  if (code != CLI_OK) return code;
+  json j;
+  json_init(&j);
+  write_results(&j, r);
   if (j.failed) {
     fprintf(stderr, "error: out of host memory writing the results\n");
     code = CLI_RUNTIME;
-    goto done;
+  } else if (r->rank == 0) {
+    code = write_outputs(r, &j);
   }
-
-  if (rank == 0) {
-    if (o.spikes) {
-      FILE *f = cli_outputs_open(&pend, o.spikes);
-      if (!f) {
-        code = CLI_RUNTIME;
-        goto done;
-      }
-      /* NEST's RecordingBackendASCII: two header lines, the column names, then sender and time (3 decimals). */
-      fprintf(f, "# NEST version: %s (written by nestcl %s)\n# RecordingBackendASCII version: %s\nsender\ttime_ms\n",
-              NEST_FORMAT_VERSION, nestcl_version(), NEST_ASCII_VERSION);
-      for (size_t s = 0; s < n_sp; ++s) {
-        fprintf(f, "%llu\t%.3f\n", (unsigned long long)sp[s].gid + 1, (double)(sp[s].step + 1) * o.dt);
-      }
-      if (cli_close_checked(f, o.spikes)) {
-        code = CLI_RUNTIME;
-        goto done;
-      }
-    }
-    if (o.plots && make_plots(b, &o, &net, ps, sp, n_sp, end_step, &pend)) {
-      code = CLI_RUNTIME;
-      goto done;
-    }
-    if (o.out) {
-      FILE *f = cli_outputs_open(&pend, o.out);
-      if (!f) {
-        code = CLI_RUNTIME;
-        goto done;
-      }
-      fwrite(j.buf, 1, j.len, f);
-      fputc('\n', f);
-      if (cli_close_checked(f, o.out)) {
-        code = CLI_RUNTIME;
-        goto done;
-      }
-    }
-    if (cli_outputs_commit(&pend)) {
-      code = CLI_RUNTIME;
-      goto done;
-    }
-    if (!o.out) {
-      fwrite(j.buf, 1, j.len, stdout);
-      fputc('\n', stdout);
-      fflush(stdout);
-    }
-    if (!o.quiet) {
-      fprintf(stderr, "nestcl: %s: real-time factor %.2f, %.3g synaptic events/s, %.2f bytes/synapse\n", b->name,
-              sim_ms > 0 ? sim_wall / (sim_ms * 1e-3) : 0.0, sim_wall > 0 ? (double)events / sim_wall : 0.0,
-              s1.bytes_per_synapse);
-      for (int k = 0; k < net.n_pops; ++k) {
-        if (!net.analyse[k]) continue;
-        fprintf(stderr, "nestcl:   %-5s %6u neurons  %7.3f Hz  CV %.3f  synchrony %.2f\n", net.pop_name[k], ps[k].n,
-                ps[k].rate, ps[k].cv, ps[k].synchrony);
-      }
-    }
-  }
-
-done:
-  cli_outputs_drop(&pend);
-  free(sp);
-  free(vp0);
   json_free(&j);
-  nestcl_engine_destroy(e);
-  free(bo);
+  return code;
+}
+
+int cli_run_benchmark(const bench_def *b, int argc, char **argv)
+{
+  bench_run *r = calloc(1, sizeof *r);
+  void *bo = calloc(1, b->opts_size);
+  if (!r || !bo) {
+    free(r);
+    free(bo);
+    fprintf(stderr, "error: out of host memory\n");
+    return CLI_RUNTIME;
+  }
+  r->b = b;
+  r->bo = bo;
+  r->argc = argc;
+  r->argv = argv;
+  int pr = parse(b, argc, argv, &r->o, bo);
+  int code = pr > 0 ? CLI_OK : CLI_USAGE;
+  /* From here on SIGINT and SIGTERM stop the run at the end of a super step and leave no output file. */
+  if (!pr) cli_stop_on_signals(NULL);
+  if (!pr && (code = start_mpi(r)) == CLI_OK) {
+    code = run(r);
+    cli_outputs_drop(&r->pend);
+    nestcl_engine_destroy(r->e);
 #ifdef NESTCL_WITH_MPI
-  if (o.mpi) MPI_Finalize();
+    if (r->o.mpi) MPI_Finalize();
 #endif
+  }
+  free(r->sp);
+  free(r->vp0);
+  free(bo);
+  free(r);
   return code;
 }
