@@ -269,143 +269,177 @@ void pm_sweep_help(void)
          "  --quiet             no progress line\n");
 }
 
-int pm_sweep(int argc, char **argv)
+/* The sweep's flags. */
+typedef struct sweep_opts {
+  double scales[MAX_LIST], threads[MAX_LIST], streams[MAX_LIST], alphas[MAX_LIST], ranks[MAX_LIST];
+  int n_scales, n_threads, n_streams, n_alphas, n_ranks;
+  int syn[2], n_syn;
+  double simtime, presim, budget;
+  long repeats, order_seed;
+  const char *out, *device, *mpiexec;
+  int quiet, dry;
+} sweep_opts;
+
+static void sweep_defaults(sweep_opts *o)
 {
-  double scales[MAX_LIST] = {0.05, 0.1, 0.2, 0.3, 0.5}, threads[MAX_LIST] = {1, 2}, streams[MAX_LIST] = {1, 2, 3};
-  double alphas[MAX_LIST] = {0.1, 0.3, 0.5, 0.7, 0.9}, ranks[MAX_LIST] = {1};
-  int n_scales = 5, n_threads = 2, n_streams = 3, n_alphas = 5, n_ranks = 1;
-  int syn[2] = {1, 0}, n_syn = 2;
-  double simtime = 100.0, presim = 20.0, budget = 3600.0;
-  long repeats = 1, order_seed = 1;
-  const char *out = NULL, *device = NULL, *mpiexec = "mpiexec";
-  int quiet = 0, dry = 0;
+  static const sweep_opts d = {{0.05, 0.1, 0.2, 0.3, 0.5}, {1, 2}, {1, 2, 3}, {0.1, 0.3, 0.5, 0.7, 0.9}, {1},
+                               5, 2, 3, 5, 1,
+                               {1, 0}, 2,
+                               100.0, 20.0, 3600.0,
+                               1, 1,
+                               NULL, NULL, "mpiexec",
+                               0, 0};
+  *o = d;
+}
+
+/* --synapses stdp,static; -1 after an error line. */
+static int parse_synapses(sweep_opts *o, const char *v)
+{
+  o->n_syn = 0;
+  const char *s = v ? v : "";
+  while (*s) {
+    size_t n = strcspn(s, ",");
+    if (n == 4 && strncmp(s, "stdp", 4) == 0 && o->n_syn < 2) o->syn[o->n_syn++] = 1;
+    else if (n == 6 && strncmp(s, "static", 6) == 0 && o->n_syn < 2) o->syn[o->n_syn++] = 0;
+    else {
+      fprintf(stderr, "error: --synapses: '%.*s' is not stdp or static (at most both, once each)\n", (int)n, s);
+      return -1;
+    }
+    s += n + (s[n] == ',');
+  }
+  if (o->n_syn == 0 || (o->n_syn == 2 && o->syn[0] == o->syn[1])) {
+    fprintf(stderr, "error: --synapses needs stdp, static or both\n");
+    return -1;
+  }
+  return 0;
+}
+
+/* --simtime, --presim, --budget (seconds or ms, positive; --presim may be 0); -1 after an error line. */
+static int parse_time(sweep_opts *o, const char *a, const char *v)
+{
+  char *end;
+  double d = v ? strtod(v, &end) : NAN;
+  if (!v || end == v || *end || !isfinite(d) || d < 0 || (d == 0 && strcmp(a, "--presim") != 0)) {
+    fprintf(stderr, "error: %s needs a positive number (got '%s')\n", a, v ? v : "");
+    return -1;
+  }
+  *(strcmp(a, "--simtime") == 0 ? &o->simtime : strcmp(a, "--presim") == 0 ? &o->presim : &o->budget) = d;
+  return 0;
+}
+
+/* --repeats (at least 1), --order-seed; -1 after an error line. */
+static int parse_count(sweep_opts *o, const char *a, const char *v)
+{
+  char *end;
+  long l = v ? strtol(v, &end, 10) : -1;
+  if (!v || end == v || *end || l < (strcmp(a, "--repeats") == 0 ? 1 : 0) || l > 1000000) {
+    fprintf(stderr, "error: %s needs a whole number (got '%s')\n", a, v ? v : "");
+    return -1;
+  }
+  *(strcmp(a, "--repeats") == 0 ? &o->repeats : &o->order_seed) = l;
+  return 0;
+}
+
+/* One flag a with its value v (the next argument, NULL when none); sets *takes when a took v. -1: error, 1: help. */
+static int sweep_flag(sweep_opts *o, const char *a, const char *v, int *takes)
+{
+  *takes = 1;
+  if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+    pm_sweep_help();
+    return 1;
+  } else if (strcmp(a, "--out") == 0) {
+    o->out = v;
+  } else if (strcmp(a, "--scales") == 0) {
+    return pm_parse_list(a, v, 1e-3, 1000.0, o->scales, &o->n_scales);
+  } else if (strcmp(a, "--threads") == 0) {
+    if (pm_parse_list(a, v, 0, 256, o->threads, &o->n_threads) || !is_int_list(a, o->threads, o->n_threads)) return -1;
+  } else if (strcmp(a, "--streams") == 0) {
+    if (pm_parse_list(a, v, 0, 64, o->streams, &o->n_streams) || !is_int_list(a, o->streams, o->n_streams)) return -1;
+  } else if (strcmp(a, "--alphas") == 0) {
+    return pm_parse_list(a, v, 0.0, 1.0, o->alphas, &o->n_alphas);
+  } else if (strcmp(a, "--ranks") == 0) {
+    if (pm_parse_list(a, v, 1, 1024, o->ranks, &o->n_ranks) || !is_int_list(a, o->ranks, o->n_ranks)) return -1;
+  } else if (strcmp(a, "--synapses") == 0) {
+    return parse_synapses(o, v);
+  } else if (strcmp(a, "--simtime") == 0 || strcmp(a, "--presim") == 0 || strcmp(a, "--budget") == 0) {
+    return parse_time(o, a, v);
+  } else if (strcmp(a, "--repeats") == 0 || strcmp(a, "--order-seed") == 0) {
+    return parse_count(o, a, v);
+  } else if (strcmp(a, "--device") == 0) {
+    o->device = v;
+  } else if (strcmp(a, "--mpiexec") == 0) {
+    o->mpiexec = v;
+  } else if (strcmp(a, "--quiet") == 0) {
+    o->quiet = 1;
+    *takes = 0;
+  } else if (strcmp(a, "--dry-run") == 0) {
+    o->dry = 1;
+    *takes = 0;
+  } else {
+    fprintf(stderr, "error: unknown flag '%s' (try nestcl perfmodel sweep --help)\n", a);
+    return -1;
+  }
+  return 0;
+}
+
+/* -1 after an error line, 1 after --help, 0 to go on. */
+static int sweep_parse(int argc, char **argv, sweep_opts *o)
+{
+  sweep_defaults(o);
   for (int i = 1; i < argc; ++i) {
     const char *a = argv[i];
     const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-    int takes = 1;
-    if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-      pm_sweep_help();
-      return CLI_OK;
-    } else if (strcmp(a, "--out") == 0) {
-      out = v;
-    } else if (strcmp(a, "--scales") == 0) {
-      if (pm_parse_list(a, v, 1e-3, 1000.0, scales, &n_scales)) return CLI_USAGE;
-    } else if (strcmp(a, "--threads") == 0) {
-      if (pm_parse_list(a, v, 0, 256, threads, &n_threads) || !is_int_list(a, threads, n_threads)) return CLI_USAGE;
-    } else if (strcmp(a, "--streams") == 0) {
-      if (pm_parse_list(a, v, 0, 64, streams, &n_streams) || !is_int_list(a, streams, n_streams)) return CLI_USAGE;
-    } else if (strcmp(a, "--alphas") == 0) {
-      if (pm_parse_list(a, v, 0.0, 1.0, alphas, &n_alphas)) return CLI_USAGE;
-    } else if (strcmp(a, "--ranks") == 0) {
-      if (pm_parse_list(a, v, 1, 1024, ranks, &n_ranks) || !is_int_list(a, ranks, n_ranks)) return CLI_USAGE;
-    } else if (strcmp(a, "--synapses") == 0) {
-      n_syn = 0;
-      const char *s = v ? v : "";
-      while (*s) {
-        size_t n = strcspn(s, ",");
-        if (n == 4 && strncmp(s, "stdp", 4) == 0 && n_syn < 2) syn[n_syn++] = 1;
-        else if (n == 6 && strncmp(s, "static", 6) == 0 && n_syn < 2) syn[n_syn++] = 0;
-        else {
-          fprintf(stderr, "error: --synapses: '%.*s' is not stdp or static (at most both, once each)\n", (int)n, s);
-          return CLI_USAGE;
-        }
-        s += n + (s[n] == ',');
-      }
-      if (n_syn == 0 || (n_syn == 2 && syn[0] == syn[1])) {
-        fprintf(stderr, "error: --synapses needs stdp, static or both\n");
-        return CLI_USAGE;
-      }
-    } else if (strcmp(a, "--simtime") == 0 || strcmp(a, "--presim") == 0 || strcmp(a, "--budget") == 0) {
-      char *end;
-      double d = v ? strtod(v, &end) : NAN;
-      if (!v || end == v || *end || !isfinite(d) || d < 0 || (d == 0 && strcmp(a, "--presim") != 0)) {
-        fprintf(stderr, "error: %s needs a positive number (got '%s')\n", a, v ? v : "");
-        return CLI_USAGE;
-      }
-      *(strcmp(a, "--simtime") == 0 ? &simtime : strcmp(a, "--presim") == 0 ? &presim : &budget) = d;
-    } else if (strcmp(a, "--repeats") == 0 || strcmp(a, "--order-seed") == 0) {
-      char *end;
-      long l = v ? strtol(v, &end, 10) : -1;
-      if (!v || end == v || *end || l < (strcmp(a, "--repeats") == 0 ? 1 : 0) || l > 1000000) {
-        fprintf(stderr, "error: %s needs a whole number (got '%s')\n", a, v ? v : "");
-        return CLI_USAGE;
-      }
-      *(strcmp(a, "--repeats") == 0 ? &repeats : &order_seed) = l;
-    } else if (strcmp(a, "--device") == 0) {
-      device = v;
-    } else if (strcmp(a, "--mpiexec") == 0) {
-      mpiexec = v;
-    } else if (strcmp(a, "--quiet") == 0) {
-      quiet = 1;
-      takes = 0;
-    } else if (strcmp(a, "--dry-run") == 0) {
-      dry = 1;
-      takes = 0;
-    } else {
-      fprintf(stderr, "error: unknown flag '%s' (try nestcl perfmodel sweep --help)\n", a);
-      return CLI_USAGE;
-    }
+    int takes;
+    int r = sweep_flag(o, a, v, &takes);
+    if (r) return r;
     if (takes) {
       if (!v) {
         fprintf(stderr, "error: %s needs a value\n", a);
-        return CLI_USAGE;
+        return -1;
       }
       ++i;
     }
   }
-  if (!out && !dry) {
+  if (!o->out && !o->dry) {
     fprintf(stderr, "error: sweep: --out FILE is required\n");
-    return CLI_USAGE;
+    return -1;
   }
+  return 0;
+}
 
-  /* The design. */
-  size_t cap = (size_t)n_scales * (size_t)n_ranks * (size_t)n_syn * (size_t)(n_threads + n_streams + n_threads * n_streams * n_alphas) * (size_t)repeats;
-  sweep_cfg *cfgs = malloc((cap ? cap : 1) * sizeof *cfgs);
-  int *rep = malloc((cap ? cap : 1) * sizeof *rep);
-  if (!cfgs || !rep) {
-    free(cfgs);
-    free(rep);
-    fprintf(stderr, "error: out of host memory\n");
-    return CLI_RUNTIME;
+/* The configurations of one (scale, ranks, synapse mix) and repeat r: CPU-only, GPU-only, co-execution. */
+static size_t design_cell(const sweep_opts *o, sweep_cfg c, int r, sweep_cfg *cfgs, int *rep, size_t n)
+{
+  for (int t = 0; t < o->n_threads; ++t) {
+    if (o->threads[t] < 1) continue;
+    c.threads = (int)o->threads[t];
+    c.streams = 0;
+    rep[n] = r;
+    cfgs[n++] = c;
   }
-  size_t n = 0;
-  for (long r = 0; r < repeats; ++r)
-    for (int s = 0; s < n_scales; ++s)
-      for (int m = 0; m < n_ranks; ++m)
-        for (int y = 0; y < n_syn; ++y) {
-          sweep_cfg c = {scales[s], (int)ranks[m], 0, 0, -1.0, syn[y]};
-          for (int t = 0; t < n_threads; ++t) {
-            if (threads[t] < 1) continue;
-            c.threads = (int)threads[t];
-            c.streams = 0;
-            rep[n] = (int)r;
-            cfgs[n++] = c;
-          }
-          for (int g = 0; g < n_streams; ++g) {
-            if (streams[g] < 1) continue;
-            c.threads = 0;
-            c.streams = (int)streams[g];
-            rep[n] = (int)r;
-            cfgs[n++] = c;
-          }
-          for (int t = 0; t < n_threads; ++t)
-            for (int g = 0; g < n_streams; ++g)
-              for (int a = 0; a < n_alphas; ++a) {
-                if (threads[t] < 1 || streams[g] < 1 || alphas[a] <= 0.0 || alphas[a] >= 1.0) continue;
-                c.threads = (int)threads[t];
-                c.streams = (int)streams[g];
-                c.alpha = alphas[a];
-                rep[n] = (int)r;
-                cfgs[n++] = c;
-              }
-        }
-  if (n == 0) {
-    free(cfgs);
-    free(rep);
-    fprintf(stderr, "error: sweep: the design has no configurations (every thread and stream count is 0, or no alpha lies in (0, 1))\n");
-    return CLI_USAGE;
+  for (int g = 0; g < o->n_streams; ++g) {
+    if (o->streams[g] < 1) continue;
+    c.threads = 0;
+    c.streams = (int)o->streams[g];
+    rep[n] = r;
+    cfgs[n++] = c;
   }
-  /* Fisher-Yates with a small LCG: the order is part of the design, fixed by the seed. */
+  for (int t = 0; t < o->n_threads; ++t)
+    for (int g = 0; g < o->n_streams; ++g)
+      for (int a = 0; a < o->n_alphas; ++a) {
+        if (o->threads[t] < 1 || o->streams[g] < 1 || o->alphas[a] <= 0.0 || o->alphas[a] >= 1.0) continue;
+        c.threads = (int)o->threads[t];
+        c.streams = (int)o->streams[g];
+        c.alpha = o->alphas[a];
+        rep[n] = r;
+        cfgs[n++] = c;
+      }
+  return n;
+}
+
+/* Fisher-Yates with a small LCG: the order is part of the design, fixed by the seed. */
+static void shuffle(sweep_cfg *cfgs, int *rep, size_t n, long order_seed)
+{
   unsigned long long st = 0x9E3779B97F4A7C15ull ^ (unsigned long long)order_seed;
   for (size_t i = n - 1; i > 0; --i) {
     st = st * 6364136223846793005ull + 1442695040888963407ull;
@@ -417,165 +451,259 @@ int pm_sweep(int argc, char **argv)
     rep[i] = rep[k];
     rep[k] = tr;
   }
-  if (dry) {
+}
+
+/* The design, shuffled: *cfgs and *rep (malloc'd) with *n runs; an exit code (after an error line). */
+static int sweep_design(const sweep_opts *o, sweep_cfg **cfgs_out, int **rep_out, size_t *n_out)
+{
+  size_t cap = (size_t)o->n_scales * (size_t)o->n_ranks * (size_t)o->n_syn *
+               (size_t)(o->n_threads + o->n_streams + o->n_threads * o->n_streams * o->n_alphas) * (size_t)o->repeats;
+  sweep_cfg *cfgs = malloc((cap ? cap : 1) * sizeof *cfgs);
+  int *rep = malloc((cap ? cap : 1) * sizeof *rep);
+  if (!cfgs || !rep) {
+    free(cfgs);
+    free(rep);
+    fprintf(stderr, "error: out of host memory\n");
+    return CLI_RUNTIME;
+  }
+  size_t n = 0;
+  for (long r = 0; r < o->repeats; ++r)
+    for (int s = 0; s < o->n_scales; ++s)
+      for (int m = 0; m < o->n_ranks; ++m)
+        for (int y = 0; y < o->n_syn; ++y) {
+          sweep_cfg c = {o->scales[s], (int)o->ranks[m], 0, 0, -1.0, o->syn[y]};
+          n = design_cell(o, c, (int)r, cfgs, rep, n);
+        }
+  if (n == 0) {
+    free(cfgs);
+    free(rep);
+    fprintf(stderr, "error: sweep: the design has no configurations (every thread and stream count is 0, or no alpha lies in (0, 1))\n");
+    return CLI_USAGE;
+  }
+  shuffle(cfgs, rep, n, o->order_seed);
+  *cfgs_out = cfgs;
+  *rep_out = rep;
+  *n_out = n;
+  return CLI_OK;
+}
+
+/* A sweep under way: its design, the device, the scratch files, the lines written. */
+typedef struct sweep_state {
+  const sweep_opts *o;
+  const sweep_cfg *cfgs;
+  const int *rep;
+  size_t n, done;
+  nestcl_device_info dev;
+  char exe[4096], dir[4096], res_path[4200], err_path[4200], tmp_out[4200];
+  FILE *fo;
+  double t0;
+  int tty;
+} sweep_state;
+
+/* The device, this executable, the scratch folder and the temporary output; an exit code (after an error line). */
+static int sweep_open(sweep_state *s)
+{
+  const sweep_opts *o = s->o;
+  if (nestcl_select_device(o->device, &s->dev) != 0) {
+    fprintf(stderr, "error: sweep: %s\n", nestcl_last_error());
+    return CLI_USAGE;
+  }
+  const char *tmpdir = getenv("TMPDIR");
+  snprintf(s->dir, sizeof s->dir, "%s/nestcl-sweep-XXXXXX", tmpdir && *tmpdir ? tmpdir : "/tmp");
+  if (pm_self_exe(s->exe, sizeof s->exe) != 0 || !mkdtemp(s->dir)) {
+    fprintf(stderr, "error: sweep: cannot find this executable or make a temporary folder: %s\n", strerror(errno));
+    return CLI_RUNTIME;
+  }
+  snprintf(s->res_path, sizeof s->res_path, "%s/run.json", s->dir);
+  snprintf(s->err_path, sizeof s->err_path, "%s/run.err", s->dir);
+  snprintf(s->tmp_out, sizeof s->tmp_out, "%s.tmp.%ld", o->out, (long)getpid());
+  s->fo = fopen(s->tmp_out, "w");
+  if (!s->fo) {
+    fprintf(stderr, "error: cannot write %s: %s\n", s->tmp_out, strerror(errno));
+    rmdir(s->dir);
+    return CLI_RUNTIME;
+  }
+  return CLI_OK;
+}
+
+/* The values of one run's flags, as text. */
+typedef struct child_text {
+  char scale[32], sim[32], pre[32], t[16], g[16], alpha[32], m[16];
+} child_text;
+
+/* The command line of run c (under the launcher for more than one rank) into args; returns its length. */
+static int child_args(const sweep_state *s, const sweep_cfg *c, child_text *x, char **args)
+{
+  const sweep_opts *o = s->o;
+  snprintf(x->scale, sizeof x->scale, "%.17g", c->scale);
+  snprintf(x->sim, sizeof x->sim, "%.17g", o->simtime);
+  snprintf(x->pre, sizeof x->pre, "%.17g", o->presim);
+  snprintf(x->t, sizeof x->t, "%d", c->threads);
+  snprintf(x->g, sizeof x->g, "%d", c->streams);
+  snprintf(x->alpha, sizeof x->alpha, "%.17g", c->alpha < 0 ? (c->threads ? 0.0 : 1.0) : c->alpha);
+  snprintf(x->m, sizeof x->m, "%d", c->ranks);
+  int k = 0;
+  if (c->ranks > 1) {
+    args[k++] = (char *)o->mpiexec;
+    args[k++] = "-n";
+    args[k++] = x->m;
+    args[k++] = "--oversubscribe";
+    args[k++] = "--bind-to";
+    args[k++] = "none";
+    if (geteuid() == 0) args[k++] = "--allow-run-as-root";
+  }
+  args[k++] = (char *)s->exe;
+  args[k++] = "run";
+  args[k++] = "hpc_benchmark";
+  args[k++] = "--scale"; args[k++] = x->scale;
+  args[k++] = "--simtime"; args[k++] = x->sim;
+  args[k++] = "--presim"; args[k++] = x->pre;
+  args[k++] = "--threads"; args[k++] = x->t;
+  args[k++] = "--streams"; args[k++] = x->g;
+  args[k++] = "--gpu-fraction"; args[k++] = x->alpha;
+  args[k++] = "--ee-synapse"; args[k++] = c->stdp ? "stdp_pl_synapse_hom" : "static";
+  args[k++] = "--record"; args[k++] = "0";
+  args[k++] = "--quiet";
+  args[k++] = "--out"; args[k++] = (char *)s->res_path;
+  if (o->device) { args[k++] = "--device"; args[k++] = (char *)o->device; }
+  if (c->ranks > 1) args[k++] = "--mpi";
+  args[k] = NULL;
+  return k;
+}
+
+/* Run i, its line appended to the output; CLI_OK, or CLI_RUNTIME after an error line; -1: stopped by a signal. */
+static int sweep_run_one(sweep_state *s, size_t i, double el)
+{
+  const sweep_opts *o = s->o;
+  const sweep_cfg *c = &s->cfgs[i];
+  child_text x;
+  char *args[40];
+  child_args(s, c, &x, args);
+  if (!o->quiet) {
+    fprintf(stderr, "%snestcl: sweep %zu/%zu (%.0f s): scale %g, %d rank(s), %s, %d thread(s), %d stream(s), alpha %g%s",
+            s->tty ? "\r\033[K" : "", i + 1, s->n, el, c->scale, c->ranks, c->stdp ? "stdp" : "static", c->threads,
+            c->streams, c->alpha < 0 ? (c->threads ? 0.0 : 1.0) : c->alpha, s->tty ? "" : "\n");
+  }
+  remove(s->res_path);
+  int rc = pm_run_child(args, s->err_path);
+  if (cli_signal) return -1;
+  if (rc != 0) {
+    char msg[1024];
+    if (rc < 0) {
+      snprintf(msg, sizeof msg, "cannot start '%s': %s (--mpiexec takes the launcher's path alone)", args[0],
+               strerror(errno));
+    } else {
+      pm_child_error(s->err_path, msg, sizeof msg);
+    }
+    fprintf(stderr, "%serror: sweep: run %zu (scale %g, %d thread(s), %d stream(s)) failed (exit %d): %s\n",
+            s->tty && !o->quiet ? "\n" : "", i + 1, c->scale, c->threads, c->streams, rc, msg);
+    return CLI_RUNTIME;
+  }
+  char perr[512];
+  pmj *r = pmj_parse_file(s->res_path, perr, sizeof perr);
+  if (!r) {
+    fprintf(stderr, "error: sweep: %s\n", perr);
+    return CLI_RUNTIME;
+  }
+  json j;
+  json_init(&j);
+  j.compact = 1;
+  int lr = sweep_line(&j, r, c, "hpc_benchmark", s->rep[i], &s->dev);
+  pmj_free(r);
+  int code = CLI_OK;
+  if (lr || j.failed || fwrite(j.buf, 1, j.len, s->fo) != j.len || fputc('\n', s->fo) == EOF || fflush(s->fo) != 0) {
+    if (!lr) fprintf(stderr, "error: cannot write %s: %s\n", s->tmp_out, strerror(errno));
+    code = CLI_RUNTIME;
+  }
+  json_free(&j);
+  return code;
+}
+
+/* The runs in order, until the budget, a failure or a signal; an exit code. */
+static int sweep_runs(sweep_state *s)
+{
+  const sweep_opts *o = s->o;
+  for (size_t i = 0; i < s->n; ++i) {
+    if (cli_signal) break;
+    double el = cli_now() - s->t0;
+    if (el >= o->budget) {
+      if (!o->quiet) {
+        fprintf(stderr, "%snestcl: sweep: time budget of %g s reached after %zu of %zu runs\n", s->tty ? "\n" : "",
+                o->budget, s->done, s->n);
+      }
+      break;
+    }
+    int code = sweep_run_one(s, i, el);
+    if (code < 0) break;
+    if (code != CLI_OK) return code;
+    s->done++;
+  }
+  return CLI_OK;
+}
+
+/* Removes the scratch files and puts the output in place (none after a failure or a signal); an exit code. */
+static int sweep_close(sweep_state *s, int code)
+{
+  const sweep_opts *o = s->o;
+  if (!o->quiet && s->tty && code == CLI_OK) fputc('\n', stderr);
+  remove(s->res_path);
+  remove(s->err_path);
+  rmdir(s->dir);
+  if (fclose(s->fo) != 0 && code == CLI_OK) {
+    fprintf(stderr, "error: cannot write %s: %s\n", s->tmp_out, strerror(errno));
+    code = CLI_RUNTIME;
+  }
+  if (code == CLI_OK && cli_signal) {
+    fprintf(stderr, "%serror: sweep: stopped by %s after %zu of %zu runs; no output written\n",
+            s->tty && !o->quiet ? "\n" : "", cli_signal == SIGTERM ? "SIGTERM" : "SIGINT", s->done, s->n);
+    code = CLI_SIGNAL_BASE + (int)cli_signal;
+  }
+  if (code == CLI_OK && s->done == 0) {
+    fprintf(stderr, "error: sweep: no run finished within the time budget of %g s\n", o->budget);
+    code = CLI_RUNTIME;
+  }
+  if (code == CLI_OK && rename(s->tmp_out, o->out) != 0) {
+    fprintf(stderr, "error: cannot write %s: %s\n", o->out, strerror(errno));
+    code = CLI_RUNTIME;
+  }
+  if (code != CLI_OK) {
+    remove(s->tmp_out);
+  } else if (!o->quiet) {
+    fprintf(stderr, "nestcl: sweep: %zu runs in %.0f s -> %s\n", s->done, cli_now() - s->t0, o->out);
+  }
+  return code;
+}
+
+int pm_sweep(int argc, char **argv)
+{
+  sweep_opts o;
+  int pr = sweep_parse(argc, argv, &o);
+  if (pr) return pr > 0 ? CLI_OK : CLI_USAGE;
+  sweep_cfg *cfgs;
+  int *rep;
+  size_t n;
+  int code = sweep_design(&o, &cfgs, &rep, &n);
+  if (code != CLI_OK) return code;
+  if (o.dry) {
     for (size_t i = 0; i < n; ++i) {
       printf("scale %g ranks %d %s threads %d streams %d alpha %g\n", cfgs[i].scale, cfgs[i].ranks,
              cfgs[i].stdp ? "stdp" : "static", cfgs[i].threads, cfgs[i].streams,
              cfgs[i].alpha >= 0 ? cfgs[i].alpha : cfgs[i].threads ? 0.0 : 1.0);
     }
-    free(cfgs);
-    free(rep);
-    return CLI_OK;
-  }
-
-  nestcl_device_info dev;
-  if (nestcl_select_device(device, &dev) != 0) {
-    free(cfgs);
-    free(rep);
-    fprintf(stderr, "error: sweep: %s\n", nestcl_last_error());
-    return CLI_USAGE;
-  }
-  char exe[4096];
-  const char *tmpdir = getenv("TMPDIR");
-  char dirbuf[4096];
-  snprintf(dirbuf, sizeof dirbuf, "%s/nestcl-sweep-XXXXXX", tmpdir && *tmpdir ? tmpdir : "/tmp");
-  if (pm_self_exe(exe, sizeof exe) != 0 || !mkdtemp(dirbuf)) {
-    free(cfgs);
-    free(rep);
-    fprintf(stderr, "error: sweep: cannot find this executable or make a temporary folder: %s\n", strerror(errno));
-    return CLI_RUNTIME;
-  }
-  char res_path[4200], err_path[4200], tmp_out[4200];
-  snprintf(res_path, sizeof res_path, "%s/run.json", dirbuf);
-  snprintf(err_path, sizeof err_path, "%s/run.err", dirbuf);
-  snprintf(tmp_out, sizeof tmp_out, "%s.tmp.%ld", out, (long)getpid());
-  FILE *fo = fopen(tmp_out, "w");
-  if (!fo) {
-    fprintf(stderr, "error: cannot write %s: %s\n", tmp_out, strerror(errno));
-    rmdir(dirbuf);
-    free(cfgs);
-    free(rep);
-    return CLI_RUNTIME;
-  }
-  int code = CLI_OK;
-  double t0 = cli_now();
-  size_t done = 0;
-  int tty = isatty(2);
-  cli_stop_on_signals(NULL);
-  for (size_t i = 0; i < n; ++i) {
-    if (cli_signal) {
-      break;
+  } else {
+    sweep_state s;
+    memset(&s, 0, sizeof s);
+    s.o = &o;
+    s.cfgs = cfgs;
+    s.rep = rep;
+    s.n = n;
+    code = sweep_open(&s);
+    if (code == CLI_OK) {
+      s.t0 = cli_now();
+      s.tty = isatty(2);
+      cli_stop_on_signals(NULL);
+      code = sweep_close(&s, sweep_runs(&s));
     }
-    double el = cli_now() - t0;
-    if (el >= budget) {
-      if (!quiet) fprintf(stderr, "%snestcl: sweep: time budget of %g s reached after %zu of %zu runs\n", tty ? "\n" : "", budget, done, n);
-      break;
-    }
-    const sweep_cfg *c = &cfgs[i];
-    char a_scale[32], a_sim[32], a_pre[32], a_t[16], a_g[16], a_alpha[32], a_m[16];
-    snprintf(a_scale, sizeof a_scale, "%.17g", c->scale);
-    snprintf(a_sim, sizeof a_sim, "%.17g", simtime);
-    snprintf(a_pre, sizeof a_pre, "%.17g", presim);
-    snprintf(a_t, sizeof a_t, "%d", c->threads);
-    snprintf(a_g, sizeof a_g, "%d", c->streams);
-    snprintf(a_alpha, sizeof a_alpha, "%.17g", c->alpha < 0 ? (c->threads ? 0.0 : 1.0) : c->alpha);
-    snprintf(a_m, sizeof a_m, "%d", c->ranks);
-    char *args[40];
-    int k = 0;
-    if (c->ranks > 1) {
-      args[k++] = (char *)mpiexec;
-      args[k++] = "-n";
-      args[k++] = a_m;
-      args[k++] = "--oversubscribe";
-      args[k++] = "--bind-to";
-      args[k++] = "none";
-      if (geteuid() == 0) args[k++] = "--allow-run-as-root";
-    }
-    args[k++] = exe;
-    args[k++] = "run";
-    args[k++] = "hpc_benchmark";
-    args[k++] = "--scale"; args[k++] = a_scale;
-    args[k++] = "--simtime"; args[k++] = a_sim;
-    args[k++] = "--presim"; args[k++] = a_pre;
-    args[k++] = "--threads"; args[k++] = a_t;
-    args[k++] = "--streams"; args[k++] = a_g;
-    args[k++] = "--gpu-fraction"; args[k++] = a_alpha;
-    args[k++] = "--ee-synapse"; args[k++] = c->stdp ? "stdp_pl_synapse_hom" : "static";
-    args[k++] = "--record"; args[k++] = "0";
-    args[k++] = "--quiet";
-    args[k++] = "--out"; args[k++] = res_path;
-    if (device) { args[k++] = "--device"; args[k++] = (char *)device; }
-    if (c->ranks > 1) args[k++] = "--mpi";
-    args[k] = NULL;
-    if (!quiet) {
-      fprintf(stderr, "%snestcl: sweep %zu/%zu (%.0f s): scale %g, %d rank(s), %s, %d thread(s), %d stream(s), alpha %g%s",
-              tty ? "\r\033[K" : "", i + 1, n, el, c->scale, c->ranks, c->stdp ? "stdp" : "static", c->threads, c->streams,
-              c->alpha < 0 ? (c->threads ? 0.0 : 1.0) : c->alpha, tty ? "" : "\n");
-    }
-    remove(res_path);
-    int rc = pm_run_child(args, err_path);
-    if (cli_signal) {
-      break;
-    }
-    if (rc != 0) {
-      char msg[1024];
-      if (rc < 0) {
-        snprintf(msg, sizeof msg, "cannot start '%s': %s (--mpiexec takes the launcher's path alone)", args[0],
-                 strerror(errno));
-      } else {
-        pm_child_error(err_path, msg, sizeof msg);
-      }
-      fprintf(stderr, "%serror: sweep: run %zu (scale %g, %d thread(s), %d stream(s)) failed (exit %d): %s\n", tty && !quiet ? "\n" : "",
-              i + 1, c->scale, c->threads, c->streams, rc, msg);
-      code = CLI_RUNTIME;
-      break;
-    }
-    char perr[512];
-    pmj *r = pmj_parse_file(res_path, perr, sizeof perr);
-    if (!r) {
-      fprintf(stderr, "error: sweep: %s\n", perr);
-      code = CLI_RUNTIME;
-      break;
-    }
-    json j;
-    json_init(&j);
-    j.compact = 1;
-    int lr = sweep_line(&j, r, c, "hpc_benchmark", rep[i], &dev);
-    pmj_free(r);
-    if (lr || j.failed || fwrite(j.buf, 1, j.len, fo) != j.len || fputc('\n', fo) == EOF || fflush(fo) != 0) {
-      if (!lr) fprintf(stderr, "error: cannot write %s: %s\n", tmp_out, strerror(errno));
-      json_free(&j);
-      code = CLI_RUNTIME;
-      break;
-    }
-    json_free(&j);
-    done++;
-  }
-  if (!quiet && tty && code == CLI_OK) fputc('\n', stderr);
-  remove(res_path);
-  remove(err_path);
-  rmdir(dirbuf);
-  if (fclose(fo) != 0 && code == CLI_OK) {
-    fprintf(stderr, "error: cannot write %s: %s\n", tmp_out, strerror(errno));
-    code = CLI_RUNTIME;
-  }
-  if (code == CLI_OK && cli_signal) {
-    fprintf(stderr, "%serror: sweep: stopped by %s after %zu of %zu runs; no output written\n", tty && !quiet ? "\n" : "",
-            cli_signal == SIGTERM ? "SIGTERM" : "SIGINT", done, n);
-    code = CLI_SIGNAL_BASE + (int)cli_signal;
-  }
-  if (code == CLI_OK && done == 0) {
-    fprintf(stderr, "error: sweep: no run finished within the time budget of %g s\n", budget);
-    code = CLI_RUNTIME;
-  }
-  if (code == CLI_OK && rename(tmp_out, out) != 0) {
-    fprintf(stderr, "error: cannot write %s: %s\n", out, strerror(errno));
-    code = CLI_RUNTIME;
-  }
-  if (code != CLI_OK) {
-    remove(tmp_out);
-  } else if (!quiet) {
-    fprintf(stderr, "nestcl: sweep: %zu runs in %.0f s -> %s\n", done, cli_now() - t0, out);
   }
   free(cfgs);
   free(rep);
