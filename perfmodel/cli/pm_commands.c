@@ -584,6 +584,26 @@ static int tune_measure(const pm_flags *f, const pm_candidate *cs, int n, tune_r
   return k;
 }
 
+/* tune --measure's runs: each configuration's predicted and measured times. */
+static void json_tune_measured(json *j, const tune_run *tr, int k, int repeats)
+{
+  json_key(j, "measured");
+  json_begin_array(j);
+  for (int i = 0; i < k; ++i) {
+    json_begin_object(j);
+    json_key(j, "threads"); json_integer(j, (long long)tr[i].c.TC);
+    json_key(j, "streams"); json_integer(j, (long long)tr[i].c.TG);
+    json_key(j, "gpu_fraction"); json_number(j, tr[i].c.alpha);
+    json_key(j, "predicted_wall_s_per_s"); json_number(j, tr[i].predicted);
+    json_key(j, "wall_s_per_s"); json_begin_array(j);
+    for (int r = 0; r < repeats; ++r) json_number(j, tr[i].wall[r]);
+    json_end_array(j);
+    json_key(j, "median_wall_s_per_s"); json_number(j, tr[i].median);
+    json_end_object(j);
+  }
+  json_end_array(j);
+}
+
 static int cmd_tune(int argc, char **argv)
 {
   pm_flags f;
@@ -654,23 +674,7 @@ static int cmd_tune(int argc, char **argv)
     json_prediction(&j, &cs[i].c, &o);
   }
   json_end_array(&j);
-  if (k > 0) {
-    json_key(&j, "measured");
-    json_begin_array(&j);
-    for (int i = 0; i < k; ++i) {
-      json_begin_object(&j);
-      json_key(&j, "threads"); json_integer(&j, (long long)tr[i].c.TC);
-      json_key(&j, "streams"); json_integer(&j, (long long)tr[i].c.TG);
-      json_key(&j, "gpu_fraction"); json_number(&j, tr[i].c.alpha);
-      json_key(&j, "predicted_wall_s_per_s"); json_number(&j, tr[i].predicted);
-      json_key(&j, "wall_s_per_s"); json_begin_array(&j);
-      for (int r = 0; r < f.repeats; ++r) json_number(&j, tr[i].wall[r]);
-      json_end_array(&j);
-      json_key(&j, "median_wall_s_per_s"); json_number(&j, tr[i].median);
-      json_end_object(&j);
-    }
-    json_end_array(&j);
-  }
+  if (k > 0) json_tune_measured(&j, tr, k, f.repeats);
   json_end_object(&j);
   if (k > 0) {
     fprintf(stderr, "perfmodel: fastest measured of the model's %d best: --threads %d --streams %d --gpu-fraction %.3f "
@@ -748,14 +752,244 @@ static int draw(const char *dir, const char *tmpdir, const char *name, const cha
   return 0;
 }
 
-static int cmd_plot(int argc, char **argv)
+/* What plot draws from: the sweep, the fitted profile, each run's held-out prediction, the chosen combination. */
+typedef struct plot_ctx {
+  sweep_data d;
+  nestcl_pm_profile prof;
+  double *pred;
+  double sel_scale;
+  int sel_t, sel_g, sel_stdp;
+  const char *out_dir;
+  char tmpdir[4096], dat[3][4300];
+  char body[16384];
+} plot_ctx;
+
+/* The combination for the alpha and phase plots: the flags', else the largest scale with co-execution runs (or
+ * --scale), and there the fewest threads and streams. */
+static void plot_select(plot_ctx *p, double scale, int threads, int streams)
 {
-  pm_flags f;
-  if (parse_flags(argc, argv, "FILES out-dir folds scale threads streams", &f)) {
-    free(f.files);
+  const sweep_data *d = &p->d;
+  p->sel_scale = scale;
+  p->sel_t = threads;
+  p->sel_g = streams;
+  p->sel_stdp = d->n ? d->runs[0].stdp : 1;
+  if (p->sel_scale > 0 && p->sel_t >= 0 && p->sel_g >= 0) return;
+  p->sel_scale = 0.0;
+  for (size_t i = 0; i < d->n; ++i) {
+    const run_rec *r = &d->runs[i];
+    if (!(r->c.TC > 0 && r->c.TG > 0 && r->c.alpha > 0 && r->c.alpha < 1)) continue;
+    if (scale > 0 && r->scale != scale) continue;
+    int better = r->scale > p->sel_scale ||
+                 (r->scale == p->sel_scale && (r->c.TC + r->c.TG < p->sel_t + p->sel_g ||
+                                               (r->c.TC + r->c.TG == p->sel_t + p->sel_g && r->c.TC < p->sel_t)));
+    if (p->sel_scale <= 0 || better) {
+      p->sel_scale = r->scale;
+      p->sel_t = (int)r->c.TC;
+      p->sel_g = (int)r->c.TG;
+      p->sel_stdp = r->stdp;
+    }
+  }
+  if (p->sel_scale <= 0) {
+    p->sel_scale = d->runs[0].scale;
+    p->sel_t = (int)d->runs[0].c.TC;
+    p->sel_g = (int)d->runs[0].c.TG;
+  }
+}
+
+/* d0: measured vs held-out prediction, one block per stage (CPU, GPU, co-execution). */
+static void plot_data_measured(const plot_ctx *p, FILE *a)
+{
+  for (int st = 0; st < 3; ++st) {
+    for (size_t i = 0; i < p->d.n; ++i) {
+      const run_rec *r = &p->d.runs[i];
+      int s = pm_is_cpu_only(&r->c) ? 0 : pm_is_gpu_only(&r->c) ? 1 : 2;
+      if (s == st && isfinite(p->pred[i])) fprintf(a, "%.6g %.6g\n", r->t, p->pred[i]);
+    }
+    fprintf(a, "\n\n");
+  }
+}
+
+/*
+ * d1: measured times against alpha of the chosen combination; d2: the
+ * predicted curve. Returns whether there are runs of that combination (then
+ * *best_a and *best_w: the predicted optimum).
+ */
+static int plot_data_alpha(const plot_ctx *p, FILE *b, FILE *c, double *best_a, double *best_w)
+{
+  nestcl_pm_config base;
+  int have = 0;
+  for (size_t i = 0; i < p->d.n; ++i) {
+    const run_rec *r = &p->d.runs[i];
+    if (r->scale == p->sel_scale && r->c.TC == p->sel_t && r->c.TG == p->sel_g && r->stdp == p->sel_stdp) {
+      fprintf(b, "%.6g %.6g\n", r->c.alpha, r->t);
+      if (!have) base = r->c;
+      have = 1;
+    }
+  }
+  /* The single-kind runs of the same scale are the ends of the curve (alpha 0 and 1). */
+  for (size_t i = 0; i < p->d.n; ++i) {
+    const run_rec *r = &p->d.runs[i];
+    if (r->scale == p->sel_scale && r->stdp == p->sel_stdp &&
+        ((r->c.TG == 0 && r->c.TC == p->sel_t) || (r->c.TC == 0 && r->c.TG == p->sel_g))) {
+      fprintf(b, "%.6g %.6g\n", r->c.TG == 0 ? 0.0 : 1.0, r->t);
+    }
+  }
+  *best_a = 0;
+  *best_w = 0;
+  if (have) {
+    base.TC = p->sel_t;
+    base.TG = p->sel_g;
+    for (int k = 0; k <= 200; ++k) {
+      base.alpha = k / 200.0;
+      fprintf(c, "%.6g %.6g\n", base.alpha, nestcl_pm_output_value(p->prof.p, &base, NESTCL_PM_WALL));
+    }
+    *best_a = nestcl_pm_best_alpha(p->prof.p, &base, best_w);
+  }
+  return have;
+}
+
+/* measured_vs_predicted.png; an exit code. */
+static int plot_measured(plot_ctx *p)
+{
+  const nestcl_pm_profile *prof = &p->prof;
+  snprintf(p->body, sizeof p->body,
+           "set title 'nestcl perfmodel on %s: measured against held-out prediction'\n"
+           "set xlabel 'measured wall time per simulated second (s)'\nset ylabel 'predicted, held out (s)'\n"
+           "set key top left\nset grid\n"
+           "plot '%s' index 0 with points pt 7 lc rgb '#1f77b4' title sprintf('CPU (R^2 = %%.3f)', %g), "
+           "'' index 1 with points pt 5 lc rgb '#d62728' title sprintf('GPU streams (R^2 = %%.3f)', %g), "
+           "'' index 2 with points pt 9 lc rgb '#2ca02c' title sprintf('co-execution (R^2 = %%.3f)', %g), "
+           "x with lines lc rgb 'gray' title 'measured = predicted'\n",
+           p->d.device_name, p->dat[0], isfinite(prof->cpu.r2_cv) ? prof->cpu.r2_cv : 0.0,
+           isfinite(prof->gpu.r2_cv) ? prof->gpu.r2_cv : 0.0, isfinite(prof->co.r2_cv) ? prof->co.r2_cv : 0.0);
+  return draw(p->out_dir, p->tmpdir, "measured_vs_predicted.png", p->body) ? CLI_RUNTIME : CLI_OK;
+}
+
+/* time_vs_alpha.png (have: runs of the chosen combination exist); an exit code. */
+static int plot_alpha(plot_ctx *p, int have, double best_a, double best_w)
+{
+  if (!have) {
+    fprintf(stderr, "error: plot: no co-execution runs at scale %g with %d thread(s) and %d stream(s)\n", p->sel_scale,
+            p->sel_t, p->sel_g);
     return CLI_USAGE;
   }
-  if (f.help) {
+  snprintf(p->body, sizeof p->body,
+           "set title 'hpc_benchmark scale %g, %d thread(s) + %d stream(s): time against alpha'\n"
+           "set xlabel 'alpha (share of neurons on the streams)'\nset ylabel 'wall time per simulated second (s)'\n"
+           "set xrange [-0.02:1.02]\nset grid\nset key top center\n"
+           "set arrow from %g, graph 0 to %g, graph 1 nohead dt 2 lc rgb '#2ca02c'\n"
+           "plot '%s' with points pt 7 ps 1.3 lc rgb '#1f77b4' title 'measured', "
+           "'%s' with lines lw 2 lc rgb '#d62728' title 'model', "
+           "'+' using (%g):(%g) every ::0::0 with points pt 9 ps 2.5 lc rgb '#2ca02c' "
+           "title sprintf('predicted optimum alpha = %%.3f', %g)\n",
+           p->sel_scale, p->sel_t, p->sel_g, best_a, best_a, p->dat[1], p->dat[2], best_a, best_w, best_a);
+  return draw(p->out_dir, p->tmpdir, "time_vs_alpha.png", p->body) ? CLI_RUNTIME : CLI_OK;
+}
+
+/* The runs of the chosen scale and mix (malloc'd; NULL when out of memory), by threads, streams, alpha. */
+static size_t *plot_phase_order(const plot_ctx *p, size_t *no)
+{
+  const sweep_data *d = &p->d;
+  size_t *ord = malloc((d->n ? d->n : 1) * sizeof *ord);
+  *no = 0;
+  for (size_t i = 0; ord && i < d->n; ++i) {
+    if (d->runs[i].scale == p->sel_scale && d->runs[i].stdp == p->sel_stdp) ord[(*no)++] = i;
+  }
+  for (size_t i = 1; i < *no; ++i) {
+    for (size_t k = i; k > 0; --k) {
+      const nestcl_pm_config *a = &d->runs[ord[k - 1]].c, *b = &d->runs[ord[k]].c;
+      int gt = a->TC != b->TC ? a->TC > b->TC : a->TG != b->TG ? a->TG > b->TG : a->alpha > b->alpha;
+      if (!gt) break;
+      size_t t = ord[k]; ord[k] = ord[k - 1]; ord[k - 1] = t;
+    }
+  }
+  return ord;
+}
+
+/* One configuration's two bars (measured, predicted) and a gap. */
+static void plot_phase_rows(const plot_ctx *p, const run_rec *r, FILE *e)
+{
+  nestcl_pm_prediction o;
+  nestcl_pm_predict(p->prof.p, &r->c, &o);
+  double vps = r->c.TC + r->c.TG;
+  /* Mean over the VPs of update and deliver; the rest of the wall time is waiting and serial work. */
+  double mu = ((isfinite(r->cu) ? r->cu * r->c.TC : 0) + (isfinite(r->gu) ? r->gu * r->c.TG : 0)) / vps;
+  double md = ((isfinite(r->cd) ? r->cd * r->c.TC : 0) + (isfinite(r->gd) ? r->gd * r->c.TG : 0)) / vps;
+  double mser = isfinite(r->exch) ? r->exch : 0;
+  double pu = (o.cpu_update * r->c.TC + o.gpu_update * r->c.TG) / vps;
+  double pd = (o.cpu_deliver * r->c.TC + o.gpu_deliver * r->c.TG) / vps;
+  double pser = o.barriers + o.exchange + o.mpi;
+  double mw = r->t - mu - md - mser, pw = o.wall - pu - pd - pser;
+  fprintf(e, "\"%dT %dG %.1f\" %.6g %.6g %.6g %.6g\n", (int)r->c.TC, (int)r->c.TG, r->c.alpha, mu, md,
+          mw > 0 ? mw : 0, mser);
+  fprintf(e, "\"\" %.6g %.6g %.6g %.6g\n\"\" 0 0 0 0\n", pu, pd, pw > 0 ? pw : 0, pser);
+}
+
+/* phases.png: the phases of every configuration of the chosen scale and mix, measured beside predicted. */
+static int plot_phases(plot_ctx *p)
+{
+  int code = CLI_OK;
+  FILE *e = fopen(p->dat[0], "w");
+  if (!e) {
+    fprintf(stderr, "error: plot: cannot write data in %s: %s\n", p->tmpdir, strerror(errno));
+    code = CLI_RUNTIME;
+  }
+  int row = 0;
+  size_t no;
+  size_t *ord = plot_phase_order(p, &no);
+  for (size_t q = 0; e && q < no; ++q) {
+    plot_phase_rows(p, &p->d.runs[ord[q]], e);
+    row++;
+  }
+  free(ord);
+  if (e) fclose(e);
+  if (code) return code;
+  snprintf(p->body, sizeof p->body,
+           "set title 'scale %g: phases per configuration (threads T, streams G, alpha), measured (left) "
+           "and predicted (right), mean over VPs' font ',10'\n"
+           "set style data histograms\nset style histogram rowstacked\nset style fill solid 0.8 border -1\n"
+           "set boxwidth 0.9\nset xtics rotate by 90 right font ',9' nomirror\nset bmargin 7\n"
+           "set ylabel 'seconds per simulated second'\n"
+           "set key outside right\nset grid ytics\n"
+           "plot '%s' using 2:xtic(1) title 'update + drive', '' using 3 title 'deliver', "
+           "'' using 4 title 'waiting (imbalance)', '' using 5 title 'exchange, barriers'\n",
+           p->sel_scale, p->dat[0]);
+  return row == 0 || draw(p->out_dir, p->tmpdir, "phases.png", p->body) ? CLI_RUNTIME : CLI_OK;
+}
+
+/* The data files in the scratch folder, then the three PNGs; an exit code. */
+static int plot_all(plot_ctx *p)
+{
+  int code = CLI_OK;
+  FILE *a = fopen(p->dat[0], "w");
+  FILE *b = fopen(p->dat[1], "w"), *c = fopen(p->dat[2], "w");
+  if (!a || !b || !c) {
+    fprintf(stderr, "error: plot: cannot write data in %s: %s\n", p->tmpdir, strerror(errno));
+    if (a) fclose(a);
+    if (b) fclose(b);
+    if (c) fclose(c);
+    return CLI_RUNTIME;
+  }
+  plot_data_measured(p, a);
+  double best_a, best_w;
+  int have = plot_data_alpha(p, b, c, &best_a, &best_w);
+  fclose(a);
+  fclose(b);
+  fclose(c);
+  code = plot_measured(p);
+  if (!code) code = plot_alpha(p, have, best_a, best_w);
+  if (!code) code = plot_phases(p);
+  return code;
+}
+
+/* plot's flags and their checks; -1 to go on, else an exit code. */
+static int plot_flags(int argc, char **argv, pm_flags *f)
+{
+  if (parse_flags(argc, argv, "FILES out-dir folds scale threads streams", f)) {
+    free(f->files);
+    return CLI_USAGE;
+  }
+  if (f->help) {
     printf("usage: nestcl perfmodel plot SWEEP.jsonl... --out-dir DIR [--folds K]\n"
            "                            [--scale S --threads T --streams G]\n"
            "\n"
@@ -767,206 +1001,62 @@ static int cmd_plot(int argc, char **argv)
            "                             streams) with the predicted curve and its optimum marked\n"
            "                             (default: the largest scale, the fewest threads and streams)\n"
            "  phases.png                 measured and predicted phases per configuration of that scale\n");
-    free(f.files);
+    free(f->files);
     return CLI_OK;
   }
-  if (f.n_files == 0 || !f.out_dir) {
+  if (f->n_files == 0 || !f->out_dir) {
     fprintf(stderr, "error: plot needs sweep files and --out-dir DIR\n");
-    free(f.files);
+    free(f->files);
     return CLI_USAGE;
   }
   struct stat sd;
-  if (stat(f.out_dir, &sd) != 0 || !S_ISDIR(sd.st_mode)) {
-    fprintf(stderr, "error: plot: --out-dir %s is not a folder\n", f.out_dir);
-    free(f.files);
+  if (stat(f->out_dir, &sd) != 0 || !S_ISDIR(sd.st_mode)) {
+    fprintf(stderr, "error: plot: --out-dir %s is not a folder\n", f->out_dir);
+    free(f->files);
     return CLI_USAGE;
   }
-  sweep_data d;
-  int code = pm_read_sweeps(f.files, f.n_files, &d);
-  free(f.files);
-  if (code) return code;
-  nestcl_pm_profile prof;
-  double *pred = malloc(d.n * sizeof *pred);
-  code = pred ? pm_fit_sweep(&d, f.folds, &prof, pred) : CLI_RUNTIME;
-  /* The combination for the alpha and phase plots. */
-  double sel_scale = f.scale;
-  int sel_t = f.threads, sel_g = f.streams, sel_stdp = d.n ? d.runs[0].stdp : 1;
-  if (!code && (sel_scale <= 0 || sel_t < 0 || sel_g < 0)) {
-    /* The largest scale with co-execution runs (or --scale), and there the fewest threads and streams. */
-    sel_scale = 0.0;
-    for (size_t i = 0; i < d.n; ++i) {
-      const run_rec *r = &d.runs[i];
-      if (!(r->c.TC > 0 && r->c.TG > 0 && r->c.alpha > 0 && r->c.alpha < 1)) continue;
-      if (f.scale > 0 && r->scale != f.scale) continue;
-      int better = r->scale > sel_scale ||
-                   (r->scale == sel_scale && (r->c.TC + r->c.TG < sel_t + sel_g ||
-                                              (r->c.TC + r->c.TG == sel_t + sel_g && r->c.TC < sel_t)));
-      if (sel_scale <= 0 || better) {
-        sel_scale = r->scale;
-        sel_t = (int)r->c.TC;
-        sel_g = (int)r->c.TG;
-        sel_stdp = r->stdp;
-      }
-    }
-    if (sel_scale <= 0) {
-      sel_scale = d.runs[0].scale;
-      sel_t = (int)d.runs[0].c.TC;
-      sel_g = (int)d.runs[0].c.TG;
-    }
+  return -1;
+}
+
+static int cmd_plot(int argc, char **argv)
+{
+  pm_flags f;
+  int code = plot_flags(argc, argv, &f);
+  if (code >= 0) return code;
+  plot_ctx *p = calloc(1, sizeof *p);
+  if (!p) {
+    free(f.files);
+    fprintf(stderr, "error: out of host memory\n");
+    return CLI_RUNTIME;
   }
-  char tmpdir[4096];
+  p->out_dir = f.out_dir;
+  code = pm_read_sweeps(f.files, f.n_files, &p->d);
+  free(f.files);
+  if (code) {
+    free(p);
+    return code;
+  }
+  p->pred = malloc(p->d.n * sizeof *p->pred);
+  code = p->pred ? pm_fit_sweep(&p->d, f.folds, &p->prof, p->pred) : CLI_RUNTIME;
+  if (!code) plot_select(p, f.scale, f.threads, f.streams);
   const char *td = getenv("TMPDIR");
-  snprintf(tmpdir, sizeof tmpdir, "%s/nestcl-plot-XXXXXX", td && *td ? td : "/tmp");
-  if (!code && !mkdtemp(tmpdir)) {
+  snprintf(p->tmpdir, sizeof p->tmpdir, "%s/nestcl-plot-XXXXXX", td && *td ? td : "/tmp");
+  if (!code && !mkdtemp(p->tmpdir)) {
     fprintf(stderr, "error: plot: cannot make a temporary folder: %s\n", strerror(errno));
     code = CLI_RUNTIME;
   }
-  char dat[3][4300];
-  for (int k = 0; k < 3; ++k) snprintf(dat[k], sizeof dat[k], "%s/d%d.dat", tmpdir, k);
+  for (int k = 0; k < 3; ++k) snprintf(p->dat[k], sizeof p->dat[k], "%s/d%d.dat", p->tmpdir, k);
   if (!code) {
-    /* d0: measured vs held-out prediction, one block per stage. */
-    FILE *a = fopen(dat[0], "w");
-    /* d1: measured times against alpha of the chosen combination; d2: the predicted curve. */
-    FILE *b = fopen(dat[1], "w"), *c = fopen(dat[2], "w");
-    if (!a || !b || !c) {
-      fprintf(stderr, "error: plot: cannot write data in %s: %s\n", tmpdir, strerror(errno));
-      code = CLI_RUNTIME;
-    } else {
-      for (int st = 0; st < 3; ++st) {
-        for (size_t i = 0; i < d.n; ++i) {
-          const run_rec *r = &d.runs[i];
-          int s = pm_is_cpu_only(&r->c) ? 0 : pm_is_gpu_only(&r->c) ? 1 : 2;
-          if (s == st && isfinite(pred[i])) fprintf(a, "%.6g %.6g\n", r->t, pred[i]);
-        }
-        fprintf(a, "\n\n");
-      }
-      nestcl_pm_config base;
-      int have = 0;
-      for (size_t i = 0; i < d.n; ++i) {
-        const run_rec *r = &d.runs[i];
-        if (r->scale == sel_scale && r->c.TC == sel_t && r->c.TG == sel_g && r->stdp == sel_stdp) {
-          fprintf(b, "%.6g %.6g\n", r->c.alpha, r->t);
-          if (!have) base = r->c;
-          have = 1;
-        }
-      }
-      /* The single-kind runs of the same scale are the ends of the curve (alpha 0 and 1). */
-      for (size_t i = 0; i < d.n; ++i) {
-        const run_rec *r = &d.runs[i];
-        if (r->scale == sel_scale && r->stdp == sel_stdp &&
-            ((r->c.TG == 0 && r->c.TC == sel_t) || (r->c.TC == 0 && r->c.TG == sel_g))) {
-          fprintf(b, "%.6g %.6g\n", r->c.TG == 0 ? 0.0 : 1.0, r->t);
-        }
-      }
-      double best_a = 0, best_w = 0;
-      if (have) {
-        base.TC = sel_t;
-        base.TG = sel_g;
-        for (int k = 0; k <= 200; ++k) {
-          base.alpha = k / 200.0;
-          fprintf(c, "%.6g %.6g\n", base.alpha, nestcl_pm_output_value(prof.p, &base, NESTCL_PM_WALL));
-        }
-        best_a = nestcl_pm_best_alpha(prof.p, &base, &best_w);
-      }
-      fclose(a);
-      fclose(b);
-      fclose(c);
-      a = b = c = NULL;
-      char body[16384];
-      snprintf(body, sizeof body,
-               "set title 'nestcl perfmodel on %s: measured against held-out prediction'\n"
-               "set xlabel 'measured wall time per simulated second (s)'\nset ylabel 'predicted, held out (s)'\n"
-               "set key top left\nset grid\n"
-               "plot '%s' index 0 with points pt 7 lc rgb '#1f77b4' title sprintf('CPU (R^2 = %%.3f)', %g), "
-               "'' index 1 with points pt 5 lc rgb '#d62728' title sprintf('GPU streams (R^2 = %%.3f)', %g), "
-               "'' index 2 with points pt 9 lc rgb '#2ca02c' title sprintf('co-execution (R^2 = %%.3f)', %g), "
-               "x with lines lc rgb 'gray' title 'measured = predicted'\n",
-               d.device_name, dat[0], isfinite(prof.cpu.r2_cv) ? prof.cpu.r2_cv : 0.0,
-               isfinite(prof.gpu.r2_cv) ? prof.gpu.r2_cv : 0.0, isfinite(prof.co.r2_cv) ? prof.co.r2_cv : 0.0);
-      if (draw(f.out_dir, tmpdir, "measured_vs_predicted.png", body)) code = CLI_RUNTIME;
-      if (!code && have) {
-        snprintf(body, sizeof body,
-                 "set title 'hpc_benchmark scale %g, %d thread(s) + %d stream(s): time against alpha'\n"
-                 "set xlabel 'alpha (share of neurons on the streams)'\nset ylabel 'wall time per simulated second (s)'\n"
-                 "set xrange [-0.02:1.02]\nset grid\nset key top center\n"
-                 "set arrow from %g, graph 0 to %g, graph 1 nohead dt 2 lc rgb '#2ca02c'\n"
-                 "plot '%s' with points pt 7 ps 1.3 lc rgb '#1f77b4' title 'measured', "
-                 "'%s' with lines lw 2 lc rgb '#d62728' title 'model', "
-                 "'+' using (%g):(%g) every ::0::0 with points pt 9 ps 2.5 lc rgb '#2ca02c' "
-                 "title sprintf('predicted optimum alpha = %%.3f', %g)\n",
-                 sel_scale, sel_t, sel_g, best_a, best_a, dat[1], dat[2], best_a, best_w, best_a);
-        if (draw(f.out_dir, tmpdir, "time_vs_alpha.png", body)) code = CLI_RUNTIME;
-      } else if (!code) {
-        fprintf(stderr, "error: plot: no co-execution runs at scale %g with %d thread(s) and %d stream(s)\n", sel_scale, sel_t, sel_g);
-        code = CLI_USAGE;
-      }
-      if (!code) {
-        /* Phases of every configuration of the chosen scale and mix: measured (m) beside predicted (p). */
-        FILE *e = fopen(dat[0], "w");
-        if (!e) {
-          fprintf(stderr, "error: plot: cannot write data in %s: %s\n", tmpdir, strerror(errno));
-          code = CLI_RUNTIME;
-        }
-        int row = 0;
-        /* By threads, streams, alpha; each configuration a measured and a predicted bar, then a gap. */
-        size_t *ord = malloc((d.n ? d.n : 1) * sizeof *ord), no = 0;
-        for (size_t i = 0; ord && i < d.n; ++i) {
-          if (d.runs[i].scale == sel_scale && d.runs[i].stdp == sel_stdp) ord[no++] = i;
-        }
-        for (size_t i = 1; i < no; ++i) {
-          for (size_t k = i; k > 0; --k) {
-            const nestcl_pm_config *a = &d.runs[ord[k - 1]].c, *b = &d.runs[ord[k]].c;
-            int gt = a->TC != b->TC ? a->TC > b->TC : a->TG != b->TG ? a->TG > b->TG : a->alpha > b->alpha;
-            if (!gt) break;
-            size_t t = ord[k]; ord[k] = ord[k - 1]; ord[k - 1] = t;
-          }
-        }
-        for (size_t q = 0; e && q < no; ++q) {
-          const run_rec *r = &d.runs[ord[q]];
-          nestcl_pm_prediction o;
-          nestcl_pm_predict(prof.p, &r->c, &o);
-          double vps = r->c.TC + r->c.TG;
-          /* Mean over the VPs of update and deliver; the rest of the wall time is waiting and serial work. */
-          double mu = ((isfinite(r->cu) ? r->cu * r->c.TC : 0) + (isfinite(r->gu) ? r->gu * r->c.TG : 0)) / vps;
-          double md = ((isfinite(r->cd) ? r->cd * r->c.TC : 0) + (isfinite(r->gd) ? r->gd * r->c.TG : 0)) / vps;
-          double mser = isfinite(r->exch) ? r->exch : 0;
-          double pu = (o.cpu_update * r->c.TC + o.gpu_update * r->c.TG) / vps;
-          double pd = (o.cpu_deliver * r->c.TC + o.gpu_deliver * r->c.TG) / vps;
-          double pser = o.barriers + o.exchange + o.mpi;
-          double mw = r->t - mu - md - mser, pw = o.wall - pu - pd - pser;
-          fprintf(e, "\"%dT %dG %.1f\" %.6g %.6g %.6g %.6g\n", (int)r->c.TC, (int)r->c.TG, r->c.alpha, mu, md,
-                  mw > 0 ? mw : 0, mser);
-          fprintf(e, "\"\" %.6g %.6g %.6g %.6g\n\"\" 0 0 0 0\n", pu, pd, pw > 0 ? pw : 0, pser);
-          row++;
-        }
-        free(ord);
-        if (e) fclose(e);
-        if (!code) {
-          snprintf(body, sizeof body,
-                   "set title 'scale %g: phases per configuration (threads T, streams G, alpha), measured (left) "
-                   "and predicted (right), mean over VPs' font ',10'\n"
-                   "set style data histograms\nset style histogram rowstacked\nset style fill solid 0.8 border -1\n"
-                   "set boxwidth 0.9\nset xtics rotate by 90 right font ',9' nomirror\nset bmargin 7\n"
-                   "set ylabel 'seconds per simulated second'\n"
-                   "set key outside right\nset grid ytics\n"
-                   "plot '%s' using 2:xtic(1) title 'update + drive', '' using 3 title 'deliver', "
-                   "'' using 4 title 'waiting (imbalance)', '' using 5 title 'exchange, barriers'\n",
-                   sel_scale, dat[0]);
-          if (row == 0 || draw(f.out_dir, tmpdir, "phases.png", body)) code = CLI_RUNTIME;
-        }
-      }
-    }
-    if (a) fclose(a);
-    if (b) fclose(b);
-    if (c) fclose(c);
-    for (int k = 0; k < 3; ++k) remove(dat[k]);
-    rmdir(tmpdir);
+    code = plot_all(p);
+    for (int k = 0; k < 3; ++k) remove(p->dat[k]);
+    rmdir(p->tmpdir);
   }
   if (!code) {
     fprintf(stderr, "perfmodel: measured_vs_predicted.png, time_vs_alpha.png and phases.png in %s\n", f.out_dir);
   }
-  free(pred);
-  free(d.runs);
+  free(p->pred);
+  free(p->d.runs);
+  free(p);
   return code;
 }
 
