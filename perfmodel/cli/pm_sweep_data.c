@@ -21,6 +21,30 @@ static double num_or_nan(const pmj *v, const char *path)
   return x && x->type == PMJ_NUMBER ? x->num : NAN;
 }
 
+/* One line's inputs and measured times (*ok cleared when a required number is missing). */
+static void read_run(const pmj *v, run_rec *r, int *ok)
+{
+  memset(r, 0, sizeof *r);
+  r->c.N = pmj_number(v, "inputs.N", ok);
+  r->c.K = pmj_number(v, "inputs.K", ok);
+  r->c.F = pmj_number(v, "inputs.F", ok);
+  r->c.M = pmj_number(v, "inputs.M", ok);
+  r->c.TC = pmj_number(v, "inputs.TC", ok);
+  r->c.TG = pmj_number(v, "inputs.TG", ok);
+  r->c.alpha = pmj_number(v, "inputs.alpha", ok);
+  r->c.phi = pmj_number(v, "inputs.phi", ok);
+  r->c.S = pmj_number(v, "inputs.super_steps_per_s", ok);
+  r->c.P = pmj_number(v, "cores", ok);
+  r->scale = pmj_number(v, "scale", ok);
+  r->t = pmj_number(v, "measured.t", ok);
+  r->cu = num_or_nan(v, "measured.cpu_update");
+  r->cd = num_or_nan(v, "measured.cpu_deliver");
+  r->gu = num_or_nan(v, "measured.gpu_update");
+  r->gd = num_or_nan(v, "measured.gpu_deliver");
+  r->exch = num_or_nan(v, "measured.exchange");
+  r->wait = num_or_nan(v, "measured.wait");
+}
+
 static void merge_repeats(sweep_data *d);
 
 /* Reads the JSON lines of one or more sweep files; every line must be of one device, driver and benchmark. */
@@ -52,25 +76,7 @@ int pm_read_sweeps(char **files, int n_files, sweep_data *d)
                  *dd = pmj_string(v, "device_driver"), *bm = pmj_string(v, "benchmark"), *syn = pmj_string(v, "synapse");
       int ok = 1;
       run_rec r;
-      memset(&r, 0, sizeof r);
-      r.c.N = pmj_number(v, "inputs.N", &ok);
-      r.c.K = pmj_number(v, "inputs.K", &ok);
-      r.c.F = pmj_number(v, "inputs.F", &ok);
-      r.c.M = pmj_number(v, "inputs.M", &ok);
-      r.c.TC = pmj_number(v, "inputs.TC", &ok);
-      r.c.TG = pmj_number(v, "inputs.TG", &ok);
-      r.c.alpha = pmj_number(v, "inputs.alpha", &ok);
-      r.c.phi = pmj_number(v, "inputs.phi", &ok);
-      r.c.S = pmj_number(v, "inputs.super_steps_per_s", &ok);
-      r.c.P = pmj_number(v, "cores", &ok);
-      r.scale = pmj_number(v, "scale", &ok);
-      r.t = pmj_number(v, "measured.t", &ok);
-      r.cu = num_or_nan(v, "measured.cpu_update");
-      r.cd = num_or_nan(v, "measured.cpu_deliver");
-      r.gu = num_or_nan(v, "measured.gpu_update");
-      r.gd = num_or_nan(v, "measured.gpu_deliver");
-      r.exch = num_or_nan(v, "measured.exchange");
-      r.wait = num_or_nan(v, "measured.wait");
+      read_run(v, &r, &ok);
       r.stdp = syn && strcmp(syn, "stdp") == 0;
       if (!schema || strcmp(schema, "nestcl-sweep/1") != 0 || !dn || !dd || !bm || !syn || !ok ||
           !(r.t > 0) || !(r.c.N > 0) || r.c.TC < 0 || r.c.TG < 0 || r.c.TC + r.c.TG < 1 || !(r.c.P >= 1) ||
