@@ -62,6 +62,9 @@ typedef struct bench_def {
 
 void bench_info_add(bench_network *net, const char *name, double value);
 
+/* `nestcl run <name>` for a benchmark of this interface, through the shared runner (runner.c). */
+int cli_run_benchmark(const bench_def *b, int argc, char **argv);
+
 extern const bench_def bench_microcircuit;
 
 #endif

@@ -30,4 +30,7 @@ int hpc_parameters(double scale, hpc_network *n);
  */
 int hpc_describe(nestcl_engine *e, const char *model, double delay_ms, int ee_static, hpc_network *n);
 
+/* `nestcl run hpc_benchmark` (hpc_benchmark_driver.c): its own driver, for the performance model's split. */
+int cli_run_hpc_benchmark(int argc, char **argv);
+
 #endif

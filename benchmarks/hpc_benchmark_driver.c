@@ -5,9 +5,10 @@
  * in the presimulation), presimulation and measured simulation, the E->E
  * weights (NEST's stdp_pl_synapse_hom, or static with --ee-synapse static),
  * and the results JSON (results.schema.md, through results.c), written to a
- * temporary file and renamed, so a failed run leaves no file. The steps of a
- * run: parse and validate the flags, choose the split, build, presimulate (or
- * rebalance), simulate, measure, report.
+ * temporary file and renamed, so a failed run leaves no file (--rebalance's
+ * rounds: hpc_rebalance.c). The steps of a run: parse and validate the flags,
+ * choose the split, build, presimulate (or rebalance), simulate, measure,
+ * report.
  */
 #include <errno.h>
 #include <limits.h>
@@ -18,12 +19,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#ifdef NESTCL_WITH_MPI
-#include <mpi.h>
-#endif
-
 #include "cli.h"
 #include "hpc_benchmark.h"
+#include "hpc_benchmark_run.h"
 #include "json.h"
 #include "results.h"
 #include "run_common.h"
@@ -31,35 +29,10 @@
 #include "nestcl/version.h"
 #ifdef NESTCL_WITH_PERFMODEL
 #include "pm_auto.h"
-#include "pm_profile.h"
 #endif
 
-typedef struct hpc_opts {
-  double scale, simtime, presim, dt, delay, gpu_fraction;
-  int gpu_fraction_auto;
-  int threads, streams;   /* -1: auto (from the performance profile) */
-  const char *profile;    /* --profile FILE */
-  int rebalance;          /* --rebalance: measure in the presimulation, repartition */
-  long rebalance_rounds;
-  double calibration_budget;
-  const char *device;
-  const char *model;
-  int ee_static;         /* --ee-synapse static: E->E static_synapse (the former variant) */
-  long history_max;
-  double device_memory;  /* bytes; 0: what the device has free */
-  unsigned long seed;
-  long record;
-  const char *out;
-  int weight_double;
-  int mpi;
-  int sync_interval, host_clock; /* nestcl_engine_config's; 0: the default */
-  int no_command_buffer;
-  int quiet;
-  int dry_run;
-  cli_ckpt ck;           /* --checkpoint-at, --checkpoint, --restore */
-} hpc_opts;
 
-void cli_hpc_benchmark_help(void)
+static void help(void)
 {
   printf("usage: nestcl run hpc_benchmark [flags]\n"
          "\n"
@@ -163,7 +136,7 @@ static int parse_split_flag(hpc_opts *o, cli_args *c)
   const char *a = c->a;
   long l;
   if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-    cli_hpc_benchmark_help();
+    help();
     return FLAG_EXIT;
   } else if (strcmp(a, "--version") == 0) {
     printf("nestcl %s\n", nestcl_version());
@@ -360,68 +333,6 @@ static int parse(int argc, char **argv, hpc_opts *o)
   return validate(o);
 }
 
-/*
- * The presimulation in two halves; the second's busy time (update, drive and
- * delivery, not waiting) of one CPU VP and one stream, means over the VPs of
- * each kind (and over the ranks), per simulated second. The first half is
- * left out: the first super steps pay for warming caches and queues.
- */
-static int presim_measured(nestcl_engine *e, const hpc_opts *o, int quiet, double *wall, double *window,
-                           double *cpu_busy, double *gpu_busy)
-{
-  double half = o->dt * floor(o->presim / 2.0 / o->dt), w1 = 0.0, w2 = 0.0;
-  int rc = half > 0.0 ? cli_simulate_progress(e, "presim", half, o->dt, quiet, &w1) : 0;
-  nestcl_engine_stats a, b;
-  nestcl_engine_get_stats(e, &a);
-  nestcl_vp_stats *before = malloc((size_t)a.n_vps * sizeof *before);
-  if (!before) {
-    return nestcl_set_error(NESTCL_ENOMEM, "out of host memory");
-  }
-  memcpy(before, a.vps, (size_t)a.n_vps * sizeof *before);
-  double rest = o->presim - half;
-  if (!rc) rc = cli_simulate_progress(e, "presim", rest, o->dt, quiet, &w2);
-  double sum[2] = {0.0, 0.0}, cnt[2] = {0.0, 0.0};
-  if (!rc) {
-    nestcl_engine_get_stats(e, &b);
-    for (int v = 0; v < b.n_vps; ++v) {
-      if (b.vps[v].neurons == 0) continue;
-      double busy = 0.0;
-      for (int p = 0; p < NESTCL_PHASES; ++p) {
-        if (p == NESTCL_PHASE_UPDATE || p == NESTCL_PHASE_POISSON || p == NESTCL_PHASE_DELIVER) {
-          busy += b.vps[v].seconds[p] - before[v].seconds[p];
-        }
-      }
-      sum[b.vps[v].is_gpu] += busy;
-      cnt[b.vps[v].is_gpu] += 1.0;
-    }
-  }
-  free(before);
-#ifdef NESTCL_WITH_MPI
-  if (!rc && o->mpi) {
-    double in[4] = {sum[0], sum[1], cnt[0], cnt[1]}, out[4];
-    MPI_Allreduce(in, out, 4, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
-    sum[0] = out[0]; sum[1] = out[1]; cnt[0] = out[2]; cnt[1] = out[3];
-    /* Every rank decides alike: the slowest rank's window. */
-    double w_max = w2;
-    MPI_Allreduce(&w2, &w_max, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-    w2 = w_max;
-  }
-#endif
-  double sim_s = rest * 1e-3;
-  *cpu_busy = cnt[0] > 0 && sim_s > 0 ? sum[0] / cnt[0] / sim_s : 0.0;
-  *gpu_busy = cnt[1] > 0 && sim_s > 0 ? sum[1] / cnt[1] / sim_s : 0.0;
-  *window = sim_s > 0 ? w2 / sim_s : 0.0;
-  *wall = w1 + w2;
-  return rc;
-}
-
-/* The network (benchmarks/hpc_benchmark.c) and what building it returns. */
-typedef struct hpc_net {
-  hpc_network p;
-  uint32_t nrec;
-  nestcl_engine *e;
-  int rec;
-} hpc_net;
 
 /*
  * Describes hpc_benchmark on a new engine with the split (threads, streams,
@@ -461,30 +372,6 @@ static int make_network(hpc_opts *o, hpc_net *n)
   return rc;
 }
 
-/* One run: its flags, the split chosen, the network, the measurements. */
-typedef struct hpc_run {
-  hpc_opts o;
-  int argc;
-  char **argv;
-  int rank, ranks;
-  hpc_net net;
-  /* The split: given by flags, or chosen by the fitted performance model (perfmodel/README.md). */
-  const char *split_source;
-  double predicted;
-  char profile_used[4096];
-#ifdef NESTCL_WITH_PERFMODEL
-  pm_auto_result ar;
-  int have_profile;
-#endif
-  /* --rebalance: its rounds (JSON lines), why it ended, its extra wall time. */
-  json rb;
-  const char *rebalance_why;
-  double rebalance_s;
-  double presim_wall, sim_wall;
-  nestcl_engine_stats s0, s1;
-  nestcl_vp_stats *vp0;
-  nestcl_weight_stats ws;
-} hpc_run;
 
 /* The activity of the recorded E neurons over the measured window. */
 typedef struct hpc_activity {
@@ -494,27 +381,6 @@ typedef struct hpc_activity {
   long cv_n;
   double rate;
 } hpc_activity;
-
-/* --mpi: joins the ranks; CLI_USAGE after an error line in a build without MPI. */
-static int start_mpi(hpc_run *r)
-{
-  r->rank = 0;
-  r->ranks = 1;
-#ifdef NESTCL_WITH_MPI
-  if (r->o.mpi) {
-    int provided;
-    MPI_Init_thread(NULL, NULL, MPI_THREAD_FUNNELED, &provided);
-    MPI_Comm_rank(MPI_COMM_WORLD, &r->rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &r->ranks);
-  }
-#else
-  if (r->o.mpi) {
-    fprintf(stderr, "error: --mpi: this nestcl was built without MPI\n");
-    return CLI_USAGE;
-  }
-#endif
-  return CLI_OK;
-}
 
 #ifdef NESTCL_WITH_PERFMODEL
 /* The split from the performance profile (pm_auto.c); an exit code. */
@@ -573,169 +439,6 @@ static int choose_split(hpc_run *r)
   return CLI_OK;
 }
 
-#ifdef NESTCL_WITH_PERFMODEL
-/* A --rebalance round's measurements so far and the model's configuration of the run. */
-typedef struct rebalance_state {
-  nestcl_pm_config pc;
-  nestcl_pm_measured meas[NESTCL_PM_BALANCE_MAX];
-  int n_meas;
-} rebalance_state;
-
-/*
- * The splits to try next, in order: the corrected model's best, then the
- * neighbours of the fastest measured split, 0.1 either side (the side the
- * model prefers first).
- */
-static void rebalance_candidates(const hpc_run *r, const rebalance_state *st, const nestcl_pm_balance *bal, int best,
-                                 double cand[3])
-{
-  cand[0] = bal->alpha;
-  cand[1] = st->meas[best].alpha - 0.1;
-  cand[2] = st->meas[best].alpha + 0.1;
-  double q[NESTCL_PM_NP];
-  nestcl_pm_balance_params(r->ar.prof.p, bal->s, q);
-  nestcl_pm_config x = st->pc;
-  x.alpha = cand[1];
-  double w1 = nestcl_pm_output_value(q, &x, NESTCL_PM_WALL);
-  x.alpha = cand[2];
-  if (nestcl_pm_output_value(q, &x, NESTCL_PM_WALL) < w1) {
-    double t = cand[1];
-    cand[1] = cand[2];
-    cand[2] = t;
-  }
-}
-
-/*
- * The next split: the first candidate not measured yet (within 0.02), while
- * rounds are left; else where the loop ends, the fastest split measured.
- * (Ending on the corrected model's best unless a split measured 5 % faster
- * did worse on the plastic network, whose rate still climbs in the
- * presimulation: the correction fitted there misleads.) Returns whether a new
- * split is tried.
- */
-static int rebalance_next(const hpc_run *r, const rebalance_state *st, long round, const nestcl_pm_balance *bal,
-                          double *next, const char **what)
-{
-  int best = 0;
-  for (int i = 1; i < st->n_meas; ++i) {
-    if (st->meas[i].wall < st->meas[best].wall) best = i;
-  }
-  double cand[3];
-  rebalance_candidates(r, st, bal, best, cand);
-  *next = st->meas[best].alpha;
-  *what = "the fastest split measured";
-  for (int k = 0; k < 3 && round < r->o.rebalance_rounds && st->n_meas < NESTCL_PM_BALANCE_MAX; ++k) {
-    if (cand[k] < 0.0 || cand[k] > 1.0) continue;
-    int seen = 0;
-    for (int i = 0; i < st->n_meas; ++i) seen |= fabs(st->meas[i].alpha - cand[k]) <= 0.02;
-    if (seen) continue;
-    *next = cand[k];
-    *what = k == 0 ? "the corrected model's best" : "a neighbour of the fastest split measured";
-    return 1;
-  }
-  return 0;
-}
-
-/* One round in the results' config.rebalance.rounds, and its line on stderr. */
-static void rebalance_report(hpc_run *r, long round, const nestcl_pm_measured *m, const nestcl_pm_balance *bal,
-                             int apply, double next, const char *what)
-{
-  json *rb = &r->rb;
-  json_begin_object(rb);
-  json_key(rb, "alpha"); json_number(rb, r->o.gpu_fraction);
-  json_key(rb, "wall_s_per_s"); json_number(rb, m->wall);
-  json_key(rb, "cpu_busy_s_per_s"); json_number(rb, m->cpu_busy);
-  json_key(rb, "gpu_busy_s_per_s"); json_number(rb, m->gpu_busy);
-  json_key(rb, "correction"); json_number(rb, bal->s);
-  json_key(rb, "scale"); json_number(rb, bal->b);
-  json_key(rb, "predicted_here_s_per_s"); json_number(rb, bal->here);
-  json_key(rb, "model_alpha"); json_number(rb, bal->alpha);
-  json_key(rb, "model_wall_s_per_s"); json_number(rb, bal->wall);
-  json_key(rb, "applied"); json_bool(rb, apply || next != r->o.gpu_fraction);
-  json_key(rb, "next_alpha"); json_number(rb, next);
-  json_end_object(rb);
-  if (!r->o.quiet && r->rank == 0) {
-    fprintf(stderr, "nestcl: rebalance %ld: alpha %.3f took %.3f s per simulated s (a thread busy %.3f s, a "
-                    "stream %.3f s); the corrected model's best is alpha %.3f (%.3f s); next: %s, alpha %.3f\n",
-            round + 1, r->o.gpu_fraction, m->wall, m->cpu_busy, m->gpu_busy, bal->alpha, bal->wall, what, next);
-  }
-  if (!apply) {
-    static char why[256];
-    snprintf(why, sizeof why, "%s; kept %s",
-             round >= r->o.rebalance_rounds ? "rounds exhausted"
-                                            : "the model's best and the fastest split's neighbours measured",
-             what);
-    r->rebalance_why = why;
-  }
-}
-
-/*
- * Rounds of (measure in the presimulation, choose alpha, rebuild and replay)
- * until the split to try was measured already; the extra wall time into
- * *t_rb. Engine status codes.
- */
-static int rebalance_rounds(hpc_run *r, rebalance_state *st, double *t_rb)
-{
-  hpc_opts *o = &r->o;
-  int rc = 0;
-  for (long round = 0; !rc; ++round) {
-    nestcl_pm_measured *m = &st->meas[st->n_meas];
-    double window = 0.0, cpu_busy = 0.0, gpu_busy = 0.0;
-    rc = presim_measured(r->net.e, o, o->quiet || r->rank, &r->presim_wall, &window, &cpu_busy, &gpu_busy);
-    if (rc) break;
-    st->n_meas++;
-    m->alpha = o->gpu_fraction;
-    m->wall = window;
-    m->cpu_busy = cpu_busy;
-    m->gpu_busy = gpu_busy;
-    nestcl_pm_balance bal;
-    rc = nestcl_pm_balance_fit(r->ar.prof.p, &st->pc, st->meas, st->n_meas, &bal);
-    if (rc) break;
-    double next;
-    const char *what;
-    int apply = rebalance_next(r, st, round, &bal, &next, &what);
-    rebalance_report(r, round, m, &bal, apply, next, what);
-    if (next == o->gpu_fraction) break;
-    /* The results do not depend on the split: a new build with the new alpha, the same presimulation again. */
-    double t0 = r->presim_wall;
-    double c0 = cli_now();
-    nestcl_engine_destroy(r->net.e);
-    r->net.e = NULL;
-    o->gpu_fraction = next;
-    rc = make_network(o, &r->net);
-    *t_rb += cli_now() - c0 + t0;
-    if (!apply) {
-      /* Back to the split kept: the presimulation once more, unmeasured. */
-      if (!rc) rc = cli_simulate_progress(r->net.e, "presim", o->presim, o->dt, o->quiet || r->rank, &r->presim_wall);
-      break;
-    }
-  }
-  return rc;
-}
-
-/* --rebalance's presimulation; engine status codes. */
-static int rebalance(hpc_run *r)
-{
-  hpc_opts *o = &r->o;
-  if (o->threads == 0 || o->streams == 0 || !r->have_profile) {
-    r->rebalance_why = "nothing to rebalance: one kind of VP";
-    return cli_simulate_progress(r->net.e, "presim", o->presim, o->dt, o->quiet || r->rank, &r->presim_wall);
-  }
-  rebalance_state st;
-  pm_hpc_config(&r->ar.prof, o->scale, !o->ee_static, r->ranks, &st.pc);
-  st.pc.TC = o->threads;
-  st.pc.TG = o->streams;
-  st.n_meas = 0;
-  json_begin_array(&r->rb);
-  double t_rb = 0.0;
-  int rc = rebalance_rounds(r, &st, &t_rb);
-  json_end_array(&r->rb);
-  r->rebalance_s = t_rb;
-  r->split_source = "rebalanced";
-  r->predicted = NAN;
-  return rc;
-}
-#endif
 
 /*
  * The measured simulation's activity of the recorded E neurons (a restored
@@ -973,7 +676,7 @@ static int simulate(hpc_run *r)
   int rc = 0;
   if (o->rebalance) {
 #ifdef NESTCL_WITH_PERFMODEL
-    rc = rebalance(r);
+    rc = hpc_rebalance(r, make_network);
 #endif
   } else {
     /* Times from t = 0: a restored run starts at its checkpoint's, and skips what lies before. */
@@ -1035,7 +738,7 @@ int cli_run_hpc_benchmark(int argc, char **argv)
   r.argv = argv;
   /* From here on SIGINT and SIGTERM stop the run at the end of a super step and leave no output file. */
   cli_stop_on_signals(NULL);
-  if (start_mpi(&r) != CLI_OK) return CLI_USAGE;
+  if (cli_start_mpi(r.o.mpi, &r.rank, &r.ranks) != CLI_OK) return CLI_USAGE;
   json_init(&r.rb);
   r.rb.compact = 1;
   int rc = 0;
@@ -1047,10 +750,6 @@ int cli_run_hpc_benchmark(int argc, char **argv)
   }
   free(r.vp0);
   nestcl_engine_destroy(r.net.e);
-#ifdef NESTCL_WITH_MPI
-  if (r.o.mpi) {
-    MPI_Finalize();
-  }
-#endif
+  cli_end_mpi(r.o.mpi);
   return code;
 }

@@ -22,10 +22,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#ifdef NESTCL_WITH_MPI
-#include <mpi.h>
-#endif
-
 #include "benchmark.h"
 #include "cli.h"
 #include "json.h"
@@ -520,27 +516,6 @@ typedef struct bench_run {
   cli_outputs pend;
 } bench_run;
 
-/* --mpi: joins the ranks; CLI_USAGE after an error line in a build without MPI. */
-static int start_mpi(bench_run *r)
-{
-  r->rank = 0;
-  r->ranks = 1;
-#ifdef NESTCL_WITH_MPI
-  if (r->o.mpi) {
-    int provided;
-    MPI_Init_thread(NULL, NULL, MPI_THREAD_FUNNELED, &provided);
-    MPI_Comm_rank(MPI_COMM_WORLD, &r->rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &r->ranks);
-  }
-#else
-  if (r->o.mpi) {
-    fprintf(stderr, "error: --mpi: this nestcl was built without MPI\n");
-    return CLI_USAGE;
-  }
-#endif
-  return CLI_OK;
-}
-
 /*
  * Creates the engine, describes the benchmark's network and its spike
  * recorders; --dry-run then prints the estimate (*code set); else builds (or
@@ -898,13 +873,11 @@ int cli_run_benchmark(const bench_def *b, int argc, char **argv)
   int code = pr > 0 ? CLI_OK : CLI_USAGE;
   /* From here on SIGINT and SIGTERM stop the run at the end of a super step and leave no output file. */
   if (!pr) cli_stop_on_signals(NULL);
-  if (!pr && (code = start_mpi(r)) == CLI_OK) {
+  if (!pr && (code = cli_start_mpi(r->o.mpi, &r->rank, &r->ranks)) == CLI_OK) {
     code = run(r);
     cli_outputs_drop(&r->pend);
     nestcl_engine_destroy(r->e);
-#ifdef NESTCL_WITH_MPI
-    if (r->o.mpi) MPI_Finalize();
-#endif
+    cli_end_mpi(r->o.mpi);
   }
   free(r->sp);
   free(r->vp0);

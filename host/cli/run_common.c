@@ -8,6 +8,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#ifdef NESTCL_WITH_MPI
+#include <mpi.h>
+#endif
+
 #include "cli.h"
 
 int cli_parse_double(const char *flag, const char *v, double *out)
@@ -102,6 +106,35 @@ int cli_check_times(double dt, double simtime, double presim)
     }
   }
   return 0;
+}
+
+int cli_start_mpi(int mpi, int *rank, int *ranks)
+{
+  *rank = 0;
+  *ranks = 1;
+#ifdef NESTCL_WITH_MPI
+  if (mpi) {
+    int provided;
+    MPI_Init_thread(NULL, NULL, MPI_THREAD_FUNNELED, &provided);
+    MPI_Comm_rank(MPI_COMM_WORLD, rank);
+    MPI_Comm_size(MPI_COMM_WORLD, ranks);
+  }
+#else
+  if (mpi) {
+    fprintf(stderr, "error: --mpi: this nestcl was built without MPI\n");
+    return CLI_USAGE;
+  }
+#endif
+  return CLI_OK;
+}
+
+void cli_end_mpi(int mpi)
+{
+#ifdef NESTCL_WITH_MPI
+  if (mpi) MPI_Finalize();
+#else
+  (void)mpi;
+#endif
 }
 
 double cli_now(void)

@@ -1,9 +1,11 @@
 /*
- * What the drivers of `nestcl run` share (runner.c for the benchmarks of
- * benchmarks/, hpc_benchmark.c for hpc_benchmark): flag values, the times'
- * checks, simulation in pieces with a progress line, the stop on SIGINT and
- * SIGTERM, the results' byte and phase objects, and output files that appear
- * only complete (written under a temporary name, renamed at the end).
+ * What the drivers of `nestcl run` share (benchmarks/runner.c for the
+ * benchmarks of benchmark.h, benchmarks/hpc_benchmark_driver.c for
+ * hpc_benchmark) and the perfmodel's commands use: the walk over the flags and
+ * their values, the times' checks, MPI's start and end, simulation in pieces
+ * with a progress line, the stop on SIGINT and SIGTERM, the results' byte and
+ * phase objects, and output files that appear only complete (written under a
+ * temporary name, renamed at the end).
  */
 #ifndef NESTCL_CLI_RUN_COMMON_H
 #define NESTCL_CLI_RUN_COMMON_H
@@ -45,6 +47,11 @@ const char *cli_args_peek(const cli_args *c);
 int cli_check_times(double dt, double simtime, double presim);
 
 double cli_now(void);
+
+/* --mpi: joins the ranks (*rank 0 of *ranks 1 without it); CLI_USAGE after an error line in a build without MPI. */
+int cli_start_mpi(int mpi, int *rank, int *ranks);
+/* Leaves the ranks that cli_start_mpi joined. */
+void cli_end_mpi(int mpi);
 
 /*
  * SIGINT and SIGTERM set cli_signal (the signal's number); the engine given to
