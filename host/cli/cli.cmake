@@ -25,7 +25,7 @@ function(nestcl_add_driver)
   if(TARGET nestcl_perfmodel)
     target_sources(nestcl_cli PRIVATE ${pm}/perfmodel_cli.c ${pm}/sweep.c ${pm}/pm_commands.c ${pm}/pm_auto.c ${pm}/pm_profile.c
       ${pm}/pm_sweep_data.c
-      ${pm}/pm_floor.c ${bench}/hpc_rebalance.c)
+      ${pm}/pm_floor.c ${pm}/pm_flags.c ${pm}/pm_plot.c ${bench}/hpc_rebalance.c)
     target_link_libraries(nestcl_cli PRIVATE nestcl_perfmodel)
     target_compile_definitions(nestcl_cli PRIVATE NESTCL_WITH_PERFMODEL=1)
   endif()
