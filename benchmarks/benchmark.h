@@ -1,6 +1,6 @@
 /*
  * The interface between a benchmark network (one file in benchmarks/, built on
- * the public engine API only) and the command-line runner (host/cli/runner.c),
+ * the public engine API only) and the command-line runner (benchmarks/runner.c),
  * which owns everything the benchmarks share: the common flags (threads,
  * streams, split, device, MPI, seed, times, outputs), the engine's
  * configuration, the presimulation and simulation, the per-population
@@ -61,6 +61,9 @@ typedef struct bench_def {
 } bench_def;
 
 void bench_info_add(bench_network *net, const char *name, double value);
+
+/* `nestcl run <name>` for a benchmark of this interface, through the shared runner (runner.c). */
+int cli_run_benchmark(const bench_def *b, int argc, char **argv);
 
 extern const bench_def bench_microcircuit;
 

@@ -1,7 +1,7 @@
 /*
  * NEST's hpc_benchmark network (pynest/examples/hpc_benchmark.py; parameters
  * in BENCHMARKS.md), described on the engine through its public API. The
- * driver (host/cli/hpc_benchmark.c) adds what only this benchmark has: the
+ * driver (hpc_benchmark_driver.c) adds what only this benchmark has: the
  * performance model's split, rebalancing, the E->E weights in the results.
  */
 #ifndef NESTCL_BENCH_HPC_H
@@ -29,5 +29,8 @@ int hpc_parameters(double scale, hpc_network *n);
  * delay for every connection, E->E static or NEST's stdp_pl_synapse_hom.
  */
 int hpc_describe(nestcl_engine *e, const char *model, double delay_ms, int ee_static, hpc_network *n);
+
+/* `nestcl run hpc_benchmark` (hpc_benchmark_driver.c): its own driver, for the performance model's split. */
+int cli_run_hpc_benchmark(int argc, char **argv);
 
 #endif

@@ -223,6 +223,69 @@ static nestcl_value delay_dist(double mean, double rel_std, double h)
   return rel_std == 0.0 ? nestcl_constant(mean) : nestcl_normal_clipped(mean, mean * rel_std, h - 0.5 * h, INFINITY);
 }
 
+/*
+ * Thalamic input: 902 parrot_neurons repeat one Poisson train each (120 Hz
+ * for 10 ms from 700 ms) to their fixed_total_number targets, as in NEST's
+ * network.py: every target of a thalamic neuron sees the same train. The
+ * generator's connection onto the parrots has NEST's default weight 1 (a
+ * parrot ignores it) and delay 1 ms. The thalamus is population NPOP, not
+ * analysed; *th_total: its synapses.
+ */
+static int connect_thalamus(const mc_opts *m, nestcl_engine *e, bench_network *net, double h, double PSC_over_PSP,
+                            uint64_t *th_total)
+{
+  const double K = m->K_scaling;
+  int th = -1;
+  int rc = nestcl_engine_create_population(e, "parrot_neuron", (uint32_t)num_th_neurons, 0, &th);
+  if (!rc) rc = nestcl_engine_add_poisson_window(e, th, th_rate, 1.0, 1.0, 0, th_start, th_start + th_duration);
+  double weight_th = PSP_th * PSC_over_PSP;
+  for (int i = 0; i < NPOP && !rc; ++i) {
+    double n_th = num_synapses_from_conn_prob(conn_probs_th[i], num_th_neurons, full_num_neurons[i]);
+    if (K != 1.0) n_th *= K;
+    double w = K != 1.0 ? weight_th / sqrt(K) : weight_th;
+    nestcl_conn_spec conn = {NESTCL_RULE_FIXED_TOTAL_NUMBER, 0, 1, 1, (uint64_t)rint(n_th), 0.0};
+    nestcl_syn_spec syn = {nestcl_normal_clipped(w, w * weight_rel_std, 0.0, INFINITY),
+                           delay_dist(delay_th_mean, delay_th_rel_std, h), 0};
+    if (conn.N > 0) rc = nestcl_engine_connect(e, th, net->pop[i], &conn, &syn);
+    *th_total += conn.N;
+  }
+  if (!rc) {
+    net->pop_name[NPOP] = "TC";
+    net->pop[NPOP] = th;
+    net->ref_rate_hz[NPOP] = NAN;
+    net->analyse[NPOP] = 0;
+    net->n_pops = NPOP + 1;
+  }
+  return rc;
+}
+
+/* network.py's __create_neuronal_populations: iaf_psc_exp with the DC input, V_m drawn per population. */
+static int create_populations(const mc_opts *m, nestcl_engine *e, bench_network *net, const uint32_t *num_neurons,
+                              const double *DC_amp)
+{
+  int rc = 0;
+  net->n_pops = NPOP;
+  for (int i = 0; i < NPOP && !rc; ++i) {
+    net->pop_name[i] = populations[i];
+    net->ref_rate_hz[i] = full_mean_rates[i];
+    net->analyse[i] = m->analyse[i];
+    rc = nestcl_engine_create_population(e, "iaf_psc_exp", num_neurons[i], 0, &net->pop[i]);
+    /* NEST applies E_L before the thresholds it offsets, and V_m last. */
+    static const char *const names[] = {"E_L", "C_m", "tau_m", "tau_syn_ex", "tau_syn_in", "V_th", "V_reset",
+                                        "t_ref", "I_e"};
+    const double values[] = {E_L, C_m, tau_m, tau_syn, tau_syn, V_th, V_reset, t_ref, DC_amp[i]};
+    for (int k = 0; k < 9 && !rc; ++k) {
+      rc = nestcl_engine_set(e, net->pop[i], names[k], nestcl_constant(values[k]));
+    }
+    if (!rc) {
+      rc = nestcl_engine_set(e, net->pop[i], "V_m",
+                             m->v0_optimized ? nestcl_normal(V0_mean_optimized[i], V0_std_optimized[i])
+                                             : nestcl_normal(V0_mean_original, V0_std_original));
+    }
+  }
+  return rc;
+}
+
 static int mc_build(const void *o, const bench_common *c, nestcl_engine *e, bench_network *net)
 {
   const mc_opts *m = o;
@@ -276,25 +339,7 @@ static int mc_build(const void *o, const bench_common *c, nestcl_engine *e, benc
   }
 
   /* __create_neuronal_populations */
-  net->n_pops = NPOP;
-  for (int i = 0; i < NPOP && !rc; ++i) {
-    net->pop_name[i] = populations[i];
-    net->ref_rate_hz[i] = full_mean_rates[i];
-    net->analyse[i] = m->analyse[i];
-    rc = nestcl_engine_create_population(e, "iaf_psc_exp", num_neurons[i], 0, &net->pop[i]);
-    /* NEST applies E_L before the thresholds it offsets, and V_m last. */
-    static const char *const names[] = {"E_L", "C_m", "tau_m", "tau_syn_ex", "tau_syn_in", "V_th", "V_reset",
-                                        "t_ref", "I_e"};
-    const double values[] = {E_L, C_m, tau_m, tau_syn, tau_syn, V_th, V_reset, t_ref, DC_amp[i]};
-    for (int k = 0; k < 9 && !rc; ++k) {
-      rc = nestcl_engine_set(e, net->pop[i], names[k], nestcl_constant(values[k]));
-    }
-    if (!rc) {
-      rc = nestcl_engine_set(e, net->pop[i], "V_m",
-                             m->v0_optimized ? nestcl_normal(V0_mean_optimized[i], V0_std_optimized[i])
-                                             : nestcl_normal(V0_mean_original, V0_std_original));
-    }
-  }
+  rc = create_populations(m, e, net, num_neurons, DC_amp);
 
   /* __connect_neuronal_populations: fixed_total_number, NEST's defaults (autapses and multapses allowed). */
   uint64_t total = 0;
@@ -315,37 +360,8 @@ static int mc_build(const void *o, const bench_common *c, nestcl_engine *e, benc
     rc = nestcl_engine_add_poisson(e, net->pop[i], bg_rate * ext_indegrees[i], weight_ext, delay_poisson, 0);
   }
 
-  /*
-   * Thalamic input: 902 parrot_neurons repeat one Poisson train each (120 Hz
-   * for 10 ms from 700 ms) to their fixed_total_number targets, as in NEST's
-   * network.py: every target of a thalamic neuron sees the same train. The
-   * generator's connection onto the parrots has NEST's default weight 1 (a
-   * parrot ignores it) and delay 1 ms.
-   */
   uint64_t th_total = 0;
-  if (m->thalamic && !rc) {
-    int th = -1;
-    rc = nestcl_engine_create_population(e, "parrot_neuron", (uint32_t)num_th_neurons, 0, &th);
-    if (!rc) rc = nestcl_engine_add_poisson_window(e, th, th_rate, 1.0, 1.0, 0, th_start, th_start + th_duration);
-    double weight_th = PSP_th * PSC_over_PSP;
-    for (int i = 0; i < NPOP && !rc; ++i) {
-      double n_th = num_synapses_from_conn_prob(conn_probs_th[i], num_th_neurons, full_num_neurons[i]);
-      if (K != 1.0) n_th *= K;
-      double w = K != 1.0 ? weight_th / sqrt(K) : weight_th;
-      nestcl_conn_spec conn = {NESTCL_RULE_FIXED_TOTAL_NUMBER, 0, 1, 1, (uint64_t)rint(n_th), 0.0};
-      nestcl_syn_spec syn = {nestcl_normal_clipped(w, w * weight_rel_std, 0.0, INFINITY),
-                             delay_dist(delay_th_mean, delay_th_rel_std, h), 0};
-      if (conn.N > 0) rc = nestcl_engine_connect(e, th, net->pop[i], &conn, &syn);
-      th_total += conn.N;
-    }
-    if (!rc) {
-      net->pop_name[NPOP] = "TC";
-      net->pop[NPOP] = th;
-      net->ref_rate_hz[NPOP] = NAN;
-      net->analyse[NPOP] = 0;
-      net->n_pops = NPOP + 1;
-    }
-  }
+  if (m->thalamic && !rc) rc = connect_thalamus(m, e, net, h, PSC_over_PSP, &th_total);
 
   uint64_t neurons = 0;
   for (int i = 0; i < NPOP; ++i) neurons += num_neurons[i];

@@ -1,6 +1,6 @@
 # The engine of libnestcl (issue 4): populations, CSR connectivity, the super
-# step cycle over CPU threads (OpenMP) and OpenCL streams, MPI spike exchange,
-# and the `nestcl` driver. Included from host/CMakeLists.txt.
+# step cycle over CPU threads (OpenMP) and OpenCL streams, MPI spike exchange.
+# (The `nestcl` driver: host/cli/cli.cmake.) Included from host/CMakeLists.txt.
 set(NESTCL_CORE_DIR ${PROJECT_SOURCE_DIR}/kernels_templates/core)
 # The hand-written kernels travel inside the library: nestcl_core.h (shared with
 # the C twins) followed by engine_kernels.cl; nestcl_rt_source is prepended at
@@ -51,38 +51,3 @@ if(NESTCL_WITH_MPI)
   target_link_libraries(nestcl_objects PRIVATE MPI::MPI_C)
   target_compile_definitions(nestcl_objects PRIVATE NESTCL_WITH_MPI=1)
 endif()
-
-# The driver `nestcl run hpc_benchmark ...` needs the translated models
-# (nestcl_models, defined later in models/), so it is added once every folder
-# has been read; without that library the driver is skipped with a message.
-function(nestcl_engine_add_driver)
-  if(NOT TARGET nestcl_models)
-    message(STATUS "nestcl driver: skipped (no nestcl_models library: translator or models not built)")
-    return()
-  endif()
-  # The benchmark networks (benchmarks/, on the public engine API) and the driver that parses flags and runs them.
-  add_executable(nestcl_cli ${PROJECT_SOURCE_DIR}/host/cli/nestcl_main.c
-    ${PROJECT_SOURCE_DIR}/host/cli/hpc_benchmark.c ${PROJECT_SOURCE_DIR}/host/cli/runner.c
-    ${PROJECT_SOURCE_DIR}/host/cli/run_common.c
-    ${PROJECT_SOURCE_DIR}/host/cli/json.c ${PROJECT_SOURCE_DIR}/benchmarks/hpc_benchmark.c
-    ${PROJECT_SOURCE_DIR}/benchmarks/microcircuit.c)
-  target_include_directories(nestcl_cli PRIVATE ${PROJECT_SOURCE_DIR}/benchmarks ${PROJECT_SOURCE_DIR}/host/cli)
-  target_link_libraries(nestcl_cli PRIVATE nestcl nestcl_models)
-  if(NESTCL_WITH_MPI)
-    target_link_libraries(nestcl_cli PRIVATE MPI::MPI_C)
-  endif()
-  # `nestcl perfmodel ...` and --gpu-fraction auto need the fitted model (GSL).
-  if(TARGET nestcl_perfmodel)
-    target_sources(nestcl_cli PRIVATE ${PROJECT_SOURCE_DIR}/host/cli/perfmodel_cli.c
-      ${PROJECT_SOURCE_DIR}/host/cli/sweep.c ${PROJECT_SOURCE_DIR}/host/cli/pm_commands.c ${PROJECT_SOURCE_DIR}/host/cli/pm_auto.c
-      ${PROJECT_SOURCE_DIR}/host/cli/pm_floor.c)
-    target_link_libraries(nestcl_cli PRIVATE nestcl_perfmodel)
-    target_compile_definitions(nestcl_cli PRIVATE NESTCL_WITH_PERFMODEL=1)
-  endif()
-  execute_process(COMMAND git -C ${PROJECT_SOURCE_DIR} rev-parse --short=12 HEAD
-    OUTPUT_VARIABLE _commit OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET)
-  target_compile_definitions(nestcl_cli PRIVATE NESTCL_GIT_COMMIT="${_commit}")
-  set_target_properties(nestcl_cli PROPERTIES OUTPUT_NAME nestcl RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/bin)
-  install(TARGETS nestcl_cli RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR} COMPONENT runtime)
-endfunction()
-cmake_language(DEFER DIRECTORY ${PROJECT_SOURCE_DIR} CALL nestcl_engine_add_driver)

@@ -10,6 +10,7 @@
 
 #include "benchmark.h"
 #include "cli.h"
+#include "hpc_benchmark.h"
 #include "nestcl/version.h"
 #include "perfmodel_cli.h"
 

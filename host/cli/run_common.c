@@ -8,6 +8,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#ifdef NESTCL_WITH_MPI
+#include <mpi.h>
+#endif
+
 #include "cli.h"
 
 int cli_parse_double(const char *flag, const char *v, double *out)
@@ -56,6 +60,32 @@ static int whole_steps(double t, double dt)
   return fabs(n * dt - t) <= 1e-9 * (t > 1.0 ? t : 1.0);
 }
 
+void cli_args_at(cli_args *c, int argc, char **argv, int i)
+{
+  c->argc = argc;
+  c->argv = argv;
+  c->i = i;
+  c->a = argv[i];
+  c->v = NULL;
+  const char *eq = strchr(c->a, '=');
+  if (strncmp(c->a, "--", 2) == 0 && eq && (size_t)(eq - c->a) < sizeof c->flag) {
+    memcpy(c->flag, c->a, (size_t)(eq - c->a));
+    c->flag[eq - c->a] = 0;
+    c->v = eq + 1;
+    c->a = c->flag;
+  }
+}
+
+const char *cli_args_value(cli_args *c)
+{
+  return c->v ? c->v : (c->i + 1 < c->argc ? c->argv[++c->i] : NULL);
+}
+
+const char *cli_args_peek(const cli_args *c)
+{
+  return c->v ? c->v : (c->i + 1 < c->argc ? c->argv[c->i + 1] : NULL);
+}
+
 int cli_check_times(double dt, double simtime, double presim)
 {
   if (!(dt > 0.0) || dt > 10.0) {
@@ -76,6 +106,35 @@ int cli_check_times(double dt, double simtime, double presim)
     }
   }
   return 0;
+}
+
+int cli_start_mpi(int mpi, int *rank, int *ranks)
+{
+  *rank = 0;
+  *ranks = 1;
+#ifdef NESTCL_WITH_MPI
+  if (mpi) {
+    int provided;
+    MPI_Init_thread(NULL, NULL, MPI_THREAD_FUNNELED, &provided);
+    MPI_Comm_rank(MPI_COMM_WORLD, rank);
+    MPI_Comm_size(MPI_COMM_WORLD, ranks);
+  }
+#else
+  if (mpi) {
+    fprintf(stderr, "error: --mpi: this nestcl was built without MPI\n");
+    return CLI_USAGE;
+  }
+#endif
+  return CLI_OK;
+}
+
+void cli_end_mpi(int mpi)
+{
+#ifdef NESTCL_WITH_MPI
+  if (mpi) MPI_Finalize();
+#else
+  (void)mpi;
+#endif
 }
 
 double cli_now(void)

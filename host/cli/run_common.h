@@ -1,9 +1,11 @@
 /*
- * What the drivers of `nestcl run` share (runner.c for the benchmarks of
- * benchmarks/, hpc_benchmark.c for hpc_benchmark): flag values, the times'
- * checks, simulation in pieces with a progress line, the stop on SIGINT and
- * SIGTERM, the results' byte and phase objects, and output files that appear
- * only complete (written under a temporary name, renamed at the end).
+ * What the drivers of `nestcl run` share (benchmarks/runner.c for the
+ * benchmarks of benchmark.h, benchmarks/hpc_benchmark_driver.c for
+ * hpc_benchmark) and the perfmodel's commands use: the walk over the flags and
+ * their values, the times' checks, MPI's start and end, simulation in pieces
+ * with a progress line, the stop on SIGINT and SIGTERM, the results' byte and
+ * phase objects, and output files that appear only complete (written under a
+ * temporary name, renamed at the end).
  */
 #ifndef NESTCL_CLI_RUN_COMMON_H
 #define NESTCL_CLI_RUN_COMMON_H
@@ -21,10 +23,35 @@
 int cli_parse_double(const char *flag, const char *v, double *out);
 int cli_parse_long(const char *flag, const char *v, long lo, long hi, long *out);
 int cli_need_path(const char *flag, const char *v);
+/*
+ * Walks a command's flags: each "--flag=value" is split into its flag and
+ * value; a flag given as "--flag value" takes the next argument when it asks
+ * for one. The drivers' parsers test c.a against their flags in turn.
+ */
+typedef struct cli_args {
+  int argc;
+  char **argv;
+  int i;          /* the current argument */
+  const char *a;  /* its flag (without "=value") */
+  const char *v;  /* its "=value", or NULL */
+  char flag[64];
+} cli_args;
+/* Points c at argv[i]. */
+void cli_args_at(cli_args *c, int argc, char **argv, int i);
+/* The flag's value: its "=value", else the next argument (taken), else NULL. */
+const char *cli_args_value(cli_args *c);
+/* The value without taking it: its "=value", else the next argument, else NULL. */
+const char *cli_args_peek(const cli_args *c);
+
 /* --dt in (0, 10] ms; --simtime and --presim non-negative multiples of it (NEST refuses others); -1 after an error line. */
 int cli_check_times(double dt, double simtime, double presim);
 
 double cli_now(void);
+
+/* --mpi: joins the ranks (*rank 0 of *ranks 1 without it); CLI_USAGE after an error line in a build without MPI. */
+int cli_start_mpi(int mpi, int *rank, int *ranks);
+/* Leaves the ranks that cli_start_mpi joined. */
+void cli_end_mpi(int mpi);
 
 /*
  * SIGINT and SIGTERM set cli_signal (the signal's number); the engine given to

@@ -16,7 +16,7 @@
 #include "cli.h"
 #include "json.h"
 #include "nestcl/pm_json.h"
-#include "perfmodel_cli.h"
+#include "pm_floor.h"
 #include "run_common.h"
 
 static void floor_usage(FILE *f)

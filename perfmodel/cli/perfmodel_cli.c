@@ -1,13 +1,20 @@
 /*
  * `nestcl perfmodel sweep|fit|predict|tune|plot`: the performance model's
  * command line (perfmodel/README.md). This file dispatches; sweep.c runs the
- * designed configurations, pm_commands.c fits, predicts, tunes and plots.
+ * designed configurations, pm_commands.c fits, predicts and tunes (their
+ * flags: pm_flags.c), pm_plot.c plots (pm_sweep_data.c reads and fits sweep
+ * lines, pm_profile.c finds a device's profile), pm_floor.c bounds the
+ * real-time factor; pm_auto.c is the split of `nestcl run --gpu-fraction
+ * auto`.
  */
 #include <stdio.h>
 #include <string.h>
 
 #include "cli.h"
 #include "perfmodel_cli.h"
+#include "pm_commands.h"
+#include "pm_floor.h"
+#include "pm_sweep.h"
 
 static void usage(FILE *f)
 {
