@@ -6,8 +6,7 @@
  * expansion's range, recorded by parse.c) and handled by macro name.
  *
  * Every identifier the generated code introduces is one of the kernel's fixed
- * arguments (n, K, origin_steps, from, to, resolution_ms, ring_slots,
- * n_channels, ring, spike_count, spikes, spike_capacity, rec_interval, rec),
+ * arguments (nestcl/update_args.h), a name of its own (is_reserved_name),
  * the neuron index nestcl_i, a field array (S__x, P__x, V__x, B__x) or a
  * nestcl_/NESTCL_ helper. Model locals named like one of the arguments are
  * renamed nestcl_l_<name>; check.c refuses locals with the nestcl_ prefix.
@@ -16,6 +15,7 @@
 
 #include "mathtable.h"
 #include "parse.h"
+#include "uargs.h"
 
 #include <ctype.h>
 #include <stdio.h>
@@ -347,15 +347,16 @@ static const ir_macro *macro_at(rw_ctx *c, CXFile f, unsigned b, unsigned e)
   return NULL;
 }
 
-/* Names the generated code gives its own variables and arguments. */
+/* Names the generated code gives its own variables and arguments: the
+   update's fixed arguments and the names below (handler, getter and C-loop
+   parameters, the spike offsets). */
 static int is_reserved_name(const char *n)
 {
-  static const char *const reserved[] = {"n", "K", "origin_steps", "from", "to", "resolution_ms", "ring_slots",
-                                         "n_channels", "ring", "spike_count", "spikes", "spike_capacity",
-                                         "rec_interval", "rec", "weight", "current", "rport", "channel", "value",
-                                         "name", "fields", "rng_seed", "id_first", "id_stride", "offset",
-                                         "spike_offsets"};
+  static const char *const reserved[] = {"weight", "current", "rport", "channel", "value",
+                                         "name",   "fields",  "offset", "spike_offsets"};
   size_t k;
+  if (tr_is_uarg_name(n))
+    return 1;
   for (k = 0; k < sizeof reserved / sizeof reserved[0]; k++)
     if (!strcmp(n, reserved[k]))
       return 1;

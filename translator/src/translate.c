@@ -9,6 +9,7 @@
 
 #include "parse.h"
 #include "rewrite.h"
+#include "uargs.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -750,19 +751,20 @@ static void render_helpers(ir_model *m, tr_rendered *r)
 static void emit_self_macros(strbuf *b, const ir_model *m)
 {
   static const char *const portable[] = {"double", "nestcl_i64", "nestcl_i32", "nestcl_i32", "nestcl_u64", "nestcl_u32"};
+  /* where the two macros' lines end: the fixed arguments come from nestcl/update_args.h, the layout is this text's */
+  static const int params_breaks[] = {NESTCL_UARG_origin_steps, NESTCL_UARG_ring_slots, NESTCL_UARG_spike_count,
+                                      NESTCL_UARG_rec_interval, -1};
+  static const int args_breaks[] = {NESTCL_UARG_ring, -1};
   int j;
-  sb_puts(b, "#define NESTCL_SELF_PARAMS const nestcl_u32 n, const nestcl_u32 K, const nestcl_i64 origin_steps, \\\n"
-             "  const int from, const int to, const double resolution_ms, const nestcl_u32 ring_slots, \\\n"
-             "  const nestcl_u32 n_channels, NESTCL_GLOBAL nestcl_i64 *ring, NESTCL_GLOBAL nestcl_u32 *spike_count, \\\n"
-             "  NESTCL_GLOBAL nestcl_spike_t *spikes, const nestcl_u32 spike_capacity, const nestcl_i64 rec_interval, \\\n"
-             "  NESTCL_GLOBAL double *rec, const nestcl_u32 rng_seed, const nestcl_u64 id_first, const nestcl_u64 id_stride");
+  sb_puts(b, "#define NESTCL_SELF_PARAMS ");
+  tr_uarg_list(b, TR_UARG_PORTABLE, ", ", ", \\\n  ", params_breaks);
   for (j = 0; j < m->n_fields; j++)
     sb_printf(b, ", \\\n  NESTCL_GLOBAL %s *%s", portable[m->fields[j].type], m->fields[j].c_name);
   if (m->spike_offsets)
     sb_puts(b, ", \\\n  NESTCL_GLOBAL double *spike_offsets");
   sb_puts(b, ", const nestcl_u32 nestcl_i\n");
-  sb_puts(b, "#define NESTCL_SELF_ARGS n, K, origin_steps, from, to, resolution_ms, ring_slots, n_channels, ring, \\\n"
-             "  spike_count, spikes, spike_capacity, rec_interval, rec, rng_seed, id_first, id_stride");
+  sb_puts(b, "#define NESTCL_SELF_ARGS ");
+  tr_uarg_list(b, TR_UARG_NAME, ", ", ", \\\n  ", args_breaks);
   for (j = 0; j < m->n_fields; j++)
     sb_printf(b, ", %s", m->fields[j].c_name);
   if (m->spike_offsets)
