@@ -947,9 +947,9 @@ static void n_rec_expr(strbuf *b, const ir_model *m)
     sb_printf(b, "%d", fixed);
 }
 
-void emit_update_prelude(strbuf *b, const ir_model *m)
+/* Helpers and hooks every translated update shares (defined once per program text). */
+static void emit_shared_hooks(strbuf *b)
 {
-  int j;
   sb_puts(b, "#ifndef NESTCL_TRANSLATED_HELPERS\n"
              "#define NESTCL_TRANSLATED_HELPERS\n"
              "/* std::min / std::max with C++'s comparison order (fmin/fmax differ on NaN and -0). */\n"
@@ -997,6 +997,11 @@ void emit_update_prelude(strbuf *b, const ir_model *m)
              "  nestcl_rng_uniform(nestcl_rng_key(NESTCL_MODEL_RNG_SEED, NESTCL_RNG_PURPOSE_MODEL + (site)), \\\n"
              "                     nestcl_rng_counter(NESTCL_NEURON_ID(i), (nestcl_u64)(step)))\n"
              "#endif\n\n");
+}
+
+/* update() reads the last spike time: the hooks that keep it in its field. */
+static void emit_last_spike_hooks(strbuf *b, const ir_model *m)
+{
   if (m->last_spike_field >= 0)
     sb_printf(b, "/* update() reads the last spike time (ArchivingNode::get_spiketime_ms()): set_spiketime()\n"
                  "   keeps it in %s as NEST's last_spike_, Time::step( step ).get_ms() (the step's tics,\n"
@@ -1012,6 +1017,12 @@ void emit_update_prelude(strbuf *b, const ir_model *m)
                  "  (%s[i] = nestcl_step_ms_of((step), resolution_ms) - (offset))\n\n",
               m->fields[m->last_spike_field].c_name, m->fields[m->last_spike_field].c_name,
               m->fields[m->last_spike_field].c_name);
+}
+
+/* The parameters' NESTCL_P_<member> (constant where -DNESTCL_CONST_<member> says so) and the ring channels' map. */
+static void emit_param_consts(strbuf *b, const ir_model *m)
+{
+  int j;
   sb_puts(b, "/* Parameters: -DNESTCL_CONST_<member>=value turns a per-neuron read into a constant. */\n");
   for (j = 0; j < m->n_fields; j++) {
     const ir_field *f = &m->fields[j];
@@ -1030,6 +1041,12 @@ void emit_update_prelude(strbuf *b, const ir_model *m)
     free(be);
   }
   sb_puts(b, " */\n\n");
+}
+
+/* NESTCL_RECORD(step): the logger's record_data over the recordable fields. */
+static void emit_record_macro(strbuf *b, const ir_model *m)
+{
+  int j;
   sb_puts(b, "/* B_.logger_.record_data( step ): every recordable (the State_ fields, in descriptor\n"
              "   order) at rec[((lag - from) * NESTCL_N_REC + r) * n + i]. */\n#define NESTCL_N_REC ");
   n_rec_expr(b, m);
@@ -1055,6 +1072,14 @@ void emit_update_prelude(strbuf *b, const ir_model *m)
                 f->array_base, -f->array_len, f->c_name);
   }
   sb_puts(b, "      (void)nestcl_r_; \\\n    } \\\n  } while (0)\n\n");
+}
+
+void emit_update_prelude(strbuf *b, const ir_model *m)
+{
+  emit_shared_hooks(b);
+  emit_last_spike_hooks(b, m);
+  emit_param_consts(b, m);
+  emit_record_macro(b, m);
 }
 
 void emit_update_epilogue(strbuf *b, const ir_model *m)
