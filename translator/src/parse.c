@@ -1296,7 +1296,7 @@ static enum CXChildVisitResult visit_rec_create(CXCursor c, CXCursor parent, CXC
  * (the gap-junction models' update_( origin, from, to, false ), whose fourth
  * parameter selects waveform relaxation): that method is the entry point, its
  * extra parameters bound to the constants, so the branches they decide fold
- * (rewrite.c). A non-constant extra argument is refused here.
+ * (rewrite_control.c). A non-constant extra argument is refused here.
  */
 static void detect_update_forward(ir_model *m)
 {

@@ -689,7 +689,7 @@ static const char *helper_type(CXType t)
 }
 
 /*
- * update()'s helpers (rewrite.c, call_neuron_helper): each method becomes a
+ * update()'s helpers (rewrite_calls.c, call_neuron_helper): each method becomes a
  * function over the update's arguments and neuron (NESTCL_SELF_PARAMS), the
  * lag of its call, and its own parameters but the Time ones (update()'s
  * origin: origin_steps). Rendering one may add more (a helper's helpers).
