@@ -5,13 +5,11 @@
  * the floating-point operations are the kernel's and the original's.
  */
 #include "emit.h"
+#include "uargs.h"
 
 void emit_c(strbuf *b, const ir_model *m, const tr_rendered *r)
 {
   int j;
-  static const char *const fixed[] = {"n", "K", "origin_steps", "from", "to", "resolution_ms", "ring_slots",
-                                      "n_channels", "ring", "spike_count", "spikes", "spike_capacity",
-                                      "rec_interval", "rec", "rng_seed", "id_first", "id_stride"};
   emit_file_header(b, m, "C loop of update() for the CPU path.", "/*", "*/");
   sb_puts(b, "#include <float.h>\n#include <limits.h>\n#include <math.h>\n#include <stdbool.h>\n"
              "#include <stddef.h>\n#include <stdint.h>\n\n"
@@ -33,14 +31,14 @@ void emit_c(strbuf *b, const ir_model *m, const tr_rendered *r)
   emit_helpers(b, m, r);
   sb_printf(b, "void %s_update_cpu(const nestcl_update_args *a, void *const *fields);\n\n", m->name);
   sb_printf(b, "void %s_update_cpu(const nestcl_update_args *a, void *const *fields)\n{\n", m->name);
-  sb_puts(b, "  const uint32_t n = a->n;\n  const uint32_t K = a->K;\n  const int64_t origin_steps = a->origin_steps;\n"
-             "  const int from = a->from;\n  const int to = a->to;\n  const double resolution_ms = a->resolution_ms;\n"
-             "  const uint32_t ring_slots = a->ring_slots;\n  const uint32_t n_channels = a->n_channels;\n"
-             "  int64_t *const ring = a->ring;\n  uint32_t *const spike_count = a->spike_count;\n"
-             "  nestcl_spike *const spikes = a->spikes;\n  const uint32_t spike_capacity = a->spike_capacity;\n"
-             "  const int64_t rec_interval = a->rec_interval;\n  double *const rec = a->rec;\n"
-             "  const uint32_t rng_seed = a->rng_seed;\n  const uint64_t id_first = a->id_first;\n"
-             "  const uint64_t id_stride = a->id_stride;\n");
+  /* the fixed arguments as locals of the kernel's names (nestcl/update_args.h) */
+  for (j = 0; j < NESTCL_UPDATE_FIXED_ARGS; j++) {
+    const nestcl_update_arg_desc *u = &tr_uargs[j];
+    if (u->is_pointer)
+      sb_printf(b, "  %s *const %s = a->%s;\n", u->c_type, u->name, u->name);
+    else
+      sb_printf(b, "  const %s %s = a->%s;\n", u->c_type, u->name, u->name);
+  }
   for (j = 0; j < m->n_fields; j++)
     sb_printf(b, "  %s *const %s = (%s *)fields[%d];\n", ir_type_c(m->fields[j].type), m->fields[j].c_name,
               ir_type_c(m->fields[j].type), j);
@@ -50,8 +48,8 @@ void emit_c(strbuf *b, const ir_model *m, const tr_rendered *r)
     sb_puts(b, "  const uint32_t *const evq_first = a->evq_first;\n  const uint32_t *const evq_lag = a->evq_lag;\n"
                "  const double *const evq_offset = a->evq_offset;\n  const double *const evq_weight = a->evq_weight;\n"
                "  (void)evq_lag;\n  (void)evq_offset;\n  (void)evq_weight;\n");
-  for (j = 0; j < (int)(sizeof fixed / sizeof fixed[0]); j++)
-    sb_printf(b, "  (void)%s;\n", fixed[j]);
+  for (j = 0; j < NESTCL_UPDATE_FIXED_ARGS; j++)
+    sb_printf(b, "  (void)%s;\n", tr_uargs[j].name);
   for (j = 0; j < m->n_fields; j++)
     sb_printf(b, "  (void)%s;\n", m->fields[j].c_name);
   if (!m->n_fields)

@@ -1,14 +1,18 @@
 /*
  * OpenCL emitter: the kernel nestcl_update_<model>, one work-item per neuron
- * with NEST's lag loop inside, the 14 fixed arguments of model.h and then one
+ * with NEST's lag loop inside, the fixed arguments (nestcl/update_args.h) and then one
  * __global pointer per field in descriptor order (then, for a model that sets
  * spike offsets, the offsets of the spike list). The runtime prepends its
  * headers (nestcl_rt_source), so this text includes nothing.
  */
 #include "emit.h"
+#include "uargs.h"
 
 void emit_cl(strbuf *b, const ir_model *m, const tr_rendered *r)
 {
+  /* the signature's lines end after from, n_channels, spike_capacity and id_first */
+  static const int kernel_breaks[] = {NESTCL_UARG_from, NESTCL_UARG_n_channels, NESTCL_UARG_spike_capacity,
+                                      NESTCL_UARG_id_first, -1};
   int j;
   emit_file_header(b, m, "OpenCL C kernel (the runtime prepends nestcl_rt_source).", "/*", "*/");
   if (r->update_transcendental)
@@ -21,12 +25,8 @@ void emit_cl(strbuf *b, const ir_model *m, const tr_rendered *r)
   emit_helpers(b, m, r);
   if (m->n_failures)
     sb_puts(b, "/* a failure ends this neuron's update */\n#define NESTCL_ABANDON_NEURON return\n");
-  sb_printf(b, "__kernel void nestcl_update_%s(const uint n, const uint K, const long origin_steps, const int from,\n"
-               "    const int to, const double resolution_ms, const uint ring_slots, const uint n_channels,\n"
-               "    __global long *ring, __global uint *spike_count, __global uint2 *spikes, const uint spike_capacity,\n"
-               "    const long rec_interval, __global double *rec, const uint rng_seed, const ulong id_first,\n"
-               "    const ulong id_stride",
-            m->name);
+  sb_printf(b, "__kernel void nestcl_update_%s(", m->name);
+  tr_uarg_list(b, TR_UARG_CL, ", ", ",\n    ", kernel_breaks);
   for (j = 0; j < m->n_fields; j++)
     sb_printf(b, ",\n    __global %s *%s", ir_type_cl(m->fields[j].type), m->fields[j].c_name);
   if (m->spike_offsets) /* after the fields: the offset of each spike-list entry (model.h, spike_offsets) */

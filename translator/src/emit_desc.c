@@ -42,9 +42,9 @@ void emit_set_helpers(strbuf *b)
                "  _Generic((member), bool *: nestcl_set_bool, default: nestcl_set_b32)(name, key, value, member, hit)\n\n");
 }
 
-void emit_desc(strbuf *b, const ir_model *m, const tr_rendered *r, const char *kernel_text)
+/* The includes, the warnings the model's own code may raise, and update_cpu's prototype. */
+static void emit_desc_prologue(strbuf *b, const ir_model *m)
 {
-  int j;
   const char *nm = m->name;
   emit_file_header(b, m, "field descriptor and host helpers.", "/*", "*/");
   sb_puts(b, "#include <float.h>\n#include <limits.h>\n#include <math.h>\n#include <stdbool.h>\n"
@@ -60,7 +60,13 @@ void emit_desc(strbuf *b, const ir_model *m, const tr_rendered *r, const char *k
              "#pragma GCC diagnostic ignored \"-Wunused-function\"\n"
              "#pragma GCC diagnostic ignored \"-Wunused-label\"\n\n");
   sb_printf(b, "void %s_update_cpu(const nestcl_update_args *a, void *const *fields);\n\n", nm);
+}
 
+/* The descriptor's tables: fields, channel groups, recordable fields, the kernel's source. */
+static void emit_desc_tables(strbuf *b, const ir_model *m, const char *kernel_text)
+{
+  int j;
+  const char *nm = m->name;
   sb_printf(b, "static const nestcl_field %s_fields[] = {\n", nm);
   for (j = 0; j < m->n_fields; j++) {
     const ir_field *f = &m->fields[j];
@@ -95,7 +101,11 @@ void emit_desc(strbuf *b, const ir_model *m, const tr_rendered *r, const char *k
   sb_printf(b, "static const char %s_kernel_source[] =\n  \"", nm);
   sb_put_c_escaped(b, kernel_text);
   sb_puts(b, "\";\n\n");
+}
 
+/* Host helpers every descriptor file has (time conversions, the route's result). */
+static void emit_desc_common(strbuf *b)
+{
   /* Host helpers. */
   sb_puts(b, "/* NEST's Time( Time::ms( x ) ).get_steps(): round to the nearest tic (1000 per ms),\n"
              "   then up to whole steps. */\n"
@@ -108,7 +118,13 @@ void emit_desc(strbuf *b, const ir_model *m, const tr_rendered *r, const char *k
              "  return (long)floor(ms / resolution_ms + 0.5);\n}\n\n"
              "static int nestcl_route(int *channel, double *value, int ch, double v)\n{\n"
              "  *channel = ch;\n  *value = v;\n  return 0;\n}\n\n");
+}
 
+/* set_defaults, pre_run and init_buffers: the host's per-neuron start values. */
+static void emit_desc_init(strbuf *b, const ir_model *m, const tr_rendered *r)
+{
+  int j;
+  const char *nm = m->name;
   if (r->defaults_body) {
     sb_printf(b, "static void %s_set_defaults(void *const *fields, size_t n, size_t nestcl_i, uint32_t K)\n{\n", nm);
     for (j = 0; j < m->n_fields; j++) {
@@ -148,6 +164,13 @@ void emit_desc(strbuf *b, const ir_model *m, const tr_rendered *r, const char *k
     sb_puts(b, r->init_body);
     sb_puts(b, "  return 0;\n}\n\n");
   }
+}
+
+/* The failure names and the recordables' names and values. */
+static void emit_desc_recordables(strbuf *b, const ir_model *m, const tr_rendered *r)
+{
+  int j;
+  const char *nm = m->name;
   if (m->n_failures) {
     sb_printf(b, "static const char *const %s_failures[] = {", nm);
     for (j = 0; j < m->n_failures; j++)
@@ -169,6 +192,12 @@ void emit_desc(strbuf *b, const ir_model *m, const tr_rendered *r, const char *k
       sb_printf(b, "  case %d: /* %s */\n    *value = (double)(%s);\n    return 0;\n", j, r->rec_names[j], r->rec_exprs[j]);
     sb_printf(b, "  default:\n    return nestcl_set_error(NESTCL_EINVAL, \"%s: no recordable %%d\", which);\n  }\n}\n\n", nm);
   }
+}
+
+/* route_spike (with its offset variant) and route_current: handle()'s channel for an event. */
+static void emit_desc_routes(strbuf *b, const ir_model *m, const tr_rendered *r)
+{
+  const char *nm = m->name;
   if (m->event_queue) {
     sb_printf(b, "/* handle(SpikeEvent&) queues each spike with its offset in the SliceRingBuffer %s (model.h,\n"
                  "   event_queue), which only NEST's glue reads: no ring channel takes a spike. */\n"
@@ -204,6 +233,13 @@ void emit_desc(strbuf *b, const ir_model *m, const tr_rendered *r, const char *k
     sb_puts(b, r->route_current);
     sb_puts(b, "\n  return NESTCL_EINVAL;\n}\n\n");
   }
+}
+
+/* get_status and set_status over a neuron's fields. */
+static void emit_desc_status(strbuf *b, const ir_model *m, const tr_rendered *r)
+{
+  int j;
+  const char *nm = m->name;
   if (r->get_status_body) {
     sb_printf(b, "static int %s_get_status(void *const *fields, size_t n, size_t nestcl_i, uint32_t K, const char *name,\n"
                  "                             double *value)\n{\n", nm);
@@ -233,7 +269,12 @@ void emit_desc(strbuf *b, const ir_model *m, const tr_rendered *r, const char *k
     }
     sb_puts(b, "  return 0;\n}\n\n");
   }
+}
 
+/* The nestcl_model itself, naming every table and helper above. */
+static void emit_desc_model(strbuf *b, const ir_model *m, const tr_rendered *r)
+{
+  const char *nm = m->name;
   sb_printf(b, "const nestcl_model nestcl_model_%s = {\n", nm);
   sb_printf(b, "  \"%s\",\n  \"", nm);
   sb_put_c_escaped(b, ir_input_name(m->source_file));
@@ -261,6 +302,18 @@ void emit_desc(strbuf *b, const ir_model *m, const tr_rendered *r, const char *k
     sb_puts(b, "  NULL,\n");
   sb_printf(b, "  %d,\n", m->event_queue);
   sb_puts(b, "};\n");
+}
+
+void emit_desc(strbuf *b, const ir_model *m, const tr_rendered *r, const char *kernel_text)
+{
+  emit_desc_prologue(b, m);
+  emit_desc_tables(b, m, kernel_text);
+  emit_desc_common(b);
+  emit_desc_init(b, m, r);
+  emit_desc_recordables(b, m, r);
+  emit_desc_routes(b, m, r);
+  emit_desc_status(b, m, r);
+  emit_desc_model(b, m, r);
 }
 
 void emit_registry(strbuf *b, ir_model *const *models, int n, ir_model *const *synapses, int n_syn)

@@ -185,12 +185,12 @@ static void emit_record(strbuf *b, const ir_model *m, int has_buffers)
   sb_puts(b, "}\n\n");
 }
 
-void emit_glue(strbuf *b, const ir_model *m)
+/* The file's guard, includes and the detail namespace every glue file shares (guarded once). */
+static void emit_glue_prologue(strbuf *b, const ir_model *m)
 {
   const char *nm = m->name;
   const char *hdr = m->header_file ? m->header_file : m->source_file;
   const char *base = strrchr(hdr, '/');
-  int s, j, any[4] = {0, 0, 0, 0};
   base = base ? base + 1 : hdr;
   emit_file_header(b, m, "C++ glue between a NEST node and SoA slot i.", "/*", "*/");
   sb_printf(b, "#ifndef NESTCL_GLUE_%s_HPP\n#define NESTCL_GLUE_%s_HPP\n\n", nm, nm);
@@ -215,6 +215,13 @@ void emit_glue(strbuf *b, const ir_model *m)
              "template < typename B >\nauto\nrecord( B& buffers, long step, int ) -> decltype( buffers.logger_.record_data( step ), void() )\n{\n  buffers.logger_.record_data( step );\n}\n"
              "template < typename B >\nvoid\nrecord( B&, long, long )\n{\n}\n"
              "} // namespace detail\n#endif\n\n");
+}
+
+/* <model>_detail: the accessors of the node's private structs (any[s]: the struct tags[s] has fields). */
+static void emit_glue_detail(strbuf *b, const ir_model *m, int any[4])
+{
+  const char *nm = m->name;
+  int s, j;
   sb_printf(b, "namespace %s_detail\n{\n", nm);
   /* Only the structs the model has fields in get a tag and an accessor; Buffers_ always (drain, logger). */
   for (s = 0; s < 4; s++)
@@ -238,6 +245,12 @@ void emit_glue(strbuf *b, const ir_model *m)
                "template struct steal< flush_steps_tag, &nest::FlushEventMechanism::flush_event_send_interval_steps_ >;\n"
                "template struct steal< flush_interval_tag, &nest::FlushEventMechanism::flush_event_send_interval_ >;\n");
   sb_printf(b, "} // namespace %s_detail\n\n", nm);
+}
+
+/* pack_<model> and unpack_<model>: the node's fields into SoA slot i and back. */
+static void emit_glue_pack(strbuf *b, const ir_model *m)
+{
+  const char *nm = m->name;
   /* (void) all: a model without fields (parrot_neuron) copies nothing */
   sb_printf(b, "inline void\npack_%s( const nest::%s& node, void* const* fields, std::size_t n, std::size_t i )\n{\n"
                "  (void)node;\n  (void)fields;\n  (void)n;\n  (void)i;\n", nm, nm);
@@ -256,100 +269,123 @@ void emit_glue(strbuf *b, const ir_model *m)
                  "    static_cast< double* >( fields[ %d ] )[ i ];\n",
               m->last_spike_field);
   sb_puts(b, "}\n\n");
-  {
-    /* receptors_<model>: the node's receptor count K (the length of its first per-receptor vector), or 0. */
-    int kf = -1;
-    for (j = 0; j < m->n_fields && kf < 0; j++)
-      if (m->fields[j].array_len < 0 && strcmp(m->fields[j].struct_name, "Buffers_"))
-        kf = j;
-    /* a per-receptor vector if there is one, else an ODE state vector of A + B K elements */
-    for (j = kf + 1; j < m->n_fields && kf >= 0 && !ir_per_receptor(&m->fields[kf]); j++)
-      if (ir_per_receptor(&m->fields[j]) && strcmp(m->fields[j].struct_name, "Buffers_"))
-        kf = j;
-    sb_printf(b, "inline std::size_t\nreceptors_%s( const nest::%s& node )\n{\n", nm, nm);
-    if (m->drops_clopath_history)
-      sb_printf(b, "  /* the device keeps no Clopath history: a node that clopath_synapse (or another plastic\n"
-                   "     connection) reads cannot be on a stream VP */\n"
-                   "  if ( static_cast< const nest::ArchivingNode& >( node ).*detail::member( detail::n_incoming_tag {} ) > 0 )\n"
-                   "    throw nest::KernelException( \"nestcl: %s node \" + std::to_string( node.get_node_id() )\n"
-                   "      + \" has plastic connections that read its spike and Clopath history; the device keeps no \"\n"
-                   "        \"Clopath history, so this node cannot be on a stream VP: use fewer nestcl_streams\" );\n",
-                nm);
-    if (m->drops_flush_events)
-      sb_printf(b, "  /* the device sends no flush events: flush_event_is_due() is false there, as it is in NEST for the\n"
-                   "     default infinite interval, whose steps are LONG_MAX */\n"
-                   "  if ( node.*%s_detail::member( %s_detail::flush_steps_tag {} ) != std::numeric_limits< long >::max() )\n"
-                   "    throw nest::KernelException( \"nestcl: %s node \" + std::to_string( node.get_node_id() )\n"
-                   "      + \" sends flush events (flush_event_send_interval \"\n"
-                   "      + std::to_string( node.*%s_detail::member( %s_detail::flush_interval_tag {} ) )\n"
-                   "      + \" ms); the device sends none, so this node cannot be on a stream VP: leave \"\n"
-                   "        \"flush_event_send_interval infinite or use fewer nestcl_streams\" );\n",
-                nm, nm, nm, nm, nm);
-    if (m->gap_junctions)
-      sb_printf(b, "  /* the device has no gap junctions: no gap-junction event reaches the node, its own reach no one, and\n"
-                   "     NEST runs no waveform relaxation, exactly when the network has no secondary connection */\n"
-                   "  if ( nest::kernel().connection_manager.secondary_connections_exist() )\n"
-                   "    throw nest::KernelException( \"nestcl: %s node \" + std::to_string( node.get_node_id() )\n"
-                   "      + \": the network has gap-junction (secondary) connections; the device runs neither gap junctions \"\n"
-                   "        \"nor waveform relaxation, so this node cannot be on a stream VP: use fewer nestcl_streams\" );\n",
-                nm);
-    if (m->wfr_order_assumed)
-      sb_printf(b, "  /* the device computes the gap current with NEST's default wfr_interpolation_order */\n"
-                   "  if ( nest::kernel().simulation_manager.get_wfr_interpolation_order() != 3 )\n"
-                   "    throw nest::KernelException( \"nestcl: %s node \" + std::to_string( node.get_node_id() )\n"
-                   "      + \": wfr_interpolation_order is \"\n"
-                   "      + std::to_string( nest::kernel().simulation_manager.get_wfr_interpolation_order() )\n"
-                   "      + \"; the device assumes 3 (NEST's default), so this node cannot be on a stream VP: use \"\n"
-                   "        \"wfr_interpolation_order 3 or fewer nestcl_streams\" );\n",
-                nm);
-    if (kf < 0) {
-      sb_puts(b, "  (void)node;\n  return 0;\n}\n\n");
-    } else {
-      for (s = 0; s < 4; s++)
-        if (!strcmp(m->fields[kf].struct_name, tags[s]))
-          break;
-      if (ir_per_receptor(&m->fields[kf]))
-        sb_printf(b, "  const std::size_t K = ( node.*%s_detail::member(%s_detail::%s_tag{}) ).%s.size();\n", nm, nm,
-                  members[s], m->fields[kf].member);
-      else
-        sb_printf(b, "  const std::size_t K = ( ( node.*%s_detail::member(%s_detail::%s_tag{}) ).%s.size() - %d ) / %d;\n",
-                  nm, nm, members[s], m->fields[kf].member, m->fields[kf].array_base, -m->fields[kf].array_len);
-      /* The device lays every std::vector field out with K entries: a node whose vectors differ in
-       * length (gif models' tau_sfa and tau_syn) does not fit it, and is refused rather than packed
-       * out of bounds. The receptor count comes from the first vector outside Buffers_. */
-      for (j = 0; j < m->n_fields; j++) {
-        const ir_field *f = &m->fields[j];
-        int t;
-        /* State_ and Parameters_: Variables_ are derived from them in pre_run_hook() */
-        if (f->array_len >= 0 || j == kf || (strcmp(f->struct_name, "State_") && strcmp(f->struct_name, "Parameters_")))
-          continue;
-        for (t = 0; t < 4; t++)
-          if (!strcmp(f->struct_name, tags[t]))
-            break;
-        if (!ir_per_receptor(f)) {
-          /* an ODE state vector: A + B K elements (pre_run_hook() resizes it, so NEST's own check is the size) */
-          sb_printf(b, "  if ( ( node.*%s_detail::member(%s_detail::%s_tag{}) ).%s.size() != %d + %d * K )\n"
-                       "    throw nest::KernelException( \"nestcl: %s node \" + std::to_string( node.get_node_id() ) + \": %s::%s has \"\n"
-                       "      + std::to_string( ( node.*%s_detail::member(%s_detail::%s_tag{}) ).%s.size() ) + \" entries, not %d + %d x \"\n"
-                       "      + std::to_string( K ) + \" receptors; it cannot be on a stream VP\" );\n",
-                    nm, nm, members[t], f->member, f->array_base, -f->array_len, nm, f->struct_name, f->member, nm, nm,
-                    members[t], f->member, f->array_base, -f->array_len);
-          continue;
-        }
-        sb_printf(b, "  if ( ( node.*%s_detail::member(%s_detail::%s_tag{}) ).%s.size() != K )\n"
-                     "    throw nest::KernelException( \"nestcl: %s node \" + std::to_string( node.get_node_id() ) + \": %s::%s has \"\n"
-                     "      + std::to_string( ( node.*%s_detail::member(%s_detail::%s_tag{}) ).%s.size() ) + \" entries, %s::%s \"\n"
-                     "      + std::to_string( K ) + \"; the device holds every vector member with one length (the receptor count), \"\n"
-                     "      \"so this node cannot be on a stream VP: give them equal lengths or use fewer nestcl_streams\" );\n",
-                  nm, nm, members[t], f->member, nm, f->struct_name, f->member, nm, nm, members[t], f->member,
-                  m->fields[kf].struct_name, m->fields[kf].member);
-      }
-      sb_puts(b, "  return K;\n}\n\n");
+}
+
+/* What the device does not do, refused at run time when a node would need it. */
+static void emit_receptor_guards(strbuf *b, const ir_model *m)
+{
+  const char *nm = m->name;
+  if (m->drops_clopath_history)
+    sb_printf(b, "  /* the device keeps no Clopath history: a node that clopath_synapse (or another plastic\n"
+                 "     connection) reads cannot be on a stream VP */\n"
+                 "  if ( static_cast< const nest::ArchivingNode& >( node ).*detail::member( detail::n_incoming_tag {} ) > 0 )\n"
+                 "    throw nest::KernelException( \"nestcl: %s node \" + std::to_string( node.get_node_id() )\n"
+                 "      + \" has plastic connections that read its spike and Clopath history; the device keeps no \"\n"
+                 "        \"Clopath history, so this node cannot be on a stream VP: use fewer nestcl_streams\" );\n",
+              nm);
+  if (m->drops_flush_events)
+    sb_printf(b, "  /* the device sends no flush events: flush_event_is_due() is false there, as it is in NEST for the\n"
+                 "     default infinite interval, whose steps are LONG_MAX */\n"
+                 "  if ( node.*%s_detail::member( %s_detail::flush_steps_tag {} ) != std::numeric_limits< long >::max() )\n"
+                 "    throw nest::KernelException( \"nestcl: %s node \" + std::to_string( node.get_node_id() )\n"
+                 "      + \" sends flush events (flush_event_send_interval \"\n"
+                 "      + std::to_string( node.*%s_detail::member( %s_detail::flush_interval_tag {} ) )\n"
+                 "      + \" ms); the device sends none, so this node cannot be on a stream VP: leave \"\n"
+                 "        \"flush_event_send_interval infinite or use fewer nestcl_streams\" );\n",
+              nm, nm, nm, nm, nm);
+  if (m->gap_junctions)
+    sb_printf(b, "  /* the device has no gap junctions: no gap-junction event reaches the node, its own reach no one, and\n"
+                 "     NEST runs no waveform relaxation, exactly when the network has no secondary connection */\n"
+                 "  if ( nest::kernel().connection_manager.secondary_connections_exist() )\n"
+                 "    throw nest::KernelException( \"nestcl: %s node \" + std::to_string( node.get_node_id() )\n"
+                 "      + \": the network has gap-junction (secondary) connections; the device runs neither gap junctions \"\n"
+                 "        \"nor waveform relaxation, so this node cannot be on a stream VP: use fewer nestcl_streams\" );\n",
+              nm);
+  if (m->wfr_order_assumed)
+    sb_printf(b, "  /* the device computes the gap current with NEST's default wfr_interpolation_order */\n"
+                 "  if ( nest::kernel().simulation_manager.get_wfr_interpolation_order() != 3 )\n"
+                 "    throw nest::KernelException( \"nestcl: %s node \" + std::to_string( node.get_node_id() )\n"
+                 "      + \": wfr_interpolation_order is \"\n"
+                 "      + std::to_string( nest::kernel().simulation_manager.get_wfr_interpolation_order() )\n"
+                 "      + \"; the device assumes 3 (NEST's default), so this node cannot be on a stream VP: use \"\n"
+                 "        \"wfr_interpolation_order 3 or fewer nestcl_streams\" );\n",
+              nm);
+}
+
+/* Every vector member of State_ and Parameters_ must hold K entries (or A + B K): refused otherwise. */
+static void emit_receptor_checks(strbuf *b, const ir_model *m, int kf)
+{
+  const char *nm = m->name;
+  int j;
+  for (j = 0; j < m->n_fields; j++) {
+    const ir_field *f = &m->fields[j];
+    int t;
+    /* State_ and Parameters_: Variables_ are derived from them in pre_run_hook() */
+    if (f->array_len >= 0 || j == kf || (strcmp(f->struct_name, "State_") && strcmp(f->struct_name, "Parameters_")))
+      continue;
+    for (t = 0; t < 4; t++)
+      if (!strcmp(f->struct_name, tags[t]))
+        break;
+    if (!ir_per_receptor(f)) {
+      /* an ODE state vector: A + B K elements (pre_run_hook() resizes it, so NEST's own check is the size) */
+      sb_printf(b, "  if ( ( node.*%s_detail::member(%s_detail::%s_tag{}) ).%s.size() != %d + %d * K )\n"
+                   "    throw nest::KernelException( \"nestcl: %s node \" + std::to_string( node.get_node_id() ) + \": %s::%s has \"\n"
+                   "      + std::to_string( ( node.*%s_detail::member(%s_detail::%s_tag{}) ).%s.size() ) + \" entries, not %d + %d x \"\n"
+                   "      + std::to_string( K ) + \" receptors; it cannot be on a stream VP\" );\n",
+                nm, nm, members[t], f->member, f->array_base, -f->array_len, nm, f->struct_name, f->member, nm, nm,
+                members[t], f->member, f->array_base, -f->array_len);
+      continue;
     }
+    sb_printf(b, "  if ( ( node.*%s_detail::member(%s_detail::%s_tag{}) ).%s.size() != K )\n"
+                 "    throw nest::KernelException( \"nestcl: %s node \" + std::to_string( node.get_node_id() ) + \": %s::%s has \"\n"
+                 "      + std::to_string( ( node.*%s_detail::member(%s_detail::%s_tag{}) ).%s.size() ) + \" entries, %s::%s \"\n"
+                 "      + std::to_string( K ) + \"; the device holds every vector member with one length (the receptor count), \"\n"
+                 "      \"so this node cannot be on a stream VP: give them equal lengths or use fewer nestcl_streams\" );\n",
+              nm, nm, members[t], f->member, nm, f->struct_name, f->member, nm, nm, members[t], f->member,
+              m->fields[kf].struct_name, m->fields[kf].member);
   }
-  emit_drain(b, m, any[3]);
-  emit_events(b, m);
-  emit_record(b, m, any[3]);
+}
+
+/* receptors_<model>: the node's receptor count K, after the guards and the vector lengths' checks. */
+static void emit_glue_receptors(strbuf *b, const ir_model *m)
+{
+  const char *nm = m->name;
+  int s, j;
+  /* receptors_<model>: the node's receptor count K (the length of its first per-receptor vector), or 0. */
+  int kf = -1;
+  for (j = 0; j < m->n_fields && kf < 0; j++)
+    if (m->fields[j].array_len < 0 && strcmp(m->fields[j].struct_name, "Buffers_"))
+      kf = j;
+  /* a per-receptor vector if there is one, else an ODE state vector of A + B K elements */
+  for (j = kf + 1; j < m->n_fields && kf >= 0 && !ir_per_receptor(&m->fields[kf]); j++)
+    if (ir_per_receptor(&m->fields[j]) && strcmp(m->fields[j].struct_name, "Buffers_"))
+      kf = j;
+  sb_printf(b, "inline std::size_t\nreceptors_%s( const nest::%s& node )\n{\n", nm, nm);
+  emit_receptor_guards(b, m);
+  if (kf < 0) {
+    sb_puts(b, "  (void)node;\n  return 0;\n}\n\n");
+  } else {
+    for (s = 0; s < 4; s++)
+      if (!strcmp(m->fields[kf].struct_name, tags[s]))
+        break;
+    if (ir_per_receptor(&m->fields[kf]))
+      sb_printf(b, "  const std::size_t K = ( node.*%s_detail::member(%s_detail::%s_tag{}) ).%s.size();\n", nm, nm,
+                members[s], m->fields[kf].member);
+    else
+      sb_printf(b, "  const std::size_t K = ( ( node.*%s_detail::member(%s_detail::%s_tag{}) ).%s.size() - %d ) / %d;\n",
+                nm, nm, members[s], m->fields[kf].member, m->fields[kf].array_base, -m->fields[kf].array_len);
+    /* The device lays every std::vector field out with K entries: a node whose vectors differ in
+     * length (gif models' tau_sfa and tau_syn) does not fit it, and is refused rather than packed
+     * out of bounds. The receptor count comes from the first vector outside Buffers_. */
+    emit_receptor_checks(b, m, kf);
+    sb_puts(b, "  return K;\n}\n\n");
+  }
+}
+
+/* emit_<model>: a spike of the device's spike list sent as update() sends it. */
+static void emit_glue_emit(strbuf *b, const ir_model *m)
+{
+  const char *nm = m->name;
   /* a spike of multiplicity m (the device's run of m entries): one event, m history entries, as update();
    * the offset that update() gave the event (0, NEST's default, for a model that sets none) */
   sb_printf(b, "inline void\nemit_%s( nest::%s& node, long origin_steps, long lag, unsigned long m, double offset )\n{\n"
@@ -367,6 +403,19 @@ void emit_glue(strbuf *b, const ir_model *m)
   else
     sb_puts(b, "  (void)offset;\n");
   sb_puts(b, "  nest::kernel().event_delivery_manager.send( node, se, lag );\n}\n");
+}
+
+void emit_glue(strbuf *b, const ir_model *m)
+{
+  int any[4] = {0, 0, 0, 0};
+  emit_glue_prologue(b, m);
+  emit_glue_detail(b, m, any);
+  emit_glue_pack(b, m);
+  emit_glue_receptors(b, m);
+  emit_drain(b, m, any[3]);
+  emit_events(b, m);
+  emit_record(b, m, any[3]);
+  emit_glue_emit(b, m);
   sb_puts(b, "} // namespace nestcl_glue\n\n#endif\n");
 }
 

@@ -194,12 +194,12 @@ typedef struct ir_model {
     int nargs;
   } *dists;
   int n_dists;
-  int drops_clopath_history; /* update() writes a Clopath history the device does not keep (rewrite.c) */
+  int drops_clopath_history; /* update() writes a Clopath history the device does not keep (rewrite_spikes.c) */
   /*
    * update() that only forwards to a method of the model with constant extra
    * arguments (hh_psc_alpha_gap's update_( origin, from, to, false )): then
    * methods[IR_M_UPDATE] is that method, and its parameters from the fourth on
-   * stand for the constants (parse.c); branches they decide are folded (rewrite.c).
+   * stand for the constants (parse.c); branches they decide are folded (rewrite_control.c).
    */
   CXCursor update_forward; /* update()'s own definition, or a null cursor */
   int n_bound;

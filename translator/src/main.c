@@ -293,245 +293,296 @@ static int cmp_model(const void *a, const void *b)
   return strcmp((*(ir_model *const *)a)->name, (*(ir_model *const *)b)->name);
 }
 
-int main(int argc, char **argv)
-{
-  const char **inputs = NULL, **cargs = NULL;
-  int n_inputs = 0, n_cargs = 0, k;
-  const char *outdir = NULL, *report = NULL, *report_file = NULL, *std = "-std=c++17";
-  unit_list units = {NULL, 0};
-  ir_model **all = NULL;
-  int n_all = 0, failed = 0, runtime_error = 0;
-  tr_parsed *parsed;
-  CXIndex idx;
-  int rc = 0;
+/* What the command line asked for. */
+typedef struct tr_options {
+  const char **inputs, **cargs; /* model files or directories; -I/-D arguments for parsing (owned) */
+  int n_inputs, n_cargs;
+  const char *outdir, *report, *report_file, *std;
+} tr_options;
 
-  inputs = xcalloc((size_t)argc, sizeof *inputs);
-  cargs = xcalloc((size_t)argc * 2 + 8, sizeof *cargs);
-  for (k = 1; k < argc; k++) {
-    const char *a = argv[k];
-    if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-      usage(stdout);
-      rc = 0;
-      goto out;
-    } else if (!strcmp(a, "--version")) {
-      printf("nestcl-translate %s\n", NESTCL_VERSION_STRING);
-      rc = 0;
-      goto out;
-    } else if (!strcmp(a, "-o") || !strcmp(a, "--output")) {
-      if (++k >= argc) {
-        fprintf(stderr, "error: %s needs a directory\n", a);
-        rc = 2;
-        goto out;
-      }
-      outdir = argv[k];
-    } else if (!strncmp(a, "--output=", 9)) {
-      outdir = a + 9;
-    } else if (!strcmp(a, "-I") || !strcmp(a, "-D")) {
-      if (++k >= argc) {
-        fprintf(stderr, "error: %s needs an argument\n", a);
-        rc = 2;
-        goto out;
-      }
-      cargs[n_cargs++] = xasprintf("%s%s", a, argv[k]);
-    } else if (!strncmp(a, "-I", 2) || !strncmp(a, "-D", 2)) {
-      cargs[n_cargs++] = xstrdup(a);
-    } else if (!strncmp(a, "-std=", 5)) {
-      std = a;
-    } else if (!strcmp(a, "--report")) {
-      if (++k >= argc) {
-        fprintf(stderr, "error: --report needs json or text\n");
-        rc = 2;
-        goto out;
-      }
-      report = argv[k];
-    } else if (!strncmp(a, "--report=", 9)) {
-      report = a + 9;
-    } else if (!strcmp(a, "--report-file")) {
-      if (++k >= argc) {
-        fprintf(stderr, "error: --report-file needs a file name\n");
-        rc = 2;
-        goto out;
-      }
-      report_file = argv[k];
-    } else if (!strncmp(a, "--report-file=", 14)) {
-      report_file = a + 14;
-    } else if (a[0] == '-' && a[1]) {
-      fprintf(stderr, "error: unknown option '%s' (see --help)\n", a);
-      rc = 2;
-      goto out;
-    } else {
-      inputs[n_inputs++] = a;
+/* Parses one option at argv[*k] (advancing *k past its argument): -1 to go
+   on, else the exit status (0 after --help/--version, 2 on a usage error). */
+static int parse_option(tr_options *o, int argc, char **argv, int *k)
+{
+  const char *a = argv[*k];
+  if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+    usage(stdout);
+    return 0;
+  } else if (!strcmp(a, "--version")) {
+    printf("nestcl-translate %s\n", NESTCL_VERSION_STRING);
+    return 0;
+  } else if (!strcmp(a, "-o") || !strcmp(a, "--output")) {
+    if (++*k >= argc) {
+      fprintf(stderr, "error: %s needs a directory\n", a);
+      return 2;
     }
+    o->outdir = argv[*k];
+  } else if (!strncmp(a, "--output=", 9)) {
+    o->outdir = a + 9;
+  } else if (!strcmp(a, "-I") || !strcmp(a, "-D")) {
+    if (++*k >= argc) {
+      fprintf(stderr, "error: %s needs an argument\n", a);
+      return 2;
+    }
+    o->cargs[o->n_cargs++] = xasprintf("%s%s", a, argv[*k]);
+  } else if (!strncmp(a, "-I", 2) || !strncmp(a, "-D", 2)) {
+    o->cargs[o->n_cargs++] = xstrdup(a);
+  } else if (!strncmp(a, "-std=", 5)) {
+    o->std = a;
+  } else if (!strcmp(a, "--report")) {
+    if (++*k >= argc) {
+      fprintf(stderr, "error: --report needs json or text\n");
+      return 2;
+    }
+    o->report = argv[*k];
+  } else if (!strncmp(a, "--report=", 9)) {
+    o->report = a + 9;
+  } else if (!strcmp(a, "--report-file")) {
+    if (++*k >= argc) {
+      fprintf(stderr, "error: --report-file needs a file name\n");
+      return 2;
+    }
+    o->report_file = argv[*k];
+  } else if (!strncmp(a, "--report-file=", 14)) {
+    o->report_file = a + 14;
+  } else if (a[0] == '-' && a[1]) {
+    fprintf(stderr, "error: unknown option '%s' (see --help)\n", a);
+    return 2;
+  } else {
+    o->inputs[o->n_inputs++] = a;
   }
-  if (report && strcmp(report, "json") && strcmp(report, "text")) {
-    fprintf(stderr, "error: --report takes json or text, not '%s'\n", report);
-    rc = 2;
-    goto out;
+  return -1;
+}
+
+/* The whole command line, then what it must hold: -1 to go on, else the exit status. */
+static int parse_options(tr_options *o, int argc, char **argv)
+{
+  int k, rc;
+  for (k = 1; k < argc; k++)
+    if ((rc = parse_option(o, argc, argv, &k)) >= 0)
+      return rc;
+  if (o->report && strcmp(o->report, "json") && strcmp(o->report, "text")) {
+    fprintf(stderr, "error: --report takes json or text, not '%s'\n", o->report);
+    return 2;
   }
-  if (!n_inputs) {
+  if (!o->n_inputs) {
     fprintf(stderr, "error: no model file or directory given (see --help)\n");
-    rc = 2;
-    goto out;
+    return 2;
   }
-  if (!outdir) {
+  if (!o->outdir) {
     fprintf(stderr, "error: no output directory given (-o DIR)\n");
-    rc = 2;
-    goto out;
+    return 2;
   }
-  for (k = 0; k < n_inputs; k++) {
-    const char *in = inputs[k];
+  return -1;
+}
+
+/* The units the inputs name (a directory: every model in it): -1 to go on, else the exit status. */
+static int gather_inputs(const tr_options *o, unit_list *units)
+{
+  int k;
+  for (k = 0; k < o->n_inputs; k++) {
+    const char *in = o->inputs[k];
     if (dir_exists(in)) {
-      if (gather_dir(&units, in)) {
+      if (gather_dir(units, in)) {
         fprintf(stderr, "error: cannot read directory %s: %s\n", in, strerror(errno));
-        rc = 1;
-        goto out;
+        return 1;
       }
     } else if (file_exists(in) && (ends_with(in, ".cpp") || ends_with(in, ".h"))) {
       char *base = xstrndup(in, strlen(in) - (ends_with(in, ".cpp") ? 4 : 2));
       char *slash = strrchr(base, '/');
       if (slash) {
         *slash = 0;
-        add_unit(&units, base, slash + 1);
+        add_unit(units, base, slash + 1);
       } else {
-        add_unit(&units, NULL, base);
+        add_unit(units, NULL, base);
       }
       free(base);
     } else {
       fprintf(stderr, "error: '%s' is not a model file (.h, .cpp) or a directory\n", in);
-      rc = 2;
-      goto out;
+      return 2;
     }
   }
-  if (mkdir_p(outdir)) {
-    fprintf(stderr, "error: cannot create output directory %s: %s\n", outdir, strerror(errno));
+  return -1;
+}
+
+/* A file named explicitly, or pre-filtered as a model, without a node class: a failed model of its name. */
+static void add_missing_model(const tr_unit *u, tr_parsed *p)
+{
+  ir_model *m = ir_model_new(u->base);
+  char *t = xasprintf("%s:1:1: error: no NEST model class found (a class deriving from Node, "
+                      "ArchivingNode or StructuralPlasticityNode; preprocessor conditions may hide it)", u->source);
+  m->source_file = xstrdup(u->source);
+  m->tu = &p->tu;
+  ir_diag_add(m, 1, t);
+  free(t);
+  p->models = xrealloc(p->models, sizeof *p->models);
+  p->models[p->n_models++] = m;
+}
+
+/* One parsed model: check, translate and write it (or remove its old files);
+   its diagnostics go to stderr. 1 on a run-time error. */
+static int translate_one(const char *outdir, ir_model *m, ir_model *const *all, int n_all)
+{
+  int d, runtime_error = 0;
+  for (d = 0; d < n_all; d++)
+    if (!strcmp(all[d]->name, m->name) && !m->failed) {
+      char *t = xasprintf("%s:1:1: error: model '%s' is defined twice (also in %s)", m->source_file, m->name,
+                          all[d]->source_file);
+      ir_diag_add(m, 1, t);
+      free(t);
+    }
+  if (m->kind == IR_KIND_SYNAPSE) {
+    syn_rendered sr;
+    if (!translate_synapse(m, &sr) && !m->failed) {
+      if (write_synapse(outdir, m, &sr))
+        runtime_error = 1;
+    } else {
+      remove_outputs(outdir, m->name);
+    }
+    syn_rendered_free(&sr);
+  } else {
+    tr_rendered r;
+    if (!m->failed)
+      check_model(m);
+    if (!translate_model(m, &r) && !m->failed) {
+      if (write_model(outdir, m, &r))
+        runtime_error = 1;
+    } else {
+      remove_outputs(outdir, m->name);
+    }
+    tr_rendered_free(&r);
+  }
+  for (d = 0; d < m->n_diags; d++)
+    fprintf(stderr, "%s\n", m->diags[d].text);
+  return runtime_error;
+}
+
+/* Parses and translates every unit into parsed[] (one per unit) and *all (every model). 1 on a run-time error. */
+static int translate_units(const tr_options *o, CXIndex idx, const unit_list *units, tr_parsed *parsed,
+                           ir_model ***all, int *n_all)
+{
+  const char **args = xcalloc((size_t)o->n_cargs + 8, sizeof *args);
+  int na = 0, k, runtime_error = 0;
+  args[na++] = "-x";
+  args[na++] = "c++";
+  args[na++] = o->std;
+  for (k = 0; k < o->n_cargs; k++)
+    args[na++] = o->cargs[k];
+  for (k = 0; k < units->n; k++) {
+    int j;
+    if (parse_unit(idx, &units->u[k], args, na, &parsed[k])) {
+      runtime_error = 1;
+      continue;
+    }
+    if (!parsed[k].n_models && units->u[k].source)
+      add_missing_model(&units->u[k], &parsed[k]);
+    for (j = 0; j < parsed[k].n_models; j++) {
+      ir_model *m = parsed[k].models[j];
+      if (translate_one(o->outdir, m, *all, *n_all))
+        runtime_error = 1;
+      *all = xrealloc(*all, sizeof **all * (size_t)(*n_all + 1));
+      (*all)[(*n_all)++] = m;
+    }
+    /* Only names and diagnostics are needed from here on: a directory of
+     * NEST models would otherwise hold every parsed unit in memory. */
+    parse_release_tu(&parsed[k]);
+  }
+  free(args);
+  return runtime_error;
+}
+
+/* One whole-run file: emit(b, models, n) into outdir/name. 1 on a run-time error. */
+static int write_table(const char *outdir, const char *name, void (*emit)(strbuf *, ir_model *const *, int),
+                       ir_model *const *models, int n)
+{
+  strbuf b;
+  char *path = xasprintf("%s/%s", outdir, name);
+  int rc;
+  sb_init(&b);
+  emit(&b, models, n);
+  rc = write_atomic(path, sb_str(&b)) ? 1 : 0;
+  sb_free(&b);
+  free(path);
+  return rc;
+}
+
+/* The report (json or text) of every model, to report_file or stdout. 1 on a run-time error. */
+static int write_report(const tr_options *o, ir_model *const *all, int n_all)
+{
+  strbuf b;
+  int runtime_error = 0;
+  sb_init(&b);
+  if (!strcmp(o->report, "json"))
+    report_json(&b, all, n_all);
+  else
+    report_text(&b, all, n_all);
+  if (o->report_file) {
+    if (write_atomic(o->report_file, sb_str(&b)))
+      runtime_error = 1;
+  } else {
+    fputs(sb_str(&b), stdout);
+  }
+  sb_free(&b);
+  return runtime_error;
+}
+
+/* The registry, the glue tables and the report over all models (sorted by name);
+   *failed counts the failed ones. 1 on a run-time error. */
+static int write_run_files(const tr_options *o, ir_model *const *all, int n_all, int *failed)
+{
+  ir_model **ok = xcalloc((size_t)(n_all ? n_all : 1), sizeof *ok);
+  ir_model **ok_syn = xcalloc((size_t)(n_all ? n_all : 1), sizeof *ok_syn);
+  int n_ok = 0, n_ok_syn = 0, k, runtime_error = 0;
+  strbuf b;
+  char *reg = xasprintf("%s/nestcl_models.c", o->outdir);
+  for (k = 0; k < n_all; k++) {
+    if (all[k]->failed)
+      ++*failed;
+    else if (all[k]->kind == IR_KIND_SYNAPSE)
+      ok_syn[n_ok_syn++] = all[k];
+    else
+      ok[n_ok++] = all[k];
+  }
+  sb_init(&b);
+  emit_registry(&b, ok, n_ok, ok_syn, n_ok_syn);
+  if (write_atomic(reg, sb_str(&b)))
+    runtime_error = 1;
+  sb_free(&b);
+  free(reg);
+  runtime_error |= write_table(o->outdir, "nestcl_glue_table.hpp", emit_glue_table, ok, n_ok);
+  runtime_error |= write_table(o->outdir, "nestcl_syn_glue_table.hpp", emit_syn_glue_table, ok_syn, n_ok_syn);
+  if (o->report)
+    runtime_error |= write_report(o, all, n_all);
+  free(ok);
+  free(ok_syn);
+  return runtime_error;
+}
+
+/* Parse the options, gather the units, translate each model, write the run's files, report. */
+int main(int argc, char **argv)
+{
+  tr_options o = {NULL, NULL, 0, 0, NULL, NULL, NULL, "-std=c++17"};
+  unit_list units = {NULL, 0};
+  ir_model **all = NULL;
+  int n_all = 0, failed = 0, runtime_error, k;
+  tr_parsed *parsed;
+  CXIndex idx;
+  int rc;
+
+  o.inputs = xcalloc((size_t)argc, sizeof *o.inputs);
+  o.cargs = xcalloc((size_t)argc * 2 + 8, sizeof *o.cargs);
+  if ((rc = parse_options(&o, argc, argv)) >= 0 || (rc = gather_inputs(&o, &units)) >= 0)
+    goto out;
+  if (mkdir_p(o.outdir)) {
+    fprintf(stderr, "error: cannot create output directory %s: %s\n", o.outdir, strerror(errno));
     rc = 1;
     goto out;
   }
-
-  {
-    const char **args = xcalloc((size_t)n_cargs + 8, sizeof *args);
-    int na = 0;
-    args[na++] = "-x";
-    args[na++] = "c++";
-    args[na++] = std;
-    for (k = 0; k < n_cargs; k++)
-      args[na++] = cargs[k];
-    idx = clang_createIndex(0, 0);
-    parsed = xcalloc((size_t)(units.n ? units.n : 1), sizeof *parsed);
-    for (k = 0; k < units.n; k++) {
-      int j;
-      if (parse_unit(idx, &units.u[k], args, na, &parsed[k])) {
-        runtime_error = 1;
-        continue;
-      }
-      if (!parsed[k].n_models && units.u[k].source) {
-        /* A file named explicitly, or pre-filtered as a model, without a node class. */
-        ir_model *m = ir_model_new(units.u[k].base);
-        char *t = xasprintf("%s:1:1: error: no NEST model class found (a class deriving from Node, "
-                            "ArchivingNode or StructuralPlasticityNode; preprocessor conditions may hide it)", units.u[k].source);
-        m->source_file = xstrdup(units.u[k].source);
-        m->tu = &parsed[k].tu;
-        ir_diag_add(m, 1, t);
-        free(t);
-        parsed[k].models = xrealloc(parsed[k].models, sizeof *parsed[k].models);
-        parsed[k].models[parsed[k].n_models++] = m;
-      }
-      for (j = 0; j < parsed[k].n_models; j++) {
-        ir_model *m = parsed[k].models[j];
-        int d;
-        tr_rendered r;
-        for (d = 0; d < n_all; d++)
-          if (!strcmp(all[d]->name, m->name) && !m->failed) {
-            char *t = xasprintf("%s:1:1: error: model '%s' is defined twice (also in %s)", m->source_file, m->name,
-                                all[d]->source_file);
-            ir_diag_add(m, 1, t);
-            free(t);
-          }
-        if (m->kind == IR_KIND_SYNAPSE) {
-          syn_rendered sr;
-          if (!translate_synapse(m, &sr) && !m->failed) {
-            if (write_synapse(outdir, m, &sr))
-              runtime_error = 1;
-          } else {
-            remove_outputs(outdir, m->name);
-          }
-          syn_rendered_free(&sr);
-        } else {
-          if (!m->failed)
-            check_model(m);
-          if (!translate_model(m, &r) && !m->failed) {
-            if (write_model(outdir, m, &r))
-              runtime_error = 1;
-          } else {
-            remove_outputs(outdir, m->name);
-          }
-          tr_rendered_free(&r);
-        }
-        for (d = 0; d < m->n_diags; d++)
-          fprintf(stderr, "%s\n", m->diags[d].text);
-        all = xrealloc(all, sizeof *all * (size_t)(n_all + 1));
-        all[n_all++] = m;
-      }
-      /* Only names and diagnostics are needed from here on: a directory of
-       * NEST models would otherwise hold every parsed unit in memory. */
-      parse_release_tu(&parsed[k]);
-    }
-    free(args);
-  }
-
+  idx = clang_createIndex(0, 0);
+  parsed = xcalloc((size_t)(units.n ? units.n : 1), sizeof *parsed);
+  runtime_error = translate_units(&o, idx, &units, parsed, &all, &n_all);
   qsort(all, (size_t)n_all, sizeof *all, cmp_model);
-  {
-    ir_model **ok = xcalloc((size_t)(n_all ? n_all : 1), sizeof *ok);
-    ir_model **ok_syn = xcalloc((size_t)(n_all ? n_all : 1), sizeof *ok_syn);
-    int n_ok = 0, n_ok_syn = 0;
-    strbuf b;
-    char *reg = xasprintf("%s/nestcl_models.c", outdir);
-    for (k = 0; k < n_all; k++) {
-      if (all[k]->failed)
-        failed++;
-      else if (all[k]->kind == IR_KIND_SYNAPSE)
-        ok_syn[n_ok_syn++] = all[k];
-      else
-        ok[n_ok++] = all[k];
-    }
-    sb_init(&b);
-    emit_registry(&b, ok, n_ok, ok_syn, n_ok_syn);
-    if (write_atomic(reg, sb_str(&b)))
-      runtime_error = 1;
-    sb_free(&b);
-    free(reg);
-    reg = xasprintf("%s/nestcl_glue_table.hpp", outdir);
-    sb_init(&b);
-    emit_glue_table(&b, ok, n_ok);
-    if (write_atomic(reg, sb_str(&b)))
-      runtime_error = 1;
-    sb_free(&b);
-    free(reg);
-    reg = xasprintf("%s/nestcl_syn_glue_table.hpp", outdir);
-    sb_init(&b);
-    emit_syn_glue_table(&b, ok_syn, n_ok_syn);
-    if (write_atomic(reg, sb_str(&b)))
-      runtime_error = 1;
-    sb_free(&b);
-    free(reg);
-    if (report) {
-      sb_init(&b);
-      if (!strcmp(report, "json"))
-        report_json(&b, all, n_all);
-      else
-        report_text(&b, all, n_all);
-      if (report_file) {
-        if (write_atomic(report_file, sb_str(&b)))
-          runtime_error = 1;
-      } else {
-        fputs(sb_str(&b), stdout);
-      }
-      sb_free(&b);
-    }
-    free(ok);
-    free(ok_syn);
-  }
-
+  runtime_error |= write_run_files(&o, all, n_all, &failed);
   for (k = 0; k < units.n; k++)
     parse_free(&parsed[k]);
   free(parsed);
@@ -545,9 +596,9 @@ out:
     free(units.u[k].header);
   }
   free(units.u);
-  for (k = 0; k < n_cargs; k++)
-    free((char *)cargs[k]);
-  free(cargs);
-  free(inputs);
+  for (k = 0; k < o.n_cargs; k++)
+    free((char *)o.cargs[k]);
+  free(o.cargs);
+  free(o.inputs);
   return rc;
 }

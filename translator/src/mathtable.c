@@ -3,7 +3,7 @@
  * name, which OpenCL C also provides as a built-in with the same semantics,
  * except log and log1p inside update(), which map to the project's portable
  * implementations so that CPU and device agree bit for bit (exp, pow and
- * std::expm1 there are glibc's, rewrite.c's call_libm, and numerics::expm1
+ * std::expm1 there are glibc's, rewrite_calls.c's call_libm, and numerics::expm1
  * NEST's series, call_nest_expm1, which both come first: the expm1 entries
  * here serve host helpers, where std::expm1 is the C library's);
  * std::min / std::max map to helpers that reproduce C++'s comparison order

@@ -394,12 +394,114 @@ static int resized_other_than_k(const ir_model *m, CXCursor decl)
   return rf.other;
 }
 
+/* A member of Buffers_: input buffers become ring channels (or the queue of precise spikes); plain
+   scalars and per-receptor vectors become fields (taking *member). */
+static void add_buffers_member(ir_model *m, CXCursor c, char **member, CXType t, const char *dn)
+{
+  ir_type ty;
+  /* Buffers_: input buffers become ring channels; plain scalars stay fields. */
+  CXType ct = clang_getCanonicalType(t);
+  if (!strcmp(dn, "RingBuffer")) {
+    add_channel_groups(m, c, *member, IR_BUF_RING, 1);
+  } else if (!strcmp(dn, "SliceRingBuffer")) {
+    if (m->event_queue) {
+      char *msg = xasprintf("a second SliceRingBuffer '%s' is not supported on the device (the runtime stages one "
+                            "queue of precise spikes per neuron, '%s')", *member, m->evq_member);
+      add_diag_at(m, c, 1, msg);
+      free(msg);
+    } else {
+      m->event_queue = 1;
+      m->evq_member = xstrdup(*member);
+      m->evq_decl = c;
+    }
+  } else if (!strcmp(dn, "MultiChannelInputBuffer")) {
+    CXString sp = clang_getTypeSpelling(ct);
+    const char *lt = strchr(clang_getCString(sp), '<');
+    int count = lt ? atoi(lt + 1) : 0;
+    clang_disposeString(sp);
+    if (count <= 0) {
+      char *msg = xasprintf("input buffer '%s' is not supported on the device (channel count unknown)", *member);
+      add_diag_at(m, c, 1, msg);
+      free(msg);
+    } else {
+      add_channel_groups(m, c, *member, IR_BUF_MULTI, count);
+    }
+  } else if (!strcmp(dn, "vector") && clang_Type_getNumTemplateArguments(ct) >= 1) {
+    CXType et = clang_Type_getTemplateArgumentAsType(ct, 0);
+    char *en = type_decl_name(et);
+    if (!strcmp(en, "RingBuffer")) {
+      add_channel_groups(m, c, *member, IR_BUF_VECTOR, -1);
+    } else if (scalar_type(et, &ty) && resized_other_than_k(m, c)) {
+      /* sized by something other than the receptor count (the gap-junction models' min_delay x
+       * (wfr_interpolation_order + 1) interpolation coefficients): no SoA layout; a use on the
+       * device path is refused where it occurs */
+      char *note = xasprintf("field 'Buffers_::%s' stays on the host (resized to other than one element per receptor)",
+                             *member);
+      ir_note_add(m, note);
+      free(note);
+    } else if (scalar_type(et, &ty)) {
+      /* NESTML keeps per-receptor input sums of a step in Buffers_ */
+      add_buffer_field(m, c, member, ty)->array_len = -1;
+      m->has_receptors = 1;
+    }
+    free(en);
+  } else if (scalar_type(t, &ty)) {
+    add_buffer_field(m, c, member, ty);
+  } else if (ct.kind == CXType_ConstantArray && clang_getArraySize(ct) > 0 &&
+             scalar_type(clang_getArrayElementType(ct), &ty)) {
+    /* a fixed array of per-step values (iaf_cond_alpha_mc's I_stim_[ NCOMP ]) */
+    int len = (int)clang_getArraySize(ct);
+    add_buffer_field(m, c, member, ty)->array_len = len;
+  }
+  /* Loggers and other host-side members stay on the host; a use of one in
+   * update() is diagnosed there. */
+}
+
+/* A member of State_, Parameters_ or Variables_ (fw->si): a field if it has an SoA layout (taking member),
+   else a note that it stays on the host. */
+static void add_struct_member(const field_walk *fw, CXCursor c, char *member, CXType t, const char *dn)
+{
+  ir_model *m = fw->m;
+  ir_type ty;
+  ir_field *f;
+  int len = 0, ok = 1;
+  CXType ct = clang_getCanonicalType(t);
+  if (ct.kind == CXType_ConstantArray) {
+    len = (int)clang_getArraySize(ct);
+    ok = scalar_type(clang_getArrayElementType(ct), &ty) && len > 0;
+  } else if (!strcmp(dn, "vector") && clang_Type_getNumTemplateArguments(ct) >= 1) {
+    len = -1;
+    ok = scalar_type(clang_Type_getTemplateArgumentAsType(ct, 0), &ty);
+  } else {
+    ok = scalar_type(t, &ty);
+  }
+  if (!ok) {
+    /* No SoA layout: the member stays in the NEST node; a use on the device
+     * path is refused where it occurs. */
+    CXString ts = clang_getTypeSpelling(type_as_declared(t));
+    char *note = xasprintf("field '%s::%s' of type '%s' stays on the host (no SoA layout for this type)",
+                           ir_struct_names[fw->si], member, clang_getCString(ts));
+    clang_disposeString(ts);
+    ir_note_add(m, note);
+    free(note);
+    free(member);
+    return;
+  }
+  if (len == -1)
+    m->has_receptors = 1;
+  f = ir_add_field(m);
+  f->member = member;
+  f->struct_name = xstrdup(ir_struct_names[fw->si]);
+  f->role = fw->si == 0 ? IR_ROLE_STATE : fw->si == 1 ? IR_ROLE_PARAMETER : IR_ROLE_INTERNAL;
+  f->type = ty;
+  f->array_len = len;
+  f->decl = c;
+}
+
 static enum CXChildVisitResult visit_fields(CXCursor c, CXCursor parent, CXClientData data)
 {
   field_walk *fw = data;
-  ir_model *m = fw->m;
   CXType t;
-  ir_type ty;
   char *member, *dn;
   (void)parent;
   if (clang_getCursorKind(c) != CXCursor_FieldDecl)
@@ -408,101 +510,10 @@ static enum CXChildVisitResult visit_fields(CXCursor c, CXCursor parent, CXClien
   t = clang_getCursorType(c);
   dn = type_decl_name(t);
   if (fw->si == 3) {
-    /* Buffers_: input buffers become ring channels; plain scalars stay fields. */
-    CXType ct = clang_getCanonicalType(t);
-    if (!strcmp(dn, "RingBuffer")) {
-      add_channel_groups(m, c, member, IR_BUF_RING, 1);
-    } else if (!strcmp(dn, "SliceRingBuffer")) {
-      if (m->event_queue) {
-        char *msg = xasprintf("a second SliceRingBuffer '%s' is not supported on the device (the runtime stages one "
-                              "queue of precise spikes per neuron, '%s')", member, m->evq_member);
-        add_diag_at(m, c, 1, msg);
-        free(msg);
-      } else {
-        m->event_queue = 1;
-        m->evq_member = xstrdup(member);
-        m->evq_decl = c;
-      }
-    } else if (!strcmp(dn, "MultiChannelInputBuffer")) {
-      CXString sp = clang_getTypeSpelling(ct);
-      const char *lt = strchr(clang_getCString(sp), '<');
-      int count = lt ? atoi(lt + 1) : 0;
-      clang_disposeString(sp);
-      if (count <= 0) {
-        char *msg = xasprintf("input buffer '%s' is not supported on the device (channel count unknown)", member);
-        add_diag_at(m, c, 1, msg);
-        free(msg);
-      } else {
-        add_channel_groups(m, c, member, IR_BUF_MULTI, count);
-      }
-    } else if (!strcmp(dn, "vector") && clang_Type_getNumTemplateArguments(ct) >= 1) {
-      CXType et = clang_Type_getTemplateArgumentAsType(ct, 0);
-      char *en = type_decl_name(et);
-      if (!strcmp(en, "RingBuffer")) {
-        add_channel_groups(m, c, member, IR_BUF_VECTOR, -1);
-      } else if (scalar_type(et, &ty) && resized_other_than_k(m, c)) {
-        /* sized by something other than the receptor count (the gap-junction models' min_delay x
-         * (wfr_interpolation_order + 1) interpolation coefficients): no SoA layout; a use on the
-         * device path is refused where it occurs */
-        char *note = xasprintf("field 'Buffers_::%s' stays on the host (resized to other than one element per receptor)",
-                               member);
-        ir_note_add(m, note);
-        free(note);
-      } else if (scalar_type(et, &ty)) {
-        /* NESTML keeps per-receptor input sums of a step in Buffers_ */
-        add_buffer_field(m, c, &member, ty)->array_len = -1;
-        m->has_receptors = 1;
-      }
-      free(en);
-    } else if (scalar_type(t, &ty)) {
-      add_buffer_field(m, c, &member, ty);
-    } else if (ct.kind == CXType_ConstantArray && clang_getArraySize(ct) > 0 &&
-               scalar_type(clang_getArrayElementType(ct), &ty)) {
-      /* a fixed array of per-step values (iaf_cond_alpha_mc's I_stim_[ NCOMP ]) */
-      int len = (int)clang_getArraySize(ct);
-      add_buffer_field(m, c, &member, ty)->array_len = len;
-    }
-    /* Loggers and other host-side members stay on the host; a use of one in
-     * update() is diagnosed there. */
+    add_buffers_member(fw->m, c, &member, t, dn);
     free(member);
-    free(dn);
-    return CXChildVisit_Continue;
-  }
-  {
-    ir_field *f;
-    int len = 0, ok = 1;
-    CXType ct = clang_getCanonicalType(t);
-    if (ct.kind == CXType_ConstantArray) {
-      len = (int)clang_getArraySize(ct);
-      ok = scalar_type(clang_getArrayElementType(ct), &ty) && len > 0;
-    } else if (!strcmp(dn, "vector") && clang_Type_getNumTemplateArguments(ct) >= 1) {
-      len = -1;
-      ok = scalar_type(clang_Type_getTemplateArgumentAsType(ct, 0), &ty);
-    } else {
-      ok = scalar_type(t, &ty);
-    }
-    if (!ok) {
-      /* No SoA layout: the member stays in the NEST node; a use on the device
-       * path is refused where it occurs. */
-      CXString ts = clang_getTypeSpelling(type_as_declared(t));
-      char *note = xasprintf("field '%s::%s' of type '%s' stays on the host (no SoA layout for this type)",
-                             ir_struct_names[fw->si], member, clang_getCString(ts));
-      clang_disposeString(ts);
-      ir_note_add(m, note);
-      free(note);
-      free(member);
-      free(dn);
-      return CXChildVisit_Continue;
-    }
-    if (len == -1)
-      m->has_receptors = 1;
-    f = ir_add_field(m);
-    f->member = member;
-    f->struct_name = xstrdup(ir_struct_names[fw->si]);
-    f->role = fw->si == 0 ? IR_ROLE_STATE : fw->si == 1 ? IR_ROLE_PARAMETER : IR_ROLE_INTERNAL;
-    f->type = ty;
-    f->array_len = len;
-    f->decl = c;
+  } else {
+    add_struct_member(fw, c, member, t, dn);
   }
   free(dn);
   return CXChildVisit_Continue;
@@ -1285,7 +1296,7 @@ static enum CXChildVisitResult visit_rec_create(CXCursor c, CXCursor parent, CXC
  * (the gap-junction models' update_( origin, from, to, false ), whose fourth
  * parameter selects waveform relaxation): that method is the entry point, its
  * extra parameters bound to the constants, so the branches they decide fold
- * (rewrite.c). A non-constant extra argument is refused here.
+ * (rewrite_control.c). A non-constant extra argument is refused here.
  */
 static void detect_update_forward(ir_model *m)
 {
@@ -1361,35 +1372,37 @@ static enum CXChildVisitResult visit_find_spiketime(CXCursor c, CXCursor parent,
   return CXChildVisit_Recurse;
 }
 
-static void finish_model(ir_model *m)
+/* A synapse: its fields reached through nestcl_self / nestcl_cp, and what the device needs of it. */
+static void finish_synapse(ir_model *m)
 {
-  int k, fixed = 0, kk = 0;
-  static const char *const prefix[4] = {"S__", "P__", "V__", "B__"};
-  if (m->kind == IR_KIND_SYNAPSE) {
-    /* The generated send() and host helpers reach fields through these two pointers. */
-    for (k = 0; k < m->n_fields; k++)
-      m->fields[k].c_name = xasprintf("%s->%s", k < m->n_syn_fields ? "nestcl_self" : "nestcl_cp", m->fields[k].member);
-    if (!m->has_syn_method[IR_SM_SEND]) {
-      char *msg = xasprintf("synapse '%s' is not supported on the device (no definition of send( Event&, size_t, "
-                            "const CommonPropertiesType& ) in its files)", m->name);
-      add_diag_at(m, m->cls, 1, msg);
-      free(msg);
-    }
-    if (!m->transmits_spikes) {
-      char *msg = xasprintf("connection '%s' is not supported on the device (its ConnTestDummyNode does not take "
-                            "SpikeEvents: it transmits another event type, and the device delivers spikes only)", m->name);
-      add_diag_at(m, m->cls, 1, msg);
-      free(msg);
-    }
-    if (clang_Cursor_isNull(m->cp_cls)) {
-      char *msg = xasprintf("synapse '%s' is not supported on the device (it declares no CommonPropertiesType)", m->name);
-      add_diag_at(m, m->cls, 1, msg);
-      free(msg);
-    }
-    return;
+  int k;
+  /* The generated send() and host helpers reach fields through these two pointers. */
+  for (k = 0; k < m->n_fields; k++)
+    m->fields[k].c_name = xasprintf("%s->%s", k < m->n_syn_fields ? "nestcl_self" : "nestcl_cp", m->fields[k].member);
+  if (!m->has_syn_method[IR_SM_SEND]) {
+    char *msg = xasprintf("synapse '%s' is not supported on the device (no definition of send( Event&, size_t, "
+                          "const CommonPropertiesType& ) in its files)", m->name);
+    add_diag_at(m, m->cls, 1, msg);
+    free(msg);
   }
-  if (clang_getCursorKind(m->cls) == CXCursor_ClassTemplate)
-    return;
+  if (!m->transmits_spikes) {
+    char *msg = xasprintf("connection '%s' is not supported on the device (its ConnTestDummyNode does not take "
+                          "SpikeEvents: it transmits another event type, and the device delivers spikes only)", m->name);
+    add_diag_at(m, m->cls, 1, msg);
+    free(msg);
+  }
+  if (clang_Cursor_isNull(m->cp_cls)) {
+    char *msg = xasprintf("synapse '%s' is not supported on the device (it declares no CommonPropertiesType)", m->name);
+    add_diag_at(m, m->cls, 1, msg);
+    free(msg);
+  }
+}
+
+/* A neuron's fields: the members of its four structs, the last spike time if update() reads it, their C names. */
+static void collect_fields(ir_model *m)
+{
+  int k;
+  static const char *const prefix[4] = {"S__", "P__", "V__", "B__"};
   for (k = 0; k < 4; k++) {
     field_walk fw;
     if (clang_Cursor_isNull(m->structs[k]))
@@ -1417,6 +1430,13 @@ static void finish_model(ir_model *m)
     m->fields[k].c_name = k == m->last_spike_field ? xstrdup("A__last_spike_")
                                                    : xasprintf("%s%s", prefix[si], m->fields[k].member);
   }
+}
+
+/* Each channel group's first channel (base_fixed fixed ones, then base_k per-receptor ones); the number of
+   per-receptor groups. */
+static int channel_bases(ir_model *m)
+{
+  int k, fixed = 0, kk = 0;
   for (k = 0; k < m->n_channels; k++) {
     ir_channel_group *g = &m->channels[k];
     g->base_fixed = fixed;
@@ -1426,6 +1446,14 @@ static void finish_model(ir_model *m)
     else
       fixed += g->count;
   }
+  return kk;
+}
+
+/* What the model's methods tell about its fields and buffers: getters, the current handler, the
+   recordables' map, the ODE set-up, distributions' parameters, and the vectors sized by K. */
+static void scan_methods(ir_model *m)
+{
+  int k, kk;
   for (k = 0; k < 2; k++) {
     int id = k == 0 ? IR_M_PARAMS_GET : IR_M_STATE_GET;
     getter_walk gw;
@@ -1453,16 +1481,7 @@ static void finish_model(ir_model *m)
         clang_visitChildren(m->methods[where[k]], visit_state_resize, m);
     /* a vector of input buffers resized to a constant holds that many channels: the bases again, and
      * receptors only where something still has one entry per receptor */
-    fixed = kk = 0;
-    for (k = 0; k < m->n_channels; k++) {
-      ir_channel_group *g = &m->channels[k];
-      g->base_fixed = fixed;
-      g->base_k = kk;
-      if (g->count < 0)
-        kk++;
-      else
-        fixed += g->count;
-    }
+    kk = channel_bases(m);
     if (m->has_receptors) {
       int per_k = kk > 0;
       for (k = 0; k < m->n_fields && !per_k; k++)
@@ -1470,6 +1489,20 @@ static void finish_model(ir_model *m)
       m->has_receptors = per_k;
     }
   }
+}
+
+static void finish_model(ir_model *m)
+{
+  int k;
+  if (m->kind == IR_KIND_SYNAPSE) {
+    finish_synapse(m);
+    return;
+  }
+  if (clang_getCursorKind(m->cls) == CXCursor_ClassTemplate)
+    return;
+  collect_fields(m);
+  channel_bases(m);
+  scan_methods(m);
   /* Recordables: every State_ field in descriptor order (documented in model.h's
    * terms: rec holds what the model's state is, whatever its recordables map
    * derives from it on the host). */

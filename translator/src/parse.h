@@ -35,7 +35,7 @@ void parse_note_nest_names(ir_model *m, CXCursor fn);
 /* Whether text declares a class deriving directly from a NEST node base (cheap pre-filter). */
 int parse_text_declares_model(const char *text);
 
-/* Shared cursor helpers (also used by rewrite.c and check.c). */
+/* Shared cursor helpers (also used by rewrite*.c and check.c). */
 char *cursor_spelling(CXCursor c);
 char *cursor_qualified_name(CXCursor c); /* "nest::numerics::expm1" without "nest::" */
 int cursor_offsets(CXCursor c, CXFile *file, unsigned *begin, unsigned *end);

@@ -9,6 +9,7 @@
 
 #include "parse.h"
 #include "rewrite.h"
+#include "uargs.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -688,7 +689,7 @@ static const char *helper_type(CXType t)
 }
 
 /*
- * update()'s helpers (rewrite.c, call_neuron_helper): each method becomes a
+ * update()'s helpers (rewrite_calls.c, call_neuron_helper): each method becomes a
  * function over the update's arguments and neuron (NESTCL_SELF_PARAMS), the
  * lag of its call, and its own parameters but the Time ones (update()'s
  * origin: origin_steps). Rendering one may add more (a helper's helpers).
@@ -750,19 +751,20 @@ static void render_helpers(ir_model *m, tr_rendered *r)
 static void emit_self_macros(strbuf *b, const ir_model *m)
 {
   static const char *const portable[] = {"double", "nestcl_i64", "nestcl_i32", "nestcl_i32", "nestcl_u64", "nestcl_u32"};
+  /* where the two macros' lines end: the fixed arguments come from nestcl/update_args.h, the layout is this text's */
+  static const int params_breaks[] = {NESTCL_UARG_origin_steps, NESTCL_UARG_ring_slots, NESTCL_UARG_spike_count,
+                                      NESTCL_UARG_rec_interval, -1};
+  static const int args_breaks[] = {NESTCL_UARG_ring, -1};
   int j;
-  sb_puts(b, "#define NESTCL_SELF_PARAMS const nestcl_u32 n, const nestcl_u32 K, const nestcl_i64 origin_steps, \\\n"
-             "  const int from, const int to, const double resolution_ms, const nestcl_u32 ring_slots, \\\n"
-             "  const nestcl_u32 n_channels, NESTCL_GLOBAL nestcl_i64 *ring, NESTCL_GLOBAL nestcl_u32 *spike_count, \\\n"
-             "  NESTCL_GLOBAL nestcl_spike_t *spikes, const nestcl_u32 spike_capacity, const nestcl_i64 rec_interval, \\\n"
-             "  NESTCL_GLOBAL double *rec, const nestcl_u32 rng_seed, const nestcl_u64 id_first, const nestcl_u64 id_stride");
+  sb_puts(b, "#define NESTCL_SELF_PARAMS ");
+  tr_uarg_list(b, TR_UARG_PORTABLE, ", ", ", \\\n  ", params_breaks);
   for (j = 0; j < m->n_fields; j++)
     sb_printf(b, ", \\\n  NESTCL_GLOBAL %s *%s", portable[m->fields[j].type], m->fields[j].c_name);
   if (m->spike_offsets)
     sb_puts(b, ", \\\n  NESTCL_GLOBAL double *spike_offsets");
   sb_puts(b, ", const nestcl_u32 nestcl_i\n");
-  sb_puts(b, "#define NESTCL_SELF_ARGS n, K, origin_steps, from, to, resolution_ms, ring_slots, n_channels, ring, \\\n"
-             "  spike_count, spikes, spike_capacity, rec_interval, rec, rng_seed, id_first, id_stride");
+  sb_puts(b, "#define NESTCL_SELF_ARGS ");
+  tr_uarg_list(b, TR_UARG_NAME, ", ", ", \\\n  ", args_breaks);
   for (j = 0; j < m->n_fields; j++)
     sb_printf(b, ", %s", m->fields[j].c_name);
   if (m->spike_offsets)
@@ -945,9 +947,9 @@ static void n_rec_expr(strbuf *b, const ir_model *m)
     sb_printf(b, "%d", fixed);
 }
 
-void emit_update_prelude(strbuf *b, const ir_model *m)
+/* Helpers and hooks every translated update shares (defined once per program text). */
+static void emit_shared_hooks(strbuf *b)
 {
-  int j;
   sb_puts(b, "#ifndef NESTCL_TRANSLATED_HELPERS\n"
              "#define NESTCL_TRANSLATED_HELPERS\n"
              "/* std::min / std::max with C++'s comparison order (fmin/fmax differ on NaN and -0). */\n"
@@ -995,6 +997,11 @@ void emit_update_prelude(strbuf *b, const ir_model *m)
              "  nestcl_rng_uniform(nestcl_rng_key(NESTCL_MODEL_RNG_SEED, NESTCL_RNG_PURPOSE_MODEL + (site)), \\\n"
              "                     nestcl_rng_counter(NESTCL_NEURON_ID(i), (nestcl_u64)(step)))\n"
              "#endif\n\n");
+}
+
+/* update() reads the last spike time: the hooks that keep it in its field. */
+static void emit_last_spike_hooks(strbuf *b, const ir_model *m)
+{
   if (m->last_spike_field >= 0)
     sb_printf(b, "/* update() reads the last spike time (ArchivingNode::get_spiketime_ms()): set_spiketime()\n"
                  "   keeps it in %s as NEST's last_spike_, Time::step( step ).get_ms() (the step's tics,\n"
@@ -1010,6 +1017,12 @@ void emit_update_prelude(strbuf *b, const ir_model *m)
                  "  (%s[i] = nestcl_step_ms_of((step), resolution_ms) - (offset))\n\n",
               m->fields[m->last_spike_field].c_name, m->fields[m->last_spike_field].c_name,
               m->fields[m->last_spike_field].c_name);
+}
+
+/* The parameters' NESTCL_P_<member> (constant where -DNESTCL_CONST_<member> says so) and the ring channels' map. */
+static void emit_param_consts(strbuf *b, const ir_model *m)
+{
+  int j;
   sb_puts(b, "/* Parameters: -DNESTCL_CONST_<member>=value turns a per-neuron read into a constant. */\n");
   for (j = 0; j < m->n_fields; j++) {
     const ir_field *f = &m->fields[j];
@@ -1028,6 +1041,12 @@ void emit_update_prelude(strbuf *b, const ir_model *m)
     free(be);
   }
   sb_puts(b, " */\n\n");
+}
+
+/* NESTCL_RECORD(step): the logger's record_data over the recordable fields. */
+static void emit_record_macro(strbuf *b, const ir_model *m)
+{
+  int j;
   sb_puts(b, "/* B_.logger_.record_data( step ): every recordable (the State_ fields, in descriptor\n"
              "   order) at rec[((lag - from) * NESTCL_N_REC + r) * n + i]. */\n#define NESTCL_N_REC ");
   n_rec_expr(b, m);
@@ -1053,6 +1072,14 @@ void emit_update_prelude(strbuf *b, const ir_model *m)
                 f->array_base, -f->array_len, f->c_name);
   }
   sb_puts(b, "      (void)nestcl_r_; \\\n    } \\\n  } while (0)\n\n");
+}
+
+void emit_update_prelude(strbuf *b, const ir_model *m)
+{
+  emit_shared_hooks(b);
+  emit_last_spike_hooks(b, m);
+  emit_param_consts(b, m);
+  emit_record_macro(b, m);
 }
 
 void emit_update_epilogue(strbuf *b, const ir_model *m)
