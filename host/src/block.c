@@ -12,14 +12,25 @@
 #include <string.h>
 
 #include "block_internal.h"
+#include "core_kernel_args.h"
 #include "nestcl_fixed.h"
 #include "nestcl_libm.h"
 #include "core/nestcl_core.h"
 #include "engine_kernels_source.h"
 #include "nestcl_rt_source.h"
+#include "model_failure.h"
+#include "poisson_cdf.h"
 #include "specialise.h"
+#include "update_fill.h"
 
-/* Adds lags [from, to) of the staging to the ring and clears nothing: the host zeroes its copy. */
+/*
+ * The block's own kernels, built into the update's program. Their argument
+ * indices, as the host sets them, are the enums below the source; keep both in
+ * the order of the kernels' signatures.
+ *
+ * nestcl_block_stage adds lags [from, to) of the staging to the ring and
+ * clears nothing: the host zeroes its copy.
+ */
 static const char stage_kernel_source[] =
   "__kernel void nestcl_block_stage(__global long *ring, uint n_channels, uint n, uint ring_slots,\n"
   "                                 long origin, int from, int to, __global const long *stage)\n"
@@ -58,6 +69,17 @@ static const char stage_kernel_source[] =
   "  }\n"
   "}\n";
 
+/* The arguments of nestcl_block_stage, by index. */
+enum block_stage_arg {
+  STAGE_RING, STAGE_N_CHANNELS, STAGE_N, STAGE_RING_SLOTS, STAGE_ORIGIN, STAGE_FROM, STAGE_TO, STAGE_STAGE
+};
+
+/* The arguments of nestcl_block_poisson, by index. */
+enum block_poisson_arg {
+  BPOIS_RING, BPOIS_N_CHANNELS, BPOIS_N, BPOIS_RING_SLOTS, BPOIS_ORIGIN, BPOIS_FROM, BPOIS_TO, BPOIS_SEED,
+  BPOIS_TARGET, BPOIS_DELAY, BPOIS_VALUE, BPOIS_ID, BPOIS_N_ENTRIES, BPOIS_CDF, BPOIS_CDF_LEN, BPOIS_KSTOP,
+  BPOIS_CHUNKS
+};
 
 static int cl_fail(cl_int err, const char *what)
 {
@@ -345,17 +367,24 @@ static int build_kernels(nestcl_block *b)
   rc = nestcl_kernel_wg_width(b->dev, b->k_deliver, "nestcl_deliver", b->contiguous ? 1u : 256u, &b->deliver_width);
   if (rc) return rc;
   cl_uint n = b->c.n, slots = b->c.ring_slots, nch = b->n_channels;
-  err = nestcl_update_kernel_fixed_args(b->k_update, b->c.n, b->c.K, b->c.resolution_ms, b->c.ring_slots,
-                                        b->n_channels, b->b_ring.mem, b->b_count.mem, b->b_spikes.mem, b->spike_cap,
-                                        b->c.record ? 1 : 0, b->b_rec.mem, b->c.rng_seed, b->c.id_first,
-                                        b->c.id_stride ? b->c.id_stride : 1, b->b_fields, m->n_fields,
-                                        m->spike_offsets ? b->b_offsets.mem : NULL);
-  err |= clSetKernelArg(b->k_stage, 0, sizeof(cl_mem), &b->b_ring.mem);
-  err |= clSetKernelArg(b->k_stage, 1, sizeof nch, &nch);
-  err |= clSetKernelArg(b->k_stage, 2, sizeof n, &n);
-  err |= clSetKernelArg(b->k_stage, 3, sizeof slots, &slots);
-  err |= clSetKernelArg(b->k_stage, 7, sizeof(cl_mem), &b->b_stage.mem);
+  nestcl_update_args a;
+  nestcl_block_update_args(b, &a);
+  const nestcl_update_mems mem = {
+    .ring = b->b_ring.mem, .spike_count = b->b_count.mem, .spikes = b->b_spikes.mem, .rec = b->b_rec.mem};
+  err = nestcl_update_kernel_set(b->k_update, &a, &mem, b->b_fields, m->n_fields,
+                                 m->spike_offsets ? b->b_offsets.mem : NULL);
+  err |= clSetKernelArg(b->k_stage, STAGE_RING, sizeof(cl_mem), &b->b_ring.mem);
+  err |= clSetKernelArg(b->k_stage, STAGE_N_CHANNELS, sizeof nch, &nch);
+  err |= clSetKernelArg(b->k_stage, STAGE_N, sizeof n, &n);
+  err |= clSetKernelArg(b->k_stage, STAGE_RING_SLOTS, sizeof slots, &slots);
+  err |= clSetKernelArg(b->k_stage, STAGE_STAGE, sizeof(cl_mem), &b->b_stage.mem);
   return err == CL_SUCCESS ? 0 : cl_fail(err, "clSetKernelArg");
+}
+
+void nestcl_block_update_args(const nestcl_block *b, nestcl_update_args *a)
+{
+  nestcl_update_args_init(a, b->c.n, b->c.K, b->c.resolution_ms, b->c.ring_slots, b->n_channels, b->spike_cap,
+                          b->c.record ? 1 : 0, b->c.rng_seed, b->c.id_first, b->c.id_stride ? b->c.id_stride : 1);
 }
 
 /* Host fields to the device (to_device) or back, on the block's queue. */
@@ -771,18 +800,18 @@ static cl_int enqueue_delivery(nestcl_block *b, cl_command_queue q)
   cl_uint ns = b->n_pend, hom = b->delay_hom, slots = b->c.ring_slots, n = b->c.n, nch = b->n_channels;
   cl_long org = b->pend_origin;
   err = nestcl_enq_write(&b->enq, q, b->b_pend.mem, CL_FALSE, 0, bytes, b->pend, 0, NULL, NULL);
-  err |= clSetKernelArg(b->k_deliver, 0, sizeof(cl_mem), &b->b_pend.mem);
-  err |= clSetKernelArg(b->k_deliver, 1, sizeof ns, &ns);
-  err |= clSetKernelArg(b->k_deliver, 2, sizeof org, &org);
-  err |= clSetKernelArg(b->k_deliver, 3, sizeof(cl_mem), &b->b_row_ptr.mem);
-  err |= clSetKernelArg(b->k_deliver, 4, sizeof(cl_mem), &b->b_syn_target.mem);
-  err |= clSetKernelArg(b->k_deliver, 5, sizeof(cl_mem), &b->b_syn_value.mem);
-  err |= clSetKernelArg(b->k_deliver, 6, sizeof(cl_mem), &b->b_syn_delay.mem);
-  err |= clSetKernelArg(b->k_deliver, 7, sizeof hom, &hom);
-  err |= clSetKernelArg(b->k_deliver, 8, sizeof(cl_mem), &b->b_ring.mem);
-  err |= clSetKernelArg(b->k_deliver, 9, sizeof slots, &slots);
-  err |= clSetKernelArg(b->k_deliver, 10, sizeof n, &n);
-  err |= clSetKernelArg(b->k_deliver, 11, sizeof nch, &nch);
+  err |= clSetKernelArg(b->k_deliver, DELIVER_SPIKES, sizeof(cl_mem), &b->b_pend.mem);
+  err |= clSetKernelArg(b->k_deliver, DELIVER_N_SPIKES, sizeof ns, &ns);
+  err |= clSetKernelArg(b->k_deliver, DELIVER_ORIGIN, sizeof org, &org);
+  err |= clSetKernelArg(b->k_deliver, DELIVER_ROW_PTR, sizeof(cl_mem), &b->b_row_ptr.mem);
+  err |= clSetKernelArg(b->k_deliver, DELIVER_TARGET, sizeof(cl_mem), &b->b_syn_target.mem);
+  err |= clSetKernelArg(b->k_deliver, DELIVER_WEIGHT, sizeof(cl_mem), &b->b_syn_value.mem);
+  err |= clSetKernelArg(b->k_deliver, DELIVER_DELAY, sizeof(cl_mem), &b->b_syn_delay.mem);
+  err |= clSetKernelArg(b->k_deliver, DELIVER_DELAY_HOM, sizeof hom, &hom);
+  err |= clSetKernelArg(b->k_deliver, DELIVER_RING, sizeof(cl_mem), &b->b_ring.mem);
+  err |= clSetKernelArg(b->k_deliver, DELIVER_RING_SLOTS, sizeof slots, &slots);
+  err |= clSetKernelArg(b->k_deliver, DELIVER_N, sizeof n, &n);
+  err |= clSetKernelArg(b->k_deliver, DELIVER_N_CHANNELS, sizeof nch, &nch);
   if (err != CL_SUCCESS) {
     return err;
   }
@@ -1225,23 +1254,23 @@ static cl_int enqueue_poisson(nestcl_block *b, cl_command_queue q, cl_long org, 
   for (int k = 0; k < b->n_poisson && err == CL_SUCCESS; ++k) {
     const block_poisson *d = &b->poisson[k];
     cl_uint ne = d->n, len = d->cdf_len, kstop = d->kstop, chunks = d->chunks;
-    err = clSetKernelArg(b->k_poisson, 0, sizeof(cl_mem), &b->b_ring.mem);
-    err |= clSetKernelArg(b->k_poisson, 1, sizeof nch, &nch);
-    err |= clSetKernelArg(b->k_poisson, 2, sizeof n, &n);
-    err |= clSetKernelArg(b->k_poisson, 3, sizeof slots, &slots);
-    err |= clSetKernelArg(b->k_poisson, 4, sizeof org, &org);
-    err |= clSetKernelArg(b->k_poisson, 5, sizeof f, &f);
-    err |= clSetKernelArg(b->k_poisson, 6, sizeof t, &t);
-    err |= clSetKernelArg(b->k_poisson, 7, sizeof seed, &seed);
-    err |= clSetKernelArg(b->k_poisson, 8, sizeof(cl_mem), &d->b_target.mem);
-    err |= clSetKernelArg(b->k_poisson, 9, sizeof(cl_mem), &d->b_delay.mem);
-    err |= clSetKernelArg(b->k_poisson, 10, sizeof(cl_mem), &d->b_value.mem);
-    err |= clSetKernelArg(b->k_poisson, 11, sizeof(cl_mem), &d->b_id.mem);
-    err |= clSetKernelArg(b->k_poisson, 12, sizeof ne, &ne);
-    err |= clSetKernelArg(b->k_poisson, 13, sizeof(cl_mem), &d->b_cdf.mem);
-    err |= clSetKernelArg(b->k_poisson, 14, sizeof len, &len);
-    err |= clSetKernelArg(b->k_poisson, 15, sizeof kstop, &kstop);
-    err |= clSetKernelArg(b->k_poisson, 16, sizeof chunks, &chunks);
+    err = clSetKernelArg(b->k_poisson, BPOIS_RING, sizeof(cl_mem), &b->b_ring.mem);
+    err |= clSetKernelArg(b->k_poisson, BPOIS_N_CHANNELS, sizeof nch, &nch);
+    err |= clSetKernelArg(b->k_poisson, BPOIS_N, sizeof n, &n);
+    err |= clSetKernelArg(b->k_poisson, BPOIS_RING_SLOTS, sizeof slots, &slots);
+    err |= clSetKernelArg(b->k_poisson, BPOIS_ORIGIN, sizeof org, &org);
+    err |= clSetKernelArg(b->k_poisson, BPOIS_FROM, sizeof f, &f);
+    err |= clSetKernelArg(b->k_poisson, BPOIS_TO, sizeof t, &t);
+    err |= clSetKernelArg(b->k_poisson, BPOIS_SEED, sizeof seed, &seed);
+    err |= clSetKernelArg(b->k_poisson, BPOIS_TARGET, sizeof(cl_mem), &d->b_target.mem);
+    err |= clSetKernelArg(b->k_poisson, BPOIS_DELAY, sizeof(cl_mem), &d->b_delay.mem);
+    err |= clSetKernelArg(b->k_poisson, BPOIS_VALUE, sizeof(cl_mem), &d->b_value.mem);
+    err |= clSetKernelArg(b->k_poisson, BPOIS_ID, sizeof(cl_mem), &d->b_id.mem);
+    err |= clSetKernelArg(b->k_poisson, BPOIS_N_ENTRIES, sizeof ne, &ne);
+    err |= clSetKernelArg(b->k_poisson, BPOIS_CDF, sizeof(cl_mem), &d->b_cdf.mem);
+    err |= clSetKernelArg(b->k_poisson, BPOIS_CDF_LEN, sizeof len, &len);
+    err |= clSetKernelArg(b->k_poisson, BPOIS_KSTOP, sizeof kstop, &kstop);
+    err |= clSetKernelArg(b->k_poisson, BPOIS_CHUNKS, sizeof chunks, &chunks);
     size_t gsize = d->n;
     if (err == CL_SUCCESS) err = nestcl_enq_launch(&b->enq, q, b->k_poisson, 1, &gsize, NULL, 0, NULL, NULL);
   }
@@ -1310,12 +1339,10 @@ int nestcl_block_update_enqueue(nestcl_block *b, int64_t origin_steps, int from,
   nestcl_enqueue_counts *c = &b->enq;
   err = nestcl_enq_write(c, q, b->b_stage.mem, CL_FALSE, 0, stage_bytes, b->stage, 0, NULL, NULL);
   err |= nestcl_enq_write(c, q, b->b_count.mem, CL_FALSE, 0, sizeof zero, zero, 0, NULL, NULL);
-  err |= clSetKernelArg(b->k_stage, 4, sizeof org, &org);
-  err |= clSetKernelArg(b->k_stage, 5, sizeof f, &f);
-  err |= clSetKernelArg(b->k_stage, 6, sizeof t, &t);
-  err |= clSetKernelArg(b->k_update, 2, sizeof org, &org);
-  err |= clSetKernelArg(b->k_update, 3, sizeof f, &f);
-  err |= clSetKernelArg(b->k_update, 4, sizeof t, &t);
+  err |= clSetKernelArg(b->k_stage, STAGE_ORIGIN, sizeof org, &org);
+  err |= clSetKernelArg(b->k_stage, STAGE_FROM, sizeof f, &f);
+  err |= clSetKernelArg(b->k_stage, STAGE_TO, sizeof t, &t);
+  err |= nestcl_update_kernel_slice(b->k_update, origin_steps, from, to);
   if (err == CL_SUCCESS) err = nestcl_enq_launch(c, q, b->k_stage, 1, &gsize, NULL, 0, NULL, NULL);
   if (err == CL_SUCCESS) err = nestcl_enq_launch(c, q, b->k_update, 1, &gsize, NULL, 0, NULL, NULL);
   if (err == CL_SUCCESS) err = enqueue_poisson(b, q, org, f, t);

@@ -8,11 +8,10 @@
  * the spikes, recordings and a failure as for a device block; they are
  * already in the host arrays, so nothing is read back and nothing waited for.
  */
-#include <string.h>
-
 #include "block_internal.h"
 #include "nestcl_fixed.h"
 #include "nestcl_ring.h"
+#include "update_fill.h"
 
 /* Lags [from, to) of the staging into the ring (the stage kernel's loop, neuron by neuron). */
 static void stage_into_ring(nestcl_block *b, int64_t origin, int from, int to)
@@ -42,24 +41,12 @@ int nestcl_block_host_update(nestcl_block *b, int64_t origin_steps, int from, in
   }
   stage_into_ring(b, origin_steps, from, to);
   nestcl_update_args a;
-  memset(&a, 0, sizeof a);
-  a.n = b->c.n;
-  a.K = b->c.K;
-  a.origin_steps = origin_steps;
-  a.from = from;
-  a.to = to;
-  a.resolution_ms = b->c.resolution_ms;
-  a.ring_slots = b->c.ring_slots;
-  a.n_channels = b->n_channels;
+  nestcl_block_update_args(b, &a);
+  nestcl_update_args_slice(&a, origin_steps, from, to);
   a.ring = b->ring_copy;
   a.spike_count = b->count;
   a.spikes = b->spikes;
-  a.spike_capacity = b->spike_cap;
-  a.rec_interval = b->c.record ? 1 : 0;
   a.rec = b->rec;
-  a.rng_seed = b->c.rng_seed;
-  a.id_first = b->c.id_first;
-  a.id_stride = b->c.id_stride ? b->c.id_stride : 1;
   a.spike_offsets = b->spike_offsets;
   if (m->event_queue) {
     a.evq_first = b->evq_first;
