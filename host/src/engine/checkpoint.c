@@ -294,101 +294,129 @@ static void view_free(const nestcl_engine *e, const eng_block *b, blk_view *v)
   memset(v, 0, sizeof *v);
 }
 
-/* csr: the static CSR too (a checkpoint writes it; a restore verifies it). */
-static int view_open(nestcl_engine *e, eng_vp *vp, eng_block *b, int csr, blk_view *v)
+/* A CPU VP's block: its own arrays, aliased. */
+static void view_alias(eng_block *b, blk_view *v)
+{
+  v->fields = b->fields;
+  v->ring = b->ring;
+  v->row_ptr = b->row_ptr;
+  v->target = b->target;
+  v->weight = b->weight;
+  v->delay = b->delay;
+  for (int j = 0; j < b->n_plastic; ++j) {
+    eng_plastic *pl = &b->plastic[j];
+    v->pl[j] = (pl_view){pl->target, pl->delay, pl->state, pl->src_state, 0};
+  }
+}
+
+/* A stream's fields and ring, read back into copies of v. */
+static int view_read_state(nestcl_engine *e, cl_command_queue q, eng_block *b, blk_view *v, cl_int *err)
 {
   const eng_population *p = &e->pops[b->pop];
   const nestcl_model *m = p->model;
-  memset(v, 0, sizeof *v);
-  v->pl = calloc((size_t)(b->n_plastic ? b->n_plastic : 1), sizeof *v->pl);
-  if (!v->pl) {
-    return nestcl_set_error(NESTCL_ENOMEM, "out of host memory");
-  }
-  size_t wsize = e->cfg.weight_type == NESTCL_WEIGHT_DOUBLE ? 8 : 4;
   size_t ring_bytes = (size_t)e->ring_slots * b->n_channels * b->n * 8;
-  if (!vp->is_gpu) {
-    v->fields = b->fields;
-    v->ring = b->ring;
-    v->row_ptr = b->row_ptr;
-    v->target = b->target;
-    v->weight = b->weight;
-    v->delay = b->delay;
-    for (int j = 0; j < b->n_plastic; ++j) {
-      eng_plastic *pl = &b->plastic[j];
-      v->pl[j] = (pl_view){pl->target, pl->delay, pl->state, pl->src_state, 0};
-    }
-    return 0;
-  }
-  v->owned = 1;
-  cl_command_queue q = nestcl_device_queue(e->dev, vp->queue);
-  cl_int err = CL_SUCCESS;
   v->fields = calloc((size_t)m->n_fields, sizeof *v->fields);
   if (!v->fields) {
     return nestcl_set_error(NESTCL_ENOMEM, "out of host memory");
   }
-  for (int f = 0; f < m->n_fields && err == CL_SUCCESS; ++f) {
+  for (int f = 0; f < m->n_fields && *err == CL_SUCCESS; ++f) {
     size_t bytes = nestcl_field_type_size(m->fields[f].type) * nestcl_field_len(&m->fields[f], p->K) * b->n;
     if (!(v->fields[f] = alloc_bytes(bytes))) {
       return nestcl_set_error(NESTCL_ENOMEM, "out of host memory");
     }
     if (bytes) {
-      err = clEnqueueReadBuffer(q, b->b_fields[f].mem, CL_TRUE, 0, bytes, v->fields[f], 0, NULL, NULL);
+      *err = clEnqueueReadBuffer(q, b->b_fields[f].mem, CL_TRUE, 0, bytes, v->fields[f], 0, NULL, NULL);
     }
   }
   if (!(v->ring = alloc_bytes(ring_bytes))) {
     return nestcl_set_error(NESTCL_ENOMEM, "out of host memory");
   }
-  if (ring_bytes && err == CL_SUCCESS) {
-    err = clEnqueueReadBuffer(q, b->b_ring.mem, CL_TRUE, 0, ring_bytes, v->ring, 0, NULL, NULL);
+  if (ring_bytes && *err == CL_SUCCESS) {
+    *err = clEnqueueReadBuffer(q, b->b_ring.mem, CL_TRUE, 0, ring_bytes, v->ring, 0, NULL, NULL);
   }
-  if (csr && err == CL_SUCCESS) {
-    size_t rp = (size_t)(e->n_global + 1) * 8;
-    v->row_ptr = alloc_bytes(rp);
-    v->target = alloc_bytes(b->nnz * 4);
-    v->weight = alloc_bytes(b->nnz * wsize);
-    v->delay = b->delay_hom == NESTCL_DELAY_PER_SYNAPSE ? alloc_bytes(b->nnz * 2) : NULL;
-    if (!v->row_ptr || !v->target || !v->weight || (b->delay_hom == NESTCL_DELAY_PER_SYNAPSE && !v->delay)) {
-      return nestcl_set_error(NESTCL_ENOMEM, "out of host memory for the CSR of %llu synapses",
-                              (unsigned long long)b->nnz);
-    }
-    err = clEnqueueReadBuffer(q, b->b_row.mem, CL_TRUE, 0, rp, v->row_ptr, 0, NULL, NULL);
-    if (b->nnz && err == CL_SUCCESS) {
-      err = clEnqueueReadBuffer(q, b->b_target.mem, CL_TRUE, 0, b->nnz * 4, v->target, 0, NULL, NULL);
-      if (err == CL_SUCCESS) err = clEnqueueReadBuffer(q, b->b_weight.mem, CL_TRUE, 0, b->nnz * wsize, v->weight, 0, NULL, NULL);
-      if (err == CL_SUCCESS && v->delay) {
-        err = clEnqueueReadBuffer(q, b->b_delay.mem, CL_TRUE, 0, b->nnz * 2, v->delay, 0, NULL, NULL);
-      }
+  return 0;
+}
+
+/* A stream's static CSR, read back into copies of v. */
+static int view_read_csr(nestcl_engine *e, cl_command_queue q, eng_block *b, blk_view *v, cl_int *err)
+{
+  size_t wsize = e->cfg.weight_type == NESTCL_WEIGHT_DOUBLE ? 8 : 4;
+  size_t rp = (size_t)(e->n_global + 1) * 8;
+  v->row_ptr = alloc_bytes(rp);
+  v->target = alloc_bytes(b->nnz * 4);
+  v->weight = alloc_bytes(b->nnz * wsize);
+  v->delay = b->delay_hom == NESTCL_DELAY_PER_SYNAPSE ? alloc_bytes(b->nnz * 2) : NULL;
+  if (!v->row_ptr || !v->target || !v->weight || (b->delay_hom == NESTCL_DELAY_PER_SYNAPSE && !v->delay)) {
+    return nestcl_set_error(NESTCL_ENOMEM, "out of host memory for the CSR of %llu synapses",
+                            (unsigned long long)b->nnz);
+  }
+  *err = clEnqueueReadBuffer(q, b->b_row.mem, CL_TRUE, 0, rp, v->row_ptr, 0, NULL, NULL);
+  if (b->nnz && *err == CL_SUCCESS) {
+    *err = clEnqueueReadBuffer(q, b->b_target.mem, CL_TRUE, 0, b->nnz * 4, v->target, 0, NULL, NULL);
+    if (*err == CL_SUCCESS) *err = clEnqueueReadBuffer(q, b->b_weight.mem, CL_TRUE, 0, b->nnz * wsize, v->weight, 0, NULL, NULL);
+    if (*err == CL_SUCCESS && v->delay) {
+      *err = clEnqueueReadBuffer(q, b->b_delay.mem, CL_TRUE, 0, b->nnz * 2, v->delay, 0, NULL, NULL);
     }
   }
-  for (int j = 0; j < b->n_plastic && err == CL_SUCCESS; ++j) {
-    eng_plastic *pl = &b->plastic[j];
-    const eng_syn_layout *L = &e->projs[pl->proj].lay;
-    pl_view *w = &v->pl[j];
-    if (pl->batch_cap) {
-      *w = (pl_view){pl->target, pl->delay, pl->state, pl->src_state, 0};
-      continue;
+  return 0;
+}
+
+/* A stream's plastic set pl: read back into copies of w, or aliased when batched (kept in host memory). */
+static int view_read_plastic(nestcl_engine *e, cl_command_queue q, eng_plastic *pl, pl_view *w, cl_int *err)
+{
+  const eng_syn_layout *L = &e->projs[pl->proj].lay;
+  if (pl->batch_cap) {
+    *w = (pl_view){pl->target, pl->delay, pl->state, pl->src_state, 0};
+    return 0;
+  }
+  w->owned = 1;
+  int per_syn = pl->delay_hom == NESTCL_DELAY_PER_SYNAPSE;
+  size_t sb = pl->nnz * L->state_bytes, rb = (size_t)pl->n_rows * L->src_bytes;
+  w->target = alloc_bytes(pl->nnz * 4);
+  w->delay = per_syn ? alloc_bytes(pl->nnz * 2) : NULL;
+  w->state = alloc_bytes(sb);
+  w->src_state = alloc_bytes(rb);
+  if (!w->target || (per_syn && !w->delay) || !w->state || !w->src_state) {
+    return nestcl_set_error(NESTCL_ENOMEM, "out of host memory for %llu plastic synapses",
+                            (unsigned long long)pl->nnz);
+  }
+  if (pl->nnz) {
+    *err = clEnqueueReadBuffer(q, pl->b_target.mem, CL_TRUE, 0, pl->nnz * 4, w->target, 0, NULL, NULL);
+    if (*err == CL_SUCCESS && per_syn) {
+      *err = clEnqueueReadBuffer(q, pl->b_delay.mem, CL_TRUE, 0, pl->nnz * 2, w->delay, 0, NULL, NULL);
     }
-    w->owned = 1;
-    int per_syn = pl->delay_hom == NESTCL_DELAY_PER_SYNAPSE;
-    size_t sb = pl->nnz * L->state_bytes, rb = (size_t)pl->n_rows * L->src_bytes;
-    w->target = alloc_bytes(pl->nnz * 4);
-    w->delay = per_syn ? alloc_bytes(pl->nnz * 2) : NULL;
-    w->state = alloc_bytes(sb);
-    w->src_state = alloc_bytes(rb);
-    if (!w->target || (per_syn && !w->delay) || !w->state || !w->src_state) {
-      return nestcl_set_error(NESTCL_ENOMEM, "out of host memory for %llu plastic synapses",
-                              (unsigned long long)pl->nnz);
-    }
-    if (pl->nnz) {
-      err = clEnqueueReadBuffer(q, pl->b_target.mem, CL_TRUE, 0, pl->nnz * 4, w->target, 0, NULL, NULL);
-      if (err == CL_SUCCESS && per_syn) {
-        err = clEnqueueReadBuffer(q, pl->b_delay.mem, CL_TRUE, 0, pl->nnz * 2, w->delay, 0, NULL, NULL);
-      }
-      if (err == CL_SUCCESS && sb) err = clEnqueueReadBuffer(q, pl->b_state.mem, CL_TRUE, 0, sb, w->state, 0, NULL, NULL);
-    }
-    if (err == CL_SUCCESS && rb) {
-      err = clEnqueueReadBuffer(q, pl->b_src_state.mem, CL_TRUE, 0, rb, w->src_state, 0, NULL, NULL);
-    }
+    if (*err == CL_SUCCESS && sb) *err = clEnqueueReadBuffer(q, pl->b_state.mem, CL_TRUE, 0, sb, w->state, 0, NULL, NULL);
+  }
+  if (*err == CL_SUCCESS && rb) {
+    *err = clEnqueueReadBuffer(q, pl->b_src_state.mem, CL_TRUE, 0, rb, w->src_state, 0, NULL, NULL);
+  }
+  return 0;
+}
+
+/* csr: the static CSR too (a checkpoint writes it; a restore verifies it). */
+static int view_open(nestcl_engine *e, eng_vp *vp, eng_block *b, int csr, blk_view *v)
+{
+  memset(v, 0, sizeof *v);
+  v->pl = calloc((size_t)(b->n_plastic ? b->n_plastic : 1), sizeof *v->pl);
+  if (!v->pl) {
+    return nestcl_set_error(NESTCL_ENOMEM, "out of host memory");
+  }
+  if (!vp->is_gpu) {
+    view_alias(b, v);
+    return 0;
+  }
+  v->owned = 1;
+  cl_command_queue q = nestcl_device_queue(e->dev, vp->queue);
+  cl_int err = CL_SUCCESS;
+  int rc = view_read_state(e, q, b, v, &err);
+  if (!rc && csr && err == CL_SUCCESS) {
+    rc = view_read_csr(e, q, b, v, &err);
+  }
+  for (int j = 0; !rc && j < b->n_plastic && err == CL_SUCCESS; ++j) {
+    rc = view_read_plastic(e, q, &b->plastic[j], &v->pl[j], &err);
+  }
+  if (rc) {
+    return rc;
   }
   if (err == CL_SUCCESS && b->hist.cap && b->n) {
     v->hist_downloaded = 1;
@@ -543,210 +571,272 @@ static void rank_range(const nestcl_engine *e, int p, uint64_t *first, uint64_t 
   }
 }
 
-/* The sections of this rank into w: views[v * n_pops + p] are the blocks' open views. */
-static int write_sections(nestcl_engine *e, ck_writer *w, blk_view *views)
+/* NEUR of population p: the rank's neurons (first gid, count), then field after field, [element][neuron]. */
+static int write_neur(nestcl_engine *e, ck_writer *w, const blk_view *views, int p)
 {
   const int P = e->n_pops;
-  int rc = 0;
-  /* NEUR: per population, the rank's neurons (first gid, count), then field after field, [element][neuron]. */
-  for (int p = 0; p < P && !rc; ++p) {
-    const eng_population *pop = &e->pops[p];
-    const nestcl_model *m = pop->model;
-    uint64_t first, n;
-    rank_range(e, p, &first, &n);
-    if ((rc = sec_begin(w, TAG_NEUR, (uint32_t)p, n))) break;
-    w_u64(w, first);
-    w_u64(w, n);
-    for (int f = 0; f < m->n_fields; ++f) {
-      size_t z = nestcl_field_type_size(m->fields[f].type), L = nestcl_field_len(&m->fields[f], pop->K);
-      for (size_t k = 0; k < L; ++k) {
-        for (int v = 0; v < e->n_vps; ++v) {
-          const eng_block *b = &e->vps[v].blocks[p];
-          if (b->n) {
-            w_bytes(w, (const char *)views[v * P + p].fields[f] + k * b->n * z, b->n * z);
-          }
-        }
-      }
-    }
-    sec_end(w);
+  const eng_population *pop = &e->pops[p];
+  const nestcl_model *m = pop->model;
+  uint64_t first, n;
+  rank_range(e, p, &first, &n);
+  int rc = sec_begin(w, TAG_NEUR, (uint32_t)p, n);
+  if (rc) {
+    return rc;
   }
-  /* RING: per population, [k][channel][neuron] for the steps step + k, k = 0 .. ring_slots - 1. */
-  int64_t step = e->origin;
-  for (int p = 0; p < P && !rc; ++p) {
-    uint64_t first, n;
-    rank_range(e, p, &first, &n);
-    if ((rc = sec_begin(w, TAG_RING, (uint32_t)p, n))) break;
-    w_u64(w, first);
-    w_u64(w, n);
-    for (int k = 0; k < e->ring_slots; ++k) {
-      uint32_t slot = (uint32_t)((step + k) % e->ring_slots);
-      for (uint32_t ch = 0; ch < e->pops[p].n_channels; ++ch) {
-        for (int v = 0; v < e->n_vps; ++v) {
-          const eng_block *b = &e->vps[v].blocks[p];
-          if (b->n) {
-            w_bytes(w, views[v * P + p].ring + ((size_t)slot * b->n_channels + ch) * b->n, (size_t)b->n * 8);
-          }
-        }
-      }
-    }
-    sec_end(w);
-  }
-  /* HIST: per population with a spike history: per-neuron arrays, then the entries oldest first. */
-  for (int p = 0; p < P && !rc; ++p) {
-    if (!pop_has_history(e, p)) {
-      continue;
-    }
-    uint64_t first, n, entries = 0;
-    rank_range(e, p, &first, &n);
-    for (int v = 0; v < e->n_vps; ++v) {
-      const eng_block *b = &e->vps[v].blocks[p];
-      for (uint32_t i = 0; i < b->n; ++i) {
-        entries += ((const uint32_t *)b->hist.a[ENG_H_LEN])[i];
-      }
-    }
-    if ((rc = sec_begin(w, TAG_HIST, (uint32_t)p, n))) break;
-    w_u64(w, first);
-    w_u64(w, n);
-    w_u64(w, entries);
-    static const int per_neuron[] = {ENG_H_LEN, ENG_H_NIN, ENG_H_KM, ENG_H_KMT, ENG_H_LAST, ENG_H_MAXD};
-    for (size_t a = 0; a < sizeof per_neuron / sizeof *per_neuron; ++a) {
-      int arr = per_neuron[a];
-      size_t z = arr == ENG_H_LEN || arr == ENG_H_NIN ? 4 : 8;
+  w_u64(w, first);
+  w_u64(w, n);
+  for (int f = 0; f < m->n_fields; ++f) {
+    size_t z = nestcl_field_type_size(m->fields[f].type), L = nestcl_field_len(&m->fields[f], pop->K);
+    for (size_t k = 0; k < L; ++k) {
       for (int v = 0; v < e->n_vps; ++v) {
         const eng_block *b = &e->vps[v].blocks[p];
         if (b->n) {
-          w_bytes(w, b->hist.a[arr], (size_t)b->n * z);
+          w_bytes(w, (const char *)views[v * P + p].fields[f] + k * b->n * z, b->n * z);
         }
       }
     }
-    static const int per_entry[] = {ENG_H_T, ENG_H_KMINUS, ENG_H_KMINUS_TRIPLET, ENG_H_ACCESS};
-    for (size_t a = 0; a < sizeof per_entry / sizeof *per_entry; ++a) {
-      int arr = per_entry[a];
-      size_t z = arr == ENG_H_ACCESS ? 4 : 8;
+  }
+  sec_end(w);
+  return 0;
+}
+
+/* RING of population p: [k][channel][neuron] for the steps origin + k, k = 0 .. ring_slots - 1. */
+static int write_ring(nestcl_engine *e, ck_writer *w, const blk_view *views, int p)
+{
+  const int P = e->n_pops;
+  const int64_t step = e->origin;
+  uint64_t first, n;
+  rank_range(e, p, &first, &n);
+  int rc = sec_begin(w, TAG_RING, (uint32_t)p, n);
+  if (rc) {
+    return rc;
+  }
+  w_u64(w, first);
+  w_u64(w, n);
+  for (int k = 0; k < e->ring_slots; ++k) {
+    uint32_t slot = (uint32_t)((step + k) % e->ring_slots);
+    for (uint32_t ch = 0; ch < e->pops[p].n_channels; ++ch) {
       for (int v = 0; v < e->n_vps; ++v) {
-        eng_block *b = &e->vps[v].blocks[p];
-        nestcl_history hv = eng_hist_view(&b->hist);
-        for (uint32_t i = 0; i < b->n; ++i) {
-          for (uint32_t k = 0; k < hv.len[i]; ++k) {
-            w_bytes(w, (const char *)b->hist.a[arr] + nestcl_hist_slot(&hv, i, k) * z, z);
-          }
-        }
-      }
-    }
-    sec_end(w);
-  }
-  /* CSRS: the static synapses onto the rank's neurons, block by block, row by row. */
-  if (!rc) {
-    uint64_t count = 0;
-    for (int v = 0; v < e->n_vps; ++v) {
-      for (int p = 0; p < P; ++p) {
-        count += e->vps[v].blocks[p].nnz;
-      }
-    }
-    rc = sec_begin(w, TAG_CSRS, 0, count);
-    int wd = e->cfg.weight_type == NESTCL_WEIGHT_DOUBLE;
-    for (int v = 0; v < e->n_vps && !rc; ++v) {
-      for (int p = 0; p < P; ++p) {
         const eng_block *b = &e->vps[v].blocks[p];
-        const blk_view *bv = &views[v * P + p];
-        if (b->nnz == 0) {
-          continue;
-        }
-        for (uint64_t s = 0; s < e->n_global; ++s) {
-          for (uint64_t k = bv->row_ptr[s]; k < bv->row_ptr[s + 1]; ++k) {
-            uint32_t t = bv->target[k];
-            double wt = wd ? ((const double *)bv->weight)[k] : (double)((const float *)bv->weight)[k];
-            w_u64(w, s);
-            w_u64(w, b->first_gid + (t & NESTCL_TARGET_INDEX_MASK));
-            w_u32(w, t >> NESTCL_TARGET_INDEX_BITS);
-            w_u32(w, bv->delay ? bv->delay[k] : b->delay_hom);
-            w_f64(w, wt);
-          }
+        if (b->n) {
+          w_bytes(w, views[v * P + p].ring + ((size_t)slot * b->n_channels + ch) * b->n, (size_t)b->n * 8);
         }
       }
     }
-    if (!rc) sec_end(w);
   }
-  /* PLAS and PSRC: per projection of translated synapses. */
-  for (int j = 0; j < e->n_projs && !rc; ++j) {
-    const eng_projection *pr = &e->projs[j];
-    if (!pr->sm) {
-      continue;
+  sec_end(w);
+  return 0;
+}
+
+/* HIST of population p (one with a spike history): per-neuron arrays, then the entries oldest first. */
+static int write_hist(nestcl_engine *e, ck_writer *w, int p)
+{
+  uint64_t first, n, entries = 0;
+  rank_range(e, p, &first, &n);
+  for (int v = 0; v < e->n_vps; ++v) {
+    const eng_block *b = &e->vps[v].blocks[p];
+    for (uint32_t i = 0; i < b->n; ++i) {
+      entries += ((const uint32_t *)b->hist.a[ENG_H_LEN])[i];
     }
-    const eng_syn_layout *L = &pr->lay;
-    uint64_t count = 0;
+  }
+  int rc = sec_begin(w, TAG_HIST, (uint32_t)p, n);
+  if (rc) {
+    return rc;
+  }
+  w_u64(w, first);
+  w_u64(w, n);
+  w_u64(w, entries);
+  static const int per_neuron[] = {ENG_H_LEN, ENG_H_NIN, ENG_H_KM, ENG_H_KMT, ENG_H_LAST, ENG_H_MAXD};
+  for (size_t a = 0; a < sizeof per_neuron / sizeof *per_neuron; ++a) {
+    int arr = per_neuron[a];
+    size_t z = arr == ENG_H_LEN || arr == ENG_H_NIN ? 4 : 8;
     for (int v = 0; v < e->n_vps; ++v) {
-      const eng_block *b = &e->vps[v].blocks[pr->tgt];
-      for (int q = 0; q < b->n_plastic; ++q) {
-        count += b->plastic[q].proj == j ? b->plastic[q].nnz : 0;
+      const eng_block *b = &e->vps[v].blocks[p];
+      if (b->n) {
+        w_bytes(w, b->hist.a[arr], (size_t)b->n * z);
       }
     }
-    if ((rc = sec_begin(w, TAG_PLAS, (uint32_t)j, count))) break;
+  }
+  static const int per_entry[] = {ENG_H_T, ENG_H_KMINUS, ENG_H_KMINUS_TRIPLET, ENG_H_ACCESS};
+  for (size_t a = 0; a < sizeof per_entry / sizeof *per_entry; ++a) {
+    int arr = per_entry[a];
+    size_t z = arr == ENG_H_ACCESS ? 4 : 8;
     for (int v = 0; v < e->n_vps; ++v) {
-      const eng_block *b = &e->vps[v].blocks[pr->tgt];
-      for (int q = 0; q < b->n_plastic; ++q) {
-        const eng_plastic *pl = &b->plastic[q];
-        const pl_view *pv = &views[v * P + pr->tgt].pl[q];
-        if (pl->proj != j) {
+      eng_block *b = &e->vps[v].blocks[p];
+      nestcl_history hv = eng_hist_view(&b->hist);
+      for (uint32_t i = 0; i < b->n; ++i) {
+        for (uint32_t k = 0; k < hv.len[i]; ++k) {
+          w_bytes(w, (const char *)b->hist.a[arr] + nestcl_hist_slot(&hv, i, k) * z, z);
+        }
+      }
+    }
+  }
+  sec_end(w);
+  return 0;
+}
+
+/* CSRS: the static synapses onto the rank's neurons, block by block, row by row. */
+static int write_csrs(nestcl_engine *e, ck_writer *w, const blk_view *views)
+{
+  const int P = e->n_pops;
+  uint64_t count = 0;
+  for (int v = 0; v < e->n_vps; ++v) {
+    for (int p = 0; p < P; ++p) {
+      count += e->vps[v].blocks[p].nnz;
+    }
+  }
+  int rc = sec_begin(w, TAG_CSRS, 0, count);
+  if (rc) {
+    return rc;
+  }
+  int wd = e->cfg.weight_type == NESTCL_WEIGHT_DOUBLE;
+  for (int v = 0; v < e->n_vps; ++v) {
+    for (int p = 0; p < P; ++p) {
+      const eng_block *b = &e->vps[v].blocks[p];
+      const blk_view *bv = &views[v * P + p];
+      if (b->nnz == 0) {
+        continue;
+      }
+      for (uint64_t s = 0; s < e->n_global; ++s) {
+        for (uint64_t k = bv->row_ptr[s]; k < bv->row_ptr[s + 1]; ++k) {
+          uint32_t t = bv->target[k];
+          double wt = wd ? ((const double *)bv->weight)[k] : (double)((const float *)bv->weight)[k];
+          w_u64(w, s);
+          w_u64(w, b->first_gid + (t & NESTCL_TARGET_INDEX_MASK));
+          w_u32(w, t >> NESTCL_TARGET_INDEX_BITS);
+          w_u32(w, bv->delay ? bv->delay[k] : b->delay_hom);
+          w_f64(w, wt);
+        }
+      }
+    }
+  }
+  sec_end(w);
+  return 0;
+}
+
+/* PLAS of projection j (translated synapses): each synapse's (source, target, delay) and its state. */
+static int write_plas(nestcl_engine *e, ck_writer *w, const blk_view *views, int j)
+{
+  const int P = e->n_pops;
+  const eng_projection *pr = &e->projs[j];
+  const eng_syn_layout *L = &pr->lay;
+  uint64_t count = 0;
+  for (int v = 0; v < e->n_vps; ++v) {
+    const eng_block *b = &e->vps[v].blocks[pr->tgt];
+    for (int q = 0; q < b->n_plastic; ++q) {
+      count += b->plastic[q].proj == j ? b->plastic[q].nnz : 0;
+    }
+  }
+  int rc = sec_begin(w, TAG_PLAS, (uint32_t)j, count);
+  if (rc) {
+    return rc;
+  }
+  for (int v = 0; v < e->n_vps; ++v) {
+    const eng_block *b = &e->vps[v].blocks[pr->tgt];
+    for (int q = 0; q < b->n_plastic; ++q) {
+      const eng_plastic *pl = &b->plastic[q];
+      const pl_view *pv = &views[v * P + pr->tgt].pl[q];
+      if (pl->proj != j) {
+        continue;
+      }
+      for (uint32_t r = 0; r < pl->n_rows; ++r) {
+        for (uint64_t k = pl->row_ptr[r]; k < pl->row_ptr[r + 1]; ++k) {
+          w_u64(w, pl->src_first + r);
+          w_u64(w, b->first_gid + pv->target[k]);
+          w_u32(w, pv->delay ? pv->delay[k] : pl->delay_hom);
+          w_u32(w, 0);
+          for (int f = 0; f < L->n_state; ++f) {
+            size_t z = eng_syn_field_size(&pr->sm->fields[L->state_f[f]]);
+            w_bytes(w, pv->state + L->state_off[f] * pl->nnz + k * z, z);
+          }
+        }
+      }
+    }
+  }
+  sec_end(w);
+  return 0;
+}
+
+/* The source rows of projection j that have synapses on this rank, marked in seen; returns their count. */
+static uint64_t mark_source_rows(const nestcl_engine *e, int j, unsigned char *seen)
+{
+  const eng_projection *pr = &e->projs[j];
+  uint64_t rows = 0;
+  for (int v = 0; v < e->n_vps; ++v) {
+    const eng_block *b = &e->vps[v].blocks[pr->tgt];
+    for (int q = 0; q < b->n_plastic; ++q) {
+      const eng_plastic *pl = &b->plastic[q];
+      for (uint32_t r = 0; pl->proj == j && r < pl->n_rows; ++r) {
+        if (pl->row_ptr[r + 1] > pl->row_ptr[r] && !seen[r]) {
+          seen[r] = 1;
+          rows++;
+        }
+      }
+    }
+  }
+  return rows;
+}
+
+/* PSRC of projection j: the per-source state, each source row once, from the first block that holds synapses of it. */
+static int write_psrc(nestcl_engine *e, ck_writer *w, const blk_view *views, int j)
+{
+  const int P = e->n_pops;
+  const eng_projection *pr = &e->projs[j];
+  const eng_syn_layout *L = &pr->lay;
+  uint32_t n_rows = e->pops[pr->src].n;
+  unsigned char *seen = calloc(n_rows ? n_rows : 1, 1);
+  if (!seen) {
+    return nestcl_set_error(NESTCL_ENOMEM, "out of host memory");
+  }
+  uint64_t rows = mark_source_rows(e, j, seen);
+  memset(seen, 0, n_rows ? n_rows : 1);
+  int rc = sec_begin(w, TAG_PSRC, (uint32_t)j, rows);
+  for (int v = 0; v < e->n_vps && !rc; ++v) {
+    const eng_block *b = &e->vps[v].blocks[pr->tgt];
+    for (int q = 0; q < b->n_plastic; ++q) {
+      const eng_plastic *pl = &b->plastic[q];
+      const pl_view *pv = &views[v * P + pr->tgt].pl[q];
+      for (uint32_t r = 0; pl->proj == j && r < pl->n_rows; ++r) {
+        if (pl->row_ptr[r + 1] == pl->row_ptr[r] || seen[r]) {
           continue;
         }
-        for (uint32_t r = 0; r < pl->n_rows; ++r) {
-          for (uint64_t k = pl->row_ptr[r]; k < pl->row_ptr[r + 1]; ++k) {
-            w_u64(w, pl->src_first + r);
-            w_u64(w, b->first_gid + pv->target[k]);
-            w_u32(w, pv->delay ? pv->delay[k] : pl->delay_hom);
-            w_u32(w, 0);
-            for (int f = 0; f < L->n_state; ++f) {
-              size_t z = eng_syn_field_size(&pr->sm->fields[L->state_f[f]]);
-              w_bytes(w, pv->state + L->state_off[f] * pl->nnz + k * z, z);
-            }
-          }
+        seen[r] = 1;
+        w_u64(w, pl->src_first + r);
+        for (int f = 0; f < L->n_src; ++f) {
+          size_t z = eng_syn_field_size(&pr->sm->fields[L->src_f[f]]);
+          w_bytes(w, pv->src_state + L->src_off[f] * pl->n_rows + (size_t)r * z, z);
         }
       }
     }
-    sec_end(w);
-    /* Per-source state: each source row once, from the first block that holds synapses of it. */
-    uint32_t n_rows = e->pops[pr->src].n;
-    unsigned char *seen = calloc(n_rows ? n_rows : 1, 1);
-    if (!seen) {
-      rc = nestcl_set_error(NESTCL_ENOMEM, "out of host memory");
-      break;
+  }
+  free(seen);
+  if (!rc) sec_end(w);
+  return rc;
+}
+
+/* The sections of this rank into w, in the order of the format: views[v * n_pops + p] are the blocks' open views. */
+static int write_sections(nestcl_engine *e, ck_writer *w, blk_view *views)
+{
+  int rc = 0;
+  for (int p = 0; p < e->n_pops && !rc; ++p) {
+    rc = write_neur(e, w, views, p);
+  }
+  for (int p = 0; p < e->n_pops && !rc; ++p) {
+    rc = write_ring(e, w, views, p);
+  }
+  for (int p = 0; p < e->n_pops && !rc; ++p) {
+    if (pop_has_history(e, p)) {
+      rc = write_hist(e, w, p);
     }
-    uint64_t rows = 0;
-    for (int v = 0; v < e->n_vps; ++v) {
-      const eng_block *b = &e->vps[v].blocks[pr->tgt];
-      for (int q = 0; q < b->n_plastic; ++q) {
-        const eng_plastic *pl = &b->plastic[q];
-        for (uint32_t r = 0; pl->proj == j && r < pl->n_rows; ++r) {
-          if (pl->row_ptr[r + 1] > pl->row_ptr[r] && !seen[r]) {
-            seen[r] = 1;
-            rows++;
-          }
-        }
-      }
+  }
+  if (!rc) {
+    rc = write_csrs(e, w, views);
+  }
+  for (int j = 0; j < e->n_projs && !rc; ++j) {
+    if (e->projs[j].sm) {
+      rc = write_plas(e, w, views, j);
+      if (!rc) rc = write_psrc(e, w, views, j);
     }
-    memset(seen, 0, n_rows ? n_rows : 1);
-    rc = sec_begin(w, TAG_PSRC, (uint32_t)j, rows);
-    for (int v = 0; v < e->n_vps && !rc; ++v) {
-      const eng_block *b = &e->vps[v].blocks[pr->tgt];
-      for (int q = 0; q < b->n_plastic; ++q) {
-        const eng_plastic *pl = &b->plastic[q];
-        const pl_view *pv = &views[v * P + pr->tgt].pl[q];
-        for (uint32_t r = 0; pl->proj == j && r < pl->n_rows; ++r) {
-          if (pl->row_ptr[r + 1] == pl->row_ptr[r] || seen[r]) {
-            continue;
-          }
-          seen[r] = 1;
-          w_u64(w, pl->src_first + r);
-          for (int f = 0; f < L->n_src; ++f) {
-            size_t z = eng_syn_field_size(&pr->sm->fields[L->src_f[f]]);
-            w_bytes(w, pv->src_state + L->src_off[f] * pl->n_rows + (size_t)r * z, z);
-          }
-        }
-      }
-    }
-    free(seen);
-    if (!rc) sec_end(w);
   }
   return rc;
 }
@@ -997,8 +1087,8 @@ static int bad_file(const ck_file *f, const char *what)
   return nestcl_set_error(NESTCL_EINVAL, "%s: %s; the checkpoint is refused", f->path, what);
 }
 
-/* Reads and checks one rank file whole: size, magic, version, checksums, hash, partition, section table. */
-static int read_file(const nestcl_engine *e, ck_file *f, int rank, int ranks, uint64_t hash)
+/* The whole file into f->data (f->size bytes). */
+static int slurp_file(ck_file *f)
 {
   FILE *in = fopen(f->path, "rb");
   if (!in) {
@@ -1021,6 +1111,15 @@ static int read_file(const nestcl_engine *e, ck_file *f, int rank, int ranks, ui
   if (got != f->size || err) {
     return nestcl_set_error(NESTCL_EIO, "%s: cannot read: %s", f->path, strerror(errno ? errno : EIO));
   }
+  return 0;
+}
+
+/*
+ * The file's framing: magic, version, the header's and the payload's sizes and
+ * checksums; *hb is the size of the header with its section table.
+ */
+static int check_framing(const ck_file *f, uint32_t *hb)
+{
   const unsigned char *d = f->data;
   if (f->size < CK_HEADER) {
     if (f->size >= 8 && memcmp(d, CK_MAGIC, 8) != 0) {
@@ -1039,34 +1138,42 @@ static int read_file(const nestcl_engine *e, ck_file *f, int rank, int ranks, ui
     snprintf(msg, sizeof msg, "format version %u; this nestcl reads version %u", version, CK_VERSION);
     return bad_file(f, msg);
   }
-  uint32_t hb = get_u32(d + 12), n_sec = get_u32(d + 92);
+  uint32_t n_sec = get_u32(d + 92);
   uint64_t payload = get_u64(d + 96);
-  if (hb != CK_HEADER + (uint64_t)n_sec * CK_ENTRY || n_sec > 1000000u) {
+  *hb = get_u32(d + 12);
+  if (*hb != CK_HEADER + (uint64_t)n_sec * CK_ENTRY || n_sec > 1000000u) {
     return bad_file(f, "corrupt header (section table size)");
   }
-  if (f->size < hb || f->size - hb < payload) {
+  if (f->size < *hb || f->size - *hb < payload) {
     char msg[200];
-    snprintf(msg, sizeof msg, "truncated (%zu bytes of %llu)", f->size, (unsigned long long)hb + payload);
+    snprintf(msg, sizeof msg, "truncated (%zu bytes of %llu)", f->size, (unsigned long long)*hb + payload);
     return bad_file(f, msg);
   }
   uint32_t ct[256];
   eng_crc32_table(ct);
   uint32_t hc = eng_crc32_update(ct, 0, d, 124);
-  hc = eng_crc32_update(ct, hc, d + CK_HEADER, hb - CK_HEADER);
+  hc = eng_crc32_update(ct, hc, d + CK_HEADER, *hb - CK_HEADER);
   if (hc != get_u32(d + 124)) {
     return bad_file(f, "corrupt header (checksum mismatch)");
   }
-  if (f->size - hb != payload) {
+  if (f->size - *hb != payload) {
     char msg[200];
-    snprintf(msg, sizeof msg, "%zu bytes where the header announces %llu", f->size, (unsigned long long)hb + payload);
+    snprintf(msg, sizeof msg, "%zu bytes where the header announces %llu", f->size, (unsigned long long)*hb + payload);
     return bad_file(f, msg);
   }
-  uint32_t pc = eng_crc32_update(ct, 0, d + hb, payload);
+  uint32_t pc = eng_crc32_update(ct, 0, d + *hb, payload);
   if (pc != get_u32(d + 120)) {
     char msg[200];
     snprintf(msg, sizeof msg, "corrupt (checksum mismatch: stored %08x, computed %08x)", get_u32(d + 120), pc);
     return bad_file(f, msg);
   }
+  return 0;
+}
+
+/* The header names this network (hash and description), this rank of ranks, and a usable step. */
+static int check_identity(const nestcl_engine *e, const ck_file *f, int rank, int ranks, uint64_t hash)
+{
+  const unsigned char *d = f->data;
   uint64_t fh = get_u64(d + 16);
   if (fh != hash) {
     return nestcl_set_error(NESTCL_EINVAL,
@@ -1085,13 +1192,18 @@ static int read_file(const nestcl_engine *e, ck_file *f, int rank, int ranks, ui
       get_u32(d + 88) != (uint64_t)(lo + hi)) {
     return bad_file(f, "it describes another network than its hash says (corrupt)");
   }
-  f->step = get_u64(d + 24);
   /* the clock the restore sets: a negative (or absurd) step would place ring slots outside the ring */
-  if (f->step > (uint64_t)INT64_MAX / 4) {
+  if (get_u64(d + 24) > (uint64_t)INT64_MAX / 4) {
     return bad_file(f, "its step is negative or out of range (corrupt)");
   }
-  f->spikes_total = get_u64(d + 104);
-  f->events_total = get_u64(d + 112);
+  return 0;
+}
+
+/* The section table (after the header, hb bytes with it): sections back to back, filling the file. */
+static int read_section_table(ck_file *f, uint32_t hb)
+{
+  const unsigned char *d = f->data;
+  uint32_t n_sec = get_u32(d + 92);
   f->n_sec = (int)n_sec;
   f->sec = calloc(n_sec ? n_sec : 1, sizeof *f->sec);
   if (!f->sec) {
@@ -1115,6 +1227,22 @@ static int read_file(const nestcl_engine *e, ck_file *f, int rank, int ranks, ui
     return bad_file(f, "corrupt section table (sections do not fill the file)");
   }
   return 0;
+}
+
+/* Reads and checks one rank file whole: size, magic, version, checksums, hash, partition, section table. */
+static int read_file(const nestcl_engine *e, ck_file *f, int rank, int ranks, uint64_t hash)
+{
+  uint32_t hb = 0;
+  int rc = slurp_file(f);
+  if (!rc) rc = check_framing(f, &hb);
+  if (!rc) rc = check_identity(e, f, rank, ranks, hash);
+  if (rc) {
+    return rc;
+  }
+  f->step = get_u64(f->data + 24);
+  f->spikes_total = get_u64(f->data + 104);
+  f->events_total = get_u64(f->data + 112);
+  return read_section_table(f, hb);
 }
 
 static const ck_section *find_section(const ck_file *f, uint32_t tag, uint32_t index)
@@ -1358,36 +1486,97 @@ static int cmp_keyed(const void *x, const void *y)
   return p->b < q->b ? -1 : (p->b > q->b);
 }
 
-/*
- * The plastic synapses of projection j onto this rank: the files' records of
- * its targets and the rebuilt synapses, both sorted by (source, target, k-th
- * occurrence in build order: multapses keep their draw order in every split),
- * must pair up one to one with equal delays; each synapse then takes its
- * record's state. Per-source state: from any file's record of the row.
- */
-static int restore_plastic(nestcl_engine *e, const ck_set *s, blk_view *views, int j)
+/* The files' PLAS records of projection j whose target is one of the rank's neurons [first, first + n), keyed into
+   fk when fk is not NULL; returns their count. */
+static size_t plas_file_keys(const ck_set *s, int j, size_t rec, uint64_t first, uint64_t n, keyed *fk)
 {
-  const int P = e->n_pops;
-  const eng_projection *pr = &e->projs[j];
-  const eng_syn_layout *L = &pr->lay;
-  size_t rec = plas_rec_bytes(pr);
-  uint64_t first, n;
-  rank_range(e, pr->tgt, &first, &n);
-  size_t n_file = 0, n_built = 0;
+  size_t m = 0;
   for (int k = 0; k < s->n; ++k) {
     const ck_section *c = find_section(&s->f[k], TAG_PLAS, (uint32_t)j);
     const unsigned char *d = s->f[k].data + c->offset;
     for (uint64_t q = 0; q < c->count; ++q, d += rec) {
-      uint64_t tgt = get_u64(d + 8);
-      n_file += tgt >= first && tgt < first + n;
+      uint64_t src = get_u64(d), tgt = get_u64(d + 8);
+      if (tgt >= first && tgt < first + n) {
+        if (fk) fk[m] = (keyed){src << 32 | tgt, (uint64_t)k << 40 | q, (uint64_t)(uintptr_t)d};
+        m++;
+      }
     }
   }
+  return m;
+}
+
+/* The rebuilt synapses of projection j on this rank, keyed into bk when bk is not NULL; returns their count. */
+static size_t plas_built_keys(const nestcl_engine *e, const blk_view *views, int j, keyed *bk)
+{
+  const int P = e->n_pops;
+  const eng_projection *pr = &e->projs[j];
+  size_t m = 0;
   for (int v = 0; v < e->n_vps; ++v) {
     const eng_block *b = &e->vps[v].blocks[pr->tgt];
     for (int q = 0; q < b->n_plastic; ++q) {
-      n_built += b->plastic[q].proj == j ? b->plastic[q].nnz : 0;
+      const eng_plastic *pl = &b->plastic[q];
+      if (pl->proj != j) {
+        continue;
+      }
+      if (!bk) {
+        m += pl->nnz;
+        continue;
+      }
+      const pl_view *pv = &views[v * P + pr->tgt].pl[q];
+      for (uint32_t r = 0; r < pl->n_rows; ++r) {
+        for (uint64_t k = pl->row_ptr[r]; k < pl->row_ptr[r + 1]; ++k) {
+          bk[m++] = (keyed){(pl->src_first + r) << 32 | (b->first_gid + pv->target[k]), (uint64_t)q << 40 | k,
+                            (uint64_t)v};
+        }
+      }
     }
   }
+  return m;
+}
+
+/* The sorted keys pair up one to one with equal delays: each rebuilt synapse takes its record's state. */
+static int plas_pair(nestcl_engine *e, blk_view *views, int j, const keyed *fk, const keyed *bk, size_t n_built)
+{
+  const int P = e->n_pops;
+  const eng_projection *pr = &e->projs[j];
+  const eng_syn_layout *L = &pr->lay;
+  for (size_t i = 0; i < n_built; ++i) {
+    const unsigned char *d = (const unsigned char *)(uintptr_t)fk[i].b;
+    int v = (int)bk[i].b, q = (int)(bk[i].a >> 40);
+    uint64_t k = bk[i].a & ((1ull << 40) - 1);
+    const eng_plastic *pl = &e->vps[v].blocks[pr->tgt].plastic[q];
+    pl_view *pv = &views[v * P + pr->tgt].pl[q];
+    uint32_t delay = pv->delay ? pv->delay[k] : pl->delay_hom;
+    if (fk[i].key != bk[i].key || get_u32(d + 16) != delay) {
+      char what[200];
+      snprintf(what, sizeof what, "synapses of projection %d (source %llu, target %llu)", j,
+               (unsigned long long)(bk[i].key >> 32), (unsigned long long)(bk[i].key & 0xffffffffu));
+      return mismatch(what);
+    }
+    size_t at = 24;
+    for (int f = 0; f < L->n_state; ++f) {
+      size_t z = eng_syn_field_size(&pr->sm->fields[L->state_f[f]]);
+      memcpy(pv->state + L->state_off[f] * pl->nnz + k * z, d + at, z);
+      at += z;
+    }
+  }
+  return 0;
+}
+
+/*
+ * The per-synapse state of projection j onto this rank: the files' records of
+ * its targets and the rebuilt synapses, both sorted by (source, target, k-th
+ * occurrence in build order: multapses keep their draw order in every split),
+ * must pair up one to one with equal delays; each synapse then takes its
+ * record's state.
+ */
+static int restore_syn_state(nestcl_engine *e, const ck_set *s, blk_view *views, int j)
+{
+  const eng_projection *pr = &e->projs[j];
+  size_t rec = plas_rec_bytes(pr);
+  uint64_t first, n;
+  rank_range(e, pr->tgt, &first, &n);
+  size_t n_file = plas_file_keys(s, j, rec, first, n, NULL), n_built = plas_built_keys(e, views, j, NULL);
   if (n_file != n_built) {
     char what[200];
     snprintf(what, sizeof what, "synapses of projection %d (%zu rebuilt, %zu in the checkpoint)", j, n_built, n_file);
@@ -1399,64 +1588,23 @@ static int restore_plastic(nestcl_engine *e, const ck_set *s, blk_view *views, i
     free(bk);
     return nestcl_set_error(NESTCL_ENOMEM, "out of host memory");
   }
-  size_t m = 0;
-  for (int k = 0; k < s->n; ++k) {
-    const ck_section *c = find_section(&s->f[k], TAG_PLAS, (uint32_t)j);
-    const unsigned char *d = s->f[k].data + c->offset;
-    for (uint64_t q = 0; q < c->count; ++q, d += rec) {
-      uint64_t src = get_u64(d), tgt = get_u64(d + 8);
-      if (tgt >= first && tgt < first + n) {
-        fk[m++] = (keyed){src << 32 | tgt, (uint64_t)k << 40 | q, (uint64_t)(uintptr_t)d};
-      }
-    }
-  }
-  m = 0;
-  for (int v = 0; v < e->n_vps; ++v) {
-    const eng_block *b = &e->vps[v].blocks[pr->tgt];
-    for (int q = 0; q < b->n_plastic; ++q) {
-      const eng_plastic *pl = &b->plastic[q];
-      const pl_view *pv = &views[v * P + pr->tgt].pl[q];
-      if (pl->proj != j) {
-        continue;
-      }
-      for (uint32_t r = 0; r < pl->n_rows; ++r) {
-        for (uint64_t k = pl->row_ptr[r]; k < pl->row_ptr[r + 1]; ++k) {
-          bk[m++] = (keyed){(pl->src_first + r) << 32 | (b->first_gid + pv->target[k]), (uint64_t)q << 40 | k,
-                            (uint64_t)v};
-        }
-      }
-    }
-  }
+  plas_file_keys(s, j, rec, first, n, fk);
+  plas_built_keys(e, views, j, bk);
   qsort(fk, n_file, sizeof *fk, cmp_keyed);
   qsort(bk, n_built, sizeof *bk, cmp_keyed);
-  int rc = 0;
-  for (size_t i = 0; i < n_built && !rc; ++i) {
-    const unsigned char *d = (const unsigned char *)(uintptr_t)fk[i].b;
-    int v = (int)bk[i].b, q = (int)(bk[i].a >> 40);
-    uint64_t k = bk[i].a & ((1ull << 40) - 1);
-    const eng_plastic *pl = &e->vps[v].blocks[pr->tgt].plastic[q];
-    pl_view *pv = &views[v * P + pr->tgt].pl[q];
-    uint32_t delay = pv->delay ? pv->delay[k] : pl->delay_hom;
-    if (fk[i].key != bk[i].key || get_u32(d + 16) != delay) {
-      char what[200];
-      snprintf(what, sizeof what, "synapses of projection %d (source %llu, target %llu)", j,
-               (unsigned long long)(bk[i].key >> 32), (unsigned long long)(bk[i].key & 0xffffffffu));
-      rc = mismatch(what);
-      break;
-    }
-    size_t at = 24;
-    for (int f = 0; f < L->n_state; ++f) {
-      size_t z = eng_syn_field_size(&pr->sm->fields[L->state_f[f]]);
-      memcpy(pv->state + L->state_off[f] * pl->nnz + k * z, d + at, z);
-      at += z;
-    }
-  }
+  int rc = plas_pair(e, views, j, fk, bk, n_built);
   free(fk);
   free(bk);
-  if (rc) {
-    return rc;
-  }
-  /* Per-source state by source row. */
+  return rc;
+}
+
+/* The per-source state of projection j by source row: from any file's record of the row. */
+static int restore_src_state(nestcl_engine *e, const ck_set *s, blk_view *views, int j)
+{
+  const int P = e->n_pops;
+  const eng_projection *pr = &e->projs[j];
+  const eng_syn_layout *L = &pr->lay;
+  int rc = 0;
   uint32_t n_rows = e->pops[pr->src].n;
   const unsigned char **row = calloc(n_rows ? n_rows : 1, sizeof *row);
   if (!row) {
@@ -1504,16 +1652,19 @@ static int restore_plastic(nestcl_engine *e, const ck_set *s, blk_view *views, i
   return rc;
 }
 
-/* Neuron fields, ring and history of one block from the files' per-neuron sections. */
-static int restore_block(nestcl_engine *e, const ck_set *s, eng_block *b, blk_view *bv)
+/* The plastic synapses of projection j onto this rank: per-synapse, then per-source state. */
+static int restore_plastic(nestcl_engine *e, const ck_set *s, blk_view *views, int j)
 {
-  const eng_population *pop = &e->pops[b->pop];
-  const nestcl_model *m = pop->model;
+  int rc = restore_syn_state(e, s, views, j);
+  return rc ? rc : restore_src_state(e, s, views, j);
+}
+
+/* The room of block b's spike history for the files' histories: the longest restored history decides its cap. */
+static int reserve_history(const ck_set *s, eng_block *b)
+{
   uint64_t lo = b->first_gid, hi = b->first_gid + b->n;
-  int hist = pop_has_history(e, b->pop);
-  /* The history's room first: the longest restored history decides its cap. */
   uint32_t need = 0;
-  for (int k = 0; k < s->n && hist; ++k) {
+  for (int k = 0; k < s->n; ++k) {
     const ck_section *c = find_section(&s->f[k], TAG_HIST, (uint32_t)b->pop);
     const unsigned char *d = s->f[k].data + c->offset;
     uint64_t first = get_u64(d), n = get_u64(d + 8);
@@ -1525,93 +1676,119 @@ static int restore_block(nestcl_engine *e, const ck_set *s, eng_block *b, blk_vi
       }
     }
   }
-  if (hist && b->n) {
-    eng_history *h = &b->hist;
-    if (need > h->max_cap) {
-      return nestcl_set_error(NESTCL_EINVAL,
-                              "restore: a spike history of the checkpoint holds %u entries, more than history_max %u "
-                              "(raise it)", need, h->max_cap);
+  if (!b->n) {
+    return 0;
+  }
+  eng_history *h = &b->hist;
+  if (need > h->max_cap) {
+    return nestcl_set_error(NESTCL_EINVAL,
+                            "restore: a spike history of the checkpoint holds %u entries, more than history_max %u "
+                            "(raise it)", need, h->max_cap);
+  }
+  uint32_t cap = h->cap;
+  while (cap < need) {
+    cap = cap * 2 > h->max_cap ? h->max_cap : cap * 2;
+  }
+  return eng_hist_reserve(h, cap);
+}
+
+/* Block b's neurons among file f's: their fields, and their ring with relative step k to the slot the engine's
+   clock maps it to. */
+static void restore_neur_ring(const nestcl_engine *e, const ck_file *f, const eng_block *b, blk_view *bv)
+{
+  const eng_population *pop = &e->pops[b->pop];
+  const nestcl_model *m = pop->model;
+  uint64_t lo = b->first_gid, hi = b->first_gid + b->n;
+  const ck_section *c = find_section(f, TAG_NEUR, (uint32_t)b->pop);
+  const unsigned char *d = f->data + c->offset;
+  uint64_t first = get_u64(d), n = get_u64(d + 8);
+  uint64_t a = first > lo ? first : lo, z_end = first + n < hi ? first + n : hi;
+  if (a >= z_end) {
+    return;
+  }
+  size_t off = 16;
+  for (int fi = 0; fi < m->n_fields; ++fi) {
+    size_t z = nestcl_field_type_size(m->fields[fi].type), L = nestcl_field_len(&m->fields[fi], pop->K);
+    for (size_t el = 0; el < L; ++el) {
+      memcpy((char *)bv->fields[fi] + (el * b->n + (a - lo)) * z, d + off + (el * n + (a - first)) * z,
+             (z_end - a) * z);
     }
-    uint32_t cap = h->cap;
-    while (cap < need) {
-      cap = cap * 2 > h->max_cap ? h->max_cap : cap * 2;
+    off += L * n * z;
+  }
+  c = find_section(f, TAG_RING, (uint32_t)b->pop);
+  d = f->data + c->offset;
+  for (int r = 0; r < e->ring_slots; ++r) {
+    uint32_t slot = (uint32_t)((e->origin + r) % e->ring_slots);
+    for (uint32_t ch = 0; ch < pop->n_channels; ++ch) {
+      memcpy(bv->ring + ((size_t)slot * b->n_channels + ch) * b->n + (a - lo),
+             d + 16 + (((size_t)r * pop->n_channels + ch) * n + (a - first)) * 8, (z_end - a) * 8);
     }
-    int rc = eng_hist_reserve(h, cap);
+  }
+}
+
+/* Block b's neurons' spike histories among file f's: per-neuron arrays, then entries (offsets by a prefix over the
+   section's neurons). */
+static int restore_history(const ck_file *f, eng_block *b)
+{
+  uint64_t lo = b->first_gid, hi = b->first_gid + b->n;
+  const ck_section *c = find_section(f, TAG_HIST, (uint32_t)b->pop);
+  const unsigned char *d = f->data + c->offset;
+  uint64_t first = get_u64(d), n = get_u64(d + 8), entries = get_u64(d + 16);
+  const unsigned char *len = d + 24, *nin = len + n * 4, *km = nin + n * 4, *kmt = km + n * 8, *last = kmt + n * 8,
+                      *maxd = last + n * 8, *et = maxd + n * 8, *ekm = et + entries * 8, *ekmt = ekm + entries * 8,
+                      *eacc = ekmt + entries * 8;
+  eng_history *h = &b->hist;
+  nestcl_history hv = eng_hist_view(h);
+  uint64_t at = 0;
+  for (uint64_t i = 0; i < n; ++i) {
+    uint64_t g = first + i;
+    uint32_t ln = get_u32(len + i * 4);
+    if (at + ln > entries) {
+      return bad_file(f, "its spike history has more entries than it announces (corrupt)");
+    }
+    if (g >= lo && g < hi) {
+      uint32_t li = (uint32_t)(g - lo);
+      if (hv.n_incoming[li] != get_u32(nin + i * 4) || hv.max_delay[li] != get_f64(maxd + i * 8)) {
+        return mismatch("STDP in-degrees or delays of the spike histories");
+      }
+      hv.head[li] = 0;
+      hv.len[li] = ln;
+      hv.Kminus[li] = get_f64(km + i * 8);
+      hv.Kminus_triplet[li] = get_f64(kmt + i * 8);
+      hv.last_spike[li] = get_f64(last + i * 8);
+      for (uint32_t q = 0; q < ln; ++q) {
+        size_t slot = (size_t)li * h->cap + q;
+        hv.t[slot] = get_f64(et + (at + q) * 8);
+        hv.kminus[slot] = get_f64(ekm + (at + q) * 8);
+        hv.kminus_triplet[slot] = get_f64(ekmt + (at + q) * 8);
+        hv.access[slot] = get_u32(eacc + (at + q) * 4);
+      }
+    }
+    at += ln;
+  }
+  if (at != entries) {
+    return bad_file(f, "its spike history has fewer entries than it announces (corrupt)");
+  }
+  return 0;
+}
+
+/* Neuron fields, ring and history of one block from the files' per-neuron sections. */
+static int restore_block(nestcl_engine *e, const ck_set *s, eng_block *b, blk_view *bv)
+{
+  int hist = pop_has_history(e, b->pop);
+  if (hist) {
+    int rc = reserve_history(s, b);
     if (rc) {
       return rc;
     }
   }
   for (int k = 0; k < s->n; ++k) {
-    const ck_file *f = &s->f[k];
-    /* Neuron fields. */
-    const ck_section *c = find_section(f, TAG_NEUR, (uint32_t)b->pop);
-    const unsigned char *d = f->data + c->offset;
-    uint64_t first = get_u64(d), n = get_u64(d + 8);
-    uint64_t a = first > lo ? first : lo, z_end = first + n < hi ? first + n : hi;
-    if (a < z_end) {
-      size_t off = 16;
-      for (int fi = 0; fi < m->n_fields; ++fi) {
-        size_t z = nestcl_field_type_size(m->fields[fi].type), L = nestcl_field_len(&m->fields[fi], pop->K);
-        for (size_t el = 0; el < L; ++el) {
-          memcpy((char *)bv->fields[fi] + (el * b->n + (a - lo)) * z, d + off + (el * n + (a - first)) * z,
-                 (z_end - a) * z);
-        }
-        off += L * n * z;
+    restore_neur_ring(e, &s->f[k], b, bv);
+    if (hist && b->n) {
+      int rc = restore_history(&s->f[k], b);
+      if (rc) {
+        return rc;
       }
-    }
-    /* Ring: relative step k to the slot the engine's clock maps it to. */
-    c = find_section(f, TAG_RING, (uint32_t)b->pop);
-    d = f->data + c->offset;
-    if (a < z_end) {
-      for (int r = 0; r < e->ring_slots; ++r) {
-        uint32_t slot = (uint32_t)((e->origin + r) % e->ring_slots);
-        for (uint32_t ch = 0; ch < pop->n_channels; ++ch) {
-          memcpy(bv->ring + ((size_t)slot * b->n_channels + ch) * b->n + (a - lo),
-                 d + 16 + (((size_t)r * pop->n_channels + ch) * n + (a - first)) * 8, (z_end - a) * 8);
-        }
-      }
-    }
-    if (!hist || !b->n) {
-      continue;
-    }
-    /* History: per-neuron arrays, then entries (offsets by a prefix over the section's neurons). */
-    c = find_section(f, TAG_HIST, (uint32_t)b->pop);
-    d = f->data + c->offset;
-    uint64_t entries = get_u64(d + 16);
-    const unsigned char *len = d + 24, *nin = len + n * 4, *km = nin + n * 4, *kmt = km + n * 8, *last = kmt + n * 8,
-                        *maxd = last + n * 8, *et = maxd + n * 8, *ekm = et + entries * 8, *ekmt = ekm + entries * 8,
-                        *eacc = ekmt + entries * 8;
-    eng_history *h = &b->hist;
-    nestcl_history hv = eng_hist_view(h);
-    uint64_t at = 0;
-    for (uint64_t i = 0; i < n; ++i) {
-      uint64_t g = first + i;
-      uint32_t ln = get_u32(len + i * 4);
-      if (at + ln > entries) {
-        return bad_file(f, "its spike history has more entries than it announces (corrupt)");
-      }
-      if (g >= lo && g < hi) {
-        uint32_t li = (uint32_t)(g - lo);
-        if (hv.n_incoming[li] != get_u32(nin + i * 4) || hv.max_delay[li] != get_f64(maxd + i * 8)) {
-          return mismatch("STDP in-degrees or delays of the spike histories");
-        }
-        hv.head[li] = 0;
-        hv.len[li] = ln;
-        hv.Kminus[li] = get_f64(km + i * 8);
-        hv.Kminus_triplet[li] = get_f64(kmt + i * 8);
-        hv.last_spike[li] = get_f64(last + i * 8);
-        for (uint32_t q = 0; q < ln; ++q) {
-          size_t slot = (size_t)li * h->cap + q;
-          hv.t[slot] = get_f64(et + (at + q) * 8);
-          hv.kminus[slot] = get_f64(ekm + (at + q) * 8);
-          hv.kminus_triplet[slot] = get_f64(ekmt + (at + q) * 8);
-          hv.access[slot] = get_u32(eacc + (at + q) * 4);
-        }
-      }
-      at += ln;
-    }
-    if (at != entries) {
-      return bad_file(f, "its spike history has fewer entries than it announces (corrupt)");
     }
   }
   return 0;
