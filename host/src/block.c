@@ -964,6 +964,112 @@ int nestcl_block_plastic_routable(const nestcl_block *b, long rport)
   return eng_plastic_route(b->c.model, b->c.K, b->n_channels, rport, &pos, &neg, &zero) == 0;
 }
 
+/* Synapse 0 (or the model's defaults where there is none) as the template of the set's parameters, checked. */
+static int plastic_template(block_plastic *p, const uint64_t *row_ptr, const void *syn)
+{
+  const nestcl_synapse_model *sm = p->sm;
+  if (p->nnz) {
+    memcpy(p->tmpl, syn, sm->syn_size);
+  } else {
+    unsigned char *scratch = malloc(sm->cp_size + 8);
+    if (!scratch) {
+      (void)nestcl_set_error(NESTCL_ENOMEM, "out of host memory");
+    } else {
+      sm->set_defaults(p->tmpl, scratch);
+      free(scratch);
+    }
+  }
+  return plastic_check(p, row_ptr, syn);
+}
+
+/* Every synapse's target and delay fit the block; *hom stays 1 while all delays equal delay[0]. */
+static int plastic_targets(const nestcl_block *b, const block_plastic *p, const uint32_t *target,
+                           const uint16_t *delay, uint16_t d0, int *hom)
+{
+  for (uint64_t k = 0; k < p->nnz; ++k) {
+    *hom = *hom && delay[k] == d0;
+    if (target[k] >= b->c.n || delay[k] < 1 || delay[k] >= b->c.ring_slots) {
+      return nestcl_set_error(NESTCL_EINVAL, "block %s: plastic synapse %llu to %u with delay %u (%u neurons, ring of %u)",
+                              b->c.model->name, (unsigned long long)k, target[k], delay[k], b->c.n, b->c.ring_slots);
+    }
+  }
+  return 0;
+}
+
+/* The synapses' per-synapse state and each row's per-source state, in the device's layout (*state, *src). */
+static int plastic_pack(block_plastic *p, const uint64_t *row_ptr, const void *syn, unsigned char **state,
+                        unsigned char **src)
+{
+  const nestcl_synapse_model *sm = p->sm;
+  const uint32_t n_rows = p->n_rows;
+  *state = malloc(p->nnz * p->lay.state_bytes + 8);
+  *src = malloc((size_t)n_rows * p->lay.src_bytes + 8);
+  if (!*state || !*src) {
+    return nestcl_set_error(NESTCL_ENOMEM, "out of host memory");
+  }
+  for (uint32_t r = 0; r < n_rows; ++r) {
+    uint64_t r0 = row_ptr[r], r1 = row_ptr[r + 1];
+    p->max_row = r1 - r0 > p->max_row ? (uint32_t)(r1 - r0) : p->max_row;
+    const unsigned char *first = r1 > r0 ? (const unsigned char *)syn + r0 * sm->syn_size : p->tmpl;
+    eng_syn_store(sm, first, *src, p->lay.n_src, p->lay.src_f, p->lay.src_off, n_rows, r);
+    for (uint64_t k = r0; k < r1; ++k) {
+      eng_syn_store(sm, (const unsigned char *)syn + k * sm->syn_size, *state, p->lay.n_state, p->lay.state_f,
+                    p->lay.state_off, p->nnz, k);
+    }
+  }
+  return 0;
+}
+
+/* The set's device buffers: rows, targets, delays (one when homogeneous), state, template, common properties. */
+static int plastic_upload(nestcl_device *dev, block_plastic *p, const uint64_t *row_ptr, const uint32_t *target,
+                          const uint16_t *delay, int hom, unsigned char *state, unsigned char *src, const void *cp)
+{
+  const nestcl_synapse_model *sm = p->sm;
+  const uint32_t n_rows = p->n_rows;
+  size_t sb = p->nnz * p->lay.state_bytes, rb = (size_t)n_rows * p->lay.src_bytes;
+  int rc = nestcl_buffer_alloc(dev, NESTCL_MEM_SYNAPSES, "plastic row pointers", ((size_t)n_rows + 1) * 8, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, (void *)row_ptr, &p->b_row);
+  if (!rc) rc = nestcl_buffer_alloc(dev, NESTCL_MEM_SYNAPSES, "plastic targets", p->nnz * 4, CL_MEM_READ_ONLY | (p->nnz ? CL_MEM_COPY_HOST_PTR : 0), p->nnz ? (void *)target : NULL, &p->b_target);
+  if (!rc) rc = nestcl_buffer_alloc(dev, NESTCL_MEM_SYNAPSES, "plastic delays", hom ? 2 : p->nnz * 2, CL_MEM_READ_ONLY | (hom ? 0 : CL_MEM_COPY_HOST_PTR), hom ? NULL : (void *)delay, &p->b_delay);
+  if (!rc) rc = nestcl_buffer_alloc(dev, NESTCL_MEM_SYNAPSES, "plastic state", sb, CL_MEM_READ_WRITE | (sb ? CL_MEM_COPY_HOST_PTR : 0), sb ? state : NULL, &p->b_state);
+  if (!rc) rc = nestcl_buffer_alloc(dev, NESTCL_MEM_SYNAPSES, "per-source state", rb, CL_MEM_READ_WRITE | (rb ? CL_MEM_COPY_HOST_PTR : 0), rb ? src : NULL, &p->b_src_state);
+  if (!rc) rc = nestcl_buffer_alloc(dev, NESTCL_MEM_OTHER, "synapse template", sm->syn_size, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, p->tmpl, &p->b_tmpl);
+  if (!rc) rc = nestcl_buffer_alloc(dev, NESTCL_MEM_OTHER, "common properties", sm->cp_size ? sm->cp_size : 8, CL_MEM_READ_ONLY | (sm->cp_size ? CL_MEM_COPY_HOST_PTR : 0), sm->cp_size ? (void *)cp : NULL, &p->b_cp);
+  return rc;
+}
+
+/* The set's program and kernel, with every argument that stays the same from slice to slice. */
+static int plastic_kernel(nestcl_block *b, block_plastic *p, long rport, const int ch[3])
+{
+  const nestcl_synapse_model *sm = p->sm;
+  cl_int err = CL_SUCCESS;
+  int rc = eng_plastic_program(b->dev, sm, &p->lay, b->contiguous, &p->prog);
+  if (!rc) {
+    p->k = clCreateKernel(p->prog, "nestcl_plastic", &err);
+    rc = err == CL_SUCCESS ? 0 : cl_fail(err, "clCreateKernel(nestcl_plastic)");
+  }
+  if (!rc) rc = nestcl_kernel_wg_width(b->dev, p->k, "nestcl_plastic", b->contiguous ? 1u : 256u, &p->width);
+  if (rc) {
+    return rc;
+  }
+  eng_plastic_fixed fx = {&p->b_tmpl, &p->b_cp, &b->b_ring, &p->b_tmpl, p->delay_hom, b->c.ring_slots, b->c.n,
+                          b->n_channels, (uint32_t)ch[0], (uint32_t)ch[1], (uint32_t)ch[2], rport,
+                          block_tics_per_step(b), block_ms_per_step(b),
+                          sm->uses_history ? b->hist.tau_minus_inv : 0.0, b->hist.cap ? b->hist.fused : nestcl_libm_exp_fused() != 0};
+  err = eng_plastic_fixed_args(p->k, &fx);
+  err |= eng_plastic_rows_args(p->k, &p->b_tmpl, 0, p->n_rows, &p->b_row, &p->b_target, &p->b_delay, &p->b_state,
+                               p->nnz, &p->b_src_state);
+  if (sm->uses_history) {
+    err |= eng_hist_args(p->k, PK_HIST, &b->hist);
+  } else {
+    for (cl_uint a = 0; a < ENG_H_ARRAYS; ++a) {
+      err |= clSetKernelArg(p->k, PK_HIST + a, sizeof(cl_mem), &p->b_tmpl.mem);
+    }
+    cl_uint zero = 0;
+    err |= clSetKernelArg(p->k, PK_HIST + ENG_H_ARRAYS, sizeof zero, &zero);
+  }
+  return err == CL_SUCCESS ? 0 : cl_fail(err, "clSetKernelArg(nestcl_plastic)");
+}
+
 int nestcl_block_add_plastic(nestcl_block *b, const nestcl_synapse_model *sm, const void *cp, long rport,
                              uint32_t n_rows, const uint64_t *row_ptr, const uint32_t *target, const uint16_t *delay,
                              const void *syn, int *set)
@@ -992,89 +1098,23 @@ int nestcl_block_add_plastic(nestcl_block *b, const nestcl_synapse_model *sm, co
   p->sm = sm;
   p->n_rows = n_rows;
   p->nnz = row_ptr[n_rows];
-  int ch_pos = 0, ch_neg = 0, ch_zero = 0;
+  int ch[3] = {0, 0, 0}; /* the channels of positive, negative and zero weights */
   int rc = eng_syn_layout_init(sm, &p->lay);
-  if (!rc) rc = eng_plastic_route(b->c.model, b->c.K, b->n_channels, rport, &ch_pos, &ch_neg, &ch_zero);
+  if (!rc) rc = eng_plastic_route(b->c.model, b->c.K, b->n_channels, rport, &ch[0], &ch[1], &ch[2]);
   p->tmpl = malloc(sm->syn_size + 1);
   if (!rc && !p->tmpl) rc = nestcl_set_error(NESTCL_ENOMEM, "out of host memory");
-  if (!rc) {
-    if (p->nnz) {
-      memcpy(p->tmpl, syn, sm->syn_size);
-    } else {
-      unsigned char *scratch = malloc(sm->cp_size + 8);
-      if (!scratch) {
-        rc = nestcl_set_error(NESTCL_ENOMEM, "out of host memory");
-      } else {
-        sm->set_defaults(p->tmpl, scratch);
-        free(scratch);
-      }
-    }
-    rc = plastic_check(p, row_ptr, syn);
-  }
+  if (!rc) rc = plastic_template(p, row_ptr, syn);
   unsigned char *state = NULL, *src = NULL;
   uint16_t d0 = p->nnz ? delay[0] : (uint16_t)b->c.min_delay_steps;
   int hom = 1;
-  for (uint64_t k = 0; !rc && k < p->nnz; ++k) {
-    hom = hom && delay[k] == d0;
-    if (target[k] >= b->c.n || delay[k] < 1 || delay[k] >= b->c.ring_slots) {
-      rc = nestcl_set_error(NESTCL_EINVAL, "block %s: plastic synapse %llu to %u with delay %u (%u neurons, ring of %u)",
-                            b->c.model->name, (unsigned long long)k, target[k], delay[k], b->c.n, b->c.ring_slots);
-    }
-  }
+  if (!rc) rc = plastic_targets(b, p, target, delay, d0, &hom);
   p->delay_hom = hom ? d0 : NESTCL_DELAY_PER_SYNAPSE;
-  if (!rc) {
-    state = malloc(p->nnz * p->lay.state_bytes + 8);
-    src = malloc((size_t)n_rows * p->lay.src_bytes + 8);
-    if (!state || !src) rc = nestcl_set_error(NESTCL_ENOMEM, "out of host memory");
-  }
-  for (uint32_t r = 0; !rc && r < n_rows; ++r) {
-    uint64_t r0 = row_ptr[r], r1 = row_ptr[r + 1];
-    p->max_row = r1 - r0 > p->max_row ? (uint32_t)(r1 - r0) : p->max_row;
-    const unsigned char *first = r1 > r0 ? (const unsigned char *)syn + r0 * sm->syn_size : p->tmpl;
-    eng_syn_store(sm, first, src, p->lay.n_src, p->lay.src_f, p->lay.src_off, n_rows, r);
-    for (uint64_t k = r0; k < r1; ++k) {
-      eng_syn_store(sm, (const unsigned char *)syn + k * sm->syn_size, state, p->lay.n_state, p->lay.state_f,
-                    p->lay.state_off, p->nnz, k);
-    }
-  }
+  if (!rc) rc = plastic_pack(p, row_ptr, syn, &state, &src);
   if (!rc) rc = hist_to_device(b);
-  nestcl_device *dev = b->dev;
-  size_t sb = p->nnz * p->lay.state_bytes, rb = (size_t)n_rows * p->lay.src_bytes;
-  if (!rc) rc = nestcl_buffer_alloc(dev, NESTCL_MEM_SYNAPSES, "plastic row pointers", ((size_t)n_rows + 1) * 8, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, (void *)row_ptr, &p->b_row);
-  if (!rc) rc = nestcl_buffer_alloc(dev, NESTCL_MEM_SYNAPSES, "plastic targets", p->nnz * 4, CL_MEM_READ_ONLY | (p->nnz ? CL_MEM_COPY_HOST_PTR : 0), p->nnz ? (void *)target : NULL, &p->b_target);
-  if (!rc) rc = nestcl_buffer_alloc(dev, NESTCL_MEM_SYNAPSES, "plastic delays", hom ? 2 : p->nnz * 2, CL_MEM_READ_ONLY | (hom ? 0 : CL_MEM_COPY_HOST_PTR), hom ? NULL : (void *)delay, &p->b_delay);
-  if (!rc) rc = nestcl_buffer_alloc(dev, NESTCL_MEM_SYNAPSES, "plastic state", sb, CL_MEM_READ_WRITE | (sb ? CL_MEM_COPY_HOST_PTR : 0), sb ? state : NULL, &p->b_state);
-  if (!rc) rc = nestcl_buffer_alloc(dev, NESTCL_MEM_SYNAPSES, "per-source state", rb, CL_MEM_READ_WRITE | (rb ? CL_MEM_COPY_HOST_PTR : 0), rb ? src : NULL, &p->b_src_state);
-  if (!rc) rc = nestcl_buffer_alloc(dev, NESTCL_MEM_OTHER, "synapse template", sm->syn_size, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, p->tmpl, &p->b_tmpl);
-  if (!rc) rc = nestcl_buffer_alloc(dev, NESTCL_MEM_OTHER, "common properties", sm->cp_size ? sm->cp_size : 8, CL_MEM_READ_ONLY | (sm->cp_size ? CL_MEM_COPY_HOST_PTR : 0), sm->cp_size ? (void *)cp : NULL, &p->b_cp);
+  if (!rc) rc = plastic_upload(b->dev, p, row_ptr, target, delay, hom, state, src, cp);
   free(state);
   free(src);
-  if (!rc) rc = eng_plastic_program(dev, sm, &p->lay, b->contiguous, &p->prog);
-  cl_int err = CL_SUCCESS;
-  if (!rc) {
-    p->k = clCreateKernel(p->prog, "nestcl_plastic", &err);
-    rc = err == CL_SUCCESS ? 0 : cl_fail(err, "clCreateKernel(nestcl_plastic)");
-  }
-  if (!rc) rc = nestcl_kernel_wg_width(dev, p->k, "nestcl_plastic", b->contiguous ? 1u : 256u, &p->width);
-  if (!rc) {
-    eng_plastic_fixed fx = {&p->b_tmpl, &p->b_cp, &b->b_ring, &p->b_tmpl, p->delay_hom, b->c.ring_slots, b->c.n,
-                            b->n_channels, (uint32_t)ch_pos, (uint32_t)ch_neg, (uint32_t)ch_zero, rport,
-                            block_tics_per_step(b), block_ms_per_step(b),
-                            sm->uses_history ? b->hist.tau_minus_inv : 0.0, b->hist.cap ? b->hist.fused : nestcl_libm_exp_fused() != 0};
-    err = eng_plastic_fixed_args(p->k, &fx);
-    err |= eng_plastic_rows_args(p->k, &p->b_tmpl, 0, n_rows, &p->b_row, &p->b_target, &p->b_delay, &p->b_state,
-                                 p->nnz, &p->b_src_state);
-    if (sm->uses_history) {
-      err |= eng_hist_args(p->k, PK_HIST, &b->hist);
-    } else {
-      for (cl_uint a = 0; a < ENG_H_ARRAYS; ++a) {
-        err |= clSetKernelArg(p->k, PK_HIST + a, sizeof(cl_mem), &p->b_tmpl.mem);
-      }
-      cl_uint zero = 0;
-      err |= clSetKernelArg(p->k, PK_HIST + ENG_H_ARRAYS, sizeof zero, &zero);
-    }
-    rc = err == CL_SUCCESS ? 0 : cl_fail(err, "clSetKernelArg(nestcl_plastic)");
-  }
+  if (!rc) rc = plastic_kernel(b, p, rport, ch);
   b->n_plastic++; /* also on failure: destroy frees what was made */
   if (rc) {
     return rc;
