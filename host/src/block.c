@@ -29,7 +29,8 @@
  * the order of the kernels' signatures.
  *
  * nestcl_block_stage adds lags [from, to) of the staging to the ring and
- * clears nothing: the host zeroes its copy.
+ * clears nothing: the host zeroes its copy. Its work is nestcl_ring_stage
+ * (nestcl_ring.h), which a block on the host runs as C (block_host.c).
  */
 static const char stage_kernel_source[] =
   "__kernel void nestcl_block_stage(__global long *ring, uint n_channels, uint n, uint ring_slots,\n"
@@ -37,13 +38,7 @@ static const char stage_kernel_source[] =
   "{\n"
   "  const uint i = (uint)get_global_id(0);\n"
   "  if (i >= n) return;\n"
-  "  for (int lag = from; lag < to; ++lag) {\n"
-  "    const uint slot = nestcl_ring_slot(origin, lag, ring_slots);\n"
-  "    for (uint ch = 0; ch < n_channels; ++ch) {\n"
-  "      const long v = stage[((ulong)lag * n_channels + ch) * n + i];\n"
-  "      if (v != 0) ring[nestcl_ring_index(n_channels, n, slot, ch, i)] += v;\n"
-  "    }\n"
-  "  }\n"
+  "  nestcl_ring_stage(ring, n_channels, n, ring_slots, origin, from, to, stage, i, i + 1u);\n"
   "}\n"
   "\n"
   "/* Device poisson_generator: one work-item per (generator, target) entry; see nestcl_block_add_poisson. */\n"
