@@ -8,6 +8,9 @@ target_sources(nestcl_objects PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/src/program_cache.c
   ${CMAKE_CURRENT_LIST_DIR}/src/buffer.c
   ${CMAKE_CURRENT_LIST_DIR}/src/specialise.c
+  ${CMAKE_CURRENT_LIST_DIR}/src/update_fill.c
+  ${CMAKE_CURRENT_LIST_DIR}/src/poisson_cdf.c
+  ${CMAKE_CURRENT_LIST_DIR}/src/model_failure.c
   ${CMAKE_CURRENT_LIST_DIR}/src/block.c
   ${CMAKE_CURRENT_LIST_DIR}/src/block_host.c
   ${CMAKE_CURRENT_LIST_DIR}/src/plastic_dev.c)

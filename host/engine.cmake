@@ -42,6 +42,9 @@ target_sources(nestcl_objects PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/src/engine/record.c
   ${CMAKE_CURRENT_LIST_DIR}/src/engine/psp.c
   ${CMAKE_CURRENT_LIST_DIR}/src/engine/checkpoint.c
+  ${CMAKE_CURRENT_LIST_DIR}/src/engine/checkpoint_write.c
+  ${CMAKE_CURRENT_LIST_DIR}/src/engine/checkpoint_read.c
+  ${CMAKE_CURRENT_LIST_DIR}/src/engine/checkpoint_restore.c
   ${CMAKE_CURRENT_BINARY_DIR}/engine_kernels_source.c
   ${CMAKE_CURRENT_BINARY_DIR}/plastic_kernels_source.c)
 target_include_directories(nestcl_objects PRIVATE

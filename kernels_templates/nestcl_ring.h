@@ -73,6 +73,30 @@ NESTCL_INLINE void nestcl_ring_add(NESTCL_GLOBAL nestcl_i64 *ring, nestcl_u32 n_
 }
 
 /*
+ * Adds lags [from, to) of a staging [lag][channel][n] (input the host
+ * collected for the slice, in fixed point) to the ring, for neurons
+ * [i0, i1): a block's stage kernel calls it for its one neuron, the host's
+ * twin (a block on the host) for all of them, so both run the same
+ * arithmetic. Zero entries are skipped; nothing is cleared.
+ */
+NESTCL_INLINE void nestcl_ring_stage(NESTCL_GLOBAL nestcl_i64 *ring, nestcl_u32 n_channels, nestcl_u32 n,
+                                     nestcl_u32 ring_slots, nestcl_i64 origin, int from, int to,
+                                     NESTCL_GLOBAL const nestcl_i64 *stage, nestcl_u32 i0, nestcl_u32 i1)
+{
+  for (int lag = from; lag < to; ++lag) {
+    const nestcl_u32 slot = nestcl_ring_slot(origin, lag, ring_slots);
+    for (nestcl_u32 ch = 0; ch < n_channels; ++ch) {
+      for (nestcl_u32 i = i0; i < i1; ++i) {
+        const nestcl_i64 v = stage[((nestcl_u64)lag * n_channels + ch) * n + i];
+        if (v != 0) {
+          ring[nestcl_ring_index(n_channels, n, slot, ch, i)] += v;
+        }
+      }
+    }
+  }
+}
+
+/*
  * Writes entry at of a spike list. On the device through two 32-bit stores,
  * not the vector literal (uint2)(i, lag): oclgrind's uninitialised-value check
  * reports every store of a vector built from a literal with a run-time lane as

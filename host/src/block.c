@@ -12,27 +12,33 @@
 #include <string.h>
 
 #include "block_internal.h"
+#include "core_kernel_args.h"
 #include "nestcl_fixed.h"
 #include "nestcl_libm.h"
 #include "core/nestcl_core.h"
 #include "engine_kernels_source.h"
 #include "nestcl_rt_source.h"
+#include "model_failure.h"
+#include "poisson_cdf.h"
 #include "specialise.h"
+#include "update_fill.h"
 
-/* Adds lags [from, to) of the staging to the ring and clears nothing: the host zeroes its copy. */
+/*
+ * The block's own kernels, built into the update's program. Their argument
+ * indices, as the host sets them, are the enums below the source; keep both in
+ * the order of the kernels' signatures.
+ *
+ * nestcl_block_stage adds lags [from, to) of the staging to the ring and
+ * clears nothing: the host zeroes its copy. Its work is nestcl_ring_stage
+ * (nestcl_ring.h), which a block on the host runs as C (block_host.c).
+ */
 static const char stage_kernel_source[] =
   "__kernel void nestcl_block_stage(__global long *ring, uint n_channels, uint n, uint ring_slots,\n"
   "                                 long origin, int from, int to, __global const long *stage)\n"
   "{\n"
   "  const uint i = (uint)get_global_id(0);\n"
   "  if (i >= n) return;\n"
-  "  for (int lag = from; lag < to; ++lag) {\n"
-  "    const uint slot = nestcl_ring_slot(origin, lag, ring_slots);\n"
-  "    for (uint ch = 0; ch < n_channels; ++ch) {\n"
-  "      const long v = stage[((ulong)lag * n_channels + ch) * n + i];\n"
-  "      if (v != 0) ring[nestcl_ring_index(n_channels, n, slot, ch, i)] += v;\n"
-  "    }\n"
-  "  }\n"
+  "  nestcl_ring_stage(ring, n_channels, n, ring_slots, origin, from, to, stage, i, i + 1u);\n"
   "}\n"
   "\n"
   "/* Device poisson_generator: one work-item per (generator, target) entry; see nestcl_block_add_poisson. */\n"
@@ -58,6 +64,17 @@ static const char stage_kernel_source[] =
   "  }\n"
   "}\n";
 
+/* The arguments of nestcl_block_stage, by index. */
+enum block_stage_arg {
+  STAGE_RING, STAGE_N_CHANNELS, STAGE_N, STAGE_RING_SLOTS, STAGE_ORIGIN, STAGE_FROM, STAGE_TO, STAGE_STAGE
+};
+
+/* The arguments of nestcl_block_poisson, by index. */
+enum block_poisson_arg {
+  BPOIS_RING, BPOIS_N_CHANNELS, BPOIS_N, BPOIS_RING_SLOTS, BPOIS_ORIGIN, BPOIS_FROM, BPOIS_TO, BPOIS_SEED,
+  BPOIS_TARGET, BPOIS_DELAY, BPOIS_VALUE, BPOIS_ID, BPOIS_N_ENTRIES, BPOIS_CDF, BPOIS_CDF_LEN, BPOIS_KSTOP,
+  BPOIS_CHUNKS
+};
 
 static int cl_fail(cl_int err, const char *what)
 {
@@ -345,17 +362,24 @@ static int build_kernels(nestcl_block *b)
   rc = nestcl_kernel_wg_width(b->dev, b->k_deliver, "nestcl_deliver", b->contiguous ? 1u : 256u, &b->deliver_width);
   if (rc) return rc;
   cl_uint n = b->c.n, slots = b->c.ring_slots, nch = b->n_channels;
-  err = nestcl_update_kernel_fixed_args(b->k_update, b->c.n, b->c.K, b->c.resolution_ms, b->c.ring_slots,
-                                        b->n_channels, b->b_ring.mem, b->b_count.mem, b->b_spikes.mem, b->spike_cap,
-                                        b->c.record ? 1 : 0, b->b_rec.mem, b->c.rng_seed, b->c.id_first,
-                                        b->c.id_stride ? b->c.id_stride : 1, b->b_fields, m->n_fields,
-                                        m->spike_offsets ? b->b_offsets.mem : NULL);
-  err |= clSetKernelArg(b->k_stage, 0, sizeof(cl_mem), &b->b_ring.mem);
-  err |= clSetKernelArg(b->k_stage, 1, sizeof nch, &nch);
-  err |= clSetKernelArg(b->k_stage, 2, sizeof n, &n);
-  err |= clSetKernelArg(b->k_stage, 3, sizeof slots, &slots);
-  err |= clSetKernelArg(b->k_stage, 7, sizeof(cl_mem), &b->b_stage.mem);
+  nestcl_update_args a;
+  nestcl_block_update_args(b, &a);
+  const nestcl_update_mems mem = {
+    .ring = b->b_ring.mem, .spike_count = b->b_count.mem, .spikes = b->b_spikes.mem, .rec = b->b_rec.mem};
+  err = nestcl_update_kernel_set(b->k_update, &a, &mem, b->b_fields, m->n_fields,
+                                 m->spike_offsets ? b->b_offsets.mem : NULL);
+  err |= clSetKernelArg(b->k_stage, STAGE_RING, sizeof(cl_mem), &b->b_ring.mem);
+  err |= clSetKernelArg(b->k_stage, STAGE_N_CHANNELS, sizeof nch, &nch);
+  err |= clSetKernelArg(b->k_stage, STAGE_N, sizeof n, &n);
+  err |= clSetKernelArg(b->k_stage, STAGE_RING_SLOTS, sizeof slots, &slots);
+  err |= clSetKernelArg(b->k_stage, STAGE_STAGE, sizeof(cl_mem), &b->b_stage.mem);
   return err == CL_SUCCESS ? 0 : cl_fail(err, "clSetKernelArg");
+}
+
+void nestcl_block_update_args(const nestcl_block *b, nestcl_update_args *a)
+{
+  nestcl_update_args_init(a, b->c.n, b->c.K, b->c.resolution_ms, b->c.ring_slots, b->n_channels, b->spike_cap,
+                          b->c.record ? 1 : 0, b->c.rng_seed, b->c.id_first, b->c.id_stride ? b->c.id_stride : 1);
 }
 
 /* Host fields to the device (to_device) or back, on the block's queue. */
@@ -771,18 +795,18 @@ static cl_int enqueue_delivery(nestcl_block *b, cl_command_queue q)
   cl_uint ns = b->n_pend, hom = b->delay_hom, slots = b->c.ring_slots, n = b->c.n, nch = b->n_channels;
   cl_long org = b->pend_origin;
   err = nestcl_enq_write(&b->enq, q, b->b_pend.mem, CL_FALSE, 0, bytes, b->pend, 0, NULL, NULL);
-  err |= clSetKernelArg(b->k_deliver, 0, sizeof(cl_mem), &b->b_pend.mem);
-  err |= clSetKernelArg(b->k_deliver, 1, sizeof ns, &ns);
-  err |= clSetKernelArg(b->k_deliver, 2, sizeof org, &org);
-  err |= clSetKernelArg(b->k_deliver, 3, sizeof(cl_mem), &b->b_row_ptr.mem);
-  err |= clSetKernelArg(b->k_deliver, 4, sizeof(cl_mem), &b->b_syn_target.mem);
-  err |= clSetKernelArg(b->k_deliver, 5, sizeof(cl_mem), &b->b_syn_value.mem);
-  err |= clSetKernelArg(b->k_deliver, 6, sizeof(cl_mem), &b->b_syn_delay.mem);
-  err |= clSetKernelArg(b->k_deliver, 7, sizeof hom, &hom);
-  err |= clSetKernelArg(b->k_deliver, 8, sizeof(cl_mem), &b->b_ring.mem);
-  err |= clSetKernelArg(b->k_deliver, 9, sizeof slots, &slots);
-  err |= clSetKernelArg(b->k_deliver, 10, sizeof n, &n);
-  err |= clSetKernelArg(b->k_deliver, 11, sizeof nch, &nch);
+  err |= clSetKernelArg(b->k_deliver, DELIVER_SPIKES, sizeof(cl_mem), &b->b_pend.mem);
+  err |= clSetKernelArg(b->k_deliver, DELIVER_N_SPIKES, sizeof ns, &ns);
+  err |= clSetKernelArg(b->k_deliver, DELIVER_ORIGIN, sizeof org, &org);
+  err |= clSetKernelArg(b->k_deliver, DELIVER_ROW_PTR, sizeof(cl_mem), &b->b_row_ptr.mem);
+  err |= clSetKernelArg(b->k_deliver, DELIVER_TARGET, sizeof(cl_mem), &b->b_syn_target.mem);
+  err |= clSetKernelArg(b->k_deliver, DELIVER_WEIGHT, sizeof(cl_mem), &b->b_syn_value.mem);
+  err |= clSetKernelArg(b->k_deliver, DELIVER_DELAY, sizeof(cl_mem), &b->b_syn_delay.mem);
+  err |= clSetKernelArg(b->k_deliver, DELIVER_DELAY_HOM, sizeof hom, &hom);
+  err |= clSetKernelArg(b->k_deliver, DELIVER_RING, sizeof(cl_mem), &b->b_ring.mem);
+  err |= clSetKernelArg(b->k_deliver, DELIVER_RING_SLOTS, sizeof slots, &slots);
+  err |= clSetKernelArg(b->k_deliver, DELIVER_N, sizeof n, &n);
+  err |= clSetKernelArg(b->k_deliver, DELIVER_N_CHANNELS, sizeof nch, &nch);
   if (err != CL_SUCCESS) {
     return err;
   }
@@ -935,6 +959,112 @@ int nestcl_block_plastic_routable(const nestcl_block *b, long rport)
   return eng_plastic_route(b->c.model, b->c.K, b->n_channels, rport, &pos, &neg, &zero) == 0;
 }
 
+/* Synapse 0 (or the model's defaults where there is none) as the template of the set's parameters, checked. */
+static int plastic_template(block_plastic *p, const uint64_t *row_ptr, const void *syn)
+{
+  const nestcl_synapse_model *sm = p->sm;
+  if (p->nnz) {
+    memcpy(p->tmpl, syn, sm->syn_size);
+  } else {
+    unsigned char *scratch = malloc(sm->cp_size + 8);
+    if (!scratch) {
+      (void)nestcl_set_error(NESTCL_ENOMEM, "out of host memory");
+    } else {
+      sm->set_defaults(p->tmpl, scratch);
+      free(scratch);
+    }
+  }
+  return plastic_check(p, row_ptr, syn);
+}
+
+/* Every synapse's target and delay fit the block; *hom stays 1 while all delays equal delay[0]. */
+static int plastic_targets(const nestcl_block *b, const block_plastic *p, const uint32_t *target,
+                           const uint16_t *delay, uint16_t d0, int *hom)
+{
+  for (uint64_t k = 0; k < p->nnz; ++k) {
+    *hom = *hom && delay[k] == d0;
+    if (target[k] >= b->c.n || delay[k] < 1 || delay[k] >= b->c.ring_slots) {
+      return nestcl_set_error(NESTCL_EINVAL, "block %s: plastic synapse %llu to %u with delay %u (%u neurons, ring of %u)",
+                              b->c.model->name, (unsigned long long)k, target[k], delay[k], b->c.n, b->c.ring_slots);
+    }
+  }
+  return 0;
+}
+
+/* The synapses' per-synapse state and each row's per-source state, in the device's layout (*state, *src). */
+static int plastic_pack(block_plastic *p, const uint64_t *row_ptr, const void *syn, unsigned char **state,
+                        unsigned char **src)
+{
+  const nestcl_synapse_model *sm = p->sm;
+  const uint32_t n_rows = p->n_rows;
+  *state = malloc(p->nnz * p->lay.state_bytes + 8);
+  *src = malloc((size_t)n_rows * p->lay.src_bytes + 8);
+  if (!*state || !*src) {
+    return nestcl_set_error(NESTCL_ENOMEM, "out of host memory");
+  }
+  for (uint32_t r = 0; r < n_rows; ++r) {
+    uint64_t r0 = row_ptr[r], r1 = row_ptr[r + 1];
+    p->max_row = r1 - r0 > p->max_row ? (uint32_t)(r1 - r0) : p->max_row;
+    const unsigned char *first = r1 > r0 ? (const unsigned char *)syn + r0 * sm->syn_size : p->tmpl;
+    eng_syn_store(sm, first, *src, p->lay.n_src, p->lay.src_f, p->lay.src_off, n_rows, r);
+    for (uint64_t k = r0; k < r1; ++k) {
+      eng_syn_store(sm, (const unsigned char *)syn + k * sm->syn_size, *state, p->lay.n_state, p->lay.state_f,
+                    p->lay.state_off, p->nnz, k);
+    }
+  }
+  return 0;
+}
+
+/* The set's device buffers: rows, targets, delays (one when homogeneous), state, template, common properties. */
+static int plastic_upload(nestcl_device *dev, block_plastic *p, const uint64_t *row_ptr, const uint32_t *target,
+                          const uint16_t *delay, int hom, unsigned char *state, unsigned char *src, const void *cp)
+{
+  const nestcl_synapse_model *sm = p->sm;
+  const uint32_t n_rows = p->n_rows;
+  size_t sb = p->nnz * p->lay.state_bytes, rb = (size_t)n_rows * p->lay.src_bytes;
+  int rc = nestcl_buffer_alloc(dev, NESTCL_MEM_SYNAPSES, "plastic row pointers", ((size_t)n_rows + 1) * 8, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, (void *)row_ptr, &p->b_row);
+  if (!rc) rc = nestcl_buffer_alloc(dev, NESTCL_MEM_SYNAPSES, "plastic targets", p->nnz * 4, CL_MEM_READ_ONLY | (p->nnz ? CL_MEM_COPY_HOST_PTR : 0), p->nnz ? (void *)target : NULL, &p->b_target);
+  if (!rc) rc = nestcl_buffer_alloc(dev, NESTCL_MEM_SYNAPSES, "plastic delays", hom ? 2 : p->nnz * 2, CL_MEM_READ_ONLY | (hom ? 0 : CL_MEM_COPY_HOST_PTR), hom ? NULL : (void *)delay, &p->b_delay);
+  if (!rc) rc = nestcl_buffer_alloc(dev, NESTCL_MEM_SYNAPSES, "plastic state", sb, CL_MEM_READ_WRITE | (sb ? CL_MEM_COPY_HOST_PTR : 0), sb ? state : NULL, &p->b_state);
+  if (!rc) rc = nestcl_buffer_alloc(dev, NESTCL_MEM_SYNAPSES, "per-source state", rb, CL_MEM_READ_WRITE | (rb ? CL_MEM_COPY_HOST_PTR : 0), rb ? src : NULL, &p->b_src_state);
+  if (!rc) rc = nestcl_buffer_alloc(dev, NESTCL_MEM_OTHER, "synapse template", sm->syn_size, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, p->tmpl, &p->b_tmpl);
+  if (!rc) rc = nestcl_buffer_alloc(dev, NESTCL_MEM_OTHER, "common properties", sm->cp_size ? sm->cp_size : 8, CL_MEM_READ_ONLY | (sm->cp_size ? CL_MEM_COPY_HOST_PTR : 0), sm->cp_size ? (void *)cp : NULL, &p->b_cp);
+  return rc;
+}
+
+/* The set's program and kernel, with every argument that stays the same from slice to slice. */
+static int plastic_kernel(nestcl_block *b, block_plastic *p, long rport, const int ch[3])
+{
+  const nestcl_synapse_model *sm = p->sm;
+  cl_int err = CL_SUCCESS;
+  int rc = eng_plastic_program(b->dev, sm, &p->lay, b->contiguous, &p->prog);
+  if (!rc) {
+    p->k = clCreateKernel(p->prog, "nestcl_plastic", &err);
+    rc = err == CL_SUCCESS ? 0 : cl_fail(err, "clCreateKernel(nestcl_plastic)");
+  }
+  if (!rc) rc = nestcl_kernel_wg_width(b->dev, p->k, "nestcl_plastic", b->contiguous ? 1u : 256u, &p->width);
+  if (rc) {
+    return rc;
+  }
+  eng_plastic_fixed fx = {&p->b_tmpl, &p->b_cp, &b->b_ring, &p->b_tmpl, p->delay_hom, b->c.ring_slots, b->c.n,
+                          b->n_channels, (uint32_t)ch[0], (uint32_t)ch[1], (uint32_t)ch[2], rport,
+                          block_tics_per_step(b), block_ms_per_step(b),
+                          sm->uses_history ? b->hist.tau_minus_inv : 0.0, b->hist.cap ? b->hist.fused : nestcl_libm_exp_fused() != 0};
+  err = eng_plastic_fixed_args(p->k, &fx);
+  err |= eng_plastic_rows_args(p->k, &p->b_tmpl, 0, p->n_rows, &p->b_row, &p->b_target, &p->b_delay, &p->b_state,
+                               p->nnz, &p->b_src_state);
+  if (sm->uses_history) {
+    err |= eng_hist_args(p->k, PK_HIST, &b->hist);
+  } else {
+    for (cl_uint a = 0; a < ENG_H_ARRAYS; ++a) {
+      err |= clSetKernelArg(p->k, PK_HIST + a, sizeof(cl_mem), &p->b_tmpl.mem);
+    }
+    cl_uint zero = 0;
+    err |= clSetKernelArg(p->k, PK_HIST + ENG_H_ARRAYS, sizeof zero, &zero);
+  }
+  return err == CL_SUCCESS ? 0 : cl_fail(err, "clSetKernelArg(nestcl_plastic)");
+}
+
 int nestcl_block_add_plastic(nestcl_block *b, const nestcl_synapse_model *sm, const void *cp, long rport,
                              uint32_t n_rows, const uint64_t *row_ptr, const uint32_t *target, const uint16_t *delay,
                              const void *syn, int *set)
@@ -963,89 +1093,23 @@ int nestcl_block_add_plastic(nestcl_block *b, const nestcl_synapse_model *sm, co
   p->sm = sm;
   p->n_rows = n_rows;
   p->nnz = row_ptr[n_rows];
-  int ch_pos = 0, ch_neg = 0, ch_zero = 0;
+  int ch[3] = {0, 0, 0}; /* the channels of positive, negative and zero weights */
   int rc = eng_syn_layout_init(sm, &p->lay);
-  if (!rc) rc = eng_plastic_route(b->c.model, b->c.K, b->n_channels, rport, &ch_pos, &ch_neg, &ch_zero);
+  if (!rc) rc = eng_plastic_route(b->c.model, b->c.K, b->n_channels, rport, &ch[0], &ch[1], &ch[2]);
   p->tmpl = malloc(sm->syn_size + 1);
   if (!rc && !p->tmpl) rc = nestcl_set_error(NESTCL_ENOMEM, "out of host memory");
-  if (!rc) {
-    if (p->nnz) {
-      memcpy(p->tmpl, syn, sm->syn_size);
-    } else {
-      unsigned char *scratch = malloc(sm->cp_size + 8);
-      if (!scratch) {
-        rc = nestcl_set_error(NESTCL_ENOMEM, "out of host memory");
-      } else {
-        sm->set_defaults(p->tmpl, scratch);
-        free(scratch);
-      }
-    }
-    rc = plastic_check(p, row_ptr, syn);
-  }
+  if (!rc) rc = plastic_template(p, row_ptr, syn);
   unsigned char *state = NULL, *src = NULL;
   uint16_t d0 = p->nnz ? delay[0] : (uint16_t)b->c.min_delay_steps;
   int hom = 1;
-  for (uint64_t k = 0; !rc && k < p->nnz; ++k) {
-    hom = hom && delay[k] == d0;
-    if (target[k] >= b->c.n || delay[k] < 1 || delay[k] >= b->c.ring_slots) {
-      rc = nestcl_set_error(NESTCL_EINVAL, "block %s: plastic synapse %llu to %u with delay %u (%u neurons, ring of %u)",
-                            b->c.model->name, (unsigned long long)k, target[k], delay[k], b->c.n, b->c.ring_slots);
-    }
-  }
+  if (!rc) rc = plastic_targets(b, p, target, delay, d0, &hom);
   p->delay_hom = hom ? d0 : NESTCL_DELAY_PER_SYNAPSE;
-  if (!rc) {
-    state = malloc(p->nnz * p->lay.state_bytes + 8);
-    src = malloc((size_t)n_rows * p->lay.src_bytes + 8);
-    if (!state || !src) rc = nestcl_set_error(NESTCL_ENOMEM, "out of host memory");
-  }
-  for (uint32_t r = 0; !rc && r < n_rows; ++r) {
-    uint64_t r0 = row_ptr[r], r1 = row_ptr[r + 1];
-    p->max_row = r1 - r0 > p->max_row ? (uint32_t)(r1 - r0) : p->max_row;
-    const unsigned char *first = r1 > r0 ? (const unsigned char *)syn + r0 * sm->syn_size : p->tmpl;
-    eng_syn_store(sm, first, src, p->lay.n_src, p->lay.src_f, p->lay.src_off, n_rows, r);
-    for (uint64_t k = r0; k < r1; ++k) {
-      eng_syn_store(sm, (const unsigned char *)syn + k * sm->syn_size, state, p->lay.n_state, p->lay.state_f,
-                    p->lay.state_off, p->nnz, k);
-    }
-  }
+  if (!rc) rc = plastic_pack(p, row_ptr, syn, &state, &src);
   if (!rc) rc = hist_to_device(b);
-  nestcl_device *dev = b->dev;
-  size_t sb = p->nnz * p->lay.state_bytes, rb = (size_t)n_rows * p->lay.src_bytes;
-  if (!rc) rc = nestcl_buffer_alloc(dev, NESTCL_MEM_SYNAPSES, "plastic row pointers", ((size_t)n_rows + 1) * 8, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, (void *)row_ptr, &p->b_row);
-  if (!rc) rc = nestcl_buffer_alloc(dev, NESTCL_MEM_SYNAPSES, "plastic targets", p->nnz * 4, CL_MEM_READ_ONLY | (p->nnz ? CL_MEM_COPY_HOST_PTR : 0), p->nnz ? (void *)target : NULL, &p->b_target);
-  if (!rc) rc = nestcl_buffer_alloc(dev, NESTCL_MEM_SYNAPSES, "plastic delays", hom ? 2 : p->nnz * 2, CL_MEM_READ_ONLY | (hom ? 0 : CL_MEM_COPY_HOST_PTR), hom ? NULL : (void *)delay, &p->b_delay);
-  if (!rc) rc = nestcl_buffer_alloc(dev, NESTCL_MEM_SYNAPSES, "plastic state", sb, CL_MEM_READ_WRITE | (sb ? CL_MEM_COPY_HOST_PTR : 0), sb ? state : NULL, &p->b_state);
-  if (!rc) rc = nestcl_buffer_alloc(dev, NESTCL_MEM_SYNAPSES, "per-source state", rb, CL_MEM_READ_WRITE | (rb ? CL_MEM_COPY_HOST_PTR : 0), rb ? src : NULL, &p->b_src_state);
-  if (!rc) rc = nestcl_buffer_alloc(dev, NESTCL_MEM_OTHER, "synapse template", sm->syn_size, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, p->tmpl, &p->b_tmpl);
-  if (!rc) rc = nestcl_buffer_alloc(dev, NESTCL_MEM_OTHER, "common properties", sm->cp_size ? sm->cp_size : 8, CL_MEM_READ_ONLY | (sm->cp_size ? CL_MEM_COPY_HOST_PTR : 0), sm->cp_size ? (void *)cp : NULL, &p->b_cp);
+  if (!rc) rc = plastic_upload(b->dev, p, row_ptr, target, delay, hom, state, src, cp);
   free(state);
   free(src);
-  if (!rc) rc = eng_plastic_program(dev, sm, &p->lay, b->contiguous, &p->prog);
-  cl_int err = CL_SUCCESS;
-  if (!rc) {
-    p->k = clCreateKernel(p->prog, "nestcl_plastic", &err);
-    rc = err == CL_SUCCESS ? 0 : cl_fail(err, "clCreateKernel(nestcl_plastic)");
-  }
-  if (!rc) rc = nestcl_kernel_wg_width(dev, p->k, "nestcl_plastic", b->contiguous ? 1u : 256u, &p->width);
-  if (!rc) {
-    eng_plastic_fixed fx = {&p->b_tmpl, &p->b_cp, &b->b_ring, &p->b_tmpl, p->delay_hom, b->c.ring_slots, b->c.n,
-                            b->n_channels, (uint32_t)ch_pos, (uint32_t)ch_neg, (uint32_t)ch_zero, rport,
-                            block_tics_per_step(b), block_ms_per_step(b),
-                            sm->uses_history ? b->hist.tau_minus_inv : 0.0, b->hist.cap ? b->hist.fused : nestcl_libm_exp_fused() != 0};
-    err = eng_plastic_fixed_args(p->k, &fx);
-    err |= eng_plastic_rows_args(p->k, &p->b_tmpl, 0, n_rows, &p->b_row, &p->b_target, &p->b_delay, &p->b_state,
-                                 p->nnz, &p->b_src_state);
-    if (sm->uses_history) {
-      err |= eng_hist_args(p->k, PK_HIST, &b->hist);
-    } else {
-      for (cl_uint a = 0; a < ENG_H_ARRAYS; ++a) {
-        err |= clSetKernelArg(p->k, PK_HIST + a, sizeof(cl_mem), &p->b_tmpl.mem);
-      }
-      cl_uint zero = 0;
-      err |= clSetKernelArg(p->k, PK_HIST + ENG_H_ARRAYS, sizeof zero, &zero);
-    }
-    rc = err == CL_SUCCESS ? 0 : cl_fail(err, "clSetKernelArg(nestcl_plastic)");
-  }
+  if (!rc) rc = plastic_kernel(b, p, rport, ch);
   b->n_plastic++; /* also on failure: destroy frees what was made */
   if (rc) {
     return rc;
@@ -1225,23 +1289,23 @@ static cl_int enqueue_poisson(nestcl_block *b, cl_command_queue q, cl_long org, 
   for (int k = 0; k < b->n_poisson && err == CL_SUCCESS; ++k) {
     const block_poisson *d = &b->poisson[k];
     cl_uint ne = d->n, len = d->cdf_len, kstop = d->kstop, chunks = d->chunks;
-    err = clSetKernelArg(b->k_poisson, 0, sizeof(cl_mem), &b->b_ring.mem);
-    err |= clSetKernelArg(b->k_poisson, 1, sizeof nch, &nch);
-    err |= clSetKernelArg(b->k_poisson, 2, sizeof n, &n);
-    err |= clSetKernelArg(b->k_poisson, 3, sizeof slots, &slots);
-    err |= clSetKernelArg(b->k_poisson, 4, sizeof org, &org);
-    err |= clSetKernelArg(b->k_poisson, 5, sizeof f, &f);
-    err |= clSetKernelArg(b->k_poisson, 6, sizeof t, &t);
-    err |= clSetKernelArg(b->k_poisson, 7, sizeof seed, &seed);
-    err |= clSetKernelArg(b->k_poisson, 8, sizeof(cl_mem), &d->b_target.mem);
-    err |= clSetKernelArg(b->k_poisson, 9, sizeof(cl_mem), &d->b_delay.mem);
-    err |= clSetKernelArg(b->k_poisson, 10, sizeof(cl_mem), &d->b_value.mem);
-    err |= clSetKernelArg(b->k_poisson, 11, sizeof(cl_mem), &d->b_id.mem);
-    err |= clSetKernelArg(b->k_poisson, 12, sizeof ne, &ne);
-    err |= clSetKernelArg(b->k_poisson, 13, sizeof(cl_mem), &d->b_cdf.mem);
-    err |= clSetKernelArg(b->k_poisson, 14, sizeof len, &len);
-    err |= clSetKernelArg(b->k_poisson, 15, sizeof kstop, &kstop);
-    err |= clSetKernelArg(b->k_poisson, 16, sizeof chunks, &chunks);
+    err = clSetKernelArg(b->k_poisson, BPOIS_RING, sizeof(cl_mem), &b->b_ring.mem);
+    err |= clSetKernelArg(b->k_poisson, BPOIS_N_CHANNELS, sizeof nch, &nch);
+    err |= clSetKernelArg(b->k_poisson, BPOIS_N, sizeof n, &n);
+    err |= clSetKernelArg(b->k_poisson, BPOIS_RING_SLOTS, sizeof slots, &slots);
+    err |= clSetKernelArg(b->k_poisson, BPOIS_ORIGIN, sizeof org, &org);
+    err |= clSetKernelArg(b->k_poisson, BPOIS_FROM, sizeof f, &f);
+    err |= clSetKernelArg(b->k_poisson, BPOIS_TO, sizeof t, &t);
+    err |= clSetKernelArg(b->k_poisson, BPOIS_SEED, sizeof seed, &seed);
+    err |= clSetKernelArg(b->k_poisson, BPOIS_TARGET, sizeof(cl_mem), &d->b_target.mem);
+    err |= clSetKernelArg(b->k_poisson, BPOIS_DELAY, sizeof(cl_mem), &d->b_delay.mem);
+    err |= clSetKernelArg(b->k_poisson, BPOIS_VALUE, sizeof(cl_mem), &d->b_value.mem);
+    err |= clSetKernelArg(b->k_poisson, BPOIS_ID, sizeof(cl_mem), &d->b_id.mem);
+    err |= clSetKernelArg(b->k_poisson, BPOIS_N_ENTRIES, sizeof ne, &ne);
+    err |= clSetKernelArg(b->k_poisson, BPOIS_CDF, sizeof(cl_mem), &d->b_cdf.mem);
+    err |= clSetKernelArg(b->k_poisson, BPOIS_CDF_LEN, sizeof len, &len);
+    err |= clSetKernelArg(b->k_poisson, BPOIS_KSTOP, sizeof kstop, &kstop);
+    err |= clSetKernelArg(b->k_poisson, BPOIS_CHUNKS, sizeof chunks, &chunks);
     size_t gsize = d->n;
     if (err == CL_SUCCESS) err = nestcl_enq_launch(&b->enq, q, b->k_poisson, 1, &gsize, NULL, 0, NULL, NULL);
   }
@@ -1310,12 +1374,10 @@ int nestcl_block_update_enqueue(nestcl_block *b, int64_t origin_steps, int from,
   nestcl_enqueue_counts *c = &b->enq;
   err = nestcl_enq_write(c, q, b->b_stage.mem, CL_FALSE, 0, stage_bytes, b->stage, 0, NULL, NULL);
   err |= nestcl_enq_write(c, q, b->b_count.mem, CL_FALSE, 0, sizeof zero, zero, 0, NULL, NULL);
-  err |= clSetKernelArg(b->k_stage, 4, sizeof org, &org);
-  err |= clSetKernelArg(b->k_stage, 5, sizeof f, &f);
-  err |= clSetKernelArg(b->k_stage, 6, sizeof t, &t);
-  err |= clSetKernelArg(b->k_update, 2, sizeof org, &org);
-  err |= clSetKernelArg(b->k_update, 3, sizeof f, &f);
-  err |= clSetKernelArg(b->k_update, 4, sizeof t, &t);
+  err |= clSetKernelArg(b->k_stage, STAGE_ORIGIN, sizeof org, &org);
+  err |= clSetKernelArg(b->k_stage, STAGE_FROM, sizeof f, &f);
+  err |= clSetKernelArg(b->k_stage, STAGE_TO, sizeof t, &t);
+  err |= nestcl_update_kernel_slice(b->k_update, origin_steps, from, to);
   if (err == CL_SUCCESS) err = nestcl_enq_launch(c, q, b->k_stage, 1, &gsize, NULL, 0, NULL, NULL);
   if (err == CL_SUCCESS) err = nestcl_enq_launch(c, q, b->k_update, 1, &gsize, NULL, 0, NULL, NULL);
   if (err == CL_SUCCESS) err = enqueue_poisson(b, q, org, f, t);

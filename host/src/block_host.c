@@ -3,32 +3,16 @@
  * the slice's update done at once, by the model's translated C loop, over the
  * block's host fields and a ring in host memory (b->ring_copy). It does what
  * the device block's kernels do, in the same order: the staged input into
- * the ring (block.c's nestcl_block_stage kernel, here as C), then the update
- * with the events grouped by neuron. nestcl_block_update_collect then takes
- * the spikes, recordings and a failure as for a device block; they are
- * already in the host arrays, so nothing is read back and nothing waited for.
+ * the ring (nestcl_ring_stage, the body of block.c's nestcl_block_stage
+ * kernel, here as C), then the update with the events grouped by neuron.
+ * nestcl_block_update_collect then takes the spikes, recordings and a
+ * failure as for a device block; they are already in the host arrays, so
+ * nothing is read back and nothing waited for.
  */
-#include <string.h>
-
 #include "block_internal.h"
 #include "nestcl_fixed.h"
 #include "nestcl_ring.h"
-
-/* Lags [from, to) of the staging into the ring (the stage kernel's loop, neuron by neuron). */
-static void stage_into_ring(nestcl_block *b, int64_t origin, int from, int to)
-{
-  const uint32_t n = b->c.n, nch = b->n_channels;
-  for (int lag = from; lag < to; ++lag) {
-    const uint32_t slot = nestcl_ring_slot(origin, lag, b->c.ring_slots);
-    for (uint32_t ch = 0; ch < nch; ++ch) {
-      const int64_t *st = &b->stage[((size_t)lag * nch + ch) * n];
-      int64_t *ring = &b->ring_copy[nestcl_ring_index(nch, n, slot, ch, 0)];
-      for (uint32_t i = 0; i < n; ++i) {
-        if (st[i] != 0) ring[i] += st[i];
-      }
-    }
-  }
-}
+#include "update_fill.h"
 
 int nestcl_block_host_update(nestcl_block *b, int64_t origin_steps, int from, int to)
 {
@@ -40,26 +24,16 @@ int nestcl_block_host_update(nestcl_block *b, int64_t origin_steps, int from, in
       return rc;
     }
   }
-  stage_into_ring(b, origin_steps, from, to);
+  /* The staged input into the ring, as the stage kernel does it (nestcl_ring_stage), for all neurons at once. */
+  nestcl_ring_stage(b->ring_copy, b->n_channels, b->c.n, b->c.ring_slots, origin_steps, from, to, b->stage, 0,
+                    b->c.n);
   nestcl_update_args a;
-  memset(&a, 0, sizeof a);
-  a.n = b->c.n;
-  a.K = b->c.K;
-  a.origin_steps = origin_steps;
-  a.from = from;
-  a.to = to;
-  a.resolution_ms = b->c.resolution_ms;
-  a.ring_slots = b->c.ring_slots;
-  a.n_channels = b->n_channels;
+  nestcl_block_update_args(b, &a);
+  nestcl_update_args_slice(&a, origin_steps, from, to);
   a.ring = b->ring_copy;
   a.spike_count = b->count;
   a.spikes = b->spikes;
-  a.spike_capacity = b->spike_cap;
-  a.rec_interval = b->c.record ? 1 : 0;
   a.rec = b->rec;
-  a.rng_seed = b->c.rng_seed;
-  a.id_first = b->c.id_first;
-  a.id_stride = b->c.id_stride ? b->c.id_stride : 1;
   a.spike_offsets = b->spike_offsets;
   if (m->event_queue) {
     a.evq_first = b->evq_first;

@@ -92,6 +92,11 @@ struct nestcl_block {
 
 /* block_host.c: lags [from, to) of a host block's slice (nestcl_block_update_enqueue with on_host). */
 int nestcl_block_host_update(nestcl_block *b, int64_t origin_steps, int from, int to);
+/*
+ * block.c: the values of the block's update arguments that stay the same from
+ * slice to slice (nestcl_update_args_init), for its kernel and its C loop alike.
+ */
+void nestcl_block_update_args(const nestcl_block *b, nestcl_update_args *a);
 /* block.c: the staged events grouped by neuron into b->evq_* (checked against [from, to)); no device work. */
 int nestcl_block_group_events(nestcl_block *b, int from, int to);
 

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "plastic_dev.h"
+#include "core_kernel_args.h"
 #include "enqueue.h"
 #include "plastic_kernels_source.h"
 #include "nestcl_rt_source.h"
@@ -18,8 +19,6 @@ static const size_t hist_elem[ENG_H_ARRAYS] = {8, 8, 8, 4, 4, 4, 8, 8, 8, 4, 8};
 static const char *const hist_name[ENG_H_ARRAYS] = {
     "history t", "history Kminus", "history Kminus_triplet", "history access", "history head", "history length",
     "Kminus", "Kminus_triplet", "last spike", "STDP in-degree", "STDP max delay"};
-/* Arguments of nestcl_hist_append (engine_kernels.cl) before the history's. */
-#define APPEND_HIST_ARG 11u
 
 static int cl_check(cl_int err, const char *what)
 {
@@ -428,15 +427,15 @@ int eng_hist_upload(eng_history *h, nestcl_device *dev, cl_program core)
   cl_double mpt = 1e-3, tmi = h->tau_minus_inv, tti = h->tau_minus_triplet_inv, mdm = h->min_delay_ms;
   cl_double eps = ENG_STDP_EPS;
   cl_int fused = h->fused;
-  err = clSetKernelArg(h->k_append, 3, sizeof tps, &tps);
-  err |= clSetKernelArg(h->k_append, 4, sizeof mpt, &mpt);
-  err |= clSetKernelArg(h->k_append, 5, sizeof tmi, &tmi);
-  err |= clSetKernelArg(h->k_append, 6, sizeof tti, &tti);
-  err |= clSetKernelArg(h->k_append, 7, sizeof mdm, &mdm);
-  err |= clSetKernelArg(h->k_append, 8, sizeof eps, &eps);
-  err |= clSetKernelArg(h->k_append, 9, sizeof fused, &fused);
-  err |= clSetKernelArg(h->k_append, 10, sizeof(cl_mem), &h->b_flag.mem);
-  err |= eng_hist_args(h->k_append, APPEND_HIST_ARG, h);
+  err = clSetKernelArg(h->k_append, HIST_APPEND_TICS_PER_STEP, sizeof tps, &tps);
+  err |= clSetKernelArg(h->k_append, HIST_APPEND_MS_PER_TIC, sizeof mpt, &mpt);
+  err |= clSetKernelArg(h->k_append, HIST_APPEND_TAU_MINUS_INV, sizeof tmi, &tmi);
+  err |= clSetKernelArg(h->k_append, HIST_APPEND_TAU_MINUS_TRIPLET_INV, sizeof tti, &tti);
+  err |= clSetKernelArg(h->k_append, HIST_APPEND_MIN_DELAY_MS, sizeof mdm, &mdm);
+  err |= clSetKernelArg(h->k_append, HIST_APPEND_EPS, sizeof eps, &eps);
+  err |= clSetKernelArg(h->k_append, HIST_APPEND_FUSED, sizeof fused, &fused);
+  err |= clSetKernelArg(h->k_append, HIST_APPEND_FLAG, sizeof(cl_mem), &h->b_flag.mem);
+  err |= eng_hist_args(h->k_append, HIST_APPEND_HISTORY, h);
   return cl_check(err, "clSetKernelArg(nestcl_hist_append)");
 }
 
@@ -465,7 +464,7 @@ int eng_hist_replace_device(eng_history *h, nestcl_device *dev, const cl_kernel 
   }
   int rc = hist_to_device(h, dev);
   if (!rc) {
-    cl_int err = eng_hist_args(h->k_append, APPEND_HIST_ARG, h);
+    cl_int err = eng_hist_args(h->k_append, HIST_APPEND_HISTORY, h);
     for (int j = 0; j < n_users; ++j) {
       err |= eng_hist_args(users[j], PK_HIST, h);
     }
@@ -485,7 +484,7 @@ static int hist_grow_device(eng_history *h, nestcl_device *dev, int queue, uint3
   }
   if (!rc) rc = hist_to_device(h, dev);
   if (!rc) {
-    cl_int err = eng_hist_args(h->k_append, APPEND_HIST_ARG, h);
+    cl_int err = eng_hist_args(h->k_append, HIST_APPEND_HISTORY, h);
     for (int j = 0; j < n_users; ++j) {
       err |= eng_hist_args(users[j], PK_HIST, h);
     }
@@ -521,9 +520,9 @@ cl_int eng_hist_append_enqueue(eng_history *h, nestcl_device *dev, int queue, in
   size_t gsize = h->n_append;
   cl_int err = nestcl_enq_write(h->counts, q, h->b_append.mem, CL_FALSE, 0, h->n_append * 8, h->append, 0, NULL, NULL);
   err |= nestcl_enq_write(h->counts, q, h->b_flag.mem, CL_FALSE, 0, sizeof flag, flag, 0, NULL, NULL);
-  err |= clSetKernelArg(h->k_append, 0, sizeof(cl_mem), &h->b_append.mem);
-  err |= clSetKernelArg(h->k_append, 1, sizeof np, &np);
-  err |= clSetKernelArg(h->k_append, 2, sizeof org, &org);
+  err |= clSetKernelArg(h->k_append, HIST_APPEND_PAIRS, sizeof(cl_mem), &h->b_append.mem);
+  err |= clSetKernelArg(h->k_append, HIST_APPEND_N_PAIRS, sizeof np, &np);
+  err |= clSetKernelArg(h->k_append, HIST_APPEND_ORIGIN, sizeof org, &org);
   if (err == CL_SUCCESS) err = nestcl_enq_launch(h->counts, q, h->k_append, 1, &gsize, NULL, 0, NULL, NULL);
   return err;
 }
@@ -541,9 +540,9 @@ int eng_hist_append_device(eng_history *h, nestcl_device *dev, int queue, int64_
   cl_int err = nestcl_enq_write(h->counts, q, h->b_append.mem, CL_FALSE, 0, h->n_append * 8, h->append, 0, NULL, NULL);
   cl_uint np = (cl_uint)h->n_append;
   cl_long org = origin;
-  err |= clSetKernelArg(h->k_append, 0, sizeof(cl_mem), &h->b_append.mem);
-  err |= clSetKernelArg(h->k_append, 1, sizeof np, &np);
-  err |= clSetKernelArg(h->k_append, 2, sizeof org, &org);
+  err |= clSetKernelArg(h->k_append, HIST_APPEND_PAIRS, sizeof(cl_mem), &h->b_append.mem);
+  err |= clSetKernelArg(h->k_append, HIST_APPEND_N_PAIRS, sizeof np, &np);
+  err |= clSetKernelArg(h->k_append, HIST_APPEND_ORIGIN, sizeof org, &org);
   if (err != CL_SUCCESS) {
     return cl_check(err, "history append");
   }

@@ -97,23 +97,13 @@ static int cpu_update(nestcl_engine *e, eng_vp *vp, int64_t origin, int from, in
       memset(b->spike_count, 0, sizeof b->spike_count);
     }
     nestcl_update_args a;
-    a.n = b->n;
-    a.K = pop->K;
-    a.origin_steps = origin;
-    a.from = from;
-    a.to = to;
-    a.resolution_ms = e->cfg.resolution_ms;
-    a.ring_slots = (uint32_t)e->ring_slots;
-    a.n_channels = b->n_channels;
+    nestcl_update_args_init(&a, b->n, pop->K, e->cfg.resolution_ms, (uint32_t)e->ring_slots, b->n_channels,
+                            b->spike_cap, pop->rec_interval_steps, e->cfg.seed, b->first_gid, 1);
+    nestcl_update_args_slice(&a, origin, from, to);
     a.ring = b->ring;
     a.spike_count = b->spike_count;
     a.spikes = b->spikes;
-    a.spike_capacity = b->spike_cap;
-    a.rec_interval = pop->rec_interval_steps;
     a.rec = b->rec;
-    a.rng_seed = e->cfg.seed;
-    a.id_first = b->first_gid;
-    a.id_stride = 1;
     a.spike_offsets = b->spike_offsets;
     pop->model->update_cpu(&a, b->fields);
     int rc = eng_block_failure(e, b, b->spike_count, origin);
