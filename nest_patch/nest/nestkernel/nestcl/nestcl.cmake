@@ -8,7 +8,14 @@
 # (deferred): config.h, which the models include, is configured only there,
 # and the imported targets must be visible to every directory.
 set( with-nestcl OFF CACHE STRING "Build with nestcl, for OpenCL stream VPs [default=OFF]. Give nestcl's install prefix, or ON." )
+# The NestclManager's files, one role each (nestcl_manager_impl.h lists them).
 target_sources( nestkernel PRIVATE ${PROJECT_SOURCE_DIR}/nestkernel/nestcl/nestcl_manager.cpp
+  ${PROJECT_SOURCE_DIR}/nestkernel/nestcl/nestcl_kernel_keys.cpp
+  ${PROJECT_SOURCE_DIR}/nestkernel/nestcl/nestcl_gpu_fraction.cpp
+  ${PROJECT_SOURCE_DIR}/nestkernel/nestcl/nestcl_blocks.cpp
+  ${PROJECT_SOURCE_DIR}/nestkernel/nestcl/nestcl_synapse_export.cpp
+  ${PROJECT_SOURCE_DIR}/nestkernel/nestcl/nestcl_plastic_export.cpp
+  ${PROJECT_SOURCE_DIR}/nestkernel/nestcl/nestcl_delivery.cpp
   ${PROJECT_SOURCE_DIR}/nestkernel/nestcl/nestcl_placement.cpp )
 # NEST's installed vp_manager_impl.h includes it (external modules compile against it).
 if ( NOT "${SKBUILD}" STREQUAL "" )

@@ -33,9 +33,10 @@
  * device neurons go to the device too, with their targets' spike histories,
  * and are written back into NEST's connections and nodes by cleanup().
  *
- * This header is included by NEST's kernel_manager.cpp and
- * simulation_manager.cpp; it is stable, so that nestcl's own changes rebuild
- * only nestcl_manager.cpp.
+ * This header is included by NEST's kernel_manager.cpp,
+ * simulation_manager.cpp and event_delivery_manager.cpp; it is stable, so
+ * that nestcl's own changes rebuild only the manager's files. Those share the
+ * manager's state through nestcl_manager_impl.h, which lists them by role.
  */
 #ifndef NESTCL_MANAGER_H
 #define NESTCL_MANAGER_H

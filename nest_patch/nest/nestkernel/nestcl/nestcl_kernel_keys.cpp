@@ -1,0 +1,305 @@
+/*
+ * The kernel status keys nestcl_* (NestclManager::set_status, get_status):
+ * the settings, checked when set and refused with NEST's BadProperty naming
+ * the key, and the read-only keys that report the device, the time spent,
+ * what went to the device and where each model's neurons ran. PyNEST's kernel
+ * attributes for them are added by nest_patch/apply (KERNEL_ATTRIBUTES).
+ */
+#include "nestcl/nestcl_manager.h"
+#include "nestcl/nestcl_manager_impl.h"
+
+#include "dictionary.h"
+#include "exceptions.h"
+#include "kernel_manager.h"
+
+namespace nest
+{
+namespace
+{
+const std::string KEY_STREAMS = "nestcl_streams";
+const std::string KEY_FRACTION = "nestcl_gpu_fraction";
+const std::string KEY_FRACTION_SOURCE = "nestcl_gpu_fraction_source";
+const std::string KEY_PREDICTED_WALL = "nestcl_predicted_wall";
+const std::string KEY_MEASURED_WALL = "nestcl_measured_wall";
+const std::string KEY_RECOMMENDED = "nestcl_recommended_gpu_fraction";
+const std::string KEY_RECOMMENDED_WALL = "nestcl_recommended_wall";
+const std::string KEY_DEVICE = "nestcl_device";
+const std::string KEY_DEVICE_NAME = "nestcl_device_name";
+const std::string KEY_DEVICE_BYTES = "nestcl_device_bytes";
+const std::string KEY_MODELS = "nestcl_translated_models";
+const std::string KEY_TIME_UPDATE = "nestcl_time_update";
+const std::string KEY_TIME_STAGE = "nestcl_time_stage";
+const std::string KEY_TIME_EMIT = "nestcl_time_emit";
+const std::string KEY_TIME_DELIVER = "nestcl_time_deliver";
+const std::string KEY_DEVICE_POISSON = "nestcl_device_poisson";
+const std::string KEY_DEVICE_SYNAPSES = "nestcl_device_synapses";
+const std::string KEY_DEVICE_PLASTIC = "nestcl_device_plastic_synapses";
+const std::string KEY_DEVICE_GENERATORS = "nestcl_device_generators";
+const std::string KEY_LAUNCHES = "nestcl_launches";
+const std::string KEY_WAITS = "nestcl_waits";
+const std::string KEY_SLICES = "nestcl_slices";
+const std::string KEY_NODES = "nestcl_nodes";
+const std::string KEY_MIN_WORK = "nestcl_device_min_work";
+}
+
+/*
+ * nestcl_gpu_fraction as set in d, if it is: a number in [0, 1] or "auto"
+ * (for now the even split, nestcl_streams / local_num_threads, which is
+ * NEST's round robin). Another share places the neurons in weighted blocks
+ * (nestcl_placement.h).
+ */
+static void
+read_fraction( const Dictionary& d, bool& fraction_auto, double& fraction )
+{
+  if ( not d.known( KEY_FRACTION ) )
+  {
+    return;
+  }
+  bool is_text = false;
+  std::string fraction_text;
+  try
+  {
+    fraction_text = d.get< std::string >( KEY_FRACTION );
+    is_text = true;
+  }
+  catch ( const TypeMismatch& )
+  {
+  }
+  if ( is_text )
+  {
+    if ( fraction_text != "auto" )
+    {
+      throw BadProperty( KEY_FRACTION + " must be a number in [0, 1] or \"auto\", not \"" + fraction_text + "\"" );
+    }
+    fraction_auto = true;
+  }
+  else
+  {
+    fraction = d.get< double >( KEY_FRACTION );
+    if ( not( fraction >= 0.0 and fraction <= 1.0 ) )
+    {
+      throw BadProperty( KEY_FRACTION + " must be a number in [0, 1] or \"auto\", not " + std::to_string( fraction ) );
+    }
+    fraction_auto = false;
+  }
+}
+
+void
+NestclManager::set_status( const Dictionary& d )
+{
+  const long T = static_cast< long >( kernel().vp_manager.get_num_threads() );
+  const bool frozen = kernel().node_manager.size() > 0 or kernel().simulation_manager.has_been_simulated();
+  long streams = impl_->streams;
+  if ( d.update_integer_value( KEY_STREAMS, streams ) and streams != impl_->streams )
+  {
+    if ( streams < 0 or streams > T )
+    {
+      throw BadProperty( KEY_STREAMS + " must lie in [0, local_num_threads] = [0, " + std::to_string( T ) + "], not "
+        + std::to_string( streams ) );
+    }
+#ifndef HAVE_NESTCL
+    if ( streams > 0 )
+    {
+      throw BadProperty( KEY_STREAMS + ": this NEST was built without nestcl (configure it with -Dwith-nestcl=<prefix>)" );
+    }
+#endif
+    if ( frozen )
+    {
+      throw BadProperty( KEY_STREAMS + " cannot change once nodes exist or the network was simulated (call ResetKernel first)" );
+    }
+  }
+  std::string spec = impl_->device_spec;
+  if ( d.update_value( KEY_DEVICE, spec ) and spec != impl_->device_spec )
+  {
+    if ( frozen )
+    {
+      throw BadProperty( KEY_DEVICE + " cannot change once nodes exist or the network was simulated" );
+    }
+#ifdef HAVE_NESTCL
+    nestcl_device_info info;
+    if ( nestcl_select_device( spec.empty() ? nullptr : spec.c_str(), &info ) != 0 )
+    {
+      throw BadProperty( KEY_DEVICE + ": " + nestcl_last_error() );
+    }
+#endif
+  }
+  bool fraction_auto = impl_->fraction_auto;
+  double fraction = impl_->fraction;
+  read_fraction( d, fraction_auto, fraction );
+  if ( not fraction_auto )
+  {
+    const std::string problem = fraction_problem( streams, fraction );
+    if ( not problem.empty() )
+    {
+      throw BadProperty( KEY_FRACTION + " = " + std::to_string( fraction ) + ": " + problem );
+    }
+  }
+  if ( frozen and ( fraction_auto != impl_->fraction_auto or ( not fraction_auto and fraction != impl_->fraction ) ) )
+  {
+    throw BadProperty( KEY_FRACTION + " cannot change once nodes exist or the network was simulated (call ResetKernel first)" );
+  }
+  long min_work = impl_->min_work;
+  if ( d.update_integer_value( KEY_MIN_WORK, min_work ) and min_work < 0 )
+  {
+    throw BadProperty( KEY_MIN_WORK + " must be a whole number of neuron-steps >= 0 (0: always the device), not "
+      + std::to_string( min_work ) );
+  }
+  bool device_poisson = impl_->device_poisson;
+  d.update_value( KEY_DEVICE_POISSON, device_poisson ); // takes effect at the next Simulate
+  impl_->device_poisson = device_poisson;
+  impl_->min_work = min_work; // takes effect at the next Simulate
+  impl_->streams = streams;
+#ifdef HAVE_NESTCL_PERFMODEL
+  if ( spec != impl_->device_spec )
+  {
+    impl_->profile_state = -1;
+  }
+#endif
+  impl_->device_spec = spec;
+  impl_->fraction_auto = fraction_auto;
+  impl_->fraction = fraction;
+  if ( not frozen )
+  {
+    place();
+  }
+}
+
+/* The translated models, the device's name (looked up before one is opened) and the bytes it holds. */
+template < typename M >
+static void
+put_device( M& m, Dictionary& d )
+{
+  std::vector< std::string > models;
+  long bytes = 0;
+  std::string name = m.device_name;
+#ifdef HAVE_NESTCL
+  models = translated_models();
+  if ( m.dev )
+  {
+    bytes = static_cast< long >( nestcl_device_bytes_total( m.dev ) );
+  }
+  if ( name.empty() )
+  {
+    // Looked up once per device spec: selecting a device queries OpenCL (and builds a probe kernel), and
+    // scripts read the kernel status often (nest.NumProcesses() does).
+    if ( not m.probed or m.probed_spec != m.device_spec )
+    {
+      nestcl_device_info info;
+      m.probed_name = nestcl_select_device( m.device_spec.empty() ? nullptr : m.device_spec.c_str(), &info ) == 0
+        ? info.device_name
+        : "";
+      m.probed_spec = m.device_spec;
+      m.probed = true;
+    }
+    name = m.probed_name;
+  }
+#endif
+  d[ KEY_MODELS ] = models;
+  d[ KEY_DEVICE_NAME ] = name;
+  d[ KEY_DEVICE_BYTES ] = bytes;
+}
+
+/* The stream VPs' times and what they put on the device, summed over the threads. */
+template < typename M >
+static void
+put_totals( const M& m, Dictionary& d )
+{
+  double tu = 0, ts = 0, te = 0, td = 0;
+  long ns = 0, ng = 0, np = 0;
+  for ( size_t k = 0; k < m.t_update.size(); ++k )
+  {
+    tu += m.t_update[ k ];
+    ts += m.t_stage[ k ];
+    te += m.t_emit[ k ];
+    td += m.t_deliver[ k ];
+    ns += m.n_syn[ k ];
+    ng += m.n_gen[ k ];
+    np += k < m.n_plastic.size() ? m.n_plastic[ k ] : 0;
+  }
+  d[ KEY_TIME_UPDATE ] = tu;
+  d[ KEY_TIME_STAGE ] = ts;
+  d[ KEY_TIME_EMIT ] = te;
+  d[ KEY_TIME_DELIVER ] = td;
+  d[ KEY_DEVICE_SYNAPSES ] = ns;
+  d[ KEY_DEVICE_GENERATORS ] = ng;
+  d[ KEY_DEVICE_PLASTIC ] = np;
+}
+
+/*
+ * What the stream VPs asked of the device: kernel launches and waits (clFinish, blocking transfers), and
+ * the slices they updated; a stream waits once per slice (twice when its spikes pass the read-back guess).
+ */
+template < typename M >
+static void
+put_device_work( const M& m, Dictionary& d )
+{
+  long launches = 0, waits = 0, slices = 0;
+  for ( size_t k = 0; k < m.n_slices.size(); ++k )
+  {
+    slices += m.n_slices[ k ];
+    launches += m.n_launches[ k ];
+    waits += m.n_waits[ k ];
+  }
+#ifdef HAVE_NESTCL
+  for ( const std::vector< Group >& gs : m.groups )
+  {
+    for ( const Group& g : gs )
+    {
+      uint64_t l = 0, w = 0;
+      nestcl_block_enqueued( g.block, &l, &w );
+      launches += static_cast< long >( l );
+      waits += static_cast< long >( w );
+    }
+  }
+#endif
+  d[ KEY_LAUNCHES ] = launches;
+  d[ KEY_WAITS ] = waits;
+  d[ KEY_SLICES ] = slices;
+}
+
+/* Per model, where the neurons of the last Simulate's stream VPs ran, and why those on the host did. */
+template < typename M >
+static void
+put_nodes( const M& m, Dictionary& d )
+{
+  Dictionary nodes;
+  for ( const auto& [ model, placed ] : m.placed )
+  {
+    Dictionary entry, why;
+    entry[ "device" ] = placed.device;
+    entry[ "c_loop" ] = placed.c_loop;
+    entry[ "host" ] = placed.host;
+    for ( const auto& [ reason, count ] : placed.why )
+    {
+      why[ reason ] = count;
+    }
+    entry[ "host_reasons" ] = why;
+    nodes[ model ] = entry;
+  }
+  d[ KEY_NODES ] = nodes;
+}
+
+void
+NestclManager::get_status( Dictionary& d )
+{
+  const size_t T = kernel().vp_manager.get_num_threads();
+  d[ KEY_STREAMS ] = impl_->streams;
+  d[ KEY_FRACTION ] = not impl_->fraction_auto ? impl_->fraction
+    : impl_->split_alpha >= 0.0                  ? impl_->split_alpha
+    : ( T ? static_cast< double >( impl_->streams ) / static_cast< double >( T ) : 0.0 );
+  d[ KEY_FRACTION_SOURCE ] = impl_->split_source;
+  // -1 where not known: NaN would make two reads of the kernel status unequal (NEST's test_status compares them).
+  const auto known = []( double x ) { return std::isnan( x ) ? -1.0 : x; };
+  d[ KEY_PREDICTED_WALL ] = known( impl_->predicted_wall );
+  d[ KEY_MEASURED_WALL ] = known( impl_->measured_wall );
+  d[ KEY_RECOMMENDED ] = known( impl_->recommended );
+  d[ KEY_RECOMMENDED_WALL ] = known( impl_->recommended_wall );
+  d[ KEY_DEVICE ] = impl_->device_spec;
+  d[ KEY_DEVICE_POISSON ] = impl_->device_poisson;
+  d[ KEY_MIN_WORK ] = impl_->min_work;
+  put_device( *impl_, d );
+  put_totals( *impl_, d );
+  put_device_work( *impl_, d );
+  put_nodes( *impl_, d );
+}
+}

@@ -1,0 +1,266 @@
+/*
+ * The NestclManager's state and the steps its files share (nest_patch). Only
+ * the manager's own .cpp files include this header; NEST's files include
+ * nestcl_manager.h alone, which stays unchanged when these parts change.
+ *
+ * The manager's files, one role each:
+ *   nestcl_manager.cpp          the lifecycle NEST drives: initialize, prepare (its steps by name), cleanup
+ *   nestcl_kernel_keys.cpp      the kernel status keys nestcl_* (set_status, get_status)
+ *   nestcl_gpu_fraction.cpp     the stream VPs' share of the neurons (nestcl_gpu_fraction, "auto" from the
+ *                               performance profile) and what each Simulate measured for it
+ *   nestcl_blocks.cpp           a stream thread's neurons in device blocks: packed, updated each slice, written
+ *                               back; the one file that includes the generated glue table
+ *   nestcl_synapse_export.cpp   static synapses and poisson_generators from NEST's connectors onto the device
+ *   nestcl_plastic_export.cpp   translated (STDP) synapses and their targets' spike histories, there and back
+ *   nestcl_delivery.cpp         the spikes a stream VP receives, handed to the device's synapse rows
+ *   nestcl_placement.cpp        weighted placement of node ids on VPs (its own header, for NEST's files)
+ *
+ * Functions of one file that need the state take it as a template parameter
+ * (template < typename M >): Impl is private to NestclManager, so only its
+ * members may name it; steps that one file calls in another are Impl's own
+ * member functions, declared below.
+ */
+#ifndef NESTCL_MANAGER_IMPL_H
+#define NESTCL_MANAGER_IMPL_H
+
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "nestcl/nestcl_manager.h"
+
+#ifdef HAVE_NESTCL
+#include "nestcl/block.h"
+#include "nestcl/device.h"
+#include "nestcl/model.h"
+#ifdef HAVE_NESTCL_PERFMODEL
+#include "nestcl/pm_model.h"
+#endif
+
+/* The generated glue of one translated model (nestcl_glue_table.hpp, which only nestcl_blocks.cpp includes). */
+namespace nestcl_glue
+{
+struct entry;
+}
+#endif
+
+namespace nest
+{
+// Neuron-steps per slice below which a stream VP runs its translated neurons' C loops on its own thread: on
+// the H200 a slice's launch and wait cost ~150 us and PoCL's ~120 us, while a neuron-step of the C loop
+// takes 0.03-2 us (iaf_psc_alpha to aeif/hh with RKF45): below 64 the thread is never much slower, and for
+// a few neurons with a one-step min delay (NEST's precise-spike accuracy tests) ~50 times faster.
+const long DEFAULT_MIN_WORK = 64;
+
+inline double
+now_s()
+{
+  return std::chrono::duration< double >( std::chrono::steady_clock::now().time_since_epoch() ).count();
+}
+
+#ifdef HAVE_NESTCL
+class ConnectorBase;
+class SparseNodeArray;
+
+/* One entry of a block's spike list: the neuron, the lag and the entry's position in the list. */
+struct SortedSpike
+{
+  uint32_t index, lag, at;
+};
+
+/* The neurons of one model (and receptor count) of one stream thread. */
+struct Group
+{
+  const nestcl_glue::entry* glue = nullptr; // its functions are called in nestcl_blocks.cpp only
+  const char* name = nullptr;               // glue's model name and device model, for the other files
+  const nestcl_model* model = nullptr;
+  size_t K = 0;
+  std::vector< Node* > nodes; // node ids first, first + stride, ... (a block's random streams follow them)
+  size_t stride = 0;
+  nestcl_block* block = nullptr;
+};
+
+/* The device rows of one synapse model on one thread: row base + k for the run of lcids starting at starts[k]. */
+struct SynRows
+{
+  synindex syn_id = 0;
+  std::vector< size_t > starts;
+  uint32_t base = 0;
+};
+
+/*
+ * The translated (STDP) synapses of one synapse model on one thread: rows as
+ * SynRows (row k = the run of lcids from starts[k]), in every group the
+ * block's set and the lcids of its synapses in CSR order, and how to write a
+ * synapse's state back into its NEST connection.
+ */
+struct PlasticRows
+{
+  synindex syn_id = 0;
+  std::vector< size_t > starts;
+  std::vector< int > set;                   // per group: the block's set, -1 without synapses there
+  std::vector< std::vector< size_t > > lcid; // per group, CSR order
+  const nestcl_synapse_model* sm = nullptr;
+  std::function< void( size_t, const void* ) > unpack; // lcid, struct
+};
+
+/*
+ * Private members that NEST keeps private (ConnectionManager::connections_,
+ * ArchivingNode's history, ...): an explicit instantiation may name them
+ * (C++17 [temp.spec]), and member( tag ) hands out the pointer. Each tag and
+ * its instantiation live in the one file that reads the member.
+ */
+template < typename Tag, auto Member >
+struct steal
+{
+  friend auto
+  member( Tag )
+  {
+    return Member;
+  }
+};
+
+/* Throws NEST's KernelException for a failed nestcl call (rc != 0), with nestcl's last error. */
+void check( int rc, const std::string& what );
+
+/* nestcl_blocks.cpp: the names of the models that nestcl-translate translated (nestcl_translated_models). */
+std::vector< std::string > translated_models();
+
+/* nestcl_synapse_export.cpp: thread tid's connectors, by synapse id (NEST's ConnectionManager::connections_). */
+std::vector< ConnectorBase* >& thread_connectors( size_t tid );
+/* nestcl_synapse_export.cpp: NEST's static synapse types (under any name CopyModel gave them). */
+bool is_static_connector( const ConnectorBase* c );
+/* nestcl_synapse_export.cpp: thread tid's static synapses onto its device neurons as device CSR rows. */
+void export_synapses( size_t tid,
+  std::vector< Group >& groups,
+  const std::vector< std::pair< uint32_t, uint32_t > >& where,
+  std::vector< SynRows >& out,
+  long& n_syn );
+/* nestcl_synapse_export.cpp: nestcl_device_poisson, the poisson_generators drawn on the device; how many. */
+long export_generators( size_t tid,
+  std::vector< Group >& groups,
+  const std::vector< std::pair< uint32_t, uint32_t > >& where,
+  std::vector< char >& skip );
+/* nestcl_plastic_export.cpp: thread tid's STDP synapses and their targets' histories onto the device; how many. */
+long export_plastic( size_t tid,
+  std::vector< Group >& groups,
+  const std::vector< std::pair< uint32_t, uint32_t > >& where,
+  std::vector< PlasticRows >& out );
+/* nestcl_plastic_export.cpp: the device's synapse state and spike histories back into NEST. */
+void import_plastic( std::vector< Group >& groups, std::vector< PlasticRows >& sets );
+
+/* What prepare() computes once for every stream thread's blocks. */
+struct BlockSetup
+{
+  size_t first_stream;
+  long min_delay, max_delay;
+  double resolution_ms;
+  uint32_t rng_seed;
+};
+#endif
+
+struct NestclManager::Impl
+{
+  long streams = 0;
+  std::string device_spec;
+  std::string device_name;
+  bool probed = false;
+  std::string probed_spec, probed_name; // the device that device_spec selects, before any is opened
+  bool fraction_auto = true;
+  double fraction = 0.0; // as set, when not auto
+  // nestcl_gpu_fraction "auto": how the share in force was chosen (choose_split),
+  // and after each Simulate what it measured and the share the model recommends.
+  bool split_decided = false;
+  std::string split_source = "even split";
+  double split_alpha = -1.0;            // the share auto placed (< 0: round robin)
+  double predicted_wall = NAN;          // s per simulated s, the profile's, at that share
+  double measured_wall = NAN;           // s per simulated s, the last Simulate's run
+  double recommended = NAN, recommended_wall = NAN;
+  double run_wall0 = 0.0, run_t0_ms = 0.0; // when the last Simulate's run began
+  double busy0 = 0.0;                    // the streams' busy seconds then
+  long neurons = 0;                      // neurons of the network (counted by prepare)
+#ifdef HAVE_NESTCL_PERFMODEL
+  // The device's profile, looked up once per ResetKernel or device change (-1: not yet; else NESTCL_PM_*).
+  int profile_state = -1;
+  nestcl_pm_profile profile;
+  std::string profile_path, profile_why;
+#endif
+  bool device_poisson = false;
+  long min_work = DEFAULT_MIN_WORK; // nestcl_device_min_work
+  std::vector< double > t_update, t_stage, t_emit, t_deliver; // per thread, seconds
+  std::vector< long > n_syn, n_gen;                          // per thread: device synapses, device generators
+  std::vector< long > n_plastic;                             // per thread: device STDP synapses
+  std::vector< long > n_slices;                              // per thread: slices its stream updated
+  std::vector< long > n_launches, n_waits;                   // per thread: those of its blocks destroyed so far
+  std::vector< std::vector< int > > enq_rc;                  // per thread: each group's enqueue status this slice
+  // Per model, the neurons of the last Simulate's stream VPs: how many ran on the device, how many on the
+  // host (NEST's own update() there), and why those did (nestcl_nodes).
+  struct Placed
+  {
+    long device = 0, host = 0, c_loop = 0; // c_loop: translated, run by its C loop on the stream VP's thread
+    std::map< std::string, long > why;
+  };
+  std::map< std::string, Placed > placed;
+#ifdef HAVE_NESTCL
+  nestcl_device* dev = nullptr;
+  std::string dev_opened_spec;
+  int dev_queues = 0;
+  std::vector< std::vector< Group > > groups; // per thread
+  // Per thread, in the order of its local neurons: a device group (at its first node) or a neuron that
+  // stays on the host. update() runs them in this order, so every spike is sent in NEST's own order.
+  struct Step
+  {
+    long group; // index into groups, or -1 for `node`
+    Node* node;
+  };
+  std::vector< std::vector< Step > > plan;
+  std::vector< std::vector< double > > scratch; // per thread: drained channels, then a recorded sample
+  std::vector< std::vector< SortedSpike > > sorted; // per thread: a block's spikes in NEST's order
+  std::vector< char > record;                   // per thread: a multimeter listens on it
+  std::vector< std::vector< SynRows > > syn_rows; // per thread: synapse models delivered on the device
+  std::vector< std::vector< PlasticRows > > plastic; // per thread: translated (STDP) synapses on the device
+  std::vector< std::vector< uint32_t > > rows, lags; // per thread: received spikes for the device
+  std::vector< std::vector< std::vector< uint32_t > > > prows, plags; // per thread, per plastic model
+  std::vector< std::vector< std::pair< uint32_t, uint32_t > > > where; // per thread, by thread lid: (group + 1, index)
+  // The device rings' input still in flight when a Simulate ends (a partial
+  // slice, delays above min_delay), per node id, for the next Simulate's blocks.
+  struct Pending
+  {
+    uint32_t ch;
+    int64_t step;
+    int64_t value;
+  };
+  std::map< size_t, std::vector< Pending > > pending;
+  std::vector< int64_t > next_step; // per thread: the step its blocks update next
+#endif
+
+  /* nestcl_gpu_fraction.cpp: when the run of a Simulate begins (the end of prepare), for measure_split. */
+  void mark_run_start();
+#ifdef HAVE_NESTCL
+  /* nestcl_manager.cpp: the per-thread state of prepare, sized for T threads. */
+  void reset_threads( size_t T );
+
+  /* nestcl_blocks.cpp: opens the device, or reopens it for another spec or stream count. */
+  void open_device();
+  /* nestcl_blocks.cpp: stream thread tid's neurons into device blocks, with its synapses and generators. */
+  void prepare_thread( size_t tid, const BlockSetup& setup, std::vector< char >& on_device );
+  /* nestcl_blocks.cpp: every block's state back into its nodes, its input in flight kept; the blocks freed. */
+  void release_blocks();
+
+private:
+  void group_neurons( size_t tid, const SparseNodeArray& local, std::vector< char >& on_device );
+  bool runs_on_host( size_t tid, long min_delay );
+  size_t create_blocks( size_t tid, const BlockSetup& setup, bool on_host );
+  void index_groups( size_t tid, size_t n_local );
+  void restore_pending( size_t tid );
+  void save_pending( size_t tid, const Group& g );
+#endif
+};
+}
+
+#endif
