@@ -27,6 +27,9 @@ nestcl_embed(${CMAKE_CURRENT_BINARY_DIR}/nestcl_rt_source.c nestcl_rt_source ${_
 target_sources(nestcl_objects PRIVATE
   ${CMAKE_CURRENT_BINARY_DIR}/nestcl_rt_source.c
   ${CMAKE_CURRENT_LIST_DIR}/src/engine/api.c
+  ${CMAKE_CURRENT_LIST_DIR}/src/engine/clock.c
+  ${CMAKE_CURRENT_LIST_DIR}/src/engine/value.c
+  ${CMAKE_CURRENT_LIST_DIR}/src/engine/mpi.c
   ${CMAKE_CURRENT_LIST_DIR}/src/engine/build.c
   ${CMAKE_CURRENT_LIST_DIR}/src/engine/estimate.c
   ${CMAKE_CURRENT_LIST_DIR}/src/engine/cycle.c

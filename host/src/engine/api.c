@@ -8,98 +8,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-
-#ifdef NESTCL_WITH_MPI
-#include <mpi.h>
-#endif
 
 #include "engine_internal.h"
-#include "nestcl_philox.h"
-
-double eng_now(void)
-{
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-int64_t eng_tics_per_step(double h)
-{
-  return llround(h * 1000.0); /* NEST's Time: 1000 tics per ms */
-}
-
-int64_t eng_ms_to_steps(double ms, double h)
-{
-  /* NEST: ms -> tics (1000 per ms, rounded to nearest) -> steps of tics_per_step, rounded to nearest. */
-  int64_t tics = llround(ms * 1000.0);
-  int64_t tps = eng_tics_per_step(h);
-  if (tps <= 0) {
-    return 0;
-  }
-  return tics >= 0 ? (tics + tps / 2) / tps : -((-tics + tps / 2) / tps);
-}
-
-int64_t eng_delay_ms_to_steps(double ms, double h)
-{
-  /* NEST's Time::delay_ms_to_steps: ld_round(ms * STEPS_PER_MS), STEPS_PER_MS = 1 / (TICS_PER_STEP / TICS_PER_MS);
-   * a connection's delay is not rounded to tics first. */
-  int64_t tps = eng_tics_per_step(h);
-  if (tps <= 0) {
-    return 0;
-  }
-  double steps_per_ms = 1.0 / ((double)tps / 1000.0);
-  return (int64_t)floor(ms * steps_per_ms + 0.5);
-}
-
-double eng_draw(const nestcl_value *v, uint32_t seed, uint32_t purpose, uint64_t id, uint64_t step)
-{
-  if (v->kind == NESTCL_DIST_CONSTANT) {
-    return v->a;
-  }
-  nestcl_rng_stream s = nestcl_stream_init(nestcl_rng_key(seed, purpose), nestcl_rng_counter(id, step));
-  switch (v->kind) {
-  case NESTCL_DIST_UNIFORM:
-    return v->a + (v->b - v->a) * nestcl_stream_uniform(&s);
-  case NESTCL_DIST_NORMAL:
-    return v->a + v->b * nestcl_stream_normal(&s);
-  case NESTCL_DIST_NORMAL_CLIPPED:
-    /*
-     * Redraw until in bounds (NEST's redraw, bounds included). NEST gives up
-     * after 1000 draws with an error; so does the caller, on the NaN.
-     */
-    for (int attempt = 0; attempt < 1000; ++attempt) {
-      double x = v->a + v->b * nestcl_stream_normal(&s);
-      if (x >= v->lo && x <= v->hi) {
-        return x;
-      }
-    }
-    return NAN;
-  default:
-    return v->a;
-  }
-}
-
-void eng_value_range(const nestcl_value *v, double *lo, double *hi)
-{
-  switch (v->kind) {
-  case NESTCL_DIST_UNIFORM:
-    *lo = v->a;
-    *hi = v->b;
-    return;
-  case NESTCL_DIST_NORMAL:
-    *lo = v->a - NESTCL_NORMAL_BOUND * v->b;
-    *hi = v->a + NESTCL_NORMAL_BOUND * v->b;
-    return;
-  case NESTCL_DIST_NORMAL_CLIPPED:
-    *lo = fmax(v->lo, v->a - NESTCL_NORMAL_BOUND * v->b);
-    *hi = fmin(v->hi, v->a + NESTCL_NORMAL_BOUND * v->b);
-    return;
-  default:
-    *lo = *hi = v->a;
-    return;
-  }
-}
 
 nestcl_value nestcl_constant(double v)
 {
@@ -199,11 +109,9 @@ int nestcl_engine_create(const nestcl_engine_config *c, nestcl_engine **out)
   if (c->host_clock != 0 && c->host_clock != 1) {
     return nestcl_set_error(NESTCL_EINVAL, "host_clock %d: must be 0 or 1", c->host_clock);
   }
-#ifndef NESTCL_WITH_MPI
-  if (c->use_mpi) {
+  if (c->use_mpi && !eng_mpi_built()) {
     return nestcl_set_error(NESTCL_EINVAL, "this build of nestcl has no MPI (configure with NESTCL_WITH_MPI=ON)");
   }
-#endif
   nestcl_engine *e = calloc(1, sizeof *e);
   if (!e) {
     return nestcl_set_error(NESTCL_ENOMEM, "out of host memory");
@@ -391,51 +299,6 @@ static int check_value(const nestcl_value *v, const char *what)
     }
   }
   return 0;
-}
-
-int eng_route_spike(const nestcl_model *src, const nestcl_model *tgt, double w, long rport, uint32_t K, int *ch,
-                    double *value)
-{
-  if (!tgt->route_spike_offset) {
-    return tgt->route_spike(w, rport, K, ch, value);
-  }
-  int read = 0;
-  int rc = tgt->route_spike_offset(w, rport, K, 0.0, &read, ch, value);
-  if (rc == 0 && read && src && src->spike_offsets) {
-    return nestcl_set_error(NESTCL_EINVAL,
-                            "%s reads the offset of the spikes it receives at rport %ld (SpikeEvent::get_offset), "
-                            "and %s sends spikes with offsets, which the engine does not deliver",
-                            tgt->name, rport, src->name);
-  }
-  return rc;
-}
-
-int eng_set_value(const nestcl_model *m, void *const *fields, size_t n, size_t i, uint32_t K, const char *name,
-                  double v)
-{
-  if (m->set_status) {
-    return m->set_status(fields, n, i, K, name, v);
-  }
-  /*
-   * A model without a translated set_status: only a scalar field that NEST's
-   * get_status exposes directly (nest_name) can be written, as NEST would.
-   */
-  for (int f = 0; f < m->n_fields; ++f) {
-    const nestcl_field *fd = &m->fields[f];
-    if (fd->nest_name && strcmp(fd->nest_name, name) == 0 && fd->array_len == 0) {
-      switch (fd->type) {
-      case NESTCL_T_DOUBLE: ((double *)fields[f])[i] = v; return 0;
-      case NESTCL_T_LONG: ((int64_t *)fields[f])[i] = (int64_t)v; return 0;
-      case NESTCL_T_INT: ((int32_t *)fields[f])[i] = (int32_t)v; return 0;
-      case NESTCL_T_BOOL: ((int32_t *)fields[f])[i] = v != 0.0; return 0;
-      case NESTCL_T_SIZE: ((uint64_t *)fields[f])[i] = (uint64_t)v; return 0;
-      }
-    }
-  }
-  (void)n;
-  (void)K;
-  return nestcl_set_error(NESTCL_EINVAL, "%s has no translated set_status and '%s' is not a field it exposes directly",
-                          m->name, name);
 }
 
 int nestcl_engine_set(nestcl_engine *e, int pop, const char *name, nestcl_value v)
@@ -628,6 +491,97 @@ static int is_static_name(const char *model)
   return !model || strcmp(model, "static_synapse") == 0 || strcmp(model, "static_synapse_hpc") == 0;
 }
 
+/* The translated synapse model named `model` into *sm (NULL: static_synapse), refused where it cannot serve. */
+static int find_synapse_model(const nestcl_engine *e, int source_pop, const char *model, const nestcl_syn_param *params,
+                              int n_params, const nestcl_synapse_model **sm_out)
+{
+  const nestcl_synapse_model *sm = NULL;
+  *sm_out = NULL;
+  if (is_static_name(model)) {
+    if (n_params > 0) {
+      return nestcl_set_error(NESTCL_EINVAL, "static_synapse takes no parameters but weight and delay (got '%s')",
+                              params[0].name ? params[0].name : "(null)");
+    }
+    return 0;
+  }
+  for (int k = 0; k < e->n_synapse_models && !sm; ++k) {
+    if (strcmp(e->synapse_models[k]->name, model) == 0) {
+      sm = e->synapse_models[k];
+    }
+  }
+  if (!sm) {
+    char known[512] = "static_synapse";
+    for (int k = 0; k < e->n_synapse_models; ++k) {
+      if (is_static_name(e->synapse_models[k]->name)) {
+        continue;
+      }
+      size_t l = strlen(known);
+      snprintf(known + l, sizeof known - l, ", %s", e->synapse_models[k]->name);
+    }
+    return nestcl_set_error(NESTCL_EINVAL, "unknown synapse model '%s' (known: %s)", model, known);
+  }
+  if (e->pops[source_pop].model->multiplicity) {
+    /* its spike of multiplicity m is m list entries: NEST's synapse would see one event */
+    return nestcl_set_error(NESTCL_EINVAL,
+                            "Connect: %s sends spikes of multiplicity > 1, which %s would see as that many "
+                            "events (NEST's sees one); connect it with static_synapse",
+                            e->pops[source_pop].model->name, model);
+  }
+  if (!sm->set_status || !sm->send_cpu || !sm->device_source) {
+    return nestcl_set_error(NESTCL_EINVAL, "synapse model '%s' was not translated completely", model);
+  }
+  *sm_out = sm;
+  return 0;
+}
+
+/*
+ * A translated synapse's projection: its layout, its template synapse and
+ * common properties with the parameters and a constant weight set, its
+ * target's channels and its weight bound. The caller frees pr->tmpl and pr->cp
+ * on an error.
+ */
+static int prepare_synapse(const nestcl_engine *e, int target_pop, const nestcl_syn_spec *syn,
+                           const nestcl_synapse_model *sm, const char *model, const nestcl_syn_param *params,
+                           int n_params, eng_projection *pr)
+{
+  int rc = eng_syn_layout_init(sm, &pr->lay);
+  if (rc) {
+    return rc;
+  }
+  pr->sm = sm;
+  pr->tmpl = calloc(1, sm->syn_size ? sm->syn_size : 1);
+  pr->cp = calloc(1, sm->cp_size ? sm->cp_size : 1);
+  if (!pr->tmpl || !pr->cp) {
+    rc = nestcl_set_error(NESTCL_ENOMEM, "out of host memory");
+  }
+  if (!rc) {
+    sm->set_defaults(pr->tmpl, pr->cp);
+  }
+  for (int k = 0; k < n_params && !rc; ++k) {
+    const char *name = params[k].name;
+    if (!name) {
+      rc = nestcl_set_error(NESTCL_EINVAL, "%s: parameter %d has no name", model, k);
+    } else if (strcmp(name, "weight") == 0 || strcmp(name, "delay") == 0) {
+      rc = nestcl_set_error(NESTCL_EINVAL, "%s: give '%s' in the syn spec, not as a parameter", model, name);
+    } else if (sm->set_status(pr->tmpl, pr->cp, name, params[k].value) != 0) {
+      rc = nestcl_set_error(NESTCL_EINVAL, "%s: cannot set '%s' = %g: %s", model, name, params[k].value,
+                            nestcl_last_error());
+    }
+  }
+  if (!rc && syn->weight.kind == NESTCL_DIST_CONSTANT && sm->set_status(pr->tmpl, pr->cp, "weight", syn->weight.a)) {
+    rc = nestcl_set_error(NESTCL_EINVAL, "%s: weight %g rejected: %s", model, syn->weight.a, nestcl_last_error());
+  }
+  if (!rc) {
+    const eng_population *tp = &e->pops[target_pop];
+    rc = eng_plastic_route(tp->model, tp->K, tp->n_channels, syn->rport, &pr->ch_pos, &pr->ch_neg, &pr->ch_zero);
+  }
+  double wmax;
+  if (!rc && sm->get_status && sm->get_status(pr->tmpl, pr->cp, "Wmax", &wmax) == 0) {
+    pr->max_abs = fabs(wmax);
+  }
+  return rc;
+}
+
 int nestcl_engine_connect_synapse(nestcl_engine *e, int source_pop, int target_pop, const nestcl_conn_spec *conn,
                                   const nestcl_syn_spec *syn, const char *model, const nestcl_syn_param *params,
                                   int n_params, int *proj)
@@ -640,74 +594,14 @@ int nestcl_engine_connect_synapse(nestcl_engine *e, int source_pop, int target_p
     return nestcl_set_error(NESTCL_EINVAL, "Connect: bad parameter list (%d entries)", n_params);
   }
   const nestcl_synapse_model *sm = NULL;
-  if (!is_static_name(model)) {
-    for (int k = 0; k < e->n_synapse_models && !sm; ++k) {
-      if (strcmp(e->synapse_models[k]->name, model) == 0) {
-        sm = e->synapse_models[k];
-      }
-    }
-    if (!sm) {
-      char known[512] = "static_synapse";
-      for (int k = 0; k < e->n_synapse_models; ++k) {
-        if (is_static_name(e->synapse_models[k]->name)) {
-          continue;
-        }
-        size_t l = strlen(known);
-        snprintf(known + l, sizeof known - l, ", %s", e->synapse_models[k]->name);
-      }
-      return nestcl_set_error(NESTCL_EINVAL, "unknown synapse model '%s' (known: %s)", model, known);
-    }
-    if (e->pops[source_pop].model->multiplicity) {
-      /* its spike of multiplicity m is m list entries: NEST's synapse would see one event */
-      return nestcl_set_error(NESTCL_EINVAL,
-                              "Connect: %s sends spikes of multiplicity > 1, which %s would see as that many "
-                              "events (NEST's sees one); connect it with static_synapse",
-                              e->pops[source_pop].model->name, model);
-    }
-    if (!sm->set_status || !sm->send_cpu || !sm->device_source) {
-      return nestcl_set_error(NESTCL_EINVAL, "synapse model '%s' was not translated completely", model);
-    }
-  } else if (n_params > 0) {
-    return nestcl_set_error(NESTCL_EINVAL, "static_synapse takes no parameters but weight and delay (got '%s')",
-                            params[0].name ? params[0].name : "(null)");
+  rc = find_synapse_model(e, source_pop, model, params, n_params, &sm);
+  if (rc) {
+    return rc;
   }
   eng_projection pr;
   memset(&pr, 0, sizeof pr);
   if (sm) {
-    if ((rc = eng_syn_layout_init(sm, &pr.lay))) {
-      return rc;
-    }
-    pr.sm = sm;
-    pr.tmpl = calloc(1, sm->syn_size ? sm->syn_size : 1);
-    pr.cp = calloc(1, sm->cp_size ? sm->cp_size : 1);
-    if (!pr.tmpl || !pr.cp) {
-      rc = nestcl_set_error(NESTCL_ENOMEM, "out of host memory");
-    }
-    if (!rc) {
-      sm->set_defaults(pr.tmpl, pr.cp);
-    }
-    for (int k = 0; k < n_params && !rc; ++k) {
-      const char *name = params[k].name;
-      if (!name) {
-        rc = nestcl_set_error(NESTCL_EINVAL, "%s: parameter %d has no name", model, k);
-      } else if (strcmp(name, "weight") == 0 || strcmp(name, "delay") == 0) {
-        rc = nestcl_set_error(NESTCL_EINVAL, "%s: give '%s' in the syn spec, not as a parameter", model, name);
-      } else if (sm->set_status(pr.tmpl, pr.cp, name, params[k].value) != 0) {
-        rc = nestcl_set_error(NESTCL_EINVAL, "%s: cannot set '%s' = %g: %s", model, name, params[k].value,
-                              nestcl_last_error());
-      }
-    }
-    if (!rc && syn->weight.kind == NESTCL_DIST_CONSTANT && sm->set_status(pr.tmpl, pr.cp, "weight", syn->weight.a)) {
-      rc = nestcl_set_error(NESTCL_EINVAL, "%s: weight %g rejected: %s", model, syn->weight.a, nestcl_last_error());
-    }
-    if (!rc) {
-      const eng_population *tp = &e->pops[target_pop];
-      rc = eng_plastic_route(tp->model, tp->K, tp->n_channels, syn->rport, &pr.ch_pos, &pr.ch_neg, &pr.ch_zero);
-    }
-    double wmax;
-    if (!rc && sm->get_status && sm->get_status(pr.tmpl, pr.cp, "Wmax", &wmax) == 0) {
-      pr.max_abs = fabs(wmax);
-    }
+    rc = prepare_synapse(e, target_pop, syn, sm, model, params, n_params, &pr);
   }
   if (!rc) {
     rc = nestcl_engine_connect(e, source_pop, target_pop, conn, syn);
@@ -971,52 +865,6 @@ void nestcl_engine_set_stop_flag(nestcl_engine *e, const volatile sig_atomic_t *
   e->stop_flag = flag;
 }
 
-/* Under MPI: every rank learns whether any failed; the failed ranks keep their message, the others get the first's. */
-int eng_agree(const nestcl_engine *e, int rc)
-{
-#ifdef NESTCL_WITH_MPI
-  if (e->n_ranks > 1) {
-    int first = rc ? e->rank : e->n_ranks;
-    MPI_Allreduce(MPI_IN_PLACE, &first, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
-    if (first >= e->n_ranks) {
-      return 0;
-    }
-    struct {
-      int code;
-      char msg[1020];
-    } f;
-    memset(&f, 0, sizeof f);
-    if (e->rank == first) {
-      f.code = rc;
-      snprintf(f.msg, sizeof f.msg, "%s", nestcl_last_error());
-    }
-    MPI_Bcast(&f, (int)sizeof f, MPI_BYTE, first, MPI_COMM_WORLD);
-    if (!rc) {
-      return nestcl_set_error(f.code, "rank %d: %s", first, f.msg);
-    }
-    return rc;
-  }
-#else
-  (void)e;
-#endif
-  return rc;
-}
-
-void eng_world(const nestcl_engine *e, int *rank, int *ranks)
-{
-  *rank = 0;
-  *ranks = 1;
-#ifdef NESTCL_WITH_MPI
-  int init = 0;
-  MPI_Initialized(&init);
-  if (e->cfg.use_mpi && init) {
-    MPI_Comm_rank(MPI_COMM_WORLD, rank);
-    MPI_Comm_size(MPI_COMM_WORLD, ranks);
-  }
-#else
-  (void)e;
-#endif
-}
 
 int nestcl_engine_estimate(nestcl_engine *e, nestcl_memory_estimate *out)
 {

@@ -19,9 +19,6 @@
 #include <string.h>
 
 #include <omp.h>
-#ifdef NESTCL_WITH_MPI
-#include <mpi.h>
-#endif
 
 #include "engine_internal.h"
 #include "engine_kernels_source.h"
@@ -136,12 +133,10 @@ static int build_nodes(nestcl_engine *e, eng_vp *vp, eng_block *b)
   if (!b->ring || !b->spikes || (p->rec_interval_steps && !b->rec)) {
     return nestcl_set_error(NESTCL_ENOMEM, "out of host memory (ring of %zu bytes)", ring_bytes);
   }
-  if (!vp->is_gpu) {
-    vp->host_bytes[NESTCL_MEM_STATE] += state_bytes;
-    vp->host_bytes[NESTCL_MEM_RING] += ring_bytes;
-    vp->host_bytes[NESTCL_MEM_RECORDING] += b->rec_elems * sizeof(double);
-    vp->host_bytes[NESTCL_MEM_OTHER] += (size_t)b->spike_cap * sizeof *b->spikes;
-  }
+  vp->ops->account(vp, NESTCL_MEM_STATE, state_bytes);
+  vp->ops->account(vp, NESTCL_MEM_RING, ring_bytes);
+  vp->ops->account(vp, NESTCL_MEM_RECORDING, b->rec_elems * sizeof(double));
+  vp->ops->account(vp, NESTCL_MEM_OTHER, (size_t)b->spike_cap * sizeof *b->spikes);
   return 0;
 }
 
@@ -437,13 +432,199 @@ static int add_synapse(const nestcl_engine *e, sink *k, const eng_projection *pr
   return 0;
 }
 
+/* One projection drawn onto one block: what every connection rule's draw needs. */
+typedef struct draw_ctx {
+  const nestcl_engine *e;
+  const eng_block *b;
+  int p;                 /* the projection's index: its streams' key */
+  sink *c;
+  marks *mk;
+  const eng_projection *pr;
+  const eng_population *sp, *tp;
+  uint32_t seed;
+  int same;              /* source and target are one population (autapses possible) */
+} draw_ctx;
+
+static int draw_fixed_indegree(const draw_ctx *x)
+{
+  const eng_projection *pr = x->pr;
+  const eng_population *sp = x->sp;
+  marks *mk = x->mk;
+  int rc = 0;
+  for (uint32_t i = 0; i < x->b->n && !rc; ++i) {
+    uint64_t t = x->b->first_gid + i;
+    wordseq ws;
+    wordseq_init(&ws, x->seed, t, proj_step(x->p, 0, 0));
+    if (!pr->conn.allow_multapses && (rc = marks_next(mk, sp->n))) {
+      break;
+    }
+    uint64_t a = 0;
+    for (uint32_t j = 0; j < pr->conn.degree && !rc;) {
+      uint32_t s = word_below(wordseq_get(&ws, a++), sp->n);
+      uint64_t sg = sp->first + s;
+      if (!pr->conn.allow_autapses && x->same && sg == t) {
+        continue;
+      }
+      if (!pr->conn.allow_multapses) {
+        if (mk->stamp[s] == mk->now) {
+          continue;
+        }
+        mk->stamp[s] = mk->now;
+      }
+      rc = add_synapse(x->e, x->c, pr, x->p, x->tp, t, j, (uint32_t)sg, i);
+      ++j;
+    }
+  }
+  return rc;
+}
+
+/* Every block redraws all sources' targets and keeps its own: the draw is keyed by source. */
+static int draw_fixed_outdegree(const draw_ctx *x)
+{
+  const eng_projection *pr = x->pr;
+  const eng_population *sp = x->sp, *tp = x->tp;
+  marks *mk = x->mk;
+  int rc = 0;
+  uint64_t lo = x->b->first_gid, hi = x->b->first_gid + x->b->n;
+  for (uint32_t s = 0; s < sp->n && !rc; ++s) {
+    uint64_t sg = sp->first + s;
+    wordseq ws;
+    wordseq_init(&ws, x->seed, sg, proj_step(x->p, 0, 0));
+    if (!pr->conn.allow_multapses && (rc = marks_next(mk, tp->n))) {
+      break;
+    }
+    uint64_t a = 0;
+    for (uint32_t j = 0; j < pr->conn.degree && !rc;) {
+      uint32_t t = word_below(wordseq_get(&ws, a++), tp->n);
+      uint64_t tg = tp->first + t;
+      if (!pr->conn.allow_autapses && x->same && sg == tg) {
+        continue;
+      }
+      if (!pr->conn.allow_multapses) {
+        if (mk->stamp[t] == mk->now) {
+          continue;
+        }
+        mk->stamp[t] = mk->now;
+      }
+      if (tg >= lo && tg < hi) {
+        rc = add_synapse(x->e, x->c, pr, x->p, tp, sg, j, (uint32_t)sg, (uint32_t)(tg - lo));
+      }
+      ++j;
+    }
+  }
+  return rc;
+}
+
+static int draw_all_to_all(const draw_ctx *x)
+{
+  int rc = 0;
+  for (uint32_t i = 0; i < x->b->n && !rc; ++i) {
+    uint64_t t = x->b->first_gid + i;
+    for (uint32_t s = 0; s < x->sp->n && !rc; ++s) {
+      uint64_t sg = x->sp->first + s;
+      if (!x->pr->conn.allow_autapses && x->same && sg == t) {
+        continue;
+      }
+      rc = add_synapse(x->e, x->c, x->pr, x->p, x->tp, t, s, (uint32_t)sg, i);
+    }
+  }
+  return rc;
+}
+
+/* Every block draws the chunks that overlap its targets whole and keeps its own. */
+static int draw_fixed_total(const draw_ctx *x)
+{
+  const eng_projection *pr = x->pr;
+  const eng_population *sp = x->sp, *tp = x->tp;
+  if (x->b->n == 0 || pr->conn.N == 0) {
+    return 0;
+  }
+  uint32_t n_chunks = (tp->n + NESTCL_FTN_CHUNK - 1) / NESTCL_FTN_CHUNK;
+  uint64_t *counts = malloc((size_t)n_chunks * sizeof *counts);
+  if (!counts) {
+    return nestcl_set_error(NESTCL_ENOMEM, "out of host memory");
+  }
+  ftn_counts(x->seed, x->p, pr->conn.N, tp->n, counts);
+  int rc = 0;
+  uint32_t lo = (uint32_t)(x->b->first_gid - tp->first), hi = lo + x->b->n;
+  for (uint32_t ch = lo / NESTCL_FTN_CHUNK; ch <= (hi - 1) / NESTCL_FTN_CHUNK && !rc; ++ch) {
+    uint32_t first = ch * NESTCL_FTN_CHUNK;
+    uint32_t size = tp->n - first < NESTCL_FTN_CHUNK ? tp->n - first : NESTCL_FTN_CHUNK;
+    uint64_t row_id = ((uint64_t)1 << 40) | ch;
+    wordseq ws;
+    wordseq_init(&ws, x->seed, row_id, proj_step(x->p, 0, 0));
+    uint64_t a = 0;
+    for (uint64_t j = 0; j < counts[ch] && !rc;) {
+      uint32_t s = word_below(wordseq_get(&ws, a), sp->n);
+      uint32_t t = first + word_below(wordseq_get(&ws, a + 1), size);
+      a += 2;
+      uint64_t sg = sp->first + s, tg = tp->first + t;
+      if (!pr->conn.allow_autapses && x->same && sg == tg) {
+        continue;
+      }
+      if (t >= lo && t < hi) {
+        rc = add_synapse(x->e, x->c, pr, x->p, tp, row_id, j, (uint32_t)sg, t - lo);
+      }
+      ++j;
+    }
+  }
+  free(counts);
+  return rc;
+}
+
+static int draw_bernoulli(const draw_ctx *x)
+{
+  const eng_projection *pr = x->pr;
+  if (!(pr->conn.p > 0.0)) {
+    return 0;
+  }
+  /* Geometric gaps: the number of sources skipped before the next one taken is floor(ln(1 - u) / ln(1 - p)). */
+  double l1p = log1p(-pr->conn.p);
+  int rc = 0;
+  for (uint32_t i = 0; i < x->b->n && !rc; ++i) {
+    uint64_t t = x->b->first_gid + i;
+    wordseq ws;
+    wordseq_init(&ws, x->seed, t, proj_step(x->p, 0, 0));
+    uint64_t a = 0, j = 0;
+    double s = -1.0;
+    for (;;) {
+      double gap = floor(log1p(-wordseq_uniform(&ws, &a)) / l1p);
+      s += gap + 1.0;
+      if (!(s < (double)x->sp->n)) {
+        break;
+      }
+      uint64_t sg = x->sp->first + (uint64_t)s;
+      if (!pr->conn.allow_autapses && x->same && sg == t) {
+        continue;
+      }
+      if ((rc = add_synapse(x->e, x->c, pr, x->p, x->tp, t, j, (uint32_t)sg, i))) {
+        break;
+      }
+      ++j;
+    }
+  }
+  return rc;
+}
+
+static int draw_one_to_one(const draw_ctx *x)
+{
+  int rc = 0;
+  for (uint32_t i = 0; i < x->b->n && !rc; ++i) {
+    uint64_t t = x->b->first_gid + i;
+    uint64_t sg = x->sp->first + (t - x->tp->first);
+    if (!x->pr->conn.allow_autapses && x->same) {
+      continue;
+    }
+    rc = add_synapse(x->e, x->c, x->pr, x->p, x->tp, t, 0, (uint32_t)sg, i);
+  }
+  return rc;
+}
+
 static int draw_projection(const nestcl_engine *e, const eng_block *b, int p, sink *c, marks *mk)
 {
   const eng_projection *pr = &e->projs[p];
   const eng_population *sp = &e->pops[pr->src], *tp = &e->pops[pr->tgt];
-  uint32_t seed = e->cfg.seed;
-  int same = pr->src == pr->tgt;
-  int rc = 0;
+  draw_ctx x = {e, b, p, c, mk, pr, sp, tp, e->cfg.seed, pr->src == pr->tgt};
   c->const_route = pr->syn.weight.kind == NESTCL_DIST_CONSTANT;
   if (c->const_route && !c->pl && (eng_route_spike(sp->model, tp->model, pr->syn.weight.a, pr->syn.rport, tp->K,
                                                    &c->const_ch, &c->const_value) != 0 ||
@@ -461,153 +642,14 @@ static int draw_projection(const nestcl_engine *e, const eng_block *b, int p, si
     c->delay0 = (uint16_t)dd;
   }
   switch (pr->conn.rule) {
-  case NESTCL_RULE_FIXED_INDEGREE:
-    for (uint32_t i = 0; i < b->n && !rc; ++i) {
-      uint64_t t = b->first_gid + i;
-      wordseq ws;
-      wordseq_init(&ws, seed, t, proj_step(p, 0, 0));
-      if (!pr->conn.allow_multapses && (rc = marks_next(mk, sp->n))) {
-        break;
-      }
-      uint64_t a = 0;
-      for (uint32_t j = 0; j < pr->conn.degree && !rc;) {
-        uint32_t s = word_below(wordseq_get(&ws, a++), sp->n);
-        uint64_t sg = sp->first + s;
-        if (!pr->conn.allow_autapses && same && sg == t) {
-          continue;
-        }
-        if (!pr->conn.allow_multapses) {
-          if (mk->stamp[s] == mk->now) {
-            continue;
-          }
-          mk->stamp[s] = mk->now;
-        }
-        rc = add_synapse(e, c, pr, p, tp, t, j, (uint32_t)sg, i);
-        ++j;
-      }
-    }
-    break;
-  case NESTCL_RULE_FIXED_OUTDEGREE: {
-    /* Every block redraws all sources' targets and keeps its own: the draw is keyed by source. */
-    uint64_t lo = b->first_gid, hi = b->first_gid + b->n;
-    for (uint32_t s = 0; s < sp->n && !rc; ++s) {
-      uint64_t sg = sp->first + s;
-      wordseq ws;
-      wordseq_init(&ws, seed, sg, proj_step(p, 0, 0));
-      if (!pr->conn.allow_multapses && (rc = marks_next(mk, tp->n))) {
-        break;
-      }
-      uint64_t a = 0;
-      for (uint32_t j = 0; j < pr->conn.degree && !rc;) {
-        uint32_t t = word_below(wordseq_get(&ws, a++), tp->n);
-        uint64_t tg = tp->first + t;
-        if (!pr->conn.allow_autapses && same && sg == tg) {
-          continue;
-        }
-        if (!pr->conn.allow_multapses) {
-          if (mk->stamp[t] == mk->now) {
-            continue;
-          }
-          mk->stamp[t] = mk->now;
-        }
-        if (tg >= lo && tg < hi) {
-          rc = add_synapse(e, c, pr, p, tp, sg, j, (uint32_t)sg, (uint32_t)(tg - lo));
-        }
-        ++j;
-      }
-    }
-    break;
+  case NESTCL_RULE_FIXED_INDEGREE: return draw_fixed_indegree(&x);
+  case NESTCL_RULE_FIXED_OUTDEGREE: return draw_fixed_outdegree(&x);
+  case NESTCL_RULE_ALL_TO_ALL: return draw_all_to_all(&x);
+  case NESTCL_RULE_FIXED_TOTAL_NUMBER: return draw_fixed_total(&x);
+  case NESTCL_RULE_PAIRWISE_BERNOULLI: return draw_bernoulli(&x);
+  case NESTCL_RULE_ONE_TO_ONE: return draw_one_to_one(&x);
   }
-  case NESTCL_RULE_ALL_TO_ALL:
-    for (uint32_t i = 0; i < b->n && !rc; ++i) {
-      uint64_t t = b->first_gid + i;
-      for (uint32_t s = 0; s < sp->n && !rc; ++s) {
-        uint64_t sg = sp->first + s;
-        if (!pr->conn.allow_autapses && same && sg == t) {
-          continue;
-        }
-        rc = add_synapse(e, c, pr, p, tp, t, s, (uint32_t)sg, i);
-      }
-    }
-    break;
-  case NESTCL_RULE_FIXED_TOTAL_NUMBER: {
-    /* Every block draws the chunks that overlap its targets whole and keeps its own. */
-    if (b->n == 0 || pr->conn.N == 0) {
-      break;
-    }
-    uint32_t n_chunks = (tp->n + NESTCL_FTN_CHUNK - 1) / NESTCL_FTN_CHUNK;
-    uint64_t *counts = malloc((size_t)n_chunks * sizeof *counts);
-    if (!counts) {
-      return nestcl_set_error(NESTCL_ENOMEM, "out of host memory");
-    }
-    ftn_counts(seed, p, pr->conn.N, tp->n, counts);
-    uint32_t lo = (uint32_t)(b->first_gid - tp->first), hi = lo + b->n;
-    for (uint32_t ch = lo / NESTCL_FTN_CHUNK; ch <= (hi - 1) / NESTCL_FTN_CHUNK && !rc; ++ch) {
-      uint32_t first = ch * NESTCL_FTN_CHUNK;
-      uint32_t size = tp->n - first < NESTCL_FTN_CHUNK ? tp->n - first : NESTCL_FTN_CHUNK;
-      uint64_t row_id = ((uint64_t)1 << 40) | ch;
-      wordseq ws;
-      wordseq_init(&ws, seed, row_id, proj_step(p, 0, 0));
-      uint64_t a = 0;
-      for (uint64_t j = 0; j < counts[ch] && !rc;) {
-        uint32_t s = word_below(wordseq_get(&ws, a), sp->n);
-        uint32_t t = first + word_below(wordseq_get(&ws, a + 1), size);
-        a += 2;
-        uint64_t sg = sp->first + s, tg = tp->first + t;
-        if (!pr->conn.allow_autapses && same && sg == tg) {
-          continue;
-        }
-        if (t >= lo && t < hi) {
-          rc = add_synapse(e, c, pr, p, tp, row_id, j, (uint32_t)sg, t - lo);
-        }
-        ++j;
-      }
-    }
-    free(counts);
-    break;
-  }
-  case NESTCL_RULE_PAIRWISE_BERNOULLI: {
-    if (!(pr->conn.p > 0.0)) {
-      break;
-    }
-    /* Geometric gaps: the number of sources skipped before the next one taken is floor(ln(1 - u) / ln(1 - p)). */
-    double l1p = log1p(-pr->conn.p);
-    for (uint32_t i = 0; i < b->n && !rc; ++i) {
-      uint64_t t = b->first_gid + i;
-      wordseq ws;
-      wordseq_init(&ws, seed, t, proj_step(p, 0, 0));
-      uint64_t a = 0, j = 0;
-      double s = -1.0;
-      for (;;) {
-        double gap = floor(log1p(-wordseq_uniform(&ws, &a)) / l1p);
-        s += gap + 1.0;
-        if (!(s < (double)sp->n)) {
-          break;
-        }
-        uint64_t sg = sp->first + (uint64_t)s;
-        if (!pr->conn.allow_autapses && same && sg == t) {
-          continue;
-        }
-        if ((rc = add_synapse(e, c, pr, p, tp, t, j, (uint32_t)sg, i))) {
-          break;
-        }
-        ++j;
-      }
-    }
-    break;
-  }
-  case NESTCL_RULE_ONE_TO_ONE:
-    for (uint32_t i = 0; i < b->n && !rc; ++i) {
-      uint64_t t = b->first_gid + i;
-      uint64_t sg = sp->first + (t - tp->first);
-      if (!pr->conn.allow_autapses && same) {
-        continue;
-      }
-      rc = add_synapse(e, c, pr, p, tp, t, 0, (uint32_t)sg, i);
-    }
-    break;
-  }
-  return rc;
+  return 0;
 }
 
 /*
@@ -702,11 +744,9 @@ static int build_static(nestcl_engine *e, eng_vp *vp, eng_block *b, marks *mk, u
     return rc;
   }
   vp->synapses += b->nnz;
-  if (!vp->is_gpu) {
-    size_t wsize = e->cfg.weight_type == NESTCL_WEIGHT_DOUBLE ? sizeof(double) : sizeof(float);
-    vp->host_bytes[NESTCL_MEM_SYNAPSES] += (N + 1) * sizeof(uint64_t) + b->nnz * (sizeof(uint32_t) + wsize) +
-                                           (b->delay ? b->nnz * sizeof(uint16_t) : 0);
-  }
+  size_t wsize = e->cfg.weight_type == NESTCL_WEIGHT_DOUBLE ? sizeof(double) : sizeof(float);
+  vp->ops->account(vp, NESTCL_MEM_SYNAPSES, (N + 1) * sizeof(uint64_t) + b->nnz * (sizeof(uint32_t) + wsize) +
+                                                (b->delay ? b->nnz * sizeof(uint16_t) : 0));
   return 0;
 }
 
@@ -1160,43 +1200,10 @@ static int poisson_table(eng_drive *d, double mu, double exp_neg_mu)
   return nestcl_poisson_cdf(mu, exp_neg_mu, &d->cdf, &d->cdf_len, &d->kstop);
 }
 
-int eng_build(nestcl_engine *e)
+/* Each drive's target channel, fixed-point value, window in steps and Poisson table. */
+static int resolve_drives(nestcl_engine *e)
 {
-  double t0 = eng_now();
-#ifdef NESTCL_WITH_MPI
-  if (e->cfg.use_mpi) {
-    int init = 0;
-    MPI_Initialized(&init);
-    if (!init) {
-      return nestcl_set_error(NESTCL_EINVAL, "use_mpi set but MPI is not initialised");
-    }
-  }
-#endif
-  eng_world(e, &e->rank, &e->n_ranks);
-  if (e->n_pops == 0) {
-    return nestcl_set_error(NESTCL_EINVAL, "no neurons to simulate");
-  }
-  /* glibc's exp/pow as the host computes them (NEST's results); an unknown libm gets the FMA variant. */
-  e->libm_fused = nestcl_libm_exp_fused() != 0;
-  e->any_plastic = 0;
-  for (int p = 0; p < e->n_projs; ++p) {
-    e->any_plastic |= e->projs[p].sm != NULL;
-  }
-  e->n_vps = e->cfg.cpu_threads + e->cfg.gpu_streams;
-  uint64_t total_vps = (uint64_t)e->n_vps * (uint64_t)e->n_ranks;
-  if (total_vps > e->n_global) {
-    return nestcl_set_error(NESTCL_EINVAL, "more virtual processes (%llu = %d ranks x (%d threads + %d streams)) than "
-                            "neurons (%llu)", (unsigned long long)total_vps, e->n_ranks, e->cfg.cpu_threads,
-                            e->cfg.gpu_streams, (unsigned long long)e->n_global);
-  }
   double h = e->cfg.resolution_ms;
-  int64_t lo, hi;
-  eng_delay_steps(e, &lo, &hi);
-  e->min_delay = (int)lo;
-  e->max_delay = (int)hi;
-  e->ring_slots = (int)(lo + hi);
-
-  /* Drives: channel and fixed-point value per input spike / current. */
   for (int k = 0; k < e->n_drives; ++k) {
     eng_drive *d = &e->drives[k];
     const eng_population *tp = &e->pops[d->pop];
@@ -1228,7 +1235,12 @@ int eng_build(nestcl_engine *e)
       }
     }
   }
+  return 0;
+}
 
+/* The VPs of this rank (CPU threads first, then streams), each with one block per population. */
+static int partition_vps(nestcl_engine *e)
+{
   e->vps = calloc((size_t)e->n_vps, sizeof *e->vps);
   e->vp_stats = calloc((size_t)e->n_vps, sizeof *e->vp_stats);
   if (!e->vps || !e->vp_stats) {
@@ -1236,9 +1248,7 @@ int eng_build(nestcl_engine *e)
   }
   for (int v = 0; v < e->n_vps; ++v) {
     eng_vp *vp = &e->vps[v];
-    vp->is_gpu = v >= e->cfg.cpu_threads;
-    vp->queue = vp->is_gpu ? v - e->cfg.cpu_threads : -1;
-    vp->st.is_gpu = vp->is_gpu;
+    eng_vp_set_kind(e, vp, v);
     vp->blocks = calloc((size_t)e->n_pops, sizeof *vp->blocks);
     if (!vp->blocks) {
       return nestcl_set_error(NESTCL_ENOMEM, "out of host memory");
@@ -1259,49 +1269,50 @@ int eng_build(nestcl_engine *e)
     }
     vp->st.neurons = vp->neurons;
   }
-  if (e->cfg.gpu_streams > 0) {
-    /* With plastic synapses each stream gets a second queue, for batch transfers. */
-    int rc = nestcl_device_open(e->cfg.device, e->cfg.gpu_streams * (e->any_plastic ? 2 : 1), &e->dev);
-    if (rc) {
-      return rc;
-    }
-    const nestcl_device_info *info = nestcl_device_get_info(e->dev);
-    /*
-     * The delivery kernel's shape (engine_kernels.cl): one work-group per spike,
-     * of deliver_width work-items. GPUs (and accelerators): 256 lanes striding
-     * through the row, so that neighbouring lanes read neighbouring synapses.
-     * CPU devices: contiguous chunks, and DELIVER_CPU_WIDTH work-items per spike
-     * (1 was best of 1, 2, 4 on PoCL here: delivery 3.2x faster at scale 0.1 and
-     * 4.5x at scale 1 than the former spike x lane kernel with 256 strided lanes
-     * and the runtime's choice of work-group, medians of 3). NESTCL_DELIVER_WIDTH
-     * and NESTCL_DELIVER_MODE (strided, contiguous) override both, for tuning.
-     */
-    e->deliver_contiguous = strcmp(info->type, "cpu") == 0;
-    const char *mode = getenv("NESTCL_DELIVER_MODE");
-    if (mode && strcmp(mode, "strided") == 0) {
-      e->deliver_contiguous = 0;
-    } else if (mode && strcmp(mode, "contiguous") == 0) {
-      e->deliver_contiguous = 1;
-    }
-    e->deliver_width = e->deliver_contiguous ? DELIVER_CPU_WIDTH : 256u;
-    const char *w = getenv("NESTCL_DELIVER_WIDTH");
-    if (w && atoi(w) > 0) {
-      e->deliver_width = (uint32_t)atoi(w);
-    }
-    rc = nestcl_device_require(e->dev, "the engine");
-    if (rc) {
-      return rc;
-    }
-  }
+  return 0;
+}
 
-  /* Admission: refuse what cannot fit before building anything (estimate.c). */
-  int adm = eng_admit(e);
-  if (adm) {
-    return adm;
+/* The device of the streams, and the delivery kernel's shape on it; nothing without streams. */
+static int open_device(nestcl_engine *e)
+{
+  if (e->cfg.gpu_streams <= 0) {
+    return 0;
   }
+  /* With plastic synapses each stream gets a second queue, for batch transfers. */
+  int rc = nestcl_device_open(e->cfg.device, e->cfg.gpu_streams * (e->any_plastic ? 2 : 1), &e->dev);
+  if (rc) {
+    return rc;
+  }
+  const nestcl_device_info *info = nestcl_device_get_info(e->dev);
+  /*
+   * The delivery kernel's shape (engine_kernels.cl): one work-group per spike,
+   * of deliver_width work-items. GPUs (and accelerators): 256 lanes striding
+   * through the row, so that neighbouring lanes read neighbouring synapses.
+   * CPU devices: contiguous chunks, and DELIVER_CPU_WIDTH work-items per spike
+   * (1 was best of 1, 2, 4 on PoCL here: delivery 3.2x faster at scale 0.1 and
+   * 4.5x at scale 1 than the former spike x lane kernel with 256 strided lanes
+   * and the runtime's choice of work-group, medians of 3). NESTCL_DELIVER_WIDTH
+   * and NESTCL_DELIVER_MODE (strided, contiguous) override both, for tuning.
+   */
+  e->deliver_contiguous = strcmp(info->type, "cpu") == 0;
+  const char *mode = getenv("NESTCL_DELIVER_MODE");
+  if (mode && strcmp(mode, "strided") == 0) {
+    e->deliver_contiguous = 0;
+  } else if (mode && strcmp(mode, "contiguous") == 0) {
+    e->deliver_contiguous = 1;
+  }
+  e->deliver_width = e->deliver_contiguous ? DELIVER_CPU_WIDTH : 256u;
+  const char *w = getenv("NESTCL_DELIVER_WIDTH");
+  if (w && atoi(w) > 0) {
+    e->deliver_width = (uint32_t)atoi(w);
+  }
+  return nestcl_device_require(e->dev, "the engine");
+}
 
-  /* Neurons and synapses: each VP builds its own blocks, in parallel. */
-  double t_nodes = 0.0;
+/* Neurons and synapses: each VP builds its own blocks, in parallel; *t_nodes: when the neurons were done. */
+static int build_blocks(nestcl_engine *e, double *t_nodes)
+{
+  double t = 0.0;
 #pragma omp parallel num_threads(e->n_vps)
   {
     marks mk = {NULL, 0, 0};
@@ -1312,7 +1323,7 @@ int eng_build(nestcl_engine *e)
       }
     }
 #pragma omp single
-    t_nodes = eng_now();
+    t = eng_now();
 #pragma omp for schedule(dynamic, 1)
     for (int v = 0; v < e->n_vps; ++v) {
       for (int p = 0; p < e->n_pops && e->vps[v].status == 0; ++p) {
@@ -1321,11 +1332,13 @@ int eng_build(nestcl_engine *e)
     }
     free(mk.stamp);
   }
-  int status = eng_vps_status(e);
-  if (status) {
-    return status;
-  }
-  e->build_nodes_s = t_nodes - t0;
+  *t_nodes = t;
+  return eng_vps_status(e);
+}
+
+/* Synapse counts per VP, the out-degree of every source and the totals, over every rank. */
+static int count_synapses(nestcl_engine *e)
+{
   e->local_synapses = 0;
   for (int v = 0; v < e->n_vps; ++v) {
     e->local_synapses += e->vps[v].synapses;
@@ -1355,24 +1368,16 @@ int eng_build(nestcl_engine *e)
   for (int v = 0; v < e->n_vps; ++v) {
     e->plastic_synapses_total += e->vps[v].st.plastic_synapses;
   }
-#ifdef NESTCL_WITH_MPI
-  if (e->n_ranks > 1) {
-    unsigned long long ps = e->plastic_synapses_total, pt = 0;
-    MPI_Allreduce(&ps, &pt, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
-    e->plastic_synapses_total = pt;
-  }
-#endif
-#ifdef NESTCL_WITH_MPI
-  if (e->n_ranks > 1) {
-    MPI_Allreduce(MPI_IN_PLACE, e->out_degree, (int)e->n_global, MPI_UINT32_T, MPI_SUM, MPI_COMM_WORLD);
-    unsigned long long s = e->local_synapses, tot = 0;
-    MPI_Allreduce(&s, &tot, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
-    e->synapses_total = tot;
-  }
-#endif
-  double t1 = eng_now();
-  e->build_conn_s = t1 - t_nodes;
+  /* Totals over every rank (each a no-op on one rank). */
+  eng_mpi_allreduce(e, &e->plastic_synapses_total, 1, ENG_MPI_U64, ENG_MPI_SUM);
+  eng_mpi_allreduce(e, e->out_degree, (int)e->n_global, ENG_MPI_U32, ENG_MPI_SUM);
+  eng_mpi_allreduce(e, &e->synapses_total, 1, ENG_MPI_U64, ENG_MPI_SUM);
+  return 0;
+}
 
+/* The super step's spike lists: the global one, its gather buffer, the spiking sources, each VP's own. */
+static int alloc_spike_lists(nestcl_engine *e)
+{
   e->mpi_counts = calloc(2 * (size_t)e->n_ranks, sizeof *e->mpi_counts);
   if (!e->mpi_counts) {
     return nestcl_set_error(NESTCL_ENOMEM, "out of host memory");
@@ -1399,38 +1404,110 @@ int eng_build(nestcl_engine *e)
       return nestcl_set_error(NESTCL_ENOMEM, "out of host memory for the spike lists");
     }
   }
-  if (e->dev) {
-    int rc = check_device_budget(e);
-    if (!rc) rc = build_programs(e);
-    for (int k = 0; k < e->n_drives && !rc; ++k) {
-      eng_drive *d = &e->drives[k];
-      rc = nestcl_buffer_alloc(e->dev, NESTCL_MEM_OTHER, "poisson table", d->cdf_len * sizeof(double),
-                               CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, d->cdf, &d->b_cdf);
-    }
-    for (int v = 0; v < e->n_vps && !rc; ++v) {
-      eng_vp *vp = &e->vps[v];
-      if (!vp->is_gpu) {
-        continue;
-      }
-      /* Read-write: the device loop's gather kernel writes it (resident.c). */
-      rc = nestcl_buffer_alloc(e->dev, NESTCL_MEM_OTHER, "global spike list", e->global_cap * 8, CL_MEM_READ_WRITE,
+  return 0;
+}
+
+/* A stream's buffers on the device (vp_ops.upload): the spike lists it reads, then each block and its plastic synapses. */
+int eng_stream_upload(nestcl_engine *e, eng_vp *vp)
+{
+  /* Read-write: the device loop's gather kernel writes it (resident.c). */
+  int rc = nestcl_buffer_alloc(e->dev, NESTCL_MEM_OTHER, "global spike list", e->global_cap * 8, CL_MEM_READ_WRITE,
                                NULL, &vp->b_global);
-      if (!rc && e->any_plastic) {
-        rc = nestcl_buffer_alloc(e->dev, NESTCL_MEM_OTHER, "spiking sources", e->global_cap * 12, CL_MEM_READ_ONLY,
-                                 NULL, &vp->b_srcs);
-        if (!rc) rc = nestcl_buffer_alloc(e->dev, NESTCL_MEM_OTHER, "spike lags", e->global_cap * 4,
-                                          CL_MEM_READ_ONLY, NULL, &vp->b_lags);
-      }
-      for (int p = 0; p < e->n_pops && !rc; ++p) {
-        rc = upload_block(e, vp, &vp->blocks[p], p);
-        if (!rc) rc = eng_plastic_upload(e, vp, &vp->blocks[p]);
-      }
-    }
-    /* The device loop, where it applies (resident.c). */
-    if (!rc) rc = eng_resident_setup(e);
-    if (rc) {
-      return rc;
-    }
+  if (!rc && e->any_plastic) {
+    rc = nestcl_buffer_alloc(e->dev, NESTCL_MEM_OTHER, "spiking sources", e->global_cap * 12, CL_MEM_READ_ONLY, NULL,
+                             &vp->b_srcs);
+    if (!rc) rc = nestcl_buffer_alloc(e->dev, NESTCL_MEM_OTHER, "spike lags", e->global_cap * 4, CL_MEM_READ_ONLY,
+                                      NULL, &vp->b_lags);
+  }
+  for (int p = 0; p < e->n_pops && !rc; ++p) {
+    rc = upload_block(e, vp, &vp->blocks[p], p);
+    if (!rc) rc = eng_plastic_upload(e, vp, &vp->blocks[p]);
+  }
+  return rc;
+}
+
+/* The device's part: budget check, programs, Poisson tables, the stream VPs' buffers and blocks, the device loop. */
+static int upload_device(nestcl_engine *e)
+{
+  if (!e->dev) {
+    return 0;
+  }
+  int rc = check_device_budget(e);
+  if (!rc) rc = build_programs(e);
+  for (int k = 0; k < e->n_drives && !rc; ++k) {
+    eng_drive *d = &e->drives[k];
+    rc = nestcl_buffer_alloc(e->dev, NESTCL_MEM_OTHER, "poisson table", d->cdf_len * sizeof(double),
+                             CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, d->cdf, &d->b_cdf);
+  }
+  for (int v = 0; v < e->n_vps && !rc; ++v) {
+    rc = e->vps[v].ops->upload(e, &e->vps[v]);
+  }
+  /* The device loop, where it applies (resident.c); its stream VP becomes the resident kind. */
+  if (!rc) rc = eng_resident_setup(e);
+  if (!rc && e->res.on) {
+    eng_vp_set_kind(e, &e->vps[e->res.vp], e->res.vp);
+  }
+  return rc;
+}
+
+int eng_build(nestcl_engine *e)
+{
+  double t0 = eng_now();
+  if (e->cfg.use_mpi && !eng_mpi_initialised()) {
+    return nestcl_set_error(NESTCL_EINVAL, "use_mpi set but MPI is not initialised");
+  }
+  eng_world(e, &e->rank, &e->n_ranks);
+  if (e->n_pops == 0) {
+    return nestcl_set_error(NESTCL_EINVAL, "no neurons to simulate");
+  }
+  /* glibc's exp/pow as the host computes them (NEST's results); an unknown libm gets the FMA variant. */
+  e->libm_fused = nestcl_libm_exp_fused() != 0;
+  e->any_plastic = 0;
+  for (int p = 0; p < e->n_projs; ++p) {
+    e->any_plastic |= e->projs[p].sm != NULL;
+  }
+  e->n_vps = e->cfg.cpu_threads + e->cfg.gpu_streams;
+  uint64_t total_vps = (uint64_t)e->n_vps * (uint64_t)e->n_ranks;
+  if (total_vps > e->n_global) {
+    return nestcl_set_error(NESTCL_EINVAL, "more virtual processes (%llu = %d ranks x (%d threads + %d streams)) than "
+                            "neurons (%llu)", (unsigned long long)total_vps, e->n_ranks, e->cfg.cpu_threads,
+                            e->cfg.gpu_streams, (unsigned long long)e->n_global);
+  }
+  int64_t lo, hi;
+  eng_delay_steps(e, &lo, &hi);
+  e->min_delay = (int)lo;
+  e->max_delay = (int)hi;
+  e->ring_slots = (int)(lo + hi);
+
+  int rc = resolve_drives(e);
+  if (!rc) rc = partition_vps(e);
+  if (!rc) rc = open_device(e);
+  if (rc) {
+    return rc;
+  }
+  /* Admission: refuse what cannot fit before building anything (estimate.c). */
+  int adm = eng_admit(e);
+  if (adm) {
+    return adm;
+  }
+
+  double t_nodes = 0.0;
+  rc = build_blocks(e, &t_nodes);
+  if (rc) {
+    return rc;
+  }
+  e->build_nodes_s = t_nodes - t0;
+  rc = count_synapses(e);
+  if (rc) {
+    return rc;
+  }
+  double t1 = eng_now();
+  e->build_conn_s = t1 - t_nodes;
+
+  rc = alloc_spike_lists(e);
+  if (!rc) rc = upload_device(e);
+  if (rc) {
+    return rc;
   }
   e->build_upload_s = eng_now() - t1;
   return 0;

@@ -17,9 +17,6 @@
 #include <string.h>
 
 #include <omp.h>
-#ifdef NESTCL_WITH_MPI
-#include <mpi.h>
-#endif
 
 #include "engine_internal.h"
 #include "enqueue.h"
@@ -235,8 +232,24 @@ static int gpu_update(nestcl_engine *e, eng_vp *vp, int64_t origin, int from, in
   return 0;
 }
 
-/* The VP's spikes of the finished super step as sorted (gid, lag) pairs. */
-static int collect_spikes(nestcl_engine *e, eng_vp *vp)
+/* A stream's spike list of block b, read back (gpu_update read its count after the super step's last slice). */
+static int gpu_read_spikes(nestcl_engine *e, eng_vp *vp, eng_block *b)
+{
+  const uint32_t count = b->spike_count[0];
+  cl_command_queue q = nestcl_device_queue(e->dev, vp->queue);
+  uint32_t n = count < b->spike_cap ? count : b->spike_cap;
+  cl_int err = CL_SUCCESS;
+  if (n > 0) {
+    err = nestcl_enq_read(&vp->st.enqueued, q, b->b_spikes.mem, CL_TRUE, 0, (size_t)n * 8, b->spikes, 0, NULL, NULL);
+  }
+  if (err != CL_SUCCESS) {
+    return cl_fail(err, "reading the spike list");
+  }
+  return 0;
+}
+
+/* The VP's spikes of the finished super step as sorted (gid, lag) pairs; read: each block's list to the host, or NULL. */
+static int collect_spikes(nestcl_engine *e, eng_vp *vp, int (*read)(nestcl_engine *, eng_vp *, eng_block *))
 {
   vp->n_out = 0;
   for (int p = 0; p < e->n_pops; ++p) {
@@ -244,18 +257,10 @@ static int collect_spikes(nestcl_engine *e, eng_vp *vp)
     if (b->n == 0) {
       continue;
     }
-    /* GPU VPs: gpu_update read the count back after the super step's last slice. */
     const uint32_t count = b->spike_count[0];
-    if (vp->is_gpu) {
-      cl_command_queue q = nestcl_device_queue(e->dev, vp->queue);
-      uint32_t n = count < b->spike_cap ? count : b->spike_cap;
-      cl_int err = CL_SUCCESS;
-      if (n > 0) {
-        err = nestcl_enq_read(&vp->st.enqueued, q, b->b_spikes.mem, CL_TRUE, 0, (size_t)n * 8, b->spikes, 0, NULL, NULL);
-      }
-      if (err != CL_SUCCESS) {
-        return cl_fail(err, "reading the spike list");
-      }
+    int rc = read ? read(e, vp, b) : 0;
+    if (rc) {
+      return rc;
     }
     if (count > b->spike_cap) {
       return nestcl_set_error(NESTCL_ERUNTIME, "spike list overflow: %u spikes for a capacity of %u", count,
@@ -275,6 +280,18 @@ static int collect_spikes(nestcl_engine *e, eng_vp *vp)
   return 0;
 }
 
+static int cpu_collect(nestcl_engine *e, eng_vp *vp, int64_t origin)
+{
+  (void)origin;
+  return collect_spikes(e, vp, NULL);
+}
+
+static int gpu_collect(nestcl_engine *e, eng_vp *vp, int64_t origin)
+{
+  (void)origin;
+  return collect_spikes(e, vp, gpu_read_spikes);
+}
+
 static int any_failed(const nestcl_engine *e)
 {
   for (int v = 0; v < e->n_vps; ++v) {
@@ -285,7 +302,6 @@ static int any_failed(const nestcl_engine *e)
   return 0;
 }
 
-#ifdef NESTCL_WITH_MPI
 /*
  * Under MPI the ranks must stop together: a rank that stops alone leaves the
  * others waiting forever in their next collective. So the master of every
@@ -326,7 +342,7 @@ static void copy_text(char *dst, size_t cap, const char *src)
 static void share_failure(nestcl_engine *e, int failed)
 {
   int first = failed ? e->rank : e->n_ranks;
-  MPI_Allreduce(MPI_IN_PLACE, &first, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  eng_mpi_allreduce(e, &first, 1, ENG_MPI_INT, ENG_MPI_MIN);
   if (first >= e->n_ranks) {
     return; /* cannot happen: some rank said it failed */
   }
@@ -337,30 +353,25 @@ static void share_failure(nestcl_engine *e, int failed)
     f.code = local_failure(e, &msg);
     copy_text(f.msg, sizeof f.msg, msg);
   }
-  MPI_Bcast(&f, (int)sizeof f, MPI_BYTE, first, MPI_COMM_WORLD);
+  eng_mpi_bcast(e, &f, (int)sizeof f, first);
   if (!failed) {
     e->ex_status = f.code ? f.code : NESTCL_ERUNTIME;
     int k = snprintf(e->ex_err, sizeof e->ex_err, "rank %d: ", first);
     copy_text(e->ex_err + k, sizeof e->ex_err - (size_t)k, f.msg);
   }
 }
-#endif
 
 /* Whether any rank failed, given this one's state (a collective under MPI: every rank's master calls it). */
 static int ranks_failed(nestcl_engine *e, int failed)
 {
-#ifdef NESTCL_WITH_MPI
   if (e->n_ranks > 1) {
     int any = failed;
-    MPI_Allreduce(&failed, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    eng_mpi_allreduce(e, &any, 1, ENG_MPI_INT, ENG_MPI_MAX);
     if (any) {
       share_failure(e, failed);
     }
     return any;
   }
-#else
-  (void)e;
-#endif
   return failed;
 }
 
@@ -376,14 +387,13 @@ static int exchange(nestcl_engine *e, int64_t origin, int *failed)
     memcpy(e->global + 2 * n, e->vps[v].out, e->vps[v].n_out * 2 * sizeof(uint32_t));
     n += e->vps[v].n_out;
   }
-#ifdef NESTCL_WITH_MPI
   if (e->n_ranks > 1) {
     int *counts = e->mpi_counts;
     int *displs = counts + e->n_ranks;
     int mine = *failed ? -1 : (int)(2 * n);
     /* The first collective is where a rank waits for the slowest one: timed apart as waiting. */
     double t_sync = eng_now();
-    MPI_Allgather(&mine, 1, MPI_INT, counts, 1, MPI_INT, MPI_COMM_WORLD);
+    eng_mpi_allgather(e, &mine, counts, 1, ENG_MPI_INT);
     e->sync_s = eng_now() - t_sync;
     int any = 0;
     for (int r = 0; r < e->n_ranks; ++r) {
@@ -403,14 +413,12 @@ static int exchange(nestcl_engine *e, int64_t origin, int *failed)
       return nestcl_set_error(NESTCL_ERUNTIME, "global spike list overflow");
     }
     memcpy(e->gather_tmp, e->global, 2 * n * sizeof(uint32_t));
-    int rc = MPI_Allgatherv(e->gather_tmp, mine, MPI_UINT32_T, e->global, counts, displs, MPI_UINT32_T,
-                            MPI_COMM_WORLD);
-    if (rc != MPI_SUCCESS) {
-      return nestcl_set_error(NESTCL_ERUNTIME, "MPI_Allgatherv failed (%d)", rc);
+    int rc = eng_mpi_allgatherv_u32(e, e->gather_tmp, mine, e->global, counts, displs);
+    if (rc) {
+      return rc;
     }
     n = total / 2;
   }
-#endif
   qsort(e->global, n, 2 * sizeof(uint32_t), eng_cmp_spike);
   e->n_global_spikes = n;
   e->spikes_total += n;
@@ -426,17 +434,22 @@ static int exchange(nestcl_engine *e, int64_t origin, int *failed)
   return rc;
 }
 
-static int deliver(nestcl_engine *e, eng_vp *vp, int64_t origin)
+/* The global list into a thread's rings (core_cpu.c). */
+static int cpu_deliver(nestcl_engine *e, eng_vp *vp, int64_t origin)
+{
+  size_t n = e->n_global_spikes;
+  int wd = e->cfg.weight_type == NESTCL_WEIGHT_DOUBLE;
+  for (int p = 0; p < e->n_pops && n > 0; ++p) {
+    eng_cpu_deliver(&vp->blocks[p], wd, (uint32_t)e->ring_slots, e->global, n, origin);
+  }
+  return 0;
+}
+
+/* The global list to a stream's device, and its delivery kernels. */
+static int gpu_deliver(nestcl_engine *e, eng_vp *vp, int64_t origin)
 {
   size_t n = e->n_global_spikes;
   if (n == 0) {
-    return 0;
-  }
-  int wd = e->cfg.weight_type == NESTCL_WEIGHT_DOUBLE;
-  if (!vp->is_gpu) {
-    for (int p = 0; p < e->n_pops; ++p) {
-      eng_cpu_deliver(&vp->blocks[p], wd, (uint32_t)e->ring_slots, e->global, n, origin);
-    }
     return 0;
   }
   cl_command_queue q = nestcl_device_queue(e->dev, vp->queue);
@@ -463,11 +476,17 @@ static int deliver(nestcl_engine *e, eng_vp *vp, int64_t origin)
   return err == CL_SUCCESS ? 0 : cl_fail(err, "delivery kernel");
 }
 
-static int drain_recording(nestcl_engine *e, eng_vp *vp)
+/* A thread's samples are in its host mirrors already. */
+static int cpu_drain(nestcl_engine *e, eng_vp *vp)
 {
-  if (!vp->is_gpu) {
-    return 0;
-  }
+  (void)e;
+  (void)vp;
+  return 0;
+}
+
+/* A stream's multimeter buffers into the blocks' host mirrors. */
+static int gpu_drain(nestcl_engine *e, eng_vp *vp)
+{
   cl_command_queue q = nestcl_device_queue(e->dev, vp->queue);
   for (int p = 0; p < e->n_pops; ++p) {
     eng_block *b = &vp->blocks[p];
@@ -569,185 +588,170 @@ static void bar_init(nestcl_engine *e)
   }
 }
 
-int eng_run(nestcl_engine *e, int64_t steps)
-{
-  if (steps <= 0) {
-    return 0;
-  }
-  if (e->res.on && e->res.full) {
-    return eng_resident_run(e, steps);
-  }
-  int recording = 0;
-  for (int p = 0; p < e->n_pops; ++p) {
-    recording |= e->pops[p].rec_interval_steps != 0;
-  }
-  omp_set_dynamic(0);
-  bar_init(e);
-  int threads_ok = 1;
-  const int64_t origin0 = e->origin;
-  const int lag0 = e->lag;
-  e->abort = 0;
-  e->ex_status = 0;
-  e->stop = 0;
-  e->steps_left = 0;
 /*
- * Every thread must take the same branch at every barrier, or the region
- * deadlocks: the decision to stop is taken by the master between two barriers
- * and only read after the second.
+ * Master, when OpenMP gave fewer threads than the VPs need: the run fails.
+ * Under MPI the other ranks wait at the first slice's decision: this rank
+ * takes part in it, failed.
  */
-#define SYNC_ABORT()                                             \
-  bar_wait(&e->bar);                                             \
-  _Pragma("omp master")                                          \
-  e->abort = ranks_failed(e, any_failed(e) || e->ex_status != 0); \
-  bar_wait(&e->bar)
-#pragma omp parallel num_threads(e->n_vps)
+static void threads_short(nestcl_engine *e, int64_t origin0, int lag0, int64_t steps)
+{
+  e->ex_status = NESTCL_ERUNTIME;
+  snprintf(e->ex_err, sizeof e->ex_err, "OpenMP gave fewer than the %d threads the VPs need", e->n_vps);
+  int failed = 1;
+  int to = (int64_t)(e->min_delay - lag0) < steps ? e->min_delay : lag0 + (int)steps;
+  if (to == e->min_delay && e->n_ranks > 1) {
+    (void)exchange(e, origin0, &failed);
+  } else {
+    (void)ranks_failed(e, failed);
+  }
+  e->abort = 1;
+}
+
+/*
+ * Master, between the two barriers of a slice's end: the exchange (when the
+ * super step is complete) and the decisions to abort and to stop, which every
+ * thread reads after the second barrier.
+ */
+static void master_decide(nestcl_engine *e, int64_t origin, int to)
+{
+  double t_g = eng_now();
+  e->sync_s = 0.0;
+  e->record_s = 0.0;
+  /*
+   * One rank: stop on any failure. More: on any rank's failure as
+   * known at the decision (an error of this exchange itself is
+   * decided at the next one, at the latest at the end of the run).
+   */
+  int failed = any_failed(e) || e->ex_status != 0;
+  if (to == e->min_delay && (!failed || e->n_ranks > 1)) {
+    int rc = exchange(e, origin, &failed);
+    if (rc) {
+      e->ex_status = rc;
+      snprintf(e->ex_err, sizeof e->ex_err, "%s", nestcl_last_error());
+      e->n_global_spikes = 0;
+    }
+  } else {
+    failed = ranks_failed(e, failed);
+  }
+  e->abort = failed || (e->n_ranks == 1 && e->ex_status != 0);
+  /* A stop request, decided with the super step's exchange and taken after its delivery. */
+  e->stop = 0;
+  if (!e->abort && to == e->min_delay && e->stop_flag) {
+    e->stop = *e->stop_flag != 0;
+    eng_mpi_allreduce(e, &e->stop, 1, ENG_MPI_INT, ENG_MPI_MAX);
+  }
+  e->serial_s = eng_now() - t_g - e->sync_s - e->record_s;
+}
+
+/*
+ * Every VP's thread: the multimeters' samples of the slice [from, to), drained
+ * by each VP, recorded by the master. Returns 1 when the run aborts. Every
+ * thread must take the same branch at every barrier, or the region deadlocks:
+ * the decision to stop is taken by the master between two barriers and only
+ * read after the second.
+ */
+static int record_slice(nestcl_engine *e, eng_vp *vp, int64_t origin, int from, int to)
+{
+  double t_o = eng_now();
+  eng_vp_fail(vp, vp->ops->drain(e, vp));
+  double t_drained = eng_now();
+  bar_wait(&e->bar);
+#pragma omp master
+  e->abort = ranks_failed(e, any_failed(e) || e->ex_status != 0);
+  bar_wait(&e->bar);
+  if (e->abort) {
+    account_wait(vp, eng_now() - t_drained);
+    vp->st.seconds[NESTCL_PHASE_OTHER] += t_drained - t_o;
+    return 1;
+  }
+#pragma omp master
   {
-    if (omp_get_num_threads() != e->n_vps) {
+    double t_r = eng_now();
+    int rc = eng_record_samples(e, origin, from, to);
+    if (rc) {
+      e->ex_status = rc;
+      snprintf(e->ex_err, sizeof e->ex_err, "%s", nestcl_last_error());
+    }
+    e->serial_s = eng_now() - t_r;
+  }
+  bar_wait(&e->bar);
+  /* Draining and the master's sorting of the samples are work; the rest is waiting. */
+  double t_end = eng_now();
+  account_wait(vp, (t_end - t_drained) - e->serial_s);
+  vp->st.seconds[NESTCL_PHASE_OTHER] += (t_drained - t_o) + e->serial_s;
+  return 0;
+}
+
+/*
+ * Exchange is this VP's own collection plus the gather (and MPI), a serial
+ * section no VP can deliver before; the spike recorders' share of that
+ * section is other; the rest of the interval is waiting at the barriers for
+ * the slowest VP of this process, or in MPI for the slowest rank (load
+ * imbalance): other, and also on its own.
+ */
+static void account_exchange(const nestcl_engine *e, eng_vp *vp, double t_ex, double t_collected, double t_dl)
+{
+  double exch = (t_collected - t_ex) + e->serial_s;
+  account_wait(vp, (t_dl - t_ex) - exch - e->record_s);
+  vp->st.seconds[NESTCL_PHASE_EXCHANGE] += exch;
+  vp->st.seconds[NESTCL_PHASE_OTHER] += e->record_s;
+}
+
+/* One VP's thread through `left` steps from (origin, lag): slices of at most a super step, each ending at the barriers. */
+static void vp_run(nestcl_engine *e, eng_vp *vp, int64_t origin, int lag, int64_t left, int recording)
+{
+  while (left > 0) {
+    int from = lag;
+    int to = (int64_t)(e->min_delay - from) < left ? e->min_delay : from + (int)left;
+    const eng_vp_ops *ops = vp->ops;
+    eng_vp_fail(vp, ops->update(e, vp, origin, from, to));
+    if (ops->partial && to < e->min_delay && left == to - from && !vp->status) {
+      /* The run ends inside a super step: the update's failures so far. */
+      eng_vp_fail(vp, ops->partial(e, vp, origin, to));
+    }
+    double t_ex = eng_now();
+    if (to == e->min_delay && !vp->status) {
+      eng_vp_fail(vp, ops->collect(e, vp, origin));
+    }
+    double t_collected = eng_now();
+    /* Two barriers per slice: the master exchanges and decides whether to stop between them. */
+    bar_wait(&e->bar);
 #pragma omp master
-      {
-        /* Under MPI the other ranks wait at the first slice's decision: this rank takes part in it, failed. */
-        threads_ok = 0;
-        e->ex_status = NESTCL_ERUNTIME;
-        snprintf(e->ex_err, sizeof e->ex_err, "OpenMP gave fewer than the %d threads the VPs need", e->n_vps);
-        int failed = 1;
-        int to = (int64_t)(e->min_delay - lag0) < steps ? e->min_delay : lag0 + (int)steps;
-        if (to == e->min_delay && e->n_ranks > 1) {
-          (void)exchange(e, origin0, &failed);
-        } else {
-          (void)ranks_failed(e, failed);
-        }
-        e->abort = 1;
-      }
-    } else {
-      int v = omp_get_thread_num();
-      eng_vp *vp = &e->vps[v];
-      int64_t origin = origin0;
-      int lag = lag0;
-      int64_t left = steps;
-      while (left > 0) {
-        int from = lag;
-        int to = (int64_t)(e->min_delay - from) < left ? e->min_delay : from + (int)left;
-        /* The resident stream (resident_step.c): no wait in the update; one in the collection. */
-        const int res = e->res.on && v == e->res.vp;
-        eng_vp_fail(vp, res           ? eng_resident_update(e, vp, origin, from, to)
-                        : vp->is_gpu ? gpu_update(e, vp, origin, from, to)
-                                     : cpu_update(e, vp, origin, from, to));
-        if (res && to < e->min_delay && left == to - from && !vp->status) {
-          /* The run ends inside a super step: the update's failures so far. */
-          eng_vp_fail(vp, eng_resident_partial(e, vp, origin, to));
-        }
-        double t_ex = eng_now();
-        if (to == e->min_delay && !vp->status) {
-          eng_vp_fail(vp, res ? eng_resident_collect(e, vp, origin) : collect_spikes(e, vp));
-        }
-        double t_collected = eng_now();
-        /*
-         * Two barriers per super step: the master exchanges (when the super
-         * step is complete) and decides whether to stop between them.
-         */
-        bar_wait(&e->bar);
-#pragma omp master
-        {
-          double t_g = eng_now();
-          e->sync_s = 0.0;
-          e->record_s = 0.0;
-          /*
-           * One rank: stop on any failure. More: on any rank's failure as
-           * known at the decision (an error of this exchange itself is
-           * decided at the next one, at the latest at the end of the run).
-           */
-          int failed = any_failed(e) || e->ex_status != 0;
-          if (to == e->min_delay && (!failed || e->n_ranks > 1)) {
-            int rc = exchange(e, origin, &failed);
-            if (rc) {
-              e->ex_status = rc;
-              snprintf(e->ex_err, sizeof e->ex_err, "%s", nestcl_last_error());
-              e->n_global_spikes = 0;
-            }
-          } else {
-            failed = ranks_failed(e, failed);
-          }
-          e->abort = failed || (e->n_ranks == 1 && e->ex_status != 0);
-          /* A stop request, decided with the super step's exchange and taken after its delivery. */
-          e->stop = 0;
-          if (!e->abort && to == e->min_delay && e->stop_flag) {
-            e->stop = *e->stop_flag != 0;
-#ifdef NESTCL_WITH_MPI
-            if (e->n_ranks > 1) {
-              MPI_Allreduce(MPI_IN_PLACE, &e->stop, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-            }
-#endif
-          }
-          e->serial_s = eng_now() - t_g - e->sync_s - e->record_s;
-        }
-        bar_wait(&e->bar);
-        /*
-         * Exchange is this VP's own collection plus the gather (and MPI), a
-         * serial section no VP can deliver before; the spike recorders' share
-         * of that section is other; the rest of the interval is waiting at the
-         * barriers for the slowest VP of this process, or in MPI for the
-         * slowest rank (load imbalance): other, and also on its own.
-         */
-        double t_dl = eng_now();
-        double exch = (t_collected - t_ex) + e->serial_s;
-        account_wait(vp, (t_dl - t_ex) - exch - e->record_s);
-        vp->st.seconds[NESTCL_PHASE_EXCHANGE] += exch;
-        vp->st.seconds[NESTCL_PHASE_OTHER] += e->record_s;
-        if (e->abort) {
-          break;
-        }
-        if (to == e->min_delay) {
-          eng_vp_fail(vp, res ? eng_resident_deliver(e, vp, origin) : deliver(e, vp, origin));
-          vp->st.seconds[NESTCL_PHASE_DELIVER] += eng_now() - t_dl;
-          /* Translated synapses: the history of this VP's spikes, then their delivery (timed inside). */
-          if (e->any_plastic && !vp->status) {
-            eng_vp_fail(vp, res ? eng_resident_plastic_step(e, vp, origin) : eng_plastic_deliver(e, vp, origin));
-          }
-        }
-        if (recording) {
-          double t_o = eng_now();
-          eng_vp_fail(vp, drain_recording(e, vp));
-          double t_drained = eng_now();
-          SYNC_ABORT();
-          if (e->abort) {
-            account_wait(vp, eng_now() - t_drained);
-            vp->st.seconds[NESTCL_PHASE_OTHER] += t_drained - t_o;
-            break;
-          }
-#pragma omp master
-          {
-            double t_r = eng_now();
-            int rc = eng_record_samples(e, origin, from, to);
-            if (rc) {
-              e->ex_status = rc;
-              snprintf(e->ex_err, sizeof e->ex_err, "%s", nestcl_last_error());
-            }
-            e->serial_s = eng_now() - t_r;
-          }
-          bar_wait(&e->bar);
-          /* Draining and the master's sorting of the samples are work; the rest is waiting. */
-          double t_end = eng_now();
-          account_wait(vp, (t_end - t_drained) - e->serial_s);
-          vp->st.seconds[NESTCL_PHASE_OTHER] += (t_drained - t_o) + e->serial_s;
-        }
-        left -= to - from;
-        lag = to;
-        if (lag == e->min_delay) {
-          origin += e->min_delay;
-          lag = 0;
-        }
-        if (e->stop && left > 0) {
-#pragma omp master
-          e->steps_left = left;
-          break;
-        }
+    master_decide(e, origin, to);
+    bar_wait(&e->bar);
+    double t_dl = eng_now();
+    account_exchange(e, vp, t_ex, t_collected, t_dl);
+    if (e->abort) {
+      break;
+    }
+    if (to == e->min_delay) {
+      eng_vp_fail(vp, ops->deliver(e, vp, origin));
+      vp->st.seconds[NESTCL_PHASE_DELIVER] += eng_now() - t_dl;
+      /* Translated synapses: the history of this VP's spikes, then their delivery (timed inside). */
+      if (e->any_plastic && !vp->status) {
+        eng_vp_fail(vp, ops->plastic(e, vp, origin));
       }
     }
+    if (recording && record_slice(e, vp, origin, from, to)) {
+      break;
+    }
+    left -= to - from;
+    lag = to;
+    if (lag == e->min_delay) {
+      origin += e->min_delay;
+      lag = 0;
+    }
+    if (e->stop && left > 0) {
+#pragma omp master
+      e->steps_left = left;
+      break;
+    }
   }
-#undef SYNC_ABORT
-  if (!threads_ok) {
-    return nestcl_set_error(e->ex_status, "%s", e->ex_err);
-  }
+}
+
+/* After the threads: the run's outcome, and the engine's clock advanced by the steps it simulated. */
+static int run_end(nestcl_engine *e, int64_t origin0, int lag0, int64_t steps)
+{
   /*
    * Errors after the run's last decision (delivery, recording of its last
    * slice) are decided here; a run that stopped on a failure shared it already.
@@ -773,4 +777,105 @@ int eng_run(nestcl_engine *e, int64_t steps)
                             (double)(e->origin + e->lag) * e->cfg.resolution_ms, (long long)run, (long long)steps);
   }
   return 0;
+}
+
+int eng_run(nestcl_engine *e, int64_t steps)
+{
+  if (steps <= 0) {
+    return 0;
+  }
+  if (e->res.on && e->res.full) {
+    return eng_resident_run(e, steps);
+  }
+  int recording = 0;
+  for (int p = 0; p < e->n_pops; ++p) {
+    recording |= e->pops[p].rec_interval_steps != 0;
+  }
+  omp_set_dynamic(0);
+  bar_init(e);
+  int threads_ok = 1;
+  const int64_t origin0 = e->origin;
+  const int lag0 = e->lag;
+  e->abort = 0;
+  e->ex_status = 0;
+  e->stop = 0;
+  e->steps_left = 0;
+#pragma omp parallel num_threads(e->n_vps)
+  {
+    if (omp_get_num_threads() != e->n_vps) {
+#pragma omp master
+      {
+        threads_ok = 0;
+        threads_short(e, origin0, lag0, steps);
+      }
+    } else {
+      vp_run(e, &e->vps[omp_get_thread_num()], origin0, lag0, steps, recording);
+    }
+  }
+  if (!threads_ok) {
+    return nestcl_set_error(e->ex_status, "%s", e->ex_err);
+  }
+  return run_end(e, origin0, lag0, steps);
+}
+
+/* ---- the kinds of VP ------------------------------------------------------ */
+
+/* A thread's host arrays stay for the run: counted as its host memory. */
+static void cpu_account(eng_vp *vp, nestcl_mem_class c, size_t bytes)
+{
+  vp->host_bytes[c] += bytes;
+}
+
+/* A stream's host arrays are freed after the upload: not counted. */
+static void gpu_account(eng_vp *vp, nestcl_mem_class c, size_t bytes)
+{
+  (void)vp;
+  (void)c;
+  (void)bytes;
+}
+
+/* A stream keeps no host copy of its plastic synapses, and uses no C path. */
+static int no_plastic_init(nestcl_engine *e, eng_vp *vp, const eng_plastic *pl)
+{
+  (void)e;
+  (void)vp;
+  (void)pl;
+  return 0;
+}
+
+/* A thread's blocks stay where the build made them. */
+static int no_upload(nestcl_engine *e, eng_vp *vp)
+{
+  (void)e;
+  (void)vp;
+  return 0;
+}
+
+/* A CPU thread: the models' C update, the C twins of the core kernels (core_cpu.c), the C path of the synapses. */
+static const eng_vp_ops thread_ops = {
+    "thread", cpu_account, eng_plastic_host_init, no_upload, cpu_update, NULL, cpu_collect, cpu_deliver,
+    eng_plastic_deliver_host, cpu_drain,
+};
+
+/* An OpenCL stream on the host's clock: one wait per kernel group, lists read back every super step. */
+static const eng_vp_ops stream_ops = {
+    "stream", gpu_account, no_plastic_init, eng_stream_upload, gpu_update, NULL, gpu_collect, gpu_deliver,
+    eng_plastic_deliver_device, gpu_drain,
+};
+
+/* The resident stream beside threads or ranks (resident_step.c): no wait in the update; one in the collection. */
+static const eng_vp_ops resident_ops = {
+    "resident stream", gpu_account, no_plastic_init, eng_stream_upload, eng_resident_update,
+    eng_resident_partial, eng_resident_collect, eng_resident_deliver, eng_resident_plastic_step, gpu_drain,
+};
+
+void eng_vp_set_kind(nestcl_engine *e, eng_vp *vp, int v)
+{
+  vp->is_gpu = v >= e->cfg.cpu_threads;
+  vp->queue = vp->is_gpu ? v - e->cfg.cpu_threads : -1;
+  vp->st.is_gpu = vp->is_gpu;
+  vp->ops = vp->is_gpu ? &stream_ops : &thread_ops;
+  if (e->res.on && v == e->res.vp) {
+    vp->ops = &resident_ops;
+  }
 }

@@ -3,14 +3,23 @@
  * (populations, projections, drives, recorders) as the user gave it, and what
  * the build makes of it (VPs, each with one block per population, each block
  * with its state, ring, spike list and the CSR of the synapses onto it).
- * Files: api.c (description and validation), build.c (partition, state,
- * connectivity, upload), cycle.c (simulate, the host clock's loop),
- * resident.c, resident_run.c, resident_merge.c, resident_update.c,
- * resident_graph.c and resident_step.c (the device loop, and one stream
- * beside threads or ranks),
- * plastic.c (translated
- * synapses), record.c (recorders), psp.c, estimate.c (admission), core_cpu.c
- * (the C twins of the core kernels), checkpoint.c (checkpoint and restore).
+ * Files:
+ *   api.c         the public API: description and validation, statistics
+ *   clock.c       wall time; ms, tics and steps as NEST rounds them
+ *   value.c       draws of parameters, spike routing, a neuron's settings
+ *   mpi.c         every MPI call (a serial twin without MPI)
+ *   build.c       partition, state, connectivity, upload
+ *   estimate.c    the memory estimate and admission
+ *   cycle.c       simulate: the host clock's loop, and the kinds of VP (eng_vp_ops)
+ *   core_cpu.c    the C twins of the core kernels
+ *   plastic.c     translated synapses: state, history, delivery, weights
+ *   record.c      spike recorders and multimeters
+ *   psp.c         hpc_benchmark's PSP peak (weight conversion)
+ *   checkpoint.c  checkpoint and restore
+ *   resident.c, resident_run.c, resident_merge.c, resident_update.c,
+ *   resident_graph.c, resident_plastic.c, resident_step.c
+ *                 the device loop, and one stream beside threads or ranks
+ * The shared helpers (clock.c, value.c, mpi.c) call no other engine file.
  */
 #ifndef NESTCL_ENGINE_INTERNAL_H
 #define NESTCL_ENGINE_INTERNAL_H
@@ -166,8 +175,11 @@ typedef struct eng_block {
   eng_history hist;
 } eng_block;
 
+struct eng_vp_ops;
+
 typedef struct eng_vp {
   int is_gpu;
+  const struct eng_vp_ops *ops; /* what the build and the cycle do with this kind of VP (eng_vp_set_kind) */
   int queue;             /* stream index on the device */
   eng_block *blocks;     /* one per population */
   uint32_t neurons;
@@ -185,6 +197,39 @@ typedef struct eng_vp {
   int status;            /* error of this VP's thread (build or cycle) */
   char err[512];         /* its message: error messages are per thread */
 } eng_vp;
+
+/*
+ * A kind of VP: a CPU thread, an OpenCL stream on the host's clock, or the
+ * resident stream beside threads or ranks (cycle.c's tables, chosen once per
+ * VP by eng_vp_set_kind). The build and the cycle call these instead of
+ * asking which kind a VP is.
+ */
+typedef struct eng_vp_ops {
+  const char *kind;
+  /* Build: host memory of the VP's arrays (counted where they stay for the run). */
+  void (*account)(eng_vp *vp, nestcl_mem_class c, size_t bytes);
+  /* Build: a translated-synapse set made on the VP (its host copy counted, the C path's structs sized). */
+  int (*plastic_init)(nestcl_engine *e, eng_vp *vp, const eng_plastic *pl);
+  /* Build: the VP's blocks to its device (nothing for threads). */
+  int (*upload)(nestcl_engine *e, eng_vp *vp);
+  /* Cycle: update and drive of the slice [from, to) of the super step at origin. */
+  int (*update)(nestcl_engine *e, eng_vp *vp, int64_t origin, int from, int to);
+  /* Cycle: the run ends inside a super step at lag; the update's failures so far. NULL: nothing to do. */
+  int (*partial)(nestcl_engine *e, eng_vp *vp, int64_t origin, int lag);
+  /* Cycle: the super step's spikes into vp->out, sorted (gid, lag). */
+  int (*collect)(nestcl_engine *e, eng_vp *vp, int64_t origin);
+  /* Cycle: the global list into the VP's rings. */
+  int (*deliver)(nestcl_engine *e, eng_vp *vp, int64_t origin);
+  /* Cycle: the translated synapses' history and delivery. */
+  int (*plastic)(nestcl_engine *e, eng_vp *vp, int64_t origin);
+  /* Cycle: the multimeters' buffers into the blocks' host mirrors. */
+  int (*drain)(nestcl_engine *e, eng_vp *vp);
+} eng_vp_ops;
+
+/* cycle.c: VP v's kind (is_gpu and ops), from the config and, once the device loop is set up, res. */
+void eng_vp_set_kind(nestcl_engine *e, eng_vp *vp, int v);
+/* build.c: a stream's upload (eng_vp_ops.upload). */
+int eng_stream_upload(nestcl_engine *e, eng_vp *vp);
 
 /* The device loop's sizes (resident.c): what it adds to the device memory, and how often it drains. */
 typedef struct eng_res_plan {
@@ -480,8 +525,11 @@ size_t eng_plastic_resident_bytes(const nestcl_engine *e, const eng_block *b);
 size_t eng_plastic_slot_bytes(const nestcl_engine *e, const eng_plastic *pl, uint64_t batch_cap);
 /* Master, after the exchange: the spiking sources of the global list. */
 void eng_plastic_sources(nestcl_engine *e);
-/* The VP's part of the super step's plastic work: history of its own spikes, then delivery. */
-int eng_plastic_deliver(nestcl_engine *e, eng_vp *vp, int64_t origin);
+/* The VP's part of the super step's plastic work: history of its own spikes, then delivery (eng_vp_ops.plastic). */
+int eng_plastic_deliver_host(nestcl_engine *e, eng_vp *vp, int64_t origin);
+int eng_plastic_deliver_device(nestcl_engine *e, eng_vp *vp, int64_t origin);
+/* A thread's set (eng_vp_ops.plastic_init). */
+int eng_plastic_host_init(nestcl_engine *e, eng_vp *vp, const eng_plastic *pl);
 /* NEST's Time::step(s).get_ms() and delay_steps_to_ms with the engine's resolution. */
 double eng_step_ms(const nestcl_engine *e, int64_t step);
 double eng_delay_ms(const nestcl_engine *e, int64_t steps);
@@ -497,6 +545,18 @@ static inline int eng_cl_check(cl_int err, const char *what)
 {
   return err == CL_SUCCESS ? 0 : nestcl_set_error(NESTCL_ECL, "%s failed: %s", what, nestcl_cl_error_name(err));
 }
+
+/*
+ * mpi.c: every MPI call of the engine. Without NESTCL_WITH_MPI the same
+ * functions serve one rank. The collectives do nothing when e->n_ranks is 1
+ * (gathers copy this rank's part); every rank's master calls them in the same order.
+ */
+typedef enum { ENG_MPI_INT, ENG_MPI_U32, ENG_MPI_U64, ENG_MPI_DOUBLE } eng_mpi_type;
+typedef enum { ENG_MPI_SUM, ENG_MPI_MIN, ENG_MPI_MAX } eng_mpi_op;
+/* 1 when this build has MPI. */
+int eng_mpi_built(void);
+/* MPI_Initialized; 0 without MPI. */
+int eng_mpi_initialised(void);
 /* This process's rank and the rank count: MPI_COMM_WORLD's when use_mpi and MPI is initialised, else 0 of 1. */
 void eng_world(const nestcl_engine *e, int *rank, int *ranks);
 /*
@@ -505,6 +565,17 @@ void eng_world(const nestcl_engine *e, int *rank, int *ranks);
  * others "rank <r>: " and its message; 0 when all succeeded.
  */
 int eng_agree(const nestcl_engine *e, int rc);
+/* count values of buf reduced in place over every rank. */
+void eng_mpi_allreduce(const nestcl_engine *e, void *buf, int count, eng_mpi_type t, eng_mpi_op op);
+/* bytes of buf from rank root to every rank. */
+void eng_mpi_bcast(const nestcl_engine *e, void *buf, int bytes, int root);
+/* count values of every rank's mine into all, by rank. */
+void eng_mpi_allgather(const nestcl_engine *e, const void *mine, void *all, int count, eng_mpi_type t);
+/* n words of every rank's mine into all at displs[rank] (counts[rank] words); an error names MPI's code. */
+int eng_mpi_allgatherv_u32(const nestcl_engine *e, const uint32_t *mine, int n, uint32_t *all, const int *counts,
+                           const int *displs);
+/* Waits for every rank. */
+void eng_mpi_barrier(const nestcl_engine *e);
 /* checkpoint.c: CRC-32 (IEEE 802.3, as zlib's crc32): the table, then the running value from 0 over p[0..n). */
 void eng_crc32_table(uint32_t t[256]);
 uint32_t eng_crc32_update(const uint32_t t[256], uint32_t crc, const void *p, size_t n);

@@ -140,38 +140,27 @@ static int local_ranks(const nestcl_engine *e)
   return e->cfg.use_mpi && n > 1 ? n : 1;
 }
 
-int eng_estimate(nestcl_engine *e, nestcl_memory_estimate *out)
+/* The shape the estimate counts: this rank's VPs and the super step's length in steps. */
+typedef struct est_shape {
+  int rank, ranks, n_vps, any_plastic, min_delay, ring_slots;
+} est_shape;
+
+/* Every VP's blocks and spike lists into out; returns the bytes the build holds on the host. */
+static size_t estimate_vps(const nestcl_engine *e, const est_shape *sh, nestcl_memory_estimate *out)
 {
-  memset(out, 0, sizeof *out);
-  int rank, ranks;
-  eng_world(e, &rank, &ranks);
-  if (e->n_pops == 0) {
-    return nestcl_set_error(NESTCL_EINVAL, "no neurons to simulate");
-  }
-  int n_vps = e->cfg.cpu_threads + e->cfg.gpu_streams;
-  int any_plastic = 0;
-  for (int q = 0; q < e->n_projs; ++q) {
-    any_plastic |= e->projs[q].sm != NULL;
-  }
-  int64_t lo, hi;
-  eng_delay_steps(e, &lo, &hi);
-  int min_delay = (int)lo, ring_slots = (int)(lo + hi);
-  out->rank = rank;
-  out->n_ranks = ranks;
-  out->n_vps = n_vps;
-  out->neurons = e->n_global;
   size_t host_all = 0; /* every block's host arrays during the build (the streams' are freed after upload) */
-  for (int v = 0; v < n_vps; ++v) {
+  size_t global_cap = e->n_global * (size_t)sh->min_delay;
+  for (int v = 0; v < sh->n_vps; ++v) {
     int gpu = v >= e->cfg.cpu_threads;
     uint32_t vp_neurons = 0;
     nestcl_vp_estimate *ve = v < NESTCL_ESTIMATE_MAX_VPS ? &out->vps[v] : NULL;
     for (int p = 0; p < e->n_pops; ++p) {
       uint32_t first, n;
-      eng_block_range(e, &e->pops[p], v, rank, ranks, &first, &n);
+      eng_block_range(e, &e->pops[p], v, sh->rank, sh->ranks, &first, &n);
       vp_neurons += n;
       block_est d, h;
-      block_bytes(e, p, n, gpu, min_delay, ring_slots, &d);
-      block_bytes(e, p, n, 0, min_delay, ring_slots, &h);
+      block_bytes(e, p, n, gpu, sh->min_delay, sh->ring_slots, &d);
+      block_bytes(e, p, n, 0, sh->min_delay, sh->ring_slots, &h);
       out->synapses += d.synapses;
       out->plastic_synapses += d.plastic;
       for (int c = 0; c < NESTCL_MEM_CLASSES; ++c) {
@@ -189,61 +178,90 @@ int eng_estimate(nestcl_engine *e, nestcl_memory_estimate *out)
       ve->is_gpu = gpu;
       ve->neurons = vp_neurons;
     }
-    size_t global_cap = e->n_global * (size_t)min_delay;
     if (gpu) {
-      size_t g = global_cap * 8 + (any_plastic ? global_cap * 16 : 0);
+      size_t g = global_cap * 8 + (sh->any_plastic ? global_cap * 16 : 0);
       out->device_bytes[NESTCL_MEM_OTHER] += g;
       if (ve) ve->device_bytes[NESTCL_MEM_OTHER] += g;
     }
-    host_all += (size_t)vp_neurons * (size_t)min_delay * 8; /* the VP's spike list */
+    host_all += (size_t)vp_neurons * (size_t)sh->min_delay * 8; /* the VP's spike list */
   }
   /* The rank's lists: out-degrees, the global spike list and its gather copy, the plastic sources. */
-  size_t global_cap = e->n_global * (size_t)min_delay;
-  host_all += e->n_global * 4 + 2 * global_cap * 8 + (any_plastic ? global_cap * 20 : 0);
-  out->host_build_bytes = host_all;
+  host_all += e->n_global * 4 + 2 * global_cap * 8 + (sh->any_plastic ? global_cap * 20 : 0);
+  return host_all;
+}
+
+/* The device's memory (the engine's, or one opened for the question) and the resident stream's buffers on it. */
+static int estimate_device(nestcl_engine *e, const est_shape *sh, nestcl_memory_estimate *out)
+{
+  nestcl_device *dev = e->dev;
+  int opened = 0;
+  if (!dev) {
+    int rc = nestcl_device_open(e->cfg.device, 1, &dev);
+    if (rc) {
+      return rc;
+    }
+    opened = 1;
+  }
+  const nestcl_device_info *info = nestcl_device_get_info(dev);
+  size_t avail = (size_t)info->global_mem_bytes;
+  size_t lim = eng_memory_limit_env();
+  if (lim < avail) avail = lim;
+  if (e->cfg.device_memory > 0 && e->cfg.device_memory < avail) avail = e->cfg.device_memory;
+  out->device_available = avail;
+  snprintf(out->device_name, sizeof out->device_name, "%s", info->device_name);
+  int mode = eng_resident_mode(e, sh->ranks);
+  size_t dev_total = 0;
+  for (int c = 0; c < NESTCL_MEM_CLASSES; ++c) {
+    dev_total += out->device_bytes[c];
+  }
+  if (mode && sh->any_plastic && dev_total > avail) {
+    mode = 0; /* the plastic synapses go batched (build.c, check_device_budget), which keeps the host clock */
+  }
+  if (mode) {
+    /* The resident stream's buffers (resident.c), on its one stream VP (after the threads). */
+    eng_res_plan plan;
+    eng_resident_plan(e, mode, sh->min_delay, (size_t)info->max_alloc_bytes, &plan);
+    out->device_bytes[NESTCL_MEM_OTHER] += plan.other_bytes;
+    out->device_bytes[NESTCL_MEM_RECORDING] += plan.rec_bytes + plan.mm_bytes;
+    if (e->cfg.cpu_threads < NESTCL_ESTIMATE_MAX_VPS) {
+      out->vps[e->cfg.cpu_threads].device_bytes[NESTCL_MEM_OTHER] += plan.other_bytes;
+      out->vps[e->cfg.cpu_threads].device_bytes[NESTCL_MEM_RECORDING] += plan.rec_bytes + plan.mm_bytes;
+    }
+  }
+  if (opened) {
+    nestcl_device_close(dev);
+  }
+  return 0;
+}
+
+int eng_estimate(nestcl_engine *e, nestcl_memory_estimate *out)
+{
+  memset(out, 0, sizeof *out);
+  est_shape sh;
+  eng_world(e, &sh.rank, &sh.ranks);
+  if (e->n_pops == 0) {
+    return nestcl_set_error(NESTCL_EINVAL, "no neurons to simulate");
+  }
+  sh.n_vps = e->cfg.cpu_threads + e->cfg.gpu_streams;
+  sh.any_plastic = 0;
+  for (int q = 0; q < e->n_projs; ++q) {
+    sh.any_plastic |= e->projs[q].sm != NULL;
+  }
+  int64_t lo, hi;
+  eng_delay_steps(e, &lo, &hi);
+  sh.min_delay = (int)lo;
+  sh.ring_slots = (int)(lo + hi);
+  out->rank = sh.rank;
+  out->n_ranks = sh.ranks;
+  out->n_vps = sh.n_vps;
+  out->neurons = e->n_global;
+  out->host_build_bytes = estimate_vps(e, &sh, out);
   /* What there is. */
   int lr = local_ranks(e);
   out->host_available = meminfo_available() / (size_t)lr;
   out->device_available = 0;
   if (e->cfg.gpu_streams > 0) {
-    nestcl_device *dev = e->dev;
-    int opened = 0;
-    if (!dev) {
-      int rc = nestcl_device_open(e->cfg.device, 1, &dev);
-      if (rc) {
-        return rc;
-      }
-      opened = 1;
-    }
-    const nestcl_device_info *info = nestcl_device_get_info(dev);
-    size_t avail = (size_t)info->global_mem_bytes;
-    size_t lim = eng_memory_limit_env();
-    if (lim < avail) avail = lim;
-    if (e->cfg.device_memory > 0 && e->cfg.device_memory < avail) avail = e->cfg.device_memory;
-    out->device_available = avail;
-    snprintf(out->device_name, sizeof out->device_name, "%s", info->device_name);
-    int mode = eng_resident_mode(e, ranks);
-    size_t dev_total = 0;
-    for (int c = 0; c < NESTCL_MEM_CLASSES; ++c) {
-      dev_total += out->device_bytes[c];
-    }
-    if (mode && any_plastic && dev_total > avail) {
-      mode = 0; /* the plastic synapses go batched (build.c, check_device_budget), which keeps the host clock */
-    }
-    if (mode) {
-      /* The resident stream's buffers (resident.c), on its one stream VP (after the threads). */
-      eng_res_plan plan;
-      eng_resident_plan(e, mode, min_delay, (size_t)info->max_alloc_bytes, &plan);
-      out->device_bytes[NESTCL_MEM_OTHER] += plan.other_bytes;
-      out->device_bytes[NESTCL_MEM_RECORDING] += plan.rec_bytes + plan.mm_bytes;
-      if (e->cfg.cpu_threads < NESTCL_ESTIMATE_MAX_VPS) {
-        out->vps[e->cfg.cpu_threads].device_bytes[NESTCL_MEM_OTHER] += plan.other_bytes;
-        out->vps[e->cfg.cpu_threads].device_bytes[NESTCL_MEM_RECORDING] += plan.rec_bytes + plan.mm_bytes;
-      }
-    }
-    if (opened) {
-      nestcl_device_close(dev);
-    }
+    return estimate_device(e, &sh, out);
   }
   return 0;
 }

@@ -26,10 +26,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#ifdef NESTCL_WITH_MPI
-#include <mpi.h>
-#endif
-
 #include "engine_internal.h"
 #include "enqueue.h"
 #include "nestcl_synapse.h"
@@ -75,6 +71,25 @@ size_t eng_plastic_slot_bytes(const nestcl_engine *e, const eng_plastic *pl, uin
   return 2 * ((size_t)cap * (per_syn + per_row) + 8);
 }
 
+/* A thread's set (vp_ops.plastic_init): its host memory counted, and the C path's working structs sized for it. */
+int eng_plastic_host_init(nestcl_engine *e, eng_vp *vp, const eng_plastic *pl)
+{
+  const eng_projection *pr = &e->projs[pl->proj];
+  vp->host_bytes[NESTCL_MEM_SYNAPSES] += (pl->n_rows + 1) * 8 + pl->nnz * (4 + pr->lay.state_bytes) +
+                                         (pl->delay ? pl->nnz * 2 : 0) + pl->n_rows * pr->lay.src_bytes;
+  /* The C path's two working structs (the row's template, one synapse), made once, aligned for any member. */
+  size_t half = (pr->sm->syn_size + 7) / 8 * 8;
+  if (half > vp->syn_scratch_half) {
+    unsigned char *sc = realloc(vp->syn_scratch, 2 * half);
+    if (!sc) {
+      return nestcl_set_error(NESTCL_ENOMEM, "out of host memory");
+    }
+    vp->syn_scratch = sc;
+    vp->syn_scratch_half = half;
+  }
+  return 0;
+}
+
 int eng_plastic_init_state(nestcl_engine *e, eng_vp *vp, eng_block *b, const uint32_t *hist_nin,
                            const double *hist_maxd)
 {
@@ -95,19 +110,9 @@ int eng_plastic_init_state(nestcl_engine *e, eng_vp *vp, eng_block *b, const uin
         eng_syn_store(sm, t, pl->state, 1, &pr->lay.state_f[f], &pr->lay.state_off[f], pl->nnz, k);
       }
     }
-    if (!vp->is_gpu) {
-      vp->host_bytes[NESTCL_MEM_SYNAPSES] += (pl->n_rows + 1) * 8 + pl->nnz * (4 + pr->lay.state_bytes) +
-                                             (pl->delay ? pl->nnz * 2 : 0) + pl->n_rows * pr->lay.src_bytes;
-      /* The C path's two working structs (the row's template, one synapse), made once, aligned for any member. */
-      size_t half = (sm->syn_size + 7) / 8 * 8;
-      if (half > vp->syn_scratch_half) {
-        unsigned char *sc = realloc(vp->syn_scratch, 2 * half);
-        if (!sc) {
-          return nestcl_set_error(NESTCL_ENOMEM, "out of host memory");
-        }
-        vp->syn_scratch = sc;
-        vp->syn_scratch_half = half;
-      }
+    int rc = vp->ops->plastic_init(e, vp, pl);
+    if (rc) {
+      return rc;
     }
   }
   if (!hist_nin) {
@@ -117,8 +122,8 @@ int eng_plastic_init_state(nestcl_engine *e, eng_vp *vp, eng_block *b, const uin
   int rc = eng_hist_init(&b->hist, b->n, e->cfg.history_capacity, e->cfg.history_max, pop->tau_minus,
                          pop->tau_minus_triplet, hist_nin, hist_maxd, b->spike_cap, tics_per_step(e),
                          eng_delay_ms(e, e->min_delay), e->libm_fused, b->first_gid, pop->model->name);
-  if (!rc && !vp->is_gpu) {
-    vp->host_bytes[NESTCL_MEM_STATE] += eng_hist_bytes(&b->hist);
+  if (!rc) {
+    vp->ops->account(vp, NESTCL_MEM_STATE, eng_hist_bytes(&b->hist));
   }
   return rc;
 }
@@ -639,7 +644,71 @@ static int deliver_device(nestcl_engine *e, eng_vp *vp, eng_block *b, int64_t or
   return eng_cl_check(err, "plastic delivery kernel");
 }
 
-int eng_plastic_deliver(nestcl_engine *e, eng_vp *vp, int64_t origin)
+/* A thread's history of its own spikes: appended on the host. */
+static int hist_host(nestcl_engine *e, eng_vp *vp, eng_block *b, int64_t origin)
+{
+  (void)e;
+  (void)vp;
+  return eng_hist_append_host(&b->hist, origin);
+}
+
+/* A stream's: appended on the device, before the plastic kernels that read it. */
+static int hist_device(nestcl_engine *e, eng_vp *vp, eng_block *b, int64_t origin)
+{
+  cl_kernel users[64];
+  int nu = 0;
+  for (int j = 0; j < b->n_plastic && nu < 64; ++j) {
+    users[nu++] = b->plastic[j].k;
+  }
+  b->hist.counts = &vp->st.enqueued;
+  return eng_hist_append_device(&b->hist, e->dev, vp->queue, origin, users, nu);
+}
+
+/* A thread's delivery: the C path of every set of every block. */
+static int deliver_host_all(nestcl_engine *e, eng_vp *vp, int64_t origin)
+{
+  for (int p = 0; p < e->n_pops; ++p) {
+    eng_block *b = &vp->blocks[p];
+    if (b->n_plastic == 0 || b->n == 0) {
+      continue;
+    }
+    for (int j = 0; j < b->n_plastic; ++j) {
+      deliver_cpu(e, b, &b->plastic[j], origin, vp->syn_scratch, vp->syn_scratch + vp->syn_scratch_half);
+    }
+  }
+  return 0;
+}
+
+/* A stream's delivery: the spiking sources to the device, then each block's kernels (or batches). */
+static int deliver_device_all(nestcl_engine *e, eng_vp *vp, int64_t origin)
+{
+  int rc = 0;
+  int any = 0;
+  for (int p = 0; p < e->n_pops; ++p) {
+    any |= vp->blocks[p].n_plastic > 0;
+  }
+  if (any) {
+    cl_command_queue q = nestcl_device_queue(e->dev, vp->queue);
+    cl_int err = nestcl_enq_write(&vp->st.enqueued, q, vp->b_srcs.mem, CL_FALSE, 0, e->n_src_list * 12, e->src_list,
+                                  0, NULL, NULL);
+    err |= nestcl_enq_write(&vp->st.enqueued, q, vp->b_lags.mem, CL_FALSE, 0, e->n_global_spikes * 4, e->src_lags, 0,
+                            NULL, NULL);
+    rc = eng_cl_check(err, "writing the spiking sources");
+  }
+  for (int p = 0; p < e->n_pops && !rc; ++p) {
+    eng_block *b = &vp->blocks[p];
+    if (b->n_plastic == 0 || b->n == 0) {
+      continue;
+    }
+    rc = deliver_device(e, vp, b, origin);
+  }
+  return rc;
+}
+
+/* The VP's part of the super step's plastic work: history of its own spikes, then delivery, each timed. */
+static int plastic_step(nestcl_engine *e, eng_vp *vp, int64_t origin,
+                        int (*hist)(nestcl_engine *, eng_vp *, eng_block *, int64_t),
+                        int (*deliver)(nestcl_engine *, eng_vp *, int64_t))
 {
   double t0 = eng_now();
   int rc = 0;
@@ -647,17 +716,7 @@ int eng_plastic_deliver(nestcl_engine *e, eng_vp *vp, int64_t origin)
     eng_block *b = &vp->blocks[p];
     if (b->hist.cap && b->n) {
       eng_plastic_hist_pairs(vp, b);
-      if (vp->is_gpu) {
-        cl_kernel users[64];
-        int nu = 0;
-        for (int j = 0; j < b->n_plastic && nu < 64; ++j) {
-          users[nu++] = b->plastic[j].k;
-        }
-        b->hist.counts = &vp->st.enqueued;
-        rc = eng_hist_append_device(&b->hist, e->dev, vp->queue, origin, users, nu);
-      } else {
-        rc = eng_hist_append_host(&b->hist, origin);
-      }
+      rc = hist(e, vp, b, origin);
     }
   }
   double t1 = eng_now();
@@ -665,37 +724,21 @@ int eng_plastic_deliver(nestcl_engine *e, eng_vp *vp, int64_t origin)
   if (rc || e->n_src_list == 0) {
     return rc;
   }
-  if (vp->is_gpu) {
-    int any = 0;
-    for (int p = 0; p < e->n_pops; ++p) {
-      any |= vp->blocks[p].n_plastic > 0;
-    }
-    if (any) {
-      cl_command_queue q = nestcl_device_queue(e->dev, vp->queue);
-      cl_int err = nestcl_enq_write(&vp->st.enqueued, q, vp->b_srcs.mem, CL_FALSE, 0, e->n_src_list * 12, e->src_list, 0, NULL,
-                                        NULL);
-      err |= nestcl_enq_write(&vp->st.enqueued, q, vp->b_lags.mem, CL_FALSE, 0, e->n_global_spikes * 4, e->src_lags, 0, NULL,
-                                  NULL);
-      rc = eng_cl_check(err, "writing the spiking sources");
-    }
-  }
-  for (int p = 0; p < e->n_pops && !rc; ++p) {
-    eng_block *b = &vp->blocks[p];
-    if (b->n_plastic == 0 || b->n == 0) {
-      continue;
-    }
-    if (vp->is_gpu) {
-      rc = deliver_device(e, vp, b, origin);
-    } else {
-      for (int j = 0; j < b->n_plastic; ++j) {
-        deliver_cpu(e, b, &b->plastic[j], origin, vp->syn_scratch, vp->syn_scratch + vp->syn_scratch_half);
-      }
-    }
-  }
+  rc = deliver(e, vp, origin);
   double dt = eng_now() - t1;
   vp->st.plastic_seconds += dt;
   vp->st.seconds[NESTCL_PHASE_DELIVER] += dt;
   return rc;
+}
+
+int eng_plastic_deliver_host(nestcl_engine *e, eng_vp *vp, int64_t origin)
+{
+  return plastic_step(e, vp, origin, hist_host, deliver_host_all);
+}
+
+int eng_plastic_deliver_device(nestcl_engine *e, eng_vp *vp, int64_t origin)
+{
+  return plastic_step(e, vp, origin, hist_device, deliver_device_all);
 }
 
 /* ---- weights ------------------------------------------------------------ */
@@ -800,7 +843,6 @@ int nestcl_engine_weight_stats(nestcl_engine *e, int proj, nestcl_weight_stats *
   if (rc) {
     return rc;
   }
-#ifdef NESTCL_WITH_MPI
   if (e->n_ranks > 1) {
     uint64_t mine[5] = {(uint64_t)sum, (uint64_t)((eng_u128)sum >> 64), (uint64_t)sq,
                         (uint64_t)((eng_u128)sq >> 64), n};
@@ -808,7 +850,7 @@ int nestcl_engine_weight_stats(nestcl_engine *e, int proj, nestcl_weight_stats *
     if (!all) {
       return nestcl_set_error(NESTCL_ENOMEM, "out of host memory");
     }
-    MPI_Allgather(mine, 5, MPI_UINT64_T, all, 5, MPI_UINT64_T, MPI_COMM_WORLD);
+    eng_mpi_allgather(e, mine, all, 5, ENG_MPI_U64);
     sum = sq = 0;
     n = 0;
     for (int r = 0; r < e->n_ranks; ++r) {
@@ -817,11 +859,10 @@ int nestcl_engine_weight_stats(nestcl_engine *e, int proj, nestcl_weight_stats *
       n += all[5 * r + 4];
     }
     free(all);
-    MPI_Allreduce(MPI_IN_PLACE, &check, 1, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
-    MPI_Allreduce(MPI_IN_PLACE, &lo, 1, MPI_DOUBLE, MPI_MIN, MPI_COMM_WORLD);
-    MPI_Allreduce(MPI_IN_PLACE, &hi, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    eng_mpi_allreduce(e, &check, 1, ENG_MPI_U64, ENG_MPI_SUM);
+    eng_mpi_allreduce(e, &lo, 1, ENG_MPI_DOUBLE, ENG_MPI_MIN);
+    eng_mpi_allreduce(e, &hi, 1, ENG_MPI_DOUBLE, ENG_MPI_MAX);
   }
-#endif
   out->n = n;
   out->checksum = check;
   out->min = n ? lo : 0.0;

@@ -293,6 +293,42 @@ static int resume(run_state *s, int64_t pos0, int64_t steps, int64_t *origin, in
   return rc;
 }
 
+/*
+ * A run that starts a super step: the list lengths start at zero, whichever
+ * super step this is (after a restore, too). All the status words go, as the
+ * last drain left them (the device has run nothing since; the clock words are
+ * rewritten before a replay): oclgrind 21.10 takes the words of a buffer
+ * outside a partial write for uninitialised (docs/oclgrind-reports.md).
+ */
+static cl_int write_status(run_state *s)
+{
+  eng_resident *r = &s->e->res;
+  memcpy(r->status_img, r->status, sizeof r->status_img);
+  r->status_img[ENG_RES_GLOBAL_N] = r->status_img[ENG_RES_GLOBAL_N + 1] = 0;
+  r->status_img[ENG_RES_RECORDED] = 0;
+  r->status_img[ENG_RES_HALT] = 0;
+  r->status_img[ENG_RES_HALT_GID] = UINT64_MAX;
+  return nestcl_enq_write(&s->vp->st.enqueued, s->q, r->b_status.mem, CL_FALSE, 0, sizeof r->status_img,
+                          r->status_img, 0, NULL, NULL);
+}
+
+/* The engine's clock after a run of `steps` that left `left` (a stop on request) unsimulated. */
+static int advance_clock(nestcl_engine *e, int64_t steps, int64_t left)
+{
+  int64_t run = steps - left;
+  int64_t total = (int64_t)e->lag + run;
+  e->origin += (total / e->min_delay) * e->min_delay;
+  e->lag = (int)(total % e->min_delay);
+  e->steps_done += run;
+  if (left > 0) {
+    e->steps_left = left;
+    return nestcl_set_error(NESTCL_EINTR, "stopped on request at t = %.10g ms, the end of a super step (%lld of %lld "
+                            "steps of this call)", (double)(e->origin + e->lag) * e->cfg.resolution_ms,
+                            (long long)run, (long long)steps);
+  }
+  return 0;
+}
+
 int eng_resident_run(nestcl_engine *e, int64_t steps)
 {
   eng_resident *r = &e->res;
@@ -304,23 +340,7 @@ int eng_resident_run(nestcl_engine *e, int64_t steps)
   const int64_t pos0 = e->origin + e->lag;
   int64_t origin = e->origin, left = steps;
   int lag = e->lag;
-  cl_int err = CL_SUCCESS;
-  if (lag == 0) {
-    /*
-     * The list lengths start at zero, whichever super step this is (after a
-     * restore, too). All the status words go, as the last drain left them
-     * (the device has run nothing since; the clock words are rewritten before
-     * a replay): oclgrind 21.10 takes the words of a buffer outside a partial
-     * write for uninitialised (docs/oclgrind-reports.md).
-     */
-    memcpy(r->status_img, r->status, sizeof r->status_img);
-    r->status_img[ENG_RES_GLOBAL_N] = r->status_img[ENG_RES_GLOBAL_N + 1] = 0;
-    r->status_img[ENG_RES_RECORDED] = 0;
-    r->status_img[ENG_RES_HALT] = 0;
-    r->status_img[ENG_RES_HALT_GID] = UINT64_MAX;
-    err = nestcl_enq_write(&vp->st.enqueued, s.q, r->b_status.mem, CL_FALSE, 0, sizeof r->status_img, r->status_img,
-                           0, NULL, NULL);
-  }
+  cl_int err = lag == 0 ? write_status(&s) : CL_SUCCESS;
   int stop = 0, rc = 0, drained = 0;
   e->steps_left = 0;
   double t0 = eng_now();
@@ -386,16 +406,5 @@ int eng_resident_run(nestcl_engine *e, int64_t steps)
   if (rc) {
     return sticky(e, rc);
   }
-  int64_t run = steps - left;
-  int64_t total = (int64_t)e->lag + run;
-  e->origin += (total / e->min_delay) * e->min_delay;
-  e->lag = (int)(total % e->min_delay);
-  e->steps_done += run;
-  if (left > 0) {
-    e->steps_left = left;
-    return nestcl_set_error(NESTCL_EINTR, "stopped on request at t = %.10g ms, the end of a super step (%lld of %lld "
-                            "steps of this call)", (double)(e->origin + e->lag) * e->cfg.resolution_ms,
-                            (long long)run, (long long)steps);
-  }
-  return 0;
+  return advance_clock(e, steps, left);
 }

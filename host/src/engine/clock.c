@@ -1,0 +1,45 @@
+/*
+ * The engine's clock arithmetic: wall time for its statistics, and NEST's
+ * conversions between milliseconds, tics (1000 per ms) and steps of the
+ * resolution. It depends on no other engine file, so that the description
+ * (api.c), the build, the cycle and the synapses share one rounding.
+ */
+#include <math.h>
+#include <time.h>
+
+#include "engine_internal.h"
+
+double eng_now(void)
+{
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+int64_t eng_tics_per_step(double h)
+{
+  return llround(h * 1000.0); /* NEST's Time: 1000 tics per ms */
+}
+
+int64_t eng_ms_to_steps(double ms, double h)
+{
+  /* NEST: ms -> tics (1000 per ms, rounded to nearest) -> steps of tics_per_step, rounded to nearest. */
+  int64_t tics = llround(ms * 1000.0);
+  int64_t tps = eng_tics_per_step(h);
+  if (tps <= 0) {
+    return 0;
+  }
+  return tics >= 0 ? (tics + tps / 2) / tps : -((-tics + tps / 2) / tps);
+}
+
+int64_t eng_delay_ms_to_steps(double ms, double h)
+{
+  /* NEST's Time::delay_ms_to_steps: ld_round(ms * STEPS_PER_MS), STEPS_PER_MS = 1 / (TICS_PER_STEP / TICS_PER_MS);
+   * a connection's delay is not rounded to tics first. */
+  int64_t tps = eng_tics_per_step(h);
+  if (tps <= 0) {
+    return 0;
+  }
+  double steps_per_ms = 1.0 / ((double)tps / 1000.0);
+  return (int64_t)floor(ms * steps_per_ms + 0.5);
+}
