@@ -1,6 +1,6 @@
 /*
- * nestcl_fixed.h: 64-bit fixed-point accumulation for ring buffers (DESIGN.md
- * §2). Integer addition is associative, so the sum of the weights that reach
+ * nestcl_fixed.h: 64-bit fixed-point accumulation for ring buffers (docs/architecture.md,
+ * "Ring buffers"). Integer addition is associative, so the sum of the weights that reach
  * one ring slot is the same whatever the order of the atomic adds: over work
  * items, threads, streams, devices and the CPU/GPU split. Float atomics would
  * make every run's rounding depend on scheduling. Compiled as C and as OpenCL C.

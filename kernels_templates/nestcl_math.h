@@ -4,7 +4,8 @@
  * compiled both as C11 and as OpenCL C 1.2. libm and the OpenCL built-ins are
  * each within an ulp or so of the true value but not equal to one another, so a
  * model that called them would take different bits on a CPU VP and on a GPU VP
- * and break DESIGN.md §3. These versions use only + - * /, comparisons, integer
+ * and break the invariant of docs/architecture.md, "Determinism and random numbers". These versions
+ * use only + - * /, comparisons, integer
  * conversion and exact reinterpretation of bits, all of which give the same
  * result in both languages and on every IEEE device (no fma: the C path is
  * built with -ffp-contract=off and the OpenCL text sets FP_CONTRACT OFF, and

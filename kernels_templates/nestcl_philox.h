@@ -9,7 +9,7 @@
  * (nestcl_log, in nestcl_math.h) instead of libm's or the OpenCL built-in,
  * whose results may differ in the last bit.
  *
- * Keying (DESIGN.md §3): a random stream is named by
+ * Keying (docs/architecture.md, "Determinism and random numbers"): a random stream is named by
  *   key     = (seed, purpose)            key[0] = 32-bit seed, key[1] = purpose
  *   counter = (id, step, block)          v[0] = id bits 0..31, v[1] = id bits 32..63,
  *                                        v[2] = step bits 0..31,

@@ -4,7 +4,8 @@
  * prepends their text to every kernel source, see nestcl_rt_source.h). It maps
  * the few types and qualifiers that differ between the two languages onto one
  * set of names, so that every helper after it is written once and performs the
- * same operations in the same order on both paths (DESIGN.md §3). In OpenCL mode
+ * same operations in the same order on both paths (docs/architecture.md, "Determinism and random
+ * numbers"). In OpenCL mode
  * nothing here may #include: the text is concatenated, not preprocessed from files.
  */
 #ifndef NESTCL_TYPES_H

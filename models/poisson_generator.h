@@ -6,7 +6,7 @@
  * nestcl's own NEST-style source (NEST 3.10 layout, written for this project).
  * Natively it draws from the shim's generator; on the device the engine
  * replaces the draw with the project's Philox streams keyed by (target, step)
- * (DESIGN.md §3), so this file is its specification, not its device code.
+ * (docs/architecture.md, "Determinism and random numbers"), so this file is its specification, not its device code.
  *
  * Status: rate (spikes/s), and the device window origin, start, stop (ms).
  */

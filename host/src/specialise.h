@@ -1,6 +1,6 @@
 /*
  * Parameters equal over all the neurons a kernel updates are compiled into it
- * as constants (DESIGN.md §2): the translator reads every Parameters_ member
+ * as constants (docs/architecture.md, "Neuron state and parameters"): the translator reads every Parameters_ member
  * through a macro that -DNESTCL_CONST_<member>=value replaces. Shared by the
  * engine (per population, over its GPU blocks) and nestcl_block.
  */

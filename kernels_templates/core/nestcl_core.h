@@ -3,7 +3,7 @@
  * (poisson_generator, dc_generator), written once for both paths: the OpenCL
  * kernels of engine_kernels.cl call these functions, and the CPU VPs call the
  * very same text compiled as C (host/src/engine/core_cpu.c), so a GPU VP and a
- * CPU VP add the same fixed-point integers into their rings (DESIGN.md §3).
+ * CPU VP add the same fixed-point integers into their rings (docs/architecture.md, "Determinism and random numbers").
  *
  * The weight type is a parameter of this text: define NESTCL_W_T (float or
  * double) and NESTCL_W_SUFFIX (_f or _d) before including it. C includes it

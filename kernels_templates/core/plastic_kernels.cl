@@ -1,6 +1,6 @@
 /*
- * plastic_kernels.cl: delivery through a translated synapse model (DESIGN.md
- * §2, STDP synapses). The host builds one program per synapse model from
+ * plastic_kernels.cl: delivery through a translated synapse model (docs/architecture.md,
+ * "Plastic synapses and the spike history"). The host builds one program per synapse model from
  * nestcl_rt_source, a prelude naming the model (host/src/engine/plastic.c):
  *   NESTCL_SYN_T, NESTCL_SYNCP_T   the synapse and common-properties structs
  *   NESTCL_SYN_SEND                its send()

@@ -4,7 +4,8 @@
  * distributions such as poisson_distribution draw from it. The shim keeps one
  * seeded std::mt19937_64 per process; reseed_vp_specific_rng_() restarts it so
  * a test can repeat a draw sequence. (The device path draws from the project's
- * Philox streams instead, DESIGN.md §3; native draws are not meant to match.)
+ * Philox streams instead, docs/architecture.md, "Determinism and random numbers"; native draws are
+ * not meant to match.)
  */
 #ifndef RANDOM_GENERATORS_H
 #define RANDOM_GENERATORS_H

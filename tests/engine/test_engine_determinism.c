@@ -1,5 +1,5 @@
 /*
- * The determinism invariant (DESIGN.md §3): the Brunel network of brunel.c,
+ * The determinism invariant (docs/architecture.md, "Determinism and random numbers"): the Brunel network of brunel.c,
  * 2,000 neurons, in-degree 200, 200 ms, Poisson drive, gives bit-identical
  * spike trains with 1 and 2 CPU threads, 1 and 2 PoCL streams, and 1 thread +
  * 1 stream at alpha 0.3 and 0.7; also when simulate() is called in pieces that

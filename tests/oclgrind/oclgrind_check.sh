@@ -3,7 +3,7 @@
 # data-race, uninitialised-value and API checks and an NVIDIA-like device
 # (work-groups of at most 1024 items, 48 KiB of local memory), and fails on any
 # report: PoCL runs a work-group's items one after another and cannot show what
-# a GPU would turn into wrong results (DESIGN.md §11). The simulator's log goes
+# a GPU would turn into wrong results (docs/architecture.md, "Tests and verification"). The simulator's log goes
 # to a file of its own, so that the command's stdout and stderr stay its own
 # (a caller may compare them). Reports whose exact signature (message and the
 # kernel source line) appears in the suppression file are not counted; each

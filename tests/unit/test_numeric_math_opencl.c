@@ -6,7 +6,7 @@
  * default build options and once with -cl-opt-disable, so that neither an
  * optimiser nor the device's arithmetic changes a result. This is what lets a
  * translated update() that calls exp or pow give the same bits on a CPU VP
- * and a GPU VP (DESIGN.md §3). Uses the default device (NESTCL_DEVICE, else
+ * and a GPU VP (docs/architecture.md, "Determinism and random numbers"). Uses the default device (NESTCL_DEVICE, else
  * the first GPU, else PoCL); exits 77 (skip) when there is no OpenCL device.
  */
 #define NESTCL_CHECK_FATAL

@@ -6,7 +6,8 @@
  * double -> fixed conversion; 10^5 weights summed with 64-bit atomics from
  * 10^5 work items in 10 shuffled orders (one kernel run each), which must give
  * the C total exactly; and the ring and spike-list helpers. This is the
- * acceptance test of DESIGN.md §3's claim that a CPU VP and a GPU VP draw and
+ * acceptance test of the claim of docs/architecture.md, "Determinism and random numbers", that a
+ * CPU VP and a GPU VP draw and
  * accumulate the same numbers. The draws are repeated with the program built
  * with -cl-opt-disable, so an optimiser that changes floating point shows. Uses the default device (NESTCL_DEVICE, else
  * the first GPU, else PoCL); exits 77 (skip) when there is no OpenCL device.

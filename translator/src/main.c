@@ -1,6 +1,6 @@
 /*
  * nestcl-translate: translates NEST neuron models (C++) into OpenCL kernels,
- * C loops, field descriptors and C++ glue (DESIGN.md §4). This file is the
+ * C loops, field descriptors and C++ glue (docs/architecture.md, "The translator"). This file is the
  * command line: it gathers the model units from the arguments, runs each
  * through parse -> checks -> rendering -> emitters, writes every file of a
  * successful model under a temporary name and renames it into place (a model

@@ -11,7 +11,7 @@
  * for the slice's lags (NEST's own ring buffers hold it), updates, and reads the
  * spikes and, when recording, every step's recordable fields. Parameters that
  * are equal over all neurons of the block are compiled into its kernel at the
- * first upload (DESIGN.md §2); a later upload with other values rebuilds it.
+ * first upload (docs/architecture.md, "Neuron state and parameters"); a later upload with other values rebuilds it.
  *
  * Input is added in the runtime's fixed point (nestcl_fixed.h), so a value that
  * is not a multiple of 2^-32 is rounded to the nearest such one.

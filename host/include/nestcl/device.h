@@ -5,7 +5,7 @@
  * engine, the tests, nestcl-info) reaches OpenCL through this header, so that
  * device selection, build logs and memory limits are reported in one way.
  *
- * Conventions (DESIGN.md §6): every function returns 0 or a negative NESTCL_E*
+ * Conventions (docs/architecture.md, "Conventions"): every function returns 0 or a negative NESTCL_E*
  * code; the message, with context, is in nestcl_last_error(). Nothing here
  * prints or exits.
  */
@@ -97,7 +97,7 @@ int nestcl_device_queue_count(const nestcl_device *dev);
 cl_command_queue nestcl_device_queue(const nestcl_device *dev, int index);
 
 /*
- * What the kernels need of a device, probed, never assumed (DESIGN.md §11):
+ * What the kernels need of a device, probed, never assumed (docs/architecture.md, "Tests and verification"):
  * double precision and 64-bit base atomics (the ring's fixed-point sums). A
  * device without one gets NESTCL_ENODEV and one message naming the device,
  * the capability and 'who' needs it. There is no slower fallback for either.

@@ -1,7 +1,8 @@
 /*
  * nestcl engine: the public C API that builds and simulates a network the way a
  * NEST user does (SetKernelStatus, Create, SetStatus, Connect, Simulate), on a
- * mix of CPU threads and OpenCL streams (DESIGN.md §1-§3). Neurons are models of
+ * mix of CPU threads and OpenCL streams (docs/architecture.md, "The simulation cycle", "Data
+ * layouts" and "Determinism and random numbers"). Neurons are models of
  * the translator's registry (model.h); the engine never knows a model by name
  * beyond looking it up in the table it is given. Everything is described first
  * (populations, connections, inputs, recorders) and instantiated on the first

@@ -1,5 +1,5 @@
 /*
- * Checkpoint and restart (DESIGN.md §10, issue 13): one file per MPI rank,
+ * Checkpoint and restart (docs/architecture.md, "Checkpoints", issue 13): one file per MPI rank,
  * DIR/rank-<r>-of-<R>.nestcl-ckpt, written under a temporary name and renamed,
  * with a versioned header (format version, network hash, step, partition), a
  * section table and CRC-32 checksums; the layout is docs/checkpoint-format.md.

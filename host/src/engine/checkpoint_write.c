@@ -12,10 +12,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#ifdef NESTCL_WITH_MPI
-#include <mpi.h>
-#endif
-
 #include "checkpoint_internal.h"
 #include "core/nestcl_core.h"
 
@@ -521,10 +517,6 @@ int nestcl_engine_checkpoint(nestcl_engine *e, const char *dir)
   if (!rc && e->rank == 0) {
     remove_stale(dir, e->n_ranks);
   }
-#ifdef NESTCL_WITH_MPI
-  if (e->n_ranks > 1) {
-    MPI_Barrier(MPI_COMM_WORLD);
-  }
-#endif
+  eng_mpi_barrier(e);
   return rc;
 }

@@ -1,5 +1,5 @@
 /*
- * The simulation cycle of DESIGN.md §1. One OpenMP thread per VP runs, per
+ * The simulation cycle (docs/architecture.md, "The simulation cycle"). One OpenMP thread per VP runs, per
  * slice of a super step: update (CPU VPs: the model's C loop; GPU VPs: the
  * model kernel on the VP's own queue, so streams and threads co-execute), the
  * Poisson/DC drive, and at the end of a full super step the spike lists:

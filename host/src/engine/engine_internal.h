@@ -15,7 +15,8 @@
  *   plastic.c     translated synapses: state, history, delivery, weights
  *   record.c      spike recorders and multimeters
  *   psp.c         hpc_benchmark's PSP peak (weight conversion)
- *   checkpoint.c  checkpoint and restore
+ *   checkpoint.c, checkpoint_write.c, checkpoint_read.c, checkpoint_restore.c
+ *                 checkpoint and restore (checkpoint_internal.h: what they share)
  *   resident.c, resident_run.c, resident_merge.c, resident_update.c,
  *   resident_graph.c, resident_plastic.c, resident_step.c
  *                 the device loop, and one stream beside threads or ranks

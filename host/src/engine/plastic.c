@@ -1,5 +1,5 @@
 /*
- * Translated synapses in the engine (issue 9; DESIGN.md §2, STDP synapses):
+ * Translated synapses in the engine (issue 9; docs/architecture.md, "Plastic synapses and the spike history"):
  * the postsynaptic spike history of their targets (nestcl_history.h, one
  * bounded ring per neuron that grows on demand), and the delivery that runs a
  * synapse model's send() for every (synapse, presynaptic spike), on the C path

@@ -1,6 +1,6 @@
 /*
  * The device loop: super steps that run on the device on their own, while the
- * host enqueues ahead of them (issue 29; DESIGN.md §2 as amended).
+ * host enqueues ahead of them (issue 29; docs/architecture.md, "The device loop").
  *
  * cycle.c's loop makes the host the clock of the device: per super step it
  * waits for the update, reads each population's spikes back, sorts them,

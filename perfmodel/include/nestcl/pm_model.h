@@ -1,5 +1,5 @@
 /*
- * nestcl's performance model (issue 10, DESIGN.md §9): the paper's CPU, GPU
+ * nestcl's performance model (issue 10, docs/architecture.md, "The performance model"): the paper's CPU, GPU
  * and co-execution model (../../shared/papers/004 §6.2, eqs. (1)-(12)) in
  * nestcl's terms, with what nestcl has and the paper lacked. One simulated
  * second of a configuration costs, per VP:

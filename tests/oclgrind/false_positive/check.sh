@@ -25,7 +25,7 @@ echo "output: '$out'; reports: $n"
 [ $rc -eq 0 ] || { echo "FAIL: exit status $rc" >&2; exit 1; }
 [ "$out" = "$want" ] || { echo "FAIL: output '$out', want '$want'" >&2; exit 1; }
 if [ "$expect" = reported ] && [ "$n" -eq 0 ]; then
-  echo "FAIL: oclgrind no longer reports this; the workaround it names may go (update DESIGN notes)" >&2
+  echo "FAIL: oclgrind no longer reports this; the workaround it names may go (update docs/oclgrind-reports.md)" >&2
   exit 1
 fi
 if [ "$expect" = clean ] && [ "$n" -ne 0 ]; then
