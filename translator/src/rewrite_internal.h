@@ -1,8 +1,9 @@
 /*
- * What the rewriter's files share (rewrite.c and the construct families
- * rewrite_*.c): the rewriting context, the call and node rules' types, and
- * the functions one family's rules use from another. Only these files
- * include it; the rest of the translator sees rewrite.h.
+ * What the rewriter's files share (rewrite.c, the construct families
+ * rewrite_*.c, and the two files below them, rewrite_query.c and
+ * rewrite_common.c): the rewriting context, the call and node rules' types,
+ * and per file the functions the others use. Only these files include it;
+ * the rest of the translator sees rewrite.h.
  */
 #ifndef NESTCL_TR_REWRITE_INTERNAL_H
 #define NESTCL_TR_REWRITE_INTERNAL_H
