@@ -4,21 +4,22 @@
  * node that needs translating is replaced as a whole by text built from its
  * rendered operands. Nodes from macro expansions are recognised by their
  * extent (the expansion's range, recorded by parse.c) and handled by macro
- * name. This file holds the rewriting context, its diagnostics, the source
- * text, and the two rule tables (calls, other nodes) that dispatch to the
- * construct families in rewrite_*.c (rewrite_internal.h lists them).
+ * name. This file holds the rewriting context and the two rule tables
+ * (calls, other nodes) that dispatch to the construct families in
+ * rewrite_*.c; the diagnostics, source text and type helpers are in
+ * rewrite_common.c, the AST queries in rewrite_query.c (rewrite_internal.h
+ * lists them all and how they are layered). rw_new gives the context a
+ * pointer to rw_render, through which the rules render their nodes' parts.
  *
  * Every identifier the generated code introduces is one of the kernel's fixed
- * arguments (nestcl/update_args.h), a name of its own (is_reserved_name),
- * the neuron index nestcl_i, a field array (S__x, P__x, V__x, B__x) or a
- * nestcl_/NESTCL_ helper. Model locals named like one of the arguments are
- * renamed nestcl_l_<name>; check.c refuses locals with the nestcl_ prefix.
+ * arguments (nestcl/update_args.h), a name of its own (is_reserved_name,
+ * rewrite_common.c), the neuron index nestcl_i, a field array (S__x, P__x,
+ * V__x, B__x) or a nestcl_/NESTCL_ helper. Model locals named like one of the
+ * arguments are renamed nestcl_l_<name>; check.c refuses locals with the
+ * nestcl_ prefix.
  */
 #include "rewrite_internal.h"
 
-#include "uargs.h"
-
-#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -51,36 +52,6 @@ static enum CXChildVisitResult visit_find_lag(CXCursor c, CXCursor parent, CXCli
     free(k.c);
   }
   return CXChildVisit_Recurse;
-}
-
-/* A call of the method named name (set_multiplicity, set_offset) below a cursor. */
-typedef struct method_find {
-  const char *name;
-  int hit;
-} method_find;
-
-static enum CXChildVisitResult visit_find_method(CXCursor x, CXCursor parent, CXClientData data)
-{
-  method_find *mf = data;
-  (void)parent;
-  if (clang_getCursorKind(x) == CXCursor_CallExpr) {
-    char *n = cursor_spelling(clang_getCursorReferenced(x));
-    if (!strcmp(n, mf->name))
-      mf->hit = 1;
-    free(n);
-    if (mf->hit)
-      return CXChildVisit_Break;
-  }
-  return CXChildVisit_Recurse;
-}
-
-int calls_method(CXCursor fn, const char *name)
-{
-  method_find mf;
-  mf.name = name;
-  mf.hit = 0;
-  clang_visitChildren(fn, visit_find_method, &mf);
-  return mf.hit;
 }
 
 typedef struct class_calls {
@@ -118,6 +89,7 @@ rw_ctx *rw_new(ir_model *m, rw_mode mode, CXCursor fn, int fatal)
   c->mode = mode;
   c->fn = fn;
   c->fatal = fatal;
+  c->render = rw_render;
   c->used = xcalloc((size_t)(m->n_fields ? m->n_fields : 1), 1);
   c->target_var = clang_getNullCursor();
   c->node_var = clang_getNullCursor();
@@ -189,230 +161,6 @@ const unsigned char *rw_used_fields(const rw_ctx *c) { return c->used; }
 
 int rw_used_transcendental(const rw_ctx *c) { return c->transcendental; }
 
-/* ---- diagnostics ---- */
-
-void error_at(rw_ctx *c, CXCursor at, const char *construct, const char *why)
-{
-  char *where = cursor_where(at);
-  char *t = xasprintf("%s: error: %s is not supported on the device (%s)", where, construct, why);
-  int k, dup = 0;
-  c->n_errors++;
-  if (c->fatal) {
-    for (k = 0; k < c->m->n_diags; k++)
-      if (!strcmp(c->m->diags[k].text, t))
-        dup = 1;
-    if (!dup)
-      ir_diag_add(c->m, 1, t);
-  } else if (!c->first_error) {
-    c->first_error = xasprintf("%s is not supported (%s) at %s", construct, why, where);
-  }
-  free(t);
-  free(where);
-}
-
-void warning_at(rw_ctx *c, CXCursor at, const char *text)
-{
-  char *where = cursor_where(at);
-  char *t = xasprintf("%s: warning: %s", where, text);
-  int k;
-  for (k = 0; k < c->m->n_diags; k++)
-    if (!strcmp(c->m->diags[k].text, t))
-      break;
-  if (c->fatal && k == c->m->n_diags)
-    ir_diag_add(c->m, 0, t);
-  free(t);
-  free(where);
-}
-
-CXCursor rw_body_of(CXCursor fn)
-{
-  cursor_kids k = cursor_children(fn);
-  CXCursor r = clang_getNullCursor();
-  int j;
-  for (j = 0; j < k.n; j++)
-    if (clang_getCursorKind(k.c[j]) == CXCursor_CompoundStmt)
-      r = k.c[j];
-  free(k.c);
-  return r;
-}
-
-/* ---- source text ---- */
-
-const char *file_text(rw_ctx *c, CXFile f, size_t *size)
-{
-  return clang_getFileContents(c->m->tu->tu, f, size);
-}
-
-int is_ident_char(char ch)
-{
-  return isalnum((unsigned char)ch) || ch == '_';
-}
-
-/* Copies text between nodes: C++'s alternative operator spellings become C's. */
-void emit_gap(const char *t, unsigned from, unsigned to, strbuf *out)
-{
-  unsigned p = from;
-  while (p < to) {
-    char ch = t[p];
-    if (ch == '/' && p + 1 < to && t[p + 1] == '/') {
-      unsigned q = p;
-      while (q < to && t[q] != '\n')
-        q++;
-      sb_putn(out, t + p, q - p);
-      p = q;
-    } else if (ch == '/' && p + 1 < to && t[p + 1] == '*') {
-      unsigned q = p + 2;
-      while (q + 1 < to && !(t[q] == '*' && t[q + 1] == '/'))
-        q++;
-      q = q + 2 <= to ? q + 2 : to;
-      sb_putn(out, t + p, q - p);
-      p = q;
-    } else if (ch == '"' || ch == '\'') {
-      unsigned q = p + 1;
-      while (q < to && t[q] != ch) {
-        if (t[q] == '\\')
-          q++;
-        q++;
-      }
-      q = q + 1 <= to ? q + 1 : to;
-      sb_putn(out, t + p, q - p);
-      p = q;
-    } else if (is_ident_char(ch) && (p == from || !is_ident_char(t[p - 1]))) {
-      static const char *const alt[][2] = {{"and", "&&"}, {"or", "||"}, {"not", "!"}, {"not_eq", "!="},
-                                           {"bitand", "&"}, {"bitor", "|"}, {"xor", "^"}, {"compl", "~"},
-                                           {"and_eq", "&="}, {"or_eq", "|="}, {"xor_eq", "^="}};
-      unsigned q = p;
-      size_t k, len;
-      while (q < to && is_ident_char(t[q]))
-        q++;
-      len = q - p;
-      for (k = 0; k < sizeof alt / sizeof alt[0]; k++)
-        if (strlen(alt[k][0]) == len && !strncmp(t + p, alt[k][0], len))
-          break;
-      if (k < sizeof alt / sizeof alt[0])
-        sb_puts(out, alt[k][1]);
-      else
-        sb_putn(out, t + p, len);
-      p = q;
-    } else {
-      sb_putc(out, ch);
-      p++;
-    }
-  }
-}
-
-const ir_macro *macro_at(rw_ctx *c, CXFile f, unsigned b, unsigned e)
-{
-  int k;
-  for (k = 0; k < c->m->tu->n_macros; k++) {
-    const ir_macro *mc = &c->m->tu->macros[k];
-    if (mc->begin == b && mc->end == e && clang_File_isEqual(mc->file, f))
-      return mc;
-  }
-  return NULL;
-}
-
-/* Names the generated code gives its own variables and arguments: the
-   update's fixed arguments and the names below (handler, getter and C-loop
-   parameters, the spike offsets). */
-int is_reserved_name(const char *n)
-{
-  static const char *const reserved[] = {"weight", "current", "rport", "channel", "value",
-                                         "name",   "fields",  "offset", "spike_offsets"};
-  size_t k;
-  if (tr_is_uarg_name(n))
-    return 1;
-  for (k = 0; k < sizeof reserved / sizeof reserved[0]; k++)
-    if (!strcmp(n, reserved[k]))
-      return 1;
-  return 0;
-}
-
-int is_local_decl(CXCursor d)
-{
-  enum CXCursorKind k = clang_getCursorKind(d);
-  enum CXCursorKind pk = clang_getCursorKind(clang_getCursorSemanticParent(d));
-  return k == CXCursor_VarDecl &&
-         (pk == CXCursor_FunctionDecl || pk == CXCursor_CXXMethod || pk == CXCursor_Constructor);
-}
-
-/* ---- init_buffers_(): what the runtime sets up itself ---- */
-
-typedef struct setup_find {
-  ir_model *m;
-  int found;
-} setup_find;
-
-static enum CXChildVisitResult visit_runtime_setup(CXCursor x, CXCursor parent, CXClientData data)
-{
-  setup_find *sf = data;
-  enum CXCursorKind k = clang_getCursorKind(x);
-  (void)parent;
-  if (k == CXCursor_MemberRefExpr) {
-    CXCursor r = clang_getCursorReferenced(x);
-    CXCursor owner = clang_getCanonicalCursor(clang_getCursorSemanticParent(r));
-    /* a member of Buffers_ without SoA layout: an input buffer, the logger, a GSL object */
-    if (clang_getCursorKind(r) == CXCursor_FieldDecl && !clang_Cursor_isNull(sf->m->structs[3]) &&
-        clang_equalCursors(owner, clang_getCanonicalCursor(sf->m->structs[3])) && ir_find_field(sf->m, r) < 0)
-      sf->found = 1;
-  } else if (k == CXCursor_CallExpr) {
-    char *n = cursor_spelling(clang_getCursorReferenced(x));
-    if (!strncmp(n, "gsl_", 4) || !strcmp(n, "clear_history"))
-      sf->found = 1;
-    free(n);
-  }
-  return sf->found ? CXChildVisit_Break : CXChildVisit_Recurse;
-}
-
-int rw_is_runtime_setup(ir_model *m, CXCursor stmt)
-{
-  setup_find sf;
-  sf.m = m;
-  sf.found = 0;
-  if (visit_runtime_setup(stmt, clang_getNullCursor(), &sf) == CXChildVisit_Recurse)
-    clang_visitChildren(stmt, visit_runtime_setup, &sf);
-  return sf.found;
-}
-
-/* ---- helpers on cursors ---- */
-
-int is_model_scope(rw_ctx *c, CXCursor decl)
-{
-  CXCursor p = clang_getCanonicalCursor(decl);
-  int k;
-  if (clang_equalCursors(p, clang_getCanonicalCursor(c->m->cls)))
-    return 1;
-  for (k = 0; k < 4; k++)
-    if (!clang_Cursor_isNull(c->m->structs[k]) && clang_equalCursors(p, clang_getCanonicalCursor(c->m->structs[k])))
-      return 1;
-  return !clang_Cursor_isNull(c->m->cp_cls) && clang_equalCursors(p, clang_getCanonicalCursor(c->m->cp_cls));
-}
-
-char *decl_name_of_type(CXType t)
-{
-  if (t.kind == CXType_LValueReference || t.kind == CXType_RValueReference || t.kind == CXType_Pointer)
-    t = clang_getPointeeType(t);
-  return cursor_spelling(clang_getTypeDeclaration(clang_getCanonicalType(t)));
-}
-
-/* Whether t (through a reference) is NEST's Time. */
-int rw_is_time_type(CXType t)
-{
-  char *n = decl_name_of_type(t);
-  int r = !strcmp(n, "Time");
-  free(n);
-  return r;
-}
-
-/* The canonical C spelling of a type ("unsigned long", "double"), malloc'ed. */
-char *c_type_spelling(CXType t)
-{
-  CXString s = clang_getTypeSpelling(clang_getCanonicalType(t));
-  char *r = xstrdup(clang_getCString(s));
-  clang_disposeString(s);
-  return r;
-}
-
 static int is_host_mode(rw_ctx *c)
 {
   return c->mode == RW_PRERUN || c->mode == RW_DEFAULTS || c->mode == RW_GET || c->mode == RW_SET ||
@@ -425,14 +173,6 @@ void rw_add_subst(rw_ctx *c, CXCursor parm, const char *text)
   c->substs[c->n_substs].parm = parm;
   c->substs[c->n_substs].text = xasprintf("(%s)", text);
   c->n_substs++;
-}
-
-void render_to(rw_ctx *c, CXCursor cur, char **out)
-{
-  strbuf b;
-  sb_init(&b);
-  rw_render(c, cur, &b);
-  *out = sb_take(&b);
 }
 
 /* ---- calls: the rules in the order they are tried (each in its family's file) ---- */
@@ -520,37 +260,9 @@ static int handle_call(rw_ctx *c, CXCursor cur, strbuf *out)
 
 /* ---- the renderer: node rules in the order they are tried, then the pass-through ---- */
 
-/* Children that stand in the text as written (type and scope names), not rendered on their own. */
-int is_type_ref(enum CXCursorKind k)
-{
-  return k == CXCursor_TypeRef || k == CXCursor_NamespaceRef;
-}
-
 static int is_ref_or_attribute(enum CXCursorKind k)
 {
   return is_type_ref(k) || k == CXCursor_TemplateRef || k == CXCursor_MemberRef || clang_isAttribute(k);
-}
-
-/* The text of cur from pos to e with each child that lies inside it (in file f)
- * rendered in place; skip names the children left as written. */
-void render_children_in_place(rw_ctx *c, CXCursor cur, CXFile f, const char *t, unsigned pos, unsigned e,
-                              int (*skip)(enum CXCursorKind), strbuf *out)
-{
-  cursor_kids ch = cursor_children(cur);
-  int k;
-  for (k = 0; k < ch.n; k++) {
-    CXFile cf;
-    unsigned cb, ce;
-    if (skip(clang_getCursorKind(ch.c[k])))
-      continue;
-    if (cursor_offsets(ch.c[k], &cf, &cb, &ce) || !clang_File_isEqual(cf, f) || cb < pos || ce > e)
-      continue;
-    emit_gap(t, pos, cb, out);
-    rw_render(c, ch.c[k], out);
-    pos = ce;
-  }
-  free(ch.c);
-  emit_gap(t, pos, e, out);
 }
 
 /* A node from a macro expansion: assert, LOG and the built-in constants; any other macro is refused. */

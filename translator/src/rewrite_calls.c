@@ -1,8 +1,8 @@
 /*
- * Rewriting, calls and math: what every call rule uses (a call's object, name
- * and arguments, inlining a model's one-line method), and the rules for calls
- * that compute: NEST's time conversions, the math library (mathtable.c),
- * numerics::expm1, a model's getters and the helpers update() calls.
+ * Rewriting, calls and math: the rules for calls that compute: NEST's time
+ * conversions, the math library (mathtable.c), numerics::expm1, a model's
+ * one-line getters (inlined) and the helpers update() calls. What every call
+ * rule asks of a call (its object, name and arguments) is in rewrite_query.c.
  */
 #include "rewrite_internal.h"
 
@@ -10,124 +10,6 @@
 
 #include <stdlib.h>
 #include <string.h>
-
-CXCursor member_base(CXCursor call)
-{
-  cursor_kids k = cursor_children(call);
-  CXCursor r = clang_getNullCursor();
-  if (k.n >= 1 && clang_getCursorKind(k.c[0]) == CXCursor_MemberRefExpr) {
-    cursor_kids b = cursor_children(k.c[0]);
-    if (b.n >= 1)
-      r = b.c[0];
-    free(b.c);
-  }
-  free(k.c);
-  return r;
-}
-
-/*
- * The name of what a call calls. A call whose callee depends on a template
- * parameter (get_target( t ) through ConnectionBase in a synapse template)
- * has no callee of its own: its name is that of the overload set its first
- * child refers to.
- */
-char *call_name(CXCursor call)
-{
-  char *n = cursor_spelling(call);
-  if (*n)
-    return n;
-  free(n);
-  cursor_kids k = cursor_children(call);
-  n = xstrdup("");
-  if (k.n >= 1) {
-    CXCursor r = clang_getCursorReferenced(k.c[0]);
-    if (!clang_Cursor_isNull(r)) {
-      free(n);
-      n = cursor_spelling(r);
-    }
-  }
-  if (k.n >= 1 && !*n) {
-    /* Base::f( ... ) in a template names a dependent member: its last identifier token */
-    CXTranslationUnit tu = clang_Cursor_getTranslationUnit(k.c[0]);
-    CXToken *toks = NULL;
-    unsigned nt = 0;
-    clang_tokenize(tu, clang_getCursorExtent(k.c[0]), &toks, &nt);
-    if (nt && clang_getTokenKind(toks[nt - 1]) == CXToken_Identifier) {
-      CXString ts = clang_getTokenSpelling(tu, toks[nt - 1]);
-      free(n);
-      n = xstrdup(clang_getCString(ts));
-      clang_disposeString(ts);
-    }
-    if (toks)
-      clang_disposeTokens(tu, toks, nt);
-  }
-  free(k.c);
-  return n;
-}
-
-int callee_named(CXCursor call, const char *name)
-{
-  char *n = call_name(call);
-  int r = !strcmp(n, name);
-  free(n);
-  return r;
-}
-
-/* Depth-first search for a call named name below cur. */
-typedef struct find_call {
-  const char *name;
-  CXCursor found;
-} find_call;
-
-static enum CXChildVisitResult visit_find_call(CXCursor c, CXCursor parent, CXClientData data)
-{
-  find_call *fc = data;
-  (void)parent;
-  if ((clang_getCursorKind(c) == CXCursor_CallExpr) && callee_named(c, fc->name)) {
-    fc->found = c;
-    return CXChildVisit_Break;
-  }
-  return CXChildVisit_Recurse;
-}
-
-CXCursor find_call_below(CXCursor cur, const char *name)
-{
-  find_call fc;
-  fc.name = name;
-  fc.found = clang_getNullCursor();
-  if (clang_getCursorKind(cur) == CXCursor_CallExpr && callee_named(cur, name))
-    return cur;
-  clang_visitChildren(cur, visit_find_call, &fc);
-  return fc.found;
-}
-
-void render_arg(rw_ctx *c, CXCursor call, int k, strbuf *out)
-{
-  rw_render(c, clang_Cursor_getArgument(call, (unsigned)k), out);
-}
-
-/* Whether expression e may change something: an assignment, ++ or --, or new. */
-enum CXChildVisitResult visit_side_effect(CXCursor x, CXCursor parent, CXClientData data)
-{
-  int *hit = data;
-  enum CXCursorKind k = clang_getCursorKind(x);
-  (void)parent;
-  if (k == CXCursor_CompoundAssignOperator || k == CXCursor_CXXNewExpr || k == CXCursor_CXXDeleteExpr ||
-      k == CXCursor_CXXThrowExpr || k == CXCursor_LambdaExpr ||
-      (k == CXCursor_BinaryOperator && clang_getCursorBinaryOperatorKind(x) == CXBinaryOperator_Assign)) {
-    *hit = 1;
-    return CXChildVisit_Break;
-  }
-  if (k == CXCursor_UnaryOperator) {
-    enum CXUnaryOperatorKind u = clang_getCursorUnaryOperatorKind(x);
-    if (u == CXUnaryOperator_PostInc || u == CXUnaryOperator_PostDec || u == CXUnaryOperator_PreInc ||
-        u == CXUnaryOperator_PreDec) {
-      *hit = 1;
-      return CXChildVisit_Break;
-    }
-  }
-  return CXChildVisit_Recurse;
-}
 
 /*
  * `const T x = init;` of a scalar type whose initialiser changes nothing: the
@@ -246,38 +128,12 @@ static int inline_method(rw_ctx *c, CXCursor cur, CXCursor callee, strbuf *out)
   free(locals);
   free(inits);
   sb_putc(out, '(');
-  rw_render(c, expr, out);
+  render_sub(c, expr, out);
   sb_putc(out, ')');
   c->depth--;
   while (c->n_substs > saved_substs)
     free(c->substs[--c->n_substs].text);
   return 1;
-}
-
-/* A call to the model's own getter whose body is `return <member>;` stands for that member. */
-CXCursor getter_target(rw_ctx *c, CXCursor e)
-{
-  CXCursor callee, def, body;
-  cursor_kids st;
-  if (clang_getCursorKind(e) != CXCursor_CallExpr || clang_Cursor_getNumArguments(e) != 0)
-    return e;
-  callee = clang_getCursorReferenced(e);
-  if (clang_getCursorKind(callee) != CXCursor_CXXMethod || !is_model_scope(c, clang_getCursorSemanticParent(callee)))
-    return e;
-  def = clang_getCursorDefinition(callee);
-  body = clang_Cursor_isNull(def) ? def : rw_body_of(def);
-  if (clang_Cursor_isNull(body))
-    return e;
-  st = cursor_children(body);
-  if (st.n == 1 && clang_getCursorKind(st.c[0]) == CXCursor_ReturnStmt) {
-    cursor_kids r = cursor_children(st.c[0]);
-    if (r.n == 1 && clang_getCursorKind(cursor_strip(r.c[0])) == CXCursor_MemberRefExpr &&
-        ir_find_field(c->m, clang_getCursorReferenced(cursor_strip(r.c[0]))) >= 0)
-      e = cursor_strip(r.c[0]);
-    free(r.c);
-  }
-  free(st.c);
-  return e;
 }
 
 /* Time::get_resolution().get_ms() */
@@ -399,43 +255,12 @@ int call_model_getter(rw_ctx *c, const call_info *ci, strbuf *out)
          !clang_CXXMethod_isVirtual(ci->callee) && inline_method(c, ci->cur, ci->callee, out);
 }
 
-/*
- * The lag at a call site of a helper: update()'s loop variable inside the lag
- * loop, from before it (emit_instant_spike_( origin, from, ... ) of the *_ps
- * models), a helper's own nestcl_lag inside a helper. It numbers a failure's
- * step.
- */
-const char *call_lag(rw_ctx *c, CXCursor call)
-{
-  if (c->helper)
-    return "nestcl_lag";
-  if (c->lag_var && !clang_Cursor_isNull(c->lag_loop)) {
-    CXFile lf, cf;
-    unsigned lb, le, cb, ce;
-    if (!cursor_offsets(c->lag_loop, &lf, &lb, &le) && !cursor_offsets(call, &cf, &cb, &ce) &&
-        clang_File_isEqual(lf, cf) && cb >= lb && ce <= le)
-      return c->lag_var;
-  }
-  return "from";
-}
-
 /* A helper's generated name: nestcl_h_<model>_<method>. */
 void rw_helper_name(const ir_model *m, CXCursor method, strbuf *out)
 {
   char *n = cursor_spelling(method);
   sb_printf(out, "nestcl_h_%s_%s", m->name, n);
   free(n);
-}
-
-/* The helper's index in m->helpers, added if new. */
-void add_neuron_helper(ir_model *m, CXCursor def)
-{
-  int j;
-  for (j = 0; j < m->n_helpers; j++)
-    if (clang_equalCursors(clang_getCanonicalCursor(m->helpers[j]), clang_getCanonicalCursor(def)))
-      return;
-  m->helpers = xrealloc(m->helpers, sizeof *m->helpers * (size_t)(m->n_helpers + 1));
-  m->helpers[m->n_helpers++] = def;
 }
 
 /*

@@ -5,18 +5,8 @@
  */
 #include "rewrite_internal.h"
 
-#include "mathtable.h"
-
 #include <stdlib.h>
 #include <string.h>
-
-static int no_side_effect(CXCursor e)
-{
-  int hit = 0;
-  if (visit_side_effect(e, clang_getNullCursor(), &hit) == CXChildVisit_Recurse)
-    clang_visitChildren(e, visit_side_effect, &hit);
-  return !hit;
-}
 
 /* A call's callee name and the name of the callee's class. */
 static int call_is(CXCursor call, const char *name, const char *cls)
@@ -117,37 +107,6 @@ static int const_value(rw_ctx *c, CXCursor e, long long *v, const char **why, in
     return 1;
   }
   return 0;
-}
-
-/* A member of Buffers_ that is no field and no input buffer (host-only: the gap-junction coefficients). */
-static int is_host_buffer_member(rw_ctx *c, CXCursor ref)
-{
-  return clang_getCursorKind(ref) == CXCursor_FieldDecl && !clang_Cursor_isNull(c->m->structs[3]) &&
-         clang_equalCursors(clang_getCanonicalCursor(clang_getCursorSemanticParent(ref)),
-                            clang_getCanonicalCursor(c->m->structs[3])) &&
-         ir_find_field(c->m, ref) < 0 && ir_find_channel_group(c->m, ref) < 0;
-}
-
-static enum CXChildVisitResult visit_member_use(CXCursor x, CXCursor parent, CXClientData data)
-{
-  CXCursor *decl = data;
-  (void)parent;
-  if (clang_getCursorKind(x) == CXCursor_MemberRefExpr &&
-      clang_equalCursors(clang_getCanonicalCursor(clang_getCursorReferenced(x)), clang_getCanonicalCursor(*decl))) {
-    *decl = clang_getNullCursor();
-    return CXChildVisit_Break;
-  }
-  return CXChildVisit_Recurse;
-}
-
-/* Whether handle( GapJunctionEvent& ) names member ref: a gap-junction input (interpolation_coefficients). */
-int is_gap_input(rw_ctx *c, CXCursor ref)
-{
-  CXCursor d = ref;
-  if (!c->m->gap_junctions || !is_host_buffer_member(c, ref))
-    return 0;
-  clang_visitChildren(c->m->gap_handler, visit_member_use, &d);
-  return clang_Cursor_isNull(d);
 }
 
 /* The case of a switch on a constant that runs: its statements up to its break (no fall-through), or 0. */
@@ -290,40 +249,6 @@ static int store_into_local(const drop_plan *p, CXCursor s, CXCursor *idx, CXCur
   }
   free(ops.c);
   return vi;
-}
-
-/* An initialiser that a dropped declaration may skip: no side effect, and calls only of const methods, kernel(),
- * the math table, and constructors of std::vector and of NEST's events. */
-static enum CXChildVisitResult visit_pure_init(CXCursor x, CXCursor parent, CXClientData data)
-{
-  int *impure = data;
-  (void)parent;
-  if (clang_getCursorKind(x) == CXCursor_CallExpr) {
-    CXCursor callee = clang_getCursorReferenced(x);
-    enum CXCursorKind ck = clang_getCursorKind(callee);
-    char *n = cursor_spelling(callee);
-    char *q = cursor_qualified_name(callee);
-    int ok = (ck == CXCursor_CXXMethod && clang_CXXMethod_isConst(callee)) ||
-             (ck == CXCursor_FunctionDecl && !strcmp(q, "kernel")) ||
-             math_lookup(q, clang_Cursor_getNumArguments(x)) != NULL ||
-             (ck == CXCursor_Constructor && (!strcmp(n, "vector") || (strlen(n) > 5 && !strcmp(n + strlen(n) - 5, "Event"))));
-    free(n);
-    free(q);
-    if (!ok) {
-      *impure = 1;
-      return CXChildVisit_Break;
-    }
-  }
-  return CXChildVisit_Recurse;
-}
-
-/* An expression with no side effect and only such calls. */
-int pure_expr(CXCursor e)
-{
-  int impure = !no_side_effect(e);
-  if (!impure && visit_pure_init(e, clang_getNullCursor(), &impure) == CXChildVisit_Recurse)
-    clang_visitChildren(e, visit_pure_init, &impure);
-  return !impure;
 }
 
 static void count_uses(drop_plan *p, CXCursor cur)
@@ -566,7 +491,7 @@ void render_assert(rw_ctx *c, const node_info *ni, strbuf *out)
           memmove(stack.c, stack.c + 1, sizeof *stack.c * (size_t)(stack.n - 1));
           stack.n--;
           if (!cursor_offsets(x, &xf, &xb, &xe) && xb > lp && xe < rp && clang_File_isEqual(xf, ni->f)) {
-            rw_render(c, x, out);
+            render_sub(c, x, out);
             done = 1;
           } else {
             cursor_append_children(&stack, x);
@@ -598,7 +523,7 @@ int node_set_return(rw_ctx *c, const node_info *ni, strbuf *out)
   sb_puts(out, "{ ");
   if (ch.n == 1) {
     sb_puts(out, "nestcl_ret = (");
-    rw_render(c, ch.c[0], out);
+    render_sub(c, ch.c[0], out);
     sb_puts(out, "); ");
   }
   sb_printf(out, "goto %s; }", c->label[0] ? c->label : "nestcl_done");
@@ -693,7 +618,7 @@ int node_update_throw(rw_ctx *c, const node_info *ni, strbuf *out)
     CXCursor arg = clang_Cursor_getArgument(ctor, (unsigned)a);
     enum CXTypeKind tk = clang_getCanonicalType(clang_getCursorType(arg)).kind;
     if (tk == CXType_Int || tk == CXType_Long || tk == CXType_UInt || tk == CXType_ULong) {
-      rw_render(c, arg, out);
+      render_sub(c, arg, out);
       have = 1;
     }
   }
@@ -708,7 +633,7 @@ int node_update_throw(rw_ctx *c, const node_info *ni, strbuf *out)
 static void render_stmt(rw_ctx *c, CXCursor s, strbuf *out)
 {
   enum CXCursorKind k = clang_getCursorKind(s);
-  rw_render(c, s, out);
+  render_sub(c, s, out);
   if (k != CXCursor_CompoundStmt && k != CXCursor_IfStmt && k != CXCursor_ForStmt && k != CXCursor_WhileStmt &&
       k != CXCursor_SwitchStmt && k != CXCursor_DeclStmt && k != CXCursor_DoStmt)
     sb_putc(out, ';');
@@ -744,7 +669,7 @@ int node_if_constant(rw_ctx *c, const node_info *ni, strbuf *out)
   if (clang_Cursor_isNull(live)) {
     sb_puts(out, "{ }");
   } else if (clang_getCursorKind(live) == CXCursor_CompoundStmt) {
-    rw_render(c, live, out);
+    render_sub(c, live, out);
   } else {
     sb_puts(out, "{ ");
     render_stmt(c, live, out);

@@ -249,7 +249,7 @@ static int handle_declstmt(rw_ctx *c, CXCursor cur, const char *t, unsigned b, u
       if (clang_getCursorKind(ch.c[k]) == CXCursor_VarDecl)
         render_vardecl(c, ch.c[k], t, cb, ce, 0, out);
       else
-        rw_render(c, ch.c[k], out);
+        render_sub(c, ch.c[k], out);
       pos = ce;
     } else {
       unsigned name_off = 0;
@@ -264,23 +264,6 @@ static int handle_declstmt(rw_ctx *c, CXCursor cur, const char *t, unsigned b, u
   free(ch.c);
   emit_gap(t, pos, e, out);
   return 1;
-}
-
-/* Whether the operator between a binary operator's two operands is a plain '='. */
-int is_plain_assign(rw_ctx *c, cursor_kids ops)
-{
-  CXFile f;
-  unsigned ab, ae, bb, be, p;
-  size_t size;
-  const char *t;
-  if (ops.n != 2 || cursor_offsets(ops.c[0], &f, &ab, &ae) || cursor_offsets(ops.c[1], NULL, &bb, &be) || bb < ae)
-    return 0;
-  t = file_text(c, f, &size);
-  if (!t || bb > size)
-    return 0;
-  for (p = ae; p < bb && (t[p] == ' ' || t[p] == '\t' || t[p] == '\n'); p++)
-    ;
-  return p < bb && t[p] == '=' && (p + 1 >= bb || t[p + 1] != '=');
 }
 
 int node_declstmt(rw_ctx *c, const node_info *ni, strbuf *out)
@@ -347,7 +330,7 @@ int node_cast(rw_ctx *c, const node_info *ni, strbuf *out)
   }
   sb_printf(out, "((%s)(", ts);
   if (!clang_Cursor_isNull(inner))
-    rw_render(c, inner, out);
+    render_sub(c, inner, out);
   sb_puts(out, "))");
   free(ts);
   return 1;

@@ -1,8 +1,9 @@
 /*
- * What the rewriter's files share (rewrite.c and the construct families
- * rewrite_*.c): the rewriting context, the call and node rules' types, and
- * the functions one family's rules use from another. Only these files
- * include it; the rest of the translator sees rewrite.h.
+ * What the rewriter's files share (rewrite.c, the construct families
+ * rewrite_*.c, and the two files below them, rewrite_query.c and
+ * rewrite_common.c): the rewriting context, the call and node rules' types,
+ * and per file the functions the others use. Only these files include it;
+ * the rest of the translator sees rewrite.h.
  */
 #ifndef NESTCL_TR_REWRITE_INTERNAL_H
 #define NESTCL_TR_REWRITE_INTERNAL_H
@@ -24,6 +25,8 @@ typedef struct rw_subst {
 } rw_subst;
 
 struct rw_ctx {
+  /* rw_render, set by rw_new: the rules below rewrite.c reach it only through here (render_sub) */
+  void (*render)(rw_ctx *c, CXCursor cur, strbuf *out);
   ir_model *m;
   rw_mode mode;
   CXCursor fn;
@@ -104,13 +107,20 @@ typedef struct node_rule {
 } node_rule;
 
 /*
- * Per file, what the others use: the rules (call_*, node_*, ref_*), which
- * rewrite.c's call_rules and node_rules name in the order they are tried,
- * and the helpers one family shares with another.
+ * Per file, what the others use. The files are layered, each using only the
+ * ones below it (no circle, tests/style's style_circles checks it):
+ *   rewrite.c            the context and the rule tables; names every rule
+ *   rewrite_<family>.c   the rules (call_*, node_*, ref_*) of one construct family
+ *   rewrite_query.c      questions about the AST that several families ask
+ *   rewrite_common.c     diagnostics, source text, names and types, rendering a part
+ * A rule renders a part of its node with render_sub, through the context, so
+ * no file below rewrite.c names its dispatcher.
  */
 
-/* rewrite.c */
-int calls_method(CXCursor fn, const char *name);
+/* Renders cur (a part of the node a rule translates) with the context's dispatcher, rw_render. */
+static inline void render_sub(rw_ctx *c, CXCursor cur, strbuf *out) { c->render(c, cur, out); }
+
+/* rewrite_common.c */
 void error_at(rw_ctx *c, CXCursor at, const char *construct, const char *why);
 void warning_at(rw_ctx *c, CXCursor at, const char *text);
 const char *file_text(rw_ctx *c, CXFile f, size_t *size);
@@ -123,25 +133,36 @@ int is_model_scope(rw_ctx *c, CXCursor decl);
 char *decl_name_of_type(CXType t);
 char *c_type_spelling(CXType t);
 void render_to(rw_ctx *c, CXCursor cur, char **out);
+void render_arg(rw_ctx *c, CXCursor call, int k, strbuf *out);
 int is_type_ref(enum CXCursorKind k);
 void render_children_in_place(rw_ctx *c, CXCursor cur, CXFile f, const char *t, unsigned pos, unsigned e,
                               int (*skip)(enum CXCursorKind), strbuf *out);
 
-/* rewrite_calls.c */
+/* rewrite_query.c */
 CXCursor member_base(CXCursor call);
 char *call_name(CXCursor call);
 int callee_named(CXCursor call, const char *name);
 CXCursor find_call_below(CXCursor cur, const char *name);
-void render_arg(rw_ctx *c, CXCursor call, int k, strbuf *out);
+int calls_method(CXCursor fn, const char *name);
+const char *call_lag(rw_ctx *c, CXCursor call);
+void add_neuron_helper(ir_model *m, CXCursor def);
 enum CXChildVisitResult visit_side_effect(CXCursor x, CXCursor parent, CXClientData data);
+int no_side_effect(CXCursor e);
+enum CXChildVisitResult visit_pure_init(CXCursor x, CXCursor parent, CXClientData data);
+int pure_expr(CXCursor e);
 CXCursor getter_target(rw_ctx *c, CXCursor e);
+CXCursor var_construct(CXCursor v);
+const char *dist_kind(CXType t);
+int is_plain_assign(rw_ctx *c, cursor_kids ops);
+int is_host_buffer_member(rw_ctx *c, CXCursor ref);
+int is_gap_input(rw_ctx *c, CXCursor ref);
+
+/* rewrite_calls.c */
 int call_resolution_ms(rw_ctx *c, const call_info *ci, strbuf *out);
 int call_get_steps(rw_ctx *c, const call_info *ci, strbuf *out);
 int call_delay_ms_to_steps(rw_ctx *c, const call_info *ci, strbuf *out);
 int call_math(rw_ctx *c, const call_info *ci, strbuf *out);
 int call_model_getter(rw_ctx *c, const call_info *ci, strbuf *out);
-const char *call_lag(rw_ctx *c, CXCursor call);
-void add_neuron_helper(ir_model *m, CXCursor def);
 int call_neuron_helper(rw_ctx *c, const call_info *ci, strbuf *out);
 int call_nest_expm1(rw_ctx *c, const call_info *ci, strbuf *out);
 int call_libm(rw_ctx *c, const call_info *ci, strbuf *out);
@@ -165,7 +186,6 @@ int ref_field(rw_ctx *c, const node_info *ni, strbuf *out);
 int ref_dyn_node(rw_ctx *c, const node_info *ni, strbuf *out);
 
 /* rewrite_decls.c */
-int is_plain_assign(rw_ctx *c, cursor_kids ops);
 int node_declstmt(rw_ctx *c, const node_info *ni, strbuf *out);
 int node_vardecl(rw_ctx *c, const node_info *ni, strbuf *out);
 int node_scope_declstmt(rw_ctx *c, const node_info *ni, strbuf *out);
@@ -193,8 +213,6 @@ int call_record_data(rw_ctx *c, const call_info *ci, strbuf *out);
 
 /* rewrite_random.c */
 int call_random_draw(rw_ctx *c, const call_info *ci, strbuf *out);
-const char *dist_kind(CXType t);
-CXCursor var_construct(CXCursor v);
 int call_random_dist(rw_ctx *c, const call_info *ci, strbuf *out);
 int call_dist_param(rw_ctx *c, const call_info *ci, strbuf *out);
 
@@ -219,8 +237,6 @@ int ref_send_object(rw_ctx *c, const node_info *ni, strbuf *out);
 int node_send_return(rw_ctx *c, const node_info *ni, strbuf *out);
 
 /* rewrite_control.c */
-int is_gap_input(rw_ctx *c, CXCursor ref);
-int pure_expr(CXCursor e);
 void plan_drops(rw_ctx *c);
 int call_flush_event_is_due(rw_ctx *c, const call_info *ci, strbuf *out);
 int call_set_last_event_time(rw_ctx *c, const call_info *ci, strbuf *out);

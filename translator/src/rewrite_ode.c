@@ -175,7 +175,7 @@ int call_propagator(rw_ctx *c, const call_info *ci, strbuf *out)
   }
   sb_puts(out, "nestcl_iaf_propagator_exp(");
   for (int k = 0; k < 3; k++) {
-    rw_render(c, args[k], out);
+    render_sub(c, args[k], out);
     sb_puts(out, ", ");
   }
   render_arg(c, ci->cur, 0, out);
@@ -218,7 +218,7 @@ int call_tie_propagator(rw_ctx *c, const call_info *ci, strbuf *out)
   }
   sb_puts(out, "nestcl_iaf_propagator_alpha(");
   for (int j = 0; j < 3; j++) {
-    rw_render(c, args[j], out);
+    render_sub(c, args[j], out);
     sb_puts(out, ", ");
   }
   render_arg(c, ev, 0, out);
@@ -362,7 +362,7 @@ int call_evolve_apply(rw_ctx *c, const call_info *ci, strbuf *out)
   c->used[yi] = 1;
   sb_printf(out, "%s_nestcl_evolve(&nestcl_ode, %s", m->name, ctl);
   for (int k = 0; k < cargs; k++) {
-    rw_render(c, clang_Cursor_getArgument(m->ode_control, (unsigned)k), out);
+    render_sub(c, clang_Cursor_getArgument(m->ode_control, (unsigned)k), out);
     sb_puts(out, ", ");
   }
   sb_puts(out, "NESTCL_LIBM_VARIANT), ");

@@ -26,24 +26,6 @@ int call_random_draw(rw_ctx *c, const call_info *ci, strbuf *out)
   return 1;
 }
 
-/* The distribution a type names (RandomDistribution< std::X_distribution<> >, or its param_type), or NULL. */
-const char *dist_kind(CXType t)
-{
-  static const char *const kinds[][2] = {
-    {"lognormal_distribution", "lognormal"}, {"normal_distribution", "normal"},   {"poisson_distribution", "poisson"},
-    {"gamma_distribution", "gamma"},         {"exponential_distribution", "exponential"},
-    {"binomial_distribution", "binomial"},   {"uniform_real_distribution", "uniform"}};
-  if (t.kind == CXType_LValueReference || t.kind == CXType_RValueReference)
-    t = clang_getPointeeType(t);
-  CXString s = clang_getTypeSpelling(clang_getCanonicalType(t));
-  const char *sp = clang_getCString(s), *r = NULL;
-  for (size_t k = 0; k < sizeof kinds / sizeof *kinds && !r; k++)
-    if (strstr(sp, kinds[k][0]))
-      r = kinds[k][1];
-  clang_disposeString(s);
-  return r;
-}
-
 /* The parameters a distribution takes, with the C++ standard's defaults. */
 static int dist_defaults(const char *kind, const char **a, const char **b)
 {
@@ -56,20 +38,6 @@ static int dist_defaults(const char *kind, const char **a, const char **b)
     *b = "0.5";
   }
   return !strcmp(kind, "poisson") || !strcmp(kind, "exponential") ? 1 : 2;
-}
-
-/* The constructor call that initialises a variable (its CallExpr child), or a null cursor. */
-CXCursor var_construct(CXCursor v)
-{
-  CXCursor r = clang_getNullCursor();
-  cursor_kids k = cursor_children(v);
-  for (int j = 0; j < k.n && clang_Cursor_isNull(r); j++) {
-    CXCursor x = cursor_strip(k.c[j]);
-    if (clang_getCursorKind(x) == CXCursor_CallExpr)
-      r = x;
-  }
-  free(k.c);
-  return r;
 }
 
 /*
