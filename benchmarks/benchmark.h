@@ -28,9 +28,9 @@ typedef struct bench_info {
 typedef struct bench_network {
   int n_pops;
   const char *pop_name[BENCH_MAX_POPS];
-  int pop[BENCH_MAX_POPS];             /* engine handles */
-  double ref_rate_hz[BENCH_MAX_POPS];  /* NEST's reference rate of the population (NAN: none) */
-  int analyse[BENCH_MAX_POPS];         /* recorded and analysed (rate, CV, synchrony, spike file, plots) */
+  int pop[BENCH_MAX_POPS]; /* engine handles */
+  double ref_rate_hz[BENCH_MAX_POPS]; /* NEST's reference rate of the population (NAN: none) */
+  int analyse[BENCH_MAX_POPS]; /* recorded and analysed (rate, CV, synchrony, spike file, plots) */
   int n_info;
   bench_info info[BENCH_MAX_INFO];
 } bench_network;
@@ -43,7 +43,7 @@ typedef struct bench_common {
 
 typedef struct bench_def {
   const char *name;
-  const char *summary;  /* one line for `nestcl --help` */
+  const char *summary; /* one line for `nestcl --help` */
   const char *flags_help; /* the benchmark's own flags, lines of "  --flag ...  text\n" */
   size_t opts_size;
   double default_simtime_ms, default_presim_ms;

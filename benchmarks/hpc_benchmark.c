@@ -40,7 +40,8 @@ int hpc_parameters(double scale, hpc_network *n)
 int hpc_describe(nestcl_engine *e, const char *model, double delay_ms, int ee_static, hpc_network *n)
 {
   int rc = nestcl_engine_create_population(e, model, n->NE, 0, &n->pe);
-  if (!rc) rc = nestcl_engine_create_population(e, model, n->NI, 0, &n->pi);
+  if (!rc)
+    rc = nestcl_engine_create_population(e, model, n->NI, 0, &n->pi);
   /* NEST applies E_L before the thresholds it offsets, and V_m last. */
   static const char *const names[] = {"E_L", "C_m", "tau_m", "t_ref", "V_th", "V_reset", "tau_syn_ex", "tau_syn_in"};
   const double values[] = {0.0, n->C_m, n->tau_m, 0.5, n->V_th, 0.0, n->tau_syn, n->tau_syn};
@@ -48,22 +49,31 @@ int hpc_describe(nestcl_engine *e, const char *model, double delay_ms, int ee_st
     for (int k = 0; k < 8 && !rc; ++k) {
       rc = nestcl_engine_set(e, p ? n->pi : n->pe, names[k], nestcl_constant(values[k]));
     }
-    if (!rc) rc = nestcl_engine_set(e, p ? n->pi : n->pe, "tau_minus", nestcl_constant(30.0));
-    if (!rc) rc = nestcl_engine_set(e, p ? n->pi : n->pe, "V_m", nestcl_normal(5.7, 7.2));
+    if (!rc)
+      rc = nestcl_engine_set(e, p ? n->pi : n->pe, "tau_minus", nestcl_constant(30.0));
+    if (!rc)
+      rc = nestcl_engine_set(e, p ? n->pi : n->pe, "V_m", nestcl_normal(5.7, 7.2));
   }
   nestcl_conn_spec ce = {NESTCL_RULE_FIXED_INDEGREE, n->CE, 0, 1, 0, 0.0};
   nestcl_conn_spec ci = {NESTCL_RULE_FIXED_INDEGREE, n->CI, 0, 1, 0, 0.0};
   nestcl_syn_spec sex = {nestcl_constant(n->JE), nestcl_constant(delay_ms), 0};
   nestcl_syn_spec sin_ = {nestcl_constant(n->JI), nestcl_constant(delay_ms), 0};
-  if (!rc) rc = nestcl_engine_add_poisson(e, n->pe, n->p_rate, n->JE, delay_ms, 0);
-  if (!rc) rc = nestcl_engine_add_poisson(e, n->pi, n->p_rate, n->JE, delay_ms, 0);
+  if (!rc)
+    rc = nestcl_engine_add_poisson(e, n->pe, n->p_rate, n->JE, delay_ms, 0);
+  if (!rc)
+    rc = nestcl_engine_add_poisson(e, n->pi, n->p_rate, n->JE, delay_ms, 0);
   /* NEST's stdp_params of hpc_benchmark.py; the weight JE as the static variant's. */
   const nestcl_syn_param stdp[] = {{"alpha", 0.0513}, {"lambda", 0.1}, {"mu", 0.4}, {"tau_plus", 15.0}};
-  if (!rc) rc = nestcl_engine_set_synapse_models(e, nestcl_builtin_synapses, nestcl_builtin_synapse_count);
-  if (!rc) rc = nestcl_engine_connect_synapse(e, n->pe, n->pe, &ce, &sex, ee_static ? "static_synapse" : "stdp_pl_synapse_hom",
-                                              ee_static ? NULL : stdp, ee_static ? 0 : 4, &n->ee);
-  if (!rc) rc = nestcl_engine_connect(e, n->pi, n->pe, &ci, &sin_);
-  if (!rc) rc = nestcl_engine_connect(e, n->pe, n->pi, &ce, &sex);
-  if (!rc) rc = nestcl_engine_connect(e, n->pi, n->pi, &ci, &sin_);
+  if (!rc)
+    rc = nestcl_engine_set_synapse_models(e, nestcl_builtin_synapses, nestcl_builtin_synapse_count);
+  if (!rc)
+    rc = nestcl_engine_connect_synapse(e, n->pe, n->pe, &ce, &sex, ee_static ? "static_synapse" : "stdp_pl_synapse_hom",
+                                       ee_static ? NULL : stdp, ee_static ? 0 : 4, &n->ee);
+  if (!rc)
+    rc = nestcl_engine_connect(e, n->pi, n->pe, &ci, &sin_);
+  if (!rc)
+    rc = nestcl_engine_connect(e, n->pe, n->pi, &ce, &sex);
+  if (!rc)
+    rc = nestcl_engine_connect(e, n->pi, n->pi, &ci, &sin_);
   return rc;
 }

@@ -121,7 +121,8 @@ static int parse_gpu_fraction(hpc_opts *o, const char *a, const char *x)
     o->gpu_fraction_auto = 1;
     return FLAG_TAKEN;
   }
-  if (cli_parse_double(a, x, &o->gpu_fraction)) return FLAG_ERROR;
+  if (cli_parse_double(a, x, &o->gpu_fraction))
+    return FLAG_ERROR;
   o->gpu_fraction_auto = 0;
   if (o->gpu_fraction < 0.0 || o->gpu_fraction > 1.0) {
     fprintf(stderr, "error: --gpu-fraction %g outside [0, 1]\n", o->gpu_fraction);
@@ -142,15 +143,20 @@ static int parse_split_flag(hpc_opts *o, cli_args *c)
     printf("nestcl %s\n", nestcl_version());
     return FLAG_EXIT;
   } else if (strcmp(a, "--scale") == 0) {
-    if (cli_parse_double(a, cli_args_value(c), &o->scale)) return FLAG_ERROR;
+    if (cli_parse_double(a, cli_args_value(c), &o->scale))
+      return FLAG_ERROR;
   } else if (strcmp(a, "--simtime") == 0) {
-    if (cli_parse_double(a, cli_args_value(c), &o->simtime)) return FLAG_ERROR;
+    if (cli_parse_double(a, cli_args_value(c), &o->simtime))
+      return FLAG_ERROR;
   } else if (strcmp(a, "--presim") == 0) {
-    if (cli_parse_double(a, cli_args_value(c), &o->presim)) return FLAG_ERROR;
+    if (cli_parse_double(a, cli_args_value(c), &o->presim))
+      return FLAG_ERROR;
   } else if (strcmp(a, "--dt") == 0) {
-    if (cli_parse_double(a, cli_args_value(c), &o->dt)) return FLAG_ERROR;
+    if (cli_parse_double(a, cli_args_value(c), &o->dt))
+      return FLAG_ERROR;
   } else if (strcmp(a, "--delay") == 0) {
-    if (cli_parse_double(a, cli_args_value(c), &o->delay)) return FLAG_ERROR;
+    if (cli_parse_double(a, cli_args_value(c), &o->delay))
+      return FLAG_ERROR;
   } else if ((strcmp(a, "--threads") == 0 || strcmp(a, "--streams") == 0) && cli_args_peek(c) &&
              strcmp(cli_args_peek(c), "auto") == 0) {
     (void)cli_args_value(c);
@@ -164,18 +170,22 @@ static int parse_split_flag(hpc_opts *o, cli_args *c)
   } else if (strcmp(a, "--rebalance") == 0) {
     o->rebalance = 1;
   } else if (strcmp(a, "--rebalance-rounds") == 0) {
-    if (cli_parse_long(a, cli_args_value(c), 1, 10, &o->rebalance_rounds)) return FLAG_ERROR;
+    if (cli_parse_long(a, cli_args_value(c), 1, 10, &o->rebalance_rounds))
+      return FLAG_ERROR;
   } else if (strcmp(a, "--calibration-budget") == 0) {
-    if (cli_parse_double(a, cli_args_value(c), &o->calibration_budget)) return FLAG_ERROR;
+    if (cli_parse_double(a, cli_args_value(c), &o->calibration_budget))
+      return FLAG_ERROR;
     if (!(o->calibration_budget > 0.0)) {
       fprintf(stderr, "error: --calibration-budget must be positive\n");
       return FLAG_ERROR;
     }
   } else if (strcmp(a, "--threads") == 0) {
-    if (cli_parse_long(a, cli_args_value(c), 0, 256, &l)) return FLAG_ERROR;
+    if (cli_parse_long(a, cli_args_value(c), 0, 256, &l))
+      return FLAG_ERROR;
     o->threads = (int)l;
   } else if (strcmp(a, "--streams") == 0) {
-    if (cli_parse_long(a, cli_args_value(c), 0, 64, &l)) return FLAG_ERROR;
+    if (cli_parse_long(a, cli_args_value(c), 0, 64, &l))
+      return FLAG_ERROR;
     o->streams = (int)l;
   } else if (strcmp(a, "--gpu-fraction") == 0) {
     return parse_gpu_fraction(o, a, cli_args_value(c));
@@ -231,7 +241,8 @@ static int parse_network_flag(hpc_opts *o, cli_args *c)
       return FLAG_ERROR;
     }
   } else if (strcmp(a, "--history-max") == 0) {
-    if (cli_parse_long(a, cli_args_value(c), 1, 1L << 24, &o->history_max)) return FLAG_ERROR;
+    if (cli_parse_long(a, cli_args_value(c), 1, 1L << 24, &o->history_max))
+      return FLAG_ERROR;
   } else if (strcmp(a, "--device-memory") == 0) {
     return parse_device_memory(o, cli_args_value(c));
   } else {
@@ -246,13 +257,16 @@ static int parse_run_flag(hpc_opts *o, cli_args *c)
   const char *a = c->a;
   long l;
   if (strcmp(a, "--seed") == 0) {
-    if (cli_parse_long(a, cli_args_value(c), 0, 0xffffffffL, &l)) return FLAG_ERROR;
+    if (cli_parse_long(a, cli_args_value(c), 0, 0xffffffffL, &l))
+      return FLAG_ERROR;
     o->seed = (unsigned long)l;
   } else if (strcmp(a, "--record") == 0) {
-    if (cli_parse_long(a, cli_args_value(c), 0, LONG_MAX, &o->record)) return FLAG_ERROR;
+    if (cli_parse_long(a, cli_args_value(c), 0, LONG_MAX, &o->record))
+      return FLAG_ERROR;
   } else if (strcmp(a, "--out") == 0) {
     o->out = cli_args_value(c);
-    if (cli_need_path(a, o->out)) return FLAG_ERROR;
+    if (cli_need_path(a, o->out))
+      return FLAG_ERROR;
   } else if (strcmp(a, "--weight-type") == 0) {
     const char *x = cli_args_value(c);
     if (x && strcmp(x, "float") == 0) {
@@ -264,7 +278,8 @@ static int parse_run_flag(hpc_opts *o, cli_args *c)
       return FLAG_ERROR;
     }
   } else if (strcmp(a, "--sync-interval") == 0) {
-    if (cli_parse_long(a, cli_args_value(c), 1, 1000000, &l)) return FLAG_ERROR;
+    if (cli_parse_long(a, cli_args_value(c), 1, 1000000, &l))
+      return FLAG_ERROR;
     o->sync_interval = (int)l;
   } else if (strcmp(a, "--host-clock") == 0) {
     o->host_clock = 1;
@@ -273,7 +288,8 @@ static int parse_run_flag(hpc_opts *o, cli_args *c)
   } else if (strcmp(a, "--mpi") == 0) {
     o->mpi = 1;
   } else if (cli_ckpt_is_flag(a)) {
-    if (cli_ckpt_flag(&o->ck, a, cli_args_value(c))) return FLAG_ERROR;
+    if (cli_ckpt_flag(&o->ck, a, cli_args_value(c)))
+      return FLAG_ERROR;
   } else if (strcmp(a, "--quiet") == 0) {
     o->quiet = 1;
   } else if (strcmp(a, "--dry-run") == 0) {
@@ -295,8 +311,9 @@ static int validate(const hpc_opts *o)
     return -1;
   }
   if (o->rebalance && (o->ck.dir || o->ck.restore)) {
-    fprintf(stderr, "error: --rebalance rebuilds and replays the presimulation: it does not combine with "
-                    "--checkpoint or --restore\n");
+    fprintf(stderr,
+            "error: --rebalance rebuilds and replays the presimulation: it does not combine with "
+            "--checkpoint or --restore\n");
     return -1;
   }
   if (o->threads >= 0 && o->streams >= 0 && o->threads + o->streams < 1) {
@@ -322,13 +339,16 @@ static int parse(int argc, char **argv, hpc_opts *o)
   for (int i = 1; i < argc; i = c.i + 1) {
     cli_args_at(&c, argc, argv, i);
     int r = parse_split_flag(o, &c);
-    if (r == FLAG_OTHER) r = parse_network_flag(o, &c);
-    if (r == FLAG_OTHER) r = parse_run_flag(o, &c);
+    if (r == FLAG_OTHER)
+      r = parse_network_flag(o, &c);
+    if (r == FLAG_OTHER)
+      r = parse_run_flag(o, &c);
     if (r == FLAG_OTHER) {
       fprintf(stderr, "error: unknown flag '%s' (try --help)\n", argv[c.i]);
       return -1;
     }
-    if (r != FLAG_TAKEN) return r;
+    if (r != FLAG_TAKEN)
+      return r;
   }
   return validate(o);
 }
@@ -363,12 +383,17 @@ static int make_network(hpc_opts *o, hpc_net *n)
   n->rec = -1;
   int rc = nestcl_engine_create(&cfg, &e);
   n->e = e;
-  if (!rc) cli_stop_on_signals(e);
-  if (!rc) rc = nestcl_engine_set_models(e, nestcl_builtin_models, nestcl_builtin_model_count);
-  if (!rc) rc = hpc_describe(e, o->model, o->delay, o->ee_static, &n->p);
-  if (!rc && n->nrec > 0) rc = nestcl_engine_add_spike_recorder(e, n->p.pe, 0, n->nrec, &n->rec);
+  if (!rc)
+    cli_stop_on_signals(e);
+  if (!rc)
+    rc = nestcl_engine_set_models(e, nestcl_builtin_models, nestcl_builtin_model_count);
+  if (!rc)
+    rc = hpc_describe(e, o->model, o->delay, o->ee_static, &n->p);
+  if (!rc && n->nrec > 0)
+    rc = nestcl_engine_add_spike_recorder(e, n->p.pe, 0, n->nrec, &n->rec);
   /* Built, or built and restored from --restore's checkpoint. */
-  if (!rc && !o->dry_run) rc = cli_ckpt_prepare(e, &o->ck, o->dt, o->presim + o->simtime);
+  if (!rc && !o->dry_run)
+    rc = cli_ckpt_prepare(e, &o->ck, o->dt, o->presim + o->simtime);
   return rc;
 }
 
@@ -387,24 +412,36 @@ typedef struct hpc_activity {
 static int auto_split(hpc_run *r)
 {
   hpc_opts *o = &r->o;
-  pm_auto_request rq = {o->scale, !o->ee_static, o->threads, o->streams, r->ranks, o->mpi, o->device, o->profile,
-                        o->calibration_budget, !o->gpu_fraction_auto, o->gpu_fraction};
+  pm_auto_request rq = {o->scale,
+                        !o->ee_static,
+                        o->threads,
+                        o->streams,
+                        r->ranks,
+                        o->mpi,
+                        o->device,
+                        o->profile,
+                        o->calibration_budget,
+                        !o->gpu_fraction_auto,
+                        o->gpu_fraction};
   int ac = pm_auto_split(&rq, &r->ar);
-  if (ac) return ac;
+  if (ac)
+    return ac;
   o->threads = r->ar.threads;
   o->streams = r->ar.streams;
   o->gpu_fraction = r->ar.alpha;
   const char *src = r->ar.source;
-  r->split_source = strcmp(src, "profile") == 0           ? "performance profile"
-                    : strcmp(src, "flag") == 0              ? "flag"
-                    : strcmp(src, "single kind of VP") == 0 ? "single kind of VP"
-                                                            : "performance profile (calibrated now)";
+  r->split_source = strcmp(src, "profile") == 0 ? "performance profile"
+    : strcmp(src, "flag") == 0                  ? "flag"
+    : strcmp(src, "single kind of VP") == 0     ? "single kind of VP"
+                                                : "performance profile (calibrated now)";
   r->have_profile = strcmp(src, "single kind of VP") != 0;
   r->predicted = r->ar.predicted;
   snprintf(r->profile_used, sizeof r->profile_used, "%s", r->ar.profile_path);
   if (!o->quiet && r->rank == 0 && isfinite(r->predicted) && o->gpu_fraction_auto) {
-    fprintf(stderr, "nestcl: auto split: %d thread(s), %d stream(s), gpu fraction %.3f (predicted %.2f s per "
-                    "simulated second; %s)\n", o->threads, o->streams, o->gpu_fraction, r->predicted, r->profile_used);
+    fprintf(stderr,
+            "nestcl: auto split: %d thread(s), %d stream(s), gpu fraction %.3f (predicted %.2f s per "
+            "simulated second; %s)\n",
+            o->threads, o->streams, o->gpu_fraction, r->predicted, r->profile_used);
   }
   return CLI_OK;
 }
@@ -422,18 +459,21 @@ static int choose_split(hpc_run *r)
       fprintf(stderr, "error: --dry-run needs --threads and --streams as numbers\n");
       return CLI_USAGE;
     }
-    if (o->gpu_fraction_auto) o->gpu_fraction = (double)o->streams / (o->threads + o->streams);
+    if (o->gpu_fraction_auto)
+      o->gpu_fraction = (double)o->streams / (o->threads + o->streams);
     o->rebalance = 0;
   } else if (o->gpu_fraction_auto || o->rebalance) {
 #ifdef NESTCL_WITH_PERFMODEL
     return auto_split(r);
 #else
     if (o->threads < 0 || o->streams < 0 || o->rebalance) {
-      fprintf(stderr, "error: --threads/--streams auto and --rebalance need the performance model, and this nestcl "
-                      "was built without GSL\n");
+      fprintf(stderr,
+              "error: --threads/--streams auto and --rebalance need the performance model, and this nestcl "
+              "was built without GSL\n");
       return CLI_USAGE;
     }
-    if (o->gpu_fraction_auto) o->gpu_fraction = (double)o->streams / (o->threads + o->streams);
+    if (o->gpu_fraction_auto)
+      o->gpu_fraction = (double)o->streams / (o->threads + o->streams);
 #endif
   }
   return CLI_OK;
@@ -465,15 +505,20 @@ static int measure_activity(const hpc_run *r, hpc_activity *a)
     long *cnt = calloc(nrec, sizeof *cnt);
     if (!last || !sum || !sum2 || !cnt) {
       fprintf(stderr, "error: out of host memory\n");
-      free(last); free(sum); free(sum2); free(cnt);
+      free(last);
+      free(sum);
+      free(sum2);
+      free(cnt);
       return CLI_RUNTIME;
     }
-    for (uint32_t k = 0; k < nrec; ++k) last[k] = -1;
+    for (uint32_t k = 0; k < nrec; ++k)
+      last[k] = -1;
     uint64_t first;
     uint32_t npe;
     nestcl_engine_population_range(r->net.e, r->net.p.pe, &first, &npe);
     for (size_t k = 0; k < n; ++k) {
-      if (steps[k] < from_step) continue;
+      if (steps[k] < from_step)
+        continue;
       a->n_sim_spikes++;
       uint32_t i = (uint32_t)(gids[k] - first);
       if (last[i] >= 0) {
@@ -492,7 +537,10 @@ static int measure_activity(const hpc_run *r, hpc_activity *a)
         a->cv_n++;
       }
     }
-    free(last); free(sum); free(sum2); free(cnt);
+    free(last);
+    free(sum);
+    free(sum2);
+    free(cnt);
   }
   a->rate = (nrec && a->sim_ms > 0) ? (double)a->n_sim_spikes / (double)nrec / (a->sim_ms * 1e-3) : 0.0;
   return CLI_OK;
@@ -503,38 +551,71 @@ static void write_config(json *j, const hpc_run *r)
 {
   const hpc_opts *o = &r->o;
   results_begin(j, "hpc_benchmark", r->argc, r->argv);
-  json_key(j, "scale"); json_number(j, o->scale);
-  json_key(j, "simtime_ms"); json_number(j, o->simtime);
-  json_key(j, "presim_ms"); json_number(j, o->presim);
-  json_key(j, "resolution_ms"); json_number(j, o->dt);
-  json_key(j, "delay_ms"); json_number(j, o->delay);
-  json_key(j, "model"); json_string(j, o->model);
-  json_key(j, "ee_synapse"); json_string(j, o->ee_static ? "static_synapse" : "stdp_pl_synapse_hom");
-  json_key(j, "history_max"); json_integer(j, o->history_max);
-  json_key(j, "device_memory"); if (o->device_memory > 0) json_integer(j, (long long)o->device_memory); else json_null(j);
-  json_key(j, "threads"); json_integer(j, o->threads);
-  json_key(j, "streams"); json_integer(j, o->streams);
-  json_key(j, "gpu_fraction"); json_number(j, o->gpu_fraction);
-  json_key(j, "gpu_fraction_source"); json_string(j, r->split_source);
-  json_key(j, "predicted_wall_s_per_s"); if (isfinite(r->predicted)) json_number(j, r->predicted); else json_null(j);
-  json_key(j, "perf_profile"); if (*r->profile_used) json_string(j, r->profile_used); else json_null(j);
+  json_key(j, "scale");
+  json_number(j, o->scale);
+  json_key(j, "simtime_ms");
+  json_number(j, o->simtime);
+  json_key(j, "presim_ms");
+  json_number(j, o->presim);
+  json_key(j, "resolution_ms");
+  json_number(j, o->dt);
+  json_key(j, "delay_ms");
+  json_number(j, o->delay);
+  json_key(j, "model");
+  json_string(j, o->model);
+  json_key(j, "ee_synapse");
+  json_string(j, o->ee_static ? "static_synapse" : "stdp_pl_synapse_hom");
+  json_key(j, "history_max");
+  json_integer(j, o->history_max);
+  json_key(j, "device_memory");
+  if (o->device_memory > 0)
+    json_integer(j, (long long)o->device_memory);
+  else
+    json_null(j);
+  json_key(j, "threads");
+  json_integer(j, o->threads);
+  json_key(j, "streams");
+  json_integer(j, o->streams);
+  json_key(j, "gpu_fraction");
+  json_number(j, o->gpu_fraction);
+  json_key(j, "gpu_fraction_source");
+  json_string(j, r->split_source);
+  json_key(j, "predicted_wall_s_per_s");
+  if (isfinite(r->predicted))
+    json_number(j, r->predicted);
+  else
+    json_null(j);
+  json_key(j, "perf_profile");
+  if (*r->profile_used)
+    json_string(j, r->profile_used);
+  else
+    json_null(j);
   json_key(j, "rebalance");
   if (o->rebalance) {
     json_begin_object(j);
-    json_key(j, "why"); json_string(j, r->rebalance_why ? r->rebalance_why : "");
-    json_key(j, "extra_s"); json_number(j, r->rebalance_s);
+    json_key(j, "why");
+    json_string(j, r->rebalance_why ? r->rebalance_why : "");
+    json_key(j, "extra_s");
+    json_number(j, r->rebalance_s);
     json_key(j, "rounds");
-    if (r->rb.len && !r->rb.failed) json_raw(j, r->rb.buf, r->rb.len); else json_null(j);
+    if (r->rb.len && !r->rb.failed)
+      json_raw(j, r->rb.buf, r->rb.len);
+    else
+      json_null(j);
     json_end_object(j);
   } else {
     json_null(j);
   }
   results_config_device(j, o->device, &r->s1);
-  json_key(j, "seed"); json_integer(j, (long long)o->seed);
-  json_key(j, "record"); json_integer(j, r->net.nrec);
-  json_key(j, "weight_type"); json_string(j, o->weight_double ? "double" : "float");
+  json_key(j, "seed");
+  json_integer(j, (long long)o->seed);
+  json_key(j, "record");
+  json_integer(j, r->net.nrec);
+  json_key(j, "weight_type");
+  json_string(j, o->weight_double ? "double" : "float");
   results_config_loop(j, o->sync_interval, o->host_clock, !o->no_command_buffer);
-  json_key(j, "mpi_ranks"); json_integer(j, r->ranks);
+  json_key(j, "mpi_ranks");
+  json_integer(j, r->ranks);
   cli_ckpt_json(j, &o->ck);
   results_config_end(j);
 }
@@ -546,19 +627,32 @@ static void write_network(json *j, const hpc_run *r)
   const nestcl_engine_stats *s1 = &r->s1;
   json_key(j, "network");
   json_begin_object(j);
-  json_key(j, "neurons"); json_integer(j, (long long)s1->neurons);
-  json_key(j, "NE"); json_integer(j, p->NE);
-  json_key(j, "NI"); json_integer(j, p->NI);
-  json_key(j, "CE"); json_integer(j, p->CE);
-  json_key(j, "CI"); json_integer(j, p->CI);
-  json_key(j, "synapses"); json_integer(j, (long long)s1->synapses);
-  json_key(j, "plastic_synapses"); json_integer(j, (long long)s1->plastic_synapses);
-  json_key(j, "psp_t_max_ms"); json_number(j, p->t_max);
-  json_key(j, "pA_per_mV"); json_number(j, 1.0 / p->v_max);
-  json_key(j, "J_E_pA"); json_number(j, p->JE);
-  json_key(j, "J_I_pA"); json_number(j, p->JI);
-  json_key(j, "poisson_rate_hz"); json_number(j, p->p_rate);
-  json_key(j, "min_delay_steps"); json_integer(j, s1->min_delay_steps);
+  json_key(j, "neurons");
+  json_integer(j, (long long)s1->neurons);
+  json_key(j, "NE");
+  json_integer(j, p->NE);
+  json_key(j, "NI");
+  json_integer(j, p->NI);
+  json_key(j, "CE");
+  json_integer(j, p->CE);
+  json_key(j, "CI");
+  json_integer(j, p->CI);
+  json_key(j, "synapses");
+  json_integer(j, (long long)s1->synapses);
+  json_key(j, "plastic_synapses");
+  json_integer(j, (long long)s1->plastic_synapses);
+  json_key(j, "psp_t_max_ms");
+  json_number(j, p->t_max);
+  json_key(j, "pA_per_mV");
+  json_number(j, 1.0 / p->v_max);
+  json_key(j, "J_E_pA");
+  json_number(j, p->JE);
+  json_key(j, "J_I_pA");
+  json_number(j, p->JI);
+  json_key(j, "poisson_rate_hz");
+  json_number(j, p->p_rate);
+  json_key(j, "min_delay_steps");
+  json_integer(j, s1->min_delay_steps);
   json_end_object(j);
 }
 
@@ -569,23 +663,36 @@ static void write_plasticity(json *j, const hpc_run *r)
   const double JE = r->net.p.JE;
   json_key(j, "plasticity");
   json_begin_object(j);
-  json_key(j, "ee_synapse"); json_string(j, o->ee_static ? "static_synapse" : "stdp_pl_synapse_hom");
-  json_key(j, "delivery"); json_string(j, o->ee_static ? "none" : (r->s1.plastic_batched ? "batched" : "resident"));
-  json_key(j, "batches"); json_integer(j, (long long)(r->s1.plastic_batches - r->s0.plastic_batches));
+  json_key(j, "ee_synapse");
+  json_string(j, o->ee_static ? "static_synapse" : "stdp_pl_synapse_hom");
+  json_key(j, "delivery");
+  json_string(j, o->ee_static ? "none" : (r->s1.plastic_batched ? "batched" : "resident"));
+  json_key(j, "batches");
+  json_integer(j, (long long)(r->s1.plastic_batches - r->s0.plastic_batches));
   if (o->ee_static) {
-    json_key(j, "ee_weight_mean_pA"); json_number(j, JE);
-    json_key(j, "ee_weight_sd_pA"); json_number(j, 0.0);
-    json_key(j, "ee_weight_min_pA"); json_number(j, JE);
-    json_key(j, "ee_weight_max_pA"); json_number(j, JE);
-    json_key(j, "ee_weight_checksum"); json_null(j);
+    json_key(j, "ee_weight_mean_pA");
+    json_number(j, JE);
+    json_key(j, "ee_weight_sd_pA");
+    json_number(j, 0.0);
+    json_key(j, "ee_weight_min_pA");
+    json_number(j, JE);
+    json_key(j, "ee_weight_max_pA");
+    json_number(j, JE);
+    json_key(j, "ee_weight_checksum");
+    json_null(j);
   } else {
     char hex[20];
     snprintf(hex, sizeof hex, "%016llx", (unsigned long long)r->ws.checksum);
-    json_key(j, "ee_weight_mean_pA"); json_number(j, r->ws.mean);
-    json_key(j, "ee_weight_sd_pA"); json_number(j, r->ws.sd);
-    json_key(j, "ee_weight_min_pA"); json_number(j, r->ws.min);
-    json_key(j, "ee_weight_max_pA"); json_number(j, r->ws.max);
-    json_key(j, "ee_weight_checksum"); json_string(j, hex);
+    json_key(j, "ee_weight_mean_pA");
+    json_number(j, r->ws.mean);
+    json_key(j, "ee_weight_sd_pA");
+    json_number(j, r->ws.sd);
+    json_key(j, "ee_weight_min_pA");
+    json_number(j, r->ws.min);
+    json_key(j, "ee_weight_max_pA");
+    json_number(j, r->ws.max);
+    json_key(j, "ee_weight_checksum");
+    json_string(j, hex);
   }
   json_end_object(j);
 }
@@ -601,7 +708,11 @@ static void write_results(json *j, const hpc_run *r, const hpc_activity *a)
   results_sim sim = {&r->s0, s1, r->vp0, r->presim_wall, r->sim_wall, a->sim_ms, 1};
   results_simulation(j, &sim);
   uint64_t events = s1->synaptic_events - r->s0.synaptic_events;
-  results_activity act = {s1->spikes - r->s0.spikes, r->net.nrec, a->n_sim_spikes, events, a->rate,
+  results_activity act = {s1->spikes - r->s0.spikes,
+                          r->net.nrec,
+                          a->n_sim_spikes,
+                          events,
+                          a->rate,
                           a->cv_n ? a->cv_sum / (double)a->cv_n : NAN};
   results_activity_begin(j, &act, s1, a->sim_ms, r->sim_wall);
   json_key(j, "synaptic_events_per_s_per_vp");
@@ -685,7 +796,8 @@ static int simulate(hpc_run *r)
   if (!rc) {
     nestcl_engine_get_stats(r->net.e, &r->s0);
     r->vp0 = malloc((size_t)r->s0.n_vps * sizeof *r->vp0);
-    if (r->vp0) memcpy(r->vp0, r->s0.vps, (size_t)r->s0.n_vps * sizeof *r->vp0);
+    if (r->vp0)
+      memcpy(r->vp0, r->s0.vps, (size_t)r->s0.n_vps * sizeof *r->vp0);
   }
   if (!rc) {
     rc = cli_run_until(r->net.e, "sim", o->presim + o->simtime, &o->ck, o->dt, o->quiet || r->rank, &r->sim_wall);
@@ -703,15 +815,19 @@ static int run(hpc_run *r, int *rc_out)
   r->net.nrec = o->record > (long)r->net.p.NE ? r->net.p.NE : (uint32_t)o->record;
   r->net.rec = -1;
   int code = choose_split(r);
-  if (code != CLI_OK) return code;
+  if (code != CLI_OK)
+    return code;
   code = -1;
   rc = build(r, rc, &code);
   *rc_out = rc;
-  if (code >= 0) return code;
-  if (!rc) rc = simulate(r);
+  if (code >= 0)
+    return code;
+  if (!rc)
+    rc = simulate(r);
   *rc_out = rc;
   if (rc) {
-    if (r->rank == 0 || rc != NESTCL_EINTR) cli_report(rc, r->net.e, o->presim + o->simtime);
+    if (r->rank == 0 || rc != NESTCL_EINTR)
+      cli_report(rc, r->net.e, o->presim + o->simtime);
     return cli_exit_code(rc);
   }
   nestcl_engine_get_stats(r->net.e, &r->s1);
@@ -738,7 +854,8 @@ int cli_run_hpc_benchmark(int argc, char **argv)
   r.argv = argv;
   /* From here on SIGINT and SIGTERM stop the run at the end of a super step and leave no output file. */
   cli_stop_on_signals(NULL);
-  if (cli_start_mpi(r.o.mpi, &r.rank, &r.ranks) != CLI_OK) return CLI_USAGE;
+  if (cli_start_mpi(r.o.mpi, &r.rank, &r.ranks) != CLI_OK)
+    return CLI_USAGE;
   json_init(&r.rb);
   r.rb.compact = 1;
   int rc = 0;

@@ -20,16 +20,16 @@
 typedef struct hpc_opts {
   double scale, simtime, presim, dt, delay, gpu_fraction;
   int gpu_fraction_auto;
-  int threads, streams;   /* -1: auto (from the performance profile) */
-  const char *profile;    /* --profile FILE */
-  int rebalance;          /* --rebalance: measure in the presimulation, repartition */
+  int threads, streams; /* -1: auto (from the performance profile) */
+  const char *profile; /* --profile FILE */
+  int rebalance; /* --rebalance: measure in the presimulation, repartition */
   long rebalance_rounds;
   double calibration_budget;
   const char *device;
   const char *model;
-  int ee_static;         /* --ee-synapse static: E->E static_synapse (the former variant) */
+  int ee_static; /* --ee-synapse static: E->E static_synapse (the former variant) */
   long history_max;
-  double device_memory;  /* bytes; 0: what the device has free */
+  double device_memory; /* bytes; 0: what the device has free */
   unsigned long seed;
   long record;
   const char *out;
@@ -39,7 +39,7 @@ typedef struct hpc_opts {
   int no_command_buffer;
   int quiet;
   int dry_run;
-  cli_ckpt ck;           /* --checkpoint-at, --checkpoint, --restore */
+  cli_ckpt ck; /* --checkpoint-at, --checkpoint, --restore */
 } hpc_opts;
 
 /* The network (benchmarks/hpc_benchmark.c) and what building it returns. */

@@ -39,12 +39,14 @@ static int presim_measured(nestcl_engine *e, const hpc_opts *o, int quiet, doubl
   }
   memcpy(before, a.vps, (size_t)a.n_vps * sizeof *before);
   double rest = o->presim - half;
-  if (!rc) rc = cli_simulate_progress(e, "presim", rest, o->dt, quiet, &w2);
+  if (!rc)
+    rc = cli_simulate_progress(e, "presim", rest, o->dt, quiet, &w2);
   double sum[2] = {0.0, 0.0}, cnt[2] = {0.0, 0.0};
   if (!rc) {
     nestcl_engine_get_stats(e, &b);
     for (int v = 0; v < b.n_vps; ++v) {
-      if (b.vps[v].neurons == 0) continue;
+      if (b.vps[v].neurons == 0)
+        continue;
       double busy = 0.0;
       for (int p = 0; p < NESTCL_PHASES; ++p) {
         if (p == NESTCL_PHASE_UPDATE || p == NESTCL_PHASE_POISSON || p == NESTCL_PHASE_DELIVER) {
@@ -60,7 +62,10 @@ static int presim_measured(nestcl_engine *e, const hpc_opts *o, int quiet, doubl
   if (!rc && o->mpi) {
     double in[4] = {sum[0], sum[1], cnt[0], cnt[1]}, out[4];
     MPI_Allreduce(in, out, 4, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
-    sum[0] = out[0]; sum[1] = out[1]; cnt[0] = out[2]; cnt[1] = out[3];
+    sum[0] = out[0];
+    sum[1] = out[1];
+    cnt[0] = out[2];
+    cnt[1] = out[3];
     /* Every rank decides alike: the slowest rank's window. */
     double w_max = w2;
     MPI_Allreduce(&w2, &w_max, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
@@ -119,17 +124,21 @@ static int rebalance_next(const hpc_run *r, const rebalance_state *st, long roun
 {
   int best = 0;
   for (int i = 1; i < st->n_meas; ++i) {
-    if (st->meas[i].wall < st->meas[best].wall) best = i;
+    if (st->meas[i].wall < st->meas[best].wall)
+      best = i;
   }
   double cand[3];
   rebalance_candidates(r, st, bal, best, cand);
   *next = st->meas[best].alpha;
   *what = "the fastest split measured";
   for (int k = 0; k < 3 && round < r->o.rebalance_rounds && st->n_meas < NESTCL_PM_BALANCE_MAX; ++k) {
-    if (cand[k] < 0.0 || cand[k] > 1.0) continue;
+    if (cand[k] < 0.0 || cand[k] > 1.0)
+      continue;
     int seen = 0;
-    for (int i = 0; i < st->n_meas; ++i) seen |= fabs(st->meas[i].alpha - cand[k]) <= 0.02;
-    if (seen) continue;
+    for (int i = 0; i < st->n_meas; ++i)
+      seen |= fabs(st->meas[i].alpha - cand[k]) <= 0.02;
+    if (seen)
+      continue;
     *next = cand[k];
     *what = k == 0 ? "the corrected model's best" : "a neighbour of the fastest split measured";
     return 1;
@@ -143,21 +152,33 @@ static void rebalance_report(hpc_run *r, long round, const nestcl_pm_measured *m
 {
   json *rb = &r->rb;
   json_begin_object(rb);
-  json_key(rb, "alpha"); json_number(rb, r->o.gpu_fraction);
-  json_key(rb, "wall_s_per_s"); json_number(rb, m->wall);
-  json_key(rb, "cpu_busy_s_per_s"); json_number(rb, m->cpu_busy);
-  json_key(rb, "gpu_busy_s_per_s"); json_number(rb, m->gpu_busy);
-  json_key(rb, "correction"); json_number(rb, bal->s);
-  json_key(rb, "scale"); json_number(rb, bal->b);
-  json_key(rb, "predicted_here_s_per_s"); json_number(rb, bal->here);
-  json_key(rb, "model_alpha"); json_number(rb, bal->alpha);
-  json_key(rb, "model_wall_s_per_s"); json_number(rb, bal->wall);
-  json_key(rb, "applied"); json_bool(rb, apply || next != r->o.gpu_fraction);
-  json_key(rb, "next_alpha"); json_number(rb, next);
+  json_key(rb, "alpha");
+  json_number(rb, r->o.gpu_fraction);
+  json_key(rb, "wall_s_per_s");
+  json_number(rb, m->wall);
+  json_key(rb, "cpu_busy_s_per_s");
+  json_number(rb, m->cpu_busy);
+  json_key(rb, "gpu_busy_s_per_s");
+  json_number(rb, m->gpu_busy);
+  json_key(rb, "correction");
+  json_number(rb, bal->s);
+  json_key(rb, "scale");
+  json_number(rb, bal->b);
+  json_key(rb, "predicted_here_s_per_s");
+  json_number(rb, bal->here);
+  json_key(rb, "model_alpha");
+  json_number(rb, bal->alpha);
+  json_key(rb, "model_wall_s_per_s");
+  json_number(rb, bal->wall);
+  json_key(rb, "applied");
+  json_bool(rb, apply || next != r->o.gpu_fraction);
+  json_key(rb, "next_alpha");
+  json_number(rb, next);
   json_end_object(rb);
   if (!r->o.quiet && r->rank == 0) {
-    fprintf(stderr, "nestcl: rebalance %ld: alpha %.3f took %.3f s per simulated s (a thread busy %.3f s, a "
-                    "stream %.3f s); the corrected model's best is alpha %.3f (%.3f s); next: %s, alpha %.3f\n",
+    fprintf(stderr,
+            "nestcl: rebalance %ld: alpha %.3f took %.3f s per simulated s (a thread busy %.3f s, a "
+            "stream %.3f s); the corrected model's best is alpha %.3f (%.3f s); next: %s, alpha %.3f\n",
             round + 1, r->o.gpu_fraction, m->wall, m->cpu_busy, m->gpu_busy, bal->alpha, bal->wall, what, next);
   }
   if (!apply) {
@@ -183,7 +204,8 @@ static int rebalance_rounds(hpc_run *r, hpc_build_fn build, rebalance_state *st,
     nestcl_pm_measured *m = &st->meas[st->n_meas];
     double window = 0.0, cpu_busy = 0.0, gpu_busy = 0.0;
     rc = presim_measured(r->net.e, o, o->quiet || r->rank, &r->presim_wall, &window, &cpu_busy, &gpu_busy);
-    if (rc) break;
+    if (rc)
+      break;
     st->n_meas++;
     m->alpha = o->gpu_fraction;
     m->wall = window;
@@ -191,12 +213,14 @@ static int rebalance_rounds(hpc_run *r, hpc_build_fn build, rebalance_state *st,
     m->gpu_busy = gpu_busy;
     nestcl_pm_balance bal;
     rc = nestcl_pm_balance_fit(r->ar.prof.p, &st->pc, st->meas, st->n_meas, &bal);
-    if (rc) break;
+    if (rc)
+      break;
     double next;
     const char *what;
     int apply = rebalance_next(r, st, round, &bal, &next, &what);
     rebalance_report(r, round, m, &bal, apply, next, what);
-    if (next == o->gpu_fraction) break;
+    if (next == o->gpu_fraction)
+      break;
     /* The results do not depend on the split: a new build with the new alpha, the same presimulation again. */
     double t0 = r->presim_wall;
     double c0 = cli_now();
@@ -207,7 +231,8 @@ static int rebalance_rounds(hpc_run *r, hpc_build_fn build, rebalance_state *st,
     *t_rb += cli_now() - c0 + t0;
     if (!apply) {
       /* Back to the split kept: the presimulation once more, unmeasured. */
-      if (!rc) rc = cli_simulate_progress(r->net.e, "presim", o->presim, o->dt, o->quiet || r->rank, &r->presim_wall);
+      if (!rc)
+        rc = cli_simulate_progress(r->net.e, "presim", o->presim, o->dt, o->quiet || r->rank, &r->presim_wall);
       break;
     }
   }

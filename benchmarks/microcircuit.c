@@ -26,7 +26,7 @@
 typedef struct mc_opts {
   double N_scaling, K_scaling;
   int k_scale_given;
-  int poisson_input;   /* 0: DC input replaces the Poisson background */
+  int poisson_input; /* 0: DC input replaces the Poisson background */
   int thalamic;
   int v0_optimized;
   double delay_exc_mean, delay_inh_mean;
@@ -43,23 +43,21 @@ static const double full_num_neurons[NPOP] = {20683, 5834, 21915, 5479, 4850, 10
  * 21.5 pA instead of NEST 3.10's 29.0 pA, and every population fires slower than NEST's. */
 static const double full_mean_rates[NPOP] = {0.903, 2.965, 4.414, 5.876, 7.569, 8.633, 1.105, 7.829};
 /* Connection probabilities, [target][source]. */
-static const double conn_probs[NPOP][NPOP] = {
-    {0.1009, 0.1689, 0.0437, 0.0818, 0.0323, 0., 0.0076, 0.},
-    {0.1346, 0.1371, 0.0316, 0.0515, 0.0755, 0., 0.0042, 0.},
-    {0.0077, 0.0059, 0.0497, 0.135, 0.0067, 0.0003, 0.0453, 0.},
-    {0.0691, 0.0029, 0.0794, 0.1597, 0.0033, 0., 0.1057, 0.},
-    {0.1004, 0.0622, 0.0505, 0.0057, 0.0831, 0.3726, 0.0204, 0.},
-    {0.0548, 0.0269, 0.0257, 0.0022, 0.06, 0.3158, 0.0086, 0.},
-    {0.0156, 0.0066, 0.0211, 0.0166, 0.0572, 0.0197, 0.0396, 0.2252},
-    {0.0364, 0.001, 0.0034, 0.0005, 0.0277, 0.008, 0.0658, 0.1443}};
+static const double conn_probs[NPOP][NPOP] = {{0.1009, 0.1689, 0.0437, 0.0818, 0.0323, 0., 0.0076, 0.},
+                                              {0.1346, 0.1371, 0.0316, 0.0515, 0.0755, 0., 0.0042, 0.},
+                                              {0.0077, 0.0059, 0.0497, 0.135, 0.0067, 0.0003, 0.0453, 0.},
+                                              {0.0691, 0.0029, 0.0794, 0.1597, 0.0033, 0., 0.1057, 0.},
+                                              {0.1004, 0.0622, 0.0505, 0.0057, 0.0831, 0.3726, 0.0204, 0.},
+                                              {0.0548, 0.0269, 0.0257, 0.0022, 0.06, 0.3158, 0.0086, 0.},
+                                              {0.0156, 0.0066, 0.0211, 0.0166, 0.0572, 0.0197, 0.0396, 0.2252},
+                                              {0.0364, 0.001, 0.0034, 0.0005, 0.0277, 0.008, 0.0658, 0.1443}};
 static const double PSP_exc_mean = 0.15, weight_rel_std = 0.1, g = -4.0, delay_rel_std = 0.5;
 static const double K_ext[NPOP] = {1600, 1500, 2100, 1900, 2000, 1900, 2900, 2100};
 static const double bg_rate = 8.0, delay_poisson = 1.5;
 static const double V0_mean_optimized[NPOP] = {-68.28, -63.16, -63.33, -63.45, -63.11, -61.66, -66.72, -61.43};
 static const double V0_std_optimized[NPOP] = {5.36, 4.57, 4.74, 4.94, 4.94, 4.55, 5.46, 4.48};
 static const double V0_mean_original = -58.0, V0_std_original = 10.0;
-static const double E_L = -65.0, V_th = -50.0, V_reset = -65.0, C_m = 250.0, tau_m = 10.0, tau_syn = 0.5,
-                    t_ref = 2.0;
+static const double E_L = -65.0, V_th = -50.0, V_reset = -65.0, C_m = 250.0, tau_m = 10.0, tau_syn = 0.5, t_ref = 2.0;
 /* stimulus_params.py: thalamic input */
 static const double th_start = 700.0, th_duration = 10.0, th_rate = 120.0, num_th_neurons = 902;
 static const double conn_probs_th[NPOP] = {0.0, 0.0, 0.0983, 0.0619, 0.0, 0.0, 0.0512, 0.0196};
@@ -95,8 +93,10 @@ static int mc_parse_flag(void *o, const char *flag, const char *v)
 {
   mc_opts *m = o;
   if (strcmp(flag, "--scale") == 0) {
-    if (number(flag, v, &m->N_scaling)) return -1;
-    if (!m->k_scale_given) m->K_scaling = m->N_scaling;
+    if (number(flag, v, &m->N_scaling))
+      return -1;
+    if (!m->k_scale_given)
+      m->K_scaling = m->N_scaling;
     if (!(m->N_scaling > 0.0) || m->N_scaling > 1.0) {
       fprintf(stderr, "error: --scale %g must be in (0, 1]\n", m->N_scaling);
       return -1;
@@ -104,7 +104,8 @@ static int mc_parse_flag(void *o, const char *flag, const char *v)
     return 1;
   }
   if (strcmp(flag, "--k-scale") == 0) {
-    if (number(flag, v, &m->K_scaling)) return -1;
+    if (number(flag, v, &m->K_scaling))
+      return -1;
     m->k_scale_given = 1;
     if (!(m->K_scaling > 0.0) || m->K_scaling > 1.0) {
       fprintf(stderr, "error: --k-scale %g must be in (0, 1]\n", m->K_scaling);
@@ -143,7 +144,8 @@ static int mc_parse_flag(void *o, const char *flag, const char *v)
     double a = v ? strtod(v, &end) : NAN, b = NAN;
     if (v && end != v && *end == ',') {
       b = strtod(end + 1, &end2);
-      if (end2 == end + 1 || *end2) b = NAN;
+      if (end2 == end + 1 || *end2)
+        b = NAN;
     }
     if (!isfinite(a) || !isfinite(b)) {
       fprintf(stderr, "error: --delays needs the mean excitatory and inhibitory delays, e.g. 1.5,0.75 (got '%s')\n",
@@ -164,7 +166,8 @@ static int mc_parse_flag(void *o, const char *flag, const char *v)
       return -1;
     }
     if (strcmp(v, "all") == 0) {
-      for (int i = 0; i < NPOP; ++i) m->analyse[i] = 1;
+      for (int i = 0; i < NPOP; ++i)
+        m->analyse[i] = 1;
       return 1;
     }
     int sel[NPOP] = {0};
@@ -173,7 +176,8 @@ static int mc_parse_flag(void *o, const char *flag, const char *v)
       size_t len = strcspn(s, ",");
       int found = -1;
       for (int i = 0; i < NPOP; ++i) {
-        if (strlen(populations[i]) == len && strncmp(s, populations[i], len) == 0) found = i;
+        if (strlen(populations[i]) == len && strncmp(s, populations[i], len) == 0)
+          found = i;
       }
       if (found < 0) {
         fprintf(stderr, "error: --record: unknown population '%.*s' (populations: L23E L23I L4E L4I L5E L5I L6E L6I)\n",
@@ -237,16 +241,19 @@ static int connect_thalamus(const mc_opts *m, nestcl_engine *e, bench_network *n
   const double K = m->K_scaling;
   int th = -1;
   int rc = nestcl_engine_create_population(e, "parrot_neuron", (uint32_t)num_th_neurons, 0, &th);
-  if (!rc) rc = nestcl_engine_add_poisson_window(e, th, th_rate, 1.0, 1.0, 0, th_start, th_start + th_duration);
+  if (!rc)
+    rc = nestcl_engine_add_poisson_window(e, th, th_rate, 1.0, 1.0, 0, th_start, th_start + th_duration);
   double weight_th = PSP_th * PSC_over_PSP;
   for (int i = 0; i < NPOP && !rc; ++i) {
     double n_th = num_synapses_from_conn_prob(conn_probs_th[i], num_th_neurons, full_num_neurons[i]);
-    if (K != 1.0) n_th *= K;
+    if (K != 1.0)
+      n_th *= K;
     double w = K != 1.0 ? weight_th / sqrt(K) : weight_th;
     nestcl_conn_spec conn = {NESTCL_RULE_FIXED_TOTAL_NUMBER, 0, 1, 1, (uint64_t)rint(n_th), 0.0};
     nestcl_syn_spec syn = {nestcl_normal_clipped(w, w * weight_rel_std, 0.0, INFINITY),
                            delay_dist(delay_th_mean, delay_th_rel_std, h), 0};
-    if (conn.N > 0) rc = nestcl_engine_connect(e, th, net->pop[i], &conn, &syn);
+    if (conn.N > 0)
+      rc = nestcl_engine_connect(e, th, net->pop[i], &conn, &syn);
     *th_total += conn.N;
   }
   if (!rc) {
@@ -271,8 +278,8 @@ static int create_populations(const mc_opts *m, nestcl_engine *e, bench_network 
     net->analyse[i] = m->analyse[i];
     rc = nestcl_engine_create_population(e, "iaf_psc_exp", num_neurons[i], 0, &net->pop[i]);
     /* NEST applies E_L before the thresholds it offsets, and V_m last. */
-    static const char *const names[] = {"E_L", "C_m", "tau_m", "tau_syn_ex", "tau_syn_in", "V_th", "V_reset",
-                                        "t_ref", "I_e"};
+    static const char *const names[] = {"E_L",  "C_m",     "tau_m", "tau_syn_ex", "tau_syn_in",
+                                        "V_th", "V_reset", "t_ref", "I_e"};
     const double values[] = {E_L, C_m, tau_m, tau_syn, tau_syn, V_th, V_reset, t_ref, DC_amp[i]};
     for (int k = 0; k < 9 && !rc; ++k) {
       rc = nestcl_engine_set(e, net->pop[i], names[k], nestcl_constant(values[k]));
@@ -314,7 +321,8 @@ static int mc_build(const void *o, const bench_common *c, nestcl_engine *e, benc
     for (int j = 0; j < NPOP; ++j) {
       /* Excitatory sources are the even populations; L4E -> L2/3E is doubled. */
       double psp = j % 2 == 0 ? PSP_exc_mean : PSP_exc_mean * g;
-      if (i == 0 && j == 2) psp = 2.0 * PSP_exc_mean;
+      if (i == 0 && j == 2)
+        psp = 2.0 * PSP_exc_mean;
       PSC_matrix_mean[i][j] = psp * PSC_over_PSP;
     }
     /* DC input compensates for the missing Poisson input. */
@@ -361,10 +369,12 @@ static int mc_build(const void *o, const bench_common *c, nestcl_engine *e, benc
   }
 
   uint64_t th_total = 0;
-  if (m->thalamic && !rc) rc = connect_thalamus(m, e, net, h, PSC_over_PSP, &th_total);
+  if (m->thalamic && !rc)
+    rc = connect_thalamus(m, e, net, h, PSC_over_PSP, &th_total);
 
   uint64_t neurons = 0;
-  for (int i = 0; i < NPOP; ++i) neurons += num_neurons[i];
+  for (int i = 0; i < NPOP; ++i)
+    neurons += num_neurons[i];
   bench_info_add(net, "N_scaling", m->N_scaling);
   bench_info_add(net, "K_scaling", K);
   bench_info_add(net, "neurons_cortex", (double)neurons);
@@ -393,21 +403,21 @@ static int mc_build(const void *o, const bench_common *c, nestcl_engine *e, benc
 }
 
 const bench_def bench_microcircuit = {
-    "microcircuit",
-    "the cortical microcircuit of Potjans & Diesmann 2014 (NEST's Potjans_2014 example)",
-    "  --scale S            neurons and in-degrees scaled by S in (0, 1] (default 1: 77,169 neurons,\n"
-    "                       0.3 billion synapses), with NEST's weight and DC compensation\n"
-    "  --k-scale K          in-degrees alone scaled by K in (0, 1] (default: S)\n"
-    "  --background B       poisson (default) or dc: NEST's DC that replaces the Poisson input\n"
-    "  --thalamic           thalamic input: 902 neurons at 120 Hz from 700 to 710 ms\n"
-    "  --v0 V               initial V_m: optimized (default, per population) or original\n"
-    "  --delays E,I         mean excitatory and inhibitory delays in ms (default 1.5,0.75;\n"
-    "                       relative sd 0.5, redrawn above half a step)\n"
-    "  --record POPS        populations to record and analyse, e.g. L23E,L4I (default all)\n",
-    sizeof(mc_opts),
-    1000.0,
-    500.0,
-    mc_defaults,
-    mc_parse_flag,
-    mc_validate,
-    mc_build};
+  "microcircuit",
+  "the cortical microcircuit of Potjans & Diesmann 2014 (NEST's Potjans_2014 example)",
+  "  --scale S            neurons and in-degrees scaled by S in (0, 1] (default 1: 77,169 neurons,\n"
+  "                       0.3 billion synapses), with NEST's weight and DC compensation\n"
+  "  --k-scale K          in-degrees alone scaled by K in (0, 1] (default: S)\n"
+  "  --background B       poisson (default) or dc: NEST's DC that replaces the Poisson input\n"
+  "  --thalamic           thalamic input: 902 neurons at 120 Hz from 700 to 710 ms\n"
+  "  --v0 V               initial V_m: optimized (default, per population) or original\n"
+  "  --delays E,I         mean excitatory and inhibitory delays in ms (default 1.5,0.75;\n"
+  "                       relative sd 0.5, redrawn above half a step)\n"
+  "  --record POPS        populations to record and analyse, e.g. L23E,L4I (default all)\n",
+  sizeof(mc_opts),
+  1000.0,
+  500.0,
+  mc_defaults,
+  mc_parse_flag,
+  mc_validate,
+  mc_build};

@@ -17,33 +17,60 @@
 void results_begin(json *j, const char *benchmark, int argc, char **argv)
 {
   json_begin_object(j);
-  json_key(j, "schema"); json_string(j, "nestcl-results/1");
-  json_key(j, "benchmark"); json_string(j, benchmark);
+  json_key(j, "schema");
+  json_string(j, "nestcl-results/1");
+  json_key(j, "benchmark");
+  json_string(j, benchmark);
   json_key(j, "config");
   json_begin_object(j);
-  json_key(j, "argv"); json_begin_array(j);
-  for (int k = 0; k < argc; ++k) json_string(j, argv[k]);
+  json_key(j, "argv");
+  json_begin_array(j);
+  for (int k = 0; k < argc; ++k)
+    json_string(j, argv[k]);
   json_end_array(j);
 }
 
 void results_config_device(json *j, const char *device_spec, const nestcl_engine_stats *s1)
 {
-  json_key(j, "device_spec"); if (device_spec) json_string(j, device_spec); else json_null(j);
-  json_key(j, "device_name"); if (s1->device_name) json_string(j, s1->device_name); else json_null(j);
-  json_key(j, "device_driver"); if (s1->device_driver) json_string(j, s1->device_driver); else json_null(j);
+  json_key(j, "device_spec");
+  if (device_spec)
+    json_string(j, device_spec);
+  else
+    json_null(j);
+  json_key(j, "device_name");
+  if (s1->device_name)
+    json_string(j, s1->device_name);
+  else
+    json_null(j);
+  json_key(j, "device_driver");
+  if (s1->device_driver)
+    json_string(j, s1->device_driver);
+  else
+    json_null(j);
 }
 
 void results_config_loop(json *j, int sync_interval, int host_clock, int command_buffer)
 {
-  json_key(j, "sync_interval"); if (sync_interval) json_integer(j, sync_interval); else json_null(j);
-  json_key(j, "host_clock"); json_bool(j, host_clock);
-  json_key(j, "command_buffer"); json_bool(j, command_buffer);
+  json_key(j, "sync_interval");
+  if (sync_interval)
+    json_integer(j, sync_interval);
+  else
+    json_null(j);
+  json_key(j, "host_clock");
+  json_bool(j, host_clock);
+  json_key(j, "command_buffer");
+  json_bool(j, command_buffer);
 }
 
 void results_config_end(json *j)
 {
-  json_key(j, "version"); json_string(j, nestcl_version());
-  json_key(j, "git_commit"); if (*NESTCL_GIT_COMMIT) json_string(j, NESTCL_GIT_COMMIT); else json_null(j);
+  json_key(j, "version");
+  json_string(j, nestcl_version());
+  json_key(j, "git_commit");
+  if (*NESTCL_GIT_COMMIT)
+    json_string(j, NESTCL_GIT_COMMIT);
+  else
+    json_null(j);
   json_end_object(j);
 }
 
@@ -51,12 +78,17 @@ void results_build_time(json *j, const nestcl_engine_stats *s1, double wall)
 {
   json_key(j, "build_time_s");
   json_begin_object(j);
-  json_key(j, "nodes"); json_number(j, s1->build_nodes_s);
-  json_key(j, "connections"); json_number(j, s1->build_connections_s);
-  json_key(j, "upload"); json_number(j, s1->build_upload_s);
-  json_key(j, "total"); json_number(j, s1->build_nodes_s + s1->build_connections_s + s1->build_upload_s);
+  json_key(j, "nodes");
+  json_number(j, s1->build_nodes_s);
+  json_key(j, "connections");
+  json_number(j, s1->build_connections_s);
+  json_key(j, "upload");
+  json_number(j, s1->build_upload_s);
+  json_key(j, "total");
+  json_number(j, s1->build_nodes_s + s1->build_connections_s + s1->build_upload_s);
   if (!isnan(wall)) {
-    json_key(j, "wall"); json_number(j, wall);
+    json_key(j, "wall");
+    json_number(j, wall);
   }
   json_end_object(j);
 }
@@ -81,18 +113,25 @@ static void write_vp(json *j, const results_sim *r, int v, double super_steps, s
   double plastic = a->plastic_seconds - (b ? b->plastic_seconds : 0.0);
   t->plastic += plastic;
   json_begin_object(j);
-  json_key(j, "kind"); json_string(j, a->is_gpu ? "stream" : "thread");
-  json_key(j, "neurons"); json_integer(j, a->neurons);
-  json_key(j, "synapses"); json_integer(j, (long long)a->synapses);
-  json_key(j, "phases_s"); cli_write_phases(j, ph, wait);
+  json_key(j, "kind");
+  json_string(j, a->is_gpu ? "stream" : "thread");
+  json_key(j, "neurons");
+  json_integer(j, a->neurons);
+  json_key(j, "synapses");
+  json_integer(j, (long long)a->synapses);
+  json_key(j, "phases_s");
+  cli_write_phases(j, ph, wait);
   if (r->plastic_split) {
-    json_key(j, "deliver_static_s"); json_number(j, ph[NESTCL_PHASE_DELIVER] - plastic);
-    json_key(j, "deliver_plastic_s"); json_number(j, plastic);
+    json_key(j, "deliver_static_s");
+    json_number(j, ph[NESTCL_PHASE_DELIVER] - plastic);
+    json_key(j, "deliver_plastic_s");
+    json_number(j, plastic);
   }
   nestcl_enqueue_counts vq = {0};
   cli_enqueued_add(&vq, &a->enqueued, b ? &b->enqueued : &vq);
   cli_enqueued_add(&t->enq, &vq, &(nestcl_enqueue_counts){0});
-  json_key(j, "enqueued"); cli_write_enqueued(j, &vq, super_steps);
+  json_key(j, "enqueued");
+  cli_write_enqueued(j, &vq, super_steps);
   json_end_object(j);
 }
 
@@ -101,24 +140,38 @@ void results_simulation(json *j, const results_sim *r)
   const nestcl_engine_stats *s1 = r->s1;
   json_key(j, "simulation");
   json_begin_object(j);
-  json_key(j, "presim_wall_s"); json_number(j, r->presim_wall);
-  json_key(j, "sim_wall_s"); json_number(j, r->sim_wall);
-  json_key(j, "real_time_factor"); json_number(j, r->sim_ms > 0 ? r->sim_wall / (r->sim_ms * 1e-3) : 0.0);
+  json_key(j, "presim_wall_s");
+  json_number(j, r->presim_wall);
+  json_key(j, "sim_wall_s");
+  json_number(j, r->sim_wall);
+  json_key(j, "real_time_factor");
+  json_number(j, r->sim_ms > 0 ? r->sim_wall / (r->sim_ms * 1e-3) : 0.0);
   json_key(j, "vps");
   json_begin_array(j);
   sim_totals t = {{0}, 0.0, 0.0, {0}};
   const double super_steps =
-      s1->min_delay_steps > 0 ? (double)(s1->steps - (r->vp0 ? r->s0->steps : 0)) / s1->min_delay_steps : 0.0;
-  for (int v = 0; v < s1->n_vps; ++v) write_vp(j, r, v, super_steps, &t);
+    s1->min_delay_steps > 0 ? (double)(s1->steps - (r->vp0 ? r->s0->steps : 0)) / s1->min_delay_steps : 0.0;
+  for (int v = 0; v < s1->n_vps; ++v)
+    write_vp(j, r, v, super_steps, &t);
   json_end_array(j);
-  json_key(j, "enqueued"); cli_write_enqueued(j, &t.enq, super_steps);
-  json_key(j, "device_loop"); json_bool(j, s1->device_loop);
-  json_key(j, "sync_interval"); if (s1->device_loop) json_integer(j, s1->sync_interval); else json_null(j);
-  json_key(j, "command_buffer"); json_bool(j, s1->command_buffer);
-  json_key(j, "phases_sum_s"); cli_write_phases(j, t.phases, t.wait);
+  json_key(j, "enqueued");
+  cli_write_enqueued(j, &t.enq, super_steps);
+  json_key(j, "device_loop");
+  json_bool(j, s1->device_loop);
+  json_key(j, "sync_interval");
+  if (s1->device_loop)
+    json_integer(j, s1->sync_interval);
+  else
+    json_null(j);
+  json_key(j, "command_buffer");
+  json_bool(j, s1->command_buffer);
+  json_key(j, "phases_sum_s");
+  cli_write_phases(j, t.phases, t.wait);
   if (r->plastic_split) {
-    json_key(j, "deliver_static_s"); json_number(j, t.phases[NESTCL_PHASE_DELIVER] - t.plastic);
-    json_key(j, "deliver_plastic_s"); json_number(j, t.plastic);
+    json_key(j, "deliver_static_s");
+    json_number(j, t.phases[NESTCL_PHASE_DELIVER] - t.plastic);
+    json_key(j, "deliver_plastic_s");
+    json_number(j, t.plastic);
   }
   json_end_object(j);
 }
@@ -128,15 +181,25 @@ void results_activity_begin(json *j, const results_activity *a, const nestcl_eng
 {
   json_key(j, "activity");
   json_begin_object(j);
-  json_key(j, "spikes"); json_integer(j, (long long)a->spikes);
-  json_key(j, "recorded_neurons"); json_integer(j, (long long)a->recorded_neurons);
-  json_key(j, "recorded_spikes"); json_integer(j, (long long)a->recorded_spikes);
-  json_key(j, "mean_rate_hz"); json_number(j, a->mean_rate_hz);
+  json_key(j, "spikes");
+  json_integer(j, (long long)a->spikes);
+  json_key(j, "recorded_neurons");
+  json_integer(j, (long long)a->recorded_neurons);
+  json_key(j, "recorded_spikes");
+  json_integer(j, (long long)a->recorded_spikes);
+  json_key(j, "mean_rate_hz");
+  json_number(j, a->mean_rate_hz);
   json_key(j, "network_rate_hz");
   json_number(j, sim_ms > 0 ? (double)a->spikes / (double)s1->neurons / (sim_ms * 1e-3) : 0.0);
-  json_key(j, "cv_isi"); if (!isnan(a->cv_isi)) json_number(j, a->cv_isi); else json_null(j);
-  json_key(j, "synaptic_events"); json_integer(j, (long long)a->events);
-  json_key(j, "synaptic_events_per_s"); json_number(j, sim_wall > 0 ? (double)a->events / sim_wall : 0.0);
+  json_key(j, "cv_isi");
+  if (!isnan(a->cv_isi))
+    json_number(j, a->cv_isi);
+  else
+    json_null(j);
+  json_key(j, "synaptic_events");
+  json_integer(j, (long long)a->events);
+  json_key(j, "synaptic_events_per_s");
+  json_number(j, sim_wall > 0 ? (double)a->events / sim_wall : 0.0);
 }
 
 void results_memory_end(json *j, const nestcl_engine_stats *s1, int plastic)
@@ -145,14 +208,20 @@ void results_memory_end(json *j, const nestcl_engine_stats *s1, int plastic)
   getrusage(RUSAGE_SELF, &ru);
   json_key(j, "memory");
   json_begin_object(j);
-  json_key(j, "device_bytes"); cli_write_bytes(j, s1->device_bytes);
-  json_key(j, "host_vp_bytes"); cli_write_bytes(j, s1->host_bytes);
-  json_key(j, "bytes_per_synapse"); json_number(j, s1->bytes_per_synapse);
+  json_key(j, "device_bytes");
+  cli_write_bytes(j, s1->device_bytes);
+  json_key(j, "host_vp_bytes");
+  cli_write_bytes(j, s1->host_bytes);
+  json_key(j, "bytes_per_synapse");
+  json_number(j, s1->bytes_per_synapse);
   if (plastic) {
-    json_key(j, "bytes_per_plastic_synapse"); json_number(j, s1->bytes_per_plastic_synapse);
-    json_key(j, "history_bytes"); json_integer(j, (long long)s1->history_bytes);
+    json_key(j, "bytes_per_plastic_synapse");
+    json_number(j, s1->bytes_per_plastic_synapse);
+    json_key(j, "history_bytes");
+    json_integer(j, (long long)s1->history_bytes);
   }
-  json_key(j, "host_peak_rss_bytes"); json_integer(j, (long long)ru.ru_maxrss * 1024);
+  json_key(j, "host_peak_rss_bytes");
+  json_integer(j, (long long)ru.ru_maxrss * 1024);
   json_end_object(j);
   json_end_object(j);
 }

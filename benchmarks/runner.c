@@ -117,7 +117,8 @@ static int parse_gpu_fraction(run_opts *o, const char *a, const char *x)
     o->gpu_fraction = -1.0;
     return FLAG_TAKEN;
   }
-  if (cli_parse_double(a, x, &o->gpu_fraction)) return FLAG_ERROR;
+  if (cli_parse_double(a, x, &o->gpu_fraction))
+    return FLAG_ERROR;
   if (o->gpu_fraction < 0.0 || o->gpu_fraction > 1.0) {
     fprintf(stderr, "error: --gpu-fraction %g outside [0, 1]\n", o->gpu_fraction);
     return FLAG_ERROR;
@@ -137,16 +138,21 @@ static int parse_run_flag(const bench_def *b, run_opts *o, cli_args *c)
     printf("nestcl %s\n", nestcl_version());
     return FLAG_EXIT;
   } else if (strcmp(a, "--simtime") == 0) {
-    if (cli_parse_double(a, cli_args_value(c), &o->simtime)) return FLAG_ERROR;
+    if (cli_parse_double(a, cli_args_value(c), &o->simtime))
+      return FLAG_ERROR;
   } else if (strcmp(a, "--presim") == 0) {
-    if (cli_parse_double(a, cli_args_value(c), &o->presim)) return FLAG_ERROR;
+    if (cli_parse_double(a, cli_args_value(c), &o->presim))
+      return FLAG_ERROR;
   } else if (strcmp(a, "--dt") == 0) {
-    if (cli_parse_double(a, cli_args_value(c), &o->dt)) return FLAG_ERROR;
+    if (cli_parse_double(a, cli_args_value(c), &o->dt))
+      return FLAG_ERROR;
   } else if (strcmp(a, "--threads") == 0) {
-    if (cli_parse_long(a, cli_args_value(c), 0, 256, &l)) return FLAG_ERROR;
+    if (cli_parse_long(a, cli_args_value(c), 0, 256, &l))
+      return FLAG_ERROR;
     o->threads = (int)l;
   } else if (strcmp(a, "--streams") == 0) {
-    if (cli_parse_long(a, cli_args_value(c), 0, 64, &l)) return FLAG_ERROR;
+    if (cli_parse_long(a, cli_args_value(c), 0, 64, &l))
+      return FLAG_ERROR;
     o->streams = (int)l;
   } else if (strcmp(a, "--gpu-fraction") == 0) {
     return parse_gpu_fraction(o, a, cli_args_value(c));
@@ -157,7 +163,8 @@ static int parse_run_flag(const bench_def *b, run_opts *o, cli_args *c)
       return FLAG_ERROR;
     }
   } else if (strcmp(a, "--seed") == 0) {
-    if (cli_parse_long(a, cli_args_value(c), 0, 0xffffffffL, &l)) return FLAG_ERROR;
+    if (cli_parse_long(a, cli_args_value(c), 0, 0xffffffffL, &l))
+      return FLAG_ERROR;
     o->seed = (unsigned long)l;
   } else {
     return FLAG_OTHER;
@@ -172,13 +179,16 @@ static int parse_output_flag(run_opts *o, cli_args *c)
   long l;
   if (strcmp(a, "--out") == 0) {
     o->out = cli_args_value(c);
-    if (cli_need_path(a, o->out)) return FLAG_ERROR;
+    if (cli_need_path(a, o->out))
+      return FLAG_ERROR;
   } else if (strcmp(a, "--spikes") == 0) {
     o->spikes = cli_args_value(c);
-    if (cli_need_path(a, o->spikes)) return FLAG_ERROR;
+    if (cli_need_path(a, o->spikes))
+      return FLAG_ERROR;
   } else if (strcmp(a, "--plots") == 0) {
     o->plots = cli_args_value(c);
-    if (cli_need_path(a, o->plots)) return FLAG_ERROR;
+    if (cli_need_path(a, o->plots))
+      return FLAG_ERROR;
   } else if (strcmp(a, "--weight-type") == 0) {
     const char *x = cli_args_value(c);
     if (x && strcmp(x, "float") == 0) {
@@ -190,7 +200,8 @@ static int parse_output_flag(run_opts *o, cli_args *c)
       return FLAG_ERROR;
     }
   } else if (strcmp(a, "--sync-interval") == 0) {
-    if (cli_parse_long(a, cli_args_value(c), 1, 1000000, &l)) return FLAG_ERROR;
+    if (cli_parse_long(a, cli_args_value(c), 1, 1000000, &l))
+      return FLAG_ERROR;
     o->sync_interval = (int)l;
   } else if (strcmp(a, "--host-clock") == 0) {
     o->host_clock = 1;
@@ -199,7 +210,8 @@ static int parse_output_flag(run_opts *o, cli_args *c)
   } else if (strcmp(a, "--mpi") == 0) {
     o->mpi = 1;
   } else if (cli_ckpt_is_flag(a)) {
-    if (cli_ckpt_flag(&o->ck, a, cli_args_value(c))) return FLAG_ERROR;
+    if (cli_ckpt_flag(&o->ck, a, cli_args_value(c)))
+      return FLAG_ERROR;
   } else if (strcmp(a, "--quiet") == 0) {
     o->quiet = 1;
   } else if (strcmp(a, "--dry-run") == 0) {
@@ -262,9 +274,12 @@ static int parse(const bench_def *b, int argc, char **argv, run_opts *o, void *b
   for (int i = 1; i < argc; i = c.i + 1) {
     cli_args_at(&c, argc, argv, i);
     int r = parse_run_flag(b, o, &c);
-    if (r == FLAG_OTHER) r = parse_output_flag(o, &c);
-    if (r == FLAG_OTHER) r = parse_benchmark_flag(b, bo, &c);
-    if (r != FLAG_TAKEN) return r;
+    if (r == FLAG_OTHER)
+      r = parse_output_flag(o, &c);
+    if (r == FLAG_OTHER)
+      r = parse_benchmark_flag(b, bo, &c);
+    if (r != FLAG_TAKEN)
+      return r;
   }
   return validate(b, o, bo);
 }
@@ -279,7 +294,8 @@ typedef struct spike {
 static int spike_cmp(const void *a, const void *b)
 {
   const spike *x = a, *y = b;
-  if (x->step != y->step) return x->step < y->step ? -1 : 1;
+  if (x->step != y->step)
+    return x->step < y->step ? -1 : 1;
   return x->gid < y->gid ? -1 : x->gid > y->gid;
 }
 
@@ -287,7 +303,8 @@ static int spike_cmp(const void *a, const void *b)
 static int run_gnuplot(const char *script)
 {
   pid_t pid = fork();
-  if (pid < 0) return -1;
+  if (pid < 0)
+    return -1;
   if (pid == 0) {
     FILE *n = freopen("/dev/null", "w", stdout);
     (void)n;
@@ -296,7 +313,8 @@ static int run_gnuplot(const char *script)
   }
   int st;
   while (waitpid(pid, &st, 0) < 0) {
-    if (errno != EINTR) return -1;
+    if (errno != EINTR)
+      return -1;
   }
   return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
@@ -322,7 +340,7 @@ typedef struct plot_ctx {
   const spike *sp;
   size_t n_sp;
   int64_t from, end_step; /* the raster's window, in steps */
-  uint64_t total;         /* analysed neurons */
+  uint64_t total; /* analysed neurons */
   double ypos[BENCH_MAX_POPS];
   char dir[4200], data[4300];
 } plot_ctx;
@@ -333,25 +351,30 @@ static int raster_data(plot_ctx *p)
   const bench_network *net = p->net;
   p->total = 0;
   for (int k = 0; k < net->n_pops; ++k) {
-    if (net->analyse[k]) p->total += p->ps[k].n;
+    if (net->analyse[k])
+      p->total += p->ps[k].n;
   }
   p->from = p->end_step - (int64_t)llround(200.0 / p->o->dt);
   snprintf(p->data, sizeof p->data, "%s/raster.dat", p->dir);
   FILE *f = fopen(p->data, "w");
-  if (!f) return -1;
+  if (!f)
+    return -1;
   uint64_t above = 0;
   for (int k = 0; k < net->n_pops; ++k) {
-    if (!net->analyse[k]) continue;
+    if (!net->analyse[k])
+      continue;
     p->ypos[k] = (double)(p->total - above) - 0.5 * p->ps[k].n;
     int any = 0;
     for (size_t s = 0; s < p->n_sp; ++s) {
       const spike *x = &p->sp[s];
-      if (x->pop != k || x->step < p->from || x->step >= p->end_step) continue;
+      if (x->pop != k || x->step < p->from || x->step >= p->end_step)
+        continue;
       fprintf(f, "%.3f %llu\n", (double)(x->step + 1) * p->o->dt,
               (unsigned long long)(p->total - above - (x->gid - p->ps[k].first)));
       any = 1;
     }
-    if (!any) fprintf(f, "NaN NaN\n");
+    if (!any)
+      fprintf(f, "NaN NaN\n");
     fprintf(f, "\n\n");
     above += p->ps[k].n;
   }
@@ -367,7 +390,8 @@ static void raster_script(FILE *f, const char *tmp_png, const plot_ctx *p)
           (double)p->end_step * p->o->dt, (unsigned long long)p->total + 1);
   int first = 1;
   for (int k = 0; k < net->n_pops; ++k) {
-    if (!net->analyse[k]) continue;
+    if (!net->analyse[k])
+      continue;
     fprintf(f, "%s'%s' %.1f", first ? "" : ", ", net->pop_name[k], p->ypos[k]);
     first = 0;
   }
@@ -375,7 +399,8 @@ static void raster_script(FILE *f, const char *tmp_png, const plot_ctx *p)
   int idx = 0;
   first = 1;
   for (int k = 0; k < net->n_pops; ++k) {
-    if (!net->analyse[k]) continue;
+    if (!net->analyse[k])
+      continue;
     fprintf(f, "%s'%s' index %d using 1:2 with points pt 7 ps 0.15 lc rgb '%s' title '%s'", first ? "" : ", ", p->data,
             idx, pop_colours[k % 8], net->pop_name[k]);
     first = 0;
@@ -390,9 +415,11 @@ static int rates_data(plot_ctx *p)
   const bench_network *net = p->net;
   snprintf(p->data, sizeof p->data, "%s/rates.dat", p->dir);
   FILE *f = fopen(p->data, "w");
-  if (!f) return -1;
+  if (!f)
+    return -1;
   for (int k = 0; k < net->n_pops; ++k) {
-    if (!net->analyse[k]) continue;
+    if (!net->analyse[k])
+      continue;
     if (isfinite(net->ref_rate_hz[k])) {
       fprintf(f, "%s %.6f %.6f\n", net->pop_name[k], p->ps[k].rate, net->ref_rate_hz[k]);
     } else {
@@ -405,12 +432,14 @@ static int rates_data(plot_ctx *p)
 static void rates_script(FILE *f, const char *tmp_png, const plot_ctx *p)
 {
   fprintf(f, "set terminal pngcairo size 900,500 noenhanced font ',11'\nset output '%s'\n", tmp_png);
-  fprintf(f, "set title 'nestcl %s: firing rate per population'\nset ylabel 'rate (spikes/s)'\n"
-             "set style data histograms\nset style histogram clustered gap 1\nset style fill solid 0.8 border -1\n"
-             "set boxwidth 0.9\nset yrange [0:*]\nset key top left\nset grid ytics\n",
+  fprintf(f,
+          "set title 'nestcl %s: firing rate per population'\nset ylabel 'rate (spikes/s)'\n"
+          "set style data histograms\nset style histogram clustered gap 1\nset style fill solid 0.8 border -1\n"
+          "set boxwidth 0.9\nset yrange [0:*]\nset key top left\nset grid ytics\n",
           p->b->name);
-  fprintf(f, "plot '%s' using 2:xtic(1) title 'nestcl' lc rgb '#595289', '' using 3 title "
-             "'NEST reference (full scale)' lc rgb '#af143c'\nunset output\n",
+  fprintf(f,
+          "plot '%s' using 2:xtic(1) title 'nestcl' lc rgb '#595289', '' using 3 title "
+          "'NEST reference (full scale)' lc rgb '#af143c'\nunset output\n",
           p->data);
 }
 
@@ -433,7 +462,8 @@ static int render(const plot_ctx *p, const char *name, const char *failed,
     script_fn(f, tmp_png, p);
     rc = fclose(f) != 0 ? -1 : 0;
   } else {
-    if (f) fclose(f);
+    if (f)
+      fclose(f);
     rc = -1;
   }
   if (!rc) {
@@ -444,7 +474,8 @@ static int render(const plot_ctx *p, const char *name, const char *failed,
       remove(tmp_png);
       rc = -2;
     } else {
-      if (cli_outputs_add(pend, tmp_png, png)) rc = -2;
+      if (cli_outputs_add(pend, tmp_png, png))
+        rc = -2;
       tmp_png = NULL;
     }
   }
@@ -478,9 +509,12 @@ static int make_plots(const bench_def *b, const run_opts *o, const bench_network
     return -1;
   }
   int rc = raster_data(&p);
-  if (!rc) rc = render(&p, "raster", "gnuplot failed on the raster", raster_script, pend);
-  if (!rc) rc = rates_data(&p);
-  if (!rc) rc = render(&p, "rates", "gnuplot failed on the rates", rates_script, pend);
+  if (!rc)
+    rc = render(&p, "raster", "gnuplot failed on the raster", raster_script, pend);
+  if (!rc)
+    rc = rates_data(&p);
+  if (!rc)
+    rc = render(&p, "rates", "gnuplot failed on the rates", rates_script, pend);
   if (rc == -1) {
     fprintf(stderr, "error: --plots: cannot write into %s: %s\n", p.dir, strerror(errno));
   }
@@ -540,13 +574,17 @@ static int build(bench_run *r, int *code)
   bench_common common = {o->dt, o->simtime, o->presim};
   double t_build0 = cli_now();
   int rc = nestcl_engine_create(&cfg, &r->e);
-  if (!rc) cli_stop_on_signals(r->e);
-  if (!rc) rc = nestcl_engine_set_models(r->e, nestcl_builtin_models, nestcl_builtin_model_count);
-  if (!rc) rc = r->b->build(r->bo, &common, r->e, &r->net);
+  if (!rc)
+    cli_stop_on_signals(r->e);
+  if (!rc)
+    rc = nestcl_engine_set_models(r->e, nestcl_builtin_models, nestcl_builtin_model_count);
+  if (!rc)
+    rc = r->b->build(r->bo, &common, r->e, &r->net);
   for (int k = 0; k < r->net.n_pops && !rc; ++k) {
     r->rec[k] = -1;
     nestcl_engine_population_range(r->e, r->net.pop[k], &r->ps[k].first, &r->ps[k].n);
-    if (r->net.analyse[k]) rc = nestcl_engine_add_spike_recorder(r->e, r->net.pop[k], 0, r->ps[k].n, &r->rec[k]);
+    if (r->net.analyse[k])
+      rc = nestcl_engine_add_spike_recorder(r->e, r->net.pop[k], 0, r->ps[k].n, &r->rec[k]);
   }
   if (!rc && o->dry_run) {
     rc = cli_dry_run(r->e, r->b->name);
@@ -560,10 +598,12 @@ static int build(bench_run *r, int *code)
   }
   if (!rc && !o->quiet && r->rank == 0) {
     uint64_t n = 0;
-    for (int k = 0; k < r->net.n_pops; ++k) n += r->ps[k].n;
+    for (int k = 0; k < r->net.n_pops; ++k)
+      n += r->ps[k].n;
     fprintf(stderr, "nestcl: building %s: %llu neurons\n", r->b->name, (unsigned long long)n);
   }
-  if (!rc) rc = cli_ckpt_prepare(r->e, &r->o.ck, o->dt, o->presim + o->simtime);
+  if (!rc)
+    rc = cli_ckpt_prepare(r->e, &r->o.ck, o->dt, o->presim + o->simtime);
   r->build_wall = cli_now() - t_build0;
   return rc;
 }
@@ -577,10 +617,13 @@ static int simulate(bench_run *r)
   if (!rc) {
     nestcl_engine_get_stats(r->e, &r->s0);
     r->vp0 = malloc((size_t)(r->s0.n_vps ? r->s0.n_vps : 1) * sizeof *r->vp0);
-    if (r->vp0) memcpy(r->vp0, r->s0.vps, (size_t)r->s0.n_vps * sizeof *r->vp0);
-    else rc = nestcl_set_error(NESTCL_ENOMEM, "out of host memory");
+    if (r->vp0)
+      memcpy(r->vp0, r->s0.vps, (size_t)r->s0.n_vps * sizeof *r->vp0);
+    else
+      rc = nestcl_set_error(NESTCL_ENOMEM, "out of host memory");
   }
-  if (!rc) rc = cli_run_until(r->e, "sim", o->presim + o->simtime, &o->ck, o->dt, o->quiet || r->rank, &r->sim_wall);
+  if (!rc)
+    rc = cli_run_until(r->e, "sim", o->presim + o->simtime, &o->ck, o->dt, o->quiet || r->rank, &r->sim_wall);
   return rc;
 }
 
@@ -604,9 +647,11 @@ static void pop_cv_rate(bench_run *r, pop_stats *p, const double *sum, const dou
 static double synchrony(const double *hist, int64_t n_bins)
 {
   double hm = 0.0, hv = 0.0;
-  for (int64_t q = 0; q < n_bins; ++q) hm += hist[q];
+  for (int64_t q = 0; q < n_bins; ++q)
+    hm += hist[q];
   hm = n_bins > 0 ? hm / (double)n_bins : 0.0;
-  for (int64_t q = 0; q < n_bins; ++q) hv += (hist[q] - hm) * (hist[q] - hm);
+  for (int64_t q = 0; q < n_bins; ++q)
+    hv += (hist[q] - hm) * (hist[q] - hm);
   hv = n_bins > 0 ? hv / (double)n_bins : 0.0;
   return hm > 0.0 ? hv / hm : NAN;
 }
@@ -636,18 +681,25 @@ static int analyse_pop(bench_run *r, int k)
   int64_t bin = (int64_t)llround(3.0 / dt), n_bins = (end_step - from_step + bin - 1) / (bin ? bin : 1);
   double *hist = calloc((size_t)(n_bins > 0 ? n_bins : 1), sizeof *hist);
   if (!last || !sum || !sum2 || !cnt || !hist) {
-    free(last); free(sum); free(sum2); free(cnt); free(hist);
+    free(last);
+    free(sum);
+    free(sum2);
+    free(cnt);
+    free(hist);
     fprintf(stderr, "error: out of host memory\n");
     return CLI_RUNTIME;
   }
-  for (uint32_t i = 0; i < p->n; ++i) last[i] = -1;
+  for (uint32_t i = 0; i < p->n; ++i)
+    last[i] = -1;
   uint32_t sync_n = p->n < 1000 ? p->n : 1000;
   for (size_t s = 0; s < n; ++s) {
     r->sp[r->n_sp++] = (spike){gids[s], steps[s], k};
-    if (steps[s] < from_step || steps[s] >= end_step) continue;
+    if (steps[s] < from_step || steps[s] >= end_step)
+      continue;
     uint32_t i = (uint32_t)(gids[s] - p->first);
     p->spikes++;
-    if (i < sync_n && bin > 0) hist[(steps[s] - from_step) / bin] += 1.0;
+    if (i < sync_n && bin > 0)
+      hist[(steps[s] - from_step) / bin] += 1.0;
     if (last[i] >= 0) {
       double isi = (double)(steps[s] - last[i]) * dt;
       sum[i] += isi;
@@ -658,7 +710,11 @@ static int analyse_pop(bench_run *r, int k)
   }
   pop_cv_rate(r, p, sum, sum2, cnt);
   p->synchrony = synchrony(hist, n_bins);
-  free(last); free(sum); free(sum2); free(cnt); free(hist);
+  free(last);
+  free(sum);
+  free(sum2);
+  free(cnt);
+  free(hist);
   return CLI_OK;
 }
 
@@ -671,9 +727,11 @@ static int analyse(bench_run *r)
   r->from_step = (int64_t)llround(win0 / o->dt);
   r->end_step = (int64_t)llround((o->presim + o->simtime) / o->dt);
   for (int k = 0; k < r->net.n_pops; ++k) {
-    if (!r->net.analyse[k]) continue;
+    if (!r->net.analyse[k])
+      continue;
     int code = analyse_pop(r, k);
-    if (code != CLI_OK) return code;
+    if (code != CLI_OK)
+      return code;
   }
   qsort(r->sp, r->n_sp, sizeof *r->sp, spike_cmp);
   return CLI_OK;
@@ -684,20 +742,37 @@ static void write_config(json *j, const bench_run *r)
 {
   const run_opts *o = &r->o;
   results_begin(j, r->b->name, r->argc, r->argv);
-  json_key(j, "simtime_ms"); json_number(j, o->simtime);
-  json_key(j, "presim_ms"); json_number(j, o->presim);
-  json_key(j, "resolution_ms"); json_number(j, o->dt);
-  json_key(j, "threads"); json_integer(j, o->threads);
-  json_key(j, "streams"); json_integer(j, o->streams);
-  json_key(j, "gpu_fraction"); json_number(j, o->gpu_fraction);
+  json_key(j, "simtime_ms");
+  json_number(j, o->simtime);
+  json_key(j, "presim_ms");
+  json_number(j, o->presim);
+  json_key(j, "resolution_ms");
+  json_number(j, o->dt);
+  json_key(j, "threads");
+  json_integer(j, o->threads);
+  json_key(j, "streams");
+  json_integer(j, o->streams);
+  json_key(j, "gpu_fraction");
+  json_number(j, o->gpu_fraction);
   results_config_device(j, o->device, &r->s1);
-  json_key(j, "seed"); json_integer(j, (long long)o->seed);
-  json_key(j, "weight_type"); json_string(j, o->weight_double ? "double" : "float");
-  json_key(j, "mpi_ranks"); json_integer(j, r->ranks);
+  json_key(j, "seed");
+  json_integer(j, (long long)o->seed);
+  json_key(j, "weight_type");
+  json_string(j, o->weight_double ? "double" : "float");
+  json_key(j, "mpi_ranks");
+  json_integer(j, r->ranks);
   results_config_loop(j, o->sync_interval, o->host_clock, !o->no_command_buffer);
   cli_ckpt_json(j, &o->ck);
-  json_key(j, "spikes_file"); if (o->spikes) json_string(j, o->spikes); else json_null(j);
-  json_key(j, "plots_dir"); if (o->plots) json_string(j, o->plots); else json_null(j);
+  json_key(j, "spikes_file");
+  if (o->spikes)
+    json_string(j, o->spikes);
+  else
+    json_null(j);
+  json_key(j, "plots_dir");
+  if (o->plots)
+    json_string(j, o->plots);
+  else
+    json_null(j);
   results_config_end(j);
 }
 
@@ -707,10 +782,14 @@ static void write_network(json *j, const bench_run *r)
   const bench_network *net = &r->net;
   json_key(j, "network");
   json_begin_object(j);
-  json_key(j, "neurons"); json_integer(j, (long long)r->s1.neurons);
-  json_key(j, "synapses"); json_integer(j, (long long)r->s1.synapses);
-  json_key(j, "min_delay_steps"); json_integer(j, r->s1.min_delay_steps);
-  json_key(j, "max_delay_steps"); json_integer(j, r->s1.max_delay_steps);
+  json_key(j, "neurons");
+  json_integer(j, (long long)r->s1.neurons);
+  json_key(j, "synapses");
+  json_integer(j, (long long)r->s1.synapses);
+  json_key(j, "min_delay_steps");
+  json_integer(j, r->s1.min_delay_steps);
+  json_key(j, "max_delay_steps");
+  json_integer(j, r->s1.max_delay_steps);
   for (int k = 0; k < net->n_info; ++k) {
     json_key(j, net->info[k].name);
     json_number(j, net->info[k].value);
@@ -719,9 +798,12 @@ static void write_network(json *j, const bench_run *r)
   json_begin_array(j);
   for (int k = 0; k < net->n_pops; ++k) {
     json_begin_object(j);
-    json_key(j, "name"); json_string(j, net->pop_name[k]);
-    json_key(j, "neurons"); json_integer(j, r->ps[k].n);
-    json_key(j, "first_node_id"); json_integer(j, (long long)r->ps[k].first + 1);
+    json_key(j, "name");
+    json_string(j, net->pop_name[k]);
+    json_key(j, "neurons");
+    json_integer(j, r->ps[k].n);
+    json_key(j, "first_node_id");
+    json_integer(j, (long long)r->ps[k].first + 1);
     json_end_object(j);
   }
   json_end_array(j);
@@ -737,7 +819,8 @@ static void write_activity(json *j, const bench_run *r)
   double cv_all = 0.0;
   long cv_all_n = 0;
   for (int k = 0; k < net->n_pops; ++k) {
-    if (!net->analyse[k]) continue;
+    if (!net->analyse[k])
+      continue;
     an_neurons += ps[k].n;
     an_spikes += ps[k].spikes;
     if (ps[k].cv_n) {
@@ -745,7 +828,9 @@ static void write_activity(json *j, const bench_run *r)
       cv_all_n += ps[k].cv_n;
     }
   }
-  results_activity a = {r->s1.spikes - r->s0.spikes, an_neurons, an_spikes,
+  results_activity a = {r->s1.spikes - r->s0.spikes,
+                        an_neurons,
+                        an_spikes,
                         r->s1.synaptic_events - r->s0.synaptic_events,
                         an_neurons && r->sim_ms > 0 ? (double)an_spikes / (double)an_neurons / (r->sim_ms * 1e-3) : 0.0,
                         cv_all_n ? cv_all / (double)cv_all_n : NAN};
@@ -753,17 +838,34 @@ static void write_activity(json *j, const bench_run *r)
   json_key(j, "populations");
   json_begin_array(j);
   for (int k = 0; k < net->n_pops; ++k) {
-    if (!net->analyse[k]) continue;
+    if (!net->analyse[k])
+      continue;
     json_begin_object(j);
-    json_key(j, "name"); json_string(j, net->pop_name[k]);
-    json_key(j, "neurons"); json_integer(j, ps[k].n);
-    json_key(j, "spikes"); json_integer(j, (long long)ps[k].spikes);
-    json_key(j, "rate_hz"); json_number(j, ps[k].rate);
-    json_key(j, "cv_isi"); if (isfinite(ps[k].cv)) json_number(j, ps[k].cv); else json_null(j);
-    json_key(j, "cv_neurons"); json_integer(j, ps[k].cv_n);
-    json_key(j, "synchrony"); if (isfinite(ps[k].synchrony)) json_number(j, ps[k].synchrony); else json_null(j);
+    json_key(j, "name");
+    json_string(j, net->pop_name[k]);
+    json_key(j, "neurons");
+    json_integer(j, ps[k].n);
+    json_key(j, "spikes");
+    json_integer(j, (long long)ps[k].spikes);
+    json_key(j, "rate_hz");
+    json_number(j, ps[k].rate);
+    json_key(j, "cv_isi");
+    if (isfinite(ps[k].cv))
+      json_number(j, ps[k].cv);
+    else
+      json_null(j);
+    json_key(j, "cv_neurons");
+    json_integer(j, ps[k].cv_n);
+    json_key(j, "synchrony");
+    if (isfinite(ps[k].synchrony))
+      json_number(j, ps[k].synchrony);
+    else
+      json_null(j);
     json_key(j, "nest_reference_rate_hz");
-    if (isfinite(net->ref_rate_hz[k])) json_number(j, net->ref_rate_hz[k]); else json_null(j);
+    if (isfinite(net->ref_rate_hz[k]))
+      json_number(j, net->ref_rate_hz[k]);
+    else
+      json_null(j);
     json_end_object(j);
   }
   json_end_array(j);
@@ -786,7 +888,8 @@ static void write_results(json *j, const bench_run *r)
 static int write_spikes(bench_run *r)
 {
   FILE *f = cli_outputs_open(&r->pend, r->o.spikes);
-  if (!f) return -1;
+  if (!f)
+    return -1;
   fprintf(f, "# NEST version: %s (written by nestcl %s)\n# RecordingBackendASCII version: %s\nsender\ttime_ms\n",
           NEST_FORMAT_VERSION, nestcl_version(), NEST_ASCII_VERSION);
   for (size_t s = 0; s < r->n_sp; ++s) {
@@ -799,16 +902,21 @@ static int write_spikes(bench_run *r)
 static int write_outputs(bench_run *r, const json *j)
 {
   const run_opts *o = &r->o;
-  if (o->spikes && write_spikes(r)) return CLI_RUNTIME;
-  if (o->plots && make_plots(r->b, o, &r->net, r->ps, r->sp, r->n_sp, r->end_step, &r->pend)) return CLI_RUNTIME;
+  if (o->spikes && write_spikes(r))
+    return CLI_RUNTIME;
+  if (o->plots && make_plots(r->b, o, &r->net, r->ps, r->sp, r->n_sp, r->end_step, &r->pend))
+    return CLI_RUNTIME;
   if (o->out) {
     FILE *f = cli_outputs_open(&r->pend, o->out);
-    if (!f) return CLI_RUNTIME;
+    if (!f)
+      return CLI_RUNTIME;
     fwrite(j->buf, 1, j->len, f);
     fputc('\n', f);
-    if (cli_close_checked(f, o->out)) return CLI_RUNTIME;
+    if (cli_close_checked(f, o->out))
+      return CLI_RUNTIME;
   }
-  if (cli_outputs_commit(&r->pend)) return CLI_RUNTIME;
+  if (cli_outputs_commit(&r->pend))
+    return CLI_RUNTIME;
   if (!o->out) {
     fwrite(j->buf, 1, j->len, stdout);
     fputc('\n', stdout);
@@ -817,12 +925,13 @@ static int write_outputs(bench_run *r, const json *j)
   if (!o->quiet) {
     uint64_t events = r->s1.synaptic_events - r->s0.synaptic_events;
     fprintf(stderr, "nestcl: %s: real-time factor %.2f, %.3g synaptic events/s, %.2f bytes/synapse\n", r->b->name,
-            r->sim_ms > 0 ? r->sim_wall / (r->sim_ms * 1e-3) : 0.0, r->sim_wall > 0 ? (double)events / r->sim_wall : 0.0,
-            r->s1.bytes_per_synapse);
+            r->sim_ms > 0 ? r->sim_wall / (r->sim_ms * 1e-3) : 0.0,
+            r->sim_wall > 0 ? (double)events / r->sim_wall : 0.0, r->s1.bytes_per_synapse);
     for (int k = 0; k < r->net.n_pops; ++k) {
-      if (!r->net.analyse[k]) continue;
-      fprintf(stderr, "nestcl:   %-5s %6u neurons  %7.3f Hz  CV %.3f  synchrony %.2f\n", r->net.pop_name[k],
-              r->ps[k].n, r->ps[k].rate, r->ps[k].cv, r->ps[k].synchrony);
+      if (!r->net.analyse[k])
+        continue;
+      fprintf(stderr, "nestcl:   %-5s %6u neurons  %7.3f Hz  CV %.3f  synchrony %.2f\n", r->net.pop_name[k], r->ps[k].n,
+              r->ps[k].rate, r->ps[k].cv, r->ps[k].synchrony);
     }
   }
   return CLI_OK;
@@ -833,15 +942,19 @@ static int run(bench_run *r)
 {
   int code = -1;
   int rc = build(r, &code);
-  if (code >= 0) return code;
-  if (!rc) rc = simulate(r);
+  if (code >= 0)
+    return code;
+  if (!rc)
+    rc = simulate(r);
   if (rc) {
-    if (r->rank == 0 || rc != NESTCL_EINTR) cli_report(rc, r->e, r->o.presim + r->o.simtime);
+    if (r->rank == 0 || rc != NESTCL_EINTR)
+      cli_report(rc, r->e, r->o.presim + r->o.simtime);
     return cli_exit_code(rc);
   }
   nestcl_engine_get_stats(r->e, &r->s1);
   code = analyse(r);
-  if (code != CLI_OK) return code;
+  if (code != CLI_OK)
+    return code;
   json j;
   json_init(&j);
   write_results(&j, r);
@@ -872,7 +985,8 @@ int cli_run_benchmark(const bench_def *b, int argc, char **argv)
   int pr = parse(b, argc, argv, &r->o, bo);
   int code = pr > 0 ? CLI_OK : CLI_USAGE;
   /* From here on SIGINT and SIGTERM stop the run at the end of a super step and leave no output file. */
-  if (!pr) cli_stop_on_signals(NULL);
+  if (!pr)
+    cli_stop_on_signals(NULL);
   if (!pr && (code = cli_start_mpi(r->o.mpi, &r->rank, &r->ranks)) == CLI_OK) {
     code = run(r);
     cli_outputs_drop(&r->pend);

@@ -26,7 +26,8 @@ static uint32_t rd32(const uint8_t *p)
 
 static void wr32(uint8_t *p, uint32_t v)
 {
-  for (int k = 0; k < 4; ++k) p[k] = (uint8_t)(v >> (8 * k));
+  for (int k = 0; k < 4; ++k)
+    p[k] = (uint8_t)(v >> (8 * k));
 }
 
 static char dir[256];
@@ -36,17 +37,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
   if (!dir[0]) {
     snprintf(dir, sizeof dir, "%s/nestcl-fuzz-ckpt.%ld.XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp",
              (long)getpid());
-    if (!mkdtemp(dir)) abort();
+    if (!mkdtemp(dir))
+      abort();
   }
   uint8_t *buf = malloc(size ? size : 1);
-  if (!buf) abort();
+  if (!buf)
+    abort();
   memcpy(buf, data, size);
   if (size >= 128) {
     uint32_t H = rd32(buf + 12);
     if (H >= 128 && H <= size) {
       /* The reader's own CRC (checkpoint.c), over the spans docs/checkpoint-format.md names. */
       static uint32_t t[256];
-      if (!t[1]) eng_crc32_table(t);
+      if (!t[1])
+        eng_crc32_table(t);
       wr32(buf + 120, eng_crc32_update(t, 0, buf + H, size - H));
       wr32(buf + 124, eng_crc32_update(t, eng_crc32_update(t, 0, buf, 124), buf + 128, H - 128));
     }
@@ -54,10 +58,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
   char path[320];
   snprintf(path, sizeof path, "%s/rank-0-of-1.nestcl-ckpt", dir);
   FILE *f = fopen(path, "wb");
-  if (!f || fwrite(buf, 1, size, f) != size || fclose(f) != 0) abort();
+  if (!f || fwrite(buf, 1, size, f) != size || fclose(f) != 0)
+    abort();
   free(buf);
   nestcl_engine *e = NULL;
-  if (ckpt_net(&e)) abort();
+  if (ckpt_net(&e))
+    abort();
   int rc = nestcl_engine_restore(e, dir);
   if (rc) {
     const char *msg = nestcl_last_error();

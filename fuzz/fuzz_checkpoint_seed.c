@@ -11,9 +11,12 @@ int main(int argc, char **argv)
   }
   nestcl_engine *e = NULL;
   int rc = ckpt_net(&e);
-  if (!rc) rc = nestcl_engine_simulate(e, 30.0);
-  if (!rc) rc = nestcl_engine_checkpoint(e, argv[1]);
-  if (rc) fprintf(stderr, "error: %s\n", nestcl_last_error());
+  if (!rc)
+    rc = nestcl_engine_simulate(e, 30.0);
+  if (!rc)
+    rc = nestcl_engine_checkpoint(e, argv[1]);
+  if (rc)
+    fprintf(stderr, "error: %s\n", nestcl_last_error());
   nestcl_engine_destroy(e);
   return rc ? 1 : 0;
 }

@@ -38,7 +38,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
              (long)getpid());
   }
   FILE *f = fopen(path, "wb");
-  if (!f) abort();
+  if (!f)
+    abort();
   fwrite(data, 1, size, f);
   fclose(f);
   nestcl_pm_profile prof;

@@ -22,7 +22,8 @@ static char dir[256];
 static int write_file(const char *path, const uint8_t *p, size_t n)
 {
   FILE *f = fopen(path, "wb");
-  if (!f) return -1;
+  if (!f)
+    return -1;
   int ok = fwrite(p, 1, n, f) == n;
   return (fclose(f) == 0 && ok) ? 0 : -1;
 }
@@ -32,7 +33,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
   if (!dir[0]) {
     snprintf(dir, sizeof dir, "%s/nestcl-fuzz-translator.%ld", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp",
              (long)getpid());
-    if (mkdtemp(strcat(dir, ".XXXXXX")) == NULL) abort();
+    if (mkdtemp(strcat(dir, ".XXXXXX")) == NULL)
+      abort();
   }
   static const char sep[] = "//@@cpp@@";
   const uint8_t *cpp = NULL;
@@ -50,21 +52,25 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
   snprintf(c, sizeof c, "%s/unit.cpp", dir);
   snprintf(out, sizeof out, "%s/out", dir);
   unlink(c);
-  if (write_file(h, data, hn) || (cpp && write_file(c, cpp, cn))) abort();
-  char *argv[] = {"nestcl-translate", cpp ? c : h, "-o", out, "-I", NESTCL_FUZZ_SHIM, "-I", NESTCL_FUZZ_MODELS,
-                  "--report", "json", "--report-file", NULL, NULL};
+  if (write_file(h, data, hn) || (cpp && write_file(c, cpp, cn)))
+    abort();
+  char *argv[] = {
+    "nestcl-translate", cpp ? c : h, "-o", out, "-I", NESTCL_FUZZ_SHIM, "-I", NESTCL_FUZZ_MODELS, "--report", "json",
+    "--report-file",    NULL,        NULL};
   char rep[320];
   snprintf(rep, sizeof rep, "%s/report.json", dir);
   argv[11] = rep;
   /* stderr carries the diagnostics: silence them unless asked (NESTCL_FUZZ_VERBOSE). */
   static int quiet = -1;
-  if (quiet < 0) quiet = getenv("NESTCL_FUZZ_VERBOSE") == NULL;
+  if (quiet < 0)
+    quiet = getenv("NESTCL_FUZZ_VERBOSE") == NULL;
   FILE *saved = NULL;
   if (quiet) {
     fflush(stderr);
     saved = stderr;
     stderr = fopen("/dev/null", "w");
-    if (!stderr) stderr = saved, saved = NULL;
+    if (!stderr)
+      stderr = saved, saved = NULL;
   }
   int rc = nestcl_translate_main(12, argv);
   if (saved) {

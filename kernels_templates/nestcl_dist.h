@@ -24,8 +24,8 @@
 
 #ifndef __OPENCL_C_VERSION__
 #include "nestcl_types.h"
-#include "nestcl_math.h"  /* nestcl_log, nestcl_log1p; in OpenCL these texts come before this one */
-#include "nestcl_libm.h"  /* nestcl_libm_exp, nestcl_libm_pow */
+#include "nestcl_math.h" /* nestcl_log, nestcl_log1p; in OpenCL these texts come before this one */
+#include "nestcl_libm.h" /* nestcl_libm_exp, nestcl_libm_pow */
 #include "nestcl_philox.h"
 #endif
 
@@ -161,20 +161,25 @@ NESTCL_INLINE nestcl_u64 nestcl_dist_binomial(nestcl_rng_stream *s, nestcl_u64 t
 }
 
 /* One draw on the stream of (seed, call site, id, step): what translated models call. */
-#define NESTCL_DIST_DRAW(KIND, RET, PARAMS, ARGS)                                                          \
-  NESTCL_INLINE RET nestcl_draw_##KIND(nestcl_u32 seed, nestcl_u32 site, nestcl_u64 id, nestcl_u64 step PARAMS) \
-  {                                                                                                        \
-    nestcl_rng_stream s = nestcl_dist_stream(seed, site, id, step);                                       \
-    return nestcl_dist_##KIND(&s ARGS);                                                                    \
+#define NESTCL_DIST_DRAW(KIND, RET, PARAMS, ARGS)                                                                      \
+  NESTCL_INLINE RET nestcl_draw_##KIND(nestcl_u32 seed, nestcl_u32 site, nestcl_u64 id, nestcl_u64 step PARAMS)        \
+  {                                                                                                                    \
+    nestcl_rng_stream s = nestcl_dist_stream(seed, site, id, step);                                                    \
+    return nestcl_dist_##KIND(&s ARGS);                                                                                \
   }
 #define NESTCL_DIST_COMMA ,
-NESTCL_DIST_DRAW(uniform, double, NESTCL_DIST_COMMA double a NESTCL_DIST_COMMA double b, NESTCL_DIST_COMMA a NESTCL_DIST_COMMA b)
-NESTCL_DIST_DRAW(normal, double, NESTCL_DIST_COMMA double a NESTCL_DIST_COMMA double b, NESTCL_DIST_COMMA a NESTCL_DIST_COMMA b)
-NESTCL_DIST_DRAW(lognormal, double, NESTCL_DIST_COMMA double a NESTCL_DIST_COMMA double b, NESTCL_DIST_COMMA a NESTCL_DIST_COMMA b)
+NESTCL_DIST_DRAW(uniform, double, NESTCL_DIST_COMMA double a NESTCL_DIST_COMMA double b,
+                 NESTCL_DIST_COMMA a NESTCL_DIST_COMMA b)
+NESTCL_DIST_DRAW(normal, double, NESTCL_DIST_COMMA double a NESTCL_DIST_COMMA double b,
+                 NESTCL_DIST_COMMA a NESTCL_DIST_COMMA b)
+NESTCL_DIST_DRAW(lognormal, double, NESTCL_DIST_COMMA double a NESTCL_DIST_COMMA double b,
+                 NESTCL_DIST_COMMA a NESTCL_DIST_COMMA b)
 NESTCL_DIST_DRAW(exponential, double, NESTCL_DIST_COMMA double a, NESTCL_DIST_COMMA a)
 NESTCL_DIST_DRAW(poisson, nestcl_u64, NESTCL_DIST_COMMA double a, NESTCL_DIST_COMMA a)
-NESTCL_DIST_DRAW(gamma, double, NESTCL_DIST_COMMA double a NESTCL_DIST_COMMA double b, NESTCL_DIST_COMMA a NESTCL_DIST_COMMA b)
-NESTCL_DIST_DRAW(binomial, nestcl_u64, NESTCL_DIST_COMMA nestcl_u64 a NESTCL_DIST_COMMA double b, NESTCL_DIST_COMMA a NESTCL_DIST_COMMA b)
+NESTCL_DIST_DRAW(gamma, double, NESTCL_DIST_COMMA double a NESTCL_DIST_COMMA double b,
+                 NESTCL_DIST_COMMA a NESTCL_DIST_COMMA b)
+NESTCL_DIST_DRAW(binomial, nestcl_u64, NESTCL_DIST_COMMA nestcl_u64 a NESTCL_DIST_COMMA double b,
+                 NESTCL_DIST_COMMA a NESTCL_DIST_COMMA b)
 #undef NESTCL_DIST_COMMA
 #undef NESTCL_DIST_DRAW
 

@@ -32,7 +32,7 @@
 #endif
 
 #define NESTCL_FIXED_FRAC_BITS 32
-#define NESTCL_FIXED_SCALE 4294967296.0          /* 2^32 */
+#define NESTCL_FIXED_SCALE 4294967296.0 /* 2^32 */
 #define NESTCL_FIXED_INV_SCALE (1.0 / 4294967296.0)
 
 /* Saturates at the int64 limits (not reached within the checked bounds); NaN gives 0. */
@@ -48,8 +48,8 @@ NESTCL_INLINE nestcl_i64 nestcl_fixed_from_double(double x)
   if (t <= -9223372036854775808.0) {
     return NESTCL_I64_MIN;
   }
-  nestcl_i64 i = (nestcl_i64)t;       /* toward zero */
-  double rest = t - (double)i;        /* exact, in (-1, 1); 0 once |t| >= 2^52 */
+  nestcl_i64 i = (nestcl_i64)t; /* toward zero */
+  double rest = t - (double)i; /* exact, in (-1, 1); 0 once |t| >= 2^52 */
   if (rest >= 0.5) {
     i += 1;
   } else if (rest <= -0.5) {

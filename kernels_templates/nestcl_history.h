@@ -34,17 +34,17 @@
 #endif
 
 typedef struct nestcl_history {
-  NESTCL_GLOBAL double *t;              /* [n * cap] entry time (ms) */
-  NESTCL_GLOBAL double *kminus;         /* [n * cap] Kminus after the entry's spike */
+  NESTCL_GLOBAL double *t; /* [n * cap] entry time (ms) */
+  NESTCL_GLOBAL double *kminus; /* [n * cap] Kminus after the entry's spike */
   NESTCL_GLOBAL double *kminus_triplet; /* [n * cap] */
-  NESTCL_GLOBAL nestcl_u32 *access;     /* [n * cap] reads so far */
-  NESTCL_GLOBAL nestcl_u32 *head;       /* [n] slot of the oldest entry */
-  NESTCL_GLOBAL nestcl_u32 *len;        /* [n] entries */
-  NESTCL_GLOBAL double *Kminus;         /* [n] the traces after the last spike */
+  NESTCL_GLOBAL nestcl_u32 *access; /* [n * cap] reads so far */
+  NESTCL_GLOBAL nestcl_u32 *head; /* [n] slot of the oldest entry */
+  NESTCL_GLOBAL nestcl_u32 *len; /* [n] entries */
+  NESTCL_GLOBAL double *Kminus; /* [n] the traces after the last spike */
   NESTCL_GLOBAL double *Kminus_triplet; /* [n] */
-  NESTCL_GLOBAL double *last_spike;     /* [n] ms, -1 before the first spike */
+  NESTCL_GLOBAL double *last_spike; /* [n] ms, -1 before the first spike */
   NESTCL_GLOBAL nestcl_u32 *n_incoming; /* [n] registered STDP synapses */
-  NESTCL_GLOBAL double *max_delay;      /* [n] ms, largest delay of those synapses */
+  NESTCL_GLOBAL double *max_delay; /* [n] ms, largest delay of those synapses */
   nestcl_u32 cap;
 } nestcl_history;
 
@@ -118,7 +118,7 @@ NESTCL_INLINE int nestcl_hist_set_spiketime(const nestcl_history *h, nestcl_u32 
   }
   h->Kminus[i] = h->Kminus[i] * nestcl_glibc_exp((h->last_spike[i] - t_sp) * tau_minus_inv, fused) + 1.0;
   h->Kminus_triplet[i] =
-      h->Kminus_triplet[i] * nestcl_glibc_exp((h->last_spike[i] - t_sp) * tau_minus_triplet_inv, fused) + 1.0;
+    h->Kminus_triplet[i] * nestcl_glibc_exp((h->last_spike[i] - t_sp) * tau_minus_triplet_inv, fused) + 1.0;
   h->last_spike[i] = t_sp;
   const nestcl_u64 s = nestcl_hist_slot(h, i, h->len[i]);
   h->t[s] = t_sp;

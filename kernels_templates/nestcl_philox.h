@@ -50,11 +50,11 @@
 #endif
 
 /* Purposes (key[1]). Assigned here so that no two users share a stream. */
-#define NESTCL_RNG_PURPOSE_INIT 1u      /* randomised initial state (V_m, ...) */
-#define NESTCL_RNG_PURPOSE_POISSON 2u   /* poisson_generator input per target and step */
-#define NESTCL_RNG_PURPOSE_CONNECT 3u   /* connectivity (targets, weights, delays) */
-#define NESTCL_RNG_PURPOSE_TEST 15u     /* tests */
-#define NESTCL_RNG_PURPOSE_MODEL 16u    /* first purpose for draws inside translated models */
+#define NESTCL_RNG_PURPOSE_INIT 1u /* randomised initial state (V_m, ...) */
+#define NESTCL_RNG_PURPOSE_POISSON 2u /* poisson_generator input per target and step */
+#define NESTCL_RNG_PURPOSE_CONNECT 3u /* connectivity (targets, weights, delays) */
+#define NESTCL_RNG_PURPOSE_TEST 15u /* tests */
+#define NESTCL_RNG_PURPOSE_MODEL 16u /* first purpose for draws inside translated models */
 
 /* Multipliers and Weyl key increments of Philox-4x32 (from the paper). */
 #define NESTCL_PHILOX_M0 0xD2511F53u
@@ -144,10 +144,10 @@ NESTCL_INLINE double nestcl_rng_uniform(nestcl_philox_key key, nestcl_philox_ctr
 /* Successive words of the blocks of one (id, step) stream. */
 typedef struct nestcl_rng_stream {
   nestcl_philox_key key;
-  nestcl_philox_ctr ctr;   /* counter of the next block to generate */
-  nestcl_philox_ctr buf;   /* the current block */
-  nestcl_u32 pos;          /* next unused word of buf; 4: buf is used up */
-  nestcl_u32 blocks;       /* blocks generated so far */
+  nestcl_philox_ctr ctr; /* counter of the next block to generate */
+  nestcl_philox_ctr buf; /* the current block */
+  nestcl_u32 pos; /* next unused word of buf; 4: buf is used up */
+  nestcl_u32 blocks; /* blocks generated so far */
 } nestcl_rng_stream;
 
 NESTCL_INLINE nestcl_rng_stream nestcl_stream_init(nestcl_philox_key key, nestcl_philox_ctr ctr)
@@ -239,8 +239,7 @@ NESTCL_INLINE nestcl_u32 nestcl_poisson_invert(double u, double mu, double exp_n
   return k;
 }
 
-NESTCL_INLINE nestcl_u32 nestcl_stream_poisson(nestcl_rng_stream *s, double mu, double exp_neg_mu,
-                                               nestcl_u32 chunks)
+NESTCL_INLINE nestcl_u32 nestcl_stream_poisson(nestcl_rng_stream *s, double mu, double exp_neg_mu, nestcl_u32 chunks)
 {
   nestcl_u32 n = 0;
   for (nestcl_u32 c = 0; c < chunks; ++c) {
@@ -249,8 +248,8 @@ NESTCL_INLINE nestcl_u32 nestcl_stream_poisson(nestcl_rng_stream *s, double mu, 
   return n;
 }
 
-NESTCL_INLINE nestcl_u32 nestcl_rng_poisson(nestcl_philox_key key, nestcl_philox_ctr ctr, double mu,
-                                            double exp_neg_mu, nestcl_u32 chunks)
+NESTCL_INLINE nestcl_u32 nestcl_rng_poisson(nestcl_philox_key key, nestcl_philox_ctr ctr, double mu, double exp_neg_mu,
+                                            nestcl_u32 chunks)
 {
   nestcl_rng_stream s = nestcl_stream_init(key, ctr);
   return nestcl_stream_poisson(&s, mu, exp_neg_mu, chunks);

@@ -66,8 +66,8 @@ NESTCL_INLINE void nestcl_ring_add_fixed(NESTCL_GLOBAL nestcl_i64 *ring, nestcl_
 }
 
 /* The same for a double (a weight): converted once, then added exactly. */
-NESTCL_INLINE void nestcl_ring_add(NESTCL_GLOBAL nestcl_i64 *ring, nestcl_u32 n_channels, nestcl_u32 n,
-                                   nestcl_u32 slot, nestcl_u32 ch, nestcl_u32 i, double value)
+NESTCL_INLINE void nestcl_ring_add(NESTCL_GLOBAL nestcl_i64 *ring, nestcl_u32 n_channels, nestcl_u32 n, nestcl_u32 slot,
+                                   nestcl_u32 ch, nestcl_u32 i, double value)
 {
   nestcl_ring_add_fixed(ring, n_channels, n, slot, ch, i, nestcl_fixed_from_double(value));
 }
@@ -146,8 +146,7 @@ NESTCL_INLINE void nestcl_emit_spike(NESTCL_GLOBAL nestcl_u32 *count, NESTCL_GLO
  * the entries counted.
  */
 NESTCL_INLINE nestcl_u32 nestcl_emit_run(NESTCL_GLOBAL nestcl_u32 *count, NESTCL_GLOBAL nestcl_spike_t *spikes,
-                                         nestcl_u32 cap, nestcl_u32 i, nestcl_u32 lag, nestcl_u32 m,
-                                         nestcl_u32 *m_out)
+                                         nestcl_u32 cap, nestcl_u32 i, nestcl_u32 lag, nestcl_u32 m, nestcl_u32 *m_out)
 {
   m = m > cap ? cap + 1u : m;
 #ifdef __OPENCL_C_VERSION__
@@ -204,8 +203,8 @@ NESTCL_INLINE void nestcl_emit_spikes_offset(NESTCL_GLOBAL nestcl_u32 *count, NE
 NESTCL_INLINE int nestcl_evq_next(NESTCL_GLOBAL const nestcl_u32 *ev_lag, NESTCL_GLOBAL const double *ev_offset,
                                   NESTCL_GLOBAL const double *ev_weight, nestcl_u32 *cur, nestcl_u32 end,
                                   nestcl_i64 origin_steps, nestcl_i64 req_stamp, int accumulate,
-                                  nestcl_i64 *refract_stamp, double refract_offset, double *ps_offset,
-                                  double *weight, int *end_of_refract)
+                                  nestcl_i64 *refract_stamp, double refract_offset, double *ps_offset, double *weight,
+                                  int *end_of_refract)
 {
   *end_of_refract = 0;
   const int empty = *cur >= end;

@@ -86,48 +86,48 @@
 #endif
 
 #define NESTCL_RKF45_SUCCESS 0
-#define NESTCL_RKF45_EINVAL 4         /* GSL_EINVAL */
-#define NESTCL_RKF45_ENONFINITE 1001  /* GSL: GSL_SUCCESS with a non-finite y */
-#define NESTCL_RKF45_ESTALL 1002      /* GSL: NEST's loop keeps calling */
+#define NESTCL_RKF45_EINVAL 4 /* GSL_EINVAL */
+#define NESTCL_RKF45_ENONFINITE 1001 /* GSL: GSL_SUCCESS with a non-finite y */
+#define NESTCL_RKF45_ESTALL 1002 /* GSL: NEST's loop keeps calling */
 
 /* The stepper's order as GSL's rkf45 reports it (the control's exponents). */
 #define NESTCL_RKF45_ORDER 5
 
 /* Butcher tableau of GSL's rkf45 (Fehlberg): the fractions rounded to double. */
-#define NESTCL_RKF45_A2 0x1p-2                  /* 1/4 */
-#define NESTCL_RKF45_A3 0x1.8p-2                /* 3/8 */
-#define NESTCL_RKF45_A4 0x1.d89d89d89d89ep-1    /* 12/13 */
-#define NESTCL_RKF45_A5 0x1p+0                  /* 1 */
-#define NESTCL_RKF45_A6 0x1p-1                  /* 1/2 */
-#define NESTCL_RKF45_B31 0x1.8p-4               /* 3/32 */
-#define NESTCL_RKF45_B32 0x1.2p-2               /* 9/32 */
-#define NESTCL_RKF45_B41 0x1.c23e39189614cp-1   /* 1932/2197 */
-#define NESTCL_RKF45_B42 -0x1.a37b2a108bd3cp+1  /* -7200/2197 */
-#define NESTCL_RKF45_B43 0x1.a912fe408db1p+1    /* 7296/2197 */
-#define NESTCL_RKF45_B51 0x1.0425ed097b426p+1   /* 8341/4104 */
-#define NESTCL_RKF45_B52 -0x1p+3                /* -32832/4104 */
-#define NESTCL_RKF45_B53 0x1.cb1a72c69cb1ap+2   /* 29440/4104 */
-#define NESTCL_RKF45_B54 -0x1.a5ad296b4a5adp-3  /* -845/4104 */
-#define NESTCL_RKF45_B61 -0x1.2f684bda12f68p-2  /* -6080/20520 */
-#define NESTCL_RKF45_B62 0x1p+1                 /* 41040/20520 */
-#define NESTCL_RKF45_B63 -0x1.61b58ba0961b6p+0  /* -28352/20520 */
-#define NESTCL_RKF45_B64 0x1.cfd813f604fd8p-2   /* 9295/20520 */
-#define NESTCL_RKF45_B65 -0x1.199999999999ap-2  /* -5643/20520 */
+#define NESTCL_RKF45_A2 0x1p-2 /* 1/4 */
+#define NESTCL_RKF45_A3 0x1.8p-2 /* 3/8 */
+#define NESTCL_RKF45_A4 0x1.d89d89d89d89ep-1 /* 12/13 */
+#define NESTCL_RKF45_A5 0x1p+0 /* 1 */
+#define NESTCL_RKF45_A6 0x1p-1 /* 1/2 */
+#define NESTCL_RKF45_B31 0x1.8p-4 /* 3/32 */
+#define NESTCL_RKF45_B32 0x1.2p-2 /* 9/32 */
+#define NESTCL_RKF45_B41 0x1.c23e39189614cp-1 /* 1932/2197 */
+#define NESTCL_RKF45_B42 -0x1.a37b2a108bd3cp+1 /* -7200/2197 */
+#define NESTCL_RKF45_B43 0x1.a912fe408db1p+1 /* 7296/2197 */
+#define NESTCL_RKF45_B51 0x1.0425ed097b426p+1 /* 8341/4104 */
+#define NESTCL_RKF45_B52 -0x1p+3 /* -32832/4104 */
+#define NESTCL_RKF45_B53 0x1.cb1a72c69cb1ap+2 /* 29440/4104 */
+#define NESTCL_RKF45_B54 -0x1.a5ad296b4a5adp-3 /* -845/4104 */
+#define NESTCL_RKF45_B61 -0x1.2f684bda12f68p-2 /* -6080/20520 */
+#define NESTCL_RKF45_B62 0x1p+1 /* 41040/20520 */
+#define NESTCL_RKF45_B63 -0x1.61b58ba0961b6p+0 /* -28352/20520 */
+#define NESTCL_RKF45_B64 0x1.cfd813f604fd8p-2 /* 9295/20520 */
+#define NESTCL_RKF45_B65 -0x1.199999999999ap-2 /* -5643/20520 */
 /* The solution's weights (GSL's c1..c6, denominators 7618050; c2 = 0). */
-#define NESTCL_RKF45_C1 0x1.e573ac901e574p-4    /* 902880 */
-#define NESTCL_RKF45_C3 0x1.09b89459aa352p-1    /* 3953664 */
-#define NESTCL_RKF45_C4 0x1.0323aaacfd498p-1    /* 3855735 */
-#define NESTCL_RKF45_C5 -0x1.70a3d70a3d70ap-3   /* -1371249 */
-#define NESTCL_RKF45_C6 0x1.29e4129e4129ep-5    /* 277020 */
+#define NESTCL_RKF45_C1 0x1.e573ac901e574p-4 /* 902880 */
+#define NESTCL_RKF45_C3 0x1.09b89459aa352p-1 /* 3953664 */
+#define NESTCL_RKF45_C4 0x1.0323aaacfd498p-1 /* 3855735 */
+#define NESTCL_RKF45_C5 -0x1.70a3d70a3d70ap-3 /* -1371249 */
+#define NESTCL_RKF45_C6 0x1.29e4129e4129ep-5 /* 277020 */
 /* Fifth minus fourth order weights: the error estimate's (e2 = 0). */
-#define NESTCL_RKF45_E1 0x1.6c16c16c16c17p-9    /* 1/360 */
-#define NESTCL_RKF45_E3 -0x1.ea8fd6cceb75dp-6   /* -128/4275 */
-#define NESTCL_RKF45_E4 -0x1.de693b17fafdep-6   /* -2197/75240 */
-#define NESTCL_RKF45_E5 0x1.47ae147ae147bp-6    /* 1/50 */
-#define NESTCL_RKF45_E6 0x1.29e4129e4129ep-5    /* 2/55 */
+#define NESTCL_RKF45_E1 0x1.6c16c16c16c17p-9 /* 1/360 */
+#define NESTCL_RKF45_E3 -0x1.ea8fd6cceb75dp-6 /* -128/4275 */
+#define NESTCL_RKF45_E4 -0x1.de693b17fafdep-6 /* -2197/75240 */
+#define NESTCL_RKF45_E5 0x1.47ae147ae147bp-6 /* 1/50 */
+#define NESTCL_RKF45_E6 0x1.29e4129e4129ep-5 /* 2/55 */
 /* The control's exponents 1/ord and 1/(ord + 1), and DBL_MIN (rmax's start). */
-#define NESTCL_RKF45_INV_ORD 0x1.999999999999ap-3     /* 1/5 */
-#define NESTCL_RKF45_INV_ORD1 0x1.5555555555555p-3    /* 1/6 */
+#define NESTCL_RKF45_INV_ORD 0x1.999999999999ap-3 /* 1/5 */
+#define NESTCL_RKF45_INV_ORD1 0x1.5555555555555p-3 /* 1/6 */
 #define NESTCL_RKF45_DBL_MIN 0x1p-1022
 
 /* What gsl_odeiv_hadjust reports (GSL_ODEIV_HADJ_*). */
@@ -197,14 +197,16 @@ NESTCL_INLINE void nestcl_rkf45_evolve_reset(nestcl_rkf45_evolve *e)
 
 NESTCL_INLINE void nestcl_rkf45_copy(int n, double *dst, const double *src)
 {
-  for (int i = 0; i < n; ++i) dst[i] = src[i];
+  for (int i = 0; i < n; ++i)
+    dst[i] = src[i];
 }
 
 /* 1 when every y_i is finite. */
 NESTCL_INLINE int nestcl_rkf45_all_finite(int n, const double *y)
 {
   for (int i = 0; i < n; ++i)
-    if (!isfinite(y[i])) return 0;
+    if (!isfinite(y[i]))
+      return 0;
   return 1;
 }
 
@@ -214,12 +216,14 @@ NESTCL_INLINE int nestcl_rkf45_all_finite(int n, const double *y)
  */
 NESTCL_INLINE void nestcl_rkf45_arg2(int n, double h, const double *y, const double *k1, double *out)
 {
-  for (int i = 0; i < n; ++i) out[i] = y[i] + NESTCL_RKF45_A2 * h * k1[i];
+  for (int i = 0; i < n; ++i)
+    out[i] = y[i] + NESTCL_RKF45_A2 * h * k1[i];
 }
 
 NESTCL_INLINE void nestcl_rkf45_arg3(int n, double h, const double *y, const double *k1, const double *k2, double *out)
 {
-  for (int i = 0; i < n; ++i) out[i] = y[i] + h * (NESTCL_RKF45_B31 * k1[i] + NESTCL_RKF45_B32 * k2[i]);
+  for (int i = 0; i < n; ++i)
+    out[i] = y[i] + h * (NESTCL_RKF45_B31 * k1[i] + NESTCL_RKF45_B32 * k2[i]);
 }
 
 NESTCL_INLINE void nestcl_rkf45_arg4(int n, double h, const double *y, const double *k1, const double *k2,
@@ -233,16 +237,18 @@ NESTCL_INLINE void nestcl_rkf45_arg5(int n, double h, const double *y, const dou
                                      const double *k3, const double *k4, double *out)
 {
   for (int i = 0; i < n; ++i)
-    out[i] = y[i] + h * (NESTCL_RKF45_B51 * k1[i] + NESTCL_RKF45_B52 * k2[i] + NESTCL_RKF45_B53 * k3[i] +
-                         NESTCL_RKF45_B54 * k4[i]);
+    out[i] = y[i] +
+      h * (NESTCL_RKF45_B51 * k1[i] + NESTCL_RKF45_B52 * k2[i] + NESTCL_RKF45_B53 * k3[i] + NESTCL_RKF45_B54 * k4[i]);
 }
 
 NESTCL_INLINE void nestcl_rkf45_arg6(int n, double h, const double *y, const double *k1, const double *k2,
                                      const double *k3, const double *k4, const double *k5, double *out)
 {
   for (int i = 0; i < n; ++i)
-    out[i] = y[i] + h * (NESTCL_RKF45_B61 * k1[i] + NESTCL_RKF45_B62 * k2[i] + NESTCL_RKF45_B63 * k3[i] +
-                         NESTCL_RKF45_B64 * k4[i] + NESTCL_RKF45_B65 * k5[i]);
+    out[i] = y[i] +
+      h *
+        (NESTCL_RKF45_B61 * k1[i] + NESTCL_RKF45_B62 * k2[i] + NESTCL_RKF45_B63 * k3[i] + NESTCL_RKF45_B64 * k4[i] +
+         NESTCL_RKF45_B65 * k5[i]);
 }
 
 /* y += h d with d the fifth-order weights' sum (k2 has weight 0 and is not read). */
@@ -251,7 +257,7 @@ NESTCL_INLINE void nestcl_rkf45_advance_y(int n, double h, double *y, const doub
 {
   for (int i = 0; i < n; ++i) {
     const double d = NESTCL_RKF45_C1 * k1[i] + NESTCL_RKF45_C3 * k3[i] + NESTCL_RKF45_C4 * k4[i] +
-                     NESTCL_RKF45_C5 * k5[i] + NESTCL_RKF45_C6 * k6[i];
+      NESTCL_RKF45_C5 * k5[i] + NESTCL_RKF45_C6 * k6[i];
     y[i] = y[i] + h * d;
   }
 }
@@ -260,8 +266,9 @@ NESTCL_INLINE void nestcl_rkf45_error(int n, double h, const double *k1, const d
                                       const double *k5, const double *k6, double *yerr)
 {
   for (int i = 0; i < n; ++i)
-    yerr[i] = h * (NESTCL_RKF45_E1 * k1[i] + NESTCL_RKF45_E3 * k3[i] + NESTCL_RKF45_E4 * k4[i] +
-                   NESTCL_RKF45_E5 * k5[i] + NESTCL_RKF45_E6 * k6[i]);
+    yerr[i] = h *
+      (NESTCL_RKF45_E1 * k1[i] + NESTCL_RKF45_E3 * k3[i] + NESTCL_RKF45_E4 * k4[i] + NESTCL_RKF45_E5 * k5[i] +
+       NESTCL_RKF45_E6 * k6[i]);
 }
 
 /*
@@ -281,14 +288,17 @@ NESTCL_INLINE int nestcl_rkf45_hadjust(const nestcl_rkf45_control *c, int n, con
   }
   if (rmax > 1.1) {
     double r = 0.9 / nestcl_glibc_pow(rmax, NESTCL_RKF45_INV_ORD, c->libm_fused);
-    if (r < 0.2) r = 0.2;
+    if (r < 0.2)
+      r = 0.2;
     *h = r * h_old;
     return NESTCL_RKF45_HADJ_DEC;
   }
   if (rmax < 0.5) {
     double r = 0.9 / nestcl_glibc_pow(rmax, NESTCL_RKF45_INV_ORD1, c->libm_fused);
-    if (r > 5.0) r = 5.0;
-    if (r < 1.0) r = 1.0;
+    if (r > 5.0)
+      r = 5.0;
+    if (r < 1.0)
+      r = 1.0;
     *h = r * h_old;
     return NESTCL_RKF45_HADJ_INC;
   }
@@ -308,87 +318,100 @@ NESTCL_INLINE int nestcl_rkf45_hadjust(const nestcl_rkf45_control *c, int n, con
  *   t = 0; while (t < step) evolve_apply(..., &t, step, h, y)
  * plus the two checks a kernel needs (ENONFINITE, ESTALL after max_calls calls).
  */
-#define NESTCL_RKF45_DEFINE(NAME, DIM, CTX_T, DYN)                                                             \
-  NESTCL_INLINE int NAME##_rkf45_step(CTX_T ctx, int n, double t, double h, double *y, const double *y0,        \
-                                      const double *dydt_in, double *dydt_out, double *yerr)                    \
-  {                                                                                                            \
-    /* ytmp zeroed: compilers cannot see that DYN reads only its first n */                                   \
-    double k2[DIM], k3[DIM], k4[DIM], k5[DIM], k6[DIM], ytmp[DIM] = {0.0};                                     \
-    const double *k1 = dydt_in;                                                                                \
-    int s;                                                                                                     \
-    nestcl_rkf45_arg2(n, h, y, k1, ytmp);                                                                      \
-    if ((s = DYN(t + NESTCL_RKF45_A2 * h, ytmp, k2, ctx)) != 0) return s;                                      \
-    nestcl_rkf45_arg3(n, h, y, k1, k2, ytmp);                                                                  \
-    if ((s = DYN(t + NESTCL_RKF45_A3 * h, ytmp, k3, ctx)) != 0) return s;                                      \
-    nestcl_rkf45_arg4(n, h, y, k1, k2, k3, ytmp);                                                              \
-    if ((s = DYN(t + NESTCL_RKF45_A4 * h, ytmp, k4, ctx)) != 0) return s;                                      \
-    nestcl_rkf45_arg5(n, h, y, k1, k2, k3, k4, ytmp);                                                          \
-    if ((s = DYN(t + NESTCL_RKF45_A5 * h, ytmp, k5, ctx)) != 0) return s;                                      \
-    nestcl_rkf45_arg6(n, h, y, k1, k2, k3, k4, k5, ytmp);                                                      \
-    if ((s = DYN(t + NESTCL_RKF45_A6 * h, ytmp, k6, ctx)) != 0) return s;                                      \
-    nestcl_rkf45_advance_y(n, h, y, k1, k3, k4, k5, k6);                                                       \
-    if ((s = DYN(t + h, y, dydt_out, ctx)) != 0) {                                                             \
-      nestcl_rkf45_copy(n, y, y0);                                                                             \
-      return s;                                                                                                \
-    }                                                                                                          \
-    nestcl_rkf45_error(n, h, k1, k3, k4, k5, k6, yerr);                                                        \
-    return NESTCL_RKF45_SUCCESS;                                                                               \
-  }                                                                                                            \
-                                                                                                               \
-  NESTCL_INLINE int NAME##_rkf45_evolve_apply(CTX_T ctx, const nestcl_rkf45_control *c, nestcl_rkf45_evolve *e, \
-                                              int n, double *t, double t1, double *h, double *y)                \
-  {                                                                                                            \
-    double y0[DIM], yerr[DIM], dydt_in[DIM], dydt_out[DIM];                                                    \
-    const double t0 = *t, dt = t1 - t0;                                                                        \
-    double h0 = *h;                                                                                            \
-    int s;                                                                                                     \
-    if (n < 0 || n > (DIM)) return NESTCL_RKF45_EINVAL;                                                        \
-    if ((dt < 0.0 && h0 > 0.0) || (dt > 0.0 && h0 < 0.0)) return NESTCL_RKF45_EINVAL;                          \
-    nestcl_rkf45_copy(n, y0, y);                                                                               \
-    if ((s = DYN(t0, y, dydt_in, ctx)) != 0) return s;                                                         \
-    for (;;) {                                                                                                 \
-      int final_step = 0;                                                                                      \
-      if ((dt >= 0.0 && h0 > dt) || (dt < 0.0 && h0 < dt)) {                                                  \
-        h0 = dt;                                                                                               \
-        final_step = 1;                                                                                        \
-      }                                                                                                        \
-      if ((s = NAME##_rkf45_step(ctx, n, t0, h0, y, y0, dydt_in, dydt_out, yerr)) != 0) {                      \
-        *h = h0;                                                                                               \
-        *t = t0;                                                                                               \
-        return s;                                                                                              \
-      }                                                                                                        \
-      if (e) {                                                                                                 \
-        e->count++;                                                                                            \
-        e->last_step = h0;                                                                                     \
-      }                                                                                                        \
-      *t = final_step ? t1 : t0 + h0;                                                                          \
-      const double h_old = h0;                                                                                 \
-      if (nestcl_rkf45_hadjust(c, n, y, yerr, dydt_out, &h0) == NESTCL_RKF45_HADJ_DEC) {                       \
-        /* retry only if h really shrank and the shorter step still moves t */                                 \
-        if (fabs(h0) < fabs(h_old) && *t + h0 != *t) {                                                         \
-          nestcl_rkf45_copy(n, y, y0);                                                                         \
-          if (e) e->failed_steps++;                                                                            \
-          continue;                                                                                            \
-        }                                                                                                      \
-        h0 = h_old;                                                                                            \
-        if (e) e->forced_steps++;                                                                              \
-      }                                                                                                        \
-      *h = h0;                                                                                                 \
-      return NESTCL_RKF45_SUCCESS;                                                                             \
-    }                                                                                                          \
-  }                                                                                                            \
-                                                                                                               \
-  NESTCL_INLINE int NAME##_rkf45_advance(CTX_T ctx, const nestcl_rkf45_control *c, nestcl_rkf45_evolve *e,      \
-                                         int n, double step, double *h, double *y, long max_calls)              \
-  {                                                                                                            \
-    double t = 0.0;                                                                                            \
-    for (long calls = 0; t < step; ++calls) {                                                                  \
-      if (calls == max_calls) return NESTCL_RKF45_ESTALL;                                                      \
-      const int s = NAME##_rkf45_evolve_apply(ctx, c, e, n, &t, step, h, y);                                   \
-      if (s != 0) return s;                                                                                    \
-      if (!nestcl_rkf45_all_finite(n, y)) return NESTCL_RKF45_ENONFINITE;                                      \
-    }                                                                                                          \
-    return NESTCL_RKF45_SUCCESS;                                                                               \
+#define NESTCL_RKF45_DEFINE(NAME, DIM, CTX_T, DYN)                                                                     \
+  NESTCL_INLINE int NAME##_rkf45_step(CTX_T ctx, int n, double t, double h, double *y, const double *y0,               \
+                                      const double *dydt_in, double *dydt_out, double *yerr)                           \
+  {                                                                                                                    \
+    /* ytmp zeroed: compilers cannot see that DYN reads only its first n */                                            \
+    double k2[DIM], k3[DIM], k4[DIM], k5[DIM], k6[DIM], ytmp[DIM] = {0.0};                                             \
+    const double *k1 = dydt_in;                                                                                        \
+    int s;                                                                                                             \
+    nestcl_rkf45_arg2(n, h, y, k1, ytmp);                                                                              \
+    if ((s = DYN(t + NESTCL_RKF45_A2 * h, ytmp, k2, ctx)) != 0)                                                        \
+      return s;                                                                                                        \
+    nestcl_rkf45_arg3(n, h, y, k1, k2, ytmp);                                                                          \
+    if ((s = DYN(t + NESTCL_RKF45_A3 * h, ytmp, k3, ctx)) != 0)                                                        \
+      return s;                                                                                                        \
+    nestcl_rkf45_arg4(n, h, y, k1, k2, k3, ytmp);                                                                      \
+    if ((s = DYN(t + NESTCL_RKF45_A4 * h, ytmp, k4, ctx)) != 0)                                                        \
+      return s;                                                                                                        \
+    nestcl_rkf45_arg5(n, h, y, k1, k2, k3, k4, ytmp);                                                                  \
+    if ((s = DYN(t + NESTCL_RKF45_A5 * h, ytmp, k5, ctx)) != 0)                                                        \
+      return s;                                                                                                        \
+    nestcl_rkf45_arg6(n, h, y, k1, k2, k3, k4, k5, ytmp);                                                              \
+    if ((s = DYN(t + NESTCL_RKF45_A6 * h, ytmp, k6, ctx)) != 0)                                                        \
+      return s;                                                                                                        \
+    nestcl_rkf45_advance_y(n, h, y, k1, k3, k4, k5, k6);                                                               \
+    if ((s = DYN(t + h, y, dydt_out, ctx)) != 0) {                                                                     \
+      nestcl_rkf45_copy(n, y, y0);                                                                                     \
+      return s;                                                                                                        \
+    }                                                                                                                  \
+    nestcl_rkf45_error(n, h, k1, k3, k4, k5, k6, yerr);                                                                \
+    return NESTCL_RKF45_SUCCESS;                                                                                       \
+  }                                                                                                                    \
+                                                                                                                       \
+  NESTCL_INLINE int NAME##_rkf45_evolve_apply(CTX_T ctx, const nestcl_rkf45_control *c, nestcl_rkf45_evolve *e, int n, \
+                                              double *t, double t1, double *h, double *y)                              \
+  {                                                                                                                    \
+    double y0[DIM], yerr[DIM], dydt_in[DIM], dydt_out[DIM];                                                            \
+    const double t0 = *t, dt = t1 - t0;                                                                                \
+    double h0 = *h;                                                                                                    \
+    int s;                                                                                                             \
+    if (n < 0 || n > (DIM))                                                                                            \
+      return NESTCL_RKF45_EINVAL;                                                                                      \
+    if ((dt < 0.0 && h0 > 0.0) || (dt > 0.0 && h0 < 0.0))                                                              \
+      return NESTCL_RKF45_EINVAL;                                                                                      \
+    nestcl_rkf45_copy(n, y0, y);                                                                                       \
+    if ((s = DYN(t0, y, dydt_in, ctx)) != 0)                                                                           \
+      return s;                                                                                                        \
+    for (;;) {                                                                                                         \
+      int final_step = 0;                                                                                              \
+      if ((dt >= 0.0 && h0 > dt) || (dt < 0.0 && h0 < dt)) {                                                           \
+        h0 = dt;                                                                                                       \
+        final_step = 1;                                                                                                \
+      }                                                                                                                \
+      if ((s = NAME##_rkf45_step(ctx, n, t0, h0, y, y0, dydt_in, dydt_out, yerr)) != 0) {                              \
+        *h = h0;                                                                                                       \
+        *t = t0;                                                                                                       \
+        return s;                                                                                                      \
+      }                                                                                                                \
+      if (e) {                                                                                                         \
+        e->count++;                                                                                                    \
+        e->last_step = h0;                                                                                             \
+      }                                                                                                                \
+      *t = final_step ? t1 : t0 + h0;                                                                                  \
+      const double h_old = h0;                                                                                         \
+      if (nestcl_rkf45_hadjust(c, n, y, yerr, dydt_out, &h0) == NESTCL_RKF45_HADJ_DEC) {                               \
+        /* retry only if h really shrank and the shorter step still moves t */                                         \
+        if (fabs(h0) < fabs(h_old) && *t + h0 != *t) {                                                                 \
+          nestcl_rkf45_copy(n, y, y0);                                                                                 \
+          if (e)                                                                                                       \
+            e->failed_steps++;                                                                                         \
+          continue;                                                                                                    \
+        }                                                                                                              \
+        h0 = h_old;                                                                                                    \
+        if (e)                                                                                                         \
+          e->forced_steps++;                                                                                           \
+      }                                                                                                                \
+      *h = h0;                                                                                                         \
+      return NESTCL_RKF45_SUCCESS;                                                                                     \
+    }                                                                                                                  \
+  }                                                                                                                    \
+                                                                                                                       \
+  NESTCL_INLINE int NAME##_rkf45_advance(CTX_T ctx, const nestcl_rkf45_control *c, nestcl_rkf45_evolve *e, int n,      \
+                                         double step, double *h, double *y, long max_calls)                            \
+  {                                                                                                                    \
+    double t = 0.0;                                                                                                    \
+    for (long calls = 0; t < step; ++calls) {                                                                          \
+      if (calls == max_calls)                                                                                          \
+        return NESTCL_RKF45_ESTALL;                                                                                    \
+      const int s = NAME##_rkf45_evolve_apply(ctx, c, e, n, &t, step, h, y);                                           \
+      if (s != 0)                                                                                                      \
+        return s;                                                                                                      \
+      if (!nestcl_rkf45_all_finite(n, y))                                                                              \
+        return NESTCL_RKF45_ENONFINITE;                                                                                \
+    }                                                                                                                  \
+    return NESTCL_RKF45_SUCCESS;                                                                                       \
   }
 
 #endif /* NESTCL_RKF45_H */

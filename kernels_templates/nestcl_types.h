@@ -96,10 +96,25 @@ static inline double nestcl_bits_f64(uint64_t u)
  * no constant to the front end, so a condition that specialisation makes
  * constant (NEST's "delta_ > 0 && ..." with delta_ = 0) raises no warning.
  */
-NESTCL_INLINE double nestcl_keep_f64(double x) { return x; }
-NESTCL_INLINE nestcl_i64 nestcl_keep_i64(nestcl_i64 x) { return x; }
-NESTCL_INLINE nestcl_i32 nestcl_keep_i32(nestcl_i32 x) { return x; }
-NESTCL_INLINE nestcl_u32 nestcl_keep_u32(nestcl_u32 x) { return x; }
-NESTCL_INLINE nestcl_u64 nestcl_keep_u64(nestcl_u64 x) { return x; }
+NESTCL_INLINE double nestcl_keep_f64(double x)
+{
+  return x;
+}
+NESTCL_INLINE nestcl_i64 nestcl_keep_i64(nestcl_i64 x)
+{
+  return x;
+}
+NESTCL_INLINE nestcl_i32 nestcl_keep_i32(nestcl_i32 x)
+{
+  return x;
+}
+NESTCL_INLINE nestcl_u32 nestcl_keep_u32(nestcl_u32 x)
+{
+  return x;
+}
+NESTCL_INLINE nestcl_u64 nestcl_keep_u64(nestcl_u64 x)
+{
+  return x;
+}
 
 #endif /* NESTCL_TYPES_H */

@@ -107,10 +107,22 @@ static void close_(json *j, const char *c)
   put(j, "%s", c);
 }
 
-void json_begin_object(json *j) { open(j, "{"); }
-void json_end_object(json *j) { close_(j, "}"); }
-void json_begin_array(json *j) { open(j, "["); }
-void json_end_array(json *j) { close_(j, "]"); }
+void json_begin_object(json *j)
+{
+  open(j, "{");
+}
+void json_end_object(json *j)
+{
+  close_(j, "}");
+}
+void json_begin_array(json *j)
+{
+  open(j, "[");
+}
+void json_end_array(json *j)
+{
+  close_(j, "]");
+}
 
 void json_string(json *j, const char *s)
 {

@@ -14,7 +14,7 @@ typedef struct json {
   int first[32]; /* no value yet at this depth */
   int failed;
   int pending_key; /* a key was written; the next value follows it */
-  int compact;     /* one line, no indentation (JSON lines) */
+  int compact; /* one line, no indentation (JSON lines) */
 } json;
 
 void json_init(json *j);

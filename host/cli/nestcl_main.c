@@ -21,27 +21,30 @@ static const struct {
   int (*run)(int argc, char **argv);
   const bench_def *def;
 } benchmarks[] = {
-    {"hpc_benchmark", "NEST's balanced random network (iaf_psc_alpha, STDP, Poisson drive)", cli_run_hpc_benchmark, NULL},
-    {"microcircuit", NULL, NULL, &bench_microcircuit},
+  {"hpc_benchmark", "NEST's balanced random network (iaf_psc_alpha, STDP, Poisson drive)", cli_run_hpc_benchmark, NULL},
+  {"microcircuit", NULL, NULL, &bench_microcircuit},
 };
 #define N_BENCHMARKS (int)(sizeof benchmarks / sizeof benchmarks[0])
 
 static void usage(FILE *f)
 {
-  fprintf(f, "usage: nestcl run <benchmark> [flags]\n"
-             "       nestcl perfmodel <command> [flags]   (sweep, fit, predict, tune, plot)\n"
-             "       nestcl --help | --version\n"
-             "\n"
-             "benchmarks:\n");
+  fprintf(f,
+          "usage: nestcl run <benchmark> [flags]\n"
+          "       nestcl perfmodel <command> [flags]   (sweep, fit, predict, tune, plot)\n"
+          "       nestcl --help | --version\n"
+          "\n"
+          "benchmarks:\n");
   for (int k = 0; k < N_BENCHMARKS; ++k) {
-    fprintf(f, "  %-15s %s\n", benchmarks[k].name, benchmarks[k].def ? benchmarks[k].def->summary : benchmarks[k].summary);
+    fprintf(f, "  %-15s %s\n", benchmarks[k].name,
+            benchmarks[k].def ? benchmarks[k].def->summary : benchmarks[k].summary);
   }
   fprintf(f, "\n`nestcl run <benchmark> --help` lists its flags.\n");
 }
 
 static void list_names(FILE *f)
 {
-  for (int k = 0; k < N_BENCHMARKS; ++k) fprintf(f, "%s%s", k ? ", " : "", benchmarks[k].name);
+  for (int k = 0; k < N_BENCHMARKS; ++k)
+    fprintf(f, "%s%s", k ? ", " : "", benchmarks[k].name);
 }
 
 int main(int argc, char **argv)

@@ -100,8 +100,8 @@ int cli_check_times(double dt, double simtime, double presim)
       return -1;
     }
     if (!whole_steps(t[k], dt)) {
-      fprintf(stderr, "error: %s %g ms is not a multiple of the resolution --dt %g ms (NEST refuses it too)\n",
-              flag[k], t[k], dt);
+      fprintf(stderr, "error: %s %g ms is not a multiple of the resolution --dt %g ms (NEST refuses it too)\n", flag[k],
+              t[k], dt);
       return -1;
     }
   }
@@ -131,7 +131,8 @@ int cli_start_mpi(int mpi, int *rank, int *ranks)
 void cli_end_mpi(int mpi)
 {
 #ifdef NESTCL_WITH_MPI
-  if (mpi) MPI_Finalize();
+  if (mpi)
+    MPI_Finalize();
 #else
   (void)mpi;
 #endif
@@ -178,8 +179,10 @@ void cli_report(int rc, const nestcl_engine *e, double total_ms)
   if (rc == NESTCL_EINTR) {
     int sig = cli_signal ? (int)cli_signal : SIGINT;
     fprintf(stderr, "error: stopped by %s at t = %.10g ms of %.10g ms (the end of a super step); no output written\n",
-            sig == SIGTERM ? "SIGTERM" : sig == SIGINT ? "SIGINT" : "a signal", e ? nestcl_engine_time_ms(e) : 0.0,
-            total_ms);
+            sig == SIGTERM    ? "SIGTERM"
+              : sig == SIGINT ? "SIGINT"
+                              : "a signal",
+            e ? nestcl_engine_time_ms(e) : 0.0, total_ms);
   } else {
     fprintf(stderr, "error: %s\n", nestcl_last_error());
   }
@@ -194,14 +197,16 @@ int cli_simulate_progress(nestcl_engine *e, const char *what, double t_ms, doubl
    * one call (each call ends with a drain of the device loop).
    */
   double piece = quiet ? t_ms : dt * ceil(t_ms / 20.0 / dt);
-  if (piece < dt) piece = dt;
+  if (piece < dt)
+    piece = dt;
   while (done < t_ms - 0.5 * dt) {
     double step = piece < t_ms - done ? piece : t_ms - done;
     step = dt * floor(step / dt + 0.5);
     /* A signal stops the engine at the end of a super step (all ranks at the same one). */
     int rc = nestcl_engine_simulate(e, step);
     if (rc) {
-      if (!quiet && tty) fputc('\n', stderr);
+      if (!quiet && tty)
+        fputc('\n', stderr);
       return rc;
     }
     done += step;
@@ -214,7 +219,8 @@ int cli_simulate_progress(nestcl_engine *e, const char *what, double t_ms, doubl
     }
   }
   *wall = cli_now() - t0;
-  if (!quiet && tty && t_ms > 0.0) fputc('\n', stderr);
+  if (!quiet && tty && t_ms > 0.0)
+    fputc('\n', stderr);
   return 0;
 }
 
@@ -232,7 +238,8 @@ int cli_ckpt_is_flag(const char *a)
 int cli_ckpt_flag(cli_ckpt *c, const char *a, const char *v)
 {
   if (strcmp(a, "--checkpoint-at") == 0) {
-    if (cli_parse_double(a, v, &c->at_ms)) return -1;
+    if (cli_parse_double(a, v, &c->at_ms))
+      return -1;
     if (c->at_ms < 0.0) {
       fprintf(stderr, "error: --checkpoint-at %g must not be negative\n", c->at_ms);
       return -1;
@@ -254,8 +261,9 @@ int cli_ckpt_flag(cli_ckpt *c, const char *a, const char *v)
 int cli_ckpt_check(const cli_ckpt *c, double dt, double end_ms)
 {
   if ((c->at_ms >= 0.0) != (c->dir != NULL)) {
-    fprintf(stderr, "error: %s\n", c->dir ? "--checkpoint DIR needs --checkpoint-at MS (when to write it)"
-                                          : "--checkpoint-at MS needs --checkpoint DIR (where to write it)");
+    fprintf(stderr, "error: %s\n",
+            c->dir ? "--checkpoint DIR needs --checkpoint-at MS (when to write it)"
+                   : "--checkpoint-at MS needs --checkpoint DIR (where to write it)");
     return -1;
   }
   if (!c->dir) {
@@ -290,25 +298,28 @@ int cli_ckpt_prepare(nestcl_engine *e, cli_ckpt *c, double dt, double end_ms)
   double now = nestcl_engine_time_ms(e);
   c->restored_ms = now;
   if (c->restore && now > end_ms + 0.5 * dt) {
-    return nestcl_set_error(NESTCL_EINVAL, "--restore %s: the checkpoint's time %.10g ms lies beyond the run's end "
-                            "at %.10g ms (--presim + --simtime count from t = 0)", c->restore, now, end_ms);
+    return nestcl_set_error(NESTCL_EINVAL,
+                            "--restore %s: the checkpoint's time %.10g ms lies beyond the run's end "
+                            "at %.10g ms (--presim + --simtime count from t = 0)",
+                            c->restore, now, end_ms);
   }
   if (c->dir) {
     long long at = llround(c->at_ms / dt), md = st.min_delay_steps > 0 ? st.min_delay_steps : 1;
     if (at % md != 0) {
-      return nestcl_set_error(NESTCL_EINVAL, "--checkpoint-at %g ms is not a multiple of the min delay %.10g ms "
-                              "(checkpoints are taken at the end of a super step)", c->at_ms, (double)md * dt);
+      return nestcl_set_error(NESTCL_EINVAL,
+                              "--checkpoint-at %g ms is not a multiple of the min delay %.10g ms "
+                              "(checkpoints are taken at the end of a super step)",
+                              c->at_ms, (double)md * dt);
     }
     if (c->at_ms < now - 0.5 * dt) {
-      return nestcl_set_error(NESTCL_EINVAL, "--checkpoint-at %g ms lies before the restored time %.10g ms",
-                              c->at_ms, now);
+      return nestcl_set_error(NESTCL_EINVAL, "--checkpoint-at %g ms lies before the restored time %.10g ms", c->at_ms,
+                              now);
     }
   }
   return 0;
 }
 
-int cli_run_until(nestcl_engine *e, const char *what, double until_ms, cli_ckpt *c, double dt, int quiet,
-                  double *wall)
+int cli_run_until(nestcl_engine *e, const char *what, double until_ms, cli_ckpt *c, double dt, int quiet, double *wall)
 {
   double now = nestcl_engine_time_ms(e), w = 0.0;
   *wall = 0.0;
@@ -345,9 +356,15 @@ int cli_run_until(nestcl_engine *e, const char *what, double until_ms, cli_ckpt 
 void cli_ckpt_json(json *j, const cli_ckpt *c)
 {
   json_key(j, "checkpoint_at_ms");
-  if (c->dir) json_number(j, c->at_ms); else json_null(j);
+  if (c->dir)
+    json_number(j, c->at_ms);
+  else
+    json_null(j);
   json_key(j, "restored_from_ms");
-  if (c->restore) json_number(j, c->restored_ms); else json_null(j);
+  if (c->restore)
+    json_number(j, c->restored_ms);
+  else
+    json_null(j);
 }
 
 static const char *class_names[NESTCL_MEM_CLASSES] = {"state", "ring", "synapses", "recording", "other"};
@@ -395,24 +412,40 @@ void cli_write_enqueued(json *j, const nestcl_enqueue_counts *c, double super_st
 {
   const double per = super_steps > 0.0 ? 1.0 / super_steps : 0.0;
   json_begin_object(j);
-  json_key(j, "launches"); json_integer(j, (long long)c->launches);
-  json_key(j, "waits"); json_integer(j, (long long)c->waits);
-  json_key(j, "throttles"); json_integer(j, (long long)c->throttles);
-  json_key(j, "replays"); json_integer(j, (long long)c->replays);
-  json_key(j, "resumes"); json_integer(j, (long long)c->resumes);
-  json_key(j, "transfers_to_device"); json_integer(j, (long long)c->writes);
-  json_key(j, "transfers_from_device"); json_integer(j, (long long)c->reads);
-  json_key(j, "bytes_to_device"); json_integer(j, (long long)c->bytes_written);
-  json_key(j, "bytes_from_device"); json_integer(j, (long long)c->bytes_read);
-  json_key(j, "super_steps"); json_number(j, super_steps);
+  json_key(j, "launches");
+  json_integer(j, (long long)c->launches);
+  json_key(j, "waits");
+  json_integer(j, (long long)c->waits);
+  json_key(j, "throttles");
+  json_integer(j, (long long)c->throttles);
+  json_key(j, "replays");
+  json_integer(j, (long long)c->replays);
+  json_key(j, "resumes");
+  json_integer(j, (long long)c->resumes);
+  json_key(j, "transfers_to_device");
+  json_integer(j, (long long)c->writes);
+  json_key(j, "transfers_from_device");
+  json_integer(j, (long long)c->reads);
+  json_key(j, "bytes_to_device");
+  json_integer(j, (long long)c->bytes_written);
+  json_key(j, "bytes_from_device");
+  json_integer(j, (long long)c->bytes_read);
+  json_key(j, "super_steps");
+  json_number(j, super_steps);
   json_key(j, "per_super_step");
   json_begin_object(j);
-  json_key(j, "launches"); json_number(j, (double)c->launches * per);
-  json_key(j, "waits"); json_number(j, (double)c->waits * per);
-  json_key(j, "throttles"); json_number(j, (double)c->throttles * per);
-  json_key(j, "replays"); json_number(j, (double)c->replays * per);
-  json_key(j, "transfers"); json_number(j, (double)(c->writes + c->reads) * per);
-  json_key(j, "bytes"); json_number(j, (double)(c->bytes_written + c->bytes_read) * per);
+  json_key(j, "launches");
+  json_number(j, (double)c->launches * per);
+  json_key(j, "waits");
+  json_number(j, (double)c->waits * per);
+  json_key(j, "throttles");
+  json_number(j, (double)c->throttles * per);
+  json_key(j, "replays");
+  json_number(j, (double)c->replays * per);
+  json_key(j, "transfers");
+  json_number(j, (double)(c->writes + c->reads) * per);
+  json_key(j, "bytes");
+  json_number(j, (double)(c->bytes_written + c->bytes_read) * per);
   json_end_object(j);
   json_end_object(j);
 }
@@ -427,34 +460,57 @@ int cli_dry_run(nestcl_engine *e, const char *benchmark)
   json j;
   json_init(&j);
   json_begin_object(&j);
-  json_key(&j, "schema"); json_string(&j, "nestcl-estimate/1");
-  json_key(&j, "benchmark"); json_string(&j, benchmark);
-  json_key(&j, "rank"); json_integer(&j, est.rank);
-  json_key(&j, "ranks"); json_integer(&j, est.n_ranks);
-  json_key(&j, "neurons"); json_integer(&j, (long long)est.neurons);
-  json_key(&j, "synapses_expected"); json_number(&j, est.synapses);
-  json_key(&j, "plastic_synapses_expected"); json_number(&j, est.plastic_synapses);
-  json_key(&j, "host_bytes"); cli_write_bytes(&j, est.host_bytes);
-  json_key(&j, "host_build_peak_bytes"); json_integer(&j, (long long)est.host_build_bytes);
-  json_key(&j, "host_available_bytes"); json_integer(&j, (long long)est.host_available);
-  json_key(&j, "device_bytes"); cli_write_bytes(&j, est.device_bytes);
-  json_key(&j, "device_plastic_bytes"); json_integer(&j, (long long)est.device_plastic_bytes);
-  json_key(&j, "device_available_bytes"); json_integer(&j, (long long)est.device_available);
-  json_key(&j, "device_name"); if (est.device_name[0]) json_string(&j, est.device_name); else json_null(&j);
+  json_key(&j, "schema");
+  json_string(&j, "nestcl-estimate/1");
+  json_key(&j, "benchmark");
+  json_string(&j, benchmark);
+  json_key(&j, "rank");
+  json_integer(&j, est.rank);
+  json_key(&j, "ranks");
+  json_integer(&j, est.n_ranks);
+  json_key(&j, "neurons");
+  json_integer(&j, (long long)est.neurons);
+  json_key(&j, "synapses_expected");
+  json_number(&j, est.synapses);
+  json_key(&j, "plastic_synapses_expected");
+  json_number(&j, est.plastic_synapses);
+  json_key(&j, "host_bytes");
+  cli_write_bytes(&j, est.host_bytes);
+  json_key(&j, "host_build_peak_bytes");
+  json_integer(&j, (long long)est.host_build_bytes);
+  json_key(&j, "host_available_bytes");
+  json_integer(&j, (long long)est.host_available);
+  json_key(&j, "device_bytes");
+  cli_write_bytes(&j, est.device_bytes);
+  json_key(&j, "device_plastic_bytes");
+  json_integer(&j, (long long)est.device_plastic_bytes);
+  json_key(&j, "device_available_bytes");
+  json_integer(&j, (long long)est.device_available);
+  json_key(&j, "device_name");
+  if (est.device_name[0])
+    json_string(&j, est.device_name);
+  else
+    json_null(&j);
   size_t dev = 0;
-  for (int c = 0; c < NESTCL_MEM_CLASSES; ++c) dev += est.device_bytes[c];
+  for (int c = 0; c < NESTCL_MEM_CLASSES; ++c)
+    dev += est.device_bytes[c];
   int host_fits = est.host_available == 0 || est.host_build_bytes <= est.host_available;
   int dev_fits = est.device_available == 0 || dev <= est.device_available;
   int batched = !dev_fits && est.device_plastic_bytes && dev - est.device_plastic_bytes < est.device_available;
-  json_key(&j, "fits"); json_bool(&j, host_fits && (dev_fits || batched));
-  json_key(&j, "plastic_batched"); json_bool(&j, batched);
+  json_key(&j, "fits");
+  json_bool(&j, host_fits && (dev_fits || batched));
+  json_key(&j, "plastic_batched");
+  json_bool(&j, batched);
   json_key(&j, "vps");
   json_begin_array(&j);
   for (int v = 0; v < est.n_vps && v < NESTCL_ESTIMATE_MAX_VPS; ++v) {
     json_begin_object(&j);
-    json_key(&j, "kind"); json_string(&j, est.vps[v].is_gpu ? "stream" : "thread");
-    json_key(&j, "neurons"); json_integer(&j, est.vps[v].neurons);
-    json_key(&j, "bytes"); cli_write_bytes(&j, est.vps[v].is_gpu ? est.vps[v].device_bytes : est.vps[v].host_bytes);
+    json_key(&j, "kind");
+    json_string(&j, est.vps[v].is_gpu ? "stream" : "thread");
+    json_key(&j, "neurons");
+    json_integer(&j, est.vps[v].neurons);
+    json_key(&j, "bytes");
+    cli_write_bytes(&j, est.vps[v].is_gpu ? est.vps[v].device_bytes : est.vps[v].host_bytes);
     json_end_object(&j);
   }
   json_end_array(&j);
@@ -472,7 +528,8 @@ char *cli_tmp_name(const char *path)
 {
   size_t n = strlen(path) + 32;
   char *t = malloc(n);
-  if (t) snprintf(t, n, "%s.tmp.%ld", path, (long)getpid());
+  if (t)
+    snprintf(t, n, "%s.tmp.%ld", path, (long)getpid());
   return t;
 }
 

@@ -31,9 +31,9 @@ int cli_need_path(const char *flag, const char *v);
 typedef struct cli_args {
   int argc;
   char **argv;
-  int i;          /* the current argument */
-  const char *a;  /* its flag (without "=value") */
-  const char *v;  /* its "=value", or NULL */
+  int i; /* the current argument */
+  const char *a; /* its flag (without "=value") */
+  const char *v; /* its "=value", or NULL */
   char flag[64];
 } cli_args;
 /* Points c at argv[i]. */
@@ -78,11 +78,11 @@ int cli_dry_run(nestcl_engine *e, const char *benchmark);
  * split may differ). The results then cover the continued part only.
  */
 typedef struct cli_ckpt {
-  double at_ms;          /* --checkpoint-at; negative: none */
-  const char *dir;       /* --checkpoint */
-  const char *restore;   /* --restore */
-  int done;              /* the checkpoint was written */
-  double restored_ms;    /* the clock after building (the checkpoint's time with --restore, else 0) */
+  double at_ms; /* --checkpoint-at; negative: none */
+  const char *dir; /* --checkpoint */
+  const char *restore; /* --restore */
+  int done; /* the checkpoint was written */
+  double restored_ms; /* the clock after building (the checkpoint's time with --restore, else 0) */
 } cli_ckpt;
 void cli_ckpt_init(cli_ckpt *c);
 /* Whether a is one of the three flags. */
@@ -104,8 +104,7 @@ int cli_ckpt_prepare(nestcl_engine *e, cli_ckpt *c, double dt, double end_ms);
  * (a note on stderr unless quiet); nothing when the clock is there already.
  * *wall: the simulation's wall time (the checkpoint's writing left out).
  */
-int cli_run_until(nestcl_engine *e, const char *what, double until_ms, cli_ckpt *c, double dt, int quiet,
-                  double *wall);
+int cli_run_until(nestcl_engine *e, const char *what, double until_ms, cli_ckpt *c, double dt, int quiet, double *wall);
 /* The config keys checkpoint_at_ms and restored_from_ms (null when not used). */
 void cli_ckpt_json(json *j, const cli_ckpt *c);
 

@@ -12,7 +12,8 @@
 #include "nestcl/device.h"
 #include "nestcl/version.h"
 
-static void usage(FILE *f) {
+static void usage(FILE *f)
+{
   fprintf(f,
           "usage: nestcl-info [--device SPEC] [--json]\n"
           "Lists the OpenCL devices nestcl can use.\n\n"
@@ -25,18 +26,23 @@ static void usage(FILE *f) {
           "exit status: 0 ok, 1 OpenCL failure, 2 usage error or no such device\n");
 }
 
-static void json_string(const char *s) {
+static void json_string(const char *s)
+{
   putchar('"');
   for (; *s; s++) {
     unsigned char c = (unsigned char)*s;
-    if (c == '"' || c == '\\') printf("\\%c", c);
-    else if (c < 0x20) printf("\\u%04x", c);
-    else putchar(c);
+    if (c == '"' || c == '\\')
+      printf("\\%c", c);
+    else if (c < 0x20)
+      printf("\\u%04x", c);
+    else
+      putchar(c);
   }
   putchar('"');
 }
 
-static void print_json(const nestcl_device_info *d, int n) {
+static void print_json(const nestcl_device_info *d, int n)
+{
   printf("{\n  \"version\": ");
   json_string(nestcl_version());
   printf(",\n  \"devices\": [");
@@ -63,7 +69,8 @@ static void print_json(const nestcl_device_info *d, int n) {
   printf("\n  ]\n}\n");
 }
 
-static void print_text(const nestcl_device_info *d, int n) {
+static void print_text(const nestcl_device_info *d, int n)
+{
   for (int i = 0; i < n; i++) {
     printf("%sdevice %s:%d\n", i ? "\n" : "", d[i].type, d[i].type_index);
     printf("  platform               %s\n", d[i].platform_name);
@@ -89,21 +96,30 @@ static void print_text(const nestcl_device_info *d, int n) {
   }
 }
 
-int main(int argc, char **argv) {
+int main(int argc, char **argv)
+{
   static const struct option longopts[] = {{"device", required_argument, NULL, 'd'},
-                                            {"json", no_argument, NULL, 'j'},
-                                            {"help", no_argument, NULL, 'h'},
-                                            {"version", no_argument, NULL, 'V'},
-                                            {NULL, 0, NULL, 0}};
+                                           {"json", no_argument, NULL, 'j'},
+                                           {"help", no_argument, NULL, 'h'},
+                                           {"version", no_argument, NULL, 'V'},
+                                           {NULL, 0, NULL, 0}};
   const char *spec = NULL;
   int json = 0, c;
   opterr = 0;
   while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
     switch (c) {
-    case 'd': spec = optarg; break;
-    case 'j': json = 1; break;
-    case 'h': usage(stdout); return 0;
-    case 'V': printf("nestcl-info %s\n", nestcl_version()); return 0;
+    case 'd':
+      spec = optarg;
+      break;
+    case 'j':
+      json = 1;
+      break;
+    case 'h':
+      usage(stdout);
+      return 0;
+    case 'V':
+      printf("nestcl-info %s\n", nestcl_version());
+      return 0;
     default:
       fprintf(stderr, "error: unknown or incomplete option '%s'\n", argv[optind - 1]);
       usage(stderr);
@@ -129,9 +145,13 @@ int main(int argc, char **argv) {
     fprintf(stderr, "error: %s\n", nestcl_last_error());
     return rc == NESTCL_ENODEV || rc == NESTCL_EINVAL ? 2 : 1;
   }
-  if (json) print_json(list, n);
-  else if (n == 0) printf("no OpenCL devices found (is an ICD such as pocl-opencl-icd installed?)\n");
-  else print_text(list, n);
-  if (!spec) free(list);
+  if (json)
+    print_json(list, n);
+  else if (n == 0)
+    printf("no OpenCL devices found (is an ICD such as pocl-opencl-icd installed?)\n");
+  else
+    print_text(list, n);
+  if (!spec)
+    free(list);
   return n == 0 ? 1 : 0;
 }

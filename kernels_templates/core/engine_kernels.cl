@@ -17,10 +17,10 @@
  * work-item touch every cache line of the row again.
  * Additions are 64-bit integer atomics: the sum does not depend on their order.
  */
-__kernel void nestcl_deliver(__global const uint2 *spikes, uint n_spikes, long origin,
-                             __global const ulong *row_ptr, __global const uint *target,
-                             __global const NESTCL_W_T *weight, __global const nestcl_u16 *delay, uint delay_hom,
-                             __global long *ring, uint ring_slots, uint n, uint n_channels)
+__kernel void nestcl_deliver(__global const uint2 *spikes, uint n_spikes, long origin, __global const ulong *row_ptr,
+                             __global const uint *target, __global const NESTCL_W_T *weight,
+                             __global const nestcl_u16 *delay, uint delay_hom, __global long *ring, uint ring_slots,
+                             uint n, uint n_channels)
 {
   size_t s = get_global_id(1);
   if (s >= n_spikes) {
@@ -30,8 +30,8 @@ __kernel void nestcl_deliver(__global const uint2 *spikes, uint n_spikes, long o
   ulong r0 = row_ptr[sp.x], r1 = row_ptr[sp.x + 1];
   ulong k0, k1, stride;
   nestcl_row_part(r0, r1, (ulong)get_local_id(0), (ulong)get_local_size(0), &k0, &k1, &stride);
-  NESTCL_CORE_CAT(nestcl_deliver_range, NESTCL_W_SUFFIX)(ring, n_channels, n, ring_slots, target, weight, delay,
-                                                         delay_hom, origin + (long)sp.y, k0, k1, stride);
+  NESTCL_CORE_CAT(nestcl_deliver_range, NESTCL_W_SUFFIX)
+  (ring, n_channels, n, ring_slots, target, weight, delay, delay_hom, origin + (long)sp.y, k0, k1, stride);
 }
 
 /* poisson_generator / dc_generator input of one block, one work-item per neuron. */
@@ -57,11 +57,11 @@ __kernel void nestcl_drive(__global long *ring, uint n_channels, uint n, uint ri
  */
 __kernel void nestcl_hist_append(__global const uint *pairs, uint n_pairs, long origin, long tics_per_step,
                                  double ms_per_tic, double tau_minus_inv, double tau_minus_triplet_inv,
-                                 double min_delay_ms, double eps, int fused, __global uint *flag,
-                                 __global double *h_t, __global double *h_km, __global double *h_kmt,
-                                 __global uint *h_acc, __global uint *h_head, __global uint *h_len,
-                                 __global double *h_Km, __global double *h_Kmt, __global double *h_last,
-                                 __global uint *h_nin, __global double *h_maxd, uint h_cap)
+                                 double min_delay_ms, double eps, int fused, __global uint *flag, __global double *h_t,
+                                 __global double *h_km, __global double *h_kmt, __global uint *h_acc,
+                                 __global uint *h_head, __global uint *h_len, __global double *h_Km,
+                                 __global double *h_Kmt, __global double *h_last, __global uint *h_nin,
+                                 __global double *h_maxd, uint h_cap)
 {
   uint q = (uint)get_global_id(0);
   if (q >= n_pairs || (q > 0u && pairs[2u * (q - 1u)] == pairs[2u * q])) {
@@ -132,8 +132,8 @@ __kernel void nestcl_gather(__global uint *counts, __global const uint *spikes, 
                             __global const ulong *block_gid, uint min_delay, long origin, uint parity,
                             __global uint *global_list, __global ulong *status, __global const uint *out_degree,
                             __global const uchar *recorded, __global uint *rec, ulong rec_cap, long window_origin,
-                            __global uint *errs, int clocked, __global ulong *bucket_word,
-                            __global uint *bucket_src, __global uint *bucket_lags, uint bucket_width)
+                            __global uint *errs, int clocked, __global ulong *bucket_word, __global uint *bucket_src,
+                            __global uint *bucket_lags, uint bucket_width)
 {
   __local uint bad;
   /*
@@ -174,8 +174,9 @@ __kernel void nestcl_gather(__global uint *counts, __global const uint *spikes, 
     global_list[2u * at + 1u] = lag;
     events += out_degree[gid];
     const uint mark = recorded[gid];
-    if ((mark & NESTCL_MARK_BUCKET) != 0u && nestcl_bucket_add(bucket_word, bucket_src, bucket_lags, bucket_width,
-                                                                 &status[NESTCL_RES_SRC_N + parity], gid, lag, stamp)) {
+    if ((mark & NESTCL_MARK_BUCKET) != 0u &&
+        nestcl_bucket_add(bucket_word, bucket_src, bucket_lags, bucket_width, &status[NESTCL_RES_SRC_N + parity], gid,
+                          lag, stamp)) {
       atomic_or(&bad, 1u);
     }
     if ((mark & NESTCL_MARK_RECORDED) != 0u) {
@@ -236,17 +237,17 @@ NESTCL_INLINE void nestcl_drive_window(long start_step, long stop_step, long ori
  * dimension 2.
  */
 NESTCL_INLINE void nestcl_deliver_list(__global const uint *spikes, ulong n_spikes, long origin,
-                                __global const ulong *row_ptr, __global const uint *target,
-                                __global const NESTCL_W_T *weight, __global const nestcl_u16 *delay, uint delay_hom,
-                                __global long *ring, uint ring_slots, uint n, uint n_channels)
+                                       __global const ulong *row_ptr, __global const uint *target,
+                                       __global const NESTCL_W_T *weight, __global const nestcl_u16 *delay,
+                                       uint delay_hom, __global long *ring, uint ring_slots, uint n, uint n_channels)
 {
   for (ulong s = get_group_id(1); s < n_spikes; s += get_num_groups(1)) {
     const uint gid = spikes[2u * s], lag = spikes[2u * s + 1u];
     ulong r0 = row_ptr[gid], r1 = row_ptr[gid + 1u];
     ulong k0, k1, stride;
     nestcl_row_part(r0, r1, (ulong)get_local_id(0), (ulong)get_local_size(0), &k0, &k1, &stride);
-    NESTCL_CORE_CAT(nestcl_deliver_range, NESTCL_W_SUFFIX)(ring, n_channels, n, ring_slots, target, weight, delay,
-                                                           delay_hom, origin + (long)lag, k0, k1, stride);
+    NESTCL_CORE_CAT(nestcl_deliver_range, NESTCL_W_SUFFIX)
+    (ring, n_channels, n, ring_slots, target, weight, delay, delay_hom, origin + (long)lag, k0, k1, stride);
   }
 }
 
@@ -262,9 +263,9 @@ NESTCL_INLINE void nestcl_deliver_list(__global const uint *spikes, ulong n_spik
  * the origin is the one the gather left in [6].
  */
 __kernel void nestcl_hist_append_loop(__global ulong *status, __global const uint *bucket_src,
-                                      __global const ulong *bucket_word, __global uint *bucket_lags,
-                                      uint bucket_width, uint min_delay, long origin, int clocked, ulong first_gid,
-                                      uint n, long tics_per_step, double ms_per_tic, double tau_minus_inv,
+                                      __global const ulong *bucket_word, __global uint *bucket_lags, uint bucket_width,
+                                      uint min_delay, long origin, int clocked, ulong first_gid, uint n,
+                                      long tics_per_step, double ms_per_tic, double tau_minus_inv,
                                       double tau_minus_triplet_inv, double min_delay_ms, double eps, int fused,
                                       __global double *h_t, __global double *h_km, __global double *h_kmt,
                                       __global uint *h_acc, __global uint *h_head, __global uint *h_len,

@@ -140,11 +140,10 @@ NESTCL_INLINE void nestcl_plastic_emit(NESTCL_GLOBAL nestcl_i64 *ring, nestcl_u3
  * grew) is skipped. Returns 0, or 1 when the ring is full (the spikes from
  * there on are not appended).
  */
-NESTCL_INLINE int nestcl_hist_append_neuron(const nestcl_history *h, nestcl_u32 i,
-                                            NESTCL_GLOBAL const nestcl_u32 *lags, nestcl_u32 stride, nestcl_u32 q0,
-                                            nestcl_u32 q1, nestcl_i64 origin, nestcl_i64 tics_per_step,
-                                            double ms_per_tic, double tau_minus_inv, double tau_minus_triplet_inv,
-                                            double min_delay_ms, double eps, int fused)
+NESTCL_INLINE int nestcl_hist_append_neuron(const nestcl_history *h, nestcl_u32 i, NESTCL_GLOBAL const nestcl_u32 *lags,
+                                            nestcl_u32 stride, nestcl_u32 q0, nestcl_u32 q1, nestcl_i64 origin,
+                                            nestcl_i64 tics_per_step, double ms_per_tic, double tau_minus_inv,
+                                            double tau_minus_triplet_inv, double min_delay_ms, double eps, int fused)
 {
   for (nestcl_u32 q = q0; q < q1; ++q) {
     double t = nestcl_step_ms(origin + (nestcl_i64)lags[stride * q] + 1, tics_per_step, ms_per_tic);
@@ -189,9 +188,9 @@ NESTCL_INLINE void nestcl_sort_lags(NESTCL_GLOBAL nestcl_u32 *v, nestcl_u32 n)
  * stream's status buffer (ulong), which the host reads only when it drains.
  */
 #define NESTCL_RES_GLOBAL_N 0 /* [0], [1]: the global list's length, by the super step's parity */
-#define NESTCL_RES_SPIKES 2   /* spikes gathered since the build */
-#define NESTCL_RES_EVENTS 3   /* synapses those spikes walk (their out-degrees) */
-#define NESTCL_RES_FAILED 4   /* 1 + the origin of the first super step with an error; 0: none */
+#define NESTCL_RES_SPIKES 2 /* spikes gathered since the build */
+#define NESTCL_RES_EVENTS 3 /* synapses those spikes walk (their out-degrees) */
+#define NESTCL_RES_FAILED 4 /* 1 + the origin of the first super step with an error; 0: none */
 #define NESTCL_RES_RECORDED 5 /* entries in the recording buffer since the last drain */
 #define NESTCL_RES_ERR_WORDS 6 /* per block in errs: the count words (model.h, Failures), then a bad-entry flag */
 /*
@@ -231,10 +230,9 @@ NESTCL_INLINE void nestcl_sort_lags(NESTCL_GLOBAL nestcl_u32 *v, nestcl_u32 n)
  * paths), added at slot (spike_step + delay).
  */
 NESTCL_INLINE void NESTCL_CORE_CAT(nestcl_deliver_range, NESTCL_W_SUFFIX)(
-    NESTCL_GLOBAL nestcl_i64 *ring, nestcl_u32 n_channels, nestcl_u32 n, nestcl_u32 ring_slots,
-    NESTCL_GLOBAL const nestcl_u32 *target, NESTCL_GLOBAL const NESTCL_W_T *weight,
-    NESTCL_GLOBAL const nestcl_u16 *delay, nestcl_u32 delay_hom, nestcl_i64 spike_step, nestcl_u64 k0,
-    nestcl_u64 k1, nestcl_u64 stride)
+  NESTCL_GLOBAL nestcl_i64 *ring, nestcl_u32 n_channels, nestcl_u32 n, nestcl_u32 ring_slots,
+  NESTCL_GLOBAL const nestcl_u32 *target, NESTCL_GLOBAL const NESTCL_W_T *weight, NESTCL_GLOBAL const nestcl_u16 *delay,
+  nestcl_u32 delay_hom, nestcl_i64 spike_step, nestcl_u64 k0, nestcl_u64 k1, nestcl_u64 stride)
 {
   if (delay_hom != NESTCL_DELAY_PER_SYNAPSE) {
     nestcl_u32 slot = nestcl_ring_slot(spike_step, (nestcl_i64)delay_hom, ring_slots);

@@ -31,23 +31,21 @@
  *   2  the same, clocked (a replay): the origin is the one the gather left in
  *      the status words.
  */
-#define NESTCL_SYN_LOAD_STATE(m, T, off) self.m = ((__global const T *)(state + (ulong)(off) * nnz))[k];
-#define NESTCL_SYN_STORE_STATE(m, T, off) ((__global T *)(state + (ulong)(off) * nnz))[k] = self.m;
-#define NESTCL_SYN_LOAD_SOURCE(m, T, off) base.m = ((__global const T *)(src_state + (ulong)(off) * n_rows))[row];
-#define NESTCL_SYN_STORE_SOURCE(m, T, off) ((__global T *)(src_state + (ulong)(off) * n_rows))[row] = self.m;
+#define NESTCL_SYN_LOAD_STATE(m, T, off) self.m = ((__global const T *)(state + (ulong)(off)*nnz))[k];
+#define NESTCL_SYN_STORE_STATE(m, T, off) ((__global T *)(state + (ulong)(off)*nnz))[k] = self.m;
+#define NESTCL_SYN_LOAD_SOURCE(m, T, off) base.m = ((__global const T *)(src_state + (ulong)(off)*n_rows))[row];
+#define NESTCL_SYN_STORE_SOURCE(m, T, off) ((__global T *)(src_state + (ulong)(off)*n_rows))[row] = self.m;
 
-__kernel void nestcl_plastic(__global const uint *srcs, uint n_srcs, __global uint *lags, long origin,
-                             ulong src_first, uint n_rows, __global const ulong *row_ptr,
-                             __global const uint *target, __global const nestcl_u16 *delay, uint delay_hom,
-                             __global uchar *state, ulong nnz, __global uchar *src_state,
-                             __global const NESTCL_SYN_T *tmpl, __global const NESTCL_SYNCP_T *cpg,
-                             __global long *ring, uint ring_slots, uint n, uint n_channels, uint ch_pos,
-                             uint ch_neg, uint ch_zero, long rport, long tics_per_step, double ms_per_tic,
-                             double ms_per_step, double eps, double tau_minus_inv, int fused,
-                             __global double *h_t, __global double *h_km, __global double *h_kmt,
-                             __global uint *h_acc, __global uint *h_head, __global uint *h_len,
-                             __global double *h_Km, __global double *h_Kmt, __global double *h_last,
-                             __global uint *h_nin, __global double *h_maxd, uint h_cap,
+__kernel void nestcl_plastic(__global const uint *srcs, uint n_srcs, __global uint *lags, long origin, ulong src_first,
+                             uint n_rows, __global const ulong *row_ptr, __global const uint *target,
+                             __global const nestcl_u16 *delay, uint delay_hom, __global uchar *state, ulong nnz,
+                             __global uchar *src_state, __global const NESTCL_SYN_T *tmpl,
+                             __global const NESTCL_SYNCP_T *cpg, __global long *ring, uint ring_slots, uint n,
+                             uint n_channels, uint ch_pos, uint ch_neg, uint ch_zero, long rport, long tics_per_step,
+                             double ms_per_tic, double ms_per_step, double eps, double tau_minus_inv, int fused,
+                             __global double *h_t, __global double *h_km, __global double *h_kmt, __global uint *h_acc,
+                             __global uint *h_head, __global uint *h_len, __global double *h_Km, __global double *h_Kmt,
+                             __global double *h_last, __global uint *h_nin, __global double *h_maxd, uint h_cap,
                              __global const ulong *status, __global const ulong *bucket_word, uint bucket_width,
                              uint min_delay, int loop)
 {

@@ -18,16 +18,17 @@
 
 static void usage(FILE *f)
 {
-  fprintf(f, "usage: nestcl perfmodel <command> [flags]\n"
-             "\n"
-             "  sweep     run a designed set of short configurations, one JSON line each\n"
-             "  fit       fit the CPU, GPU and co-execution models to sweep lines; store the profile\n"
-             "  predict   the time of one configuration, phase by phase\n"
-             "  tune      the best (threads, streams, alpha) for a network size on this hardware\n"
-             "  plot      gnuplot PNGs: measured against predicted, time against alpha, phases\n"
-             "  floor     the real-time factor a run's kernel launches and device waits impose\n"
-             "\n"
-             "`nestcl perfmodel <command> --help` lists a command's flags.\n");
+  fprintf(f,
+          "usage: nestcl perfmodel <command> [flags]\n"
+          "\n"
+          "  sweep     run a designed set of short configurations, one JSON line each\n"
+          "  fit       fit the CPU, GPU and co-execution models to sweep lines; store the profile\n"
+          "  predict   the time of one configuration, phase by phase\n"
+          "  tune      the best (threads, streams, alpha) for a network size on this hardware\n"
+          "  plot      gnuplot PNGs: measured against predicted, time against alpha, phases\n"
+          "  floor     the real-time factor a run's kernel launches and device waits impose\n"
+          "\n"
+          "`nestcl perfmodel <command> --help` lists a command's flags.\n");
 }
 
 int cli_perfmodel(int argc, char **argv)
@@ -41,10 +42,13 @@ int cli_perfmodel(int argc, char **argv)
     usage(stdout);
     return CLI_OK;
   }
-  if (strcmp(c, "sweep") == 0) return pm_sweep(argc - 1, argv + 1);
-  if (strcmp(c, "floor") == 0) return pm_floor(argc - 1, argv + 1);
+  if (strcmp(c, "sweep") == 0)
+    return pm_sweep(argc - 1, argv + 1);
+  if (strcmp(c, "floor") == 0)
+    return pm_floor(argc - 1, argv + 1);
   int rc = pm_command(c, argc - 1, argv + 1);
-  if (rc >= 0) return rc;
+  if (rc >= 0)
+    return rc;
   fprintf(stderr, "error: perfmodel: unknown command '%s' (sweep, fit, predict, tune, plot, floor)\n", c);
   return CLI_USAGE;
 }

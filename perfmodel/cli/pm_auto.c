@@ -46,23 +46,34 @@ static int calibrate(const char *device_spec, const nestcl_device_info *dev, con
   char *argv[32];
   int k = 0;
   argv[k++] = "sweep";
-  argv[k++] = "--out"; argv[k++] = out;
-  argv[k++] = "--scales"; argv[k++] = sc;
-  argv[k++] = "--threads"; argv[k++] = th;
-  argv[k++] = "--streams"; argv[k++] = st;
-  argv[k++] = "--alphas"; argv[k++] = "0.25,0.5,0.75";
-  argv[k++] = "--synapses"; argv[k++] = stdp ? "stdp" : "static";
-  argv[k++] = "--simtime"; argv[k++] = "50";
-  argv[k++] = "--presim"; argv[k++] = "10";
-  argv[k++] = "--budget"; argv[k++] = bud;
+  argv[k++] = "--out";
+  argv[k++] = out;
+  argv[k++] = "--scales";
+  argv[k++] = sc;
+  argv[k++] = "--threads";
+  argv[k++] = th;
+  argv[k++] = "--streams";
+  argv[k++] = st;
+  argv[k++] = "--alphas";
+  argv[k++] = "0.25,0.5,0.75";
+  argv[k++] = "--synapses";
+  argv[k++] = stdp ? "stdp" : "static";
+  argv[k++] = "--simtime";
+  argv[k++] = "50";
+  argv[k++] = "--presim";
+  argv[k++] = "10";
+  argv[k++] = "--budget";
+  argv[k++] = bud;
   argv[k++] = "--quiet";
   if (device_spec) {
     argv[k++] = "--device";
     argv[k++] = (char *)device_spec;
   }
   argv[k] = NULL;
-  fprintf(stderr, "nestcl: no usable performance profile of '%s' (driver %s): calibrating with short runs "
-                  "(at most %g s), stored in %s\n", dev->device_name, dev->driver_version, budget, path);
+  fprintf(stderr,
+          "nestcl: no usable performance profile of '%s' (driver %s): calibrating with short runs "
+          "(at most %g s), stored in %s\n",
+          dev->device_name, dev->driver_version, budget, path);
   int code = pm_sweep(k, argv);
   if (code >= CLI_SIGNAL_BASE) {
     remove(out);
@@ -77,8 +88,9 @@ static int calibrate(const char *device_spec, const nestcl_device_info *dev, con
   code = pm_fit_files(files, 1, 5, p);
   remove(out);
   if (code != CLI_OK) {
-    fprintf(stderr, "error: --gpu-fraction auto: the calibration's runs could not be fitted (above); give "
-                    "--gpu-fraction A, or sweep more with `nestcl perfmodel sweep`\n");
+    fprintf(stderr,
+            "error: --gpu-fraction auto: the calibration's runs could not be fitted (above); give "
+            "--gpu-fraction A, or sweep more with `nestcl perfmodel sweep`\n");
     return code;
   }
   if (nestcl_pm_profile_save(p, path) != 0) {
@@ -115,9 +127,10 @@ int pm_auto_split(const pm_auto_request *rq, pm_auto_result *res)
       fprintf(stderr, "nestcl: %s; rebuilding it\n", nestcl_last_error());
     }
     if (st == PM_PROFILE_NO_CACHE || rq->mpi) {
-      fprintf(stderr, "error: --gpu-fraction auto: no usable performance profile of '%s' (driver %s) and no way to "
-                      "calibrate here (%s): run `nestcl perfmodel sweep` and `nestcl perfmodel fit` first, or give "
-                      "--gpu-fraction A\n",
+      fprintf(stderr,
+              "error: --gpu-fraction auto: no usable performance profile of '%s' (driver %s) and no way to "
+              "calibrate here (%s): run `nestcl perfmodel sweep` and `nestcl perfmodel fit` first, or give "
+              "--gpu-fraction A\n",
               dev.device_name, dev.driver_version,
               st == PM_PROFILE_NO_CACHE ? "the cache folder is off or cannot be created" : "under MPI");
       return CLI_USAGE;

@@ -11,20 +11,20 @@
 typedef struct pm_auto_request {
   double scale;
   int stdp;
-  int threads, streams;   /* -1: auto */
+  int threads, streams; /* -1: auto */
   int ranks, mpi;
-  const char *device;     /* spec, as --device */
-  const char *profile;    /* --profile FILE, or NULL: the cache's */
-  double budget;          /* seconds the calibration may take */
-  int keep_alpha;         /* the split is given (alpha below): only resolve the profile */
+  const char *device; /* spec, as --device */
+  const char *profile; /* --profile FILE, or NULL: the cache's */
+  double budget; /* seconds the calibration may take */
+  int keep_alpha; /* the split is given (alpha below): only resolve the profile */
   double alpha;
 } pm_auto_request;
 
 typedef struct pm_auto_result {
   int threads, streams;
   double alpha;
-  double predicted;       /* wall seconds per simulated second (NAN: no model used) */
-  char source[64];        /* "profile", "profile (calibrated now)", "single kind of VP" */
+  double predicted; /* wall seconds per simulated second (NAN: no model used) */
+  char source[64]; /* "profile", "profile (calibrated now)", "single kind of VP" */
   char profile_path[4096];
   nestcl_pm_profile prof; /* the profile used (when one was) */
 } pm_auto_result;

@@ -47,46 +47,64 @@ static void print_table(const nestcl_pm_profile *p, FILE *f)
   const char *nm[3] = {"CPU", "GPU", "co-execution"};
   const double paper[3] = {0.991, 0.846, 0.919};
   for (int k = 0; k < 3; ++k) {
-    fprintf(f, "  %-13s %6d %6d %10.4f %10.4f %8.3f\n", nm[k], s[k]->runs, s[k]->folds, s[k]->r2_cv, s[k]->r2_train, paper[k]);
+    fprintf(f, "  %-13s %6d %6d %10.4f %10.4f %8.3f\n", nm[k], s[k]->runs, s[k]->folds, s[k]->r2_cv, s[k]->r2_train,
+            paper[k]);
   }
 }
 
 static void json_profile(json *j, const nestcl_pm_profile *p)
 {
   json_begin_object(j);
-  json_key(j, "benchmark"); json_string(j, p->benchmark);
-  json_key(j, "device_name"); json_string(j, p->device_name);
-  json_key(j, "device_driver"); json_string(j, p->device_driver);
-  json_key(j, "cores"); json_integer(j, p->cores);
+  json_key(j, "benchmark");
+  json_string(j, p->benchmark);
+  json_key(j, "device_name");
+  json_string(j, p->device_name);
+  json_key(j, "device_driver");
+  json_string(j, p->device_driver);
+  json_key(j, "cores");
+  json_integer(j, p->cores);
   json_key(j, "parameters");
   json_begin_object(j);
   for (int i = 0; i < NESTCL_PM_NP; ++i) {
     json_key(j, nestcl_pm_param_names[i]);
     json_begin_object(j);
-    json_key(j, "value"); json_number(j, p->p[i]);
-    json_key(j, "se"); json_number(j, p->se[i]);
-    json_key(j, "fitted"); json_bool(j, p->fitted[i] != 0);
-    json_key(j, "held_at_zero"); json_bool(j, p->fitted[i] == 2);
+    json_key(j, "value");
+    json_number(j, p->p[i]);
+    json_key(j, "se");
+    json_number(j, p->se[i]);
+    json_key(j, "fitted");
+    json_bool(j, p->fitted[i] != 0);
+    json_key(j, "held_at_zero");
+    json_bool(j, p->fitted[i] == 2);
     json_end_object(j);
   }
   json_end_object(j);
   json_key(j, "r2_held_out");
   json_begin_object(j);
-  json_key(j, "cpu"); json_number(j, p->cpu.r2_cv);
-  json_key(j, "gpu"); json_number(j, p->gpu.r2_cv);
-  json_key(j, "co"); json_number(j, p->co.r2_cv);
+  json_key(j, "cpu");
+  json_number(j, p->cpu.r2_cv);
+  json_key(j, "gpu");
+  json_number(j, p->gpu.r2_cv);
+  json_key(j, "co");
+  json_number(j, p->co.r2_cv);
   json_end_object(j);
   json_key(j, "runs");
   json_begin_object(j);
-  json_key(j, "cpu"); json_integer(j, p->cpu.runs);
-  json_key(j, "gpu"); json_integer(j, p->gpu.runs);
-  json_key(j, "co"); json_integer(j, p->co.runs);
+  json_key(j, "cpu");
+  json_integer(j, p->cpu.runs);
+  json_key(j, "gpu");
+  json_integer(j, p->gpu.runs);
+  json_key(j, "co");
+  json_integer(j, p->co.runs);
   json_end_object(j);
   json_key(j, "paper_r2");
   json_begin_object(j);
-  json_key(j, "cpu"); json_number(j, 0.991);
-  json_key(j, "gpu"); json_number(j, 0.846);
-  json_key(j, "co"); json_number(j, 0.919);
+  json_key(j, "cpu");
+  json_number(j, 0.991);
+  json_key(j, "gpu");
+  json_number(j, 0.846);
+  json_key(j, "co");
+  json_number(j, 0.919);
   json_end_object(j);
   json_end_object(j);
 }
@@ -107,8 +125,10 @@ static int emit(const json *j, const char *path)
   snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
   FILE *f = fopen(tmp, "w");
   int ok = f && fwrite(j->buf, 1, j->len, f) == j->len && fputc('\n', f) != EOF;
-  if (f && fclose(f) != 0) ok = 0;
-  if (ok && rename(tmp, path) != 0) ok = 0;
+  if (f && fclose(f) != 0)
+    ok = 0;
+  if (ok && rename(tmp, path) != 0)
+    ok = 0;
   if (!ok) {
     fprintf(stderr, "error: cannot write %s: %s\n", path, strerror(errno));
     remove(tmp);
@@ -124,17 +144,20 @@ static int load_profile(const pm_flags *f, nestcl_pm_profile *p)
   nestcl_device_info dev;
   int st = pm_resolve_profile(f->device, f->profile, p, path, sizeof path, &dev);
   switch (st) {
-  case PM_PROFILE_OK: return CLI_OK;
+  case PM_PROFILE_OK:
+    return CLI_OK;
   case PM_PROFILE_MISSING:
-    fprintf(stderr, "error: no performance profile of '%s' (driver %s) in %s: run `nestcl perfmodel sweep` and "
-                    "`nestcl perfmodel fit`, or `nestcl run hpc_benchmark --gpu-fraction auto` to calibrate\n",
+    fprintf(stderr,
+            "error: no performance profile of '%s' (driver %s) in %s: run `nestcl perfmodel sweep` and "
+            "`nestcl perfmodel fit`, or `nestcl run hpc_benchmark --gpu-fraction auto` to calibrate\n",
             dev.device_name, dev.driver_version, path);
     return CLI_USAGE;
   case PM_PROFILE_CORRUPT:
   case PM_PROFILE_NO_CACHE:
     fprintf(stderr, "error: %s\n", nestcl_last_error());
     return CLI_USAGE;
-  default: return CLI_USAGE;
+  default:
+    return CLI_USAGE;
   }
 }
 
@@ -162,23 +185,38 @@ static int config_of(const pm_flags *f, const nestcl_pm_profile *p, nestcl_pm_co
 static void json_prediction(json *j, const nestcl_pm_config *c, const nestcl_pm_prediction *o)
 {
   json_begin_object(j);
-  json_key(j, "threads"); json_integer(j, (long long)c->TC);
-  json_key(j, "streams"); json_integer(j, (long long)c->TG);
-  json_key(j, "gpu_fraction"); json_number(j, c->alpha);
-  json_key(j, "wall_s_per_s"); json_number(j, o->wall);
-  json_key(j, "bound"); json_string(j, o->bound);
+  json_key(j, "threads");
+  json_integer(j, (long long)c->TC);
+  json_key(j, "streams");
+  json_integer(j, (long long)c->TG);
+  json_key(j, "gpu_fraction");
+  json_number(j, c->alpha);
+  json_key(j, "wall_s_per_s");
+  json_number(j, o->wall);
+  json_key(j, "bound");
+  json_string(j, o->bound);
   json_key(j, "phases_s_per_s");
   json_begin_object(j);
-  json_key(j, "cpu_update"); json_number(j, o->cpu_update);
-  json_key(j, "cpu_deliver"); json_number(j, o->cpu_deliver);
-  json_key(j, "gpu_update"); json_number(j, o->gpu_update);
-  json_key(j, "gpu_deliver"); json_number(j, o->gpu_deliver);
-  json_key(j, "cpu_wait"); json_number(j, o->cpu_wait);
-  json_key(j, "gpu_wait"); json_number(j, o->gpu_wait);
-  json_key(j, "sharing"); json_number(j, o->sharing);
-  json_key(j, "barriers"); json_number(j, o->barriers);
-  json_key(j, "exchange"); json_number(j, o->exchange);
-  json_key(j, "mpi"); json_number(j, o->mpi);
+  json_key(j, "cpu_update");
+  json_number(j, o->cpu_update);
+  json_key(j, "cpu_deliver");
+  json_number(j, o->cpu_deliver);
+  json_key(j, "gpu_update");
+  json_number(j, o->gpu_update);
+  json_key(j, "gpu_deliver");
+  json_number(j, o->gpu_deliver);
+  json_key(j, "cpu_wait");
+  json_number(j, o->cpu_wait);
+  json_key(j, "gpu_wait");
+  json_number(j, o->gpu_wait);
+  json_key(j, "sharing");
+  json_number(j, o->sharing);
+  json_key(j, "barriers");
+  json_number(j, o->barriers);
+  json_key(j, "exchange");
+  json_number(j, o->exchange);
+  json_key(j, "mpi");
+  json_number(j, o->mpi);
   json_end_object(j);
   json_end_object(j);
 }
@@ -210,7 +248,8 @@ static int cmd_fit(int argc, char **argv)
   sweep_data d;
   int code = pm_read_sweeps(f.files, f.n_files, &d);
   free(f.files);
-  if (code) return code;
+  if (code)
+    return code;
   nestcl_pm_profile prof;
   double *pred = malloc(d.n * sizeof *pred);
   code = pred ? pm_fit_sweep(&d, f.folds, &prof, pred) : CLI_RUNTIME;
@@ -228,22 +267,33 @@ static int cmd_fit(int argc, char **argv)
     json j;
     json_init(&j);
     json_begin_object(&j);
-    json_key(&j, "schema"); json_string(&j, "nestcl-perfmodel-fit/1");
-    json_key(&j, "profile_path"); json_string(&j, path);
-    json_key(&j, "profile"); json_profile(&j, &prof);
+    json_key(&j, "schema");
+    json_string(&j, "nestcl-perfmodel-fit/1");
+    json_key(&j, "profile_path");
+    json_string(&j, path);
+    json_key(&j, "profile");
+    json_profile(&j, &prof);
     json_key(&j, "held_out");
     json_begin_array(&j);
     for (size_t i = 0; i < d.n; ++i) {
       const run_rec *r = &d.runs[i];
       json_begin_object(&j);
-      json_key(&j, "scale"); json_number(&j, r->scale);
-      json_key(&j, "threads"); json_integer(&j, (long long)r->c.TC);
-      json_key(&j, "streams"); json_integer(&j, (long long)r->c.TG);
-      json_key(&j, "gpu_fraction"); json_number(&j, r->c.alpha);
-      json_key(&j, "synapse"); json_string(&j, r->stdp ? "stdp" : "static");
-      json_key(&j, "repeats"); json_integer(&j, r->repeats);
-      json_key(&j, "measured"); json_number(&j, r->t);
-      json_key(&j, "predicted"); json_number(&j, pred[i]);
+      json_key(&j, "scale");
+      json_number(&j, r->scale);
+      json_key(&j, "threads");
+      json_integer(&j, (long long)r->c.TC);
+      json_key(&j, "streams");
+      json_integer(&j, (long long)r->c.TG);
+      json_key(&j, "gpu_fraction");
+      json_number(&j, r->c.alpha);
+      json_key(&j, "synapse");
+      json_string(&j, r->stdp ? "stdp" : "static");
+      json_key(&j, "repeats");
+      json_integer(&j, r->repeats);
+      json_key(&j, "measured");
+      json_number(&j, r->t);
+      json_key(&j, "predicted");
+      json_number(&j, pred[i]);
       json_end_object(&j);
     }
     json_end_array(&j);
@@ -271,7 +321,8 @@ static int command_flags(int argc, char **argv, const char *allowed, const char 
   int bad = pm_parse_flags(argc, argv, allowed, f);
   free(f->files);
   f->files = NULL;
-  if (bad) return CLI_USAGE;
+  if (bad)
+    return CLI_USAGE;
   if (f->help) {
     fputs(help, stdout);
     return CLI_OK;
@@ -283,19 +334,26 @@ static int command_flags(int argc, char **argv, const char *allowed, const char 
 static int command_model(const pm_flags *f, nestcl_pm_profile *p, nestcl_pm_config *c)
 {
   int code = load_profile(f, p);
-  if (code) return code;
+  if (code)
+    return code;
   return config_of(f, p, c) ? CLI_USAGE : -1;
 }
 
 /* The head of their JSON: what was predicted for. */
 static void json_head(json *j, const char *schema, const nestcl_pm_profile *p, const nestcl_pm_config *c, int stdp)
 {
-  json_key(j, "schema"); json_string(j, schema);
-  json_key(j, "device_name"); json_string(j, p->device_name);
-  json_key(j, "neurons"); json_number(j, c->N);
-  json_key(j, "rate_hz"); json_number(j, c->F);
-  json_key(j, "ranks"); json_integer(j, (long long)c->M);
-  json_key(j, "synapse"); json_string(j, stdp ? "stdp" : "static");
+  json_key(j, "schema");
+  json_string(j, schema);
+  json_key(j, "device_name");
+  json_string(j, p->device_name);
+  json_key(j, "neurons");
+  json_number(j, c->N);
+  json_key(j, "rate_hz");
+  json_number(j, c->F);
+  json_key(j, "ranks");
+  json_integer(j, (long long)c->M);
+  json_key(j, "synapse");
+  json_string(j, stdp ? "stdp" : "static");
 }
 
 static int cmd_predict(int argc, char **argv)
@@ -316,14 +374,16 @@ static int cmd_predict(int argc, char **argv)
                            "waits per super step in this configuration and the real-time factor they impose at\n"
                            "U us per launch (default 5) and W us per wait (default 20), whatever the device.\n",
                            &f);
-  if (code >= 0) return code;
+  if (code >= 0)
+    return code;
   if (f.threads < 0 || f.streams < 0 || f.threads + f.streams < 1) {
     fprintf(stderr, "error: predict needs --threads T and --streams G (at least one of them > 0)\n");
     return CLI_USAGE;
   }
   nestcl_pm_profile p;
   nestcl_pm_config c;
-  if ((code = command_model(&f, &p, &c)) >= 0) return code;
+  if ((code = command_model(&f, &p, &c)) >= 0)
+    return code;
   c.TC = f.threads;
   c.TG = f.streams;
   if (f.alpha >= 0) {
@@ -332,7 +392,8 @@ static int cmd_predict(int argc, char **argv)
     c.alpha = nestcl_pm_best_alpha(p.p, &c, NULL);
   }
   if (f.ranks > 1 && !p.fitted[NESTCL_PM_S_MPI]) {
-    fprintf(stderr, "perfmodel: warning: the profile's sweep had one rank only; the MPI term is not known (taken as 0)\n");
+    fprintf(stderr,
+            "perfmodel: warning: the profile's sweep had one rank only; the MPI term is not known (taken as 0)\n");
   }
   nestcl_pm_prediction o;
   nestcl_pm_predict(p.p, &c, &o);
@@ -340,17 +401,24 @@ static int cmd_predict(int argc, char **argv)
   json_init(&j);
   json_begin_object(&j);
   json_head(&j, "nestcl-perfmodel-predict/1", &p, &c, f.stdp);
-  json_key(&j, "prediction"); json_prediction(&j, &c, &o);
+  json_key(&j, "prediction");
+  json_prediction(&j, &c, &o);
   double launches, waits;
   nestcl_pm_loop_counts(&c, &launches, &waits);
   json_key(&j, "latency_floor");
   json_begin_object(&j);
-  json_key(&j, "super_steps_per_simulated_s"); json_number(&j, c.S);
-  json_key(&j, "launches_per_super_step"); json_number(&j, launches);
-  json_key(&j, "waits_per_super_step"); json_number(&j, waits);
-  json_key(&j, "launch_us"); json_number(&j, f.launch_us);
-  json_key(&j, "wait_us"); json_number(&j, f.wait_us);
-  json_key(&j, "real_time_factor_floor"); json_number(&j, nestcl_pm_latency_floor(&c, f.launch_us, f.wait_us));
+  json_key(&j, "super_steps_per_simulated_s");
+  json_number(&j, c.S);
+  json_key(&j, "launches_per_super_step");
+  json_number(&j, launches);
+  json_key(&j, "waits_per_super_step");
+  json_number(&j, waits);
+  json_key(&j, "launch_us");
+  json_number(&j, f.launch_us);
+  json_key(&j, "wait_us");
+  json_number(&j, f.wait_us);
+  json_key(&j, "real_time_factor_floor");
+  json_number(&j, nestcl_pm_latency_floor(&c, f.launch_us, f.wait_us));
   json_end_object(&j);
   json_end_object(&j);
   code = emit(&j, f.out);
@@ -378,13 +446,16 @@ static int tune_measure(const pm_flags *f, const pm_candidate *cs, int n, tune_r
   int k = 0;
   for (int i = 0; i < n && k < f->measure; ++i) {
     nestcl_pm_config c = cs[i].c;
-    if (c.alpha >= 1.0) c.TC = 0;
-    if (c.alpha <= 0.0) c.TG = 0;
+    if (c.alpha >= 1.0)
+      c.TC = 0;
+    if (c.alpha <= 0.0)
+      c.TG = 0;
     int seen = 0;
     for (int j = 0; j < k; ++j) {
       seen |= tr[j].c.TC == c.TC && tr[j].c.TG == c.TG && fabs(tr[j].c.alpha - c.alpha) < 0.005;
     }
-    if (seen) continue;
+    if (seen)
+      continue;
     tr[k].c = c;
     tr[k].predicted = cs[i].wall;
     k++;
@@ -411,21 +482,37 @@ static int tune_measure(const pm_flags *f, const pm_candidate *cs, int n, tune_r
       snprintf(a_alpha, sizeof a_alpha, "%.17g", tr[i].c.alpha);
       char *args[32];
       int m = 0;
-      args[m++] = exe; args[m++] = "run"; args[m++] = "hpc_benchmark";
-      args[m++] = "--scale"; args[m++] = a_scale;
-      args[m++] = "--threads"; args[m++] = a_t;
-      args[m++] = "--streams"; args[m++] = a_g;
-      if (tr[i].c.TC > 0 && tr[i].c.TG > 0) { args[m++] = "--gpu-fraction"; args[m++] = a_alpha; }
-      args[m++] = "--ee-synapse"; args[m++] = f->stdp ? "stdp_pl_synapse_hom" : "static";
-      args[m++] = "--simtime"; args[m++] = a_sim;
-      args[m++] = "--presim"; args[m++] = a_pre;
-      args[m++] = "--record"; args[m++] = "0";
+      args[m++] = exe;
+      args[m++] = "run";
+      args[m++] = "hpc_benchmark";
+      args[m++] = "--scale";
+      args[m++] = a_scale;
+      args[m++] = "--threads";
+      args[m++] = a_t;
+      args[m++] = "--streams";
+      args[m++] = a_g;
+      if (tr[i].c.TC > 0 && tr[i].c.TG > 0) {
+        args[m++] = "--gpu-fraction";
+        args[m++] = a_alpha;
+      }
+      args[m++] = "--ee-synapse";
+      args[m++] = f->stdp ? "stdp_pl_synapse_hom" : "static";
+      args[m++] = "--simtime";
+      args[m++] = a_sim;
+      args[m++] = "--presim";
+      args[m++] = a_pre;
+      args[m++] = "--record";
+      args[m++] = "0";
       args[m++] = "--quiet";
-      args[m++] = "--out"; args[m++] = res;
-      if (f->device) { args[m++] = "--device"; args[m++] = (char *)f->device; }
+      args[m++] = "--out";
+      args[m++] = res;
+      if (f->device) {
+        args[m++] = "--device";
+        args[m++] = (char *)f->device;
+      }
       args[m] = NULL;
-      fprintf(stderr, "nestcl: tune: measuring %d/%d, round %d/%d: %d thread(s), %d stream(s), alpha %.3f\n", i + 1,
-              k, r + 1, f->repeats, (int)tr[i].c.TC, (int)tr[i].c.TG, tr[i].c.alpha);
+      fprintf(stderr, "nestcl: tune: measuring %d/%d, round %d/%d: %d thread(s), %d stream(s), alpha %.3f\n", i + 1, k,
+              r + 1, f->repeats, (int)tr[i].c.TC, (int)tr[i].c.TG, tr[i].c.alpha);
       remove(res);
       int rc = pm_run_child(args, err);
       char perr[512];
@@ -435,11 +522,14 @@ static int tune_measure(const pm_flags *f, const pm_candidate *cs, int n, tune_r
       pmj_free(doc);
       if (rc != 0 || !ok || !(w > 0.0)) {
         char msg[1024];
-        if (rc < 0) snprintf(msg, sizeof msg, "cannot start this executable: %s", strerror(errno));
-        else if (rc != 0) pm_child_error(err, msg, sizeof msg);
-        else snprintf(msg, sizeof msg, "no wall time in its results (%s)", doc ? "sim_wall_s" : perr);
-        fprintf(stderr, "error: tune: the run with %d thread(s), %d stream(s) failed (exit %d): %s\n",
-                (int)tr[i].c.TC, (int)tr[i].c.TG, rc, msg);
+        if (rc < 0)
+          snprintf(msg, sizeof msg, "cannot start this executable: %s", strerror(errno));
+        else if (rc != 0)
+          pm_child_error(err, msg, sizeof msg);
+        else
+          snprintf(msg, sizeof msg, "no wall time in its results (%s)", doc ? "sim_wall_s" : perr);
+        fprintf(stderr, "error: tune: the run with %d thread(s), %d stream(s) failed (exit %d): %s\n", (int)tr[i].c.TC,
+                (int)tr[i].c.TG, rc, msg);
         fail = 1;
         break;
       }
@@ -449,7 +539,8 @@ static int tune_measure(const pm_flags *f, const pm_candidate *cs, int n, tune_r
   remove(res);
   remove(err);
   rmdir(dir);
-  if (fail) return -1;
+  if (fail)
+    return -1;
   for (int i = 0; i < k; ++i) {
     double v[100];
     memcpy(v, tr[i].wall, (size_t)f->repeats * sizeof *v);
@@ -466,14 +557,21 @@ static void json_tune_measured(json *j, const tune_run *tr, int k, int repeats)
   json_begin_array(j);
   for (int i = 0; i < k; ++i) {
     json_begin_object(j);
-    json_key(j, "threads"); json_integer(j, (long long)tr[i].c.TC);
-    json_key(j, "streams"); json_integer(j, (long long)tr[i].c.TG);
-    json_key(j, "gpu_fraction"); json_number(j, tr[i].c.alpha);
-    json_key(j, "predicted_wall_s_per_s"); json_number(j, tr[i].predicted);
-    json_key(j, "wall_s_per_s"); json_begin_array(j);
-    for (int r = 0; r < repeats; ++r) json_number(j, tr[i].wall[r]);
+    json_key(j, "threads");
+    json_integer(j, (long long)tr[i].c.TC);
+    json_key(j, "streams");
+    json_integer(j, (long long)tr[i].c.TG);
+    json_key(j, "gpu_fraction");
+    json_number(j, tr[i].c.alpha);
+    json_key(j, "predicted_wall_s_per_s");
+    json_number(j, tr[i].predicted);
+    json_key(j, "wall_s_per_s");
+    json_begin_array(j);
+    for (int r = 0; r < repeats; ++r)
+      json_number(j, tr[i].wall[r]);
     json_end_array(j);
-    json_key(j, "median_wall_s_per_s"); json_number(j, tr[i].median);
+    json_key(j, "median_wall_s_per_s");
+    json_number(j, tr[i].median);
     json_end_object(j);
   }
   json_end_array(j);
@@ -482,21 +580,24 @@ static void json_tune_measured(json *j, const tune_run *tr, int k, int repeats)
 static int cmd_tune(int argc, char **argv)
 {
   pm_flags f;
-  int code = command_flags(argc, argv, "scale neurons rate ranks synapse max-threads max-streams top measure repeats "
-                                       "simtime presim profile device out",
-                           "usage: nestcl perfmodel tune (--scale S | --neurons N) [--max-threads T] [--max-streams G]\n"
-                           "                             [--ranks M] [--synapse stdp|static] [--rate HZ] [--top K]\n"
-                           "                             [--measure K [--repeats R] [--simtime MS] [--presim MS]]\n"
-                           "                             [--profile FILE | --device SPEC] [--out FILE]\n"
-                           "\n"
-                           "The best (threads, streams, alpha) for hpc_benchmark of that size on this host and\n"
-                           "device, with the predicted time of the K best (default 5). Threads up to the host's\n"
-                           "cores and streams up to 4 unless bounded otherwise. With --measure K (and --scale),\n"
-                           "the model's K best distinct configurations are run (--repeats times each, default 3,\n"
-                           "alternated; --simtime 200 and --presim 50 ms by default) and the fastest measured\n"
-                           "median is recommended.\n",
-                           &f);
-  if (code >= 0) return code;
+  int code =
+    command_flags(argc, argv,
+                  "scale neurons rate ranks synapse max-threads max-streams top measure repeats "
+                  "simtime presim profile device out",
+                  "usage: nestcl perfmodel tune (--scale S | --neurons N) [--max-threads T] [--max-streams G]\n"
+                  "                             [--ranks M] [--synapse stdp|static] [--rate HZ] [--top K]\n"
+                  "                             [--measure K [--repeats R] [--simtime MS] [--presim MS]]\n"
+                  "                             [--profile FILE | --device SPEC] [--out FILE]\n"
+                  "\n"
+                  "The best (threads, streams, alpha) for hpc_benchmark of that size on this host and\n"
+                  "device, with the predicted time of the K best (default 5). Threads up to the host's\n"
+                  "cores and streams up to 4 unless bounded otherwise. With --measure K (and --scale),\n"
+                  "the model's K best distinct configurations are run (--repeats times each, default 3,\n"
+                  "alternated; --simtime 200 and --presim 50 ms by default) and the fastest measured\n"
+                  "median is recommended.\n",
+                  &f);
+  if (code >= 0)
+    return code;
   if (f.measure > 0 && !(f.scale > 0)) {
     fprintf(stderr, "error: tune --measure runs hpc_benchmark: give its size as --scale S\n");
     return CLI_USAGE;
@@ -507,7 +608,8 @@ static int cmd_tune(int argc, char **argv)
   }
   nestcl_pm_profile p;
   nestcl_pm_config c;
-  if ((code = command_model(&f, &p, &c)) >= 0) return code;
+  if ((code = command_model(&f, &p, &c)) >= 0)
+    return code;
   int mt = f.max_threads >= 0 ? f.max_threads : p.cores, mg = f.max_streams >= 0 ? f.max_streams : 4;
   if (mt + mg < 1) {
     fprintf(stderr, "error: tune: --max-threads and --max-streams leave no configuration\n");
@@ -530,13 +632,15 @@ static int cmd_tune(int argc, char **argv)
   }
   int best = 0;
   for (int i = 1; i < k; ++i) {
-    if (tr[i].median < tr[best].median) best = i;
+    if (tr[i].median < tr[best].median)
+      best = i;
   }
   json j;
   json_init(&j);
   json_begin_object(&j);
   json_head(&j, "nestcl-perfmodel-tune/1", &p, &c, f.stdp);
-  json_key(&j, "chosen_by"); json_string(&j, k > 0 ? "measured" : "model");
+  json_key(&j, "chosen_by");
+  json_string(&j, k > 0 ? "measured" : "model");
   json_key(&j, "best");
   nestcl_pm_prediction o;
   const nestcl_pm_config *bc = k > 0 ? &tr[best].c : &cs[0].c;
@@ -549,15 +653,19 @@ static int cmd_tune(int argc, char **argv)
     json_prediction(&j, &cs[i].c, &o);
   }
   json_end_array(&j);
-  if (k > 0) json_tune_measured(&j, tr, k, f.repeats);
+  if (k > 0)
+    json_tune_measured(&j, tr, k, f.repeats);
   json_end_object(&j);
   if (k > 0) {
-    fprintf(stderr, "perfmodel: fastest measured of the model's %d best: --threads %d --streams %d --gpu-fraction %.3f "
-                    "(%.3f s per simulated s; predicted %.3f)\n", k, (int)bc->TC, (int)bc->TG, bc->alpha,
-            tr[best].median, tr[best].predicted);
+    fprintf(stderr,
+            "perfmodel: fastest measured of the model's %d best: --threads %d --streams %d --gpu-fraction %.3f "
+            "(%.3f s per simulated s; predicted %.3f)\n",
+            k, (int)bc->TC, (int)bc->TG, bc->alpha, tr[best].median, tr[best].predicted);
   } else {
-    fprintf(stderr, "perfmodel: best for %.0f neurons: --threads %d --streams %d --gpu-fraction %.3f (%.3f s per "
-                    "simulated s)\n", c.N, (int)cs[0].c.TC, (int)cs[0].c.TG, cs[0].c.alpha, cs[0].wall);
+    fprintf(stderr,
+            "perfmodel: best for %.0f neurons: --threads %d --streams %d --gpu-fraction %.3f (%.3f s per "
+            "simulated s)\n",
+            c.N, (int)cs[0].c.TC, (int)cs[0].c.TG, cs[0].c.alpha, cs[0].wall);
   }
   code = emit(&j, f.out);
   json_free(&j);
@@ -568,9 +676,13 @@ static int cmd_tune(int argc, char **argv)
 
 int pm_command(const char *name, int argc, char **argv)
 {
-  if (strcmp(name, "fit") == 0) return cmd_fit(argc, argv);
-  if (strcmp(name, "predict") == 0) return cmd_predict(argc, argv);
-  if (strcmp(name, "tune") == 0) return cmd_tune(argc, argv);
-  if (strcmp(name, "plot") == 0) return pm_plot(argc, argv);
+  if (strcmp(name, "fit") == 0)
+    return cmd_fit(argc, argv);
+  if (strcmp(name, "predict") == 0)
+    return cmd_predict(argc, argv);
+  if (strcmp(name, "tune") == 0)
+    return cmd_tune(argc, argv);
+  if (strcmp(name, "plot") == 0)
+    return pm_plot(argc, argv);
   return -1;
 }

@@ -26,7 +26,8 @@ static int parse_num(const char *flag, const char *v, double lo, double hi, doub
 static int parse_int(const char *flag, const char *v, int lo, int hi, int *out)
 {
   double d;
-  if (parse_num(flag, v, lo, hi, &d)) return -1;
+  if (parse_num(flag, v, lo, hi, &d))
+    return -1;
   if (d != floor(d)) {
     fprintf(stderr, "error: %s needs a whole number (got '%s')\n", flag, v);
     return -1;
@@ -55,7 +56,8 @@ int pm_parse_flags(int argc, char **argv, const char *allowed, pm_flags *f)
   f->launch_us = 5.0;
   f->wait_us = 20.0;
   f->files = malloc((size_t)(argc > 0 ? argc : 1) * sizeof *f->files);
-  if (!f->files) return -1;
+  if (!f->files)
+    return -1;
   for (int i = 1; i < argc; ++i) {
     const char *a = argv[i];
     if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
@@ -84,38 +86,62 @@ int pm_parse_flags(int argc, char **argv, const char *allowed, pm_flags *f)
       return -1;
     }
     int rc = 0;
-    if (strcmp(a, "--out") == 0) f->out = v;
-    else if (strcmp(a, "--profile") == 0) f->profile = v;
-    else if (strcmp(a, "--device") == 0) f->device = v;
-    else if (strcmp(a, "--out-dir") == 0) f->out_dir = v;
-    else if (strcmp(a, "--sweep") == 0) f->files[f->n_files++] = (char *)v;
-    else if (strcmp(a, "--folds") == 0) rc = parse_int(a, v, 2, 1000, &f->folds);
-    else if (strcmp(a, "--scale") == 0) rc = parse_num(a, v, 1e-6, 1e6, &f->scale);
-    else if (strcmp(a, "--neurons") == 0) rc = parse_num(a, v, 1, 1e12, &f->neurons);
-    else if (strcmp(a, "--rate") == 0) rc = parse_num(a, v, 0, 1e4, &f->rate);
-    else if (strcmp(a, "--threads") == 0) rc = parse_int(a, v, 0, 256, &f->threads);
-    else if (strcmp(a, "--streams") == 0) rc = parse_int(a, v, 0, 64, &f->streams);
-    else if (strcmp(a, "--ranks") == 0) rc = parse_int(a, v, 1, 1 << 20, &f->ranks);
-    else if (strcmp(a, "--max-threads") == 0) rc = parse_int(a, v, 0, 256, &f->max_threads);
-    else if (strcmp(a, "--max-streams") == 0) rc = parse_int(a, v, 0, 64, &f->max_streams);
-    else if (strcmp(a, "--top") == 0) rc = parse_int(a, v, 1, 1000, &f->top);
-    else if (strcmp(a, "--measure") == 0) rc = parse_int(a, v, 1, 64, &f->measure);
-    else if (strcmp(a, "--repeats") == 0) rc = parse_int(a, v, 1, 100, &f->repeats);
-    else if (strcmp(a, "--simtime") == 0) rc = parse_num(a, v, 1.0, 1e7, &f->simtime);
-    else if (strcmp(a, "--presim") == 0) rc = parse_num(a, v, 0.0, 1e7, &f->presim);
-    else if (strcmp(a, "--gpu-fraction") == 0) rc = parse_num(a, v, 0, 1, &f->alpha);
-    else if (strcmp(a, "--launch-us") == 0) rc = parse_num(a, v, 0, 1e6, &f->launch_us);
-    else if (strcmp(a, "--wait-us") == 0) rc = parse_num(a, v, 0, 1e6, &f->wait_us);
+    if (strcmp(a, "--out") == 0)
+      f->out = v;
+    else if (strcmp(a, "--profile") == 0)
+      f->profile = v;
+    else if (strcmp(a, "--device") == 0)
+      f->device = v;
+    else if (strcmp(a, "--out-dir") == 0)
+      f->out_dir = v;
+    else if (strcmp(a, "--sweep") == 0)
+      f->files[f->n_files++] = (char *)v;
+    else if (strcmp(a, "--folds") == 0)
+      rc = parse_int(a, v, 2, 1000, &f->folds);
+    else if (strcmp(a, "--scale") == 0)
+      rc = parse_num(a, v, 1e-6, 1e6, &f->scale);
+    else if (strcmp(a, "--neurons") == 0)
+      rc = parse_num(a, v, 1, 1e12, &f->neurons);
+    else if (strcmp(a, "--rate") == 0)
+      rc = parse_num(a, v, 0, 1e4, &f->rate);
+    else if (strcmp(a, "--threads") == 0)
+      rc = parse_int(a, v, 0, 256, &f->threads);
+    else if (strcmp(a, "--streams") == 0)
+      rc = parse_int(a, v, 0, 64, &f->streams);
+    else if (strcmp(a, "--ranks") == 0)
+      rc = parse_int(a, v, 1, 1 << 20, &f->ranks);
+    else if (strcmp(a, "--max-threads") == 0)
+      rc = parse_int(a, v, 0, 256, &f->max_threads);
+    else if (strcmp(a, "--max-streams") == 0)
+      rc = parse_int(a, v, 0, 64, &f->max_streams);
+    else if (strcmp(a, "--top") == 0)
+      rc = parse_int(a, v, 1, 1000, &f->top);
+    else if (strcmp(a, "--measure") == 0)
+      rc = parse_int(a, v, 1, 64, &f->measure);
+    else if (strcmp(a, "--repeats") == 0)
+      rc = parse_int(a, v, 1, 100, &f->repeats);
+    else if (strcmp(a, "--simtime") == 0)
+      rc = parse_num(a, v, 1.0, 1e7, &f->simtime);
+    else if (strcmp(a, "--presim") == 0)
+      rc = parse_num(a, v, 0.0, 1e7, &f->presim);
+    else if (strcmp(a, "--gpu-fraction") == 0)
+      rc = parse_num(a, v, 0, 1, &f->alpha);
+    else if (strcmp(a, "--launch-us") == 0)
+      rc = parse_num(a, v, 0, 1e6, &f->launch_us);
+    else if (strcmp(a, "--wait-us") == 0)
+      rc = parse_num(a, v, 0, 1e6, &f->wait_us);
     else if (strcmp(a, "--synapse") == 0) {
-      if (strcmp(v, "stdp") == 0 || strcmp(v, "stdp_pl_synapse_hom") == 0) f->stdp = 1;
-      else if (strcmp(v, "static") == 0) f->stdp = 0;
+      if (strcmp(v, "stdp") == 0 || strcmp(v, "stdp_pl_synapse_hom") == 0)
+        f->stdp = 1;
+      else if (strcmp(v, "static") == 0)
+        f->stdp = 0;
       else {
         fprintf(stderr, "error: --synapse must be stdp or static (got '%s')\n", v);
         rc = -1;
       }
     }
-    if (rc) return -1;
+    if (rc)
+      return -1;
   }
   return 0;
 }
-

@@ -12,9 +12,9 @@ typedef struct pm_flags {
   double alpha;
   int stdp;
   int top;
-  int measure, repeats;       /* tune --measure K --repeats R */
-  double simtime, presim;     /* their runs */
-  double launch_us, wait_us;  /* predict: the latency floor's costs */
+  int measure, repeats; /* tune --measure K --repeats R */
+  double simtime, presim; /* their runs */
+  double launch_us, wait_us; /* predict: the latency floor's costs */
   int help;
 } pm_flags;
 

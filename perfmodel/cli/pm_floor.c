@@ -21,11 +21,12 @@
 
 static void floor_usage(FILE *f)
 {
-  fprintf(f, "usage: nestcl perfmodel floor RESULTS.json [--launch-us U] [--wait-us W]\n"
-             "\n"
-             "The real-time factor that the kernel launches and waits for the device of the run in\n"
-             "RESULTS.json (nestcl run ... --out, with streams) impose at U microseconds per launch\n"
-             "(default 5) and W per wait (default 20), however fast the kernels.\n");
+  fprintf(f,
+          "usage: nestcl perfmodel floor RESULTS.json [--launch-us U] [--wait-us W]\n"
+          "\n"
+          "The real-time factor that the kernel launches and waits for the device of the run in\n"
+          "RESULTS.json (nestcl run ... --out, with streams) impose at U microseconds per launch\n"
+          "(default 5) and W per wait (default 20), however fast the kernels.\n");
 }
 
 int pm_floor(int argc, char **argv)
@@ -38,7 +39,8 @@ int pm_floor(int argc, char **argv)
       return CLI_OK;
     } else if (strcmp(argv[a], "--launch-us") == 0 || strcmp(argv[a], "--wait-us") == 0) {
       double *v = argv[a][2] == 'l' ? &launch_us : &wait_us;
-      if (cli_parse_double(argv[a], a + 1 < argc ? argv[a + 1] : NULL, v)) return CLI_USAGE;
+      if (cli_parse_double(argv[a], a + 1 < argc ? argv[a + 1] : NULL, v))
+        return CLI_USAGE;
       if (*v < 0.0) {
         fprintf(stderr, "error: %s must not be negative (got %g)\n", argv[a], *v);
         return CLI_USAGE;
@@ -74,8 +76,10 @@ int pm_floor(int argc, char **argv)
   }
   const char *bench = pmj_string(r, "benchmark");
   if (!ok || !(simtime > 0.0) || !(steps > 0.0)) {
-    fprintf(stderr, "error: %s has no enqueue counters of a measured part (simulation.enqueued, "
-                    "config.simtime_ms > 0): a results file of this version's nestcl run\n", path);
+    fprintf(stderr,
+            "error: %s has no enqueue counters of a measured part (simulation.enqueued, "
+            "config.simtime_ms > 0): a results file of this version's nestcl run\n",
+            path);
     pmj_free(r);
     return CLI_RUNTIME;
   }
@@ -84,17 +88,28 @@ int pm_floor(int argc, char **argv)
   json j;
   json_init(&j);
   json_begin_object(&j);
-  json_key(&j, "schema"); json_string(&j, "nestcl-perfmodel-floor/1");
-  json_key(&j, "benchmark"); json_string(&j, bench ? bench : "");
-  json_key(&j, "launch_us"); json_number(&j, launch_us);
-  json_key(&j, "wait_us"); json_number(&j, wait_us);
-  json_key(&j, "super_steps_per_simulated_s"); json_number(&j, per_s);
-  json_key(&j, "launches_per_super_step"); json_number(&j, l);
-  json_key(&j, "replays_per_super_step"); json_number(&j, replays / steps);
-  json_key(&j, "waits_per_super_step"); json_number(&j, w);
-  json_key(&j, "launch_s_per_simulated_s"); json_number(&j, per_s * l * launch_us * 1e-6);
-  json_key(&j, "wait_s_per_simulated_s"); json_number(&j, per_s * w * wait_us * 1e-6);
-  json_key(&j, "real_time_factor_floor"); json_number(&j, floor_s);
+  json_key(&j, "schema");
+  json_string(&j, "nestcl-perfmodel-floor/1");
+  json_key(&j, "benchmark");
+  json_string(&j, bench ? bench : "");
+  json_key(&j, "launch_us");
+  json_number(&j, launch_us);
+  json_key(&j, "wait_us");
+  json_number(&j, wait_us);
+  json_key(&j, "super_steps_per_simulated_s");
+  json_number(&j, per_s);
+  json_key(&j, "launches_per_super_step");
+  json_number(&j, l);
+  json_key(&j, "replays_per_super_step");
+  json_number(&j, replays / steps);
+  json_key(&j, "waits_per_super_step");
+  json_number(&j, w);
+  json_key(&j, "launch_s_per_simulated_s");
+  json_number(&j, per_s * l * launch_us * 1e-6);
+  json_key(&j, "wait_s_per_simulated_s");
+  json_number(&j, per_s * w * wait_us * 1e-6);
+  json_key(&j, "real_time_factor_floor");
+  json_number(&j, floor_s);
   json_end_object(&j);
   pmj_free(r);
   int code = CLI_OK;

@@ -26,7 +26,8 @@
 static int run_gnuplot(const char *script)
 {
   pid_t pid = fork();
-  if (pid < 0) return -1;
+  if (pid < 0)
+    return -1;
   if (pid == 0) {
     FILE *n = freopen("/dev/null", "w", stdout);
     (void)n;
@@ -35,7 +36,8 @@ static int run_gnuplot(const char *script)
   }
   int st;
   while (waitpid(pid, &st, 0) < 0) {
-    if (errno != EINTR) return -1;
+    if (errno != EINTR)
+      return -1;
   }
   return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
@@ -48,15 +50,20 @@ static int draw(const char *dir, const char *tmpdir, const char *name, const cha
   snprintf(tmp_png, sizeof tmp_png, "%s/%s", tmpdir, name);
   snprintf(script, sizeof script, "%s/%s.gp", tmpdir, name);
   FILE *f = fopen(script, "w");
-  if (!f) return -1;
-  fprintf(f, "set terminal pngcairo size 1200,650 noenhanced font ',11'\nset output '%s'\n%s\nunset output\n", tmp_png, body);
-  if (fclose(f) != 0) return -1;
+  if (!f)
+    return -1;
+  fprintf(f, "set terminal pngcairo size 1200,650 noenhanced font ',11'\nset output '%s'\n%s\nunset output\n", tmp_png,
+          body);
+  if (fclose(f) != 0)
+    return -1;
   int rc = run_gnuplot(script);
   remove(script);
   if (rc != 0) {
     remove(tmp_png);
-    if (rc == 127) fprintf(stderr, "error: plot: gnuplot not found (install gnuplot-nox)\n");
-    else fprintf(stderr, "error: plot: gnuplot failed on %s\n", name);
+    if (rc == 127)
+      fprintf(stderr, "error: plot: gnuplot not found (install gnuplot-nox)\n");
+    else
+      fprintf(stderr, "error: plot: gnuplot failed on %s\n", name);
     return -1;
   }
   /* A rename across file systems fails: copy then. */
@@ -68,9 +75,12 @@ static int draw(const char *dir, const char *tmpdir, const char *name, const cha
     int ok = a && b;
     char buf[65536];
     size_t k;
-    while (ok && (k = fread(buf, 1, sizeof buf, a)) > 0) ok = fwrite(buf, 1, k, b) == k;
-    if (a) fclose(a);
-    if (b && fclose(b) != 0) ok = 0;
+    while (ok && (k = fread(buf, 1, sizeof buf, a)) > 0)
+      ok = fwrite(buf, 1, k, b) == k;
+    if (a)
+      fclose(a);
+    if (b && fclose(b) != 0)
+      ok = 0;
     remove(tmp_png);
     if (!ok || rename(tpng, png) != 0) {
       remove(tpng);
@@ -102,15 +112,18 @@ static void plot_select(plot_ctx *p, double scale, int threads, int streams)
   p->sel_t = threads;
   p->sel_g = streams;
   p->sel_stdp = d->n ? d->runs[0].stdp : 1;
-  if (p->sel_scale > 0 && p->sel_t >= 0 && p->sel_g >= 0) return;
+  if (p->sel_scale > 0 && p->sel_t >= 0 && p->sel_g >= 0)
+    return;
   p->sel_scale = 0.0;
   for (size_t i = 0; i < d->n; ++i) {
     const run_rec *r = &d->runs[i];
-    if (!(r->c.TC > 0 && r->c.TG > 0 && r->c.alpha > 0 && r->c.alpha < 1)) continue;
-    if (scale > 0 && r->scale != scale) continue;
+    if (!(r->c.TC > 0 && r->c.TG > 0 && r->c.alpha > 0 && r->c.alpha < 1))
+      continue;
+    if (scale > 0 && r->scale != scale)
+      continue;
     int better = r->scale > p->sel_scale ||
-                 (r->scale == p->sel_scale && (r->c.TC + r->c.TG < p->sel_t + p->sel_g ||
-                                               (r->c.TC + r->c.TG == p->sel_t + p->sel_g && r->c.TC < p->sel_t)));
+      (r->scale == p->sel_scale &&
+       (r->c.TC + r->c.TG < p->sel_t + p->sel_g || (r->c.TC + r->c.TG == p->sel_t + p->sel_g && r->c.TC < p->sel_t)));
     if (p->sel_scale <= 0 || better) {
       p->sel_scale = r->scale;
       p->sel_t = (int)r->c.TC;
@@ -132,7 +145,8 @@ static void plot_data_measured(const plot_ctx *p, FILE *a)
     for (size_t i = 0; i < p->d.n; ++i) {
       const run_rec *r = &p->d.runs[i];
       int s = pm_is_cpu_only(&r->c) ? 0 : pm_is_gpu_only(&r->c) ? 1 : 2;
-      if (s == st && isfinite(p->pred[i])) fprintf(a, "%.6g %.6g\n", r->t, p->pred[i]);
+      if (s == st && isfinite(p->pred[i]))
+        fprintf(a, "%.6g %.6g\n", r->t, p->pred[i]);
     }
     fprintf(a, "\n\n");
   }
@@ -151,7 +165,8 @@ static int plot_data_alpha(const plot_ctx *p, FILE *b, FILE *c, double *best_a, 
     const run_rec *r = &p->d.runs[i];
     if (r->scale == p->sel_scale && r->c.TC == p->sel_t && r->c.TG == p->sel_g && r->stdp == p->sel_stdp) {
       fprintf(b, "%.6g %.6g\n", r->c.alpha, r->t);
-      if (!have) base = r->c;
+      if (!have)
+        base = r->c;
       have = 1;
     }
   }
@@ -222,14 +237,18 @@ static size_t *plot_phase_order(const plot_ctx *p, size_t *no)
   size_t *ord = malloc((d->n ? d->n : 1) * sizeof *ord);
   *no = 0;
   for (size_t i = 0; ord && i < d->n; ++i) {
-    if (d->runs[i].scale == p->sel_scale && d->runs[i].stdp == p->sel_stdp) ord[(*no)++] = i;
+    if (d->runs[i].scale == p->sel_scale && d->runs[i].stdp == p->sel_stdp)
+      ord[(*no)++] = i;
   }
   for (size_t i = 1; i < *no; ++i) {
     for (size_t k = i; k > 0; --k) {
       const nestcl_pm_config *a = &d->runs[ord[k - 1]].c, *b = &d->runs[ord[k]].c;
       int gt = a->TC != b->TC ? a->TC > b->TC : a->TG != b->TG ? a->TG > b->TG : a->alpha > b->alpha;
-      if (!gt) break;
-      size_t t = ord[k]; ord[k] = ord[k - 1]; ord[k - 1] = t;
+      if (!gt)
+        break;
+      size_t t = ord[k];
+      ord[k] = ord[k - 1];
+      ord[k - 1] = t;
     }
   }
   return ord;
@@ -249,8 +268,8 @@ static void plot_phase_rows(const plot_ctx *p, const run_rec *r, FILE *e)
   double pd = (o.cpu_deliver * r->c.TC + o.gpu_deliver * r->c.TG) / vps;
   double pser = o.barriers + o.exchange + o.mpi;
   double mw = r->t - mu - md - mser, pw = o.wall - pu - pd - pser;
-  fprintf(e, "\"%dT %dG %.1f\" %.6g %.6g %.6g %.6g\n", (int)r->c.TC, (int)r->c.TG, r->c.alpha, mu, md,
-          mw > 0 ? mw : 0, mser);
+  fprintf(e, "\"%dT %dG %.1f\" %.6g %.6g %.6g %.6g\n", (int)r->c.TC, (int)r->c.TG, r->c.alpha, mu, md, mw > 0 ? mw : 0,
+          mser);
   fprintf(e, "\"\" %.6g %.6g %.6g %.6g\n\"\" 0 0 0 0\n", pu, pd, pw > 0 ? pw : 0, pser);
 }
 
@@ -271,8 +290,10 @@ static int plot_phases(plot_ctx *p)
     row++;
   }
   free(ord);
-  if (e) fclose(e);
-  if (code) return code;
+  if (e)
+    fclose(e);
+  if (code)
+    return code;
   snprintf(p->body, sizeof p->body,
            "set title 'scale %g: phases per configuration (threads T, streams G, alpha), measured (left) "
            "and predicted (right), mean over VPs' font ',10'\n"
@@ -294,9 +315,12 @@ static int plot_all(plot_ctx *p)
   FILE *b = fopen(p->dat[1], "w"), *c = fopen(p->dat[2], "w");
   if (!a || !b || !c) {
     fprintf(stderr, "error: plot: cannot write data in %s: %s\n", p->tmpdir, strerror(errno));
-    if (a) fclose(a);
-    if (b) fclose(b);
-    if (c) fclose(c);
+    if (a)
+      fclose(a);
+    if (b)
+      fclose(b);
+    if (c)
+      fclose(c);
     return CLI_RUNTIME;
   }
   plot_data_measured(p, a);
@@ -306,8 +330,10 @@ static int plot_all(plot_ctx *p)
   fclose(b);
   fclose(c);
   code = plot_measured(p);
-  if (!code) code = plot_alpha(p, have, best_a, best_w);
-  if (!code) code = plot_phases(p);
+  if (!code)
+    code = plot_alpha(p, have, best_a, best_w);
+  if (!code)
+    code = plot_phases(p);
   return code;
 }
 
@@ -351,7 +377,8 @@ int pm_plot(int argc, char **argv)
 {
   pm_flags f;
   int code = plot_flags(argc, argv, &f);
-  if (code >= 0) return code;
+  if (code >= 0)
+    return code;
   plot_ctx *p = calloc(1, sizeof *p);
   if (!p) {
     free(f.files);
@@ -367,17 +394,20 @@ int pm_plot(int argc, char **argv)
   }
   p->pred = malloc(p->d.n * sizeof *p->pred);
   code = p->pred ? pm_fit_sweep(&p->d, f.folds, &p->prof, p->pred) : CLI_RUNTIME;
-  if (!code) plot_select(p, f.scale, f.threads, f.streams);
+  if (!code)
+    plot_select(p, f.scale, f.threads, f.streams);
   const char *td = getenv("TMPDIR");
   snprintf(p->tmpdir, sizeof p->tmpdir, "%s/nestcl-plot-XXXXXX", td && *td ? td : "/tmp");
   if (!code && !mkdtemp(p->tmpdir)) {
     fprintf(stderr, "error: plot: cannot make a temporary folder: %s\n", strerror(errno));
     code = CLI_RUNTIME;
   }
-  for (int k = 0; k < 3; ++k) snprintf(p->dat[k], sizeof p->dat[k], "%s/d%d.dat", p->tmpdir, k);
+  for (int k = 0; k < 3; ++k)
+    snprintf(p->dat[k], sizeof p->dat[k], "%s/d%d.dat", p->tmpdir, k);
   if (!code) {
     code = plot_all(p);
-    for (int k = 0; k < 3; ++k) remove(p->dat[k]);
+    for (int k = 0; k < 3; ++k)
+      remove(p->dat[k]);
     rmdir(p->tmpdir);
   }
   if (!code) {
@@ -388,4 +418,3 @@ int pm_plot(int argc, char **argv)
   free(p);
   return code;
 }
-

@@ -12,8 +12,8 @@
 
 #include "pm_profile.h"
 
-int pm_resolve_profile(const char *device_spec, const char *profile_file, nestcl_pm_profile *p, char *path,
-                       size_t cap, nestcl_device_info *dev)
+int pm_resolve_profile(const char *device_spec, const char *profile_file, nestcl_pm_profile *p, char *path, size_t cap,
+                       nestcl_device_info *dev)
 {
   int rc = nestcl_select_device(device_spec, dev);
   if (rc) {
@@ -32,13 +32,16 @@ int pm_resolve_profile(const char *device_spec, const char *profile_file, nestcl
     int n = 0, found = 0;
     if (nestcl_list_devices(&all, &n) == 0) {
       for (int i = 0; i < n; ++i) {
-        found |= strcmp(all[i].device_name, p->device_name) == 0 && strcmp(all[i].driver_version, p->device_driver) == 0;
+        found |=
+          strcmp(all[i].device_name, p->device_name) == 0 && strcmp(all[i].driver_version, p->device_driver) == 0;
       }
     }
     free(all);
     if (!found) {
-      fprintf(stderr, "error: profile %s is of device '%s' (driver %s), which this machine does not have "
-                      "(nestcl-info lists the devices)\n", profile_file, p->device_name, p->device_driver);
+      fprintf(stderr,
+              "error: profile %s is of device '%s' (driver %s), which this machine does not have "
+              "(nestcl-info lists the devices)\n",
+              profile_file, p->device_name, p->device_driver);
       return PM_PROFILE_ERROR;
     }
     if (strcmp(p->device_name, dev->device_name) != 0 || strcmp(p->device_driver, dev->driver_version) != 0) {
@@ -49,10 +52,14 @@ int pm_resolve_profile(const char *device_spec, const char *profile_file, nestcl
     return PM_PROFILE_OK;
   }
   switch (nestcl_pm_profile_find("hpc_benchmark", dev->device_name, dev->driver_version, p, path, cap)) {
-  case NESTCL_PM_FOUND: return PM_PROFILE_OK;
-  case NESTCL_PM_NO_CACHE: return PM_PROFILE_NO_CACHE;
-  case NESTCL_PM_MISSING: return PM_PROFILE_MISSING;
-  default: return PM_PROFILE_CORRUPT;
+  case NESTCL_PM_FOUND:
+    return PM_PROFILE_OK;
+  case NESTCL_PM_NO_CACHE:
+    return PM_PROFILE_NO_CACHE;
+  case NESTCL_PM_MISSING:
+    return PM_PROFILE_MISSING;
+  default:
+    return PM_PROFILE_CORRUPT;
   }
 }
 
@@ -74,7 +81,8 @@ int pm_candidates(const nestcl_pm_profile *p, const nestcl_pm_config *base, int 
   int n = 0;
   for (int t = t_lo; t <= t_hi; ++t) {
     for (int g = g_lo; g <= g_hi; ++g) {
-      if (t + g < 1) continue;
+      if (t + g < 1)
+        continue;
       pm_candidate k;
       k.c = *base;
       k.c.TC = t;
@@ -86,4 +94,3 @@ int pm_candidates(const nestcl_pm_profile *p, const nestcl_pm_config *base, int 
   qsort(out, (size_t)n, sizeof *out, cmp_candidate);
   return n;
 }
-

@@ -15,8 +15,8 @@ enum { PM_PROFILE_OK, PM_PROFILE_MISSING, PM_PROFILE_CORRUPT, PM_PROFILE_NO_CACH
  * MISSING, CORRUPT (also stale: another core count; the reason in
  * nestcl_last_error()) and NO_CACHE leave the choice to the caller.
  */
-int pm_resolve_profile(const char *device_spec, const char *profile_file, nestcl_pm_profile *p, char *path,
-                       size_t cap, nestcl_device_info *dev);
+int pm_resolve_profile(const char *device_spec, const char *profile_file, nestcl_pm_profile *p, char *path, size_t cap,
+                       nestcl_device_info *dev);
 /* The model's configuration of hpc_benchmark at a scale (the rate from the profile's table). */
 void pm_hpc_config(const nestcl_pm_profile *p, double scale, int stdp, int ranks, nestcl_pm_config *c);
 

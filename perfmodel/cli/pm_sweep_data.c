@@ -64,7 +64,8 @@ int pm_read_sweeps(char **files, int n_files, sweep_data *d)
     int code = CLI_OK;
     while ((len = getline(&line, &cap, f)) >= 0) {
       lineno++;
-      if (len == 0 || (len == 1 && line[0] == '\n')) continue;
+      if (len == 0 || (len == 1 && line[0] == '\n'))
+        continue;
       char err[256];
       pmj *v = pmj_parse(line, (size_t)len, err, sizeof err);
       if (!v) {
@@ -73,15 +74,17 @@ int pm_read_sweeps(char **files, int n_files, sweep_data *d)
         break;
       }
       const char *schema = pmj_string(v, "schema"), *dn = pmj_string(v, "device_name"),
-                 *dd = pmj_string(v, "device_driver"), *bm = pmj_string(v, "benchmark"), *syn = pmj_string(v, "synapse");
+                 *dd = pmj_string(v, "device_driver"), *bm = pmj_string(v, "benchmark"),
+                 *syn = pmj_string(v, "synapse");
       int ok = 1;
       run_rec r;
       read_run(v, &r, &ok);
       r.stdp = syn && strcmp(syn, "stdp") == 0;
-      if (!schema || strcmp(schema, "nestcl-sweep/1") != 0 || !dn || !dd || !bm || !syn || !ok ||
-          !(r.t > 0) || !(r.c.N > 0) || r.c.TC < 0 || r.c.TG < 0 || r.c.TC + r.c.TG < 1 || !(r.c.P >= 1) ||
+      if (!schema || strcmp(schema, "nestcl-sweep/1") != 0 || !dn || !dd || !bm || !syn || !ok || !(r.t > 0) ||
+          !(r.c.N > 0) || r.c.TC < 0 || r.c.TG < 0 || r.c.TC + r.c.TG < 1 || !(r.c.P >= 1) ||
           !(r.c.alpha >= 0 && r.c.alpha <= 1) || !(r.c.M >= 1)) {
-        fprintf(stderr, "error: %s:%ld: not a nestcl-sweep/1 line with valid inputs and a measured time\n", files[fi], lineno);
+        fprintf(stderr, "error: %s:%ld: not a nestcl-sweep/1 line with valid inputs and a measured time\n", files[fi],
+                lineno);
         pmj_free(v);
         code = CLI_USAGE;
         break;
@@ -91,10 +94,11 @@ int pm_read_sweeps(char **files, int n_files, sweep_data *d)
         snprintf(d->device_driver, sizeof d->device_driver, "%s", dd);
         snprintf(d->benchmark, sizeof d->benchmark, "%s", bm);
         d->cores = (int)r.c.P;
-      } else if (strcmp(d->device_name, dn) != 0 || strcmp(d->device_driver, dd) != 0 || strcmp(d->benchmark, bm) != 0 ||
-                 d->cores != (int)r.c.P) {
-        fprintf(stderr, "error: %s:%ld: a run of %s on '%s' (%s, %d cores) among runs of %s on '%s' (%s, %d cores): "
-                        "a profile describes one device on one host\n",
+      } else if (strcmp(d->device_name, dn) != 0 || strcmp(d->device_driver, dd) != 0 ||
+                 strcmp(d->benchmark, bm) != 0 || d->cores != (int)r.c.P) {
+        fprintf(stderr,
+                "error: %s:%ld: a run of %s on '%s' (%s, %d cores) among runs of %s on '%s' (%s, %d cores): "
+                "a profile describes one device on one host\n",
                 files[fi], lineno, bm, dn, dd, (int)r.c.P, d->benchmark, d->device_name, d->device_driver, d->cores);
         pmj_free(v);
         code = CLI_USAGE;
@@ -136,12 +140,16 @@ double pm_median(double *v, size_t n)
 {
   size_t m = 0;
   for (size_t i = 0; i < n; ++i) {
-    if (isfinite(v[i])) v[m++] = v[i];
+    if (isfinite(v[i]))
+      v[m++] = v[i];
   }
-  if (m == 0) return NAN;
+  if (m == 0)
+    return NAN;
   for (size_t i = 1; i < m; ++i) {
     for (size_t k = i; k > 0 && v[k - 1] > v[k]; --k) {
-      double t = v[k]; v[k] = v[k - 1]; v[k - 1] = t;
+      double t = v[k];
+      v[k] = v[k - 1];
+      v[k - 1] = t;
     }
   }
   return m % 2 ? v[m / 2] : 0.5 * (v[m / 2 - 1] + v[m / 2]);
@@ -150,7 +158,7 @@ double pm_median(double *v, size_t n)
 static int same_config(const run_rec *a, const run_rec *b)
 {
   return a->scale == b->scale && a->stdp == b->stdp && a->c.TC == b->c.TC && a->c.TG == b->c.TG && a->c.M == b->c.M &&
-         fabs(a->c.alpha - b->c.alpha) < 1e-9 && a->c.N == b->c.N;
+    fabs(a->c.alpha - b->c.alpha) < 1e-9 && a->c.N == b->c.N;
 }
 
 /*
@@ -169,21 +177,36 @@ static void merge_repeats(sweep_data *d)
   }
   size_t out = 0;
   for (size_t i = 0; i < d->n; ++i) {
-    if (used[i]) continue;
+    if (used[i])
+      continue;
     size_t m = 0;
     double *v[8];
-    for (int k = 0; k < 8; ++k) v[k] = buf + (size_t)k * d->n;
+    for (int k = 0; k < 8; ++k)
+      v[k] = buf + (size_t)k * d->n;
     for (size_t j = i; j < d->n; ++j) {
-      if (used[j] || !same_config(&d->runs[i], &d->runs[j])) continue;
+      if (used[j] || !same_config(&d->runs[i], &d->runs[j]))
+        continue;
       used[j] = 1;
       const run_rec *r = &d->runs[j];
-      v[0][m] = r->t; v[1][m] = r->cu; v[2][m] = r->cd; v[3][m] = r->gu;
-      v[4][m] = r->gd; v[5][m] = r->exch; v[6][m] = r->wait; v[7][m] = r->c.F;
+      v[0][m] = r->t;
+      v[1][m] = r->cu;
+      v[2][m] = r->cd;
+      v[3][m] = r->gu;
+      v[4][m] = r->gd;
+      v[5][m] = r->exch;
+      v[6][m] = r->wait;
+      v[7][m] = r->c.F;
       m++;
     }
     run_rec r = d->runs[i];
-    r.t = pm_median(v[0], m); r.cu = pm_median(v[1], m); r.cd = pm_median(v[2], m); r.gu = pm_median(v[3], m);
-    r.gd = pm_median(v[4], m); r.exch = pm_median(v[5], m); r.wait = pm_median(v[6], m); r.c.F = pm_median(v[7], m);
+    r.t = pm_median(v[0], m);
+    r.cu = pm_median(v[1], m);
+    r.cd = pm_median(v[2], m);
+    r.gu = pm_median(v[3], m);
+    r.gd = pm_median(v[4], m);
+    r.exch = pm_median(v[5], m);
+    r.wait = pm_median(v[6], m);
+    r.c.F = pm_median(v[7], m);
     r.repeats = (int)m;
     d->runs[out++] = r;
   }
@@ -192,8 +215,14 @@ static void merge_repeats(sweep_data *d)
   free(used);
 }
 
-int pm_is_cpu_only(const nestcl_pm_config *c) { return c->TG <= 0 || (c->TC > 0 && c->alpha <= 0); }
-int pm_is_gpu_only(const nestcl_pm_config *c) { return c->TC <= 0 || c->alpha >= 1; }
+int pm_is_cpu_only(const nestcl_pm_config *c)
+{
+  return c->TG <= 0 || (c->TC > 0 && c->alpha <= 0);
+}
+int pm_is_gpu_only(const nestcl_pm_config *c)
+{
+  return c->TC <= 0 || c->alpha >= 1;
+}
 
 /* Observations: the wall time of every run, and the phase times of single-kind runs. run_of_obs maps back. */
 static nestcl_pm_obs *make_obs(const sweep_data *d, size_t *n_obs, size_t **run_of_obs)
@@ -212,11 +241,23 @@ static nestcl_pm_obs *make_obs(const sweep_data *d, size_t *n_obs, size_t **run_
     map[n] = i;
     o[n++] = b;
     if (pm_is_cpu_only(&r->c) && isfinite(r->cu) && isfinite(r->cd)) {
-      b.out = NESTCL_PM_CPU_UPDATE; b.y = r->cu; map[n] = i; o[n++] = b;
-      b.out = NESTCL_PM_CPU_DELIVER; b.y = r->cd; map[n] = i; o[n++] = b;
+      b.out = NESTCL_PM_CPU_UPDATE;
+      b.y = r->cu;
+      map[n] = i;
+      o[n++] = b;
+      b.out = NESTCL_PM_CPU_DELIVER;
+      b.y = r->cd;
+      map[n] = i;
+      o[n++] = b;
     } else if (pm_is_gpu_only(&r->c) && isfinite(r->gu) && isfinite(r->gd)) {
-      b.out = NESTCL_PM_GPU_UPDATE; b.y = r->gu; map[n] = i; o[n++] = b;
-      b.out = NESTCL_PM_GPU_DELIVER; b.y = r->gd; map[n] = i; o[n++] = b;
+      b.out = NESTCL_PM_GPU_UPDATE;
+      b.y = r->gu;
+      map[n] = i;
+      o[n++] = b;
+      b.out = NESTCL_PM_GPU_DELIVER;
+      b.y = r->gd;
+      map[n] = i;
+      o[n++] = b;
     }
   }
   *n_obs = n;
@@ -239,18 +280,23 @@ static void rate_tables(const sweep_data *d, nestcl_pm_profile *p)
     double Ns[NESTCL_PM_RATE_POINTS];
     int nN = 0;
     for (size_t i = 0; i < d->n; ++i) {
-      if (d->runs[i].stdp != s) continue;
+      if (d->runs[i].stdp != s)
+        continue;
       int seen = 0;
-      for (int k = 0; k < nN; ++k) seen |= Ns[k] == d->runs[i].c.N;
-      if (!seen && nN < NESTCL_PM_RATE_POINTS) Ns[nN++] = d->runs[i].c.N;
+      for (int k = 0; k < nN; ++k)
+        seen |= Ns[k] == d->runs[i].c.N;
+      if (!seen && nN < NESTCL_PM_RATE_POINTS)
+        Ns[nN++] = d->runs[i].c.N;
     }
     qsort(Ns, (size_t)nN, sizeof *Ns, pm_cmp_double);
     double *f = malloc((d->n ? d->n : 1) * sizeof *f);
-    if (!f) return;
+    if (!f)
+      return;
     for (int k = 0; k < nN; ++k) {
       size_t m = 0;
       for (size_t i = 0; i < d->n; ++i) {
-        if (d->runs[i].stdp == s && d->runs[i].c.N == Ns[k]) f[m++] = d->runs[i].c.F;
+        if (d->runs[i].stdp == s && d->runs[i].c.N == Ns[k])
+          f[m++] = d->runs[i].c.F;
       }
       qsort(f, m, sizeof *f, pm_cmp_double);
       t->N[t->n] = Ns[k];
@@ -281,9 +327,11 @@ int pm_fit_sweep(const sweep_data *d, int folds, nestcl_pm_profile *prof, double
   }
   int rc = nestcl_pm_fit_profile(obs, n_obs, folds, prof, held);
   if (!rc && run_pred) {
-    for (size_t i = 0; i < d->n; ++i) run_pred[i] = NAN;
+    for (size_t i = 0; i < d->n; ++i)
+      run_pred[i] = NAN;
     for (size_t k = 0; k < n_obs; ++k) {
-      if (obs[k].out == NESTCL_PM_WALL) run_pred[map[k]] = held[k];
+      if (obs[k].out == NESTCL_PM_WALL)
+        run_pred[map[k]] = held[k];
     }
   }
   free(obs);
@@ -301,9 +349,9 @@ int pm_fit_files(char **files, int n_files, int folds, nestcl_pm_profile *prof)
 {
   sweep_data d;
   int code = pm_read_sweeps(files, n_files, &d);
-  if (code) return code;
+  if (code)
+    return code;
   code = pm_fit_sweep(&d, folds, prof, NULL);
   free(d.runs);
   return code;
 }
-

@@ -17,7 +17,7 @@ typedef struct run_rec {
   int stdp;
   double scale;
   double t, cu, cd, gu, gd, exch, wait; /* measured, per simulated second (NAN: none) */
-  int repeats;                          /* runs of this configuration, merged into medians */
+  int repeats; /* runs of this configuration, merged into medians */
 } run_rec;
 
 typedef struct sweep_data {

@@ -145,7 +145,8 @@ void pm_child_error(const char *err_path, char *out, size_t cap)
   char line[1024];
   while (fgets(line, sizeof line, f)) {
     size_t n = strlen(line);
-    while (n && (line[n - 1] == '\n' || line[n - 1] == '\r')) line[--n] = 0;
+    while (n && (line[n - 1] == '\n' || line[n - 1] == '\r'))
+      line[--n] = 0;
     if (n) {
       snprintf(out, cap, "%s", line);
     }
@@ -190,9 +191,15 @@ static int sweep_line(json *j, const pmj *r, const sweep_cfg *c, const char *ben
     n_all += n;
     if (is_gpu) {
       n_gpu += n;
-      if (n > 0) { gu += upd; gd += del; ng++; }
+      if (n > 0) {
+        gu += upd;
+        gd += del;
+        ng++;
+      }
     } else if (n > 0) {
-      cu += upd; cd += del; nc++;
+      cu += upd;
+      cd += del;
+      nc++;
     }
   }
   if (!ok || !(n_all > 0)) {
@@ -200,42 +207,86 @@ static int sweep_line(json *j, const pmj *r, const sweep_cfg *c, const char *ben
     return -1;
   }
   json_begin_object(j);
-  json_key(j, "schema"); json_string(j, "nestcl-sweep/1");
-  json_key(j, "benchmark"); json_string(j, benchmark);
+  json_key(j, "schema");
+  json_string(j, "nestcl-sweep/1");
+  json_key(j, "benchmark");
+  json_string(j, benchmark);
   /* The device of the streams, also on CPU-only lines: a profile describes one machine with one device. */
-  json_key(j, "device_name"); json_string(j, dev->device_name);
-  json_key(j, "device_driver"); json_string(j, dev->driver_version);
-  json_key(j, "cores"); json_integer(j, sysconf(_SC_NPROCESSORS_ONLN));
-  json_key(j, "repeat"); json_integer(j, repeat);
-  json_key(j, "scale"); json_number(j, c->scale);
-  json_key(j, "synapse"); json_string(j, c->stdp ? "stdp" : "static");
-  json_key(j, "alpha_set"); if (c->alpha >= 0) json_number(j, c->alpha); else json_null(j);
+  json_key(j, "device_name");
+  json_string(j, dev->device_name);
+  json_key(j, "device_driver");
+  json_string(j, dev->driver_version);
+  json_key(j, "cores");
+  json_integer(j, sysconf(_SC_NPROCESSORS_ONLN));
+  json_key(j, "repeat");
+  json_integer(j, repeat);
+  json_key(j, "scale");
+  json_number(j, c->scale);
+  json_key(j, "synapse");
+  json_string(j, c->stdp ? "stdp" : "static");
+  json_key(j, "alpha_set");
+  if (c->alpha >= 0)
+    json_number(j, c->alpha);
+  else
+    json_null(j);
   json_key(j, "inputs");
   json_begin_object(j);
-  json_key(j, "N"); json_number(j, NE + NI);
-  json_key(j, "K"); json_number(j, CE + CI);
-  json_key(j, "F"); json_number(j, rate);
-  json_key(j, "M"); json_integer(j, c->ranks);
-  json_key(j, "TC"); json_integer(j, c->threads);
-  json_key(j, "TG"); json_integer(j, c->streams);
+  json_key(j, "N");
+  json_number(j, NE + NI);
+  json_key(j, "K");
+  json_number(j, CE + CI);
+  json_key(j, "F");
+  json_number(j, rate);
+  json_key(j, "M");
+  json_integer(j, c->ranks);
+  json_key(j, "TC");
+  json_integer(j, c->threads);
+  json_key(j, "TG");
+  json_integer(j, c->streams);
   /* The share of the rank's neurons that the streams hold, as built (rank 0's VPs). */
-  json_key(j, "alpha"); json_number(j, n_gpu / n_all);
-  json_key(j, "phi"); json_number(j, syn > 0 ? psyn / syn : 0.0);
-  json_key(j, "steps_per_s"); json_number(j, 1000.0 / dt);
-  json_key(j, "super_steps_per_s"); json_number(j, 1000.0 / (dt * min_delay));
+  json_key(j, "alpha");
+  json_number(j, n_gpu / n_all);
+  json_key(j, "phi");
+  json_number(j, syn > 0 ? psyn / syn : 0.0);
+  json_key(j, "steps_per_s");
+  json_number(j, 1000.0 / dt);
+  json_key(j, "super_steps_per_s");
+  json_number(j, 1000.0 / (dt * min_delay));
   json_end_object(j);
   json_key(j, "measured");
   json_begin_object(j);
-  json_key(j, "simtime_ms"); json_number(j, simtime);
-  json_key(j, "wall_s"); json_number(j, wall);
-  json_key(j, "t"); json_number(j, wall / sim_s);
-  json_key(j, "cpu_update"); if (nc) json_number(j, cu / nc / sim_s); else json_null(j);
-  json_key(j, "cpu_deliver"); if (nc) json_number(j, cd / nc / sim_s); else json_null(j);
-  json_key(j, "gpu_update"); if (ng) json_number(j, gu / ng / sim_s); else json_null(j);
-  json_key(j, "gpu_deliver"); if (ng) json_number(j, gd / ng / sim_s); else json_null(j);
-  json_key(j, "exchange"); json_number(j, ser / (double)vps->n / sim_s);
-  json_key(j, "wait"); json_number(j, wait / (double)vps->n / sim_s);
-  json_key(j, "build_s"); json_number(j, pmj_number(r, "build_time_s.total", &ok));
+  json_key(j, "simtime_ms");
+  json_number(j, simtime);
+  json_key(j, "wall_s");
+  json_number(j, wall);
+  json_key(j, "t");
+  json_number(j, wall / sim_s);
+  json_key(j, "cpu_update");
+  if (nc)
+    json_number(j, cu / nc / sim_s);
+  else
+    json_null(j);
+  json_key(j, "cpu_deliver");
+  if (nc)
+    json_number(j, cd / nc / sim_s);
+  else
+    json_null(j);
+  json_key(j, "gpu_update");
+  if (ng)
+    json_number(j, gu / ng / sim_s);
+  else
+    json_null(j);
+  json_key(j, "gpu_deliver");
+  if (ng)
+    json_number(j, gd / ng / sim_s);
+  else
+    json_null(j);
+  json_key(j, "exchange");
+  json_number(j, ser / (double)vps->n / sim_s);
+  json_key(j, "wait");
+  json_number(j, wait / (double)vps->n / sim_s);
+  json_key(j, "build_s");
+  json_number(j, pmj_number(r, "build_time_s.total", &ok));
   json_end_object(j);
   json_end_object(j);
   return 0;
@@ -282,13 +333,28 @@ typedef struct sweep_opts {
 
 static void sweep_defaults(sweep_opts *o)
 {
-  static const sweep_opts d = {{0.05, 0.1, 0.2, 0.3, 0.5}, {1, 2}, {1, 2, 3}, {0.1, 0.3, 0.5, 0.7, 0.9}, {1},
-                               5, 2, 3, 5, 1,
-                               {1, 0}, 2,
-                               100.0, 20.0, 3600.0,
-                               1, 1,
-                               NULL, NULL, "mpiexec",
-                               0, 0};
+  static const sweep_opts d = {{0.05, 0.1, 0.2, 0.3, 0.5},
+                               {1, 2},
+                               {1, 2, 3},
+                               {0.1, 0.3, 0.5, 0.7, 0.9},
+                               {1},
+                               5,
+                               2,
+                               3,
+                               5,
+                               1,
+                               {1, 0},
+                               2,
+                               100.0,
+                               20.0,
+                               3600.0,
+                               1,
+                               1,
+                               NULL,
+                               NULL,
+                               "mpiexec",
+                               0,
+                               0};
   *o = d;
 }
 
@@ -299,8 +365,10 @@ static int parse_synapses(sweep_opts *o, const char *v)
   const char *s = v ? v : "";
   while (*s) {
     size_t n = strcspn(s, ",");
-    if (n == 4 && strncmp(s, "stdp", 4) == 0 && o->n_syn < 2) o->syn[o->n_syn++] = 1;
-    else if (n == 6 && strncmp(s, "static", 6) == 0 && o->n_syn < 2) o->syn[o->n_syn++] = 0;
+    if (n == 4 && strncmp(s, "stdp", 4) == 0 && o->n_syn < 2)
+      o->syn[o->n_syn++] = 1;
+    else if (n == 6 && strncmp(s, "static", 6) == 0 && o->n_syn < 2)
+      o->syn[o->n_syn++] = 0;
     else {
       fprintf(stderr, "error: --synapses: '%.*s' is not stdp or static (at most both, once each)\n", (int)n, s);
       return -1;
@@ -352,13 +420,16 @@ static int sweep_flag(sweep_opts *o, const char *a, const char *v, int *takes)
   } else if (strcmp(a, "--scales") == 0) {
     return pm_parse_list(a, v, 1e-3, 1000.0, o->scales, &o->n_scales);
   } else if (strcmp(a, "--threads") == 0) {
-    if (pm_parse_list(a, v, 0, 256, o->threads, &o->n_threads) || !is_int_list(a, o->threads, o->n_threads)) return -1;
+    if (pm_parse_list(a, v, 0, 256, o->threads, &o->n_threads) || !is_int_list(a, o->threads, o->n_threads))
+      return -1;
   } else if (strcmp(a, "--streams") == 0) {
-    if (pm_parse_list(a, v, 0, 64, o->streams, &o->n_streams) || !is_int_list(a, o->streams, o->n_streams)) return -1;
+    if (pm_parse_list(a, v, 0, 64, o->streams, &o->n_streams) || !is_int_list(a, o->streams, o->n_streams))
+      return -1;
   } else if (strcmp(a, "--alphas") == 0) {
     return pm_parse_list(a, v, 0.0, 1.0, o->alphas, &o->n_alphas);
   } else if (strcmp(a, "--ranks") == 0) {
-    if (pm_parse_list(a, v, 1, 1024, o->ranks, &o->n_ranks) || !is_int_list(a, o->ranks, o->n_ranks)) return -1;
+    if (pm_parse_list(a, v, 1, 1024, o->ranks, &o->n_ranks) || !is_int_list(a, o->ranks, o->n_ranks))
+      return -1;
   } else if (strcmp(a, "--synapses") == 0) {
     return parse_synapses(o, v);
   } else if (strcmp(a, "--simtime") == 0 || strcmp(a, "--presim") == 0 || strcmp(a, "--budget") == 0) {
@@ -391,7 +462,8 @@ static int sweep_parse(int argc, char **argv, sweep_opts *o)
     const char *v = i + 1 < argc ? argv[i + 1] : NULL;
     int takes;
     int r = sweep_flag(o, a, v, &takes);
-    if (r) return r;
+    if (r)
+      return r;
     if (takes) {
       if (!v) {
         fprintf(stderr, "error: %s needs a value\n", a);
@@ -411,14 +483,16 @@ static int sweep_parse(int argc, char **argv, sweep_opts *o)
 static size_t design_cell(const sweep_opts *o, sweep_cfg c, int r, sweep_cfg *cfgs, int *rep, size_t n)
 {
   for (int t = 0; t < o->n_threads; ++t) {
-    if (o->threads[t] < 1) continue;
+    if (o->threads[t] < 1)
+      continue;
     c.threads = (int)o->threads[t];
     c.streams = 0;
     rep[n] = r;
     cfgs[n++] = c;
   }
   for (int g = 0; g < o->n_streams; ++g) {
-    if (o->streams[g] < 1) continue;
+    if (o->streams[g] < 1)
+      continue;
     c.threads = 0;
     c.streams = (int)o->streams[g];
     rep[n] = r;
@@ -427,7 +501,8 @@ static size_t design_cell(const sweep_opts *o, sweep_cfg c, int r, sweep_cfg *cf
   for (int t = 0; t < o->n_threads; ++t)
     for (int g = 0; g < o->n_streams; ++g)
       for (int a = 0; a < o->n_alphas; ++a) {
-        if (o->threads[t] < 1 || o->streams[g] < 1 || o->alphas[a] <= 0.0 || o->alphas[a] >= 1.0) continue;
+        if (o->threads[t] < 1 || o->streams[g] < 1 || o->alphas[a] <= 0.0 || o->alphas[a] >= 1.0)
+          continue;
         c.threads = (int)o->threads[t];
         c.streams = (int)o->streams[g];
         c.alpha = o->alphas[a];
@@ -457,7 +532,7 @@ static void shuffle(sweep_cfg *cfgs, int *rep, size_t n, long order_seed)
 static int sweep_design(const sweep_opts *o, sweep_cfg **cfgs_out, int **rep_out, size_t *n_out)
 {
   size_t cap = (size_t)o->n_scales * (size_t)o->n_ranks * (size_t)o->n_syn *
-               (size_t)(o->n_threads + o->n_streams + o->n_threads * o->n_streams * o->n_alphas) * (size_t)o->repeats;
+    (size_t)(o->n_threads + o->n_streams + o->n_threads * o->n_streams * o->n_alphas) * (size_t)o->repeats;
   sweep_cfg *cfgs = malloc((cap ? cap : 1) * sizeof *cfgs);
   int *rep = malloc((cap ? cap : 1) * sizeof *rep);
   if (!cfgs || !rep) {
@@ -477,7 +552,9 @@ static int sweep_design(const sweep_opts *o, sweep_cfg **cfgs_out, int **rep_out
   if (n == 0) {
     free(cfgs);
     free(rep);
-    fprintf(stderr, "error: sweep: the design has no configurations (every thread and stream count is 0, or no alpha lies in (0, 1))\n");
+    fprintf(
+      stderr,
+      "error: sweep: the design has no configurations (every thread and stream count is 0, or no alpha lies in (0, 1))\n");
     return CLI_USAGE;
   }
   shuffle(cfgs, rep, n, o->order_seed);
@@ -550,23 +627,37 @@ static int child_args(const sweep_state *s, const sweep_cfg *c, child_text *x, c
     args[k++] = "--oversubscribe";
     args[k++] = "--bind-to";
     args[k++] = "none";
-    if (geteuid() == 0) args[k++] = "--allow-run-as-root";
+    if (geteuid() == 0)
+      args[k++] = "--allow-run-as-root";
   }
   args[k++] = (char *)s->exe;
   args[k++] = "run";
   args[k++] = "hpc_benchmark";
-  args[k++] = "--scale"; args[k++] = x->scale;
-  args[k++] = "--simtime"; args[k++] = x->sim;
-  args[k++] = "--presim"; args[k++] = x->pre;
-  args[k++] = "--threads"; args[k++] = x->t;
-  args[k++] = "--streams"; args[k++] = x->g;
-  args[k++] = "--gpu-fraction"; args[k++] = x->alpha;
-  args[k++] = "--ee-synapse"; args[k++] = c->stdp ? "stdp_pl_synapse_hom" : "static";
-  args[k++] = "--record"; args[k++] = "0";
+  args[k++] = "--scale";
+  args[k++] = x->scale;
+  args[k++] = "--simtime";
+  args[k++] = x->sim;
+  args[k++] = "--presim";
+  args[k++] = x->pre;
+  args[k++] = "--threads";
+  args[k++] = x->t;
+  args[k++] = "--streams";
+  args[k++] = x->g;
+  args[k++] = "--gpu-fraction";
+  args[k++] = x->alpha;
+  args[k++] = "--ee-synapse";
+  args[k++] = c->stdp ? "stdp_pl_synapse_hom" : "static";
+  args[k++] = "--record";
+  args[k++] = "0";
   args[k++] = "--quiet";
-  args[k++] = "--out"; args[k++] = (char *)s->res_path;
-  if (o->device) { args[k++] = "--device"; args[k++] = (char *)o->device; }
-  if (c->ranks > 1) args[k++] = "--mpi";
+  args[k++] = "--out";
+  args[k++] = (char *)s->res_path;
+  if (o->device) {
+    args[k++] = "--device";
+    args[k++] = (char *)o->device;
+  }
+  if (c->ranks > 1)
+    args[k++] = "--mpi";
   args[k] = NULL;
   return k;
 }
@@ -580,13 +671,15 @@ static int sweep_run_one(sweep_state *s, size_t i, double el)
   char *args[40];
   child_args(s, c, &x, args);
   if (!o->quiet) {
-    fprintf(stderr, "%snestcl: sweep %zu/%zu (%.0f s): scale %g, %d rank(s), %s, %d thread(s), %d stream(s), alpha %g%s",
+    fprintf(stderr,
+            "%snestcl: sweep %zu/%zu (%.0f s): scale %g, %d rank(s), %s, %d thread(s), %d stream(s), alpha %g%s",
             s->tty ? "\r\033[K" : "", i + 1, s->n, el, c->scale, c->ranks, c->stdp ? "stdp" : "static", c->threads,
             c->streams, c->alpha < 0 ? (c->threads ? 0.0 : 1.0) : c->alpha, s->tty ? "" : "\n");
   }
   remove(s->res_path);
   int rc = pm_run_child(args, s->err_path);
-  if (cli_signal) return -1;
+  if (cli_signal)
+    return -1;
   if (rc != 0) {
     char msg[1024];
     if (rc < 0) {
@@ -612,7 +705,8 @@ static int sweep_run_one(sweep_state *s, size_t i, double el)
   pmj_free(r);
   int code = CLI_OK;
   if (lr || j.failed || fwrite(j.buf, 1, j.len, s->fo) != j.len || fputc('\n', s->fo) == EOF || fflush(s->fo) != 0) {
-    if (!lr) fprintf(stderr, "error: cannot write %s: %s\n", s->tmp_out, strerror(errno));
+    if (!lr)
+      fprintf(stderr, "error: cannot write %s: %s\n", s->tmp_out, strerror(errno));
     code = CLI_RUNTIME;
   }
   json_free(&j);
@@ -624,7 +718,8 @@ static int sweep_runs(sweep_state *s)
 {
   const sweep_opts *o = s->o;
   for (size_t i = 0; i < s->n; ++i) {
-    if (cli_signal) break;
+    if (cli_signal)
+      break;
     double el = cli_now() - s->t0;
     if (el >= o->budget) {
       if (!o->quiet) {
@@ -634,8 +729,10 @@ static int sweep_runs(sweep_state *s)
       break;
     }
     int code = sweep_run_one(s, i, el);
-    if (code < 0) break;
-    if (code != CLI_OK) return code;
+    if (code < 0)
+      break;
+    if (code != CLI_OK)
+      return code;
     s->done++;
   }
   return CLI_OK;
@@ -645,7 +742,8 @@ static int sweep_runs(sweep_state *s)
 static int sweep_close(sweep_state *s, int code)
 {
   const sweep_opts *o = s->o;
-  if (!o->quiet && s->tty && code == CLI_OK) fputc('\n', stderr);
+  if (!o->quiet && s->tty && code == CLI_OK)
+    fputc('\n', stderr);
   remove(s->res_path);
   remove(s->err_path);
   rmdir(s->dir);
@@ -678,17 +776,21 @@ int pm_sweep(int argc, char **argv)
 {
   sweep_opts o;
   int pr = sweep_parse(argc, argv, &o);
-  if (pr) return pr > 0 ? CLI_OK : CLI_USAGE;
+  if (pr)
+    return pr > 0 ? CLI_OK : CLI_USAGE;
   sweep_cfg *cfgs;
   int *rep;
   size_t n;
   int code = sweep_design(&o, &cfgs, &rep, &n);
-  if (code != CLI_OK) return code;
+  if (code != CLI_OK)
+    return code;
   if (o.dry) {
     for (size_t i = 0; i < n; ++i) {
       printf("scale %g ranks %d %s threads %d streams %d alpha %g\n", cfgs[i].scale, cfgs[i].ranks,
              cfgs[i].stdp ? "stdp" : "static", cfgs[i].threads, cfgs[i].streams,
-             cfgs[i].alpha >= 0 ? cfgs[i].alpha : cfgs[i].threads ? 0.0 : 1.0);
+             cfgs[i].alpha >= 0  ? cfgs[i].alpha
+               : cfgs[i].threads ? 0.0
+                                 : 1.0);
     }
   } else {
     sweep_state s;

@@ -28,13 +28,15 @@
 
 void nestcl_pm_balance_params(const double *p, double s, double *q)
 {
-  static const int cpu[] = {NESTCL_PM_C_UPDATE, NESTCL_PM_C_STEP, NESTCL_PM_C_SPIKE, NESTCL_PM_C_PSPIKE,
-                            NESTCL_PM_C_EVENT, NESTCL_PM_C_PLASTIC};
-  static const int gpu[] = {NESTCL_PM_G_UPDATE, NESTCL_PM_G_STEP, NESTCL_PM_G_LAUNCH, NESTCL_PM_G_DLAUNCH,
-                            NESTCL_PM_G_SPIKE, NESTCL_PM_G_PSPIKE, NESTCL_PM_G_EVENT, NESTCL_PM_G_PLASTIC};
+  static const int cpu[] = {NESTCL_PM_C_UPDATE, NESTCL_PM_C_STEP,  NESTCL_PM_C_SPIKE,
+                            NESTCL_PM_C_PSPIKE, NESTCL_PM_C_EVENT, NESTCL_PM_C_PLASTIC};
+  static const int gpu[] = {NESTCL_PM_G_UPDATE, NESTCL_PM_G_STEP,   NESTCL_PM_G_LAUNCH, NESTCL_PM_G_DLAUNCH,
+                            NESTCL_PM_G_SPIKE,  NESTCL_PM_G_PSPIKE, NESTCL_PM_G_EVENT,  NESTCL_PM_G_PLASTIC};
   memcpy(q, p, NESTCL_PM_NP * sizeof *q);
-  for (size_t k = 0; k < sizeof cpu / sizeof *cpu; ++k) q[cpu[k]] *= s;
-  for (size_t k = 0; k < sizeof gpu / sizeof *gpu; ++k) q[gpu[k]] /= s;
+  for (size_t k = 0; k < sizeof cpu / sizeof *cpu; ++k)
+    q[cpu[k]] *= s;
+  for (size_t k = 0; k < sizeof gpu / sizeof *gpu; ++k)
+    q[gpu[k]] /= s;
 }
 
 double nestcl_pm_busy_correction(const double *p, const nestcl_pm_config *c, double cpu_busy, double gpu_busy)
@@ -58,7 +60,8 @@ static double misfit(const double *p, const nestcl_pm_config *c, const nestcl_pm
   double r[NESTCL_PM_BALANCE_MAX], mean = 0.0;
   int nw = 0;
   for (int i = 0; i < n; ++i) {
-    if (!(m[i].wall > 0.0)) continue;
+    if (!(m[i].wall > 0.0))
+      continue;
     nestcl_pm_config x = *c;
     x.alpha = m[i].alpha;
     double w = nestcl_pm_output_value(q, &x, NESTCL_PM_WALL);
@@ -68,9 +71,11 @@ static double misfit(const double *p, const nestcl_pm_config *c, const nestcl_pm
   mean = nw ? mean / nw : 0.0;
   *b = exp(mean);
   double f = 0.0;
-  for (int i = 0; i < nw; ++i) f += (r[i] - mean) * (r[i] - mean) / (SIGMA_WALL * SIGMA_WALL);
+  for (int i = 0; i < nw; ++i)
+    f += (r[i] - mean) * (r[i] - mean) / (SIGMA_WALL * SIGMA_WALL);
   for (int i = 0; i < n; ++i) {
-    if (isfinite(log_busy[i])) f += (ls - log_busy[i]) * (ls - log_busy[i]) / (SIGMA_BUSY * SIGMA_BUSY);
+    if (isfinite(log_busy[i]))
+      f += (ls - log_busy[i]) * (ls - log_busy[i]) / (SIGMA_BUSY * SIGMA_BUSY);
   }
   return f;
 }
@@ -94,8 +99,8 @@ int nestcl_pm_balance_fit(const double *p, const nestcl_pm_config *c, const nest
     x.alpha = m[i].alpha;
     /* Near an end of the range the small side's time is mostly per-step overhead: its ratio says little. */
     double s = m[i].alpha >= NESTCL_PM_BUSY_ALPHA_MIN && m[i].alpha <= 1.0 - NESTCL_PM_BUSY_ALPHA_MIN
-                   ? nestcl_pm_busy_correction(p, &x, m[i].cpu_busy, m[i].gpu_busy)
-                   : 0.0;
+      ? nestcl_pm_busy_correction(p, &x, m[i].cpu_busy, m[i].gpu_busy)
+      : 0.0;
     log_busy[i] = s > 0.0 ? log(s) : NAN;
     out->n_busy += s > 0.0;
     out->n_wall += m[i].wall > 0.0;
@@ -117,10 +122,14 @@ int nestcl_pm_balance_fit(const double *p, const nestcl_pm_config *c, const nest
     const double g = 0.6180339887498949;
     for (int it = 0; it < 40; ++it) {
       double u = z - g * (z - a), v = a + g * (z - a);
-      if (misfit(p, c, m, n, log_busy, u, &bb) < misfit(p, c, m, n, log_busy, v, &bb)) z = v; else a = u;
+      if (misfit(p, c, m, n, log_busy, u, &bb) < misfit(p, c, m, n, log_busy, v, &bb))
+        z = v;
+      else
+        a = u;
     }
     double t = 0.5 * (a + z);
-    if (misfit(p, c, m, n, log_busy, t, &bb) < best) ls = t;
+    if (misfit(p, c, m, n, log_busy, t, &bb) < best)
+      ls = t;
   }
   misfit(p, c, m, n, log_busy, ls, &b);
   double q[NESTCL_PM_NP];

@@ -107,14 +107,16 @@ static int jacobian(const nestcl_pm_model *m, const double *x, const double *y, 
   memcpy(pp, p, P * sizeof *pp);
   for (size_t k = 0; k < n; ++k) {
     double f0 = m->f(pp, x + k * I, m->ctx);
-    if (!isfinite(f0)) return -1;
+    if (!isfinite(f0))
+      return -1;
     gsl_vector_set(f, k, f0 - y[k]);
     for (size_t j = 0; j < P; ++j) {
       double keep = pp[j], h = 1e-7 * (fabs(keep) > 0 ? fabs(keep) : 1.0);
       pp[j] = keep + h;
       double g = (m->f(pp, x + k * I, m->ctx) - f0) / h;
       pp[j] = keep;
-      if (!isfinite(g)) return -1;
+      if (!isfinite(g))
+        return -1;
       gsl_matrix_set(J, k, j, g);
     }
   }
@@ -146,7 +148,8 @@ static int fit_core(const nestcl_pm_model *m, const double *x, const double *y, 
   gsl_multifit_nlinear_parameters prm = gsl_multifit_nlinear_default_parameters();
   prm.solver = gsl_multifit_nlinear_solver_svd;
   prm.scale = gsl_multifit_nlinear_scale_more;
-  gsl_multifit_nlinear_workspace *w = m->linear ? NULL : gsl_multifit_nlinear_alloc(gsl_multifit_nlinear_trust, &prm, n, P);
+  gsl_multifit_nlinear_workspace *w =
+    m->linear ? NULL : gsl_multifit_nlinear_alloc(gsl_multifit_nlinear_trust, &prm, n, P);
   gsl_multifit_linear_workspace *lw = m->linear ? gsl_multifit_linear_alloc(n, P) : NULL;
   gsl_vector *p = gsl_vector_alloc(P), *res = gsl_vector_alloc(n), *dp = gsl_vector_alloc(P);
   gsl_matrix *cov = gsl_matrix_alloc(P, P), *jt = gsl_matrix_alloc(n, P), *Jl = gsl_matrix_alloc(n, P);
@@ -166,8 +169,10 @@ static int fit_core(const nestcl_pm_model *m, const double *x, const double *y, 
      * would crawl through an ill-conditioned valley.
      */
     if (jacobian(m, x, y, n, p0, Jl, res) != 0) {
-      rc = nestcl_set_error(NESTCL_EINVAL, "perfmodel %s: the model gave a non-finite value (check the inputs and "
-                            "the starting parameters)", m->name);
+      rc = nestcl_set_error(NESTCL_EINVAL,
+                            "perfmodel %s: the model gave a non-finite value (check the inputs and "
+                            "the starting parameters)",
+                            m->name);
       goto done;
     }
     gsl_vector_scale(res, -1.0);
@@ -205,8 +210,10 @@ static int fit_core(const nestcl_pm_model *m, const double *x, const double *y, 
       }
     }
     if (d.bad) {
-      rc = nestcl_set_error(NESTCL_EINVAL, "perfmodel %s: the model gave a non-finite value during the fit (check "
-                            "the inputs and the starting parameters)", m->name);
+      rc = nestcl_set_error(NESTCL_EINVAL,
+                            "perfmodel %s: the model gave a non-finite value during the fit (check "
+                            "the inputs and the starting parameters)",
+                            m->name);
       goto done;
     }
     if (status != GSL_SUCCESS) {
@@ -223,7 +230,8 @@ static int fit_core(const nestcl_pm_model *m, const double *x, const double *y, 
   for (size_t j = 0; j < P; ++j) {
     gsl_vector_view c = gsl_matrix_column(jt, j);
     double nrm = gsl_blas_dnrm2(&c.vector);
-    if (nrm > 0.0) gsl_vector_scale(&c.vector, 1.0 / nrm);
+    if (nrm > 0.0)
+      gsl_vector_scale(&c.vector, 1.0 / nrm);
   }
   if (gsl_linalg_SV_decomp(jt, v, sv, work) != GSL_SUCCESS) {
     rc = nestcl_set_error(NESTCL_ERUNTIME, "perfmodel %s: the SVD of the Jacobian failed", m->name);
@@ -237,9 +245,10 @@ static int fit_core(const nestcl_pm_model *m, const double *x, const double *y, 
       worst = fabs(gsl_matrix_get(v, j, P - 1)) > fabs(gsl_matrix_get(v, worst, P - 1)) ? j : worst;
     }
     last_singular = (int)worst;
-    rc = nestcl_set_error(NESTCL_EINVAL, "perfmodel %s: a singular design: the points do not determine parameter %s "
-                          "(vary the inputs it depends on)", m->name,
-                          m->param_names ? m->param_names[worst] : "?");
+    rc = nestcl_set_error(NESTCL_EINVAL,
+                          "perfmodel %s: a singular design: the points do not determine parameter %s "
+                          "(vary the inputs it depends on)",
+                          m->name, m->param_names ? m->param_names[worst] : "?");
     goto done;
   }
   gsl_multifit_nlinear_covar(J, 0.0, cov);
@@ -255,8 +264,10 @@ static int fit_core(const nestcl_pm_model *m, const double *x, const double *y, 
   out->iterations = (int)done_iters;
   out->r2 = nestcl_pm_r2(m, out->p, x, y, n);
 done:
-  if (w) gsl_multifit_nlinear_free(w);
-  if (lw) gsl_multifit_linear_free(lw);
+  if (w)
+    gsl_multifit_nlinear_free(w);
+  if (lw)
+    gsl_multifit_linear_free(lw);
   gsl_vector_free(p);
   gsl_vector_free(res);
   gsl_vector_free(dp);
@@ -311,8 +322,10 @@ int nestcl_pm_fit_model(const nestcl_pm_model *m, const double *x, const double 
       }
     }
     if (h.n_free == 0) {
-      return nestcl_set_error(NESTCL_EINVAL, "perfmodel %s: every parameter went negative; the data do not fit this "
-                              "model", m->name);
+      return nestcl_set_error(NESTCL_EINVAL,
+                              "perfmodel %s: every parameter went negative; the data do not fit this "
+                              "model",
+                              m->name);
     }
     nestcl_pm_model r = {m->name, h.n_free, names, m->n_inputs, held_f, &h, 0, m->linear};
     nestcl_pm_fit fr;
@@ -369,8 +382,8 @@ int nestcl_pm_cross_validate_groups(const nestcl_pm_model *m, const double *x, c
     return rc;
   }
   if (folds < 2 || (size_t)folds > n) {
-    return nestcl_set_error(NESTCL_EINVAL, "perfmodel %s: %d folds for %zu points (need 2 <= folds <= points)",
-                            m->name, folds, n);
+    return nestcl_set_error(NESTCL_EINVAL, "perfmodel %s: %d folds for %zu points (need 2 <= folds <= points)", m->name,
+                            folds, n);
   }
   const size_t I = (size_t)m->n_inputs;
   double *tx = malloc(n * I * sizeof *tx), *ty = malloc(n * sizeof *ty), *pred = malloc(n * sizeof *pred);

@@ -83,7 +83,8 @@ static int parse_number(parser *p, pmj *v)
   if (peek(p) == '0') {
     p->pos++;
   } else if (peek(p) >= '1' && peek(p) <= '9') {
-    while (peek(p) >= '0' && peek(p) <= '9') p->pos++;
+    while (peek(p) >= '0' && peek(p) <= '9')
+      p->pos++;
   } else {
     fail(p, "invalid number");
     return -1;
@@ -94,16 +95,19 @@ static int parse_number(parser *p, pmj *v)
       fail(p, "invalid number: no digit after '.'");
       return -1;
     }
-    while (peek(p) >= '0' && peek(p) <= '9') p->pos++;
+    while (peek(p) >= '0' && peek(p) <= '9')
+      p->pos++;
   }
   if (peek(p) == 'e' || peek(p) == 'E') {
     p->pos++;
-    if (peek(p) == '+' || peek(p) == '-') p->pos++;
+    if (peek(p) == '+' || peek(p) == '-')
+      p->pos++;
     if (!(peek(p) >= '0' && peek(p) <= '9')) {
       fail(p, "invalid number: no digit in the exponent");
       return -1;
     }
-    while (peek(p) >= '0' && peek(p) <= '9') p->pos++;
+    while (peek(p) >= '0' && peek(p) <= '9')
+      p->pos++;
   }
   char buf[64];
   size_t n = p->pos - start;
@@ -133,9 +137,12 @@ static int hex4(parser *p, unsigned *out)
   for (int k = 0; k < 4; ++k) {
     char c = p->s[p->pos++];
     u <<= 4;
-    if (c >= '0' && c <= '9') u |= (unsigned)(c - '0');
-    else if (c >= 'a' && c <= 'f') u |= (unsigned)(c - 'a' + 10);
-    else if (c >= 'A' && c <= 'F') u |= (unsigned)(c - 'A' + 10);
+    if (c >= '0' && c <= '9')
+      u |= (unsigned)(c - '0');
+    else if (c >= 'a' && c <= 'f')
+      u |= (unsigned)(c - 'a' + 10);
+    else if (c >= 'A' && c <= 'F')
+      u |= (unsigned)(c - 'A' + 10);
     else {
       fail(p, "invalid \\u escape");
       return -1;
@@ -182,14 +189,38 @@ static char *parse_string(parser *p)
       }
       char x = p->s[p->pos++];
       switch (x) {
-      case '"': enc[0] = '"'; ne = 1; break;
-      case '\\': enc[0] = '\\'; ne = 1; break;
-      case '/': enc[0] = '/'; ne = 1; break;
-      case 'b': enc[0] = '\b'; ne = 1; break;
-      case 'f': enc[0] = '\f'; ne = 1; break;
-      case 'n': enc[0] = '\n'; ne = 1; break;
-      case 'r': enc[0] = '\r'; ne = 1; break;
-      case 't': enc[0] = '\t'; ne = 1; break;
+      case '"':
+        enc[0] = '"';
+        ne = 1;
+        break;
+      case '\\':
+        enc[0] = '\\';
+        ne = 1;
+        break;
+      case '/':
+        enc[0] = '/';
+        ne = 1;
+        break;
+      case 'b':
+        enc[0] = '\b';
+        ne = 1;
+        break;
+      case 'f':
+        enc[0] = '\f';
+        ne = 1;
+        break;
+      case 'n':
+        enc[0] = '\n';
+        ne = 1;
+        break;
+      case 'r':
+        enc[0] = '\r';
+        ne = 1;
+        break;
+      case 't':
+        enc[0] = '\t';
+        ne = 1;
+        break;
       case 'u':
         if (hex4(p, &cp)) {
           goto bad;
@@ -261,8 +292,10 @@ static void free_members(pmj *v)
     return;
   }
   for (size_t i = 0; i < v->n; ++i) {
-    if (v->items) free_members(&v->items[i]);
-    if (v->keys) free(v->keys[i]);
+    if (v->items)
+      free_members(&v->items[i]);
+    if (v->keys)
+      free(v->keys[i]);
   }
   free(v->items);
   free(v->keys);
@@ -365,16 +398,28 @@ static int parse_value(parser *p, pmj *v, int depth)
   skip_ws(p);
   int c = peek(p);
   switch (c) {
-  case '{': return parse_container(p, v, depth, 1);
-  case '[': return parse_container(p, v, depth, 0);
+  case '{':
+    return parse_container(p, v, depth, 1);
+  case '[':
+    return parse_container(p, v, depth, 0);
   case '"':
     v->type = PMJ_STRING;
     v->str = parse_string(p);
     return v->str ? 0 : -1;
-  case 't': v->type = PMJ_BOOL; v->num = 1; return literal(p, "true");
-  case 'f': v->type = PMJ_BOOL; v->num = 0; return literal(p, "false");
-  case 'n': v->type = PMJ_NULL; return literal(p, "null");
-  case -1: fail(p, "unexpected end of input"); return -1;
+  case 't':
+    v->type = PMJ_BOOL;
+    v->num = 1;
+    return literal(p, "true");
+  case 'f':
+    v->type = PMJ_BOOL;
+    v->num = 0;
+    return literal(p, "false");
+  case 'n':
+    v->type = PMJ_NULL;
+    return literal(p, "null");
+  case -1:
+    fail(p, "unexpected end of input");
+    return -1;
   default:
     if (c == '-' || (c >= '0' && c <= '9')) {
       return parse_number(p, v);
@@ -389,7 +434,8 @@ pmj *pmj_parse(const char *text, size_t len, char *err, size_t errlen)
   parser p = {text, len, 0, err, errlen, 0};
   pmj *v = calloc(1, sizeof *v);
   if (!v) {
-    if (err && errlen) snprintf(err, errlen, "out of memory");
+    if (err && errlen)
+      snprintf(err, errlen, "out of memory");
     return NULL;
   }
   if (!text) {
@@ -491,7 +537,8 @@ double pmj_number(const pmj *v, const char *path, int *ok)
 {
   const pmj *x = pmj_path(v, path);
   if (!x || x->type != PMJ_NUMBER) {
-    if (ok) *ok = 0;
+    if (ok)
+      *ok = 0;
     return 0.0;
   }
   return x->num;

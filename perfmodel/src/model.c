@@ -15,12 +15,11 @@
 #include "nestcl/pm_model.h"
 
 const char *const nestcl_pm_param_names[NESTCL_PM_NP] = {
-    "c_update", "c_step", "c_spike", "c_pspike", "c_event", "c_plastic",
-    "g_update", "g_step", "g_launch", "g_dlaunch", "g_spike", "g_pspike", "g_event", "g_plastic",
-    "s_step", "s_spike", "s_mpi", "kappa"};
+  "c_update",  "c_step",  "c_spike",  "c_pspike", "c_event",   "c_plastic", "g_update", "g_step", "g_launch",
+  "g_dlaunch", "g_spike", "g_pspike", "g_event",  "g_plastic", "s_step",    "s_spike",  "s_mpi",  "kappa"};
 
 const char *const nestcl_pm_output_names[NESTCL_PM_OUTPUTS] = {"wall", "cpu_update", "cpu_deliver", "gpu_update",
-                                                                "gpu_deliver"};
+                                                               "gpu_deliver"};
 
 void nestcl_pm_predict(const double *p, const nestcl_pm_config *c, nestcl_pm_prediction *o)
 {
@@ -34,13 +33,13 @@ void nestcl_pm_predict(const double *p, const nestcl_pm_config *c, nestcl_pm_pre
   if (c->TC > 0 && nC > 0) {
     o->cpu_update = p[NESTCL_PM_C_UPDATE] * nC;
     o->cpu_deliver = p[NESTCL_PM_C_STEP] * c->S + (p[NESTCL_PM_C_SPIKE] + p[NESTCL_PM_C_PSPIKE] * c->phi) * R +
-                     (p[NESTCL_PM_C_EVENT] * (1.0 - c->phi) + p[NESTCL_PM_C_PLASTIC] * c->phi) * ev * nC;
+      (p[NESTCL_PM_C_EVENT] * (1.0 - c->phi) + p[NESTCL_PM_C_PLASTIC] * c->phi) * ev * nC;
   }
   if (c->TG > 0 && nG > 0) {
     o->gpu_update = (p[NESTCL_PM_G_STEP] + p[NESTCL_PM_G_LAUNCH] * c->TG) * c->S + p[NESTCL_PM_G_UPDATE] * nG;
     o->gpu_deliver = p[NESTCL_PM_G_DLAUNCH] * c->TG * c->S +
-                     (p[NESTCL_PM_G_SPIKE] * c->TG + p[NESTCL_PM_G_PSPIKE] * c->phi) * R +
-                     (p[NESTCL_PM_G_EVENT] * (1.0 - c->phi) + p[NESTCL_PM_G_PLASTIC] * c->phi) * ev * nG;
+      (p[NESTCL_PM_G_SPIKE] * c->TG + p[NESTCL_PM_G_PSPIKE] * c->phi) * R +
+      (p[NESTCL_PM_G_EVENT] * (1.0 - c->phi) + p[NESTCL_PM_G_PLASTIC] * c->phi) * ev * nG;
   }
   o->cpu_vp = o->cpu_update + o->cpu_deliver;
   o->gpu_vp = o->gpu_update + o->gpu_deliver;
@@ -78,11 +77,16 @@ double nestcl_pm_output_value(const double *p, const nestcl_pm_config *c, nestcl
   nestcl_pm_prediction o;
   nestcl_pm_predict(p, c, &o);
   switch (out) {
-  case NESTCL_PM_CPU_UPDATE: return o.cpu_update;
-  case NESTCL_PM_CPU_DELIVER: return o.cpu_deliver;
-  case NESTCL_PM_GPU_UPDATE: return o.gpu_update;
-  case NESTCL_PM_GPU_DELIVER: return o.gpu_deliver;
-  default: return o.wall;
+  case NESTCL_PM_CPU_UPDATE:
+    return o.cpu_update;
+  case NESTCL_PM_CPU_DELIVER:
+    return o.cpu_deliver;
+  case NESTCL_PM_GPU_UPDATE:
+    return o.gpu_update;
+  case NESTCL_PM_GPU_DELIVER:
+    return o.gpu_deliver;
+  default:
+    return o.wall;
   }
 }
 
@@ -128,7 +132,8 @@ double nestcl_pm_best_alpha(const double *p, const nestcl_pm_config *c, double *
   nestcl_pm_config x = *c;
   if (c->TC <= 0 || c->TG <= 0) {
     x.alpha = c->TC > 0 ? 0.0 : 1.0;
-    if (wall) *wall = nestcl_pm_output_value(p, &x, NESTCL_PM_WALL);
+    if (wall)
+      *wall = nestcl_pm_output_value(p, &x, NESTCL_PM_WALL);
     return x.alpha;
   }
   /* The wall time is piecewise linear in alpha with few kinks: a fine grid, then a golden-section polish. */
@@ -149,7 +154,10 @@ double nestcl_pm_best_alpha(const double *p, const nestcl_pm_config *c, double *
     double wa = nestcl_pm_output_value(p, &x, NESTCL_PM_WALL);
     x.alpha = b;
     double wb = nestcl_pm_output_value(p, &x, NESTCL_PM_WALL);
-    if (wa < wb) hi = b; else lo = a;
+    if (wa < wb)
+      hi = b;
+    else
+      lo = a;
   }
   x.alpha = 0.5 * (lo + hi);
   double w = nestcl_pm_output_value(p, &x, NESTCL_PM_WALL);
@@ -157,7 +165,8 @@ double nestcl_pm_best_alpha(const double *p, const nestcl_pm_config *c, double *
     bw = w;
     best = x.alpha;
   }
-  if (wall) *wall = bw;
+  if (wall)
+    *wall = bw;
   return best;
 }
 
@@ -195,16 +204,18 @@ typedef enum { ST_CPU, ST_GPU, ST_CO } stage_kind;
 
 static stage_kind kind_of(const nestcl_pm_config *c)
 {
-  if (c->TG <= 0 || (c->TC > 0 && c->alpha <= 0.0)) return ST_CPU;
-  if (c->TC <= 0 || c->alpha >= 1.0) return ST_GPU;
+  if (c->TG <= 0 || (c->TC > 0 && c->alpha <= 0.0))
+    return ST_CPU;
+  if (c->TC <= 0 || c->alpha >= 1.0)
+    return ST_GPU;
   return ST_CO;
 }
 
 static const char *stage_name[] = {"cpu", "gpu", "co-execution"};
 
 /* Starting values: the order of magnitude of each cost on a CPU of today. */
-static const double p_start[NESTCL_PM_NP] = {1e-4, 1e-5, 1e-7, 1e-7, 1e-8, 1e-8, 1e-5, 1e-4, 1e-4, 1e-4, 1e-7, 1e-7,
-                                             1e-9, 1e-9, 1e-5, 1e-7, 1e-7, 1.0};
+static const double p_start[NESTCL_PM_NP] = {1e-4, 1e-5, 1e-7, 1e-7, 1e-8, 1e-8, 1e-5, 1e-4, 1e-4,
+                                             1e-4, 1e-7, 1e-7, 1e-9, 1e-9, 1e-5, 1e-7, 1e-7, 1.0};
 
 /* Sum of squares of the rows with use[k] (NULL: all) at kappa q. */
 static double kappa_sse(const double *x, const double *y, size_t m, const unsigned char *use, stage_ctx *ctx, double q)
@@ -225,8 +236,8 @@ static double kappa_sse(const double *x, const double *y, size_t m, const unsign
  * term binds nowhere) the smallest such kappa. *se from the curvature (hi
  * when flat: undetermined within the range).
  */
-static double fit_kappa(const double *x, const double *y, size_t m, const unsigned char *use, stage_ctx *ctx,
-                        double hi, double *sse, double *se)
+static double fit_kappa(const double *x, const double *y, size_t m, const unsigned char *use, stage_ctx *ctx, double hi,
+                        double *sse, double *se)
 {
   const int G = 300;
   double best_q = 0.0, best = kappa_sse(x, y, m, use, ctx, 0.0);
@@ -243,7 +254,10 @@ static double fit_kappa(const double *x, const double *y, size_t m, const unsign
   const double gr = 0.6180339887498949;
   for (int it = 0; it < 60; ++it) {
     double c = b - gr * (b - a), d = a + gr * (b - a);
-    if (kappa_sse(x, y, m, use, ctx, c) <= kappa_sse(x, y, m, use, ctx, d)) b = d; else a = c;
+    if (kappa_sse(x, y, m, use, ctx, c) <= kappa_sse(x, y, m, use, ctx, d))
+      b = d;
+    else
+      a = c;
   }
   double q = 0.5 * (a + b), v = kappa_sse(x, y, m, use, ctx, q);
   if (v < best) {
@@ -251,10 +265,12 @@ static double fit_kappa(const double *x, const double *y, size_t m, const unsign
     best_q = q;
   }
   size_t n = 0;
-  for (size_t k = 0; k < m; ++k) n += !use || use[k];
+  for (size_t k = 0; k < m; ++k)
+    n += !use || use[k];
   double h = hi * 1e-3, lo = best_q - h < 0.0 ? 0.0 : best_q - h;
   double curv = (kappa_sse(x, y, m, use, ctx, lo + 2.0 * h) - 2.0 * kappa_sse(x, y, m, use, ctx, lo + h) +
-                 kappa_sse(x, y, m, use, ctx, lo)) / (h * h);
+                 kappa_sse(x, y, m, use, ctx, lo)) /
+    (h * h);
   double s2 = n > 1 ? best / (double)(n - 1) : 0.0;
   *se = curv > 0.0 ? sqrt(s2 / (0.5 * curv)) : hi;
   *sse = best;
@@ -277,13 +293,15 @@ static int cv_kappa(const double *x, const double *y, size_t m, const int *grp, 
     }
     double sse, se, q = fit_kappa(x, y, m, use, ctx, hi, &sse, &se);
     for (size_t k = 0; k < m; ++k) {
-      if (!use[k]) pred[k] = stage_f(&q, x + k * PM_IN, ctx);
+      if (!use[k])
+        pred[k] = stage_f(&q, x + k * PM_IN, ctx);
     }
     (void)nt;
   }
   free(use);
   double mean = 0, ss_t = 0, ss_r = 0;
-  for (size_t k = 0; k < m; ++k) mean += y[k];
+  for (size_t k = 0; k < m; ++k)
+    mean += y[k];
   mean /= (double)(m ? m : 1);
   for (size_t k = 0; k < m; ++k) {
     ss_r += (pred[k] - y[k]) * (pred[k] - y[k]);
@@ -315,7 +333,12 @@ static int fit_stage_once(const nestcl_pm_obs *obs, size_t n, stage_kind kind, c
   int *grp = malloc(m * sizeof *grp), *scored = malloc(m * sizeof *scored);
   size_t *map = malloc(m * sizeof *map);
   if (!x || !y || !pred || !grp || !scored || !map) {
-    free(x); free(y); free(pred); free(grp); free(scored); free(map);
+    free(x);
+    free(y);
+    free(pred);
+    free(grp);
+    free(scored);
+    free(map);
     return nestcl_set_error(NESTCL_ENOMEM, "perfmodel: out of memory");
   }
   size_t j = 0;
@@ -373,7 +396,11 @@ static int fit_stage_once(const nestcl_pm_obs *obs, size_t n, stage_kind kind, c
     /* R^2 of the wall time on the runs fitted. */
     double mean = 0, ss_t = 0, ss_r = 0;
     size_t ns = 0;
-    for (size_t k = 0; k < m; ++k) if (scored[k]) { mean += y[k]; ns++; }
+    for (size_t k = 0; k < m; ++k)
+      if (scored[k]) {
+        mean += y[k];
+        ns++;
+      }
     mean /= (double)(ns ? ns : 1);
     for (size_t k = 0; k < m; ++k) {
       if (scored[k]) {
@@ -390,7 +417,8 @@ static int fit_stage_once(const nestcl_pm_obs *obs, size_t n, stage_kind kind, c
     if (f >= 2 && kappa_only) {
       rc = cv_kappa(x, y, m, grp, f, &ctx, 3.0 * prof->cores, pred, &st->r2_cv);
       if (!rc && held_out) {
-        for (size_t k = 0; k < m; ++k) held_out[map[k]] = pred[k];
+        for (size_t k = 0; k < m; ++k)
+          held_out[map[k]] = pred[k];
       }
     } else if (f >= 2) {
       rc = nestcl_pm_cross_validate_groups(&model, x, y, m, grp, scored, f, q0, 400, &st->r2_cv, pred);
@@ -399,11 +427,17 @@ static int fit_stage_once(const nestcl_pm_obs *obs, size_t n, stage_kind kind, c
         snprintf(msg, sizeof msg, "%s", nestcl_last_error());
         rc = nestcl_set_error(rc, "%s (in cross-validation: some folds leave too few runs; sweep more)", msg);
       } else if (held_out) {
-        for (size_t k = 0; k < m; ++k) held_out[map[k]] = pred[k];
+        for (size_t k = 0; k < m; ++k)
+          held_out[map[k]] = pred[k];
       }
     }
   }
-  free(x); free(y); free(pred); free(grp); free(scored); free(map);
+  free(x);
+  free(y);
+  free(pred);
+  free(grp);
+  free(scored);
+  free(map);
   return rc;
 }
 
@@ -443,7 +477,8 @@ int nestcl_pm_fit_profile(const nestcl_pm_obs *obs, size_t n, int folds, nestcl_
     prof->cores = 1;
   }
   if (held_out) {
-    for (size_t k = 0; k < n; ++k) held_out[k] = NAN;
+    for (size_t k = 0; k < n; ++k)
+      held_out[k] = NAN;
   }
   /* What the runs vary: the synapse mix, the ranks. */
   int any[3] = {0, 0, 0}, mpi = 0;
@@ -463,7 +498,8 @@ int nestcl_pm_fit_profile(const nestcl_pm_obs *obs, size_t n, int folds, nestcl_
     mpi |= c->M > 1;
   }
   if (!any[ST_CPU] && !any[ST_GPU]) {
-    return nestcl_set_error(NESTCL_EINVAL, "perfmodel: the sweep has no CPU-only and no GPU-only runs; the CPU and "
+    return nestcl_set_error(NESTCL_EINVAL,
+                            "perfmodel: the sweep has no CPU-only and no GPU-only runs; the CPU and "
                             "GPU models cannot be fitted from co-execution runs alone");
   }
   int fl[NESTCL_PM_NP], nf;
@@ -484,11 +520,12 @@ int nestcl_pm_fit_profile(const nestcl_pm_obs *obs, size_t n, int folds, nestcl_
     }
     fl[nf++] = NESTCL_PM_S_STEP;
     fl[nf++] = NESTCL_PM_S_SPIKE;
-    if (mpi) fl[nf++] = NESTCL_PM_S_MPI;
+    if (mpi)
+      fl[nf++] = NESTCL_PM_S_MPI;
     rc = fit_stage(obs, n, ST_CPU, fl, nf, folds, prof, &prof->cpu, held_out);
     if (!rc && !(phi_lo[ST_CPU] < phi_hi[ST_CPU])) {
       prof->p[NESTCL_PM_C_EVENT] = prof->p[NESTCL_PM_C_PLASTIC] =
-          prof->p[phi_lo[ST_CPU] > 0 ? NESTCL_PM_C_PLASTIC : NESTCL_PM_C_EVENT];
+        prof->p[phi_lo[ST_CPU] > 0 ? NESTCL_PM_C_PLASTIC : NESTCL_PM_C_EVENT];
     }
   }
   /* Stage 2: GPU, the shared terms kept from stage 1 (fitted here when there are no CPU-only runs). */
@@ -509,19 +546,22 @@ int nestcl_pm_fit_profile(const nestcl_pm_obs *obs, size_t n, int folds, nestcl_
     if (!any[ST_CPU]) {
       fl[nf++] = NESTCL_PM_S_STEP;
       fl[nf++] = NESTCL_PM_S_SPIKE;
-      if (mpi) fl[nf++] = NESTCL_PM_S_MPI;
+      if (mpi)
+        fl[nf++] = NESTCL_PM_S_MPI;
     }
     rc = fit_stage(obs, n, ST_GPU, fl, nf, folds, prof, &prof->gpu, held_out);
     if (!rc && !(phi_lo[ST_GPU] < phi_hi[ST_GPU])) {
       prof->p[NESTCL_PM_G_EVENT] = prof->p[NESTCL_PM_G_PLASTIC] =
-          prof->p[phi_lo[ST_GPU] > 0 ? NESTCL_PM_G_PLASTIC : NESTCL_PM_G_EVENT];
+        prof->p[phi_lo[ST_GPU] > 0 ? NESTCL_PM_G_PLASTIC : NESTCL_PM_G_EVENT];
     }
   }
   /* Stage 3: co-execution, kappa alone (the paper fitted nothing here; sharing the host's cores needs it). */
   if (!rc && any[ST_CO]) {
     if (!any[ST_CPU] || !any[ST_GPU]) {
-      return nestcl_set_error(NESTCL_EINVAL, "perfmodel: co-execution runs need CPU-only and GPU-only runs beside "
-                              "them (the %s-only runs are missing)", any[ST_CPU] ? "GPU" : "CPU");
+      return nestcl_set_error(NESTCL_EINVAL,
+                              "perfmodel: co-execution runs need CPU-only and GPU-only runs beside "
+                              "them (the %s-only runs are missing)",
+                              any[ST_CPU] ? "GPU" : "CPU");
     }
     fl[0] = NESTCL_PM_KAPPA;
     rc = fit_stage(obs, n, ST_CO, fl, 1, folds, prof, &prof->co, held_out);

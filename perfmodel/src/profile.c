@@ -23,16 +23,19 @@
 static int make_dirs(const char *path)
 {
   char buf[4096];
-  if (strlen(path) >= sizeof buf) return -1;
+  if (strlen(path) >= sizeof buf)
+    return -1;
   strcpy(buf, path);
   for (char *p = buf + 1; *p; p++) {
     if (*p == '/') {
       *p = '\0';
-      if (mkdir(buf, 0755) != 0 && errno != EEXIST) return -1;
+      if (mkdir(buf, 0755) != 0 && errno != EEXIST)
+        return -1;
       *p = '/';
     }
   }
-  if (mkdir(buf, 0755) != 0 && errno != EEXIST) return -1;
+  if (mkdir(buf, 0755) != 0 && errno != EEXIST)
+    return -1;
   struct stat st;
   return stat(buf, &st) == 0 && S_ISDIR(st.st_mode) ? 0 : -1;
 }
@@ -91,17 +94,22 @@ static void put_string(FILE *f, const char *s)
   fputc('"', f);
   for (; *s; ++s) {
     unsigned char c = (unsigned char)*s;
-    if (c == '"' || c == '\\') fprintf(f, "\\%c", c);
-    else if (c < 0x20) fprintf(f, "\\u%04x", c);
-    else fputc(c, f);
+    if (c == '"' || c == '\\')
+      fprintf(f, "\\%c", c);
+    else if (c < 0x20)
+      fprintf(f, "\\u%04x", c);
+    else
+      fputc(c, f);
   }
   fputc('"', f);
 }
 
 static void put_num(FILE *f, double v)
 {
-  if (isfinite(v)) fprintf(f, "%.17g", v);
-  else fputs("null", f);
+  if (isfinite(v))
+    fprintf(f, "%.17g", v);
+  else
+    fputs("null", f);
 }
 
 static void put_stage(FILE *f, const char *name, const nestcl_pm_stage *s, int last)
@@ -164,8 +172,10 @@ int nestcl_pm_profile_save(const nestcl_pm_profile *p, const char *path)
   put_rates(f, "static", &p->rate_static, 1);
   fputs("  }\n}\n", f);
   int ok = !ferror(f);
-  if (fclose(f) != 0) ok = 0;
-  if (ok && rename(tmp, path) != 0) ok = 0;
+  if (fclose(f) != 0)
+    ok = 0;
+  if (ok && rename(tmp, path) != 0)
+    ok = 0;
   int rc = 0;
   if (!ok) {
     rc = nestcl_set_error(NESTCL_EIO, "cannot write %s: %s", path, strerror(errno));
@@ -268,7 +278,8 @@ int nestcl_pm_profile_load(const char *path, const char *device_name, const char
       p->fitted[i] = fit->num != 0 ? (z->num != 0 ? 2 : 1) : 0;
     }
     if (!*why && load_stage(root, "cpu", &p->cpu, why, sizeof why) == 0 &&
-        load_stage(root, "gpu", &p->gpu, why, sizeof why) == 0 && load_stage(root, "co", &p->co, why, sizeof why) == 0 &&
+        load_stage(root, "gpu", &p->gpu, why, sizeof why) == 0 &&
+        load_stage(root, "co", &p->co, why, sizeof why) == 0 &&
         load_rates(root, "stdp", &p->rate_stdp, why, sizeof why) == 0 &&
         load_rates(root, "static", &p->rate_static, why, sizeof why) == 0 && p->cpu.runs + p->gpu.runs == 0) {
       snprintf(why, sizeof why, "no stage was fitted");
@@ -276,7 +287,8 @@ int nestcl_pm_profile_load(const char *path, const char *device_name, const char
   }
   if (*why) {
     rc = nestcl_set_error(NESTCL_EINVAL, "corrupt profile %s: %s", path, why);
-  } else if ((device_name && strcmp(device_name, p->device_name) != 0) || (driver && strcmp(driver, p->device_driver) != 0)) {
+  } else if ((device_name && strcmp(device_name, p->device_name) != 0) ||
+             (driver && strcmp(driver, p->device_driver) != 0)) {
     rc = nestcl_set_error(NESTCL_ENODEV, "profile %s is of device '%s' (driver %s), not of '%s' (driver %s)", path,
                           p->device_name, p->device_driver, device_name ? device_name : p->device_name,
                           driver ? driver : p->device_driver);

@@ -12,13 +12,13 @@
 #include <stdio.h>
 
 static int fails;
-#define EXPECT(cond, ...)                                                                                             \
-  do {                                                                                                                \
-    if (!(cond)) {                                                                                                    \
-      fprintf(stderr, "FAIL " __VA_ARGS__);                                                                           \
-      fputc('\n', stderr);                                                                                            \
-      fails++;                                                                                                        \
-    }                                                                                                                 \
+#define EXPECT(cond, ...)                                                                                              \
+  do {                                                                                                                 \
+    if (!(cond)) {                                                                                                     \
+      fprintf(stderr, "FAIL " __VA_ARGS__);                                                                            \
+      fputc('\n', stderr);                                                                                             \
+      fails++;                                                                                                         \
+    }                                                                                                                  \
   } while (0)
 
 static uint64_t state = PM_TEST_SEED;

@@ -37,7 +37,6 @@ static double linear(const double *p, const double *x, void *ctx)
 }
 
 
-
 static void expect_error(int rc, const char *needle, const char *what)
 {
   EXPECT(rc == NESTCL_EINVAL && strstr(nestcl_last_error(), needle), "%s: rc %d, message '%s'", what, rc,
@@ -127,7 +126,7 @@ int main(void)
   rc = nestcl_pm_cross_validate_groups(&lin, x, yl, N, grp, scored, 4, lstart, 0, &r2, held);
   EXPECT(rc == 0 && r2 > 0.9 && isfinite(held[0]) && isfinite(held[N - 1]), "grouped cross-validation: rc %d R^2 %g",
          rc, r2);
-  printf("nonneg fit: a %.4f b %.4f c %.4f (held at 0: %d); grouped held-out R^2 %.4f\n", fit.p[0], fit.p[1],
-         fit.p[2], fit.at_zero[2], r2);
+  printf("nonneg fit: a %.4f b %.4f c %.4f (held at 0: %d); grouped held-out R^2 %.4f\n", fit.p[0], fit.p[1], fit.p[2],
+         fit.at_zero[2], r2);
   return fails ? 1 : 0;
 }

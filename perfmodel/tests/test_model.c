@@ -28,7 +28,6 @@
 #include "pm_test.h"
 
 
-
 /* A machine like this one: PoCL-like device (kappa ~ P), costs of the order the sweep measured. */
 static void truth(double *p)
 {
@@ -66,9 +65,11 @@ static size_t synth_sweep(const double *p, double noise, synth_run *out)
     for (int stdp = 1; stdp >= 0; --stdp) {
       for (int t = 0; t <= 2; ++t) {
         for (int g = 0; g <= 3; ++g) {
-          if (t + g == 0) continue;
+          if (t + g == 0)
+            continue;
           int co = t > 0 && g > 0;
-          if (co && !stdp) continue;
+          if (co && !stdp)
+            continue;
           for (int a = 0; a < (co ? 5 : 1); ++a) {
             synth_run r;
             memset(&r, 0, sizeof r);
@@ -86,7 +87,8 @@ static size_t synth_sweep(const double *p, double noise, synth_run *out)
             r.c.P = 2;
             nestcl_pm_predict(p, &r.c, &r.o);
             double *v[] = {&r.o.wall, &r.o.cpu_update, &r.o.cpu_deliver, &r.o.gpu_update, &r.o.gpu_deliver};
-            for (int k = 0; k < 5; ++k) *v[k] *= 1.0 + noise * gauss();
+            for (int k = 0; k < 5; ++k)
+              *v[k] *= 1.0 + noise * gauss();
             out[n++] = r;
           }
         }
@@ -103,11 +105,19 @@ static size_t to_obs(const synth_run *r, size_t n, nestcl_pm_obs *o)
     nestcl_pm_obs b = {r[i].c, NESTCL_PM_WALL, r[i].o.wall, (int)i};
     o[m++] = b;
     if (r[i].c.TG == 0) {
-      b.out = NESTCL_PM_CPU_UPDATE; b.y = r[i].o.cpu_update; o[m++] = b;
-      b.out = NESTCL_PM_CPU_DELIVER; b.y = r[i].o.cpu_deliver; o[m++] = b;
+      b.out = NESTCL_PM_CPU_UPDATE;
+      b.y = r[i].o.cpu_update;
+      o[m++] = b;
+      b.out = NESTCL_PM_CPU_DELIVER;
+      b.y = r[i].o.cpu_deliver;
+      o[m++] = b;
     } else if (r[i].c.TC == 0) {
-      b.out = NESTCL_PM_GPU_UPDATE; b.y = r[i].o.gpu_update; o[m++] = b;
-      b.out = NESTCL_PM_GPU_DELIVER; b.y = r[i].o.gpu_deliver; o[m++] = b;
+      b.out = NESTCL_PM_GPU_UPDATE;
+      b.y = r[i].o.gpu_update;
+      o[m++] = b;
+      b.out = NESTCL_PM_GPU_DELIVER;
+      b.y = r[i].o.gpu_deliver;
+      o[m++] = b;
     }
   }
   return m;
@@ -125,15 +135,17 @@ static int write_sweep(const char *path)
   synth_run *r = malloc(400 * sizeof *r);
   size_t n = synth_sweep(p, 0.03, r);
   FILE *f = fopen(path, "w");
-  if (!f) return 1;
+  if (!f)
+    return 1;
   for (size_t i = 0; i < n; ++i) {
     const nestcl_pm_config *c = &r[i].c;
     const nestcl_pm_prediction *o = &r[i].o;
-    fprintf(f, "{\"schema\": \"nestcl-sweep/1\", \"benchmark\": \"hpc_benchmark\", \"device_name\": \"%s\", "
-               "\"device_driver\": \"%s\", \"cores\": 2, \"repeat\": 0, \"scale\": %g, \"synapse\": \"%s\", "
-               "\"alpha_set\": null, \"inputs\": {\"N\": %.17g, \"K\": %.17g, \"F\": %.17g, \"M\": 1, \"TC\": %d, "
-               "\"TG\": %d, \"alpha\": %.17g, \"phi\": %.17g, \"steps_per_s\": 10000, \"super_steps_per_s\": %.17g}, "
-               "\"measured\": {\"simtime_ms\": 100, \"wall_s\": %.17g, \"t\": %.17g, ",
+    fprintf(f,
+            "{\"schema\": \"nestcl-sweep/1\", \"benchmark\": \"hpc_benchmark\", \"device_name\": \"%s\", "
+            "\"device_driver\": \"%s\", \"cores\": 2, \"repeat\": 0, \"scale\": %g, \"synapse\": \"%s\", "
+            "\"alpha_set\": null, \"inputs\": {\"N\": %.17g, \"K\": %.17g, \"F\": %.17g, \"M\": 1, \"TC\": %d, "
+            "\"TG\": %d, \"alpha\": %.17g, \"phi\": %.17g, \"steps_per_s\": 10000, \"super_steps_per_s\": %.17g}, "
+            "\"measured\": {\"simtime_ms\": 100, \"wall_s\": %.17g, \"t\": %.17g, ",
             dev.device_name, dev.driver_version, r[i].scale, r[i].stdp ? "stdp" : "static", c->N, c->K, c->F,
             (int)c->TC, (int)c->TG, c->alpha, c->phi, c->S, 0.1 * o->wall, o->wall);
     fprintf(f, "\"cpu_update\": %.17g, \"cpu_deliver\": %.17g, \"gpu_update\": %.17g, \"gpu_deliver\": %.17g, ",
@@ -153,7 +165,8 @@ static void test_json(void)
   if (v) {
     const pmj *b = pmj_path(v, "a.b");
     EXPECT(b && b->type == PMJ_ARRAY && b->n == 4 && b->items[1].num == -2500.0 && b->items[2].type == PMJ_BOOL &&
-               b->items[3].type == PMJ_NULL, "json: array a.b");
+             b->items[3].type == PMJ_NULL,
+           "json: array a.b");
     EXPECT(pmj_string(v, "s") && strcmp(pmj_string(v, "s"), "x\xc3\xa9\xf0\x9f\x98\x80\n") == 0, "json: escapes");
     int ok = 1;
     (void)pmj_number(v, "a.nothing", &ok);
@@ -163,15 +176,15 @@ static void test_json(void)
   static const struct {
     const char *text, *needle;
   } bad[] = {
-      {"{\"a\": 1,}", "expected a member name"},
-      {"[1, 2", "expected ',' or ']'"},
-      {"01", "trailing characters"},
-      {"\"\\ud800\"", "lone high surrogate"},
-      {"\"a\tb\"", "control character"},
-      {"[1]\n x", "line 2, column 2"},
-      {"{\"a\": nul}", "invalid literal"},
-      {"", "unexpected end"},
-      {"1e999", "out of range"},
+    {"{\"a\": 1,}", "expected a member name"},
+    {"[1, 2", "expected ',' or ']'"},
+    {"01", "trailing characters"},
+    {"\"\\ud800\"", "lone high surrogate"},
+    {"\"a\tb\"", "control character"},
+    {"[1]\n x", "line 2, column 2"},
+    {"{\"a\": nul}", "invalid literal"},
+    {"", "unexpected end"},
+    {"1e999", "out of range"},
   };
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; ++i) {
     v = pmj_parse(bad[i].text, strlen(bad[i].text), err, sizeof err);
@@ -180,8 +193,10 @@ static void test_json(void)
     pmj_free(v);
   }
   char deep[300];
-  for (int i = 0; i < 100; ++i) deep[i] = '[';
-  for (int i = 0; i < 100; ++i) deep[100 + i] = ']';
+  for (int i = 0; i < 100; ++i)
+    deep[i] = '[';
+  for (int i = 0; i < 100; ++i)
+    deep[100 + i] = ']';
   v = pmj_parse(deep, 200, err, sizeof err);
   EXPECT(!v && strstr(err, "nesting deeper"), "json: depth bound: %s", v ? "(accepted)" : err);
   pmj_free(v);
@@ -198,7 +213,7 @@ static void test_predict(void)
   nestcl_pm_prediction o;
   nestcl_pm_predict(p, &c, &o);
   EXPECT(fabs(o.cpu_vp - 0.5) < 1e-12 && fabs(o.gpu_vp - 0.45) < 1e-12 && fabs(o.wall - 0.5) < 1e-12 &&
-             strcmp(o.bound, "cpu") == 0 && fabs(o.gpu_wait - 0.05) < 1e-12,
+           strcmp(o.bound, "cpu") == 0 && fabs(o.gpu_wait - 0.05) < 1e-12,
          "predict: c %g g %g wall %g bound %s", o.cpu_vp, o.gpu_vp, o.wall, o.bound);
   /* Balance: 1 (1 - a) = 0.5 a + 0.2, a = 0.8 / 1.5. */
   double w, a = nestcl_pm_best_alpha(p, &c, &w);
@@ -248,7 +263,8 @@ static void test_fit(void)
     EXPECT(prof.p[j] >= 0.0, "%s = %g is negative", nestcl_pm_param_names[j], prof.p[j]);
   }
   size_t with_pred = 0;
-  for (size_t k = 0; k < m; ++k) with_pred += o[k].out == NESTCL_PM_WALL && isfinite(held[k]);
+  for (size_t k = 0; k < m; ++k)
+    with_pred += o[k].out == NESTCL_PM_WALL && isfinite(held[k]);
   EXPECT(with_pred == n, "held-out predictions for %zu of %zu runs", with_pred, n);
   /* The fitted model picks an alpha as good as the true one. */
   nestcl_pm_config c = r[0].c;
@@ -274,8 +290,10 @@ static void test_fit(void)
   snprintf(prof.device_driver, sizeof prof.device_driver, "1.0");
   snprintf(prof.benchmark, sizeof prof.benchmark, "hpc_benchmark");
   prof.rate_stdp.n = 2;
-  prof.rate_stdp.N[0] = 562; prof.rate_stdp.F[0] = 34;
-  prof.rate_stdp.N[1] = 5625; prof.rate_stdp.F[1] = 13;
+  prof.rate_stdp.N[0] = 562;
+  prof.rate_stdp.F[0] = 34;
+  prof.rate_stdp.N[1] = 5625;
+  prof.rate_stdp.F[1] = 13;
   EXPECT(nestcl_pm_profile_save(&prof, path) == 0, "save: %s", nestcl_last_error());
   nestcl_pm_profile back;
   rc = nestcl_pm_profile_load(path, "Test \"device\"", "1.0", &back);
@@ -311,7 +329,8 @@ static void test_fit(void)
   /* Co-execution runs alone cannot be fitted. */
   size_t k = 0;
   for (size_t i = 0; i < m; ++i) {
-    if (o[i].c.TC > 0 && o[i].c.TG > 0) o[k++] = o[i];
+    if (o[i].c.TC > 0 && o[i].c.TG > 0)
+      o[k++] = o[i];
   }
   rc = nestcl_pm_fit_profile(o, k, 5, &prof, NULL);
   EXPECT(rc == NESTCL_EINVAL && strstr(nestcl_last_error(), "no CPU-only and no GPU-only runs"), "co alone: %d %s", rc,
@@ -350,16 +369,17 @@ static void test_balance(void)
   nestcl_pm_balance bal;
   int rc = nestcl_pm_balance_fit(p, &c, m, 1, &bal);
   EXPECT(rc == 0 && fabs(bal.s - s_true) < 1e-3 * s_true && fabs(bal.b - b_true) < 1e-3 * b_true &&
-             fabs(bal.alpha - a_true) < 2e-3 && fabs(bal.wall - w_true) < 1e-3 * w_true,
+           fabs(bal.alpha - a_true) < 2e-3 && fabs(bal.wall - w_true) < 1e-3 * w_true,
          "balance from one middle split: s %g b %g alpha %g wall %g (want %g %g %g %g)", bal.s, bal.b, bal.alpha,
          bal.wall, s_true, b_true, a_true, w_true);
   /* Busy times near the ends say nothing; the wall times of three splits do. */
-  for (int i = 1; i < 4; ++i) m[i].cpu_busy = m[i].gpu_busy = 0.0;
+  for (int i = 1; i < 4; ++i)
+    m[i].cpu_busy = m[i].gpu_busy = 0.0;
   m[1].cpu_busy = 9.0; /* ignored: alpha 0.05 is within 0.15 of an end */
   m[1].gpu_busy = 0.1;
   rc = nestcl_pm_balance_fit(p, &c, m + 1, 3, &bal);
   EXPECT(rc == 0 && bal.n_busy == 0 && bal.n_wall == 3 && fabs(bal.s - s_true) < 1e-2 * s_true &&
-             fabs(bal.alpha - a_true) < 1e-2,
+           fabs(bal.alpha - a_true) < 1e-2,
          "balance from wall times: busy %d, s %g alpha %g (want %g %g)", bal.n_busy, bal.s, bal.alpha, s_true, a_true);
   /* One wall time and no busy ratio: the profile's own balance, scaled. */
   rc = nestcl_pm_balance_fit(p, &c, m + 2, 1, &bal);

@@ -116,8 +116,10 @@ static int run_stopped(nestcl_engine *e, double h, double t)
   double t1 = nestcl_engine_time_ms(e);
   long long s0 = llround(t0 / h), s1 = llround(t1 / h), sd = llround(1.5 / h);
   if (rc != NESTCL_EINTR || s1 % sd != 0 || s1 <= s0 || s1 > s0 + sd) {
-    fprintf(stderr, "stop request at %g ms: simulate returned %d (%s), the clock at %g ms; want NESTCL_EINTR at the "
-            "end of the next super step\n", t0, rc, rc ? nestcl_last_error() : "", t1);
+    fprintf(stderr,
+            "stop request at %g ms: simulate returned %d (%s), the clock at %g ms; want NESTCL_EINTR at the "
+            "end of the next super step\n",
+            t0, rc, rc ? nestcl_last_error() : "", t1);
     return nestcl_set_error(NESTCL_ERUNTIME, "stop request not honoured");
   }
   return nestcl_engine_simulate(e, (double)(llround(t / h) - (s1 - s0)) * h);
@@ -137,30 +139,42 @@ int brunel_build(const brunel_net *net, const nestcl_engine_config *cfg, uint32_
   uint32_t CE = indegree * 4 / 5, CI = indegree - CE;
   int pe, pi;
   rc = nestcl_engine_set_models(e, net->models, net->n_models);
-  if (!rc) rc = nestcl_engine_create_population(e, net->model, NE, 0, &pe);
-  if (!rc) rc = nestcl_engine_create_population(e, net->model, NI, 0, &pi);
+  if (!rc)
+    rc = nestcl_engine_create_population(e, net->model, NE, 0, &pe);
+  if (!rc)
+    rc = nestcl_engine_create_population(e, net->model, NI, 0, &pi);
   for (int k = 0; k < 2 && !rc; ++k) {
     int p = k ? pi : pe;
     for (int j = 0; j < net->n_settings && !rc; ++j) {
       rc = nestcl_engine_set(e, p, net->names[j], nestcl_constant(net->values[j]));
     }
-    if (!rc) rc = nestcl_engine_set(e, p, "V_m", net->V_m);
+    if (!rc)
+      rc = nestcl_engine_set(e, p, "V_m", net->V_m);
   }
   nestcl_conn_spec c = {NESTCL_RULE_FIXED_INDEGREE, CE, 0, 1, 0, 0.0};
   nestcl_syn_spec se = {nestcl_constant(net->J_E), nestcl_constant(1.5), 0};
   nestcl_syn_spec si = {nestcl_constant(-net->g * net->J_E), nestcl_constant(1.5), 0};
-  if (!rc) rc = nestcl_engine_set_synapse_models(e, net->synapse_models, net->n_synapse_models);
-  if (!rc && net->tau_minus > 0.0) rc = nestcl_engine_set(e, pe, "tau_minus", nestcl_constant(net->tau_minus));
-  if (!rc) rc = nestcl_engine_connect_synapse(e, pe, pe, &c, &se, net->ee_synapse, net->ee_params,
-                                              net->n_ee_params, &out->ee);
-  if (!rc) rc = nestcl_engine_connect(e, pe, pi, &c, &se);
+  if (!rc)
+    rc = nestcl_engine_set_synapse_models(e, net->synapse_models, net->n_synapse_models);
+  if (!rc && net->tau_minus > 0.0)
+    rc = nestcl_engine_set(e, pe, "tau_minus", nestcl_constant(net->tau_minus));
+  if (!rc)
+    rc = nestcl_engine_connect_synapse(e, pe, pe, &c, &se, net->ee_synapse, net->ee_params, net->n_ee_params, &out->ee);
+  if (!rc)
+    rc = nestcl_engine_connect(e, pe, pi, &c, &se);
   c.degree = CI;
-  if (!rc) rc = nestcl_engine_connect(e, pi, pe, &c, &si);
-  if (!rc) rc = nestcl_engine_connect(e, pi, pi, &c, &si);
-  if (!rc) rc = nestcl_engine_add_poisson(e, pe, net->poisson_rate_hz, net->J_E, 1.5, 0);
-  if (!rc) rc = nestcl_engine_add_poisson(e, pi, net->poisson_rate_hz, net->J_E, 1.5, 0);
-  if (!rc) rc = nestcl_engine_add_spike_recorder(e, pe, 0, NE, &out->rec_e);
-  if (!rc) rc = nestcl_engine_add_spike_recorder(e, pi, 0, NI, &out->rec_i);
+  if (!rc)
+    rc = nestcl_engine_connect(e, pi, pe, &c, &si);
+  if (!rc)
+    rc = nestcl_engine_connect(e, pi, pi, &c, &si);
+  if (!rc)
+    rc = nestcl_engine_add_poisson(e, pe, net->poisson_rate_hz, net->J_E, 1.5, 0);
+  if (!rc)
+    rc = nestcl_engine_add_poisson(e, pi, net->poisson_rate_hz, net->J_E, 1.5, 0);
+  if (!rc)
+    rc = nestcl_engine_add_spike_recorder(e, pe, 0, NE, &out->rec_e);
+  if (!rc)
+    rc = nestcl_engine_add_spike_recorder(e, pi, 0, NI, &out->rec_i);
   if (rc) {
     nestcl_engine_destroy(e);
     out->e = NULL;
@@ -189,7 +203,10 @@ int brunel_collect(const brunel_engine *be, brunel_result *out)
     out->gids[out->n] = take_a ? g[a] : g2[b];
     out->steps[out->n] = take_a ? s[a] : s2[b];
     out->n++;
-    if (take_a) a++; else b++;
+    if (take_a)
+      a++;
+    else
+      b++;
   }
   nestcl_engine_get_stats(e, &out->st);
   memset(&out->enq_stream, 0, sizeof out->enq_stream);
@@ -215,8 +232,7 @@ int brunel_run(const brunel_net *net, const nestcl_engine_config *cfg, uint32_t 
     return rc;
   }
   for (int k = 0; k < n_pieces && !rc; ++k) {
-    rc = pieces[k] >= 0.0 ? nestcl_engine_simulate(be.e, pieces[k])
-                          : run_stopped(be.e, cfg->resolution_ms, -pieces[k]);
+    rc = pieces[k] >= 0.0 ? nestcl_engine_simulate(be.e, pieces[k]) : run_stopped(be.e, cfg->resolution_ms, -pieces[k]);
   }
   if (!rc) {
     rc = brunel_collect(&be, out);
@@ -249,9 +265,11 @@ int brunel_compare(const char *what, const brunel_result *a, const brunel_result
   }
   if (a->w.n != b->w.n || a->w.checksum != b->w.checksum || a->w.mean != b->w.mean || a->w.sd != b->w.sd ||
       a->w.min != b->w.min || a->w.max != b->w.max) {
-    fprintf(stderr, "FAIL %s: E->E weights differ: %llu synapses, checksum %016llx, mean %.17g, sd %.17g vs %llu, "
-            "%016llx, %.17g, %.17g\n", what, (unsigned long long)a->w.n, (unsigned long long)a->w.checksum, a->w.mean,
-            a->w.sd, (unsigned long long)b->w.n, (unsigned long long)b->w.checksum, b->w.mean, b->w.sd);
+    fprintf(stderr,
+            "FAIL %s: E->E weights differ: %llu synapses, checksum %016llx, mean %.17g, sd %.17g vs %llu, "
+            "%016llx, %.17g, %.17g\n",
+            what, (unsigned long long)a->w.n, (unsigned long long)a->w.checksum, a->w.mean, a->w.sd,
+            (unsigned long long)b->w.n, (unsigned long long)b->w.checksum, b->w.mean, b->w.sd);
     return 1;
   }
   return 0;

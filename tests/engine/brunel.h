@@ -17,7 +17,7 @@
 #define BRUNEL_MAX_SETTINGS 12
 
 typedef struct brunel_net {
-  const char *label;                /* for messages */
+  const char *label; /* for messages */
   const nestcl_model *const *models;
   int n_models;
   const char *model;
@@ -26,10 +26,10 @@ typedef struct brunel_net {
   double values[BRUNEL_MAX_SETTINGS];
   int n_settings;
   nestcl_value V_m;
-  double J_E;                       /* weight of E synapses and of the Poisson input (model units, pA) */
-  double g;                         /* I synapses weigh -g J_E */
-  double poisson_rate_hz;           /* of each neuron's train */
-  double rate_min, rate_max;        /* band of the mean rate (Hz) at seed 4242, 2,000 neurons, 200 ms */
+  double J_E; /* weight of E synapses and of the Poisson input (model units, pA) */
+  double g; /* I synapses weigh -g J_E */
+  double poisson_rate_hz; /* of each neuron's train */
+  double rate_min, rate_max; /* band of the mean rate (Hz) at seed 4242, 2,000 neurons, 200 ms */
   /* Optional: E->E through a translated synapse model (NULL: static), its parameters, tau_minus of E. */
   const nestcl_synapse_model *const *synapse_models;
   int n_synapse_models;
@@ -55,7 +55,7 @@ typedef struct brunel_result {
   size_t n;
   nestcl_engine_stats st;
   nestcl_enqueue_counts enq_stream; /* what the first stream enqueued (st.vps is gone with the engine) */
-  nestcl_weight_stats w;            /* of the E->E synapses when they are translated ones */
+  nestcl_weight_stats w; /* of the E->E synapses when they are translated ones */
 } brunel_result;
 
 /* A described (not yet built) Brunel engine: its spike recorders of E and I, the E->E projection (-1: static). */
@@ -86,12 +86,12 @@ typedef struct brunel_variant {
   const double *pieces;
   int n_pieces;
   int weight_double;
-  uint32_t history_capacity;  /* 0: the default */
-  const char *mode, *width;   /* NESTCL_DELIVER_MODE / _WIDTH for this run, or NULL */
-  int sync_interval;          /* 0: the default */
+  uint32_t history_capacity; /* 0: the default */
+  const char *mode, *width; /* NESTCL_DELIVER_MODE / _WIDTH for this run, or NULL */
+  int sync_interval; /* 0: the default */
   int host_clock;
-  int want_resumes;           /* the device loop must have halted for a full history and resumed */
-  int one_wait;               /* the stream (beside threads) waits once per super step, once more per piece at most */
+  int want_resumes; /* the device loop must have halted for a full history and resumed */
+  int one_wait; /* the stream (beside threads) waits once per super step, once more per piece at most */
 } brunel_variant;
 
 /*

@@ -45,14 +45,16 @@ static size_t field_len(const nestcl_field *f, uint32_t K)
 static int cmp_spike(const void *a, const void *b)
 {
   const nestcl_spike *x = a, *y = b;
-  if (x->lag != y->lag) return x->lag < y->lag ? -1 : 1;
+  if (x->lag != y->lag)
+    return x->lag < y->lag ? -1 : 1;
   return x->index < y->index ? -1 : (x->index > y->index);
 }
 
 /* A sparse input value for (slice, lag, channel, neuron): 0 or k / 2^16 pA with |k| < 2^22. */
 static double input_value(uint32_t slice, uint32_t lag, uint32_t ch, uint32_t i)
 {
-  nestcl_rng_stream s = nestcl_stream_init(nestcl_rng_key(99, 7), nestcl_rng_counter(i, ((uint64_t)slice << 16) | (lag << 8) | ch));
+  nestcl_rng_stream s =
+    nestcl_stream_init(nestcl_rng_key(99, 7), nestcl_rng_counter(i, ((uint64_t)slice << 16) | (lag << 8) | ch));
   uint32_t w = nestcl_stream_u32(&s);
   if (w % 5 != 0) {
     return 0.0;
@@ -91,7 +93,8 @@ static int run_model(nestcl_device *dev, const nestcl_model *m)
     CHECK(cf[f], "out of memory");
   }
   for (uint32_t i = 0; i < N; ++i) {
-    if (m->set_defaults) m->set_defaults(bf, N, i, K);
+    if (m->set_defaults)
+      m->set_defaults(bf, N, i, K);
     /* A per-receptor parameter vector that NEST leaves empty by default (the multisynapse models'
        tau_syn, pp_psc_delta's tau_sfa) has zeros in its K entries here: give them usable values. */
     for (int f = 0; f < m->n_fields; ++f) {
@@ -99,14 +102,18 @@ static int run_model(nestcl_device *dev, const nestcl_model *m)
           m->fields[f].type == NESTCL_T_DOUBLE) {
         for (size_t k = 0; k < field_len(&m->fields[f], K); ++k) {
           double *v = &((double *)bf[f])[k * N + i];
-          if (*v == 0.0) *v = 2.0 + (double)k;
+          if (*v == 0.0)
+            *v = 2.0 + (double)k;
         }
       }
     }
     /* Heterogeneous drive where the model has a bias current. */
-    if (m->set_status) (void)m->set_status(bf, N, i, K, "I_e", drive_pA(m) + 2.0 * (double)(i % 97));
-    if (m->init_buffers) CHECK(m->init_buffers(bf, N, i, K, H) == 0, "%s: init_buffers", m->name);
-    if (m->pre_run) CHECK(m->pre_run(bf, N, i, K, H) == 0, "%s: pre_run", m->name);
+    if (m->set_status)
+      (void)m->set_status(bf, N, i, K, "I_e", drive_pA(m) + 2.0 * (double)(i % 97));
+    if (m->init_buffers)
+      CHECK(m->init_buffers(bf, N, i, K, H) == 0, "%s: init_buffers", m->name);
+    if (m->pre_run)
+      CHECK(m->pre_run(bf, N, i, K, H) == 0, "%s: pre_run", m->name);
   }
   for (int f = 0; f < m->n_fields; ++f) {
     memcpy(cf[f], bf[f], nestcl_field_type_size(m->fields[f].type) * field_len(&m->fields[f], K) * N);
@@ -120,7 +127,8 @@ static int run_model(nestcl_device *dev, const nestcl_model *m)
   /* parrot_neuron: its route adds 1 per spike whatever the weight, so its ring holds spike counts */
   const int counts = strcmp(m->name, "parrot_neuron") == 0;
   uint64_t *row_ptr = calloc(N + 1, sizeof *row_ptr);
-  uint32_t *tgt = calloc((size_t)N * FANOUT, sizeof *tgt), *ptgt = calloc(N, sizeof *ptgt), *salt = calloc(N, sizeof *salt);
+  uint32_t *tgt = calloc((size_t)N * FANOUT, sizeof *tgt), *ptgt = calloc(N, sizeof *ptgt),
+           *salt = calloc(N, sizeof *salt);
   double *val = calloc((size_t)N * FANOUT, sizeof *val), *pval = calloc(N, sizeof *pval);
   uint16_t *dly = calloc((size_t)N * FANOUT, sizeof *dly), *pdly = calloc(N, sizeof *pdly);
   uint32_t *rows = calloc((size_t)N * MIN_DELAY, sizeof *rows), *lags = calloc((size_t)N * MIN_DELAY, sizeof *lags);
@@ -140,7 +148,8 @@ static int run_model(nestcl_device *dev, const nestcl_model *m)
       nestcl_rng_stream st = nestcl_stream_init(nestcl_rng_key(5, 9), nestcl_rng_counter(r, k));
       tgt[k] = ((nestcl_stream_u32(&st) % nch) << 24) | (nestcl_stream_u32(&st) % N);
       val[k] = (double)((int32_t)(nestcl_stream_u32(&st) % 4096u) - 2048) / 64.0;
-      if (positive_only) val[k] = fabs(val[k]) / 16.0; /* conductances in nS, not currents in pA */
+      if (positive_only)
+        val[k] = fabs(val[k]) / 16.0; /* conductances in nS, not currents in pA */
       dly[k] = (uint16_t)(MIN_DELAY + nestcl_stream_u32(&st) % (SLOTS - 2 * MIN_DELAY + 1));
     }
     ptgt[r] = r; /* channel 0 */
@@ -181,8 +190,10 @@ static int run_model(nestcl_device *dev, const nestcl_model *m)
         for (uint32_t ch = 0; ch < nch; ++ch) {
           for (uint32_t i = 0; i < N; ++i) {
             double v = input_value(s, (uint32_t)lag, ch, i);
-            if (positive_only) v = fabs(v) / 16.0; /* as the synapses: conductances a model accepts */
-            if (counts && v != 0.0) v = 1.0; /* a parrot's ring holds spike counts */
+            if (positive_only)
+              v = fabs(v) / 16.0; /* as the synapses: conductances a model accepts */
+            if (counts && v != 0.0)
+              v = 1.0; /* a parrot's ring holds spike counts */
             if (v != 0.0) {
               nestcl_block_stage(b, (uint32_t)lag, ch, i, v);
               nestcl_ring_add(ring, nch, N, nestcl_ring_slot(origin, lag, SLOTS), ch, i, v);
@@ -192,18 +203,38 @@ static int run_model(nestcl_device *dev, const nestcl_model *m)
       }
       CHECK(nestcl_block_update(b, origin, from, to) == 0, "%s: update slice %u", m->name, s);
       uint32_t count[NESTCL_COUNT_WORDS] = {0};
-      nestcl_update_args a = {N,  K,  origin, from, to, H, SLOTS, nch, ring, count, cs + cn, N * MIN_DELAY - cn,
-                              1,  crec, c.rng_seed, c.id_first, c.id_stride ? c.id_stride : 1, co + cn,
-                              NULL, NULL, NULL, NULL};
+      nestcl_update_args a = {N,
+                              K,
+                              origin,
+                              from,
+                              to,
+                              H,
+                              SLOTS,
+                              nch,
+                              ring,
+                              count,
+                              cs + cn,
+                              N * MIN_DELAY - cn,
+                              1,
+                              crec,
+                              c.rng_seed,
+                              c.id_first,
+                              c.id_stride ? c.id_stride : 1,
+                              co + cn,
+                              NULL,
+                              NULL,
+                              NULL,
+                              NULL};
       m->update_cpu(&a, cf);
-      CHECK(count[1] == 0, "%s: the C loop reported failure %u of neuron %u at lag %u (status %d)", m->name,
-            count[1], count[2], count[3], (int)count[4]);
+      CHECK(count[1] == 0, "%s: the C loop reported failure %u of neuron %u at lag %u (status %d)", m->name, count[1],
+            count[2], count[3], (int)count[4]);
       cn += count[0];
       for (int lag = from; lag < to; ++lag) {
         const int64_t step = origin + lag;
         for (uint32_t i = 0; i < N; ++i) {
-          nestcl_rng_stream st = nestcl_stream_init(nestcl_rng_key(7, NESTCL_RNG_PURPOSE_POISSON),
-                                                    nestcl_rng_counter((uint64_t)i | ((uint64_t)salt[i] << 40), (uint64_t)step));
+          nestcl_rng_stream st =
+            nestcl_stream_init(nestcl_rng_key(7, NESTCL_RNG_PURPOSE_POISSON),
+                               nestcl_rng_counter((uint64_t)i | ((uint64_t)salt[i] << 40), (uint64_t)step));
           uint32_t k = nestcl_stream_poisson(&st, pp.mu, pp.exp_neg_mu, pp.chunks);
           if (k) {
             nestcl_ring_add_fixed(ring, nch, N, nestcl_ring_slot(step, pdly[i], SLOTS), 0, i,
@@ -239,8 +270,8 @@ static int run_model(nestcl_device *dev, const nestcl_model *m)
     }
     qsort(cs, cn, sizeof *cs, cmp_spike);
     qsort(bs, bn, sizeof *bs, cmp_spike);
-    CHECK(cn == bn && memcmp(cs, bs, cn * sizeof *cs) == 0, "%s: slice %u: C loop %u spikes, block %u", m->name, s,
-          cn, bn);
+    CHECK(cn == bn && memcmp(cs, bs, cn * sizeof *cs) == 0, "%s: slice %u: C loop %u spikes, block %u", m->name, s, cn,
+          bn);
     memcpy(prev, bs, bn * sizeof *bs);
     n_prev = bn;
     total += cn;
@@ -251,11 +282,11 @@ static int run_model(nestcl_device *dev, const nestcl_model *m)
     CHECK(memcmp(bf[f], cf[f], bytes) == 0, "%s: field %s differs after %d slices", m->name, m->fields[f].member,
           SLICES);
   }
-  CHECK(!m->spike_offsets || nonzero_offsets > 0, "%s: every spike offset was 0, the comparison is too weak",
-        m->name);
+  CHECK(!m->spike_offsets || nonzero_offsets > 0, "%s: every spike offset was 0, the comparison is too weak", m->name);
   printf("%-26s %6llu spikes, %u channels, %u recordables, %zu device bytes: block == C loop\n", m->name,
          (unsigned long long)total, nch, nrec, nestcl_block_device_bytes(b));
-  for (int f = 0; f < m->n_fields; ++f) free(cf[f]);
+  for (int f = 0; f < m->n_fields; ++f)
+    free(cf[f]);
   free(row_ptr);
   free(tgt);
   free(ptgt);
@@ -320,10 +351,14 @@ static void run_pause(nestcl_device *dev, const nestcl_model *m)
   const uint32_t nch = nestcl_block_channels(b[0]);
   void *const *f0 = nestcl_block_fields(b[0]);
   for (uint32_t i = 0; i < N; ++i) {
-    if (m->set_defaults) m->set_defaults(f0, N, i, K);
-    if (m->set_status) (void)m->set_status(f0, N, i, K, "I_e", drive_pA(m) + 2.0 * (double)(i % 97));
-    if (m->init_buffers) CHECK(m->init_buffers(f0, N, i, K, H) == 0, "%s: init_buffers", m->name);
-    if (m->pre_run) CHECK(m->pre_run(f0, N, i, K, H) == 0, "%s: pre_run", m->name);
+    if (m->set_defaults)
+      m->set_defaults(f0, N, i, K);
+    if (m->set_status)
+      (void)m->set_status(f0, N, i, K, "I_e", drive_pA(m) + 2.0 * (double)(i % 97));
+    if (m->init_buffers)
+      CHECK(m->init_buffers(f0, N, i, K, H) == 0, "%s: init_buffers", m->name);
+    if (m->pre_run)
+      CHECK(m->pre_run(f0, N, i, K, H) == 0, "%s: pre_run", m->name);
   }
   CHECK(nestcl_block_upload(b[0]) == 0, "%s: upload", m->name);
   uint64_t row_ptr[N + 1];
@@ -385,8 +420,8 @@ static void run_pause(nestcl_device *dev, const nestcl_model *m)
           "%s: field %s differs after the pause", m->name, m->fields[f].member);
   }
   CHECK(total > 0, "%s: no spikes after the pause", m->name);
-  printf("%-26s pause with %llu ring entries in flight: rebuilt block == block that went on (%llu spikes)\n",
-         m->name, (unsigned long long)pending, (unsigned long long)total);
+  printf("%-26s pause with %llu ring entries in flight: rebuilt block == block that went on (%llu spikes)\n", m->name,
+         (unsigned long long)pending, (unsigned long long)total);
   nestcl_block_destroy(b[0]);
   nestcl_block_destroy(b[1]);
 }
@@ -426,8 +461,8 @@ static void run_failure(nestcl_device *dev, uint64_t id_first, uint64_t id_strid
   char want[160];
   snprintf(want, sizeof want, "test_lif neuron %llu at t = 4 ms: NumericalInstability (status -14)",
            (unsigned long long)(id_first + bad * (id_stride ? id_stride : 1)));
-  CHECK(rc == NESTCL_ERUNTIME && strcmp(nestcl_last_error(), want) == 0, "update with the failure: rc %d, '%s'; want '%s'",
-        rc, rc ? nestcl_last_error() : "", want);
+  CHECK(rc == NESTCL_ERUNTIME && strcmp(nestcl_last_error(), want) == 0,
+        "update with the failure: rc %d, '%s'; want '%s'", rc, rc ? nestcl_last_error() : "", want);
   CHECK(nestcl_block_failure(b, &code, &index, &lag, &status) == 1, "no failure recorded");
   CHECK(code == 2 && index == bad && lag == 10 && status == -14, "failure record (%u, %u, %u, %d)", code, index, lag,
         status);
@@ -448,10 +483,12 @@ static void run_failure(nestcl_device *dev, uint64_t id_first, uint64_t id_strid
 /* Whether --models names model m (every model without the flag). */
 static int selected(const nestcl_model *m)
 {
-  if (!only_models) return 1;
+  if (!only_models)
+    return 1;
   size_t len = strlen(m->name);
   for (const char *p = only_models; (p = strstr(p, m->name)) != NULL; p += len)
-    if ((p == only_models || p[-1] == ',') && (p[len] == ',' || p[len] == '\0')) return 1;
+    if ((p == only_models || p[-1] == ',') && (p[len] == ',' || p[len] == '\0'))
+      return 1;
   return 0;
 }
 
@@ -474,7 +511,8 @@ int main(int argc, char **argv)
   }
   int silent = 0;
   for (int k = 0; k < nestcl_builtin_model_count; ++k) {
-    if (selected(nestcl_builtin_models[k])) silent += run_model(dev, nestcl_builtin_models[k]) != 0;
+    if (selected(nestcl_builtin_models[k]))
+      silent += run_model(dev, nestcl_builtin_models[k]) != 0;
   }
   /* The pause on iaf_psc_alpha (its synapses' values are currents; models sort by name, so it need not be first). */
   const nestcl_model *pause_model = nestcl_builtin_models[0];
@@ -498,7 +536,8 @@ int main(int argc, char **argv)
     uint32_t t1 = 0, r0 = 0, l0 = 0, far = 4, big = 1u << 24;
     double v1 = 1.0;
     uint16_t short_delay = MIN_DELAY - 1, d1 = MIN_DELAY;
-    CHECK(nestcl_block_set_synapses(b, 1, rp, &t1, &v1, &short_delay) == NESTCL_EINVAL, "a delay under min_delay must fail");
+    CHECK(nestcl_block_set_synapses(b, 1, rp, &t1, &v1, &short_delay) == NESTCL_EINVAL,
+          "a delay under min_delay must fail");
     CHECK(nestcl_block_set_synapses(b, 1, rp, &far, &v1, &d1) == NESTCL_EINVAL, "a target past the block must fail");
     CHECK(nestcl_block_deliver(b, 0, &r0, &l0, 1) == NESTCL_EINVAL, "a spike of a row that does not exist must fail");
     CHECK(nestcl_block_set_synapses(b, 1, rp, &t1, &v1, &d1) == 0, "synapses");

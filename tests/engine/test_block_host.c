@@ -40,7 +40,8 @@ static size_t field_bytes(const nestcl_model *m, int f, uint32_t K)
 static int cmp_spike(const void *a, const void *b)
 {
   const nestcl_spike *x = a, *y = b;
-  if (x->lag != y->lag) return x->lag < y->lag ? -1 : 1;
+  if (x->lag != y->lag)
+    return x->lag < y->lag ? -1 : 1;
   return x->index < y->index ? -1 : (x->index > y->index);
 }
 
@@ -61,18 +62,24 @@ static void init_neurons(const nestcl_model *m, uint32_t K, void *const *f)
 {
   const double drive = strncmp(m->name, "aeif", 4) == 0 ? 900.0 : 300.0;
   for (uint32_t i = 0; i < N; ++i) {
-    if (m->set_defaults) m->set_defaults(f, N, i, K);
+    if (m->set_defaults)
+      m->set_defaults(f, N, i, K);
     for (int k = 0; k < m->n_fields; ++k) {
-      if (m->fields[k].role == NESTCL_ROLE_PARAMETER && m->fields[k].array_len < 0 && m->fields[k].type == NESTCL_T_DOUBLE) {
+      if (m->fields[k].role == NESTCL_ROLE_PARAMETER && m->fields[k].array_len < 0 &&
+          m->fields[k].type == NESTCL_T_DOUBLE) {
         for (size_t r = 0; r < nestcl_field_len(&m->fields[k], K); ++r) {
           double *v = &((double *)f[k])[r * N + i];
-          if (*v == 0.0) *v = 2.0 + (double)r;
+          if (*v == 0.0)
+            *v = 2.0 + (double)r;
         }
       }
     }
-    if (m->set_status) (void)m->set_status(f, N, i, K, "I_e", drive + 2.0 * (double)(i % 97));
-    if (m->init_buffers) CHECK(m->init_buffers(f, N, i, K, H) == 0, "%s: init_buffers", m->name);
-    if (m->pre_run) CHECK(m->pre_run(f, N, i, K, H) == 0, "%s: pre_run", m->name);
+    if (m->set_status)
+      (void)m->set_status(f, N, i, K, "I_e", drive + 2.0 * (double)(i % 97));
+    if (m->init_buffers)
+      CHECK(m->init_buffers(f, N, i, K, H) == 0, "%s: init_buffers", m->name);
+    if (m->pre_run)
+      CHECK(m->pre_run(f, N, i, K, H) == 0, "%s: pre_run", m->name);
   }
 }
 
@@ -80,7 +87,8 @@ static void init_neurons(const nestcl_model *m, uint32_t K, void *const *f)
    input (1); parrot_neuron, whose ring counts spikes, gets single spikes (2). */
 static int positive_only(const nestcl_model *m)
 {
-  if (strcmp(m->name, "parrot_neuron") == 0) return 2;
+  if (strcmp(m->name, "parrot_neuron") == 0)
+    return 2;
   const uint32_t K = m->has_receptors ? 3u : 0u;
   int ch;
   double v;
@@ -96,7 +104,8 @@ static uint32_t step(nestcl_block *b, int positive, uint32_t slice, int from, in
       for (uint32_t i = 0; i < N; ++i) {
         double v = input_value(slice, (uint32_t)lag, ch, i);
         /* parrot_neuron's ring holds spike counts (its route adds 1 per spike): one spike then */
-        if (v != 0.0) nestcl_block_stage(b, (uint32_t)lag, ch, i, positive > 1 ? 1.0 : positive && v < 0.0 ? -v : v);
+        if (v != 0.0)
+          nestcl_block_stage(b, (uint32_t)lag, ch, i, positive > 1 ? 1.0 : positive && v < 0.0 ? -v : v);
       }
     }
   }
@@ -114,7 +123,8 @@ static uint32_t step_both(nestcl_block *const b[2], const nestcl_model *m, uint3
 {
   static nestcl_spike sp[2][N * MIN_DELAY + 1];
   uint32_t ns[2];
-  for (int k = 0; k < 2; ++k) ns[k] = step(b[k], positive_only(m), slice, from, to, sp[k]);
+  for (int k = 0; k < 2; ++k)
+    ns[k] = step(b[k], positive_only(m), slice, from, to, sp[k]);
   CHECK(ns[0] == ns[1] && memcmp(sp[0], sp[1], ns[0] * sizeof sp[0][0]) == 0,
         "%s slice %u: %u spikes on the device, %u on the host", m->name, slice, ns[0], ns[1]);
   const size_t rec = (size_t)(to - from) * nestcl_block_recordables(b[0]) * N;
@@ -128,7 +138,8 @@ static void same_fields(nestcl_block *const b[2], const nestcl_model *m, uint32_
   CHECK(nestcl_block_download(b[0]) == 0 && nestcl_block_download(b[1]) == 0, "%s: download", m->name);
   void *const *f0 = nestcl_block_fields(b[0]), *const *f1 = nestcl_block_fields(b[1]);
   for (int f = 0; f < m->n_fields; ++f) {
-    CHECK(memcmp(f0[f], f1[f], field_bytes(m, f, K)) == 0, "%s: field %s differs %s", m->name, m->fields[f].member, when);
+    CHECK(memcmp(f0[f], f1[f], field_bytes(m, f, K)) == 0, "%s: field %s differs %s", m->name, m->fields[f].member,
+          when);
   }
 }
 
@@ -183,14 +194,16 @@ static void run_pause(nestcl_device *dev, const nestcl_model *m)
   CHECK(nestcl_block_create(NULL, &c, &fresh) == 0, "create the host block");
   nestcl_block_destroy(b[1]);
   static nestcl_spike sp[N * MIN_DELAY + 1];
-  for (uint32_t s = 0; s < 20; ++s) step(b[0], 0, s, 0, (int)MIN_DELAY, sp);
+  for (uint32_t s = 0; s < 20; ++s)
+    step(b[0], 0, s, 0, (int)MIN_DELAY, sp);
   step(b[0], 0, 20, 0, 7, sp);
   /* Input in flight, as synapses longer than min_delay leave it: added to the device's ring for later steps. */
   const int64_t next = 20 * MIN_DELAY + 7;
   CHECK(nestcl_block_ring_save(b[0]) == 0, "save the device ring");
   for (int64_t st = next + 1; st < next + SLOTS; st += 3) {
     for (uint32_t i = (uint32_t)st % 5; i < N; i += 5) {
-      nestcl_block_ring_add(b[0], st, (uint32_t)(st + i) % nestcl_block_channels(b[0]), i, nestcl_fixed_from_double(60.0));
+      nestcl_block_ring_add(b[0], st, (uint32_t)(st + i) % nestcl_block_channels(b[0]), i,
+                            nestcl_fixed_from_double(60.0));
     }
   }
   CHECK(nestcl_block_ring_restore(b[0]) == 0, "restore the device ring");
@@ -216,7 +229,8 @@ static void run_pause(nestcl_device *dev, const nestcl_model *m)
   CHECK(pending > 0, "nothing in flight at the pause, so the test proves little");
   b[1] = fresh;
   uint64_t total = step_both(b, m, 20, 7, (int)MIN_DELAY);
-  for (uint32_t s = 21; s < 40; ++s) total += step_both(b, m, s, 0, (int)MIN_DELAY);
+  for (uint32_t s = 21; s < 40; ++s)
+    total += step_both(b, m, s, 0, (int)MIN_DELAY);
   same_fields(b, m, 0, "after the pause");
   CHECK(total > 0, "no spikes after the pause");
   printf("%-30s device -> host with %llu ring entries in flight: equal after (%llu spikes)\n", m->name,
@@ -251,7 +265,8 @@ static void run_failure(void)
   uint32_t code = 0, index = 0, lag = 0;
   int status = 0;
   CHECK(nestcl_block_failure(b, &code, &index, &lag, &status) == 1 && code == 2 && index == bad && lag == 10 &&
-          status == -14, "failure record (%u, %u, %u, %d)", code, index, lag, status);
+          status == -14,
+        "failure record (%u, %u, %u, %d)", code, index, lag, status);
   CHECK(nestcl_block_update(b, 45, 0, (int)MIN_DELAY) == 0, "update after the failure");
   printf("%-30s failure on the host: %s\n", m->name, want);
   nestcl_block_destroy(b);
@@ -268,7 +283,8 @@ static void run_refusals(const nestcl_model *m)
   double v1 = 1.0;
   uint16_t d1 = MIN_DELAY;
   CHECK(nestcl_block_set_synapses(b, 1, rp, &t1, &v1, &d1) == NESTCL_EINVAL &&
-          strstr(nestcl_last_error(), "runs on the host") != NULL, "synapses on a host block: %s", nestcl_last_error());
+          strstr(nestcl_last_error(), "runs on the host") != NULL,
+        "synapses on a host block: %s", nestcl_last_error());
   CHECK(nestcl_block_deliver(b, 0, &r0, &l0, 1) == NESTCL_EINVAL, "delivery on a host block");
   CHECK(nestcl_block_add_poisson(b, 10.0, 1, &t1, &v1, &d1, &r0) == NESTCL_EINVAL, "Poisson on a host block");
   CHECK(nestcl_block_history(b, 20.0, 110.0, 16) == NESTCL_EINVAL, "history on a host block");
@@ -292,7 +308,8 @@ int main(void)
   int silent = 0;
   for (int k = 0; k < nestcl_builtin_model_count; ++k) {
     silent += run_model(dev, nestcl_builtin_models[k]) == 0;
-    if (strcmp(nestcl_builtin_models[k]->name, "iaf_psc_alpha") == 0) lif = nestcl_builtin_models[k];
+    if (strcmp(nestcl_builtin_models[k]->name, "iaf_psc_alpha") == 0)
+      lif = nestcl_builtin_models[k];
   }
   CHECK(lif != NULL, "no built-in iaf_psc_alpha");
   run_pause(dev, lif);
@@ -301,7 +318,8 @@ int main(void)
   /* parrot_neuron's handle() counts spikes at rport 0 and ignores rport 1: neither adds the weight */
   for (int k = 0; k < nestcl_builtin_model_count; ++k) {
     const nestcl_model *m = nestcl_builtin_models[k];
-    if (strcmp(m->name, "parrot_neuron") != 0) continue;
+    if (strcmp(m->name, "parrot_neuron") != 0)
+      continue;
     nestcl_block_config c = {m, 4, 0, H, MIN_DELAY, SLOTS, 0, 0, 7, 0, 1, 1};
     nestcl_block *b;
     CHECK(nestcl_block_create(NULL, &c, &b) == 0, "parrot: create");

@@ -43,7 +43,8 @@ static uint32_t draw(uint64_t id, uint64_t step, uint32_t n)
 static const nestcl_synapse_model *find_syn(const char *name)
 {
   for (int k = 0; k < nestcl_builtin_synapse_count; ++k) {
-    if (strcmp(nestcl_builtin_synapses[k]->name, name) == 0) return nestcl_builtin_synapses[k];
+    if (strcmp(nestcl_builtin_synapses[k]->name, name) == 0)
+      return nestcl_builtin_synapses[k];
   }
   return NULL;
 }
@@ -51,7 +52,8 @@ static const nestcl_synapse_model *find_syn(const char *name)
 static const nestcl_model *find_model(const char *name)
 {
   for (int k = 0; k < nestcl_builtin_model_count; ++k) {
-    if (strcmp(nestcl_builtin_models[k]->name, name) == 0) return nestcl_builtin_models[k];
+    if (strcmp(nestcl_builtin_models[k]->name, name) == 0)
+      return nestcl_builtin_models[k];
   }
   return NULL;
 }
@@ -87,7 +89,8 @@ static int run(nestcl_device *dev, const char *syn_name, const char *const *pn, 
       uint32_t k = r * FAN + j;
       unsigned char *s = syn + (size_t)k * sm->syn_size;
       sm->set_defaults(s, cp);
-      for (int p = 0; p < np; ++p) CHECK(sm->set_status(s, cp, pn[p], pv[p]) == 0, "set %s", pn[p]);
+      for (int p = 0; p < np; ++p)
+        CHECK(sm->set_status(s, cp, pn[p], pv[p]) == 0, "set %s", pn[p]);
       CHECK(sm->set_status(s, cp, "weight", 30.0) == 0, "weight");
       target[k] = draw(r, j, N);
       delay[k] = (uint16_t)(10 + draw(r, 100 + j, 26));
@@ -101,7 +104,8 @@ static int run(nestcl_device *dev, const char *syn_name, const char *const *pn, 
   int set = -1;
   /* Refused: a history-reading model before the history, and per-source state that differs in a row. */
   CHECK(nestcl_block_add_plastic(b, sm, cp, 0, SRC, row_ptr, target, delay, syn, &set) == NESTCL_EINVAL &&
-        strstr(nestcl_last_error(), "history"), "add_plastic without history: %s", nestcl_last_error());
+          strstr(nestcl_last_error(), "history"),
+        "add_plastic without history: %s", nestcl_last_error());
   CHECK(nestcl_block_history(b, TAU_MINUS, 110.0, 4096) == 0, "history: %s", nestcl_last_error());
   for (uint32_t i = 0; i < N; ++i) {
     nestcl_history_state st = {0.0, 0.0, -1.0, maxd[i], nin[i], 0};
@@ -112,13 +116,15 @@ static int run(nestcl_device *dev, const char *syn_name, const char *const *pn, 
   memcpy(odd, syn, (size_t)SRC * FAN * sm->syn_size);
   CHECK(sm->set_status(odd + (size_t)1 * sm->syn_size, cp, "Kplus", 0.5) == 0, "Kplus");
   CHECK(nestcl_block_add_plastic(b, sm, cp, 0, SRC, row_ptr, target, delay, odd, &set) == NESTCL_EINVAL &&
-        strstr(nestcl_last_error(), "once per source"), "differing Kplus: %s", nestcl_last_error());
+          strstr(nestcl_last_error(), "once per source"),
+        "differing Kplus: %s", nestcl_last_error());
   free(odd);
   /* (Refused sets stay allocated, unused.) The real one: */
   CHECK(nestcl_block_add_plastic(b, sm, cp, 0, SRC, row_ptr, target, delay, syn, &set) == 0, "add_plastic: %s",
         nestcl_last_error());
   /* The run, and the spikes both ways for the reference. */
-  uint32_t *pre = malloc(sizeof(uint32_t) * 2 * SRC * MIN_DELAY * SLICES), *post = malloc(sizeof(uint32_t) * 2 * N * MIN_DELAY * SLICES);
+  uint32_t *pre = malloc(sizeof(uint32_t) * 2 * SRC * MIN_DELAY * SLICES),
+           *post = malloc(sizeof(uint32_t) * 2 * N * MIN_DELAY * SLICES);
   size_t npre = 0, npost = 0;
   size_t *pre_at = calloc(SLICES + 2, sizeof *pre_at), *post_at = calloc(SLICES + 2, sizeof *post_at);
   CHECK(pre && post && pre_at && post_at, "memory");
@@ -177,8 +183,16 @@ static int run(nestcl_device *dev, const char *syn_name, const char *const *pn, 
       int64_t step = origin - MIN_DELAY + pre[2 * q + 1];
       for (uint64_t k = row_ptr[r]; k < row_ptr[r + 1]; ++k) {
         /* NEST's Time: ms = 1e-3 * tics, 100 tics per step; delay ms = steps * (100 / 1000). */
-        nestcl_syn_env env = {&h, target[k], 1e-3 * (double)((step + 1) * 100), (double)delay[k] * (100.0 / 1000.0),
-                              delay[k], 0, 1, 1.0 / TAU_MINUS, 1e-6, fused};
+        nestcl_syn_env env = {&h,
+                              target[k],
+                              1e-3 * (double)((step + 1) * 100),
+                              (double)delay[k] * (100.0 / 1000.0),
+                              delay[k],
+                              0,
+                              1,
+                              1.0 / TAU_MINUS,
+                              1e-6,
+                              fused};
         double w;
         sm->send_cpu(ref + k * sm->syn_size, cp, &env, &w);
       }
@@ -190,7 +204,8 @@ static int run(nestcl_device *dev, const char *syn_name, const char *const *pn, 
           if (post[2 * q] == i && post[2 * q + 1] == lag) {
             double t = 1e-3 * (double)((origin + lag + 1) * 100);
             CHECK(nestcl_hist_set_spiketime(&h, i, t, 1.0 / TAU_MINUS, 1.0 / 110.0, MIN_DELAY * (100.0 / 1000.0), 1e-6,
-                                            fused) == 0, "reference history full");
+                                            fused) == 0,
+                  "reference history full");
           }
         }
       }
@@ -211,10 +226,21 @@ static int run(nestcl_device *dev, const char *syn_name, const char *const *pn, 
     hdiff += st.n_entries != len[i] || st.last_spike != last[i] || st.Kminus != Km[i] || st.n_incoming != nin[i];
   }
   printf("%s: %zu pre, %zu post spikes; %u synapses, %zu moved, %zu differ from the host reference; %zu neurons' "
-         "histories differ\n", syn_name, npre, npost, SRC * FAN, moved, differ, hdiff);
+         "histories differ\n",
+         syn_name, npre, npost, SRC * FAN, moved, differ, hdiff);
   int bad = differ || hdiff || moved < SRC * FAN / 2 || npost < 100 || npre < 100;
-  free(ht); free(hk); free(hkt); free(hacc);
-  free(pre); free(post); free(pre_at); free(post_at); free(got); free(syn); free(ref); free(cp);
+  free(ht);
+  free(hk);
+  free(hkt);
+  free(hacc);
+  free(pre);
+  free(post);
+  free(pre_at);
+  free(post_at);
+  free(got);
+  free(syn);
+  free(ref);
+  free(cp);
   nestcl_block_destroy(b);
   return bad;
 }

@@ -17,8 +17,7 @@ static void expect(int rc, int want, const char *needle, const char *what)
 {
   const char *msg = rc ? nestcl_last_error() : "";
   if (rc != want || (needle && !strstr(msg, needle))) {
-    fprintf(stderr, "FAIL %s: rc %d (want %d), message '%s' (want '%s')\n", what, rc, want, msg,
-            needle ? needle : "");
+    fprintf(stderr, "FAIL %s: rc %d (want %d), message '%s' (want '%s')\n", what, rc, want, msg, needle ? needle : "");
     fails++;
   } else {
     printf("ok %s%s%s\n", what, rc ? ": " : "", msg);
@@ -169,8 +168,8 @@ int main(void)
          "unknown synapse model 'stdp_nope'", "unknown synapse model");
   expect(nestcl_engine_connect_synapse(e, p, p, &c3, &s5, "stdp_pl_synapse_hom", typo, 1, &ee), NESTCL_EINVAL,
          "cannot set 'lamda'", "unknown synapse parameter");
-  expect(nestcl_engine_connect_synapse(e, p, p, &c3, &s5, "stdp_synapse", wmax, 1, &ee), NESTCL_EINVAL,
-         "same sign", "weight and Wmax of different sign");
+  expect(nestcl_engine_connect_synapse(e, p, p, &c3, &s5, "stdp_synapse", wmax, 1, &ee), NESTCL_EINVAL, "same sign",
+         "weight and Wmax of different sign");
   expect(nestcl_engine_connect_synapse(e, p, p, &c3, &s5, "stdp_synapse", wparam, 1, &ee), NESTCL_EINVAL,
          "in the syn spec", "weight as a parameter");
   expect(nestcl_engine_connect_synapse(e, p, p, &c3, &s5, "static_synapse", good, 1, &ee), NESTCL_EINVAL,

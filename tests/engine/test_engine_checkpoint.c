@@ -32,14 +32,14 @@
 
 static int failures;
 
-#define CHECK(cond, ...)                                                                                          \
-  do {                                                                                                              \
-    if (!(cond)) {                                                                                                  \
-      fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);                                                         \
-      fprintf(stderr, __VA_ARGS__);                                                                                 \
-      fputc('\n', stderr);                                                                                          \
-      failures++;                                                                                                   \
-    }                                                                                                               \
+#define CHECK(cond, ...)                                                                                               \
+  do {                                                                                                                 \
+    if (!(cond)) {                                                                                                     \
+      fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);                                                             \
+      fprintf(stderr, __VA_ARGS__);                                                                                    \
+      fputc('\n', stderr);                                                                                             \
+      failures++;                                                                                                      \
+    }                                                                                                                  \
   } while (0)
 
 /* a "/" b into out (cap bytes); a path that does not fit ends the test. */
@@ -67,9 +67,12 @@ static int write_checkpoint(const brunel_net *net, const nestcl_engine_config *c
 {
   brunel_engine be;
   int rc = brunel_build(net, c, N_NEURONS, INDEGREE, &be);
-  if (!rc) rc = nestcl_engine_simulate(be.e, T_CKPT);
-  if (!rc) rc = nestcl_engine_checkpoint(be.e, dir);
-  if (!rc) rc = brunel_collect(&be, pre);
+  if (!rc)
+    rc = nestcl_engine_simulate(be.e, T_CKPT);
+  if (!rc)
+    rc = nestcl_engine_checkpoint(be.e, dir);
+  if (!rc)
+    rc = brunel_collect(&be, pre);
   nestcl_engine_destroy(be.e);
   return rc;
 }
@@ -79,12 +82,15 @@ static int restore_run(const brunel_net *net, const nestcl_engine_config *c, con
 {
   brunel_engine be;
   int rc = brunel_build(net, c, N_NEURONS, INDEGREE, &be);
-  if (!rc) rc = nestcl_engine_restore(be.e, dir);
+  if (!rc)
+    rc = nestcl_engine_restore(be.e, dir);
   if (!rc && nestcl_engine_time_ms(be.e) != T_CKPT) {
     rc = nestcl_set_error(NESTCL_ERUNTIME, "restored clock at %g ms, want %g", nestcl_engine_time_ms(be.e), T_CKPT);
   }
-  if (!rc) rc = nestcl_engine_simulate(be.e, T_END - T_CKPT);
-  if (!rc) rc = brunel_collect(&be, post);
+  if (!rc)
+    rc = nestcl_engine_simulate(be.e, T_END - T_CKPT);
+  if (!rc)
+    rc = brunel_collect(&be, post);
   nestcl_engine_destroy(be.e);
   return rc;
 }
@@ -106,7 +112,8 @@ static brunel_result join(const brunel_result *pre, const brunel_result *post)
 static void rm_dir(const char *dir)
 {
   DIR *d = opendir(dir);
-  if (!d) return;
+  if (!d)
+    return;
   struct dirent *de;
   char path[4200];
   while ((de = readdir(d)) != NULL) {
@@ -129,8 +136,10 @@ static int copy_file(const char *from, const char *to, long cut)
     fputc(ch, b);
     n++;
   }
-  if (a) fclose(a);
-  if (b && fclose(b) != 0) ok = 0;
+  if (a)
+    fclose(a);
+  if (b && fclose(b) != 0)
+    ok = 0;
   return ok ? 0 : -1;
 }
 
@@ -163,8 +172,10 @@ static int check_split(const brunel_net *net, const brunel_result *ref, const ch
   }
   int64_t cut = (int64_t)(T_CKPT / 0.1 + 0.5);
   int bad = 0;
-  for (size_t k = 0; k < pre.n; ++k) bad |= pre.steps[k] >= cut;
-  for (size_t k = 0; k < post.n; ++k) bad |= post.steps[k] < cut;
+  for (size_t k = 0; k < pre.n; ++k)
+    bad |= pre.steps[k] >= cut;
+  for (size_t k = 0; k < post.n; ++k)
+    bad |= post.steps[k] < cut;
   if (bad) {
     fprintf(stderr, "FAIL %s, %s: spikes on the wrong side of the checkpoint\n", net->label, name);
   }
@@ -173,8 +184,8 @@ static int check_split(const brunel_net *net, const brunel_result *ref, const ch
   snprintf(what, sizeof what, "%s, checkpoint %s", net->label, label);
   bad |= brunel_compare(what, ref, &all);
   bad |= post.n == 0 || pre.n == 0;
-  printf("%s: %zu + %zu spikes%s, %s\n", what, pre.n, post.n,
-         post.w.n ? ", final weights" : "", bad ? "DIFFERENT" : "identical to the uninterrupted run");
+  printf("%s: %zu + %zu spikes%s, %s\n", what, pre.n, post.n, post.w.n ? ", final weights" : "",
+         bad ? "DIFFERENT" : "identical to the uninterrupted run");
   free(all.gids);
   free(all.steps);
   brunel_free(&pre);
@@ -197,7 +208,8 @@ static void check_refusal(const brunel_net *net, const brunel_result *ref, const
   brunel_engine be;
   int rc = brunel_build(net, &c, N_NEURONS, INDEGREE, &be);
   CHECK(rc == 0, "build: %s", nestcl_last_error());
-  if (rc) return;
+  if (rc)
+    return;
   rc = nestcl_engine_restore(be.e, bad_dir);
   const char *msg = rc ? nestcl_last_error() : "(accepted)";
   CHECK(rc == want_rc && strstr(msg, want_msg), "restore of %s: rc %d, '%s'; want %d and '%s'", bad_dir, rc, msg,
@@ -207,13 +219,16 @@ static void check_refusal(const brunel_net *net, const brunel_result *ref, const
   if (seed == 4242) {
     /* The same engine still restores a good checkpoint and continues bit for bit. */
     rc = nestcl_engine_restore(be.e, good_dir);
-    if (!rc) rc = nestcl_engine_simulate(be.e, T_END - T_CKPT);
+    if (!rc)
+      rc = nestcl_engine_simulate(be.e, T_END - T_CKPT);
     brunel_result post;
-    if (!rc) rc = brunel_collect(&be, &post);
+    if (!rc)
+      rc = brunel_collect(&be, &post);
     CHECK(rc == 0, "good restore after a refusal: %s", nestcl_last_error());
     if (!rc) {
       size_t k0 = 0;
-      while (k0 < ref->n && ref->steps[k0] < (int64_t)(T_CKPT / 0.1 + 0.5)) ++k0;
+      while (k0 < ref->n && ref->steps[k0] < (int64_t)(T_CKPT / 0.1 + 0.5))
+        ++k0;
       int same = post.n == ref->n - k0 && post.w.checksum == ref->w.checksum;
       for (size_t k = 0; same && k < post.n; ++k) {
         same = post.gids[k] == ref->gids[k0 + k] && post.steps[k] == ref->steps[k0 + k];
@@ -263,7 +278,8 @@ static void check_refusals(const brunel_net *net, const brunel_result *ref, cons
   join_path(f, sizeof f, dir, "rank-0-of-1.nestcl-ckpt");
   h = fopen(f, "wb");
   if (h) {
-    for (int k = 0; k < 4096; ++k) fputc(k * 7, h);
+    for (int k = 0; k < 4096; ++k)
+      fputc(k * 7, h);
     fclose(h);
   }
   check_refusal(net, ref, dir, good, 4242, NESTCL_EINVAL, "not a nestcl checkpoint");
@@ -291,10 +307,10 @@ static int check_net(const brunel_net *net, const char *root, int refusals)
     const char *name;
     nestcl_engine_config w, r;
   } pairs[] = {
-      {"1 thread -> 1 thread", split_cfg(1, 0, 0.0, 4242), split_cfg(1, 0, 0.0, 4242)},
-      {"2 threads -> 1 stream", split_cfg(2, 0, 0.0, 4242), split_cfg(0, 1, 1.0, 4242)},
-      {"1 thread + 1 stream -> 2 threads", split_cfg(1, 1, 0.5, 4242), split_cfg(2, 0, 0.0, 4242)},
-      {"2 streams -> 1 thread + 1 stream, alpha 0.3", split_cfg(0, 2, 1.0, 4242), split_cfg(1, 1, 0.3, 4242)},
+    {"1 thread -> 1 thread", split_cfg(1, 0, 0.0, 4242), split_cfg(1, 0, 0.0, 4242)},
+    {"2 threads -> 1 stream", split_cfg(2, 0, 0.0, 4242), split_cfg(0, 1, 1.0, 4242)},
+    {"1 thread + 1 stream -> 2 threads", split_cfg(1, 1, 0.5, 4242), split_cfg(2, 0, 0.0, 4242)},
+    {"2 streams -> 1 thread + 1 stream, alpha 0.3", split_cfg(0, 2, 1.0, 4242), split_cfg(1, 1, 0.3, 4242)},
   };
   char net_root[4096];
   join_path(net_root, sizeof net_root, root, net->ee_synapse ? "stdp" : net->model);
@@ -319,7 +335,8 @@ static int check_net(const brunel_net *net, const char *root, int refusals)
       int rc = nestcl_engine_simulate(be.e, 99.1);
       char dir[4200];
       join_path(dir, sizeof dir, net_root, "off");
-      if (!rc) rc = nestcl_engine_checkpoint(be.e, dir);
+      if (!rc)
+        rc = nestcl_engine_checkpoint(be.e, dir);
       CHECK(rc == NESTCL_EINVAL && strstr(nestcl_last_error(), "not the end of a super step"),
             "checkpoint at 99.1 ms: rc %d, '%s'", rc, rc ? nestcl_last_error() : "");
       CHECK(access(dir, F_OK) != 0 || rmdir(dir) == 0, "a refused checkpoint left files in %s", dir);
@@ -368,13 +385,15 @@ static int restore_mpi(const char *dir)
         continue;
       }
       size_t k0 = 0;
-      while (k0 < ref.n && ref.steps[k0] < (int64_t)(T_CKPT / 0.1 + 0.5)) ++k0;
+      while (k0 < ref.n && ref.steps[k0] < (int64_t)(T_CKPT / 0.1 + 0.5))
+        ++k0;
       brunel_result tail = ref;
       tail.gids = ref.gids + k0;
       tail.steps = ref.steps + k0;
       tail.n = ref.n - k0;
       char what[200];
-      snprintf(what, sizeof what, "%s, 2 ranks -> 1 process (%s)", nets[k].label, s ? "1 thread + 1 stream" : "1 thread");
+      snprintf(what, sizeof what, "%s, 2 ranks -> 1 process (%s)", nets[k].label,
+               s ? "1 thread + 1 stream" : "1 thread");
       int bad = brunel_compare(what, &tail, &post) || post.n == 0;
       printf("%s: %zu spikes after %g ms, %s\n", what, post.n, T_CKPT, bad ? "DIFFERENT" : "identical");
       status |= bad;
@@ -419,13 +438,15 @@ int main(int argc, char **argv)
     struct dirent *de;
     char sub[4200], sub2[4300];
     while ((de = readdir(d)) != NULL) {
-      if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, "..")) continue;
+      if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+        continue;
       join_path(sub, sizeof sub, r, de->d_name);
       DIR *d2 = opendir(sub);
       if (d2) {
         struct dirent *e2;
         while ((e2 = readdir(d2)) != NULL) {
-          if (!strcmp(e2->d_name, ".") || !strcmp(e2->d_name, "..")) continue;
+          if (!strcmp(e2->d_name, ".") || !strcmp(e2->d_name, ".."))
+            continue;
           join_path(sub2, sizeof sub2, sub, e2->d_name);
           rm_dir(sub2);
         }

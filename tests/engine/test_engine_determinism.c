@@ -44,18 +44,18 @@ static int check_net(const brunel_net *net)
   }
   /* Both nets' weights are exact in float, so double weights give the same trains. */
   const brunel_variant runs[] = {
-      {"1 thread, 70+130 ms", 1, 0, 0.0, split, 2, 0, 0, NULL, NULL, 0, 0, 0, 0},
-      {"2 threads", 2, 0, 0.0, whole, 1, 0, 0, NULL, NULL, 0, 0, 0, 0},
-      {"1 stream", 0, 1, 1.0, whole, 1, 0, 0, NULL, NULL, 0, 0, 0, 0},
-      {"2 streams", 0, 2, 1.0, whole, 1, 0, 0, NULL, NULL, 0, 0, 0, 0},
-      {"1 thread + 1 stream, alpha 0.3", 1, 1, 0.3, whole, 1, 0, 0, NULL, NULL, 0, 0, 0, 0},
-      {"1 thread + 1 stream, alpha 0.7, 70+130 ms", 1, 1, 0.7, split, 2, 0, 0, NULL, NULL, 0, 0, 0, 0},
-      {"2 threads, stopped on request at 1.5 ms and continued", 2, 0, 0.0, stopped, 1, 0, 0, NULL, NULL, 0, 0, 0, 0},
-      {"1 thread + 1 stream, alpha 0.5, stopped on request at 70.5 ms and continued", 1, 1, 0.5, split_stopped, 2, 0, 0,
-       NULL, NULL, 0, 0, 0, 0},
-      {"1 thread + 1 stream, alpha 0.5, double weights", 1, 1, 0.5, whole, 1, 1, 0, NULL, NULL, 0, 0, 0, 0},
-      {"2 streams, strided delivery of width 7", 0, 2, 1.0, whole, 1, 0, 0, "strided", "7", 0, 0, 0, 0},
-      {"1 stream, contiguous delivery of width 3", 0, 1, 1.0, whole, 1, 0, 0, "contiguous", "3", 0, 0, 0, 0},
+    {"1 thread, 70+130 ms", 1, 0, 0.0, split, 2, 0, 0, NULL, NULL, 0, 0, 0, 0},
+    {"2 threads", 2, 0, 0.0, whole, 1, 0, 0, NULL, NULL, 0, 0, 0, 0},
+    {"1 stream", 0, 1, 1.0, whole, 1, 0, 0, NULL, NULL, 0, 0, 0, 0},
+    {"2 streams", 0, 2, 1.0, whole, 1, 0, 0, NULL, NULL, 0, 0, 0, 0},
+    {"1 thread + 1 stream, alpha 0.3", 1, 1, 0.3, whole, 1, 0, 0, NULL, NULL, 0, 0, 0, 0},
+    {"1 thread + 1 stream, alpha 0.7, 70+130 ms", 1, 1, 0.7, split, 2, 0, 0, NULL, NULL, 0, 0, 0, 0},
+    {"2 threads, stopped on request at 1.5 ms and continued", 2, 0, 0.0, stopped, 1, 0, 0, NULL, NULL, 0, 0, 0, 0},
+    {"1 thread + 1 stream, alpha 0.5, stopped on request at 70.5 ms and continued", 1, 1, 0.5, split_stopped, 2, 0, 0,
+     NULL, NULL, 0, 0, 0, 0},
+    {"1 thread + 1 stream, alpha 0.5, double weights", 1, 1, 0.5, whole, 1, 1, 0, NULL, NULL, 0, 0, 0, 0},
+    {"2 streams, strided delivery of width 7", 0, 2, 1.0, whole, 1, 0, 0, "strided", "7", 0, 0, 0, 0},
+    {"1 stream, contiguous delivery of width 3", 0, 1, 1.0, whole, 1, 0, 0, "contiguous", "3", 0, 0, 0, 0},
   };
   int fails = brunel_check_variants(net, &cfg, &ref, runs, (int)(sizeof runs / sizeof runs[0]));
   if (fails < 0) {

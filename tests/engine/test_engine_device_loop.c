@@ -43,14 +43,14 @@
 
 static int failures;
 
-#define CHECK(cond, ...)                                                                                          \
-  do {                                                                                                              \
-    if (!(cond)) {                                                                                                  \
-      fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);                                                         \
-      fprintf(stderr, __VA_ARGS__);                                                                                 \
-      fputc('\n', stderr);                                                                                          \
-      failures++;                                                                                                   \
-    }                                                                                                               \
+#define CHECK(cond, ...)                                                                                               \
+  do {                                                                                                                 \
+    if (!(cond)) {                                                                                                     \
+      fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);                                                             \
+      fprintf(stderr, __VA_ARGS__);                                                                                    \
+      fputc('\n', stderr);                                                                                             \
+      failures++;                                                                                                      \
+    }                                                                                                                  \
   } while (0)
 
 static nestcl_engine_config stream_cfg(int sync_interval, int host_clock)
@@ -103,13 +103,13 @@ static int check_brunel(void)
     int device_loop;
     uint64_t max_waits;
   } v[] = {
-      {"device loop, default interval", stream_cfg(0, 0), whole, 1, 1, 2},
-      {"device loop, kernels launched one by one", no_command_buffer(), whole, 1, 1, 2},
-      /* 134 super steps of 1.5 ms: drains every 3, at the pieces' ends and the stop, two waits each at most. */
-      {"device loop, interval 3, split, stop", stream_cfg(3, 0), split, 4, 1, 2 * (134 / 3 + 4 + 2)},
-      {"host clock", stream_cfg(0, 1), whole, 1, 0, UINT64_MAX},
-      /* Beside a thread: one wait per super step (133), one more where a piece ends inside one (5 with the stop). */
-      {"1 thread + 1 stream, split, stop", mixed_cfg(), split, 4, 0, 133 + 5},
+    {"device loop, default interval", stream_cfg(0, 0), whole, 1, 1, 2},
+    {"device loop, kernels launched one by one", no_command_buffer(), whole, 1, 1, 2},
+    /* 134 super steps of 1.5 ms: drains every 3, at the pieces' ends and the stop, two waits each at most. */
+    {"device loop, interval 3, split, stop", stream_cfg(3, 0), split, 4, 1, 2 * (134 / 3 + 4 + 2)},
+    {"host clock", stream_cfg(0, 1), whole, 1, 0, UINT64_MAX},
+    /* Beside a thread: one wait per super step (133), one more where a piece ends inside one (5 with the stop). */
+    {"1 thread + 1 stream, split, stop", mixed_cfg(), split, 4, 0, 133 + 5},
   };
   for (size_t k = 0; k < sizeof v / sizeof *v; ++k) {
     brunel_result r;
@@ -131,8 +131,8 @@ static int check_brunel(void)
           (unsigned long long)r.st.synaptic_events, (unsigned long long)ref.st.spikes,
           (unsigned long long)ref.st.synaptic_events);
     CHECK(r.st.device_loop == v[k].device_loop, "%s: device_loop %d", v[k].name, r.st.device_loop);
-    CHECK(q->waits <= v[k].max_waits, "%s: %llu waits, at most %llu expected", v[k].name,
-          (unsigned long long)q->waits, (unsigned long long)v[k].max_waits);
+    CHECK(q->waits <= v[k].max_waits, "%s: %llu waits, at most %llu expected", v[k].name, (unsigned long long)q->waits,
+          (unsigned long long)v[k].max_waits);
     if (!v[k].device_loop) {
       CHECK(q->waits >= (uint64_t)r.st.steps / 15, "%s: %llu waits for %lld steps: fewer than one per super step",
             v[k].name, (unsigned long long)q->waits, (long long)r.st.steps);
@@ -143,7 +143,7 @@ static int check_brunel(void)
        * no launch, but for the super steps that simulate() calls split.
        */
       CHECK(v[k].device_loop && v[k].c.command_buffer && q->replays >= 125 && q->replays + q->launches / 3 >= 133 &&
-                q->launches <= 3 * 8,
+              q->launches <= 3 * 8,
             "%s: a command buffer with %llu replays and %llu launches", v[k].name, (unsigned long long)q->replays,
             (unsigned long long)q->launches);
     } else if (v[k].device_loop) {
@@ -174,13 +174,19 @@ static int overflow_run(int sync_interval, int host_clock, char *msg, size_t cap
   nestcl_engine_config c = stream_cfg(sync_interval, host_clock);
   nestcl_engine *e = NULL;
   int rc = nestcl_engine_create(&c, &e), pop, rec;
-  if (!rc) rc = nestcl_engine_set_models(e, nestcl_builtin_models, nestcl_builtin_model_count);
-  if (!rc) rc = nestcl_engine_create_population(e, "parrot_neuron", 10, 0, &pop);
+  if (!rc)
+    rc = nestcl_engine_set_models(e, nestcl_builtin_models, nestcl_builtin_model_count);
+  if (!rc)
+    rc = nestcl_engine_create_population(e, "parrot_neuron", 10, 0, &pop);
   /* A quiet train first (so that something is recorded before), then the flood. */
-  if (!rc) rc = nestcl_engine_add_poisson(e, pop, 200.0, 1.0, 1.0, 0);
-  if (!rc) rc = nestcl_engine_add_poisson_window(e, pop, 2.0e6, 1.0, 1.0, 0, 20.0, 1.0e9);
-  if (!rc) rc = nestcl_engine_add_spike_recorder(e, pop, 0, 10, &rec);
-  if (!rc) rc = nestcl_engine_prepare(e);
+  if (!rc)
+    rc = nestcl_engine_add_poisson(e, pop, 200.0, 1.0, 1.0, 0);
+  if (!rc)
+    rc = nestcl_engine_add_poisson_window(e, pop, 2.0e6, 1.0, 1.0, 0, 20.0, 1.0e9);
+  if (!rc)
+    rc = nestcl_engine_add_spike_recorder(e, pop, 0, 10, &rec);
+  if (!rc)
+    rc = nestcl_engine_prepare(e);
   if (rc == NESTCL_ENODEV) {
     nestcl_engine_destroy(e);
     return 77;
@@ -212,14 +218,16 @@ static void check_overflow(void)
   int r1 = overflow_run(1, 0, m1, sizeof m1, &l1);
   int r1000 = overflow_run(1000, 0, m1000, sizeof m1000, &l1000);
   int rh = overflow_run(0, 1, mh, sizeof mh, &lh);
-  CHECK(r1 == 0 && r1000 == 0 && rh == 0, "overflow runs: %d '%s', %d '%s', %d '%s' (want a runtime error each, and "
-        "a refusal to go on)", r1, m1, r1000, m1000, rh, mh);
+  CHECK(r1 == 0 && r1000 == 0 && rh == 0,
+        "overflow runs: %d '%s', %d '%s', %d '%s' (want a runtime error each, and "
+        "a refusal to go on)",
+        r1, m1, r1000, m1000, rh, mh);
   CHECK(strcmp(m1, m1000) == 0, "interval 1 says '%s', interval 1000 '%s'", m1, m1000);
   CHECK(strstr(m1000, "spike list overflow") && strstr(m1000, "at t = 2"), "message '%s'", m1000);
   CHECK(strstr(mh, "spike list overflow") != NULL, "host clock: '%s'", mh);
   /* Nothing of the overflowing super step (t in [20, 23) ms: steps >= 200) or later is recorded. */
-  CHECK(l1000 >= 0 && l1000 < 230 && l1000 == l1 && l1000 == lh, "last recorded steps %lld, %lld, %lld",
-        (long long)l1, (long long)l1000, (long long)lh);
+  CHECK(l1000 >= 0 && l1000 < 230 && l1000 == l1 && l1000 == lh, "last recorded steps %lld, %lld, %lld", (long long)l1,
+        (long long)l1000, (long long)lh);
   printf("%s overflow: '%s' (last recorded step %lld)\n", failures ? "?" : "ok", m1000, (long long)l1000);
 }
 
@@ -235,14 +243,19 @@ static int mm_run(const nestcl_engine_config *c, const double *pieces, int n_pie
 {
   nestcl_engine *e = NULL;
   int rc = nestcl_engine_create(c, &e), pop, mm;
-  if (!rc) rc = nestcl_engine_set_models(e, nestcl_builtin_models, nestcl_builtin_model_count);
-  if (!rc) rc = nestcl_engine_create_population(e, "iaf_psc_alpha", 60, 0, &pop);
-  if (!rc) rc = nestcl_engine_set(e, pop, "I_e", nestcl_uniform(360.0, 420.0));
+  if (!rc)
+    rc = nestcl_engine_set_models(e, nestcl_builtin_models, nestcl_builtin_model_count);
+  if (!rc)
+    rc = nestcl_engine_create_population(e, "iaf_psc_alpha", 60, 0, &pop);
+  if (!rc)
+    rc = nestcl_engine_set(e, pop, "I_e", nestcl_uniform(360.0, 420.0));
   nestcl_conn_spec conn = {NESTCL_RULE_FIXED_INDEGREE, 6, 1, 1, 0, 0.0};
   nestcl_syn_spec syn = {nestcl_uniform(-40.0, 40.0), nestcl_constant(1.5), 0};
-  if (!rc) rc = nestcl_engine_connect(e, pop, pop, &conn, &syn);
+  if (!rc)
+    rc = nestcl_engine_connect(e, pop, pop, &conn, &syn);
   const char *names[] = {"V_m", "I_syn_ex", "I_syn_in"};
-  if (!rc) rc = nestcl_engine_add_multimeter(e, pop, 0, 60, names, 3, 0.7, &mm);
+  if (!rc)
+    rc = nestcl_engine_add_multimeter(e, pop, 0, 60, names, 3, 0.7, &mm);
   for (int k = 0; k < n_pieces && !rc; ++k) {
     rc = nestcl_engine_simulate(e, pieces[k]);
   }
@@ -278,12 +291,12 @@ static void check_multimeter(void)
   mm_out ref = {0}, dev = {0};
   int r1 = mm_run(&c1, whole, 1, &ref), r2 = mm_run(&c2, pieces, 3, &dev);
   int same = r1 == 0 && r2 == 0 && ref.n == dev.n && ref.width == dev.width && ref.n > 0 &&
-             memcmp(ref.steps, dev.steps, ref.n * sizeof *ref.steps) == 0 &&
-             memcmp(ref.values, dev.values, ref.n * (size_t)ref.width * sizeof *ref.values) == 0;
+    memcmp(ref.steps, dev.steps, ref.n * sizeof *ref.steps) == 0 &&
+    memcmp(ref.values, dev.values, ref.n * (size_t)ref.width * sizeof *ref.values) == 0;
   CHECK(same && dev.device_loop, "multimeter: rc %d and %d, %zu and %zu samples, device loop %d, %s", r1, r2, ref.n,
         dev.n, dev.device_loop, same ? "identical" : "different");
-  printf("%s multimeter in the device loop: %zu samples of %d values, identical to 1 thread\n",
-         failures ? "?" : "ok", dev.n, dev.width);
+  printf("%s multimeter in the device loop: %zu samples of %d values, identical to 1 thread\n", failures ? "?" : "ok",
+         dev.n, dev.width);
   free(ref.steps);
   free(ref.values);
   free(dev.steps);
@@ -294,7 +307,7 @@ static void check_multimeter(void)
 static int same_from(const brunel_result *a, size_t at, const brunel_result *b)
 {
   return at + b->n <= a->n && memcmp(a->gids + at, b->gids, b->n * sizeof *b->gids) == 0 &&
-         memcmp(a->steps + at, b->steps, b->n * sizeof *b->steps) == 0;
+    memcmp(a->steps + at, b->steps, b->n * sizeof *b->steps) == 0;
 }
 
 static void check_checkpoint(void)
@@ -314,15 +327,21 @@ static void check_checkpoint(void)
   nestcl_engine_config c = stream_cfg(7, 0);
   brunel_engine w, r;
   rc = brunel_build(&net, &c, 2000, 200, &w);
-  if (!rc) rc = nestcl_engine_simulate(w.e, 99.0);
-  if (!rc) rc = nestcl_engine_checkpoint(w.e, dir);
-  if (!rc) rc = brunel_collect(&w, &pre);
+  if (!rc)
+    rc = nestcl_engine_simulate(w.e, 99.0);
+  if (!rc)
+    rc = nestcl_engine_checkpoint(w.e, dir);
+  if (!rc)
+    rc = brunel_collect(&w, &pre);
   nestcl_engine_destroy(w.e);
-  if (!rc) rc = brunel_build(&net, &c, 2000, 200, &r);
+  if (!rc)
+    rc = brunel_build(&net, &c, 2000, 200, &r);
   if (!rc) {
     rc = nestcl_engine_restore(r.e, dir);
-    if (!rc) rc = nestcl_engine_simulate(r.e, 101.0);
-    if (!rc) rc = brunel_collect(&r, &post);
+    if (!rc)
+      rc = nestcl_engine_simulate(r.e, 101.0);
+    if (!rc)
+      rc = brunel_collect(&r, &post);
     nestcl_engine_destroy(r.e);
   }
   char path[128];
@@ -330,8 +349,8 @@ static void check_checkpoint(void)
   remove(path);
   rmdir(dir);
   CHECK(rc == 0 && pre.n + post.n == ref.n && same_from(&ref, 0, &pre) && same_from(&ref, pre.n, &post),
-        "checkpoint between drains: rc %d (%s), %zu + %zu spikes of %zu", rc, rc ? nestcl_last_error() : "",
-        pre.n, post.n, ref.n);
+        "checkpoint between drains: rc %d (%s), %zu + %zu spikes of %zu", rc, rc ? nestcl_last_error() : "", pre.n,
+        post.n, ref.n);
   printf("%s checkpoint between drains: %zu + %zu spikes, the C path's\n", failures ? "?" : "ok", pre.n, post.n);
   brunel_free(&ref);
   brunel_free(&pre);
@@ -344,12 +363,17 @@ static int solver_run(int sync_interval, int host_clock, char *msg, size_t cap)
   nestcl_engine_config c = stream_cfg(sync_interval, host_clock);
   nestcl_engine *e = NULL;
   int rc = nestcl_engine_create(&c, &e), pop, other;
-  if (!rc) rc = nestcl_engine_set_models(e, nestcl_builtin_models, nestcl_builtin_model_count);
+  if (!rc)
+    rc = nestcl_engine_set_models(e, nestcl_builtin_models, nestcl_builtin_model_count);
   /* A quiet population first, so that the failing one is not the first block. */
-  if (!rc) rc = nestcl_engine_create_population(e, "aeif_cond_exp", 5, 0, &other);
-  if (!rc) rc = nestcl_engine_create_population(e, "aeif_cond_exp", 3, 0, &pop);
-  if (!rc) rc = nestcl_engine_set(e, pop, "I_e", nestcl_constant(-4e4));
-  if (!rc) rc = nestcl_engine_prepare(e);
+  if (!rc)
+    rc = nestcl_engine_create_population(e, "aeif_cond_exp", 5, 0, &other);
+  if (!rc)
+    rc = nestcl_engine_create_population(e, "aeif_cond_exp", 3, 0, &pop);
+  if (!rc)
+    rc = nestcl_engine_set(e, pop, "I_e", nestcl_constant(-4e4));
+  if (!rc)
+    rc = nestcl_engine_prepare(e);
   if (rc) {
     snprintf(msg, cap, "set-up: %s", nestcl_last_error());
     nestcl_engine_destroy(e);
@@ -366,7 +390,8 @@ static void check_solver_failure(void)
   char m1000[512], mh[512];
   int r1000 = solver_run(1000, 0, m1000, sizeof m1000), rh = solver_run(0, 1, mh, sizeof mh);
   CHECK(r1000 == 0 && rh == 0 && strcmp(m1000, mh) == 0 && strstr(mh, "NumericalInstability") &&
-        strstr(mh, "aeif_cond_exp neuron 5 at t = 1"), "solver failure: device loop '%s', host clock '%s'", m1000, mh);
+          strstr(mh, "aeif_cond_exp neuron 5 at t = 1"),
+        "solver failure: device loop '%s', host clock '%s'", m1000, mh);
   printf("%s solver failure: '%s'\n", failures ? "?" : "ok", m1000);
 }
 

@@ -65,12 +65,15 @@ static int run(const param *ps, int nps, int threads, int streams, double alpha,
   }
   int pop, rec;
   int rc = nestcl_engine_set_models(e, nestcl_builtin_models, nestcl_builtin_model_count);
-  if (!rc) rc = nestcl_engine_create_population(e, "pp_psc_delta", N, 0, &pop);
+  if (!rc)
+    rc = nestcl_engine_create_population(e, "pp_psc_delta", N, 0, &pop);
   for (int k = 0; k < nps && !rc; ++k) {
     rc = nestcl_engine_set(e, pop, ps[k].name, nestcl_constant(ps[k].v));
   }
-  if (!rc) rc = nestcl_engine_add_spike_recorder(e, pop, 0, N, &rec);
-  if (!rc) rc = nestcl_engine_simulate(e, SIM_MS);
+  if (!rc)
+    rc = nestcl_engine_add_spike_recorder(e, pop, 0, N, &rec);
+  if (!rc)
+    rc = nestcl_engine_simulate(e, SIM_MS);
   if (rc) {
     const int code = rc;
     fprintf(stderr, "run (%d threads, %d streams): %s\n", threads, streams, nestcl_last_error());
@@ -97,7 +100,7 @@ static void train_free(train *t)
 static int same(const train *a, const train *b)
 {
   return a->n == b->n && !memcmp(a->gid, b->gid, sizeof *a->gid * a->n) &&
-         !memcmp(a->step, b->step, sizeof *a->step * a->n);
+    !memcmp(a->step, b->step, sizeof *a->step * a->n);
 }
 
 /* Poisson spike counts, sent with their multiplicity. */
@@ -141,8 +144,9 @@ static void test_poisson(void)
 static void test_gamma(void)
 {
   const double dead = 2.0, shape = 3.0;
-  const param ps[] = {{"dead_time", dead},  {"dead_time_random", 1.0}, {"dead_time_shape", shape},
-                      {"c_1", 0.0},         {"c_2", 1e9},              {"c_3", 0.0}};
+  const param ps[] = {
+    {"dead_time", dead}, {"dead_time_random", 1.0}, {"dead_time_shape", shape}, {"c_1", 0.0}, {"c_2", 1e9},
+    {"c_3", 0.0}};
   train t = {0};
   if (run(ps, 6, 1, 0, 0.0, &t)) {
     CHECK(0, "the gamma run failed");
@@ -237,9 +241,12 @@ static void test_plastic_refused(void)
   }
   int a = 0, b = 0, proj = -1;
   int rc = nestcl_engine_set_models(e, nestcl_builtin_models, nestcl_builtin_model_count);
-  if (!rc) rc = nestcl_engine_set_synapse_models(e, nestcl_builtin_synapses, nestcl_builtin_synapse_count);
-  if (!rc) rc = nestcl_engine_create_population(e, "pp_psc_delta", 10, 0, &a);
-  if (!rc) rc = nestcl_engine_create_population(e, "iaf_psc_alpha", 10, 0, &b);
+  if (!rc)
+    rc = nestcl_engine_set_synapse_models(e, nestcl_builtin_synapses, nestcl_builtin_synapse_count);
+  if (!rc)
+    rc = nestcl_engine_create_population(e, "pp_psc_delta", 10, 0, &a);
+  if (!rc)
+    rc = nestcl_engine_create_population(e, "iaf_psc_alpha", 10, 0, &b);
   CHECK(rc == 0, "set-up: %s", nestcl_last_error());
   nestcl_conn_spec conn = {NESTCL_RULE_ALL_TO_ALL, 0, 1, 1, 0, 0.0};
   nestcl_syn_spec syn = {nestcl_constant(1.0), nestcl_constant(1.0), 0};

@@ -32,10 +32,14 @@ static int build(nestcl_engine *e, const netdef *d)
   int pe, pi, proj = -1;
   uint32_t NE = 1600, NI = 400;
   int rc = nestcl_engine_set_models(e, nestcl_builtin_models, nestcl_builtin_model_count);
-  if (!rc) rc = nestcl_engine_set_synapse_models(e, nestcl_builtin_synapses, nestcl_builtin_synapse_count);
-  if (!rc) rc = nestcl_engine_create_population(e, "iaf_psc_alpha", NE, 0, &pe);
-  if (!rc) rc = nestcl_engine_create_population(e, "iaf_psc_alpha", NI, 0, &pi);
-  if (!rc && d->plastic) rc = nestcl_engine_set(e, pe, "tau_minus", nestcl_constant(30.0));
+  if (!rc)
+    rc = nestcl_engine_set_synapse_models(e, nestcl_builtin_synapses, nestcl_builtin_synapse_count);
+  if (!rc)
+    rc = nestcl_engine_create_population(e, "iaf_psc_alpha", NE, 0, &pe);
+  if (!rc)
+    rc = nestcl_engine_create_population(e, "iaf_psc_alpha", NI, 0, &pi);
+  if (!rc && d->plastic)
+    rc = nestcl_engine_set(e, pe, "tau_minus", nestcl_constant(30.0));
   nestcl_value delay = d->hetero_delays ? nestcl_normal_clipped(1.5, 0.75, 0.1, INFINITY) : nestcl_constant(1.5);
   nestcl_syn_spec se = {nestcl_constant(20.0), delay, 0}, si = {nestcl_constant(-100.0), delay, 0};
   nestcl_conn_spec fin = {NESTCL_RULE_FIXED_INDEGREE, 160, 1, 1, 0, 0.0};
@@ -49,10 +53,14 @@ static int build(nestcl_engine *e, const netdef *d)
       rc = nestcl_engine_connect(e, pe, pe, &fin, &se);
     }
   }
-  if (!rc) rc = nestcl_engine_connect(e, pe, pi, d->bernoulli ? &pb : &fin, &se);
-  if (!rc) rc = nestcl_engine_connect(e, pi, pe, &ftn, &si);
-  if (!rc) rc = nestcl_engine_connect(e, pi, pi, d->bernoulli ? &pb : &ftn, &si);
-  if (!rc) rc = nestcl_engine_add_poisson(e, pe, 8000.0, 20.0, 1.5, 0);
+  if (!rc)
+    rc = nestcl_engine_connect(e, pe, pi, d->bernoulli ? &pb : &fin, &se);
+  if (!rc)
+    rc = nestcl_engine_connect(e, pi, pe, &ftn, &si);
+  if (!rc)
+    rc = nestcl_engine_connect(e, pi, pi, d->bernoulli ? &pb : &ftn, &si);
+  if (!rc)
+    rc = nestcl_engine_add_poisson(e, pe, 8000.0, 20.0, 1.5, 0);
   if (!rc && d->record) {
     const char *r[] = {"V_m"};
     int rec;
@@ -64,7 +72,8 @@ static int build(nestcl_engine *e, const netdef *d)
 static size_t sum(const size_t *c)
 {
   size_t s = 0;
-  for (int k = 0; k < NESTCL_MEM_CLASSES; ++k) s += c[k];
+  for (int k = 0; k < NESTCL_MEM_CLASSES; ++k)
+    s += c[k];
   return s;
 }
 
@@ -88,13 +97,17 @@ static int check(const netdef *d, int threads, int streams, double alpha)
   c.weight_type = d->weight_double ? NESTCL_WEIGHT_DOUBLE : NESTCL_WEIGHT_FLOAT;
   nestcl_engine *e = NULL;
   int rc = nestcl_engine_create(&c, &e);
-  if (!rc) rc = build(e, d);
+  if (!rc)
+    rc = build(e, d);
   nestcl_memory_estimate est;
-  if (!rc) rc = nestcl_engine_estimate(e, &est);
-  if (!rc) rc = nestcl_engine_prepare(e);
+  if (!rc)
+    rc = nestcl_engine_estimate(e, &est);
+  if (!rc)
+    rc = nestcl_engine_prepare(e);
   if (rc) {
     int skip = streams && rc == NESTCL_ENODEV;
-    if (!skip) fprintf(stderr, "FAIL %s: %s\n", d->label, nestcl_last_error());
+    if (!skip)
+      fprintf(stderr, "FAIL %s: %s\n", d->label, nestcl_last_error());
     nestcl_engine_destroy(e);
     return skip ? 77 : 1;
   }
@@ -120,8 +133,8 @@ static int check(const netdef *d, int threads, int streams, double alpha)
   }
   double syn = (double)st.local_synapses;
   int ok = fabs(est.synapses - syn) <= 0.10 * syn;
-  printf("  synapses  estimated %.0f, built %.0f%s; host peak while building %zu bytes, available %zu\n",
-         est.synapses, syn, ok ? "" : "  <- more than 10 % off", est.host_build_bytes, est.host_available);
+  printf("  synapses  estimated %.0f, built %.0f%s; host peak while building %zu bytes, available %zu\n", est.synapses,
+         syn, ok ? "" : "  <- more than 10 % off", est.host_build_bytes, est.host_available);
   bad |= !ok;
   /* The estimate is a peak: at least what the CPU VPs hold, and the host lists. */
   bad |= est.host_build_bytes < sum(st.host_bytes);
@@ -143,15 +156,17 @@ static int check_refusal(void)
   netdef d = {"refusal", 0, 0, 0, 0, 1};
   nestcl_engine *e = NULL;
   int rc = nestcl_engine_create(&c, &e);
-  if (!rc) rc = build(e, &d);
-  if (!rc) rc = nestcl_engine_prepare(e);
+  if (!rc)
+    rc = build(e, &d);
+  if (!rc)
+    rc = nestcl_engine_prepare(e);
   if (rc == NESTCL_ENODEV) {
     nestcl_engine_destroy(e);
     return 77;
   }
   const char *msg = nestcl_last_error();
   CHECK(rc == NESTCL_ENOMEM && strstr(msg, "admission:") && strstr(msg, "1 MiB are available") &&
-            strstr(msg, "--gpu-fraction") && strstr(msg, "--weight-type float"),
+          strstr(msg, "--gpu-fraction") && strstr(msg, "--weight-type float"),
         "a network over a 1 MiB device budget: rc %d, '%s'", rc, msg);
   printf("refused: %s\n", msg);
   nestcl_engine_stats st;
@@ -164,9 +179,9 @@ static int check_refusal(void)
 int main(void)
 {
   const netdef nets[] = {
-      {"static, fixed in-degree and total number, one delay", 0, 0, 0, 0, 0},
-      {"static, pairwise_bernoulli, normal delays, a multimeter, double weights", 0, 1, 1, 1, 1},
-      {"E->E stdp_synapse, normal delays", 1, 1, 0, 0, 0},
+    {"static, fixed in-degree and total number, one delay", 0, 0, 0, 0, 0},
+    {"static, pairwise_bernoulli, normal delays, a multimeter, double weights", 0, 1, 1, 1, 1},
+    {"E->E stdp_synapse, normal delays", 1, 1, 0, 0, 0},
   };
   const struct {
     int t, s;
@@ -179,6 +194,7 @@ int main(void)
     }
   }
   skipped |= check_refusal() == 77;
-  if (skipped) printf("(stream cases skipped: no OpenCL device)\n");
+  if (skipped)
+    printf("(stream cases skipped: no OpenCL device)\n");
   return check_report();
 }

@@ -38,7 +38,8 @@ static int check_net(const brunel_net *net, int rank, int size)
   MPI_Allreduce(MPI_IN_PLACE, &skip, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
   int status = 0;
   if (skip) {
-    if (rank == 0) printf("SKIP %s: %s\n", net->label, nestcl_last_error());
+    if (rank == 0)
+      printf("SKIP %s: %s\n", net->label, nestcl_last_error());
     status = 77;
   } else if (any) {
     fprintf(stderr, "FAIL %s, rank %d: %s\n", net->label, rank, rc ? nestcl_last_error() : "another rank failed");
@@ -92,19 +93,27 @@ static int check_failure(int rank, double first_ms, double then_ms, double fail_
   nestcl_engine *e = NULL;
   int rc = nestcl_engine_create(&c, &e);
   int a, f;
-  if (!rc) rc = nestcl_engine_set_models(e, test_lif_models, 1);
-  if (!rc) rc = nestcl_engine_create_population(e, "test_lif", 40, 0, &a);
-  if (!rc) rc = nestcl_engine_create_population(e, "test_lif", 1, 0, &f);
-  if (!rc) rc = nestcl_engine_set(e, a, "I_e", nestcl_uniform(400.0, 600.0));
-  if (!rc) rc = nestcl_engine_set(e, f, "fail_step", nestcl_constant(fail_step));
+  if (!rc)
+    rc = nestcl_engine_set_models(e, test_lif_models, 1);
+  if (!rc)
+    rc = nestcl_engine_create_population(e, "test_lif", 40, 0, &a);
+  if (!rc)
+    rc = nestcl_engine_create_population(e, "test_lif", 1, 0, &f);
+  if (!rc)
+    rc = nestcl_engine_set(e, a, "I_e", nestcl_uniform(400.0, 600.0));
+  if (!rc)
+    rc = nestcl_engine_set(e, f, "fail_step", nestcl_constant(fail_step));
   nestcl_conn_spec conn = {NESTCL_RULE_FIXED_INDEGREE, 5, 1, 1, 0, 0.0};
   nestcl_syn_spec syn = {nestcl_constant(20.0), nestcl_constant(1.5), 0}; /* min_delay 15 steps */
-  if (!rc) rc = nestcl_engine_connect(e, a, a, &conn, &syn);
-  if (!rc) rc = nestcl_engine_prepare(e);
+  if (!rc)
+    rc = nestcl_engine_connect(e, a, a, &conn, &syn);
+  if (!rc)
+    rc = nestcl_engine_prepare(e);
   int skip = rc == NESTCL_ENODEV;
   MPI_Allreduce(MPI_IN_PLACE, &skip, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
   if (skip) {
-    if (rank == 0) printf("SKIP failure: %s\n", rc ? nestcl_last_error() : "another rank has no device");
+    if (rank == 0)
+      printf("SKIP failure: %s\n", rc ? nestcl_last_error() : "another rank has no device");
     nestcl_engine_destroy(e);
     return 77;
   }
@@ -162,22 +171,29 @@ static int check_checkpoint(const brunel_net *net, const char *dir, int rank)
   memset(&pre, 0, sizeof pre);
   memset(&post, 0, sizeof post);
   int rc = brunel_build(net, &w, 2000, 200, &be);
-  if (!rc) rc = nestcl_engine_simulate(be.e, 99.0);
-  if (!rc) rc = nestcl_engine_checkpoint(be.e, dir);
-  if (!rc) rc = brunel_collect(&be, &pre);
+  if (!rc)
+    rc = nestcl_engine_simulate(be.e, 99.0);
+  if (!rc)
+    rc = nestcl_engine_checkpoint(be.e, dir);
+  if (!rc)
+    rc = brunel_collect(&be, &pre);
   nestcl_engine_destroy(be.e);
   int skip = rc == NESTCL_ENODEV;
   MPI_Allreduce(MPI_IN_PLACE, &skip, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
   if (skip) {
-    if (rank == 0) printf("SKIP checkpoint: %s\n", rc ? nestcl_last_error() : "another rank has no device");
+    if (rank == 0)
+      printf("SKIP checkpoint: %s\n", rc ? nestcl_last_error() : "another rank has no device");
     brunel_free(&pre);
     return 77;
   }
   if (!rc) {
     rc = brunel_build(net, &r, 2000, 200, &be);
-    if (!rc) rc = nestcl_engine_restore(be.e, dir);
-    if (!rc) rc = nestcl_engine_simulate(be.e, 101.0);
-    if (!rc) rc = brunel_collect(&be, &post);
+    if (!rc)
+      rc = nestcl_engine_restore(be.e, dir);
+    if (!rc)
+      rc = nestcl_engine_simulate(be.e, 101.0);
+    if (!rc)
+      rc = brunel_collect(&be, &post);
     nestcl_engine_destroy(be.e);
   }
   int status = 0;
@@ -256,7 +272,8 @@ int main(int argc, char **argv)
     status |= check_net(&stdp, rank, size);
   }
 #else
-  if (rank == 0) printf("note: nestcl_models not built; only test_lif is checked\n");
+  if (rank == 0)
+    printf("note: nestcl_models not built; only test_lif is checked\n");
 #endif
   if (status != 77) {
     brunel_net lif = brunel_test_lif();

@@ -28,7 +28,8 @@
 static const nestcl_model *find_model(const char *name)
 {
   for (int k = 0; k < nestcl_builtin_model_count; ++k)
-    if (strcmp(nestcl_builtin_models[k]->name, name) == 0) return nestcl_builtin_models[k];
+    if (strcmp(nestcl_builtin_models[k]->name, name) == 0)
+      return nestcl_builtin_models[k];
   return NULL;
 }
 
@@ -71,16 +72,25 @@ static int run_k(const char *model, uint32_t K, double poisson_w, const param *p
   c.gpu_fraction = alpha;
   nestcl_engine *e;
   int rc = nestcl_engine_create(&c, &e), p = -1, mm = -1, sr = -1;
-  if (rc) return rc;
+  if (rc)
+    return rc;
   rc = nestcl_engine_set_models(e, nestcl_builtin_models, nestcl_builtin_model_count);
-  if (!rc) rc = nestcl_engine_create_population(e, model, 40, K, &p);
-  for (int k = 0; k < nps && !rc; ++k) rc = nestcl_engine_set(e, p, ps[k].name, ps[k].v);
-  if (!rc && K == 0) rc = nestcl_engine_add_poisson(e, p, 4000.0, 2.0, 1.0, 0);
-  for (uint32_t k = 1; k <= K && !rc; ++k) rc = nestcl_engine_add_poisson(e, p, 4000.0, poisson_w, 1.0, (long)k);
-  if (!rc) rc = nestcl_engine_add_dc(e, p, dc, 1.0);
-  if (!rc) rc = nestcl_engine_add_multimeter(e, p, 0, 40, names, nn, 0.2, &mm);
-  if (!rc) rc = nestcl_engine_add_spike_recorder(e, p, 0, 40, &sr);
-  if (!rc) rc = nestcl_engine_simulate(e, sim_ms);
+  if (!rc)
+    rc = nestcl_engine_create_population(e, model, 40, K, &p);
+  for (int k = 0; k < nps && !rc; ++k)
+    rc = nestcl_engine_set(e, p, ps[k].name, ps[k].v);
+  if (!rc && K == 0)
+    rc = nestcl_engine_add_poisson(e, p, 4000.0, 2.0, 1.0, 0);
+  for (uint32_t k = 1; k <= K && !rc; ++k)
+    rc = nestcl_engine_add_poisson(e, p, 4000.0, poisson_w, 1.0, (long)k);
+  if (!rc)
+    rc = nestcl_engine_add_dc(e, p, dc, 1.0);
+  if (!rc)
+    rc = nestcl_engine_add_multimeter(e, p, 0, 40, names, nn, 0.2, &mm);
+  if (!rc)
+    rc = nestcl_engine_add_spike_recorder(e, p, 0, 40, &sr);
+  if (!rc)
+    rc = nestcl_engine_simulate(e, sim_ms);
   if (!rc) {
     const int64_t *st;
     const uint64_t *g;
@@ -111,9 +121,9 @@ static int run(const char *model, const param *ps, int nps, double dc, const cha
 static int same(const out *a, const out *b)
 {
   return a->ns == b->ns && a->nr == b->nr && a->nsp == b->nsp &&
-         memcmp(a->vals, b->vals, a->ns * (size_t)a->nr * sizeof *a->vals) == 0 &&
-         memcmp(a->steps, b->steps, a->ns * sizeof *a->steps) == 0 &&
-         memcmp(a->sg, b->sg, a->nsp * sizeof *a->sg) == 0 && memcmp(a->ss, b->ss, a->nsp * sizeof *a->ss) == 0;
+    memcmp(a->vals, b->vals, a->ns * (size_t)a->nr * sizeof *a->vals) == 0 &&
+    memcmp(a->steps, b->steps, a->ns * sizeof *a->steps) == 0 && memcmp(a->sg, b->sg, a->nsp * sizeof *a->sg) == 0 &&
+    memcmp(a->ss, b->ss, a->nsp * sizeof *a->ss) == 0;
 }
 
 static int fails;
@@ -184,7 +194,8 @@ int main(void)
     for (size_t s = 0; ok && s < o.ns; ++s) {
       double el = o.vals[2 * s] - o.vals[2 * s + 1];
       double el0 = o.vals[2 * (s % 40)] - o.vals[2 * (s % 40) + 1];
-      if (!(el <= -65.0 + 1e-9 && el >= -75.0 - 1e-9) || fabs(el - el0) > 1e-9) bad = 1;
+      if (!(el <= -65.0 + 1e-9 && el >= -75.0 - 1e-9) || fabs(el - el0) > 1e-9)
+        bad = 1;
     }
     snprintf(detail, sizeof detail, "%zu samples, %zu spikes%s", o.ns, o.nsp, rc ? nestcl_last_error() : "");
     check(ok && !bad, "iaf_psc_alpha: multimeter V_m is NEST's y3_ + E_L", detail);
@@ -210,14 +221,17 @@ int main(void)
     out ref;
     memset(&ref, 0, sizeof ref);
     int rc = across_paths("iaf_cond_alpha", ps, 2, 500.0, names, 4, &ref);
-    if (rc == 77) goto skip;
+    if (rc == 77)
+      goto skip;
     int ok = rc == 0 && ref.nsp >= 40, refr = 0, bad = 0;
     for (size_t s = 0; ok && s < ref.ns; ++s) {
       const double *v = ref.vals + 4 * s;
-      if (!(v[0] > -90.0 && v[0] < -40.0) || v[1] < 0.0 || v[2] < 0.0) bad = 1;
+      if (!(v[0] > -90.0 && v[0] < -40.0) || v[1] < 0.0 || v[2] < 0.0)
+        bad = 1;
       /* t_ref_remaining = steps left * h: multiples of 0.1 ms, at most t_ref */
       double k = v[3] / 0.1;
-      if (v[3] < 0.0 || v[3] > 2.0 + 1e-12 || fabs(k - floor(k + 0.5)) > 1e-9) bad = 1;
+      if (v[3] < 0.0 || v[3] > 2.0 + 1e-12 || fabs(k - floor(k + 0.5)) > 1e-9)
+        bad = 1;
       refr += v[3] > 0.0;
     }
     snprintf(detail, sizeof detail, "%zu spikes, %d refractory samples", ref.nsp, refr);
@@ -230,7 +244,8 @@ int main(void)
     out ref;
     memset(&ref, 0, sizeof ref);
     int rc = across_paths("aeif_cond_exp", ps, 2, 700.0, names, 4, &ref);
-    if (rc == 77) goto skip;
+    if (rc == 77)
+      goto skip;
     check(rc == 0 && ref.nsp >= 40, "aeif_cond_exp fires under 700 pA", NULL);
     release(&ref);
   }
@@ -240,11 +255,13 @@ int main(void)
     out ref;
     memset(&ref, 0, sizeof ref);
     int rc = across_paths("hh_psc_alpha", ps, 1, 500.0, names, 4, &ref);
-    if (rc == 77) goto skip;
+    if (rc == 77)
+      goto skip;
     int bad = 0;
     for (size_t s = 0; rc == 0 && s < ref.ns; ++s)
       for (int k = 1; k < 4; ++k)
-        if (!(ref.vals[4 * s + k] >= 0.0 && ref.vals[4 * s + k] <= 1.0)) bad = 1;
+        if (!(ref.vals[4 * s + k] >= 0.0 && ref.vals[4 * s + k] <= 1.0))
+          bad = 1;
     check(rc == 0 && ref.nsp >= 40 && !bad, "hh_psc_alpha fires; gating variables in [0, 1]", NULL);
     release(&ref);
   }
@@ -258,10 +275,12 @@ int main(void)
     out ref;
     memset(&ref, 0, sizeof ref);
     int rc = across_paths_k("aeif_cond_alpha_multisynapse", 3, 0.25, ps, 2, 200.0, names, 2, &ref);
-    if (rc == 77) goto skip;
+    if (rc == 77)
+      goto skip;
     int bad = 0;
     for (size_t s = 0; rc == 0 && s < ref.ns; ++s)
-      if (!(ref.vals[2 * s] > -100.0 && ref.vals[2 * s] <= 0.0) || !isfinite(ref.vals[2 * s + 1])) bad = 1;
+      if (!(ref.vals[2 * s] > -100.0 && ref.vals[2 * s] <= 0.0) || !isfinite(ref.vals[2 * s + 1]))
+        bad = 1;
     snprintf(detail, sizeof detail, "%zu samples, %zu spikes", ref.ns, ref.nsp);
     check(rc == 0 && ref.nsp >= 40 && !bad, "aeif_cond_alpha_multisynapse (K = 3) fires; V_m and w plausible", detail);
     release(&ref);
@@ -274,9 +293,11 @@ int main(void)
     out o;
     memset(&o, 0, sizeof o);
     int rc = run("aeif_cond_exp", ps, 1, 0.0, names, 1, path ? 0 : 1, path ? 1 : 0, path ? 1.0 : 0.0, 10.0, &o);
-    if (rc == NESTCL_ENODEV) goto skip;
+    if (rc == NESTCL_ENODEV)
+      goto skip;
     const char *err = nestcl_last_error();
-    check(rc != 0 && strstr(err, "aeif_cond_exp neuron ") && strstr(err, " at t = ") && strstr(err, "NumericalInstability"),
+    check(rc != 0 && strstr(err, "aeif_cond_exp neuron ") && strstr(err, " at t = ") &&
+            strstr(err, "NumericalInstability"),
           path ? "aeif_cond_exp failure on the device names model, neuron and time"
                : "aeif_cond_exp failure on the C path names model, neuron and time",
           err);

@@ -98,19 +98,32 @@ static int run(int threads, int streams, double alpha, int variant, result *out)
   nestcl_syn_spec ab = {nestcl_constant(400.0), nestcl_constant(1.5), variant == TO_B_RPORT0 ? 0 : 1};
   nestcl_syn_spec ba = {nestcl_constant(30.0), nestcl_constant(2.0), 0};
   static const char *const names[] = {"x", "y", "u"};
-  if (!rc) rc = nestcl_engine_create_population(e, "iaf_psc_alpha", NA, 0, &a);
-  if (!rc) rc = nestcl_engine_create_population(e, "iaf_tum_2000", NB, 0, &b);
-  if (!rc) rc = nestcl_engine_set(e, b, "U", nestcl_constant(U_SE));
-  if (!rc) rc = nestcl_engine_set(e, b, "tau_psc", nestcl_constant(TAU_PSC));
-  if (!rc) rc = nestcl_engine_set(e, b, "tau_rec", nestcl_constant(TAU_REC));
-  if (!rc) rc = nestcl_engine_set(e, b, "tau_fac", nestcl_constant(0.0));
-  if (!rc) rc = nestcl_engine_add_dc(e, a, 600.0, H);
-  if (!rc) rc = nestcl_engine_add_poisson(e, b, 20000.0, 20.0, 1.0, 0);
-  if (!rc && variant != TO_B_NONE) rc = nestcl_engine_connect(e, a, b, &all, &ab);
-  if (!rc) rc = nestcl_engine_connect(e, b, a, &fixed, &ba);
-  if (!rc) rc = nestcl_engine_add_spike_recorder(e, b, 0, NB, &rec);
-  if (!rc) rc = nestcl_engine_add_multimeter(e, b, 0, NB, names, 3, H, &mm);
-  if (!rc) rc = nestcl_engine_simulate(e, SIM_MS);
+  if (!rc)
+    rc = nestcl_engine_create_population(e, "iaf_psc_alpha", NA, 0, &a);
+  if (!rc)
+    rc = nestcl_engine_create_population(e, "iaf_tum_2000", NB, 0, &b);
+  if (!rc)
+    rc = nestcl_engine_set(e, b, "U", nestcl_constant(U_SE));
+  if (!rc)
+    rc = nestcl_engine_set(e, b, "tau_psc", nestcl_constant(TAU_PSC));
+  if (!rc)
+    rc = nestcl_engine_set(e, b, "tau_rec", nestcl_constant(TAU_REC));
+  if (!rc)
+    rc = nestcl_engine_set(e, b, "tau_fac", nestcl_constant(0.0));
+  if (!rc)
+    rc = nestcl_engine_add_dc(e, a, 600.0, H);
+  if (!rc)
+    rc = nestcl_engine_add_poisson(e, b, 20000.0, 20.0, 1.0, 0);
+  if (!rc && variant != TO_B_NONE)
+    rc = nestcl_engine_connect(e, a, b, &all, &ab);
+  if (!rc)
+    rc = nestcl_engine_connect(e, b, a, &fixed, &ba);
+  if (!rc)
+    rc = nestcl_engine_add_spike_recorder(e, b, 0, NB, &rec);
+  if (!rc)
+    rc = nestcl_engine_add_multimeter(e, b, 0, NB, names, 3, H, &mm);
+  if (!rc)
+    rc = nestcl_engine_simulate(e, SIM_MS);
   if (rc) {
     fprintf(stderr, "run (%d threads, %d streams, variant %d): %s\n", threads, streams, variant, nestcl_last_error());
     nestcl_engine_destroy(e);
@@ -145,13 +158,13 @@ static int run(int threads, int streams, double alpha, int variant, result *out)
 static int same_spikes(const result *x, const result *y)
 {
   return x->n == y->n && !memcmp(x->gid, y->gid, x->n * sizeof *x->gid) &&
-         !memcmp(x->step, y->step, x->n * sizeof *x->step);
+    !memcmp(x->step, y->step, x->n * sizeof *x->step);
 }
 
 static int same_samples(const result *x, const result *y)
 {
   return x->n_samples == y->n_samples && !memcmp(x->s_step, y->s_step, x->n_samples * sizeof *x->s_step) &&
-         !memcmp(x->values, y->values, x->n_samples * 3 * sizeof *x->values);
+    !memcmp(x->values, y->values, x->n_samples * 3 * sizeof *x->values);
 }
 
 /* 1. Which connections onto iaf_tum_2000 the engine accepts. */
@@ -165,7 +178,8 @@ static void test_refusal(void)
   }
   int a = 0, b = 0;
   rc = nestcl_engine_create_population(e, "iaf_psc_alpha", 4, 0, &a);
-  if (!rc) rc = nestcl_engine_create_population(e, "iaf_tum_2000", 4, 0, &b);
+  if (!rc)
+    rc = nestcl_engine_create_population(e, "iaf_tum_2000", 4, 0, &b);
   CHECK(rc == 0, "set-up: %s", nestcl_last_error());
   nestcl_conn_spec all = {NESTCL_RULE_ALL_TO_ALL, 0, 1, 1, 0, 0.0};
   nestcl_syn_spec r1 = {nestcl_constant(10.0), nestcl_constant(1.0), 1};
@@ -225,7 +239,11 @@ static void check_second_spike(const result *r)
         for (int j = 0; j < 3; ++j) {
           CHECK(fabs(v[j] - want[j]) <= 1e-12 * fmax(1.0, fabs(want[j])),
                 "neuron %u after its spikes at steps %lld, %lld: %s = %.17g, expected %.17g", i, (long long)s1,
-                (long long)s2, j == 0 ? "x" : j == 1 ? "y" : "u", v[j], want[j]);
+                (long long)s2,
+                j == 0     ? "x"
+                  : j == 1 ? "y"
+                           : "u",
+                v[j], want[j]);
         }
         checked++;
       }
@@ -242,14 +260,13 @@ int main(void)
   memset(&base, 0, sizeof base);
   memset(&none, 0, sizeof none);
   memset(&r0, 0, sizeof r0);
-  if (run(1, 0, 0.0, TO_B_RPORT1, &base) || run(1, 0, 0.0, TO_B_NONE, &none) ||
-      run(1, 0, 0.0, TO_B_RPORT0, &r0)) {
+  if (run(1, 0, 0.0, TO_B_RPORT1, &base) || run(1, 0, 0.0, TO_B_NONE, &none) || run(1, 0, 0.0, TO_B_RPORT0, &r0)) {
     CHECK(0, "the C path runs failed");
     return check_report() ? 1 : 0;
   }
   CHECK(base.n > 100, "iaf_tum_2000 fired %zu spikes, too few to compare", base.n);
-  CHECK(same_spikes(&base, &none), "receptor 1 from iaf_psc_alpha (offset 0) changed the spikes (%zu vs %zu)",
-        base.n, none.n);
+  CHECK(same_spikes(&base, &none), "receptor 1 from iaf_psc_alpha (offset 0) changed the spikes (%zu vs %zu)", base.n,
+        none.n);
   CHECK(!same_spikes(&base, &r0), "receptor 0 from iaf_psc_alpha did not change the spikes: the comparison is void");
   check_second_spike(&base);
   int skipped = 0;

@@ -50,15 +50,19 @@ static int run_mpi(const nestcl_model *m, int threads, int streams, double alpha
   c.use_mpi = mpi;
   nestcl_engine *e;
   int rc = nestcl_engine_create(&c, &e), p, mm;
-  if (rc) return rc;
+  if (rc)
+    return rc;
   const nestcl_model *models[] = {m};
   rc = nestcl_engine_set_models(e, models, 1);
   /* Multi-receptor models get two receptors; DC goes to the current input either way. */
-  if (!rc) rc = nestcl_engine_create_population(e, m->name, 24, m->has_receptors ? 2 : 0, &p);
-  if (!rc) rc = nestcl_engine_add_dc(e, p, 400.0, 1.0);
+  if (!rc)
+    rc = nestcl_engine_create_population(e, m->name, 24, m->has_receptors ? 2 : 0, &p);
+  if (!rc)
+    rc = nestcl_engine_add_dc(e, p, 400.0, 1.0);
   if (!rc)
     rc = nestcl_engine_add_multimeter(e, p, 0, 24, m->recordable_names, m->n_recordable_names, 0.5, &mm);
-  if (!rc) rc = nestcl_engine_simulate(e, 30.0);
+  if (!rc)
+    rc = nestcl_engine_simulate(e, 30.0);
   if (!rc) {
     const int64_t *st;
     const uint64_t *g;
@@ -96,8 +100,9 @@ static int matches(const samples *ref, const samples *o)
     while (k < ref->n && (ref->steps[k] != o->steps[j] || ref->gids[k] != o->gids[j])) {
       ++k;
     }
-    if (k == ref->n || memcmp(&ref->values[k * (size_t)ref->width], &o->values[j * (size_t)o->width],
-                              (size_t)o->width * sizeof *o->values) != 0) {
+    if (k == ref->n ||
+        memcmp(&ref->values[k * (size_t)ref->width], &o->values[j * (size_t)o->width],
+               (size_t)o->width * sizeof *o->values) != 0) {
       return 0;
     }
   }
@@ -111,7 +116,8 @@ int main(int argc, char **argv)
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   for (int k = 0; k < nestcl_builtin_model_count; ++k) {
     const nestcl_model *m = nestcl_builtin_models[k];
-    if (m->n_recordable_names == 0) continue;
+    if (m->n_recordable_names == 0)
+      continue;
     samples ref = {0};
     int rc = run(m, 1, 0, 0.0, &ref), any = rc != 0;
     MPI_Allreduce(MPI_IN_PLACE, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
@@ -119,15 +125,19 @@ int main(int argc, char **argv)
       samples_free(&ref);
       continue; /* not run by the engine (the serial test says why) */
     }
-    struct { const char *name; int t, s; double a; } splits[] = {{"1 stream per rank", 0, 1, 1.0},
-                                                                  {"1 thread + 1 stream per rank", 1, 1, 0.5}};
+    struct {
+      const char *name;
+      int t, s;
+      double a;
+    } splits[] = {{"1 stream per rank", 0, 1, 1.0}, {"1 thread + 1 stream per rank", 1, 1, 0.5}};
     for (int s = 0; s < 2; ++s) {
       samples o = {0};
       rc = run_mpi(m, splits[s].t, splits[s].s, splits[s].a, 1, &o);
       int nodev = rc == NESTCL_ENODEV;
       MPI_Allreduce(MPI_IN_PLACE, &nodev, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
       if (nodev) {
-        if (rank == 0) printf("SKIP: no OpenCL device\n");
+        if (rank == 0)
+          printf("SKIP: no OpenCL device\n");
         MPI_Finalize();
         return 77;
       }
@@ -137,7 +147,9 @@ int main(int argc, char **argv)
       MPI_Allreduce(MPI_IN_PLACE, &bad, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
       if (rank == 0) {
         printf("%-30s %-30s %d recordables, %llu samples on 2 ranks: %s\n", m->name, splits[s].name, ref.width, total,
-               rc ? nestcl_last_error() : bad ? "DIFFERENT" : "identical to 1 thread");
+               rc      ? nestcl_last_error()
+                 : bad ? "DIFFERENT"
+                       : "identical to 1 thread");
       }
       fails += bad;
       samples_free(&o);
@@ -146,7 +158,8 @@ int main(int argc, char **argv)
     tested++;
   }
   if (tested < 8) {
-    if (rank == 0) fprintf(stderr, "FAIL: only %d models tested\n", tested);
+    if (rank == 0)
+      fprintf(stderr, "FAIL: only %d models tested\n", tested);
     fails++;
   }
   MPI_Finalize();
@@ -158,7 +171,8 @@ int main(void)
   int fails = 0, tested = 0;
   for (int k = 0; k < nestcl_builtin_model_count; ++k) {
     const nestcl_model *m = nestcl_builtin_models[k];
-    if (m->n_recordable_names == 0) continue;
+    if (m->n_recordable_names == 0)
+      continue;
     samples ref = {0};
     if (run(m, 1, 0, 0.0, &ref)) {
       /* Models the engine does not run (precise spike times) say so; that is no failure here. */
@@ -169,7 +183,11 @@ int main(void)
       fprintf(stderr, "FAIL %s: %zu samples of %d values\n", m->name, ref.n, ref.width);
       fails++;
     }
-    struct { const char *name; int t, s; double a; } splits[] = {{"1 stream", 0, 1, 1.0}, {"1 thread + 1 stream", 1, 1, 0.5}};
+    struct {
+      const char *name;
+      int t, s;
+      double a;
+    } splits[] = {{"1 stream", 0, 1, 1.0}, {"1 thread + 1 stream", 1, 1, 0.5}};
     for (int s = 0; s < 2; ++s) {
       samples o = {0};
       int rc = run(m, splits[s].t, splits[s].s, splits[s].a, &o);
@@ -178,9 +196,11 @@ int main(void)
         return 77;
       }
       int bad = rc != 0 || o.n != ref.n || o.width != ref.width ||
-                memcmp(o.values, ref.values, ref.n * (size_t)ref.width * sizeof *ref.values) != 0;
+        memcmp(o.values, ref.values, ref.n * (size_t)ref.width * sizeof *ref.values) != 0;
       printf("%-30s %-20s %d recordables, %zu samples: %s\n", m->name, splits[s].name, ref.width, o.n,
-             rc ? nestcl_last_error() : bad ? "DIFFERENT" : "identical to 1 thread");
+             rc      ? nestcl_last_error()
+               : bad ? "DIFFERENT"
+                     : "identical to 1 thread");
       fails += bad;
       samples_free(&o);
     }

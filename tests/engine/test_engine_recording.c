@@ -31,7 +31,8 @@ static int run(int threads, int streams, double alpha, const double *pieces, int
   c.gpu_fraction = alpha;
   nestcl_engine *e;
   int rc = nestcl_engine_create(&c, &e), p, mm, sr;
-  if (rc) return rc;
+  if (rc)
+    return rc;
   nestcl_engine_set_models(e, test_lif_models, 1);
   nestcl_engine_create_population(e, "test_lif", 150, 0, &p);
   nestcl_engine_set(e, p, "V_m", nestcl_uniform(0.0, 15.0));
@@ -39,12 +40,17 @@ static int run(int threads, int streams, double alpha, const double *pieces, int
   nestcl_conn_spec cs = {NESTCL_RULE_FIXED_INDEGREE, 30, 0, 1, 0, 0.0};
   nestcl_syn_spec ss = {nestcl_normal(40.0, 80.0), nestcl_uniform(1.0, 2.5), 0};
   rc = nestcl_engine_connect(e, p, p, &cs, &ss);
-  if (!rc) rc = nestcl_engine_add_poisson(e, p, 9000.0, 50.0, 1.0, 0);
-  if (!rc) rc = nestcl_engine_add_dc(e, p, 120.0, 1.0);
+  if (!rc)
+    rc = nestcl_engine_add_poisson(e, p, 9000.0, 50.0, 1.0, 0);
+  if (!rc)
+    rc = nestcl_engine_add_dc(e, p, 120.0, 1.0);
   const char *names[] = {"V_m", "I_syn_ex"};
-  if (!rc) rc = nestcl_engine_add_multimeter(e, p, 40, 70, names, 2, 0.5, &mm);
-  if (!rc) rc = nestcl_engine_add_spike_recorder(e, p, 0, 150, &sr);
-  for (int k = 0; k < n_pieces && !rc; ++k) rc = nestcl_engine_simulate(e, pieces[k]);
+  if (!rc)
+    rc = nestcl_engine_add_multimeter(e, p, 40, 70, names, 2, 0.5, &mm);
+  if (!rc)
+    rc = nestcl_engine_add_spike_recorder(e, p, 0, 150, &sr);
+  for (int k = 0; k < n_pieces && !rc; ++k)
+    rc = nestcl_engine_simulate(e, pieces[k]);
   if (!rc) {
     const int64_t *st;
     const uint64_t *g;
@@ -93,10 +99,16 @@ int main(void)
             ref.ns ? (long long)ref.steps[0] : -1LL, ref.ns ? (unsigned long long)ref.gids[0] : 0ULL, ref.nsp);
     return 1;
   }
-  struct { const char *name; int t, s; double a; const double *p; int n; } runs[] = {
-      {"1 thread in pieces", 1, 0, 0.0, split, 3},
-      {"1 stream", 0, 1, 1.0, whole, 1},
-      {"1 thread + 1 stream in pieces", 1, 1, 0.5, split, 3},
+  struct {
+    const char *name;
+    int t, s;
+    double a;
+    const double *p;
+    int n;
+  } runs[] = {
+    {"1 thread in pieces", 1, 0, 0.0, split, 3},
+    {"1 stream", 0, 1, 1.0, whole, 1},
+    {"1 thread + 1 stream in pieces", 1, 1, 0.5, split, 3},
   };
   int fails = 0;
   for (int r = 0; r < 3; ++r) {
@@ -109,10 +121,10 @@ int main(void)
       return 77;
     }
     int bad = rc != 0 || o.ns != ref.ns || o.nsp != ref.nsp ||
-              memcmp(o.steps, ref.steps, ref.ns * sizeof *o.steps) != 0 ||
-              memcmp(o.gids, ref.gids, ref.ns * sizeof *o.gids) != 0 ||
-              memcmp(o.vals, ref.vals, ref.ns * 2 * sizeof *o.vals) != 0 ||
-              memcmp(o.sg, ref.sg, ref.nsp * sizeof *o.sg) != 0 || memcmp(o.ss, ref.ss, ref.nsp * sizeof *o.ss) != 0;
+      memcmp(o.steps, ref.steps, ref.ns * sizeof *o.steps) != 0 ||
+      memcmp(o.gids, ref.gids, ref.ns * sizeof *o.gids) != 0 ||
+      memcmp(o.vals, ref.vals, ref.ns * 2 * sizeof *o.vals) != 0 || memcmp(o.sg, ref.sg, ref.nsp * sizeof *o.sg) != 0 ||
+      memcmp(o.ss, ref.ss, ref.nsp * sizeof *o.ss) != 0;
     printf("%s: %zu samples, %zu spikes: %s\n", runs[r].name, o.ns, o.nsp,
            rc ? nestcl_last_error() : (bad ? "DIFFERENT" : "identical"));
     fails += bad;

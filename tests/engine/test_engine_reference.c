@@ -32,7 +32,12 @@
 #define H 0.1
 #define SEED 777u
 
-typedef struct syn { uint32_t src, tgt; int ch; double w; int d; } syn;
+typedef struct syn {
+  uint32_t src, tgt;
+  int ch;
+  double w;
+  int d;
+} syn;
 
 /* The model under test, its settings (applied before V_m, as the engine's SetStatus calls) and weight scale. */
 typedef struct ref_model {
@@ -58,17 +63,55 @@ typedef struct proj_desc {
 
 static proj_desc P[4]; /* P0 with M's weight scale */
 static const proj_desc P0[4] = {
-    {0, NA, 0, NA, NESTCL_RULE_FIXED_INDEGREE, 20, 0, 1, {NESTCL_DIST_CONSTANT, 60.0, 0, 0, 0}, {NESTCL_DIST_CONSTANT, 1.5, 0, 0, 0}},
-    {0, NA, NA, NB, NESTCL_RULE_FIXED_INDEGREE, 20, 1, 0, {NESTCL_DIST_NORMAL, 60.0, 30.0, 0, 0}, {NESTCL_DIST_UNIFORM, 1.0, 3.0, 1.0, 3.0}},
-    {NA, NB, 0, NA, NESTCL_RULE_FIXED_OUTDEGREE, 50, 1, 1, {NESTCL_DIST_CONSTANT, -300.0, 0, 0, 0}, {NESTCL_DIST_CONSTANT, 1.0, 0, 0, 0}},
-    {NA, NB, NA, NB, NESTCL_RULE_ONE_TO_ONE, 0, 1, 1, {NESTCL_DIST_CONSTANT, -50.0, 0, 0, 0}, {NESTCL_DIST_CONSTANT, 2.0, 0, 0, 0}},
+  {0,
+   NA,
+   0,
+   NA,
+   NESTCL_RULE_FIXED_INDEGREE,
+   20,
+   0,
+   1,
+   {NESTCL_DIST_CONSTANT, 60.0, 0, 0, 0},
+   {NESTCL_DIST_CONSTANT, 1.5, 0, 0, 0}},
+  {0,
+   NA,
+   NA,
+   NB,
+   NESTCL_RULE_FIXED_INDEGREE,
+   20,
+   1,
+   0,
+   {NESTCL_DIST_NORMAL, 60.0, 30.0, 0, 0},
+   {NESTCL_DIST_UNIFORM, 1.0, 3.0, 1.0, 3.0}},
+  {NA,
+   NB,
+   0,
+   NA,
+   NESTCL_RULE_FIXED_OUTDEGREE,
+   50,
+   1,
+   1,
+   {NESTCL_DIST_CONSTANT, -300.0, 0, 0, 0},
+   {NESTCL_DIST_CONSTANT, 1.0, 0, 0, 0}},
+  {NA,
+   NB,
+   NA,
+   NB,
+   NESTCL_RULE_ONE_TO_ONE,
+   0,
+   1,
+   1,
+   {NESTCL_DIST_CONSTANT, -50.0, 0, 0, 0},
+   {NESTCL_DIST_CONSTANT, 2.0, 0, 0, 0}},
 };
 
 static double draw(const nestcl_value *v, uint32_t purpose, uint64_t id, uint64_t step)
 {
-  if (v->kind == NESTCL_DIST_CONSTANT) return v->a;
+  if (v->kind == NESTCL_DIST_CONSTANT)
+    return v->a;
   nestcl_rng_stream s = nestcl_stream_init(nestcl_rng_key(SEED, purpose), nestcl_rng_counter(id, step));
-  if (v->kind == NESTCL_DIST_UNIFORM) return v->a + (v->b - v->a) * nestcl_stream_uniform(&s);
+  if (v->kind == NESTCL_DIST_UNIFORM)
+    return v->a + (v->b - v->a) * nestcl_stream_uniform(&s);
   return v->a + v->b * nestcl_stream_normal(&s);
 }
 
@@ -107,7 +150,9 @@ static void add(int p, uint64_t row_id, uint64_t j, uint32_t src, uint32_t tgt)
 /* Is x among the first k entries of v? (quadratic, on purpose: no marks, no hashing) */
 static int among(const uint32_t *v, uint32_t k, uint32_t x)
 {
-  for (uint32_t i = 0; i < k; ++i) if (v[i] == x) return 1;
+  for (uint32_t i = 0; i < k; ++i)
+    if (v[i] == x)
+      return 1;
   return 0;
 }
 
@@ -122,7 +167,8 @@ static void draw_network(void)
         uint64_t a = 0;
         for (uint32_t j = 0; j < d->degree;) {
           uint32_t s = d->src_first + (uint32_t)(((uint64_t)word(t, p, a++) * d->src_n) >> 32);
-          if ((!d->autapses && same && s == (uint32_t)t) || (!d->multapses && among(chosen, j, s))) continue;
+          if ((!d->autapses && same && s == (uint32_t)t) || (!d->multapses && among(chosen, j, s)))
+            continue;
           chosen[j] = s;
           add(p, t, j, s, t);
           ++j;
@@ -133,14 +179,16 @@ static void draw_network(void)
         uint64_t a = 0;
         for (uint32_t j = 0; j < d->degree;) {
           uint32_t t = d->tgt_first + (uint32_t)(((uint64_t)word(s, p, a++) * d->tgt_n) >> 32);
-          if ((!d->autapses && same && t == (uint32_t)s) || (!d->multapses && among(chosen, j, t))) continue;
+          if ((!d->autapses && same && t == (uint32_t)s) || (!d->multapses && among(chosen, j, t)))
+            continue;
           chosen[j < 64 ? j : 63] = t;
           add(p, s, j, s, t);
           ++j;
         }
       }
     } else {
-      for (int k = 0; k < d->tgt_n; ++k) add(p, d->tgt_first + k, 0, d->src_first + k, d->tgt_first + k);
+      for (int k = 0; k < d->tgt_n; ++k)
+        add(p, d->tgt_first + k, 0, d->src_first + k, d->tgt_first + k);
     }
   }
 }
@@ -155,26 +203,35 @@ static int engine_run(int threads, int streams, double alpha, uint64_t **g, int6
   c.gpu_fraction = alpha;
   nestcl_engine *e;
   int rc = nestcl_engine_create(&c, &e), pa = -1, pb = -1, rec = -1, rec_b = -1;
-  if (rc) return rc;
+  if (rc)
+    return rc;
   rc = nestcl_engine_set_models(e, M->models, M->n_models);
-  if (!rc) rc = nestcl_engine_create_population(e, M->m->name, NA, 0, &pa);
-  if (!rc) rc = nestcl_engine_create_population(e, M->m->name, NB, 0, &pb);
+  if (!rc)
+    rc = nestcl_engine_create_population(e, M->m->name, NA, 0, &pa);
+  if (!rc)
+    rc = nestcl_engine_create_population(e, M->m->name, NB, 0, &pb);
   for (int k = 0; k < 2 && !rc; ++k) {
     for (int j = 0; j < M->n_settings && !rc; ++j) {
       rc = nestcl_engine_set(e, k ? pb : pa, M->names[j], nestcl_constant(M->values[j]));
     }
-    if (!rc) rc = nestcl_engine_set(e, k ? pb : pa, "V_m", nestcl_normal(10.0, 5.0));
+    if (!rc)
+      rc = nestcl_engine_set(e, k ? pb : pa, "V_m", nestcl_normal(10.0, 5.0));
   }
   for (int p = 0; p < 4 && !rc; ++p) {
     nestcl_conn_spec cs = {P[p].rule, P[p].degree, P[p].autapses, P[p].multapses, 0, 0.0};
     nestcl_syn_spec ss = {P[p].w, P[p].d, 0};
     rc = nestcl_engine_connect(e, P[p].src_first ? pb : pa, P[p].tgt_first ? pb : pa, &cs, &ss);
   }
-  if (!rc) rc = nestcl_engine_add_poisson(e, pa, 14000.0, 60.0 * M->wscale, 1.5, 0);
-  if (!rc) rc = nestcl_engine_add_poisson(e, pb, 15000.0, 60.0 * M->wscale, 1.0, 0);
-  if (!rc) rc = nestcl_engine_add_spike_recorder(e, pa, 0, NA, &rec);
-  if (!rc) rc = nestcl_engine_add_spike_recorder(e, pb, 0, NB, &rec_b);
-  if (!rc) rc = nestcl_engine_simulate(e, STEPS * H);
+  if (!rc)
+    rc = nestcl_engine_add_poisson(e, pa, 14000.0, 60.0 * M->wscale, 1.5, 0);
+  if (!rc)
+    rc = nestcl_engine_add_poisson(e, pb, 15000.0, 60.0 * M->wscale, 1.0, 0);
+  if (!rc)
+    rc = nestcl_engine_add_spike_recorder(e, pa, 0, NA, &rec);
+  if (!rc)
+    rc = nestcl_engine_add_spike_recorder(e, pb, 0, NB, &rec_b);
+  if (!rc)
+    rc = nestcl_engine_simulate(e, STEPS * H);
   if (!rc) {
     const uint64_t *ga, *gb;
     const int64_t *sa, *sb;
@@ -211,7 +268,8 @@ static int check_model(const ref_model *model)
   /* State: the model's defaults, the settings and V_m drawn as documented in engine.h, pre_run. */
   void *fp[64];
   uint32_t nch = 0;
-  for (int c = 0; c < m->n_channel_groups; ++c) nch += (uint32_t)m->channels[c].count;
+  for (int c = 0; c < m->n_channel_groups; ++c)
+    nch += (uint32_t)m->channels[c].count;
   if (m->n_fields > 64 || m->has_receptors || nch > 16) {
     fprintf(stderr, "FAIL: %s: the reference handles scalar fields and fixed channels only\n", M->label);
     return 1;
@@ -226,31 +284,40 @@ static int check_model(const ref_model *model)
   for (uint32_t i = 0; i < N; ++i) {
     m->set_defaults(fp, N, i, 0);
     int k = 0;
-    for (; k < M->n_settings; ++k) m->set_status(fp, N, i, 0, M->names[k], M->values[k]);
+    for (; k < M->n_settings; ++k)
+      m->set_status(fp, N, i, 0, M->names[k], M->values[k]);
     nestcl_value vm = {NESTCL_DIST_NORMAL, 10.0, 5.0, 0, 0};
     m->set_status(fp, N, i, 0, "V_m", draw(&vm, NESTCL_RNG_PURPOSE_INIT, i, (uint64_t)k));
-    if (m->init_buffers) m->init_buffers(fp, N, i, 0, H);
+    if (m->init_buffers)
+      m->init_buffers(fp, N, i, 0, H);
     m->pre_run(fp, N, i, 0, H);
   }
   int64_t *in = calloc((size_t)(STEPS + 64) * nch * N, sizeof *in);
-#define IN(s, ch, i) in[((size_t)(s) * nch + (ch)) * N + (i)]
+#define IN(s, ch, i) in[((size_t)(s)*nch + (ch)) * N + (i)]
   uint64_t *rg = malloc(N * STEPS * sizeof *rg);
   int64_t *rs = malloc(N * STEPS * sizeof *rs);
   char *fired = calloc(N, 1);
   size_t nref = 0;
-  const struct { uint32_t first, n; double rate, w; int d; uint32_t gen; } gens[2] = {
-      {0, NA, 14000.0, 60.0 * M->wscale, 15, 0}, {NA, NB, 15000.0, 60.0 * M->wscale, 10, 1}};
+  const struct {
+    uint32_t first, n;
+    double rate, w;
+    int d;
+    uint32_t gen;
+  } gens[2] = {{0, NA, 14000.0, 60.0 * M->wscale, 15, 0}, {NA, NB, 15000.0, 60.0 * M->wscale, 10, 1}};
   for (int s = 0; s < STEPS; ++s) {
     for (uint32_t i = 0; i < N; ++i) {
       /* Neuron i alone: its fields, and a one-slot ring holding this step's input. */
       void *fi[64];
-      for (int f = 0; f < m->n_fields; ++f) fi[f] = (char *)fp[f] + i * nestcl_field_type_size(m->fields[f].type);
+      for (int f = 0; f < m->n_fields; ++f)
+        fi[f] = (char *)fp[f] + i * nestcl_field_type_size(m->fields[f].type);
       int64_t ring[16];
-      for (uint32_t ch = 0; ch < nch; ++ch) ring[ch] = IN(s, ch, i);
+      for (uint32_t ch = 0; ch < nch; ++ch)
+        ring[ch] = IN(s, ch, i);
       uint32_t count[NESTCL_COUNT_WORDS] = {0};
       nestcl_spike sp[1];
       /* neuron i alone: id i, as in the engine's one-thread block (the models here draw nothing) */
-      nestcl_update_args a = {1, 0, s, 0, 1, H, 1, nch, ring, count, sp, 1, 0, NULL, 0u, (uint64_t)i, 1, NULL, NULL, NULL, NULL, NULL};
+      nestcl_update_args a = {1, 0, s,    0,  1,           H, 1,    nch,  ring, count, sp,
+                              1, 0, NULL, 0u, (uint64_t)i, 1, NULL, NULL, NULL, NULL,  NULL};
       m->update_cpu(&a, fi);
       if (count[1]) {
         fprintf(stderr, "FAIL: %s: the reference's neuron %u failed at step %d (%u, status %d)\n", M->label, i, s,
@@ -291,8 +358,11 @@ static int check_model(const ref_model *model)
     fprintf(stderr, "FAIL: the %s reference network is too quiet to test anything\n", M->label);
     fails++;
   }
-  struct { const char *name; int t, s; double a; } runs[] = {
-      {"1 thread", 1, 0, 0.0}, {"2 threads", 2, 0, 0.0}, {"1 thread + 1 stream", 1, 1, 0.5}};
+  struct {
+    const char *name;
+    int t, s;
+    double a;
+  } runs[] = {{"1 thread", 1, 0, 0.0}, {"2 threads", 2, 0, 0.0}, {"1 thread + 1 stream", 1, 1, 0.5}};
   for (int r = 0; r < 3; ++r) {
     uint64_t *g = NULL;
     int64_t *st = NULL;
@@ -308,13 +378,13 @@ static int check_model(const ref_model *model)
       continue;
     }
     size_t k = 0;
-    while (k < n && k < nref && g[k] == rg[k] && st[k] == rs[k]) ++k;
+    while (k < n && k < nref && g[k] == rg[k] && st[k] == rs[k])
+      ++k;
     if (k < n || k < nref) {
-      fprintf(stderr,
-              "FAIL %s, %s: %zu spikes vs reference %zu; first difference at %zu: (%llu, %lld) vs (%llu, %lld)\n",
-              M->label, runs[r].name, n, nref, k, k < n ? (unsigned long long)g[k] : 0ULL,
-              k < n ? (long long)st[k] : -1LL, k < nref ? (unsigned long long)rg[k] : 0ULL,
-              k < nref ? (long long)rs[k] : -1LL);
+      fprintf(
+        stderr, "FAIL %s, %s: %zu spikes vs reference %zu; first difference at %zu: (%llu, %lld) vs (%llu, %lld)\n",
+        M->label, runs[r].name, n, nref, k, k < n ? (unsigned long long)g[k] : 0ULL, k < n ? (long long)st[k] : -1LL,
+        k < nref ? (unsigned long long)rg[k] : 0ULL, k < nref ? (long long)rs[k] : -1LL);
       fails++;
     } else {
       printf("%s, %s: %zu spikes, identical to the reference\n", M->label, runs[r].name, n);
@@ -322,7 +392,8 @@ static int check_model(const ref_model *model)
     free(g);
     free(st);
   }
-  for (int f = 0; f < m->n_fields; ++f) free(fp[f]);
+  for (int f = 0; f < m->n_fields; ++f)
+    free(fp[f]);
   free(in);
   free(rg);
   free(rs);
@@ -339,14 +410,15 @@ int main(void)
   brunel_net alpha = brunel_iaf_psc_alpha();
   const nestcl_model *iaf = NULL;
   for (int k = 0; k < nestcl_builtin_model_count; ++k) {
-    if (strcmp(nestcl_builtin_models[k]->name, "iaf_psc_alpha") == 0) iaf = nestcl_builtin_models[k];
+    if (strcmp(nestcl_builtin_models[k]->name, "iaf_psc_alpha") == 0)
+      iaf = nestcl_builtin_models[k];
   }
   if (!iaf) {
     fprintf(stderr, "FAIL: nestcl_builtin_models has no iaf_psc_alpha\n");
     return 1;
   }
-  ref_model ma = {"iaf_psc_alpha", nestcl_builtin_models, nestcl_builtin_model_count, iaf, alpha.names,
-                  alpha.values, alpha.n_settings, 0.375};
+  ref_model ma = {"iaf_psc_alpha", nestcl_builtin_models, nestcl_builtin_model_count, iaf,
+                  alpha.names,     alpha.values,          alpha.n_settings,           0.375};
   fails += check_model(&ma);
 #else
   printf("note: nestcl_models not built; only test_lif is checked\n");

@@ -35,39 +35,50 @@ typedef struct syn {
 static int cmp_syn(const void *a, const void *b)
 {
   const syn *x = a, *y = b;
-  if (x->src != y->src) return x->src < y->src ? -1 : 1;
-  if (x->tgt != y->tgt) return x->tgt < y->tgt ? -1 : 1;
-  if (x->w != y->w) return x->w < y->w ? -1 : 1;
-  if (x->d != y->d) return x->d < y->d ? -1 : 1;
+  if (x->src != y->src)
+    return x->src < y->src ? -1 : 1;
+  if (x->tgt != y->tgt)
+    return x->tgt < y->tgt ? -1 : 1;
+  if (x->w != y->w)
+    return x->w < y->w ? -1 : 1;
+  if (x->d != y->d)
+    return x->d < y->d ? -1 : 1;
   return x->ch < y->ch ? -1 : x->ch > y->ch;
 }
 
 static int failures;
-#define CHECK(c, ...)                                                                                                 \
-  do {                                                                                                                \
-    if (!(c)) {                                                                                                       \
-      fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);                                                            \
-      fprintf(stderr, __VA_ARGS__);                                                                                   \
-      fputc('\n', stderr);                                                                                            \
-      failures++;                                                                                                     \
-    }                                                                                                                 \
+#define CHECK(c, ...)                                                                                                  \
+  do {                                                                                                                 \
+    if (!(c)) {                                                                                                        \
+      fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);                                                             \
+      fprintf(stderr, __VA_ARGS__);                                                                                    \
+      fputc('\n', stderr);                                                                                             \
+      failures++;                                                                                                      \
+    }                                                                                                                  \
   } while (0)
 
 static int describe(nestcl_engine *e, int *a, int *b)
 {
   int rc = nestcl_engine_set_models(e, nestcl_builtin_models, nestcl_builtin_model_count);
-  if (!rc) rc = nestcl_engine_create_population(e, "iaf_psc_alpha", NA, 0, a);
-  if (!rc) rc = nestcl_engine_create_population(e, "iaf_psc_alpha", NB, 0, b);
+  if (!rc)
+    rc = nestcl_engine_create_population(e, "iaf_psc_alpha", NA, 0, a);
+  if (!rc)
+    rc = nestcl_engine_create_population(e, "iaf_psc_alpha", NB, 0, b);
   nestcl_conn_spec ab = {NESTCL_RULE_FIXED_TOTAL_NUMBER, 0, 1, 1, N_AB, 0.0};
   nestcl_conn_spec bb = {NESTCL_RULE_FIXED_TOTAL_NUMBER, 0, 0, 1, N_BB, 0.0};
   nestcl_conn_spec aa = {NESTCL_RULE_PAIRWISE_BERNOULLI, 0, 0, 0, 0, P_AA};
   /* Weights tell the projections apart: A->B positive, B->B negative, A->A exactly 3. */
-  nestcl_syn_spec sab = {nestcl_normal_clipped(10.0, 5.0, 0.0, INFINITY), nestcl_normal_clipped(1.5, 0.75, 0.05, INFINITY), 0};
-  nestcl_syn_spec sbb = {nestcl_normal_clipped(-40.0, 4.0, -INFINITY, 0.0), nestcl_normal_clipped(0.75, 0.375, 0.05, INFINITY), 0};
+  nestcl_syn_spec sab = {nestcl_normal_clipped(10.0, 5.0, 0.0, INFINITY),
+                         nestcl_normal_clipped(1.5, 0.75, 0.05, INFINITY), 0};
+  nestcl_syn_spec sbb = {nestcl_normal_clipped(-40.0, 4.0, -INFINITY, 0.0),
+                         nestcl_normal_clipped(0.75, 0.375, 0.05, INFINITY), 0};
   nestcl_syn_spec saa = {nestcl_constant(3.0), nestcl_constant(1.0), 0};
-  if (!rc) rc = nestcl_engine_connect(e, *a, *b, &ab, &sab);
-  if (!rc) rc = nestcl_engine_connect(e, *b, *b, &bb, &sbb);
-  if (!rc) rc = nestcl_engine_connect(e, *a, *a, &aa, &saa);
+  if (!rc)
+    rc = nestcl_engine_connect(e, *a, *b, &ab, &sab);
+  if (!rc)
+    rc = nestcl_engine_connect(e, *b, *b, &bb, &sbb);
+  if (!rc)
+    rc = nestcl_engine_connect(e, *a, *a, &aa, &saa);
   return rc;
 }
 
@@ -83,8 +94,10 @@ static syn *collect(int threads, size_t *n, int *max_delay)
   nestcl_engine *e = NULL;
   int a, b;
   int rc = nestcl_engine_create(&cfg, &e);
-  if (!rc) rc = describe(e, &a, &b);
-  if (!rc) rc = nestcl_engine_prepare(e);
+  if (!rc)
+    rc = describe(e, &a, &b);
+  if (!rc)
+    rc = nestcl_engine_prepare(e);
   if (rc) {
     fprintf(stderr, "FAIL: build with %d threads: %s\n", threads, nestcl_last_error());
     nestcl_engine_destroy(e);
@@ -103,9 +116,10 @@ static syn *collect(int threads, size_t *n, int *max_delay)
         for (uint64_t q = bl->row_ptr[s]; q < bl->row_ptr[s + 1]; ++q) {
           out[k].src = s;
           out[k].tgt = bl->first_gid + (bl->target[q] & NESTCL_TARGET_INDEX_MASK);
-          out[k].w = cfg.weight_type == NESTCL_WEIGHT_DOUBLE ? ((const double *)bl->weight)[q]
-                                                             : ((const float *)bl->weight)[q];
-          out[k].ch = bl->target[q] >> NESTCL_TARGET_INDEX_BITS; /* iaf_psc_alpha: 1 excitatory, 0 inhibitory (signed) */
+          out[k].w =
+            cfg.weight_type == NESTCL_WEIGHT_DOUBLE ? ((const double *)bl->weight)[q] : ((const float *)bl->weight)[q];
+          out[k].ch =
+            bl->target[q] >> NESTCL_TARGET_INDEX_BITS; /* iaf_psc_alpha: 1 excitatory, 0 inhibitory (signed) */
           out[k].d = bl->delay ? bl->delay[q] : bl->delay_hom;
           k++;
         }
@@ -146,7 +160,8 @@ static void check_counts(const syn *s, size_t n)
   CHECK(bb == N_BB, "fixed_total_number B->B: %zu synapses, want exactly %u", bb, N_BB);
   CHECK(auto_bb == 0, "fixed_total_number B->B with autapses off: %zu autapses", auto_bb);
   double mean = (double)N_AB / NB, var = 0.0;
-  for (uint32_t i = 0; i < NB; ++i) var += ((double)indeg[i] - mean) * ((double)indeg[i] - mean);
+  for (uint32_t i = 0; i < NB; ++i)
+    var += ((double)indeg[i] - mean) * ((double)indeg[i] - mean);
   var /= NB - 1;
   /* N uniform targets: multinomial in-degrees, variance / mean = 1 - 1/NB; sd of the ratio about sqrt(2/NB). */
   CHECK(var / mean > 0.8 && var / mean < 1.2, "fixed_total_number in-degrees: variance/mean %.3f, want near 1",
@@ -159,8 +174,8 @@ static void check_counts(const syn *s, size_t n)
   CHECK(neg_ab == 0 && pos_bb == 0, "redraw: %zu negative A->B and %zu positive B->B weights", neg_ab, pos_bb);
   CHECK(fabs(wsum / (double)ab - 10.28) < 0.1, "redrawn A->B weights: mean %.3f, want 10.28", wsum / (double)ab);
   CHECK(short_d == 0, "%zu delays below one step", short_d);
-  fprintf(stderr, "rules: A->B %zu, B->B %zu, A->A %zu (expected %.0f +- %.0f), in-degree var/mean %.3f\n", ab, bb,
-          aa, expect, sd, var / mean);
+  fprintf(stderr, "rules: A->B %zu, B->B %zu, A->A %zu (expected %.0f +- %.0f), in-degree var/mean %.3f\n", ab, bb, aa,
+          expect, sd, var / mean);
 }
 
 static void check_refused(void)
@@ -169,7 +184,8 @@ static void check_refused(void)
   nestcl_engine_config_defaults(&cfg);
   nestcl_engine *e = NULL;
   int a;
-  if (nestcl_engine_create(&cfg, &e) || nestcl_engine_set_models(e, nestcl_builtin_models, nestcl_builtin_model_count) ||
+  if (nestcl_engine_create(&cfg, &e) ||
+      nestcl_engine_set_models(e, nestcl_builtin_models, nestcl_builtin_model_count) ||
       nestcl_engine_create_population(e, "iaf_psc_alpha", 100, 0, &a)) {
     CHECK(0, "setup: %s", nestcl_last_error());
     nestcl_engine_destroy(e);
@@ -205,8 +221,10 @@ static void check_refused(void)
  */
 static void check_delay_rounding(void)
 {
-  static const struct { double ms; int64_t nest; } cases[] = {
-      {0.14996, 1}, {1.04999, 10}, {1.5, 15}, {0.05, 1}, {0.04999, 0}, {0.15, 2}, {0.25, 3}, {2.34995, 23}};
+  static const struct {
+    double ms;
+    int64_t nest;
+  } cases[] = {{0.14996, 1}, {1.04999, 10}, {1.5, 15}, {0.05, 1}, {0.04999, 0}, {0.15, 2}, {0.25, 3}, {2.34995, 23}};
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
     int64_t got = eng_delay_ms_to_steps(cases[i].ms, 0.1);
     double want = floor(cases[i].ms * (1.0 / 0.1) + 0.5);
@@ -214,7 +232,8 @@ static void check_delay_rounding(void)
           (long long)got, (long long)cases[i].nest);
   }
   /* The tics route differs there: the check above could fail. */
-  CHECK(eng_ms_to_steps(0.14996, 0.1) == 2, "Time(ms) of 0.14996: %lld steps", (long long)eng_ms_to_steps(0.14996, 0.1));
+  CHECK(eng_ms_to_steps(0.14996, 0.1) == 2, "Time(ms) of 0.14996: %lld steps",
+        (long long)eng_ms_to_steps(0.14996, 0.1));
 }
 
 int main(void)
@@ -225,9 +244,10 @@ int main(void)
   syn *s1 = collect(1, &n1, &d1);
   syn *s2 = collect(2, &n2, &d2);
   syn *s3 = collect(3, &n3, &d3);
-  if (s1) check_counts(s1, n1);
+  if (s1)
+    check_counts(s1, n1);
   CHECK(s1 && s2 && s3 && n1 == n2 && n1 == n3 && memcmp(s1, s2, n1 * sizeof *s1) == 0 &&
-            memcmp(s1, s3, n1 * sizeof *s1) == 0,
+          memcmp(s1, s3, n1 * sizeof *s1) == 0,
         "the synapses differ between 1, 2 and 3 VPs (%zu, %zu, %zu)", n1, n2, n3);
   /* The ring reaches the furthest delay the clipped normal can draw: 1.5 + 12.01 x 0.75 ms. */
   CHECK(d1 == 105 && d2 == 105 && d3 == 105, "max_delay %d %d %d steps, want 105", d1, d2, d3);

@@ -38,9 +38,9 @@ static int check_net(const brunel_net *net)
   }
   double rate = (double)ref.n / 2000.0 / 0.2;
   printf("%s, 1 thread: %zu spikes, %.2f Hz, %llu plastic synapses, weights %.6f +- %.6f pA in [%.6f, %.6f] "
-         "(initial %.6f), %.2f bytes per plastic synapse\n", net->label, ref.n, rate,
-         (unsigned long long)ref.st.plastic_synapses, ref.w.mean, ref.w.sd, ref.w.min, ref.w.max, net->J_E,
-         ref.st.bytes_per_plastic_synapse);
+         "(initial %.6f), %.2f bytes per plastic synapse\n",
+         net->label, ref.n, rate, (unsigned long long)ref.st.plastic_synapses, ref.w.mean, ref.w.sd, ref.w.min,
+         ref.w.max, net->J_E, ref.st.bytes_per_plastic_synapse);
   int fails = 0;
   if (rate < 5.0 || rate > 300.0 || ref.st.plastic_synapses != 1600ull * 160ull || ref.w.n != 1600ull * 160ull) {
     fprintf(stderr, "FAIL %s: rate %.2f Hz or plastic synapse count %llu unexpected\n", net->label, rate,
@@ -52,18 +52,18 @@ static int check_net(const brunel_net *net)
     fails++;
   }
   const brunel_variant runs[] = {
-      {"1 thread, 70+130 ms, history from 1 entry", 1, 0, 0.0, split, 2, 0, 1, NULL, NULL, 0, 0, 0, 0},
-      {"2 threads", 2, 0, 0.0, whole, 1, 0, 0, NULL, NULL, 0, 0, 0, 0},
-      {"1 stream (the device loop)", 0, 1, 1.0, whole, 1, 0, 0, NULL, NULL, 0, 0, 0, 0},
-      {"1 stream, history from 1 entry, draining every 3 super steps, 70+130 ms", 0, 1, 1.0, split, 2, 0, 1, NULL,
-       NULL, 3, 0, 1, 0},
-      {"1 stream, host clock", 0, 1, 1.0, whole, 1, 0, 0, NULL, NULL, 0, 1, 0, 0},
-      {"2 streams, history from 1 entry", 0, 2, 1.0, whole, 1, 0, 1, NULL, NULL, 0, 0, 0, 0},
-      {"1 thread + 1 stream, alpha 0.3", 1, 1, 0.3, whole, 1, 0, 0, NULL, NULL, 0, 0, 0, 1},
-      {"1 thread + 1 stream, alpha 0.5, history from 1 entry", 1, 1, 0.5, whole, 1, 0, 1, NULL, NULL, 0, 0, 0, 0},
-      {"1 thread + 1 stream, alpha 0.7, 70+130 ms", 1, 1, 0.7, split, 2, 0, 0, NULL, NULL, 0, 0, 0, 1},
-      {"2 streams, strided delivery of width 7", 0, 2, 1.0, whole, 1, 0, 0, "strided", "7", 0, 0, 0, 0},
-      {"1 stream, contiguous delivery of width 3", 0, 1, 1.0, whole, 1, 0, 0, "contiguous", "3", 0, 0, 0, 0},
+    {"1 thread, 70+130 ms, history from 1 entry", 1, 0, 0.0, split, 2, 0, 1, NULL, NULL, 0, 0, 0, 0},
+    {"2 threads", 2, 0, 0.0, whole, 1, 0, 0, NULL, NULL, 0, 0, 0, 0},
+    {"1 stream (the device loop)", 0, 1, 1.0, whole, 1, 0, 0, NULL, NULL, 0, 0, 0, 0},
+    {"1 stream, history from 1 entry, draining every 3 super steps, 70+130 ms", 0, 1, 1.0, split, 2, 0, 1, NULL, NULL,
+     3, 0, 1, 0},
+    {"1 stream, host clock", 0, 1, 1.0, whole, 1, 0, 0, NULL, NULL, 0, 1, 0, 0},
+    {"2 streams, history from 1 entry", 0, 2, 1.0, whole, 1, 0, 1, NULL, NULL, 0, 0, 0, 0},
+    {"1 thread + 1 stream, alpha 0.3", 1, 1, 0.3, whole, 1, 0, 0, NULL, NULL, 0, 0, 0, 1},
+    {"1 thread + 1 stream, alpha 0.5, history from 1 entry", 1, 1, 0.5, whole, 1, 0, 1, NULL, NULL, 0, 0, 0, 0},
+    {"1 thread + 1 stream, alpha 0.7, 70+130 ms", 1, 1, 0.7, split, 2, 0, 0, NULL, NULL, 0, 0, 0, 1},
+    {"2 streams, strided delivery of width 7", 0, 2, 1.0, whole, 1, 0, 0, "strided", "7", 0, 0, 0, 0},
+    {"1 stream, contiguous delivery of width 3", 0, 1, 1.0, whole, 1, 0, 0, "contiguous", "3", 0, 0, 0, 0},
   };
   int bad = brunel_check_variants(net, &cfg, &ref, runs, (int)(sizeof runs / sizeof runs[0]));
   if (bad < 0) {
@@ -77,10 +77,14 @@ static int check_net(const brunel_net *net)
    * so that every super step runs at least 10 batches; and one that leaves
    * too little for one batch, which must fail with a clear error.
    */
-  const struct { const char *name; int streams; size_t room; int ok; } budgets[] = {
-      {"1 stream, batched (device memory budget for ~350 synapses per batch)", 1, 40000, 1},
-      {"2 streams, batched (the same budget)", 2, 40000, 1},
-      {"1 stream, budget too small for one batch", 1, 2000, 0}};
+  const struct {
+    const char *name;
+    int streams;
+    size_t room;
+    int ok;
+  } budgets[] = {{"1 stream, batched (device memory budget for ~350 synapses per batch)", 1, 40000, 1},
+                 {"2 streams, batched (the same budget)", 2, 40000, 1},
+                 {"1 stream, budget too small for one batch", 1, 2000, 0}};
   for (int k = 0; k < 3; ++k) {
     nestcl_engine_config c = cfg;
     c.cpu_threads = 0;

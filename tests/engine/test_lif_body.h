@@ -14,12 +14,12 @@
  * NumericalInstability, others unnamed) with status -7 * fail_code and is not
  * updated further in that call.
  */
-#define TEST_LIF_ARGS(T_D, T_I)                                                                                     \
-  NESTCL_GLOBAL T_D *V_m, NESTCL_GLOBAL T_D *I_ex, NESTCL_GLOBAL T_D *I_in, NESTCL_GLOBAL T_I *refr,                \
-      NESTCL_GLOBAL T_D *tau_m, NESTCL_GLOBAL T_D *C_m, NESTCL_GLOBAL T_D *tau_syn_ex, NESTCL_GLOBAL T_D *tau_syn_in, \
-      NESTCL_GLOBAL T_D *t_ref, NESTCL_GLOBAL T_D *V_th, NESTCL_GLOBAL T_D *V_reset, NESTCL_GLOBAL T_D *E_L,        \
-      NESTCL_GLOBAL T_D *I_e, NESTCL_GLOBAL T_D *fail_step, NESTCL_GLOBAL T_D *fail_code, NESTCL_GLOBAL T_D *P_m,  \
-      NESTCL_GLOBAL T_D *P_ex, NESTCL_GLOBAL T_D *P_in, NESTCL_GLOBAL T_D *P_mI, NESTCL_GLOBAL T_I *ref_counts
+#define TEST_LIF_ARGS(T_D, T_I)                                                                                        \
+  NESTCL_GLOBAL T_D *V_m, NESTCL_GLOBAL T_D *I_ex, NESTCL_GLOBAL T_D *I_in, NESTCL_GLOBAL T_I *refr,                   \
+    NESTCL_GLOBAL T_D *tau_m, NESTCL_GLOBAL T_D *C_m, NESTCL_GLOBAL T_D *tau_syn_ex, NESTCL_GLOBAL T_D *tau_syn_in,    \
+    NESTCL_GLOBAL T_D *t_ref, NESTCL_GLOBAL T_D *V_th, NESTCL_GLOBAL T_D *V_reset, NESTCL_GLOBAL T_D *E_L,             \
+    NESTCL_GLOBAL T_D *I_e, NESTCL_GLOBAL T_D *fail_step, NESTCL_GLOBAL T_D *fail_code, NESTCL_GLOBAL T_D *P_m,        \
+    NESTCL_GLOBAL T_D *P_ex, NESTCL_GLOBAL T_D *P_in, NESTCL_GLOBAL T_D *P_mI, NESTCL_GLOBAL T_I *ref_counts
 
 NESTCL_INLINE void test_lif_neuron(nestcl_u32 i, nestcl_u32 n, nestcl_i64 origin_steps, nestcl_i32 from, nestcl_i32 to,
                                    nestcl_u32 ring_slots, nestcl_u32 n_channels, NESTCL_GLOBAL nestcl_i64 *ring,
@@ -27,7 +27,11 @@ NESTCL_INLINE void test_lif_neuron(nestcl_u32 i, nestcl_u32 n, nestcl_i64 origin
                                    nestcl_u32 spike_capacity, nestcl_i64 rec_interval, NESTCL_GLOBAL double *rec,
                                    TEST_LIF_ARGS(double, nestcl_i32))
 {
-  (void)tau_m; (void)C_m; (void)tau_syn_ex; (void)tau_syn_in; (void)t_ref;
+  (void)tau_m;
+  (void)C_m;
+  (void)tau_syn_ex;
+  (void)tau_syn_in;
+  (void)t_ref;
   for (nestcl_i32 lag = from; lag < to; ++lag) {
     if ((double)(origin_steps + lag) == fail_step[i]) {
       nestcl_report_failure(spike_count, (nestcl_u32)fail_code[i], i, (nestcl_u32)lag, -7 * (int)fail_code[i]);

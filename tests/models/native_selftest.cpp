@@ -89,7 +89,7 @@ spike_steps()
   return s;
 }
 
-template < class M >
+template< class M >
 void
 prepare( M& m, const nest::Dictionary& d )
 {
@@ -185,8 +185,7 @@ check_alpha_psp()
   d[ nest::names::tau_syn_ex ] = tau_s;
   d[ nest::names::C_m ] = C;
   prepare( n, d );
-  const auto rows = run_recorded( n,
-    400,
+  const auto rows = run_recorded( n, 400,
     [ & ]( long origin )
     {
       if ( origin == 0 )
@@ -201,9 +200,9 @@ check_alpha_psp()
   {
     const double t = ( r[ 0 ] - t0 - 1 ) * H;
     const double I = t <= 0 ? 0.0 : w * M_E / tau_s * t * std::exp( -t / tau_s );
-    const double V = t <= 0 ? 0.0
-                            : w * M_E / ( tau_s * C ) * std::exp( -t / tau_m ) * ( 1 - std::exp( -a * t ) * ( 1 + a * t ) )
-        / ( a * a );
+    const double V = t <= 0
+      ? 0.0
+      : w * M_E / ( tau_s * C ) * std::exp( -t / tau_m ) * ( 1 - std::exp( -a * t ) * ( 1 + a * t ) ) / ( a * a );
     if ( !close( r[ 1 ], I, 1e-12, 1e-12 ) || !close( r[ 3 ] - E_L, V, 1e-10, 1e-13 ) || r[ 2 ] != 0.0 )
     {
       return fail( "alpha_psp", fmt( "t=%g: I=%.17g V=%.17g", t, r[ 1 ], r[ 3 ] - E_L ) );
@@ -222,8 +221,7 @@ check_alpha_psp()
   // Inhibitory weights go to the inhibitory current only.
   nest::iaf_psc_alpha m;
   prepare( m, d );
-  const auto rows_in = run_recorded( m,
-    50,
+  const auto rows_in = run_recorded( m, 50,
     [ & ]( long origin )
     {
       if ( origin == 0 )
@@ -251,10 +249,9 @@ check_exp_psp()
   d[ nest::names::tau_syn_ex ] = tau_s;
   d[ nest::names::C_m ] = C;
   d[ nest::names::E_L ] = E_L;
-  d[ nest::names::V_m ] = E_L; // V_m keeps its absolute value when only E_L changes
+  d[ nest::names::V_m ] = E_L;  // V_m keeps its absolute value when only E_L changes
   prepare( n, d );
-  const auto rows = run_recorded( n,
-    300,
+  const auto rows = run_recorded( n, 300,
     [ & ]( long origin )
     {
       if ( origin == 10 )
@@ -266,7 +263,8 @@ check_exp_psp()
   {
     const double t = ( r[ 0 ] - t0 - 1 ) * H;
     const double I = t < 0 ? 0.0 : w * std::exp( -t / tau_s );
-    const double V = t <= 0 ? 0.0 : w / C * ( std::exp( -t / tau_m ) - std::exp( -t / tau_s ) ) / ( 1 / tau_s - 1 / tau_m );
+    const double V =
+      t <= 0 ? 0.0 : w / C * ( std::exp( -t / tau_m ) - std::exp( -t / tau_s ) ) / ( 1 / tau_s - 1 / tau_m );
     if ( !close( r[ 1 ], I, 1e-12, 1e-12 ) || !close( r[ 3 ] - E_L, V, 1e-10, 1e-13 ) )
     {
       return fail( "exp_psp", fmt( "t=%g: I=%.17g V=%.17g", t, r[ 1 ], r[ 3 ] - E_L ) );
@@ -281,8 +279,7 @@ check_exp_psp()
   ds[ nest::names::V_th ] = 100.0;
   ds[ nest::names::V_m ] = 0.0;
   prepare( s, ds );
-  const auto rs = run_recorded( s,
-    200,
+  const auto rs = run_recorded( s, 200,
     [ & ]( long origin )
     {
       if ( origin == 0 )
@@ -316,8 +313,7 @@ check_delta()
   d[ nest::names::V_th ] = 10.0;
   d[ nest::names::V_m ] = 0.0;
   prepare( n, d );
-  const auto rows = run_recorded( n,
-    100,
+  const auto rows = run_recorded( n, 100,
     [ & ]( long origin )
     {
       if ( origin == 0 )
@@ -342,8 +338,7 @@ check_delta()
     dm[ nest::names::refractory_input ] = keep == 1;
     prepare( m, dm );
     spike_steps();
-    const auto rr = run_recorded( m,
-      60,
+    const auto rr = run_recorded( m, 60,
       [ & ]( long origin )
       {
         if ( origin == 0 )
@@ -369,7 +364,7 @@ check_delta()
 }
 
 /* DC input: V(t) = I R (1 - exp(-t/tau_m)); spikes at the first crossing, then every t_ref + crossing time. */
-template < class M >
+template< class M >
 int
 check_dc( const char* name )
 {
@@ -408,7 +403,7 @@ check_dc( const char* name )
       return fail( name, fmt( "inter-spike interval %g steps, expected %g", sp[ j ] - sp[ j - 1 ], k + refr ) );
     }
   }
-  const size_t vcol = rows[ 0 ].size() - 1; // V_m sorts last among every model's recordables here
+  const size_t vcol = rows[ 0 ].size() - 1;  // V_m sorts last among every model's recordables here
   for ( long s = 1; s < k; ++s )
   {
     const double V = I * R * ( 1 - std::exp( -s * H / tau_m ) );
@@ -435,8 +430,7 @@ check_izhikevich()
     prepare( n, d );
     spike_steps();
     const long steps = consistent ? 3000 : 300;
-    const auto rows = run_recorded( n,
-      steps,
+    const auto rows = run_recorded( n, steps,
       [ & ]( long origin )
       {
         if ( origin == 20 )
@@ -507,8 +501,7 @@ check_multisynapse()
     {
       return fail( "multisynapse", "n_synapses is not the length of tau_syn" );
     }
-    const auto rows = run_recorded( n,
-      200,
+    const auto rows = run_recorded( n, 200,
       [ & ]( long origin )
       {
         if ( origin == 0 )
@@ -521,7 +514,8 @@ check_multisynapse()
     {
       const double t = ( r[ 0 ] - 1 ) * H;
       const double I = w * std::exp( -t / tau_s );
-      const double V = t <= 0 ? 0.0 : w / C * ( std::exp( -t / tau_m ) - std::exp( -t / tau_s ) ) / ( 1 / tau_s - 1 / tau_m );
+      const double V =
+        t <= 0 ? 0.0 : w / C * ( std::exp( -t / tau_m ) - std::exp( -t / tau_s ) ) / ( 1 / tau_s - 1 / tau_m );
       // Columns: stamp, I_syn, V_m.
       if ( !close( r[ 1 ], I, 1e-12, 1e-12 ) || !close( r[ 2 ], V, 1e-10, 1e-13 ) )
       {
@@ -596,7 +590,7 @@ check_status()
     return fail( "status", "rejected set_status changed the node" );
   }
   nest::Dictionary ints;
-  ints[ nest::names::t_ref ] = 3; // an int entry must read as a double
+  ints[ nest::names::t_ref ] = 3;  // an int entry must read as a double
   n.set_status( ints );
   nest::Dictionary d3;
   n.get_status( d3 );
@@ -616,7 +610,7 @@ check_poisson()
   nest::poisson_generator g;
   nest::iaf_psc_delta target;
   nest::Dictionary d;
-  d[ nest::names::rate ] = 5000.0; // 0.5 spikes per 0.1 ms step
+  d[ nest::names::rate ] = 5000.0;  // 0.5 spikes per 0.1 ms step
   d[ nest::names::start ] = 100.0;
   d[ nest::names::stop ] = 1100.0;
   g.set_status( d );
@@ -624,7 +618,7 @@ check_poisson()
   static_cast< nest::Node& >( g ).pre_run_hook();
   nest::Dictionary dt;
   dt[ nest::names::V_th ] = 1e9;
-  dt[ nest::names::tau_m ] = 1e9; // nearly no leak: V sums the input
+  dt[ nest::names::tau_m ] = 1e9;  // nearly no leak: V sums the input
   prepare( target, dt );
   spike_steps();
   const long steps = 12000;
@@ -642,7 +636,8 @@ check_poisson()
   // and send() stamps a spike of update step s with s + 1.
   if ( events.size() != 10000 || events.front().step != 1002 || events.back().step != 11001 )
   {
-    return fail( "poisson", fmt( "%g events, first %g, last %g", events.size(), events.front().step, events.back().step ) );
+    return fail(
+      "poisson", fmt( "%g events, first %g, last %g", events.size(), events.front().step, events.back().step ) );
   }
   for ( size_t j = 0; j < events.size(); ++j )
   {
@@ -650,7 +645,7 @@ check_poisson()
     e.set_receiver( target );
     e.set_weight( 1.0 );
     e.set_delay_steps( 1 );
-    e.set_stamp( nest::Time( nest::Time::step( 0 ) ) ); // due in update step 0
+    e.set_stamp( nest::Time( nest::Time::step( 0 ) ) );  // due in update step 0
     set_slice_origin( 0 );
     static_cast< nest::Node& >( g ).event_hook( e );
   }
@@ -760,7 +755,7 @@ check_ode_status()
     d[ names::V_m ] = -65.0;
     d[ names::g_ex ] = 1.5;
     d[ names::dg_in ] = 0.25;
-    d[ names::t_ref ] = 3; // an int entry reads as a double
+    d[ names::t_ref ] = 3;  // an int entry reads as a double
     n.set_status( d );
     if ( !differing( n, d ).empty() )
     {
@@ -769,10 +764,11 @@ check_ode_status()
     Dictionary b1, b2, b3, b4;
     b1[ names::C_m ] = 0.0;
     b1[ names::V_m ] = -50.0;
-    b2[ names::V_reset ] = -50.0; // not below V_th
+    b2[ names::V_reset ] = -50.0;  // not below V_th
     b3[ names::tau_syn_in ] = 0.0;
     b4[ names::t_ref ] = -0.1;
-    if ( !rejected( n, b1 ) || !rejected( n, b2 ) || !rejected( n, b3 ) || !rejected( n, b4 ) || !differing( n, d ).empty() )
+    if ( !rejected( n, b1 ) || !rejected( n, b2 ) || !rejected( n, b3 ) || !rejected( n, b4 )
+      || !differing( n, d ).empty() )
     {
       return fail( "ode_status", "iaf_cond_alpha accepted a bad value or changed on a rejected one" );
     }
@@ -821,11 +817,11 @@ check_ode_status()
     Dictionary b1, b2, b3, b4, b5, b6;
     b1[ names::C_m ] = -1.0;
     b1[ names::w ] = 7.0;
-    b2[ names::V_peak ] = -55.0; // below V_th
+    b2[ names::V_peak ] = -55.0;  // below V_th
     b3[ names::Delta_T ] = -1.0;
     b4[ names::gsl_error_tol ] = 0.0;
     b5[ names::g_ex ] = -1.0;
-    b6[ names::Delta_T ] = 1e-3; // exp((V_peak - V_th) / Delta_T) would overflow
+    b6[ names::Delta_T ] = 1e-3;  // exp((V_peak - V_th) / Delta_T) would overflow
     if ( !rejected( n, b1 ) || !rejected( n, b2 ) || !rejected( n, b3 ) || !rejected( n, b4 ) || !rejected( n, b5 )
       || !rejected( n, b6 ) || !differing( n, d ).empty() )
     {
@@ -836,15 +832,19 @@ check_ode_status()
     hh_psc_alpha n;
     // Gates start at their steady state for V = -65 mV.
     const double V = -65.0;
-    const double am = 0.1 * ( V + 40. ) / ( 1. - std::exp( -( V + 40. ) / 10. ) ), bm = 4. * std::exp( -( V + 65. ) / 18. );
+    const double am = 0.1 * ( V + 40. ) / ( 1. - std::exp( -( V + 40. ) / 10. ) ),
+                 bm = 4. * std::exp( -( V + 65. ) / 18. );
     const double ah = 0.07 * std::exp( -( V + 65. ) / 20. ), bh = 1. / ( 1. + std::exp( -( V + 35. ) / 10. ) );
-    const double an = 0.01 * ( V + 55. ) / ( 1. - std::exp( -( V + 55. ) / 10. ) ), bn = 0.125 * std::exp( -( V + 65. ) / 80. );
+    const double an = 0.01 * ( V + 55. ) / ( 1. - std::exp( -( V + 55. ) / 10. ) ),
+                 bn = 0.125 * std::exp( -( V + 65. ) / 80. );
     Dictionary st;
     n.get_status( st );
-    if ( st.get< double >( names::V_m ) != -65.0 || !close( st.get< double >( names::Act_m ), am / ( am + bm ), 1e-15, 0 )
+    if ( st.get< double >( names::V_m ) != -65.0
+      || !close( st.get< double >( names::Act_m ), am / ( am + bm ), 1e-15, 0 )
       || !close( st.get< double >( names::Inact_h ), ah / ( ah + bh ), 1e-15, 0 )
-      || !close( st.get< double >( names::Act_n ), an / ( an + bn ), 1e-15, 0 ) || st.get< double >( names::g_Na ) != 12000.0
-      || st.get< double >( names::E_L ) != -54.402 || st.get< double >( names::C_m ) != 100.0 )
+      || !close( st.get< double >( names::Act_n ), an / ( an + bn ), 1e-15, 0 )
+      || st.get< double >( names::g_Na ) != 12000.0 || st.get< double >( names::E_L ) != -54.402
+      || st.get< double >( names::C_m ) != 100.0 )
     {
       return fail( "ode_status", "hh_psc_alpha defaults" );
     }
@@ -865,7 +865,8 @@ check_ode_status()
     b2[ names::Inact_h ] = -0.1;
     b3[ names::g_K ] = -1.0;
     b4[ names::tau_syn_ex ] = 0.0;
-    if ( !rejected( n, b1 ) || !rejected( n, b2 ) || !rejected( n, b3 ) || !rejected( n, b4 ) || !differing( n, d ).empty() )
+    if ( !rejected( n, b1 ) || !rejected( n, b2 ) || !rejected( n, b3 ) || !rejected( n, b4 )
+      || !differing( n, d ).empty() )
     {
       return fail( "ode_status", "hh_psc_alpha accepted a bad value or changed on a rejected one" );
     }
@@ -906,7 +907,7 @@ check_ode_iaf_cond_alpha()
   {
     nest::iaf_cond_alpha n;
     nest::Dictionary d;
-    d[ nest::names::I_e ] = 200.0; // V_inf = -58 mV < V_th
+    d[ nest::names::I_e ] = 200.0;  // V_inf = -58 mV < V_th
     prepare( n, d );
     spike_steps();
     const auto rows = run_recorded( n, 2000, []( long ) {} );
@@ -933,8 +934,7 @@ check_ode_iaf_cond_alpha()
     prepare( m, d );
     const long t0 = 13, t1 = 57;
     const double we = 3.0, wi = -2.0;
-    const auto rows = run_recorded( n,
-      400,
+    const auto rows = run_recorded( n, 400,
       [ & ]( long origin )
       {
         if ( origin == 10 )
@@ -942,8 +942,7 @@ check_ode_iaf_cond_alpha()
           deliver_spike( n, t0, we );
         }
       } );
-    const auto rows_in = run_recorded( m,
-      400,
+    const auto rows_in = run_recorded( m, 400,
       [ & ]( long origin )
       {
         if ( origin == 50 )
@@ -951,7 +950,8 @@ check_ode_iaf_cond_alpha()
           deliver_spike( m, t1, wi );
         }
       } );
-    const size_t ce = column( n, nest::names::g_ex ), ci = column( n, nest::names::g_in ), cv = column( n, nest::names::V_m );
+    const size_t ce = column( n, nest::names::g_ex ), ci = column( n, nest::names::g_in ),
+                 cv = column( n, nest::names::V_m );
     double peak = 0, peak_t = 0;
     for ( size_t k = 0; k < rows.size(); ++k )
     {
@@ -1011,15 +1011,15 @@ check_ode_iaf_cond_alpha()
       const auto& r = rows[ sp[ 0 ] - 1 + k ];
       if ( r[ cv ] != -60.0 || !close( r[ cr ], ( 20 - k ) * H, 1e-12, 1e-15 ) )
       {
-        return fail( "ode_iaf_cond_alpha", fmt( "refractory record %g: V=%g t_ref_remaining=%g", k, r[ cv ], r[ cr ] ) );
+        return fail(
+          "ode_iaf_cond_alpha", fmt( "refractory record %g: V=%g t_ref_remaining=%g", k, r[ cv ], r[ cr ] ) );
       }
     }
     // The same drive as CurrentEvents (weight 2 x 250 pA), each acting in the
     // step after its arrival: the DC response one step later.
     nest::iaf_cond_alpha m;
     prepare( m, nest::Dictionary() );
-    const auto rows_c = run_recorded( m,
-      1000,
+    const auto rows_c = run_recorded( m, 1000,
       [ & ]( long origin )
       {
         for ( long s = origin; s < origin + MIN_DELAY; ++s )
@@ -1083,7 +1083,8 @@ check_ode_aeif_cond_exp()
       const auto& at = rows[ s - 1 ];
       if ( !close( at[ cw ] - before[ cw ], b, 0, 2.0 ) || std::fabs( at[ cv ] - V_reset ) > 5.0 )
       {
-        return fail( "ode_aeif_cond_exp", fmt( "spike at %g: w jumped %g, V=%g", s, at[ cw ] - before[ cw ], at[ cv ] ) );
+        return fail(
+          "ode_aeif_cond_exp", fmt( "spike at %g: w jumped %g, V=%g", s, at[ cw ] - before[ cw ], at[ cv ] ) );
       }
     }
     for ( const auto& r : rows )
@@ -1126,8 +1127,7 @@ check_ode_aeif_cond_exp()
     nest::aeif_cond_exp n;
     prepare( n, nest::Dictionary() );
     const long t0 = 5;
-    const auto rows = run_recorded( n,
-      200,
+    const auto rows = run_recorded( n, 200,
       [ & ]( long origin )
       {
         if ( origin == 0 )
@@ -1154,7 +1154,7 @@ check_ode_aeif_cond_exp()
     nest::Dictionary d;
     if ( k == 0 )
     {
-      d[ nest::names::I_e ] = -1e300; // drives V far below -1000 mV within the first step
+      d[ nest::names::I_e ] = -1e300;  // drives V far below -1000 mV within the first step
     }
     else
     {
@@ -1210,8 +1210,7 @@ check_ode_hh_psc_alpha()
     nest::hh_psc_alpha n;
     prepare( n, nest::Dictionary() );
     const long t0 = 8;
-    const auto rows = run_recorded( n,
-      300,
+    const auto rows = run_recorded( n, 300,
       [ & ]( long origin )
       {
         if ( origin == 0 )
@@ -1262,7 +1261,7 @@ check_ode_hh_psc_alpha()
 
 /* CurrentEvents act in the step after their arrival: a constant drive through
  * them fires like the same I_e, one step later. */
-template < class M >
+template< class M >
 int
 check_ode_current( const char* name, double I )
 {
@@ -1275,8 +1274,7 @@ check_ode_current( const char* name, double I )
   spike_steps();
   run_recorded( a, 1000, []( long ) {} );
   const auto sp = spike_steps();
-  run_recorded( b,
-    1000,
+  run_recorded( b, 1000,
     [ & ]( long origin )
     {
       for ( long s = origin; s < origin + MIN_DELAY; ++s )
@@ -1309,7 +1307,7 @@ ode_current()
  * the copy constructor), a second init_buffers_ resets them. Both must give
  * the trajectory of a fresh node bit for bit.
  */
-template < class M >
+template< class M >
 int
 check_ode_lifecycle( const char* name, double I_e )
 {

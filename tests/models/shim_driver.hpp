@@ -49,12 +49,8 @@ set_slice_origin( long origin_steps )
  * gives arrival_step - slice origin; that must lie in [0, min_delay + max_delay).
  */
 inline void
-deliver_spike( nest::Node& target,
-  long arrival_step,
-  double weight,
-  long rport = 0,
-  size_t multiplicity = 1,
-  double offset = 0.0 )
+deliver_spike(
+  nest::Node& target, long arrival_step, double weight, long rport = 0, size_t multiplicity = 1, double offset = 0.0 )
 {
   nest::SpikeEvent e;
   e.set_offset( offset );

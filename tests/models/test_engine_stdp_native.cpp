@@ -72,17 +72,27 @@ run_engine( const char* model, const std::vector< param >& params, int streams, 
   }
   nestcl_conn_spec conn = { NESTCL_RULE_FIXED_INDEGREE, K, 0, 1, 0, 0.0 };
   nestcl_syn_spec syn = { nestcl_constant( W0 ), nestcl_uniform( 1.0, 3.0 ), 0 };
-  if ( not rc ) rc = nestcl_engine_set_models( e, nestcl_builtin_models, nestcl_builtin_model_count );
-  if ( not rc ) rc = nestcl_engine_set_synapse_models( e, nestcl_builtin_synapses, nestcl_builtin_synapse_count );
-  if ( not rc ) rc = nestcl_engine_create_population( e, "iaf_psc_alpha", N, 0, &pop );
-  if ( not rc ) rc = nestcl_engine_set( e, pop, "tau_minus", nestcl_constant( TAU_MINUS ) );
-  if ( not rc ) rc = nestcl_engine_set( e, pop, "V_m", nestcl_uniform( -70.0, -55.0 ) );
-  if ( not rc ) rc = nestcl_engine_connect_synapse( e, pop, pop, &conn, &syn, model, sp.data(), ( int ) sp.size(), &proj );
-  if ( not rc ) rc = nestcl_engine_add_poisson( e, pop, 6000.0, 20.0, 1.0, 0 );
-  if ( not rc ) rc = nestcl_engine_add_spike_recorder( e, pop, 0, N, &rec );
-  if ( not rc ) rc = nestcl_engine_simulate( e, T_MS );
+  if ( not rc )
+    rc = nestcl_engine_set_models( e, nestcl_builtin_models, nestcl_builtin_model_count );
+  if ( not rc )
+    rc = nestcl_engine_set_synapse_models( e, nestcl_builtin_synapses, nestcl_builtin_synapse_count );
+  if ( not rc )
+    rc = nestcl_engine_create_population( e, "iaf_psc_alpha", N, 0, &pop );
+  if ( not rc )
+    rc = nestcl_engine_set( e, pop, "tau_minus", nestcl_constant( TAU_MINUS ) );
+  if ( not rc )
+    rc = nestcl_engine_set( e, pop, "V_m", nestcl_uniform( -70.0, -55.0 ) );
+  if ( not rc )
+    rc = nestcl_engine_connect_synapse( e, pop, pop, &conn, &syn, model, sp.data(), (int) sp.size(), &proj );
+  if ( not rc )
+    rc = nestcl_engine_add_poisson( e, pop, 6000.0, 20.0, 1.0, 0 );
+  if ( not rc )
+    rc = nestcl_engine_add_spike_recorder( e, pop, 0, N, &rec );
+  if ( not rc )
+    rc = nestcl_engine_simulate( e, T_MS );
   size_t n = 0;
-  if ( not rc ) rc = nestcl_engine_connections( e, proj, nullptr, nullptr, nullptr, nullptr, 0, &n );
+  if ( not rc )
+    rc = nestcl_engine_connections( e, proj, nullptr, nullptr, nullptr, nullptr, 0, &n );
   if ( not rc )
   {
     out->src.resize( n );
@@ -109,7 +119,7 @@ run_engine( const char* model, const std::vector< param >& params, int streams, 
 }
 
 /* The final weight of every synapse of r, replayed through the native model. */
-template < typename SynT >
+template< typename SynT >
 std::vector< double >
 replay( const engine_run& r, const std::vector< param >& params )
 {
@@ -160,7 +170,7 @@ replay( const engine_run& r, const std::vector< param >& params )
   return w;
 }
 
-template < typename SynT >
+template< typename SynT >
 int
 check( const char* model, const std::vector< param >& params )
 {
@@ -187,16 +197,16 @@ check( const char* model, const std::vector< param >& params )
         if ( differ++ < 3 )
         {
           std::fprintf( stderr, "  synapse %llu -> %llu (delay %lld): engine %.17g, NEST's code %.17g\n",
-            ( unsigned long long ) r.src[ k ], ( unsigned long long ) r.tgt[ k ], ( long long ) r.d[ k ], r.w[ k ],
+            (unsigned long long) r.src[ k ], (unsigned long long) r.tgt[ k ], (long long) r.d[ k ], r.w[ k ],
             native[ k ] );
         }
       }
       moved += r.w[ k ] != W0;
     }
-    const double rate = r.gid.size() / ( double ) N / ( T_MS * 1e-3 );
-    std::printf( "%s, %s: %zu spikes (%.1f Hz), %zu synapses, %zu weights moved, %zu differ from NEST's code\n",
-      model, streams ? "1 stream" : "C path", r.gid.size(), rate, native.size(), moved, differ );
-    if ( differ or native.size() != ( size_t ) N * K or moved < native.size() / 2 or rate < 2.0 )
+    const double rate = r.gid.size() / (double) N / ( T_MS * 1e-3 );
+    std::printf( "%s, %s: %zu spikes (%.1f Hz), %zu synapses, %zu weights moved, %zu differ from NEST's code\n", model,
+      streams ? "1 stream" : "C path", r.gid.size(), rate, native.size(), moved, differ );
+    if ( differ or native.size() != (size_t) N * K or moved < native.size() / 2 or rate < 2.0 )
     {
       std::fprintf( stderr, "FAIL %s (%s)\n", model, streams ? "1 stream" : "C path" );
       bad = 1;

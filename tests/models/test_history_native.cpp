@@ -13,7 +13,8 @@
 #include <cstring>
 #include <vector>
 
-extern "C" {
+extern "C"
+{
 #include "nestcl_history.h"
 }
 #include "history_scenario.h"
@@ -25,7 +26,7 @@ using nestcl_test::same;
 int
 main()
 {
-  nest::kernel().connection_manager.set_delay_extrema_( 1, 50 ); // min_delay 0.1 ms at h = 0.1 ms
+  nest::kernel().connection_manager.set_delay_extrema_( 1, 50 );  // min_delay 0.1 ms at h = 0.1 ms
   const int fused = nestcl_libm_exp_fused();
   if ( fused < 0 )
   {
@@ -85,7 +86,8 @@ main()
       {
         for ( nestcl_u32 k = a; k < b; ++k, ++start )
         {
-          bad += not same( start->t_, nestcl_hist_t( &h, 0, k ) ) or not same( start->Kminus_, nestcl_hist_kminus( &h, 0, k ) );
+          bad += not same( start->t_, nestcl_hist_t( &h, 0, k ) )
+            or not same( start->Kminus_, nestcl_hist_kminus( &h, 0, k ) );
         }
       }
       nonempty += b > a;

@@ -68,7 +68,7 @@ status( nest::Dictionary& d, const char* key )
   return d.template get< double >( key );
 }
 
-template < typename SynT, typename CP >
+template< typename SynT, typename CP >
 int
 check( const char* what, const nestcl_synapse_model* d, nest::Dictionary params,
   void ( *pack )( const SynT&, const nestcl_synapse_model*, void* ),
@@ -159,7 +159,8 @@ check( const char* what, const nestcl_synapse_model* d, nest::Dictionary params,
   nest::Dictionary sa, sb;
   a.get_status( sa );
   b.get_status( sb );
-  bad += not same( status( sa, "weight" ), status( sb, "weight" ) ) or not same( status( sa, "Kplus" ), status( sb, "Kplus" ) );
+  bad += not same( status( sa, "weight" ), status( sb, "weight" ) )
+    or not same( status( sa, "Kplus" ), status( sb, "Kplus" ) );
   std::printf( "%s: %d spikes through the packed struct, then unpacked: weight %.17g vs native %.17g, %s\n", what,
     compared, status( sb, "weight" ), status( sa, "weight" ), bad ? "DIFFERENT" : "equal" );
   return bad != 0;
@@ -186,8 +187,8 @@ main()
     std::fprintf( stderr, "FAIL the host's exp is neither of glibc's builds\n" );
     return 1;
   }
-  const nest::Dictionary pl = dict( { { "weight", 45.0 }, { "alpha", 0.0513 }, { "lambda", 0.1 }, { "mu", 0.4 },
-    { "tau_plus", 15.0 } } );
+  const nest::Dictionary pl =
+    dict( { { "weight", 45.0 }, { "alpha", 0.0513 }, { "lambda", 0.1 }, { "mu", 0.4 }, { "tau_plus", 15.0 } } );
   const nest::Dictionary st = dict( { { "weight", 45.0 }, { "lambda", 0.05 }, { "alpha", 1.1 }, { "mu_plus", 0.5 },
     { "mu_minus", 0.7 }, { "Wmax", 100.0 }, { "tau_plus", 15.0 } } );
   using PL_P = nest::stdp_pl_synapse_hom< nest::TargetIdentifierPtrRport >;

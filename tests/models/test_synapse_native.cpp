@@ -24,7 +24,8 @@
 #include <string>
 #include <vector>
 
-extern "C" {
+extern "C"
+{
 #include "nestcl/device.h"
 #include "nestcl/model.h"
 #include "nestcl_history.h"
@@ -91,7 +92,7 @@ make_proto( const nestcl_synapse_model* d, const std::vector< param >& params, s
 }
 
 /* The native model: SynT over TargetIdentifierPtrRport with its common properties CpT. */
-template < typename SynT >
+template< typename SynT >
 trace
 run_native( const std::vector< scenario >& scs, const std::vector< param >& params, int n_fields_out,
   const nestcl_synapse_model* d )
@@ -162,8 +163,8 @@ run_c( const std::vector< scenario >& scs, const std::vector< param >& params, i
     std::vector< nestcl_u32 > access( cap );
     nestcl_u32 head = 0, len = 0, n_inc = 0;
     double Kminus = 0, Kminus_t = 0, last = -1.0, maxd = 0;
-    nestcl_history h = { t.data(), km.data(), kmt.data(), access.data(), &head, &len, &Kminus, &Kminus_t, &last,
-      &n_inc, &maxd, cap };
+    nestcl_history h = { t.data(), km.data(), kmt.data(), access.data(), &head, &len, &Kminus, &Kminus_t, &last, &n_inc,
+      &maxd, cap };
     std::vector< std::vector< unsigned char > > syn( sc.n_syn, proto );
     std::vector< double > delay( sc.n_syn );
     for ( int j = 0; j < sc.n_syn; ++j )
@@ -181,7 +182,8 @@ run_c( const std::vector< scenario >& scs, const std::vector< param >& params, i
       const int j = sc.e[ e ].syn;
       if ( j < 0 )
       {
-        if ( nestcl_hist_set_spiketime( &h, 0, stamp.get_ms(), 1.0 / TAU_MINUS, TAU_TRIPLET_INV, min_delay_ms, eps, fused ) )
+        if ( nestcl_hist_set_spiketime(
+               &h, 0, stamp.get_ms(), 1.0 / TAU_MINUS, TAU_TRIPLET_INV, min_delay_ms, eps, fused ) )
         {
           std::fprintf( stderr, "FAIL history overflow\n" );
           std::exit( 1 );
@@ -393,12 +395,13 @@ run_opencl( const std::vector< scenario >& scs, const std::vector< param >& para
   }
   clReleaseKernel( k );
   clReleaseProgram( prog );
-  const std::string what = std::string( d->name ) + ": OpenCL (" + nestcl_device_get_info( dev )->device_name + ") vs C";
+  const std::string what =
+    std::string( d->name ) + ": OpenCL (" + nestcl_device_get_info( dev )->device_name + ") vs C";
   nestcl_device_close( dev );
   return compare( what.c_str(), out, c_trace );
 }
 
-template < typename SynT >
+template< typename SynT >
 int
 check_model( const char* name, const std::vector< scenario >& scs, const std::vector< param >& params, int fused )
 {
@@ -432,7 +435,7 @@ check_model( const char* name, const std::vector< scenario >& scs, const std::ve
 int
 main()
 {
-  nest::kernel().connection_manager.set_delay_extrema_( 1, 50 ); // min_delay 0.1 ms at h = 0.1 ms
+  nest::kernel().connection_manager.set_delay_extrema_( 1, 50 );  // min_delay 0.1 ms at h = 0.1 ms
   const int fused = nestcl_libm_exp_fused();
   if ( fused < 0 )
   {
@@ -451,7 +454,8 @@ main()
     { { "weight", 45.0 }, { "alpha", 0.0513 }, { "lambda", 0.1 }, { "mu", 0.4 }, { "tau_plus", 15.0 } }, fused );
   bad += check_model< nest::stdp_synapse< nest::TargetIdentifierIndex > >( "stdp_synapse", scs,
     { { "weight", 45.0 }, { "lambda", 0.05 }, { "alpha", 1.1 }, { "mu_plus", 0.5 }, { "mu_minus", 0.7 },
-      { "Wmax", 100.0 }, { "tau_plus", 15.0 } }, fused );
+      { "Wmax", 100.0 }, { "tau_plus", 15.0 } },
+    fused );
   if ( bad )
   {
     std::fprintf( stderr, "FAIL\n" );

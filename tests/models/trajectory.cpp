@@ -58,11 +58,11 @@ using Model = nest::NESTCL_MODEL;
 const char* const MODEL_NAME = NESTCL_STR( NESTCL_MODEL );
 const nestcl_model* const DESC = &NESTCL_CAT( nestcl_model_, NESTCL_MODEL );
 
-const long MIN_DELAY = 10; // lags per super step
+const long MIN_DELAY = 10;  // lags per super step
 const long MAX_DELAY = 20;
 const long RING_SLOTS = MIN_DELAY + MAX_DELAY;
-const long REC_INTERVAL = 3; // records every third step: the hook's condition is tested too
-const uint32_t TRAJ_RNG_SEED = 2024; // the translated draws' seed (C loop and kernel alike)
+const long REC_INTERVAL = 3;          // records every third step: the hook's condition is tested too
+const uint32_t TRAJ_RNG_SEED = 2024;  // the translated draws' seed (C loop and kernel alike)
 
 void
 pack( const Model& m, void* const* f, size_t n, size_t i )
@@ -120,8 +120,8 @@ struct Setup
   double resolution_ms = 0.1;
   uint32_t K = 0;
   std::function< void( size_t, nest::Dictionary& ) > params;
-  double p_ex = 0, w_ex = 0, p_in = 0, w_in = 0; // spike probability per step and mean weight
-  double I_lo = 0, I_hi = 0;                     // current level range (changes every 1000 steps)
+  double p_ex = 0, w_ex = 0, p_in = 0, w_in = 0;  // spike probability per step and mean weight
+  double I_lo = 0, I_hi = 0;                      // current level range (changes every 1000 steps)
   bool currents = true;                           // false: the model takes no CurrentEvent (parrot_neuron)
   bool logged = true;                             // false: no recordables, no multimeter (parrot_neuron)
   std::function< long( size_t, long, bool ) > rport = []( size_t, long, bool ) { return 0L; };
@@ -157,7 +157,7 @@ pick( size_t i, uint64_t stream, double lo, double hi )
 void
 iaf_common( size_t i, nest::Dictionary& d, bool has_lower_bound )
 {
-  static const double t_refs[] = { 0.0, 0.5, 1.0, 2.0, 2.04, 3.33 }; // 2.04 and 3.33 round up to whole steps
+  static const double t_refs[] = { 0.0, 0.5, 1.0, 2.0, 2.04, 3.33 };  // 2.04 and 3.33 round up to whole steps
   const double E_L = pick( i, 1, -75.0, -65.0 );
   const double V_th = E_L + pick( i, 2, 10.0, 20.0 );
   d[ nest::names::tau_m ] = pick( i, 3, 5.0, 20.0 );
@@ -259,8 +259,8 @@ make_setup( const std::string& model )
     {
       iaf_common( i, d, false );
       const double tau_m = d.get< double >( nest::names::tau_m );
-      d[ nest::names::tau_syn ] = std::vector< double > {
-        pick( i, 8, 0.5, 2.5 ), i % 13 == 0 ? tau_m : pick( i, 9, 2.0, 6.0 ), pick( i, 10, 5.0, 10.0 ) };
+      d[ nest::names::tau_syn ] = std::vector< double > { pick( i, 8, 0.5, 2.5 ),
+        i % 13 == 0 ? tau_m : pick( i, 9, 2.0, 6.0 ), pick( i, 10, 5.0, 10.0 ) };
     };
     s.p_ex = 0.05;
     s.w_ex = 80.0;
@@ -269,7 +269,8 @@ make_setup( const std::string& model )
     s.I_lo = 250.0;
     s.I_hi = 450.0;
     // Excitatory input on receptors 1 and 2, inhibitory on 3.
-    s.rport = []( size_t i, long t, bool excitatory ) { return excitatory ? 1L + ( u01( i, t, 22 ) < 0.5 ? 0 : 1 ) : 3L; };
+    s.rport = []( size_t i, long t, bool excitatory )
+    { return excitatory ? 1L + ( u01( i, t, 22 ) < 0.5 ? 0 : 1 ) : 3L; };
   }
   else if ( model == "iaf_cond_alpha" )
   {
@@ -360,8 +361,8 @@ make_setup( const std::string& model )
       d[ nest::names::tau_w ] = pick( i, 9, 100.0, 200.0 );
       d[ nest::names::E_rev ] =
         std::vector< double > { pick( i, 10, -5.0, 5.0 ), pick( i, 11, -90.0, -75.0 ), pick( i, 12, -20.0, 0.0 ) };
-      d[ nest::names::tau_syn ] = std::vector< double > {
-        stiff ? 0.1 : pick( i, 13, 0.2, 1.0 ), pick( i, 14, 2.0, 5.0 ), pick( i, 15, 5.0, 20.0 ) };
+      d[ nest::names::tau_syn ] = std::vector< double > { stiff ? 0.1 : pick( i, 13, 0.2, 1.0 ),
+        pick( i, 14, 2.0, 5.0 ), pick( i, 15, 5.0, 20.0 ) };
       d[ nest::names::I_e ] = pick( i, 16, 0.0, 200.0 );
       if ( i % 5 == 0 || stiff )
       {
@@ -423,7 +424,8 @@ make_setup( const std::string& model )
     s.rport = []( size_t i, long, bool ex ) { return ex && i % 2 == 1 ? 1L : 0L; };
     // The offset a receptor-1 spike carries: a sender's jump in (0, 1], a multiple of 2^-16, so
     // that weight times offset is exact in the native double ring and the fixed-point ring.
-    s.offset = []( size_t i, long t, bool ex ) { return ex && i % 2 == 1 ? 2.0 * q16( 0.05 + 0.45 * u01( i, t, 41 ) ) : 0.0; };
+    s.offset = []( size_t i, long t, bool ex )
+    { return ex && i % 2 == 1 ? 2.0 * q16( 0.05 + 0.45 * u01( i, t, 41 ) ) : 0.0; };
   }
   else if ( model == "parrot_neuron" )
   {
@@ -568,14 +570,14 @@ value_of( const SoA& s, int f, size_t e )
   const void* p = s.ptrs[ f ];
   switch ( DESC->fields[ f ].type )
   {
-  case NESTCL_T_DOUBLE:
-    return static_cast< const double* >( p )[ e ];
-  case NESTCL_T_LONG:
-    return static_cast< double >( static_cast< const int64_t* >( p )[ e ] );
-  case NESTCL_T_SIZE:
-    return static_cast< double >( static_cast< const uint64_t* >( p )[ e ] );
-  default:
-    return static_cast< double >( static_cast< const int32_t* >( p )[ e ] );
+    case NESTCL_T_DOUBLE:
+      return static_cast< const double* >( p )[ e ];
+    case NESTCL_T_LONG:
+      return static_cast< double >( static_cast< const int64_t* >( p )[ e ] );
+    case NESTCL_T_SIZE:
+      return static_cast< double >( static_cast< const uint64_t* >( p )[ e ] );
+    default:
+      return static_cast< double >( static_cast< const int32_t* >( p )[ e ] );
   }
 }
 
@@ -583,15 +585,8 @@ std::string
 describe( int f, size_t e, size_t n, double want, double got )
 {
   char buf[ 512 ];
-  std::snprintf( buf,
-    sizeof buf,
-    "%s::%s neuron %zu element %zu: native %.17g, translated %.17g",
-    DESC->fields[ f ].struct_name,
-    DESC->fields[ f ].member,
-    e % n,
-    e / n,
-    want,
-    got );
+  std::snprintf( buf, sizeof buf, "%s::%s neuron %zu element %zu: native %.17g, translated %.17g",
+    DESC->fields[ f ].struct_name, DESC->fields[ f ].member, e % n, e / n, want, got );
   return buf;
 }
 
@@ -753,16 +748,8 @@ check_recording( const std::vector< double >& rec, size_t block, const SoA& s,
       if ( due ? std::memcmp( &got, &want, sizeof got ) != 0 && !tolerated : !std::isnan( got ) )
       {
         char buf[ 256 ];
-        std::snprintf( buf,
-          sizeof buf,
-          "recording at step %ld (%s), row %zu (%s), neuron %zu: %.17g, expected %.17g",
-          step,
-          due ? "due" : "not due",
-          r,
-          DESC->fields[ rows[ r ].first ].member,
-          i,
-          got,
-          due ? want : NAN );
+        std::snprintf( buf, sizeof buf, "recording at step %ld (%s), row %zu (%s), neuron %zu: %.17g, expected %.17g",
+          step, due ? "due" : "not due", r, DESC->fields[ rows[ r ].first ].member, i, got, due ? want : NAN );
         return buf;
       }
     }
@@ -827,15 +814,15 @@ struct ClPath
   }
 };
 
-#define CL_CHECK( call, what )                                                                              \
-  do                                                                                                       \
-  {                                                                                                        \
-    const cl_int err_ = ( call );                                                                          \
-    if ( err_ != CL_SUCCESS )                                                                              \
-    {                                                                                                      \
-      std::fprintf( stderr, "error: %s: %s\n", what, nestcl_cl_error_name( err_ ) );                       \
-      return 1;                                                                                            \
-    }                                                                                                      \
+#define CL_CHECK( call, what )                                                                                         \
+  do                                                                                                                   \
+  {                                                                                                                    \
+    const cl_int err_ = ( call );                                                                                      \
+    if ( err_ != CL_SUCCESS )                                                                                          \
+    {                                                                                                                  \
+      std::fprintf( stderr, "error: %s: %s\n", what, nestcl_cl_error_name( err_ ) );                                   \
+      return 1;                                                                                                        \
+    }                                                                                                                  \
   } while ( 0 )
 
 /* Returns 0, 1 (error), or NESTCL_SKIP (77) when there is no OpenCL device. */
@@ -874,11 +861,11 @@ cl_open( ClPath& cl, const char* spec, const SoA& init, size_t ring_elems, size_
   const cl_mem_flags rw = CL_MEM_READ_WRITE;
   std::vector< int64_t > zero_ring( ring_elems, 0 );
   if ( nestcl_buffer_alloc( cl.dev, NESTCL_MEM_RING, "ring", ring_elems * 8, rw, zero_ring.data(), &cl.ring )
-    || nestcl_buffer_alloc(
-      cl.dev, NESTCL_MEM_OTHER, "spike count", NESTCL_COUNT_WORDS * 4, rw, nullptr, &cl.count )
+    || nestcl_buffer_alloc( cl.dev, NESTCL_MEM_OTHER, "spike count", NESTCL_COUNT_WORDS * 4, rw, nullptr, &cl.count )
     || nestcl_buffer_alloc( cl.dev, NESTCL_MEM_OTHER, "spikes", init.n * MIN_DELAY * 8, rw, nullptr, &cl.spikes )
     || ( DESC->spike_offsets
-      && nestcl_buffer_alloc( cl.dev, NESTCL_MEM_OTHER, "spike offsets", init.n * MIN_DELAY * 8, rw, nullptr, &cl.offsets ) )
+      && nestcl_buffer_alloc(
+        cl.dev, NESTCL_MEM_OTHER, "spike offsets", init.n * MIN_DELAY * 8, rw, nullptr, &cl.offsets ) )
     || nestcl_buffer_alloc( cl.dev, NESTCL_MEM_RECORDING, "rec", rec_elems * 8, rw, nullptr, &cl.rec ) )
   {
     std::fprintf( stderr, "error: %s\n", nestcl_last_error() );
@@ -941,7 +928,7 @@ cl_step( ClPath& cl, long origin, long lag_from, long lag_to, SoA& out, std::vec
   CL_CHECK( clSetKernelArg( cl.kernel, 4, sizeof to, &to ), "arg to" );
   CL_CHECK(
     clEnqueueWriteBuffer( cl.q, cl.count.mem, CL_FALSE, 0, sizeof zero, zero, 0, nullptr, nullptr ), "reset count" );
-  if ( !rec.empty() ) // a model without recordables records nothing
+  if ( !rec.empty() )  // a model without recordables records nothing
   {
     CL_CHECK( clEnqueueWriteBuffer( cl.q, cl.rec.mem, CL_FALSE, 0, rec.size() * 8, rec.data(), 0, nullptr, nullptr ),
       "reset rec" );
@@ -977,8 +964,7 @@ cl_step( ClPath& cl, long origin, long lag_from, long lag_to, SoA& out, std::vec
       "read spikes" );
     if ( DESC->spike_offsets )
     {
-      CL_CHECK(
-        clEnqueueReadBuffer( cl.q, cl.offsets.mem, CL_TRUE, 0, count * 8, offsets.data(), 0, nullptr, nullptr ),
+      CL_CHECK( clEnqueueReadBuffer( cl.q, cl.offsets.mem, CL_TRUE, 0, count * 8, offsets.data(), 0, nullptr, nullptr ),
         "read spike offsets" );
     }
   }
@@ -1092,7 +1078,8 @@ check_host_helpers( const Setup& s, const std::vector< std::unique_ptr< Model > 
         if ( std::memcmp( &got, &want, sizeof got ) != 0 )
         {
           char buf[ 256 ];
-          std::snprintf( buf, sizeof buf, "'%s' of neuron %zu: %.17g, native %.17g", entry.first.c_str(), i, got, want );
+          std::snprintf(
+            buf, sizeof buf, "'%s' of neuron %zu: %.17g, native %.17g", entry.first.c_str(), i, got, want );
           return nestcl_test::fail( "get_status", buf );
         }
         ++matched;
@@ -1110,7 +1097,7 @@ check_host_helpers( const Setup& s, const std::vector< std::unique_ptr< Model > 
 
 /* ---- the stream-VP path (nestcl_block + glue) --------------------------- */
 
-const size_t LOGGED = 8; // nodes with a multimeter (interval 1 step) in both populations
+const size_t LOGGED = 8;  // nodes with a multimeter (interval 1 step) in both populations
 
 struct StreamPath
 {
@@ -1216,7 +1203,8 @@ stream_slice( StreamPath& st, long origin, long lags, const std::vector< Spike >
       {
         if ( st.drained[ ch ] != 0.0 )
         {
-          nestcl_block_stage( st.block, static_cast< uint32_t >( lag ), ch, static_cast< uint32_t >( i ), st.drained[ ch ] );
+          nestcl_block_stage(
+            st.block, static_cast< uint32_t >( lag ), ch, static_cast< uint32_t >( i ), st.drained[ ch ] );
         }
       }
     }
@@ -1234,7 +1222,8 @@ stream_slice( StreamPath& st, long origin, long lags, const std::vector< Spike >
   // A run of m entries of one neuron and lag is a spike of multiplicity m: one event, as NEST's manager sends it.
   for ( uint32_t k = 0, m; k < n_spikes; k += m )
   {
-    for ( m = 1; k + m < n_spikes && spikes[ k + m ].index == spikes[ k ].index && spikes[ k + m ].lag == spikes[ k ].lag;
+    for ( m = 1;
+          k + m < n_spikes && spikes[ k + m ].index == spikes[ k ].index && spikes[ k + m ].lag == spikes[ k ].lag;
           ++m )
     {
     }
@@ -1247,7 +1236,7 @@ stream_slice( StreamPath& st, long origin, long lags, const std::vector< Spike >
     {
       return nestcl_test::fail( "stream emit", "send() stamped a spike outside its step" );
     }
-    for ( size_t k = 0; k < e.multiplicity; ++k ) // compared spike by spike
+    for ( size_t k = 0; k < e.multiplicity; ++k )  // compared spike by spike
     {
       got.push_back( { static_cast< uint32_t >( e.node_id - N - 1 ), static_cast< uint32_t >( e.lag ), e.offset } );
     }
@@ -1280,10 +1269,8 @@ stream_slice( StreamPath& st, long origin, long lags, const std::vector< Spike >
 
 /* The end: the block's state is the C loop's, written back into the nodes; the loggers' rows equal native ones. */
 int
-stream_finish( StreamPath& st,
-  const Setup& setup,
-  const std::vector< std::unique_ptr< Model > >& native,
-  const SoA& cpu )
+stream_finish(
+  StreamPath& st, const Setup& setup, const std::vector< std::unique_ptr< Model > >& native, const SoA& cpu )
 {
   const size_t N = st.nodes.size();
   if ( nestcl_block_download( st.block ) != 0 )
@@ -1306,9 +1293,9 @@ stream_finish( StreamPath& st,
   {
     if ( native[ i ]->get_spiketime_ms() != st.nodes[ i ]->get_spiketime_ms() )
     {
-      return nestcl_test::fail( "stream spike history", "node " + std::to_string( i ) + ": last spike "
-          + std::to_string( st.nodes[ i ]->get_spiketime_ms() ) + " ms, native "
-          + std::to_string( native[ i ]->get_spiketime_ms() ) );
+      return nestcl_test::fail( "stream spike history",
+        "node " + std::to_string( i ) + ": last spike " + std::to_string( st.nodes[ i ]->get_spiketime_ms() )
+          + " ms, native " + std::to_string( native[ i ]->get_spiketime_ms() ) );
     }
   }
   // Translations that call the portable math differ from glibc by an ulp or so (setup.tolerant_fields).
@@ -1321,8 +1308,9 @@ stream_finish( StreamPath& st,
     const auto& b = st.dlr_stream[ i ].rows;
     if ( a.size() != b.size() || a.empty() )
     {
-      return nestcl_test::fail( "stream logger", "node " + std::to_string( i ) + ": " + std::to_string( b.size() )
-          + " rows, native " + std::to_string( a.size() ) );
+      return nestcl_test::fail( "stream logger",
+        "node " + std::to_string( i ) + ": " + std::to_string( b.size() ) + " rows, native "
+          + std::to_string( a.size() ) );
     }
     for ( size_t r = 0; r < a.size(); ++r )
     {
@@ -1359,10 +1347,9 @@ usage( FILE* f )
     "  --perturb S    after step S, change every scalar double state field of one\n"
     "                 neuron in the C loop by one ulp (the harness must report a FAIL)\n"
     "Exit status: 0 equal, 1 a difference or an error, 2 usage, 77 no OpenCL device.\n",
-    "nestcl_trajectory_" NESTCL_STR( NESTCL_MODEL ),
-    MODEL_NAME );
+    "nestcl_trajectory_" NESTCL_STR( NESTCL_MODEL ), MODEL_NAME );
 }
-} // namespace
+}  // namespace
 
 int
 main( int argc, char** argv )
@@ -1494,10 +1481,10 @@ main( int argc, char** argv )
   }
   if ( host_only )
   {
-    std::printf( "{\"model\": \"%s\", \"neurons\": %zu, \"pre_run\": \"bit-identical\", \"set_defaults\": \"bit-identical\", "
-                 "\"get_status\": \"equal\"}\n",
-      MODEL_NAME,
-      N );
+    std::printf(
+      "{\"model\": \"%s\", \"neurons\": %zu, \"pre_run\": \"bit-identical\", \"set_defaults\": \"bit-identical\", "
+      "\"get_status\": \"equal\"}\n",
+      MODEL_NAME, N );
     return 0;
   }
 
@@ -1541,7 +1528,7 @@ main( int argc, char** argv )
   std::vector< nestcl_spike > cpu_spikes( N * MIN_DELAY );
   std::vector< double > cpu_offsets( N * MIN_DELAY );
   std::vector< Spike > want_all, want, got, cl_got;
-  std::vector< SoA > refs; // native state after each lag of the super step
+  std::vector< SoA > refs;  // native state after each lag of the super step
   refs.reserve( MIN_DELAY );
   for ( long lag = 0; lag < MIN_DELAY; ++lag )
   {
@@ -1648,7 +1635,7 @@ main( int argc, char** argv )
         {
           return nestcl_test::fail( "native", "send() stamped a spike outside this step" );
         }
-        for ( size_t k = 0; k < e.multiplicity; ++k ) // one spike per unit of multiplicity, as the device lists them
+        for ( size_t k = 0; k < e.multiplicity; ++k )  // one spike per unit of multiplicity, as the device lists them
         {
           want_all.push_back( { static_cast< uint32_t >( e.node_id - 1 ), static_cast< uint32_t >( lag ), e.offset } );
         }
@@ -1758,7 +1745,8 @@ main( int argc, char** argv )
         diff = compare( cpu, clo, -1, nullptr, nullptr );
         if ( diff.empty() && cl_got != got )
         {
-          diff = "spikes differ (" + std::to_string( cl_got.size() ) + " vs C loop " + std::to_string( got.size() ) + ")";
+          diff =
+            "spikes differ (" + std::to_string( cl_got.size() ) + " vs C loop " + std::to_string( got.size() ) + ")";
         }
         if ( diff.empty() && std::memcmp( cl_rec.data(), rec.data(), rec.size() * sizeof( double ) ) != 0 )
         {
@@ -1795,16 +1783,11 @@ main( int argc, char** argv )
     return nestcl_test::fail( "set-up", "the input drives too few spikes to test spike emission" );
   }
 
-  std::printf( "{\"model\": \"%s\", \"neurons\": %zu, \"steps\": %ld, \"resolution_ms\": %g, \"spikes\": %zu, "
-               "\"c_loop\": \"%s\", \"c_loop_max_scaled_deviation\": %g, \"opencl\": \"%s\", \"stream_vp\": \"%s\"}\n",
-    MODEL_NAME,
-    N,
-    steps,
-    h,
-    total_spikes,
-    c_max_dev == 0 ? "bit-identical to native" : "within tolerance of native",
-    c_max_dev,
-    !use_cl ? "skipped" : "bit-identical to the C loop",
+  std::printf(
+    "{\"model\": \"%s\", \"neurons\": %zu, \"steps\": %ld, \"resolution_ms\": %g, \"spikes\": %zu, "
+    "\"c_loop\": \"%s\", \"c_loop_max_scaled_deviation\": %g, \"opencl\": \"%s\", \"stream_vp\": \"%s\"}\n",
+    MODEL_NAME, N, steps, h, total_spikes, c_max_dev == 0 ? "bit-identical to native" : "within tolerance of native",
+    c_max_dev, !use_cl ? "skipped" : "bit-identical to the C loop",
     !use_cl ? "skipped" : "spikes, state and logger rows equal to native" );
   return 0;
 }

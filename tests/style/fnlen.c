@@ -88,8 +88,7 @@ static void blank_noncode(char *s, size_t n)
 
 static int is_ident(char c)
 {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == ':' ||
-         c == '~';
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == ':' || c == '~';
 }
 
 /* The word ending just before position end (skipping blanks), as [*b, end). */

@@ -102,8 +102,7 @@ static void run_model(nestcl_device *dev, const nestcl_model *m)
           if (((double *)cpu[f])[k * N + (size_t)i] == 0.0)
             ((double *)cpu[f])[k * N + (size_t)i] = 10.0 + (double)k;
     if (m->init_buffers)
-      CHECK(m->init_buffers(cpu, N, (size_t)i, K, h) == 0, "%s: init_buffers failed: %s", m->name,
-            nestcl_last_error());
+      CHECK(m->init_buffers(cpu, N, (size_t)i, K, h) == 0, "%s: init_buffers failed: %s", m->name, nestcl_last_error());
     if (m->pre_run)
       CHECK(m->pre_run(cpu, N, (size_t)i, K, h) == 0, "%s: pre_run failed: %s", m->name, nestcl_last_error());
   }
@@ -111,7 +110,8 @@ static void run_model(nestcl_device *dev, const nestcl_model *m)
   CHECK((m->get_status && m->set_status) || m->n_fields == 0, "%s: get_status/set_status missing", m->name);
   if (m->get_status && m->set_status && m->n_fields > 0) {
     double v = -1.0;
-    CHECK(m->set_status(cpu, N, 0, K, "I_e", 12.5) == 0, "%s: set_status(I_e) failed: %s", m->name, nestcl_last_error());
+    CHECK(m->set_status(cpu, N, 0, K, "I_e", 12.5) == 0, "%s: set_status(I_e) failed: %s", m->name,
+          nestcl_last_error());
     CHECK(m->get_status(cpu, N, 0, K, "I_e", &v) == 0 && v == 12.5, "%s: I_e reads back as %g", m->name, v);
     CHECK(m->set_status(cpu, N, 0, K, "no_such_entry", 1.0) == NESTCL_EINVAL, "%s: unknown name accepted", m->name);
     CHECK(m->set_status(cpu, N, 0, K, "I_e", 0.0) == 0, "%s: set_status(I_e) failed", m->name);
@@ -174,32 +174,44 @@ static void run_model(nestcl_device *dev, const nestcl_model *m)
     clGetKernelInfo(kern, CL_KERNEL_NUM_ARGS, sizeof nargs, &nargs, NULL);
     CHECK(nargs == (cl_uint)(NESTCL_UPDATE_FIXED_ARGS + m->n_fields + (m->spike_offsets ? 1 : 0)),
           "%s: %u kernel arguments", m->name, nargs);
-    nestcl_buffer_alloc(dev, NESTCL_MEM_RING, "ring", ring_len * sizeof(int64_t), CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR,
-                        ring_gpu, &b_ring);
+    nestcl_buffer_alloc(dev, NESTCL_MEM_RING, "ring", ring_len * sizeof(int64_t),
+                        CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, ring_gpu, &b_ring);
     nestcl_buffer_alloc(dev, NESTCL_MEM_OTHER, "count", sizeof count_g, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR,
                         count_g, &b_count);
     nestcl_buffer_alloc(dev, NESTCL_MEM_OTHER, "spikes", sizeof spikes_g, CL_MEM_READ_WRITE, NULL, &b_spikes);
     nestcl_buffer_alloc(dev, NESTCL_MEM_RECORDING, "rec", sizeof rec_dummy, CL_MEM_READ_WRITE, NULL, &b_rec);
     memset(&b_offsets, 0, sizeof b_offsets);
     if (m->spike_offsets) {
-      nestcl_buffer_alloc(dev, NESTCL_MEM_OTHER, "spike offsets", sizeof offsets_g, CL_MEM_READ_WRITE, NULL, &b_offsets);
+      nestcl_buffer_alloc(dev, NESTCL_MEM_OTHER, "spike offsets", sizeof offsets_g, CL_MEM_READ_WRITE, NULL,
+                          &b_offsets);
       clSetKernelArg(kern, (cl_uint)(NESTCL_UPDATE_FIXED_ARGS + m->n_fields), sizeof(cl_mem), &b_offsets.mem);
     }
-    ui = N; clSetKernelArg(kern, 0, sizeof ui, &ui);
-    ui = K; clSetKernelArg(kern, 1, sizeof ui, &ui);
-    li = 0; clSetKernelArg(kern, 2, sizeof li, &li);
-    ii = 0; clSetKernelArg(kern, 3, sizeof ii, &ii);
-    ii = STEPS; clSetKernelArg(kern, 4, sizeof ii, &ii);
-    d = h; clSetKernelArg(kern, 5, sizeof d, &d);
-    ui = SLOTS; clSetKernelArg(kern, 6, sizeof ui, &ui);
-    ui = nch; clSetKernelArg(kern, 7, sizeof ui, &ui);
+    ui = N;
+    clSetKernelArg(kern, 0, sizeof ui, &ui);
+    ui = K;
+    clSetKernelArg(kern, 1, sizeof ui, &ui);
+    li = 0;
+    clSetKernelArg(kern, 2, sizeof li, &li);
+    ii = 0;
+    clSetKernelArg(kern, 3, sizeof ii, &ii);
+    ii = STEPS;
+    clSetKernelArg(kern, 4, sizeof ii, &ii);
+    d = h;
+    clSetKernelArg(kern, 5, sizeof d, &d);
+    ui = SLOTS;
+    clSetKernelArg(kern, 6, sizeof ui, &ui);
+    ui = nch;
+    clSetKernelArg(kern, 7, sizeof ui, &ui);
     clSetKernelArg(kern, 8, sizeof(cl_mem), &b_ring.mem);
     clSetKernelArg(kern, 9, sizeof(cl_mem), &b_count.mem);
     clSetKernelArg(kern, 10, sizeof(cl_mem), &b_spikes.mem);
-    ui = N * STEPS; clSetKernelArg(kern, 11, sizeof ui, &ui);
-    li = 0; clSetKernelArg(kern, 12, sizeof li, &li);
+    ui = N * STEPS;
+    clSetKernelArg(kern, 11, sizeof ui, &ui);
+    li = 0;
+    clSetKernelArg(kern, 12, sizeof li, &li);
     clSetKernelArg(kern, 13, sizeof(cl_mem), &b_rec.mem);
-    ui = 99u; clSetKernelArg(kern, 14, sizeof ui, &ui);
+    ui = 99u;
+    clSetKernelArg(kern, 14, sizeof ui, &ui);
     {
       cl_ulong id0 = 1000, ids = 3;
       clSetKernelArg(kern, 15, sizeof id0, &id0);
@@ -222,8 +234,8 @@ static void run_model(nestcl_device *dev, const nestcl_model *m)
     for (f = 0; f < m->n_fields; f++) {
       size_t bytes = field_elems(&m->fields[f], K) * nestcl_field_type_size(m->fields[f].type);
       clEnqueueReadBuffer(q, bufs[f].mem, CL_TRUE, 0, bytes, gpu_host[f], 0, NULL, NULL);
-      CHECK(memcmp(cpu[f], gpu_host[f], bytes) == 0, "%s: field %s differs between the C loop and the kernel",
-            m->name, m->fields[f].member);
+      CHECK(memcmp(cpu[f], gpu_host[f], bytes) == 0, "%s: field %s differs between the C loop and the kernel", m->name,
+            m->fields[f].member);
       nestcl_buffer_free(dev, &bufs[f]);
     }
     CHECK(memcmp(ring, ring_gpu, ring_len * sizeof *ring) == 0, "%s: ring differs", m->name);

@@ -10,13 +10,12 @@
 
 #include "nestcl/device.h"
 
-#define CHECK(cond)                                                                                 \
-  do {                                                                                              \
-    if (!(cond)) {                                                                                  \
-      fprintf(stderr, "%s:%d: check failed: %s\n  last error: %s\n", __FILE__, __LINE__, #cond,     \
-              nestcl_last_error());                                                                 \
-      exit(1);                                                                                      \
-    }                                                                                               \
+#define CHECK(cond)                                                                                                    \
+  do {                                                                                                                 \
+    if (!(cond)) {                                                                                                     \
+      fprintf(stderr, "%s:%d: check failed: %s\n  last error: %s\n", __FILE__, __LINE__, #cond, nestcl_last_error());  \
+      exit(1);                                                                                                         \
+    }                                                                                                                  \
   } while (0)
 
 /* A call that must succeed (return 0). */

@@ -13,8 +13,8 @@
 #define NEURONS 64u
 #define EVENTS 3000u
 #define MAXSYN 12u
-#define EPS 1e-6       /* NEST's stdp_eps */
-#define MIN_DELAY 0.1  /* ms */
+#define EPS 1e-6 /* NEST's stdp_eps */
+#define MIN_DELAY 0.1 /* ms */
 #define TAU_MINUS 20.0 /* ms */
 #define TAU_TRIPLET 110.0
 #define TAU_MINUS_INV (1.0 / TAU_MINUS) /* as NEST keeps them: multiplied, not divided */
@@ -37,12 +37,15 @@ static inline void make_scenario(unsigned i, scenario *sc)
 {
   nestcl_rng_stream st = nestcl_stream_init(nestcl_rng_key(77, 1), nestcl_rng_counter(i, 0));
   sc->n_syn = 1 + (int)(nestcl_stream_u32(&st) % MAXSYN);
-  for (int j = 0; j < sc->n_syn; ++j) sc->delay[j] = 0.1 * (double)(1 + nestcl_stream_u32(&st) % 50);
+  for (int j = 0; j < sc->n_syn; ++j)
+    sc->delay[j] = 0.1 * (double)(1 + nestcl_stream_u32(&st) % 50);
   double t = 1.0;
   for (unsigned e = 0; e < EVENTS; ++e) {
     const unsigned kind = nestcl_stream_u32(&st) % 16;
-    if (kind < 10) t += 0.1 * (double)(nestcl_stream_u32(&st) % 40); /* on the grid; 0: same time */
-    else if (kind < 13) t += 0.1;                                      /* a burst */
+    if (kind < 10)
+      t += 0.1 * (double)(nestcl_stream_u32(&st) % 40); /* on the grid; 0: same time */
+    else if (kind < 13)
+      t += 0.1; /* a burst */
     sc->e[e].t = t;
     sc->e[e].syn = kind % 3 == 0 ? -1 : (int)(nestcl_stream_u32(&st) % (unsigned)sc->n_syn);
     if (kind == 15 && e > 0 && sc->e[e - 1].syn >= 0) {

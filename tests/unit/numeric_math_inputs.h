@@ -19,14 +19,66 @@
 enum { MATH_EXP, MATH_EXPM1, MATH_LOG1P, MATH_POW, MATH_FUNCTIONS };
 static const char *const math_names[MATH_FUNCTIONS] = {"exp", "expm1", "log1p", "pow"};
 
-static const double math_specials[] = {
-    0.0, -0.0, INFINITY, -INFINITY, NAN, -NAN, 1.0, -1.0, 2.0, -2.0, 0.5, -0.5, 3.0, -3.0,
-    0x1p-1074, -0x1p-1074, 0x1p-1022, -0x1p-1022, 0x1.8p-1060, DBL_MAX, -DBL_MAX,
-    0x1p-54, -0x1p-54, 0x1.0000000000001p-54, -0x1.0000000000001p-54, 0x1p-55, 0x1p-30, -0x1p-30,
-    709.0, 709.78, 0x1.62e42fefa39efp+9, 0x1.62e42fefa39f0p+9, 709.79, 710.0,
-    -708.39, -708.4, -745.0, -745.1332191019411, -745.1332191019412, -745.14, -745.2, -746.0,
-    -40.0, -37.5, 40.0, -0.9999999999999999, -0.75, 1e300, -1e300, 0x1p53, -0x1p53, 0x1.0000000000001p53,
-    1.0000000000000002, 0.9999999999999999, 1023.0, -1074.0, -1075.0, 1024.0, 0.1, 1.0 / 3.0};
+static const double math_specials[] = {0.0,
+                                       -0.0,
+                                       INFINITY,
+                                       -INFINITY,
+                                       NAN,
+                                       -NAN,
+                                       1.0,
+                                       -1.0,
+                                       2.0,
+                                       -2.0,
+                                       0.5,
+                                       -0.5,
+                                       3.0,
+                                       -3.0,
+                                       0x1p-1074,
+                                       -0x1p-1074,
+                                       0x1p-1022,
+                                       -0x1p-1022,
+                                       0x1.8p-1060,
+                                       DBL_MAX,
+                                       -DBL_MAX,
+                                       0x1p-54,
+                                       -0x1p-54,
+                                       0x1.0000000000001p-54,
+                                       -0x1.0000000000001p-54,
+                                       0x1p-55,
+                                       0x1p-30,
+                                       -0x1p-30,
+                                       709.0,
+                                       709.78,
+                                       0x1.62e42fefa39efp+9,
+                                       0x1.62e42fefa39f0p+9,
+                                       709.79,
+                                       710.0,
+                                       -708.39,
+                                       -708.4,
+                                       -745.0,
+                                       -745.1332191019411,
+                                       -745.1332191019412,
+                                       -745.14,
+                                       -745.2,
+                                       -746.0,
+                                       -40.0,
+                                       -37.5,
+                                       40.0,
+                                       -0.9999999999999999,
+                                       -0.75,
+                                       1e300,
+                                       -1e300,
+                                       0x1p53,
+                                       -0x1p53,
+                                       0x1.0000000000001p53,
+                                       1.0000000000000002,
+                                       0.9999999999999999,
+                                       1023.0,
+                                       -1074.0,
+                                       -1075.0,
+                                       1024.0,
+                                       0.1,
+                                       1.0 / 3.0};
 #define MATH_N_SPECIALS (sizeof math_specials / sizeof math_specials[0])
 
 /* Number of arguments (pairs for pow) that math_inputs writes for n random ones. */
@@ -71,22 +123,46 @@ static void math_inputs(int f, size_t n, double *x, double *y)
     switch (f) {
     case MATH_EXP:
       switch (cat) {
-      case 0: v = math_uniform(w[0], w[1], -746.0, 710.0); break;
-      case 1: v = sign * exp2(math_uniform(w[0], w[1], -60.0, 3.0)); break;
-      case 2: v = math_uniform(w[0], w[1], -745.3, -707.0); break; /* subnormal results */
-      case 3: v = math_uniform(w[0], w[1], -2.0, 2.0); break;
-      case 4: v = math_uniform(w[0], w[1], 700.0, 709.8); break;   /* near overflow */
-      default: v = sign * math_uniform(w[0], w[1], 0.0, 0x1p-8); break; /* one table interval */
+      case 0:
+        v = math_uniform(w[0], w[1], -746.0, 710.0);
+        break;
+      case 1:
+        v = sign * exp2(math_uniform(w[0], w[1], -60.0, 3.0));
+        break;
+      case 2:
+        v = math_uniform(w[0], w[1], -745.3, -707.0);
+        break; /* subnormal results */
+      case 3:
+        v = math_uniform(w[0], w[1], -2.0, 2.0);
+        break;
+      case 4:
+        v = math_uniform(w[0], w[1], 700.0, 709.8);
+        break; /* near overflow */
+      default:
+        v = sign * math_uniform(w[0], w[1], 0.0, 0x1p-8);
+        break; /* one table interval */
       }
       break;
     case MATH_EXPM1:
       switch (cat) {
-      case 0: v = math_uniform(w[0], w[1], -45.0, 45.0); break;
-      case 1: v = sign * exp2(math_uniform(w[0], w[1], -60.0, 5.5)); break;
-      case 2: v = math_uniform(w[0], w[1], -1.0, 1.0); break;
-      case 3: v = math_uniform(w[0], w[1], 40.0, 710.0); break;
-      case 4: v = sign * math_uniform(w[0], w[1], 0.0, 0.05); break;
-      default: v = math_uniform(w[0], w[1], -746.0, 710.0); break;
+      case 0:
+        v = math_uniform(w[0], w[1], -45.0, 45.0);
+        break;
+      case 1:
+        v = sign * exp2(math_uniform(w[0], w[1], -60.0, 5.5));
+        break;
+      case 2:
+        v = math_uniform(w[0], w[1], -1.0, 1.0);
+        break;
+      case 3:
+        v = math_uniform(w[0], w[1], 40.0, 710.0);
+        break;
+      case 4:
+        v = sign * math_uniform(w[0], w[1], 0.0, 0.05);
+        break;
+      default:
+        v = math_uniform(w[0], w[1], -746.0, 710.0);
+        break;
       }
       break;
     case MATH_LOG1P:
@@ -94,11 +170,21 @@ static void math_inputs(int f, size_t n, double *x, double *y)
       case 0: /* any positive finite double, subnormals included */
         v = nestcl_bits_f64(((nestcl_u64)(w[0] % 2047u) << 52) | (((nestcl_u64)w[1] << 32 | w[2]) >> 12));
         break;
-      case 1: v = sign * exp2(math_uniform(w[0], w[1], -60.0, -0.01)); break;
-      case 2: v = math_uniform(w[0], w[1], -1.0, 1.0); break;
-      case 3: v = -1.0 + exp2(math_uniform(w[0], w[1], -53.0, -1.0)); break; /* near -1 */
-      case 4: v = exp2(math_uniform(w[0], w[1], 0.0, 1024.0)); break;
-      default: v = sign * math_uniform(w[0], w[1], 0.0, 0.02); break;
+      case 1:
+        v = sign * exp2(math_uniform(w[0], w[1], -60.0, -0.01));
+        break;
+      case 2:
+        v = math_uniform(w[0], w[1], -1.0, 1.0);
+        break;
+      case 3:
+        v = -1.0 + exp2(math_uniform(w[0], w[1], -53.0, -1.0));
+        break; /* near -1 */
+      case 4:
+        v = exp2(math_uniform(w[0], w[1], 0.0, 1024.0));
+        break;
+      default:
+        v = sign * math_uniform(w[0], w[1], 0.0, 0.02);
+        break;
       }
       break;
     default: /* pow: y chosen so that y log x spans exp's whole range where it matters */
@@ -139,10 +225,14 @@ static void math_inputs(int f, size_t n, double *x, double *y)
 static double math_apply(int f, double x, double y)
 {
   switch (f) {
-  case MATH_EXP: return nestcl_exp(x);
-  case MATH_EXPM1: return nestcl_expm1(x);
-  case MATH_LOG1P: return nestcl_log1p(x);
-  default: return nestcl_pow(x, y);
+  case MATH_EXP:
+    return nestcl_exp(x);
+  case MATH_EXPM1:
+    return nestcl_expm1(x);
+  case MATH_LOG1P:
+    return nestcl_log1p(x);
+  default:
+    return nestcl_pow(x, y);
   }
 }
 

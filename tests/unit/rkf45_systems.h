@@ -32,7 +32,7 @@
 #define SYS_JUMP 4
 #define SYS_BLOWUP 5
 #define SYS_KINDS 6
-#define SYS_STEP 0.1           /* ms, NEST's resolution */
+#define SYS_STEP 0.1 /* ms, NEST's resolution */
 #define SYS_MAX_CALLS 1000000L /* evolve calls per time step before ESTALL */
 #define SYS_E 2.718281828459045
 
@@ -43,14 +43,18 @@ typedef struct sys_ctx {
 } sys_ctx;
 
 /* std::min(a, b) as the C++ library defines it: (b < a) ? b : a. */
-static inline double sys_min(double a, double b) { return b < a ? b : a; }
+static inline double sys_min(double a, double b)
+{
+  return b < a ? b : a;
+}
 
 static inline int sys_dynamics(double t, const double *y, double *f, sys_ctx *c)
 {
-  if (++c->evals == c->fail_at) return c->fail_status;
+  if (++c->evals == c->fail_at)
+    return c->fail_status;
   if (c->kind == SYS_IAF) {
-    const double V_th = -55.0, V_reset = -60.0, g_L = 16.6667, C_m = 250.0, E_ex = 0.0, E_in = -85.0,
-                 E_L = -70.0, tau_E = 0.2, tau_I = 2.0;
+    const double V_th = -55.0, V_reset = -60.0, g_L = 16.6667, C_m = 250.0, E_ex = 0.0, E_in = -85.0, E_L = -70.0,
+                 tau_E = 0.2, tau_I = 2.0;
     const double V = c->r > 0 ? V_reset : sys_min(y[0], V_th);
     const double I_syn_exc = y[2] * (V - E_ex), I_syn_inh = y[4] * (V - E_in), I_leak = g_L * (V - E_L);
     f[0] = c->r > 0 ? 0.0 : (-I_leak - I_syn_exc - I_syn_inh + c->I_stim + c->I_e) / C_m;
@@ -64,8 +68,7 @@ static inline int sys_dynamics(double t, const double *y, double *f, sys_ctx *c)
     const double V = c->r > 0 ? V_reset : sys_min(y[0], V_peak);
     const double I_syn_exc = y[1] * (V - E_ex), I_syn_inh = y[2] * (V - E_in);
     const double I_spike = g_L * Delta_T * nestcl_glibc_exp((V - V_th) / Delta_T, c->fused);
-    f[0] = c->r > 0 ? 0.0
-                    : (-g_L * (V - E_L) + I_spike - I_syn_exc - I_syn_inh - y[3] + c->I_e + c->I_stim) / C_m;
+    f[0] = c->r > 0 ? 0.0 : (-g_L * (V - E_L) + I_spike - I_syn_exc - I_syn_inh - y[3] + c->I_e + c->I_stim) / C_m;
     f[1] = -y[1] / tau_ex;
     f[2] = -y[2] / tau_in;
     f[3] = (a * (V - E_L) - y[3]) / tau_w;
@@ -79,8 +82,7 @@ static inline int sys_dynamics(double t, const double *y, double *f, sys_ctx *c)
     const double beta_m = 4. * nestcl_glibc_exp(-(V + 65.) / 18., c->fused);
     const double alpha_h = 0.07 * nestcl_glibc_exp(-(V + 65.) / 20., c->fused);
     const double beta_h = 1. / (1. + nestcl_glibc_exp(-(V + 35.) / 10., c->fused));
-    const double I_Na = g_Na * m * m * m * h * (V - E_Na), I_K = g_K * n * n * n * n * (V - E_K),
-                 I_L = g_L * (V - E_L);
+    const double I_Na = g_Na * m * m * m * h * (V - E_Na), I_K = g_K * n * n * n * n * (V - E_K), I_L = g_L * (V - E_L);
     f[0] = (-(I_Na + I_K + I_L) + c->I_stim + c->I_e + y[5] + y[7]) / C_m;
     f[1] = alpha_m * (1 - m) - beta_m * m;
     f[2] = alpha_h * (1 - h) - beta_h * h;
@@ -126,7 +128,8 @@ static inline void sys_init(int kind, nestcl_u32 i, int fused, sys_ctx *c, doubl
   c->spikes = 0;
   c->I_stim = 0.0;
   c->v_old = 0.0;
-  for (int k = 0; k < SYS_DIM; ++k) y[k] = 0.0;
+  for (int k = 0; k < SYS_DIM; ++k)
+    y[k] = 0.0;
   if (kind == SYS_IAF) {
     c->n = 5;
     c->I_e = 200.0 + 300.0 * u;
@@ -168,7 +171,8 @@ static inline void sys_init(int kind, nestcl_u32 i, int fused, sys_ctx *c, doubl
 /* After each evolve call inside NEST's loop (aeif_cond_exp: spike and reset in the loop). */
 static inline void sys_after_call(sys_ctx *c, double *y)
 {
-  if (c->kind != SYS_AEIF) return;
+  if (c->kind != SYS_AEIF)
+    return;
   if (c->r > 0) {
     y[0] = -60.0;
   } else if (y[0] >= 0.0) {
@@ -183,7 +187,7 @@ static inline void sys_after_call(sys_ctx *c, double *y)
 static inline void sys_after_step(sys_ctx *c, double *y, nestcl_u32 i, nestcl_u32 step)
 {
   nestcl_rng_stream st =
-      nestcl_stream_init(nestcl_rng_key(2026, NESTCL_RNG_PURPOSE_TEST + 1), nestcl_rng_counter(i, step));
+    nestcl_stream_init(nestcl_rng_key(2026, NESTCL_RNG_PURPOSE_TEST + 1), nestcl_rng_counter(i, step));
   const double u1 = nestcl_stream_uniform(&st), u2 = nestcl_stream_uniform(&st), u3 = nestcl_stream_uniform(&st);
   const double w_ex = u1 < 0.2 ? c->w_scale * (double)(1 + (int)(4.0 * u2)) : 0.0;
   const double w_in = u3 < 0.1 ? c->w_scale * (double)(1 + (int)(3.0 * u2)) : 0.0;
@@ -200,7 +204,8 @@ static inline void sys_after_step(sys_ctx *c, double *y, nestcl_u32 i, nestcl_u3
     y[1] += w_ex * (1.0 * SYS_E / 0.2);
     y[3] += w_in * (1.0 * SYS_E / 2.0);
   } else if (c->kind == SYS_AEIF) {
-    if (c->r > 0) --c->r;
+    if (c->r > 0)
+      --c->r;
     y[1] += w_ex;
     y[2] += w_in;
   } else if (c->kind == SYS_HH) {
@@ -222,15 +227,18 @@ static inline void sys_after_step(sys_ctx *c, double *y, nestcl_u32 i, nestcl_u3
 }
 
 /* NEST's loop over one time step with this header's evolve: 0 or the first error (ENONFINITE as advance). */
-static inline int sys_update(sys_ctx *c, const nestcl_rkf45_control *con, nestcl_rkf45_evolve *e, double *h,
-                             double *y, nestcl_u32 i, nestcl_u32 step)
+static inline int sys_update(sys_ctx *c, const nestcl_rkf45_control *con, nestcl_rkf45_evolve *e, double *h, double *y,
+                             nestcl_u32 i, nestcl_u32 step)
 {
   double t = 0.0;
   for (long calls = 0; t < SYS_STEP; ++calls) {
-    if (calls == SYS_MAX_CALLS) return NESTCL_RKF45_ESTALL;
+    if (calls == SYS_MAX_CALLS)
+      return NESTCL_RKF45_ESTALL;
     const int s = sys_rkf45_evolve_apply(c, con, e, c->n, &t, SYS_STEP, h, y);
-    if (s != 0) return s;
-    if (!nestcl_rkf45_all_finite(c->n, y)) return NESTCL_RKF45_ENONFINITE;
+    if (s != 0)
+      return s;
+    if (!nestcl_rkf45_all_finite(c->n, y))
+      return NESTCL_RKF45_ENONFINITE;
     sys_after_call(c, y);
   }
   sys_after_step(c, y, i, step);
@@ -269,7 +277,7 @@ static inline void sys_run_neuron(int kind, nestcl_u32 i, int use_yp, double eps
   c.fail_at = fail_at;
   c.fail_status = 9;
   const nestcl_rkf45_control con =
-      use_yp ? nestcl_rkf45_control_yp(eps_abs, eps_rel, fused) : nestcl_rkf45_control_y(eps_abs, eps_rel, fused);
+    use_yp ? nestcl_rkf45_control_yp(eps_abs, eps_rel, fused) : nestcl_rkf45_control_y(eps_abs, eps_rel, fused);
   nestcl_rkf45_evolve e;
   nestcl_rkf45_evolve_reset(&e);
   double h = SYS_STEP;
@@ -278,7 +286,8 @@ static inline void sys_run_neuron(int kind, nestcl_u32 i, int use_yp, double eps
   for (; k < steps && status == 0; ++k) {
     if (use_iaf) {
       status = iaf_rkf45_advance(&c, &con, &e, c.n, SYS_STEP, &h, y, SYS_MAX_CALLS);
-      if (status == 0) sys_after_step(&c, y, i, (nestcl_u32)k);
+      if (status == 0)
+        sys_after_step(&c, y, i, (nestcl_u32)k);
     } else {
       status = sys_update(&c, &con, &e, &h, y, i, (nestcl_u32)k);
     }
@@ -288,7 +297,8 @@ static inline void sys_run_neuron(int kind, nestcl_u32 i, int use_yp, double eps
   out->count = e.count;
   out->failed_steps = e.failed_steps;
   out->forced_steps = e.forced_steps;
-  for (int j = 0; j < SYS_DIM; ++j) out->y[j] = y[j];
+  for (int j = 0; j < SYS_DIM; ++j)
+    out->y[j] = y[j];
   out->h = h;
   out->status = status;
   out->spikes = c.spikes;

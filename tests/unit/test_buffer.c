@@ -10,7 +10,8 @@
 
 #include "check.h"
 
-int main(void) {
+int main(void)
+{
   nestcl_device *dev;
   unsetenv("NESTCL_DEVICE_MEMORY_LIMIT");
   CHECK_OK(nestcl_device_open("cpu", 1, &dev));
@@ -37,7 +38,8 @@ int main(void) {
   CHECK_OK(nestcl_device_open("cpu", 1, &dev));
   nestcl_buffer state, ring, rec, empty;
   double init[1000];
-  for (int i = 0; i < 1000; i++) init[i] = 0.5 * i;
+  for (int i = 0; i < 1000; i++)
+    init[i] = 0.5 * i;
   CHECK_OK(nestcl_buffer_alloc(dev, NESTCL_MEM_STATE, "V_m", sizeof init, 0, init, &state));
   CHECK_OK(nestcl_buffer_alloc(dev, NESTCL_MEM_RING, "ring buffer", 600000, 0, NULL, &ring));
   CHECK_OK(nestcl_buffer_alloc(dev, NESTCL_MEM_RECORDING, "empty recorder", 0, 0, NULL, &empty));
@@ -66,7 +68,8 @@ int main(void) {
   nestcl_buffer_free(dev, &rec);
   nestcl_buffer_free(dev, &empty);
   nestcl_buffer_free(dev, &empty); /* freeing twice is harmless: the handle was cleared */
-  for (int c = 0; c < NESTCL_MEM_CLASSES; c++) CHECK(nestcl_device_bytes_in_use(dev, (nestcl_mem_class)c) == 0);
+  for (int c = 0; c < NESTCL_MEM_CLASSES; c++)
+    CHECK(nestcl_device_bytes_in_use(dev, (nestcl_mem_class)c) == 0);
   CHECK(nestcl_device_bytes_total(dev) == 0);
   nestcl_device_close(dev);
 

@@ -10,7 +10,8 @@
 
 #include "check.h"
 
-int main(void) {
+int main(void)
+{
   nestcl_device_info *list;
   int n;
   CHECK_OK(nestcl_list_devices(&list, &n));
@@ -38,7 +39,8 @@ int main(void) {
 
   /* A case-insensitive substring of the platform name, with an index. */
   char sub[8];
-  for (int i = 0; i < 4; i++) sub[i] = (char)toupper((unsigned char)first.platform_name[i]);
+  for (int i = 0; i < 4; i++)
+    sub[i] = (char)toupper((unsigned char)first.platform_name[i]);
   strcpy(sub + 4, ":0");
   CHECK_OK(nestcl_select_device(sub, &d));
 
@@ -65,7 +67,8 @@ int main(void) {
   CHECK(nestcl_device_open(spec, 0, &dev) == NESTCL_EINVAL);
   CHECK_OK(nestcl_device_open(spec, 3, &dev));
   CHECK(nestcl_device_queue_count(dev) == 3);
-  for (int q = 0; q < 3; q++) CHECK(nestcl_device_queue(dev, q) != NULL);
+  for (int q = 0; q < 3; q++)
+    CHECK(nestcl_device_queue(dev, q) != NULL);
   CHECK(nestcl_device_queue(dev, 0) != nestcl_device_queue(dev, 1));
   CHECK(nestcl_device_queue(dev, 3) == NULL);
   CHECK(nestcl_device_id(dev) == first.device);

@@ -8,7 +8,8 @@
 
 #include "check.h"
 
-static void *other_thread(void *arg) {
+static void *other_thread(void *arg)
+{
   (void)arg;
   CHECK(strcmp(nestcl_last_error(), "") == 0); /* a new thread starts clean */
   CHECK(nestcl_set_error(NESTCL_ECL, "thread %d", 2) == NESTCL_ECL);
@@ -16,7 +17,8 @@ static void *other_thread(void *arg) {
   return NULL;
 }
 
-int main(void) {
+int main(void)
+{
   CHECK(nestcl_set_error(NESTCL_ENOMEM, "main %s %d", "thread", 1) == NESTCL_ENOMEM);
   pthread_t t;
   CHECK(pthread_create(&t, NULL, other_thread, NULL) == 0);

@@ -7,16 +7,19 @@
 #include "check.h"
 #include "hash.h"
 
-static void expect(const char *msg, size_t n, const char *hex_expected) {
+static void expect(const char *msg, size_t n, const char *hex_expected)
+{
   uint8_t d[32];
   char hex[65];
   nestcl_sha256_buffer(msg, n, d);
   nestcl_sha256_hex(d, hex);
-  if (strcmp(hex, hex_expected) != 0) fprintf(stderr, "sha256 of %zu bytes: %s\n  expected %s\n", n, hex, hex_expected);
+  if (strcmp(hex, hex_expected) != 0)
+    fprintf(stderr, "sha256 of %zu bytes: %s\n  expected %s\n", n, hex, hex_expected);
   CHECK(strcmp(hex, hex_expected) == 0);
 }
 
-int main(void) {
+int main(void)
+{
   expect("", 0, "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
   expect("abc", 3, "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
   const char *two = "abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq";

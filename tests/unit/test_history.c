@@ -41,7 +41,8 @@ typedef struct ref {
 
 static void ref_register(ref *r, double t_first_read, double delay)
 {
-  for (unsigned k = 0; k < r->len && t_first_read - r->d[k].t > -1.0 * EPS; ++k) r->d[k].access++;
+  for (unsigned k = 0; k < r->len && t_first_read - r->d[k].t > -1.0 * EPS; ++k)
+    r->d[k].access++;
   r->n_incoming++;
   r->max_delay = fmax(delay, r->max_delay);
 }
@@ -60,23 +61,27 @@ static void ref_set_spiketime(ref *r, double t, int fused)
   r->Kminus_triplet = r->Kminus_triplet * nestcl_libm_exp((r->last_spike - t) * TAU_TRIPLET_INV, fused) + 1.0;
   r->last_spike = t;
   r->d[r->len++] = (ref_entry){t, r->Kminus, r->Kminus_triplet, 0};
-  if (r->len > r->max_len) r->max_len = r->len;
+  if (r->len > r->max_len)
+    r->max_len = r->len;
 }
 
 /* get_history( t1, t2 ): [*start, *finish), counting reads. */
 static void ref_get_history(ref *r, double t1, double t2, unsigned *start, unsigned *finish)
 {
   unsigned k = r->len;
-  while (k > 0 && r->d[k - 1].t >= t2 + EPS) --k;
+  while (k > 0 && r->d[k - 1].t >= t2 + EPS)
+    --k;
   *finish = k;
-  while (k > 0 && r->d[k - 1].t >= t1 + EPS) r->d[--k].access++;
+  while (k > 0 && r->d[k - 1].t >= t1 + EPS)
+    r->d[--k].access++;
   *start = k;
 }
 
 static double ref_get_K_value(const ref *r, double t, int fused)
 {
   for (unsigned k = r->len; k > 0; --k)
-    if (t - r->d[k - 1].t > EPS) return r->d[k - 1].kminus * nestcl_libm_exp((r->d[k - 1].t - t) * TAU_MINUS_INV, fused);
+    if (t - r->d[k - 1].t > EPS)
+      return r->d[k - 1].kminus * nestcl_libm_exp((r->d[k - 1].t - t) * TAU_MINUS_INV, fused);
   return 0.0;
 }
 
@@ -100,17 +105,28 @@ static nestcl_history hist_alloc(hist_mem *m, unsigned neurons, unsigned cap)
   m->last = calloc(neurons, 8);
   m->maxd = calloc(neurons, 8);
   CHECK(m->t && m->km && m->kmt && m->access && m->head && m->len && m->n_inc && m->Kminus && m->Kminus_triplet &&
-            m->last && m->maxd, "out of memory");
-  for (unsigned i = 0; i < neurons; ++i) m->last[i] = -1.0;
-  nestcl_history h = {m->t, m->km, m->kmt, m->access, m->head, m->len, m->Kminus, m->Kminus_triplet, m->last,
-                      m->n_inc, m->maxd, cap};
+          m->last && m->maxd,
+        "out of memory");
+  for (unsigned i = 0; i < neurons; ++i)
+    m->last[i] = -1.0;
+  nestcl_history h = {m->t,    m->km,    m->kmt,  m->access, m->head, m->len, m->Kminus, m->Kminus_triplet,
+                      m->last, m->n_inc, m->maxd, cap};
   return h;
 }
 
 static void hist_free(hist_mem *m)
 {
-  free(m->t); free(m->km); free(m->kmt); free(m->access); free(m->head); free(m->len); free(m->n_inc);
-  free(m->Kminus); free(m->Kminus_triplet); free(m->last); free(m->maxd);
+  free(m->t);
+  free(m->km);
+  free(m->kmt);
+  free(m->access);
+  free(m->head);
+  free(m->len);
+  free(m->n_inc);
+  free(m->Kminus);
+  free(m->Kminus_triplet);
+  free(m->last);
+  free(m->maxd);
 }
 
 /*
@@ -119,31 +135,32 @@ static void hist_free(hist_mem *m)
  * the sum of the window's t and Kminus in out of a post spike event; returns
  * 1 on an overflow. The same code runs in the OpenCL kernel below.
  */
-#define NESTCL_HIST_SCENARIO_BODY                                                                                 \
-  double t_last[MAXSYN];                                                                                      \
-  for (int j = 0; j < sc->n_syn; ++j) {                                                                       \
-    t_last[j] = 0.0;                                                                                          \
-    nestcl_hist_register(h, i, t_last[j] - sc->delay[j], sc->delay[j], EPS);                                   \
-  }                                                                                                           \
-  for (unsigned e = 0; e < EVENTS; ++e) {                                                                     \
-    const double te = sc->e[e].t;                                                                             \
-    const int j = sc->e[e].syn;                                                                               \
-    if (j < 0) {                                                                                              \
-      if (nestcl_hist_set_spiketime(h, i, te, TAU_MINUS_INV, TAU_TRIPLET_INV, MIN_DELAY, EPS, fused)) {        \
-        return 1;                                                                                             \
-      }                                                                                                       \
-      out[3 * e] = out[3 * e + 1] = out[3 * e + 2] = 0.0;                                                      \
-      continue;                                                                                               \
-    }                                                                                                         \
-    nestcl_u32 a, b;                                                                                          \
-    nestcl_hist_get_history(h, i, t_last[j] - sc->delay[j], te - sc->delay[j], EPS, &a, &b);                  \
-    double sum = 0.0;                                                                                         \
-    for (nestcl_u32 k = a; k < b; ++k) sum += nestcl_hist_t(h, i, k) * 3.0 + nestcl_hist_kminus(h, i, k);     \
-    out[3 * e] = (double)a + 1e6 * (double)b;                                                                 \
-    out[3 * e + 1] = sum;                                                                                     \
-    out[3 * e + 2] = nestcl_hist_get_K_value(h, i, te - sc->delay[j], TAU_MINUS_INV, EPS, fused);             \
-    t_last[j] = te;                                                                                           \
-  }                                                                                                           \
+#define NESTCL_HIST_SCENARIO_BODY                                                                                      \
+  double t_last[MAXSYN];                                                                                               \
+  for (int j = 0; j < sc->n_syn; ++j) {                                                                                \
+    t_last[j] = 0.0;                                                                                                   \
+    nestcl_hist_register(h, i, t_last[j] - sc->delay[j], sc->delay[j], EPS);                                           \
+  }                                                                                                                    \
+  for (unsigned e = 0; e < EVENTS; ++e) {                                                                              \
+    const double te = sc->e[e].t;                                                                                      \
+    const int j = sc->e[e].syn;                                                                                        \
+    if (j < 0) {                                                                                                       \
+      if (nestcl_hist_set_spiketime(h, i, te, TAU_MINUS_INV, TAU_TRIPLET_INV, MIN_DELAY, EPS, fused)) {                \
+        return 1;                                                                                                      \
+      }                                                                                                                \
+      out[3 * e] = out[3 * e + 1] = out[3 * e + 2] = 0.0;                                                              \
+      continue;                                                                                                        \
+    }                                                                                                                  \
+    nestcl_u32 a, b;                                                                                                   \
+    nestcl_hist_get_history(h, i, t_last[j] - sc->delay[j], te - sc->delay[j], EPS, &a, &b);                           \
+    double sum = 0.0;                                                                                                  \
+    for (nestcl_u32 k = a; k < b; ++k)                                                                                 \
+      sum += nestcl_hist_t(h, i, k) * 3.0 + nestcl_hist_kminus(h, i, k);                                               \
+    out[3 * e] = (double)a + 1e6 * (double)b;                                                                          \
+    out[3 * e + 1] = sum;                                                                                              \
+    out[3 * e + 2] = nestcl_hist_get_K_value(h, i, te - sc->delay[j], TAU_MINUS_INV, EPS, fused);                      \
+    t_last[j] = te;                                                                                                    \
+  }                                                                                                                    \
   return 0;
 
 static int run_c(const nestcl_history *h, nestcl_u32 i, const scenario *sc, double *out, int fused)
@@ -172,7 +189,8 @@ static unsigned run_ref(const scenario *sc, double *out, int fused)
     unsigned a, b;
     ref_get_history(&r, t_last[j] - sc->delay[j], te - sc->delay[j], &a, &b);
     double sum = 0.0;
-    for (unsigned k = a; k < b; ++k) sum += r.d[k].t * 3.0 + r.d[k].kminus;
+    for (unsigned k = a; k < b; ++k)
+      sum += r.d[k].t * 3.0 + r.d[k].kminus;
     out[3 * e] = (double)a + 1e6 * (double)b;
     out[3 * e + 1] = sum;
     out[3 * e + 2] = ref_get_K_value(&r, te - sc->delay[j], fused);
@@ -198,18 +216,19 @@ static int compare_opencl(const scenario *scs, unsigned cap, int fused, const do
            "typedef struct ev { double t; int syn, pad; } ev;\n"
            "typedef struct scenario { int n_syn, pad; double delay[%u]; ev e[%u]; } scenario;\n"
            "static int run(const nestcl_history *h, uint i, __global const scenario *sc, __global double *out, "
-           "int fused) {\n", MAXSYN, EVENTS);
+           "int fused) {\n",
+           MAXSYN, EVENTS);
   const char *body = XSTR(NESTCL_HIST_SCENARIO_BODY);
   const char *tail =
-      "\n}\n"
-      "__kernel void t_hist(__global double *t, __global double *km, __global double *kmt, __global uint *access,\n"
-      "  __global uint *head, __global uint *len, __global double *Km, __global double *Kmt, __global double *last,\n"
-      "  __global uint *n_inc, __global double *maxd, uint cap, __global const scenario *scs, __global double *outs,\n"
-      "  __global int *rc, int fused) {\n"
-      "  uint i = (uint)get_global_id(0);\n"
-      "  nestcl_history h = {t, km, kmt, access, head, len, Km, Kmt, last, n_inc, maxd, cap};\n"
-      "  rc[i] = run(&h, i, scs + i, outs + (size_t)i * 3 * " XSTR(EVENTS) ", fused);\n"
-      "}\n";
+    "\n}\n"
+    "__kernel void t_hist(__global double *t, __global double *km, __global double *kmt, __global uint *access,\n"
+    "  __global uint *head, __global uint *len, __global double *Km, __global double *Kmt, __global double *last,\n"
+    "  __global uint *n_inc, __global double *maxd, uint cap, __global const scenario *scs, __global double *outs,\n"
+    "  __global int *rc, int fused) {\n"
+    "  uint i = (uint)get_global_id(0);\n"
+    "  nestcl_history h = {t, km, kmt, access, head, len, Km, Kmt, last, n_inc, maxd, cap};\n"
+    "  rc[i] = run(&h, i, scs + i, outs + (size_t)i * 3 * " XSTR(EVENTS) ", fused);\n"
+                                                                         "}\n";
   size_t len = strlen(nestcl_rt_source) + strlen(head) + strlen(body) + strlen(tail) + 4;
   char *src = malloc(len);
   CHECK(src != NULL, "out of memory");
@@ -226,24 +245,27 @@ static int compare_opencl(const scenario *scs, unsigned cap, int fused, const do
   struct {
     void *host;
     size_t bytes;
-  } arr[] = {{m.t, nc * 8}, {m.km, nc * 8}, {m.kmt, nc * 8}, {m.access, nc * 4}, {m.head, NEURONS * 4},
-             {m.len, NEURONS * 4}, {m.Kminus, NEURONS * 8}, {m.Kminus_triplet, NEURONS * 8},
+  } arr[] = {{m.t, nc * 8},         {m.km, nc * 8},         {m.kmt, nc * 8},         {m.access, nc * 4},
+             {m.head, NEURONS * 4}, {m.len, NEURONS * 4},   {m.Kminus, NEURONS * 8}, {m.Kminus_triplet, NEURONS * 8},
              {m.last, NEURONS * 8}, {m.n_inc, NEURONS * 4}, {m.maxd, NEURONS * 8}};
   nestcl_buffer b[11], bsc, bout, brc;
   for (int a = 0; a < 11; ++a) {
     CHECK(nestcl_buffer_alloc(dev, NESTCL_MEM_OTHER, "history", arr[a].bytes, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR,
-                              arr[a].host, &b[a]) == 0, "buffer");
+                              arr[a].host, &b[a]) == 0,
+          "buffer");
     err = clSetKernelArg(k, (cl_uint)(a < 11 ? a : 0), sizeof(cl_mem), &b[a].mem);
   }
   const size_t out_n = (size_t)NEURONS * 3 * EVENTS;
   CHECK(nestcl_buffer_alloc(dev, NESTCL_MEM_OTHER, "scenarios", NEURONS * sizeof *scs,
-                            CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, (void *)scs, &bsc) == 0, "buffer");
+                            CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, (void *)scs, &bsc) == 0,
+        "buffer");
   CHECK(nestcl_buffer_alloc(dev, NESTCL_MEM_OTHER, "out", out_n * 8, CL_MEM_WRITE_ONLY, NULL, &bout) == 0, "buffer");
   CHECK(nestcl_buffer_alloc(dev, NESTCL_MEM_OTHER, "rc", NEURONS * 4, CL_MEM_WRITE_ONLY, NULL, &brc) == 0, "buffer");
   cl_uint ccap = cap;
   cl_int cf = fused;
   err = CL_SUCCESS;
-  for (int a = 0; a < 11; ++a) err |= clSetKernelArg(k, (cl_uint)a, sizeof(cl_mem), &b[a].mem);
+  for (int a = 0; a < 11; ++a)
+    err |= clSetKernelArg(k, (cl_uint)a, sizeof(cl_mem), &b[a].mem);
   err |= clSetKernelArg(k, 11, sizeof ccap, &ccap);
   err |= clSetKernelArg(k, 12, sizeof(cl_mem), &bsc.mem);
   err |= clSetKernelArg(k, 13, sizeof(cl_mem), &bout.mem);
@@ -257,18 +279,21 @@ static int compare_opencl(const scenario *scs, unsigned cap, int fused, const do
   CHECK(out != NULL, "out of memory");
   err |= clEnqueueReadBuffer(q, bout.mem, CL_TRUE, 0, out_n * 8, out, 0, NULL, NULL);
   err |= clEnqueueReadBuffer(q, brc.mem, CL_TRUE, 0, sizeof rc, rc, 0, NULL, NULL);
-  for (int a = 0; a < 11; ++a) err |= clEnqueueReadBuffer(q, b[a].mem, CL_TRUE, 0, arr[a].bytes, arr[a].host, 0, NULL, NULL);
+  for (int a = 0; a < 11; ++a)
+    err |= clEnqueueReadBuffer(q, b[a].mem, CL_TRUE, 0, arr[a].bytes, arr[a].host, 0, NULL, NULL);
   CHECK(err == CL_SUCCESS, "running the kernel");
   int bad = 0;
-  for (unsigned i = 0; i < NEURONS; ++i) bad += rc[i] != 0;
+  for (unsigned i = 0; i < NEURONS; ++i)
+    bad += rc[i] != 0;
   bad += memcmp(out, c_out, out_n * 8) != 0;
-  bad += memcmp(m.t, cm->t, nc * 8) != 0 || memcmp(m.km, cm->km, nc * 8) != 0 || memcmp(m.access, cm->access, nc * 4) != 0 ||
-         memcmp(m.len, cm->len, NEURONS * 4) != 0 || memcmp(m.head, cm->head, NEURONS * 4) != 0 ||
-         memcmp(m.Kminus, cm->Kminus, NEURONS * 8) != 0;
+  bad += memcmp(m.t, cm->t, nc * 8) != 0 || memcmp(m.km, cm->km, nc * 8) != 0 ||
+    memcmp(m.access, cm->access, nc * 4) != 0 || memcmp(m.len, cm->len, NEURONS * 4) != 0 ||
+    memcmp(m.head, cm->head, NEURONS * 4) != 0 || memcmp(m.Kminus, cm->Kminus, NEURONS * 8) != 0;
   printf("device %s (%s variant): %s\n", nestcl_device_get_info(dev)->device_name, fused ? "fused" : "plain",
          bad ? "DIFFERS from the C path" : "every window, K value and history equal to the C path");
   free(out);
-  for (int a = 0; a < 11; ++a) nestcl_buffer_free(dev, &b[a]);
+  for (int a = 0; a < 11; ++a)
+    nestcl_buffer_free(dev, &b[a]);
   nestcl_buffer_free(dev, &bsc);
   nestcl_buffer_free(dev, &bout);
   nestcl_buffer_free(dev, &brc);
@@ -301,7 +326,9 @@ int main(void)
   }
   for (size_t e = 0; e < out_n; ++e) {
     if (nestcl_f64_bits(ref_out[e]) != nestcl_f64_bits(c_out[e])) {
-      if (bad < 5) fprintf(stderr, "neuron %zu event %zu: reference %a, ring %a\n", e / (3 * EVENTS), e % (3 * EVENTS) / 3, ref_out[e], c_out[e]);
+      if (bad < 5)
+        fprintf(stderr, "neuron %zu event %zu: reference %a, ring %a\n", e / (3 * EVENTS), e % (3 * EVENTS) / 3,
+                ref_out[e], c_out[e]);
       bad++;
     }
   }
@@ -316,7 +343,8 @@ int main(void)
   CHECK(nonempty > 1000, "too few non-empty windows: the test proves little");
   /* One entry less: the neuron that needed the most must report the overflow. */
   unsigned worst = 0;
-  for (unsigned i = 0; i < NEURONS; ++i) worst = max_len[i] > max_len[worst] ? i : worst;
+  for (unsigned i = 0; i < NEURONS; ++i)
+    worst = max_len[i] > max_len[worst] ? i : worst;
   {
     hist_mem sm;
     nestcl_history s = hist_alloc(&sm, 1, max_len[worst] - 1);

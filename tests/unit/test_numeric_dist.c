@@ -29,18 +29,18 @@ typedef struct dist_case {
 } dist_case;
 
 static const dist_case cases[] = {
-    {"uniform", 2.0, 5.0, 3.5, 0.75, -1.0},
-    {"normal", 1.0, 2.0, 1.0, 4.0, -1.0},
-    {"lognormal", 0.0, 0.5, 1.1331484530668263, 0.36552929362820985, -1.0},
-    {"exponential", 2.0, 0.0, 0.5, 0.25, -1.0},
-    {"poisson", 0.3, 0.0, 0.3, 0.3, 0.74081822068171788},
-    {"poisson", 7.0, 0.0, 7.0, 7.0, 9.1188196555451624e-4},
-    {"poisson", 120.0, 0.0, 120.0, 120.0, -1.0},
-    {"gamma", 1.0, 1.0, 1.0, 1.0, -1.0},
-    {"gamma", 3.0, 0.5, 1.5, 0.75, -1.0},
-    {"gamma", 0.5, 2.0, 1.0, 2.0, -1.0},
-    {"binomial", 10.0, 0.3, 3.0, 2.1, 0.0282475249},
-    {"binomial", 1000.0, 0.7, 700.0, 210.0, -1.0},
+  {"uniform", 2.0, 5.0, 3.5, 0.75, -1.0},
+  {"normal", 1.0, 2.0, 1.0, 4.0, -1.0},
+  {"lognormal", 0.0, 0.5, 1.1331484530668263, 0.36552929362820985, -1.0},
+  {"exponential", 2.0, 0.0, 0.5, 0.25, -1.0},
+  {"poisson", 0.3, 0.0, 0.3, 0.3, 0.74081822068171788},
+  {"poisson", 7.0, 0.0, 7.0, 7.0, 9.1188196555451624e-4},
+  {"poisson", 120.0, 0.0, 120.0, 120.0, -1.0},
+  {"gamma", 1.0, 1.0, 1.0, 1.0, -1.0},
+  {"gamma", 3.0, 0.5, 1.5, 0.75, -1.0},
+  {"gamma", 0.5, 2.0, 1.0, 2.0, -1.0},
+  {"binomial", 10.0, 0.3, 3.0, 2.1, 0.0282475249},
+  {"binomial", 1000.0, 0.7, 700.0, 210.0, -1.0},
 };
 #define N_CASES ((int)(sizeof cases / sizeof *cases))
 
@@ -107,21 +107,20 @@ static void test_moments(double *all)
         "binomial with p 0 or 1");
 }
 
-static const char *kernel_text =
-    "__kernel void t_dist(uint site, __global const double *ab, __global double *out) {\n"
-    "  const ulong i = get_global_id(0);\n"
-    "  const double a = ab[0], b = ab[1];\n"
-    "  const uint kind = (uint)ab[2];\n"
-    "  double x;\n"
-    "  if (kind == 0) x = nestcl_draw_uniform(424242u, site, i, 977u, a, b);\n"
-    "  else if (kind == 1) x = nestcl_draw_normal(424242u, site, i, 977u, a, b);\n"
-    "  else if (kind == 2) x = nestcl_draw_lognormal(424242u, site, i, 977u, a, b);\n"
-    "  else if (kind == 3) x = nestcl_draw_exponential(424242u, site, i, 977u, a);\n"
-    "  else if (kind == 4) x = (double)nestcl_draw_poisson(424242u, site, i, 977u, a);\n"
-    "  else if (kind == 5) x = nestcl_draw_gamma(424242u, site, i, 977u, a, b);\n"
-    "  else x = (double)nestcl_draw_binomial(424242u, site, i, 977u, (ulong)a, b);\n"
-    "  out[i] = x;\n"
-    "}\n";
+static const char *kernel_text = "__kernel void t_dist(uint site, __global const double *ab, __global double *out) {\n"
+                                 "  const ulong i = get_global_id(0);\n"
+                                 "  const double a = ab[0], b = ab[1];\n"
+                                 "  const uint kind = (uint)ab[2];\n"
+                                 "  double x;\n"
+                                 "  if (kind == 0) x = nestcl_draw_uniform(424242u, site, i, 977u, a, b);\n"
+                                 "  else if (kind == 1) x = nestcl_draw_normal(424242u, site, i, 977u, a, b);\n"
+                                 "  else if (kind == 2) x = nestcl_draw_lognormal(424242u, site, i, 977u, a, b);\n"
+                                 "  else if (kind == 3) x = nestcl_draw_exponential(424242u, site, i, 977u, a);\n"
+                                 "  else if (kind == 4) x = (double)nestcl_draw_poisson(424242u, site, i, 977u, a);\n"
+                                 "  else if (kind == 5) x = nestcl_draw_gamma(424242u, site, i, 977u, a, b);\n"
+                                 "  else x = (double)nestcl_draw_binomial(424242u, site, i, 977u, (ulong)a, b);\n"
+                                 "  out[i] = x;\n"
+                                 "}\n";
 
 static int kind_code(const char *k)
 {
@@ -178,8 +177,7 @@ static int test_opencl(const double *all)
     clSetKernelArg(k, 1, sizeof bab, &bab);
     clSetKernelArg(k, 2, sizeof bout, &bout);
     CHECK(clEnqueueNDRangeKernel(q, k, 1, NULL, &global, NULL, 0, NULL, NULL) == CL_SUCCESS, "run");
-    CHECK(clEnqueueReadBuffer(q, bout, CL_TRUE, 0, sizeof(double) * N_DRAWS, out, 0, NULL, NULL) == CL_SUCCESS,
-          "read");
+    CHECK(clEnqueueReadBuffer(q, bout, CL_TRUE, 0, sizeof(double) * N_DRAWS, out, 0, NULL, NULL) == CL_SUCCESS, "read");
     const double *want = all + (size_t)c * N_DRAWS;
     if (memcmp(out, want, sizeof(double) * N_DRAWS) != 0) {
       for (size_t i = 0; i < N_DRAWS; ++i)
@@ -190,8 +188,7 @@ static int test_opencl(const double *all)
         }
       CHECK(0, "%s(%g, %g): the device's draws differ from the C path's", cases[c].kind, cases[c].a, cases[c].b);
     }
-    printf("%-11s (%g, %g): %d draws bit-identical on C and OpenCL\n", cases[c].kind, cases[c].a, cases[c].b,
-           N_DRAWS);
+    printf("%-11s (%g, %g): %d draws bit-identical on C and OpenCL\n", cases[c].kind, cases[c].a, cases[c].b, N_DRAWS);
   }
   clReleaseMemObject(bab);
   clReleaseMemObject(bout);

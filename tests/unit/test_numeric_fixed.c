@@ -119,8 +119,7 @@ static void test_shuffled_sums(const double *w, const int64_t *wf, uint32_t *per
   }
   int distinct_double = 0;
   for (int o = 0; o < N_ORDERS; ++o) {
-    CHECK(totals[o] == totals[0], "order %d: fixed total %lld != %lld", o, (long long)totals[o],
-          (long long)totals[0]);
+    CHECK(totals[o] == totals[0], "order %d: fixed total %lld != %lld", o, (long long)totals[o], (long long)totals[0]);
     CHECK(atomic_totals[o] == totals[0], "order %d: atomic total %lld != %lld", o, (long long)atomic_totals[o],
           (long long)totals[0]);
     int seen = 0;
@@ -137,8 +136,8 @@ static void test_shuffled_sums(const double *w, const int64_t *wf, uint32_t *per
   CHECK((long double)totals[0] == exact, "fixed total differs from the long double sum");
   printf("fixed-point total %lld (= %.17g) in all %d orders, serial and OpenMP-atomic\n", (long long)totals[0],
          nestcl_fixed_to_double(totals[0]), N_ORDERS);
-  printf("double sums of the same orders: %d distinct values, e.g. %.17g and %.17g\n", distinct_double,
-         dtotals[0], dtotals[1]);
+  printf("double sums of the same orders: %d distinct values, e.g. %.17g and %.17g\n", distinct_double, dtotals[0],
+         dtotals[1]);
   /* Each weight is rounded by at most 2^-33; the double sum's own error is far smaller. */
   CHECK(fabs(nestcl_fixed_to_double(totals[0]) - dtotals[0]) < N_WEIGHTS * 0x1p-33 + 1e-8,
         "fixed and double totals too far apart");

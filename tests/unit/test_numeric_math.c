@@ -65,20 +65,28 @@ static double fine_error(double got, long double ref)
 static long double reference(int f, double x, double y)
 {
   switch (f) {
-  case MATH_EXP: return expl(x);
-  case MATH_EXPM1: return expm1l(x);
-  case MATH_LOG1P: return log1pl(x);
-  default: return powl(x, y);
+  case MATH_EXP:
+    return expl(x);
+  case MATH_EXPM1:
+    return expm1l(x);
+  case MATH_LOG1P:
+    return log1pl(x);
+  default:
+    return powl(x, y);
   }
 }
 
 static double glibc(int f, double x, double y)
 {
   switch (f) {
-  case MATH_EXP: return exp(x);
-  case MATH_EXPM1: return expm1(x);
-  case MATH_LOG1P: return log1p(x);
-  default: return pow(x, y);
+  case MATH_EXP:
+    return exp(x);
+  case MATH_EXPM1:
+    return expm1(x);
+  case MATH_LOG1P:
+    return log1p(x);
+  default:
+    return pow(x, y);
   }
 }
 
@@ -184,7 +192,7 @@ static void test_specials(void)
   expect("pow(1e300, 1e300)", nestcl_pow(1e300, 1e300), INFINITY);
   expect("pow(1e300, -1e300)", nestcl_pow(1e300, -1e300), 0.0);
   expect("pow(1 + 2^-52, 2^62)", nestcl_pow(1.0 + 0x1p-52, 0x1p62), INFINITY); /* e^1024 */
-  expect("pow(1 - 2^-53, 2^63)", nestcl_pow(1.0 - 0x1p-53, 0x1p63), 0.0);      /* e^-1024 */
+  expect("pow(1 - 2^-53, 2^63)", nestcl_pow(1.0 - 0x1p-53, 0x1p63), 0.0); /* e^-1024 */
   expect("pow(-1, DBL_MAX)", nestcl_pow(-1.0, DBL_MAX), 1.0);
   expect("pow(-1, -3)", nestcl_pow(-1.0, -3.0), -1.0);
   expect("pow(-1, 0.5)", nestcl_pow(-1.0, 0.5), NAN);
@@ -227,8 +235,7 @@ static void test_accuracy(int f)
     uint64_t d = ulp_distance(got, lib);
     hist[d < 2 ? d : 2]++;
     if (d > 1) {
-      CHECK(0, "%s(%a, %a) = %a, glibc %a: %llu ulp apart", math_names[f], x[i], y[i], got, lib,
-            (unsigned long long)d);
+      CHECK(0, "%s(%a, %a) = %a, glibc %a: %llu ulp apart", math_names[f], x[i], y[i], got, lib, (unsigned long long)d);
     }
     long double ref = reference(f, x[i], y[i]);
     if (isfinite(ref) && fabsl(ref) <= (long double)DBL_MAX) {
@@ -245,8 +252,8 @@ static void test_accuracy(int f)
   double differ = (double)(hist[1] + hist[2]) / (double)count;
   printf("%-6s %zu args: vs glibc %llu same, %llu at 1 ulp, %llu beyond (%.3f%% differ); "
          "max error vs long double %.4f ulp (at %a, %a; %zu finite; glibc's: %.4f ulp)\n",
-         math_names[f], count, (unsigned long long)hist[0], (unsigned long long)hist[1],
-         (unsigned long long)hist[2], 100.0 * differ, worst, worst_x, worst_y, fine_n, lib_worst);
+         math_names[f], count, (unsigned long long)hist[0], (unsigned long long)hist[1], (unsigned long long)hist[2],
+         100.0 * differ, worst, worst_x, worst_y, fine_n, lib_worst);
   CHECK(worst <= max_error[f], "%s: max error %.4f ulp exceeds %.2f", math_names[f], worst, max_error[f]);
   /* A sloppy but sub-ulp implementation would differ from glibc in a quarter of the cases or more. */
   CHECK(differ < max_differ[f], "%s differs from glibc in %.3f%% of the arguments", math_names[f], 100.0 * differ);

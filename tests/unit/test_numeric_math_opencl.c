@@ -26,21 +26,21 @@ static size_t n_random;
 /* Kernel k applies function k of numeric_math_inputs.h; the last one is nestcl_log. */
 static const char *kernel_names[MATH_FUNCTIONS + 1] = {"t_exp", "t_expm1", "t_log1p", "t_pow", "t_log"};
 static const char *kernels =
-    "__kernel void t_exp(__global const double *x, __global const double *y, __global double *out) {\n"
-    "  size_t i = get_global_id(0); out[i] = nestcl_exp(x[i]);\n"
-    "}\n"
-    "__kernel void t_expm1(__global const double *x, __global const double *y, __global double *out) {\n"
-    "  size_t i = get_global_id(0); out[i] = nestcl_expm1(x[i]);\n"
-    "}\n"
-    "__kernel void t_log1p(__global const double *x, __global const double *y, __global double *out) {\n"
-    "  size_t i = get_global_id(0); out[i] = nestcl_log1p(x[i]);\n"
-    "}\n"
-    "__kernel void t_pow(__global const double *x, __global const double *y, __global double *out) {\n"
-    "  size_t i = get_global_id(0); out[i] = nestcl_pow(x[i], y[i]);\n"
-    "}\n"
-    "__kernel void t_log(__global const double *x, __global const double *y, __global double *out) {\n"
-    "  size_t i = get_global_id(0); out[i] = nestcl_log(x[i]);\n"
-    "}\n";
+  "__kernel void t_exp(__global const double *x, __global const double *y, __global double *out) {\n"
+  "  size_t i = get_global_id(0); out[i] = nestcl_exp(x[i]);\n"
+  "}\n"
+  "__kernel void t_expm1(__global const double *x, __global const double *y, __global double *out) {\n"
+  "  size_t i = get_global_id(0); out[i] = nestcl_expm1(x[i]);\n"
+  "}\n"
+  "__kernel void t_log1p(__global const double *x, __global const double *y, __global double *out) {\n"
+  "  size_t i = get_global_id(0); out[i] = nestcl_log1p(x[i]);\n"
+  "}\n"
+  "__kernel void t_pow(__global const double *x, __global const double *y, __global double *out) {\n"
+  "  size_t i = get_global_id(0); out[i] = nestcl_pow(x[i], y[i]);\n"
+  "}\n"
+  "__kernel void t_log(__global const double *x, __global const double *y, __global double *out) {\n"
+  "  size_t i = get_global_id(0); out[i] = nestcl_log(x[i]);\n"
+  "}\n";
 
 static nestcl_device *dev;
 static cl_command_queue queue;
@@ -71,8 +71,9 @@ static void compare_all(cl_program prog, const char *build)
     cl_int err;
     cl_kernel k = clCreateKernel(prog, kernel_names[f], &err);
     CHECK(err == CL_SUCCESS, "clCreateKernel(%s): %s", kernel_names[f], nestcl_cl_error_name(err));
-    CHECK(clSetKernelArg(k, 0, sizeof(cl_mem), &bx.mem) == CL_SUCCESS && clSetKernelArg(k, 1, sizeof(cl_mem), &by.mem) == CL_SUCCESS &&
-              clSetKernelArg(k, 2, sizeof(cl_mem), &bo.mem) == CL_SUCCESS,
+    CHECK(clSetKernelArg(k, 0, sizeof(cl_mem), &bx.mem) == CL_SUCCESS &&
+            clSetKernelArg(k, 1, sizeof(cl_mem), &by.mem) == CL_SUCCESS &&
+            clSetKernelArg(k, 2, sizeof(cl_mem), &bo.mem) == CL_SUCCESS,
           "arguments of %s", kernel_names[f]);
     CHECK(clEnqueueNDRangeKernel(queue, k, 1, NULL, &n, NULL, 0, NULL, NULL) == CL_SUCCESS, "enqueue %s",
           kernel_names[f]);

@@ -28,61 +28,61 @@
 #define CL_OK(call) CHECK((call) == CL_SUCCESS, "%s", #call)
 
 static const char *kernels =
-    "__kernel void t_kat(__global const uint *in, __global uint *out) {\n"
-    "  size_t t = get_global_id(0);\n"
-    "  nestcl_philox_ctr c; nestcl_philox_key k;\n"
-    "  for (int w = 0; w < 4; ++w) c.v[w] = in[t * 6 + w];\n"
-    "  k.v[0] = in[t * 6 + 4]; k.v[1] = in[t * 6 + 5];\n"
-    "  nestcl_philox_ctr r = nestcl_philox4x32_10(c, k);\n"
-    "  for (int w = 0; w < 4; ++w) out[t * 4 + w] = r.v[w];\n"
-    "}\n"
-    "__kernel void t_uniform(uint seed, ulong step, __global double *out) {\n"
-    "  size_t i = get_global_id(0);\n"
-    "  out[i] = nestcl_rng_uniform(nestcl_rng_key(seed, NESTCL_RNG_PURPOSE_TEST), nestcl_rng_counter(i, step));\n"
-    "}\n"
-    "__kernel void t_normal(uint seed, ulong step, __global double *out) {\n"
-    "  size_t i = get_global_id(0);\n"
-    "  out[i] = nestcl_rng_normal(nestcl_rng_key(seed, NESTCL_RNG_PURPOSE_TEST), nestcl_rng_counter(i, step));\n"
-    "}\n"
-    "__kernel void t_poisson(uint seed, ulong step, double mu, double e, uint chunks, __global uint *out) {\n"
-    "  size_t i = get_global_id(0);\n"
-    "  out[i] = nestcl_rng_poisson(nestcl_rng_key(seed, NESTCL_RNG_PURPOSE_POISSON),\n"
-    "                              nestcl_rng_counter(i, step), mu, e, chunks);\n"
-    "}\n"
-    "__kernel void t_stream(uint seed, double mu, double e, uint chunks, __global double *out) {\n"
-    "  size_t i = get_global_id(0);\n"
-    "  nestcl_rng_stream s = nestcl_stream_init(nestcl_rng_key(seed, NESTCL_RNG_PURPOSE_MODEL),\n"
-    "                                           nestcl_rng_counter(i, 7));\n"
-    "  out[4 * i] = nestcl_stream_uniform(&s);\n"
-    "  out[4 * i + 1] = nestcl_stream_normal(&s);\n"
-    "  out[4 * i + 2] = (double)nestcl_stream_poisson(&s, mu, e, chunks);\n"
-    "  out[4 * i + 3] = (double)nestcl_stream_u32(&s);\n"
-    "}\n"
-    "__kernel void t_log(__global const double *x, __global double *y) {\n"
-    "  size_t i = get_global_id(0);\n"
-    "  y[i] = nestcl_log(x[i]);\n"
-    "}\n"
-    "__kernel void t_to_fixed(__global const double *x, __global long *y) {\n"
-    "  size_t i = get_global_id(0);\n"
-    "  y[i] = nestcl_fixed_from_double(x[i]);\n"
-    "}\n"
-    "__kernel void t_fixed_sum(__global const double *w, __global const uint *perm, __global long *total,\n"
-    "                          __global long *ring, long origin) {\n"
-    "  uint i = (uint)get_global_id(0);\n"
-    "  double x = w[perm[i]];\n"
-    "  nestcl_fixed_add(total, nestcl_fixed_from_double(x));\n"
-    "  nestcl_ring_add(ring, 2u, 3u, nestcl_ring_slot(origin, i % 5u, 4u), i % 2u, i % 3u, x);\n"
-    "}\n"
-    "__kernel void t_ring_read(__global long *ring, __global double *out) {\n"
-    "  uint i = (uint)get_global_id(0);\n"
-    "  out[2 * i] = nestcl_ring_peek(ring, 2u, 3u, 1u, 1u, i);\n"
-    "  out[2 * i + 1] = nestcl_ring_take(ring, 2u, 3u, 1u, 0u, i);\n"
-    "  nestcl_ring_zero_all(ring, 2u, 3u, 2u, i);\n"
-    "}\n"
-    "__kernel void t_spikes(__global uint *count, __global uint2 *spikes, uint cap) {\n"
-    "  uint i = (uint)get_global_id(0);\n"
-    "  if (i % 3u == 0u) nestcl_emit_spike(count, spikes, cap, i, i % 15u);\n"
-    "}\n";
+  "__kernel void t_kat(__global const uint *in, __global uint *out) {\n"
+  "  size_t t = get_global_id(0);\n"
+  "  nestcl_philox_ctr c; nestcl_philox_key k;\n"
+  "  for (int w = 0; w < 4; ++w) c.v[w] = in[t * 6 + w];\n"
+  "  k.v[0] = in[t * 6 + 4]; k.v[1] = in[t * 6 + 5];\n"
+  "  nestcl_philox_ctr r = nestcl_philox4x32_10(c, k);\n"
+  "  for (int w = 0; w < 4; ++w) out[t * 4 + w] = r.v[w];\n"
+  "}\n"
+  "__kernel void t_uniform(uint seed, ulong step, __global double *out) {\n"
+  "  size_t i = get_global_id(0);\n"
+  "  out[i] = nestcl_rng_uniform(nestcl_rng_key(seed, NESTCL_RNG_PURPOSE_TEST), nestcl_rng_counter(i, step));\n"
+  "}\n"
+  "__kernel void t_normal(uint seed, ulong step, __global double *out) {\n"
+  "  size_t i = get_global_id(0);\n"
+  "  out[i] = nestcl_rng_normal(nestcl_rng_key(seed, NESTCL_RNG_PURPOSE_TEST), nestcl_rng_counter(i, step));\n"
+  "}\n"
+  "__kernel void t_poisson(uint seed, ulong step, double mu, double e, uint chunks, __global uint *out) {\n"
+  "  size_t i = get_global_id(0);\n"
+  "  out[i] = nestcl_rng_poisson(nestcl_rng_key(seed, NESTCL_RNG_PURPOSE_POISSON),\n"
+  "                              nestcl_rng_counter(i, step), mu, e, chunks);\n"
+  "}\n"
+  "__kernel void t_stream(uint seed, double mu, double e, uint chunks, __global double *out) {\n"
+  "  size_t i = get_global_id(0);\n"
+  "  nestcl_rng_stream s = nestcl_stream_init(nestcl_rng_key(seed, NESTCL_RNG_PURPOSE_MODEL),\n"
+  "                                           nestcl_rng_counter(i, 7));\n"
+  "  out[4 * i] = nestcl_stream_uniform(&s);\n"
+  "  out[4 * i + 1] = nestcl_stream_normal(&s);\n"
+  "  out[4 * i + 2] = (double)nestcl_stream_poisson(&s, mu, e, chunks);\n"
+  "  out[4 * i + 3] = (double)nestcl_stream_u32(&s);\n"
+  "}\n"
+  "__kernel void t_log(__global const double *x, __global double *y) {\n"
+  "  size_t i = get_global_id(0);\n"
+  "  y[i] = nestcl_log(x[i]);\n"
+  "}\n"
+  "__kernel void t_to_fixed(__global const double *x, __global long *y) {\n"
+  "  size_t i = get_global_id(0);\n"
+  "  y[i] = nestcl_fixed_from_double(x[i]);\n"
+  "}\n"
+  "__kernel void t_fixed_sum(__global const double *w, __global const uint *perm, __global long *total,\n"
+  "                          __global long *ring, long origin) {\n"
+  "  uint i = (uint)get_global_id(0);\n"
+  "  double x = w[perm[i]];\n"
+  "  nestcl_fixed_add(total, nestcl_fixed_from_double(x));\n"
+  "  nestcl_ring_add(ring, 2u, 3u, nestcl_ring_slot(origin, i % 5u, 4u), i % 2u, i % 3u, x);\n"
+  "}\n"
+  "__kernel void t_ring_read(__global long *ring, __global double *out) {\n"
+  "  uint i = (uint)get_global_id(0);\n"
+  "  out[2 * i] = nestcl_ring_peek(ring, 2u, 3u, 1u, 1u, i);\n"
+  "  out[2 * i + 1] = nestcl_ring_take(ring, 2u, 3u, 1u, 0u, i);\n"
+  "  nestcl_ring_zero_all(ring, 2u, 3u, 2u, i);\n"
+  "}\n"
+  "__kernel void t_spikes(__global uint *count, __global uint2 *spikes, uint cap) {\n"
+  "  uint i = (uint)get_global_id(0);\n"
+  "  if (i % 3u == 0u) nestcl_emit_spike(count, spikes, cap, i, i % 15u);\n"
+  "}\n";
 
 /* Sizes: 10^6 draws and 10^5 weights, fewer under NESTCL_TEST_DIVISOR (main). */
 #define N_DRAWS n_draws
@@ -132,11 +132,11 @@ static void readback(nestcl_buffer *b, void *dst, size_t bytes)
 static void test_kat(void)
 {
   static const uint32_t kat[3][10] = {
-      {0, 0, 0, 0, 0, 0, 0x6627e8d5u, 0xe169c58du, 0xbc57ac4cu, 0x9b00dbd8u},
-      {0xffffffffu, 0xffffffffu, 0xffffffffu, 0xffffffffu, 0xffffffffu, 0xffffffffu, 0x408f276du, 0x41c83b0eu,
-       0xa20bc7c6u, 0x6d5451fdu},
-      {0x243f6a88u, 0x85a308d3u, 0x13198a2eu, 0x03707344u, 0xa4093822u, 0x299f31d0u, 0xd16cfe09u, 0x94fdccebu,
-       0x5001e420u, 0x24126ea1u},
+    {0, 0, 0, 0, 0, 0, 0x6627e8d5u, 0xe169c58du, 0xbc57ac4cu, 0x9b00dbd8u},
+    {0xffffffffu, 0xffffffffu, 0xffffffffu, 0xffffffffu, 0xffffffffu, 0xffffffffu, 0x408f276du, 0x41c83b0eu,
+     0xa20bc7c6u, 0x6d5451fdu},
+    {0x243f6a88u, 0x85a308d3u, 0x13198a2eu, 0x03707344u, 0xa4093822u, 0x299f31d0u, 0xd16cfe09u, 0x94fdccebu,
+     0x5001e420u, 0x24126ea1u},
   };
   uint32_t in[3 * 6], out[3 * 4];
   for (int t = 0; t < 3; ++t) {
@@ -219,8 +219,8 @@ static void test_draws(void)
     nestcl_poisson_param p = {0.0, 1.0, 1u};
     CHECK(nestcl_poisson_setup(lambdas[l], &p) == 0, "poisson setup");
     cl_ulong pstep = step + l;
-    run("t_poisson", N_DRAWS, 6, sizeof seed, &seed, sizeof pstep, &pstep, sizeof p.mu, &p.mu,
-        sizeof p.exp_neg_mu, &p.exp_neg_mu, sizeof p.chunks, &p.chunks, sizeof(cl_mem), &bk.mem);
+    run("t_poisson", N_DRAWS, 6, sizeof seed, &seed, sizeof pstep, &pstep, sizeof p.mu, &p.mu, sizeof p.exp_neg_mu,
+        &p.exp_neg_mu, sizeof p.chunks, &p.chunks, sizeof(cl_mem), &bk.mem);
     readback(&bk, dk, sizeof(uint32_t) * N_DRAWS);
     double sum = 0.0;
     for (size_t i = 0; i < N_DRAWS; ++i) {
@@ -335,8 +335,7 @@ static void test_fixed(void)
         sizeof(cl_mem), &br.mem, sizeof origin, &origin);
     int64_t d_total;
     readback(&bt, &d_total, sizeof d_total);
-    CHECK(d_total == c_total, "order %u: device total %lld, C total %lld", o, (long long)d_total,
-          (long long)c_total);
+    CHECK(d_total == c_total, "order %u: device total %lld, C total %lld", o, (long long)d_total, (long long)c_total);
     readback(&br, d_ring, sizeof d_ring);
     int64_t ring_total = 0;
     for (int c = 0; c < 4 * 2 * 3; ++c) {

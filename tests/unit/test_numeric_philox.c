@@ -16,12 +16,12 @@
 
 /* Random123 tests/kat_vectors, the three "philox4x32 10" lines: counter, key, expected. */
 static const uint32_t kat[3][10] = {
-    {0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u,
-     0x6627e8d5u, 0xe169c58du, 0xbc57ac4cu, 0x9b00dbd8u},
-    {0xffffffffu, 0xffffffffu, 0xffffffffu, 0xffffffffu, 0xffffffffu, 0xffffffffu,
-     0x408f276du, 0x41c83b0eu, 0xa20bc7c6u, 0x6d5451fdu},
-    {0x243f6a88u, 0x85a308d3u, 0x13198a2eu, 0x03707344u, 0xa4093822u, 0x299f31d0u,
-     0xd16cfe09u, 0x94fdccebu, 0x5001e420u, 0x24126ea1u},
+  {0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x6627e8d5u, 0xe169c58du, 0xbc57ac4cu,
+   0x9b00dbd8u},
+  {0xffffffffu, 0xffffffffu, 0xffffffffu, 0xffffffffu, 0xffffffffu, 0xffffffffu, 0x408f276du, 0x41c83b0eu, 0xa20bc7c6u,
+   0x6d5451fdu},
+  {0x243f6a88u, 0x85a308d3u, 0x13198a2eu, 0x03707344u, 0xa4093822u, 0x299f31d0u, 0xd16cfe09u, 0x94fdccebu, 0x5001e420u,
+   0x24126ea1u},
 };
 
 static void test_kat(void)
@@ -66,7 +66,7 @@ static void test_counter_layout(void)
   nestcl_philox_ctr v3 = nestcl_philox4x32_10(nestcl_rng_counter(2, 2), nestcl_rng_key(1, 1));
   nestcl_philox_ctr v4 = nestcl_philox4x32_10(nestcl_rng_counter(1, 3), nestcl_rng_key(1, 1));
   CHECK(memcmp(&base, &v1, sizeof base) && memcmp(&base, &v2, sizeof base) && memcmp(&base, &v3, sizeof base) &&
-            memcmp(&base, &v4, sizeof base),
+          memcmp(&base, &v4, sizeof base),
         "seed/purpose/id/step must all select different blocks");
 
   CHECK(nestcl_u01_53(0u, 0u) == 0.0, "u01(0) must be 0");
@@ -161,7 +161,7 @@ static void test_uniform_normal(double *buf)
   moments(buf, N_DRAWS, &mean, &var);
   printf("uniform: mean %.6f var %.6f\n", mean, var);
   CHECK(out_of_range == 0, "%d uniforms outside [0, 1)", out_of_range);
-  CHECK(fabs(mean - 0.5) < 1.5e-3, "uniform mean %.6f", mean);       /* 5 sigma */
+  CHECK(fabs(mean - 0.5) < 1.5e-3, "uniform mean %.6f", mean); /* 5 sigma */
   CHECK(fabs(var - 1.0 / 12.0) < 5e-4, "uniform variance %.6f", var);
 
   long inside1 = 0, tail2 = 0;
@@ -180,8 +180,8 @@ static void test_uniform_normal(double *buf)
   skew /= N_DRAWS;
   kurt /= N_DRAWS;
   double p1 = (double)inside1 / N_DRAWS, p2 = (double)tail2 / N_DRAWS;
-  printf("normal: mean %.6f var %.6f skew %.4f kurtosis %.4f P(|z|<1) %.5f P(z<-1.96) %.5f\n", mean, var, skew,
-         kurt, p1, p2);
+  printf("normal: mean %.6f var %.6f skew %.4f kurtosis %.4f P(|z|<1) %.5f P(z<-1.96) %.5f\n", mean, var, skew, kurt,
+         p1, p2);
   CHECK(fabs(mean) < 5e-3, "normal mean %.6f", mean);
   CHECK(fabs(var - 1.0) < 7e-3, "normal variance %.6f", var);
   CHECK(fabs(skew) < 0.015, "normal skewness %.4f", skew);
@@ -207,22 +207,22 @@ static void test_poisson(double *buf)
     moments(buf, N_DRAWS, &mean, &var);
     double p0 = (double)zeros / N_DRAWS, want_p0 = exp(-lambdas[l]);
     double se_mean = sqrt(lambdas[l] / N_DRAWS);
-    printf("poisson lambda %g (%u chunks of %g): mean %.5f var %.5f P(0) %.6f (exact %.6f)\n", lambdas[l],
-           p.chunks, p.mu, mean, var, p0, want_p0);
+    printf("poisson lambda %g (%u chunks of %g): mean %.5f var %.5f P(0) %.6f (exact %.6f)\n", lambdas[l], p.chunks,
+           p.mu, mean, var, p0, want_p0);
     CHECK(fabs(mean - lambdas[l]) < 5 * se_mean, "poisson %g mean %.5f", lambdas[l], mean);
     /* sd of the sample variance of a Poisson: sqrt((lambda + 2 lambda^2) / n) */
     CHECK(fabs(var - lambdas[l]) < 5 * sqrt((lambdas[l] + 2 * lambdas[l] * lambdas[l]) / N_DRAWS) + 1e-9,
           "poisson %g variance %.5f", lambdas[l], var);
-    CHECK(fabs(p0 - want_p0) < 5 * sqrt(want_p0 * (1 - want_p0) / N_DRAWS) + 1e-9, "poisson %g P(0) %.6f",
-          lambdas[l], p0);
+    CHECK(fabs(p0 - want_p0) < 5 * sqrt(want_p0 * (1 - want_p0) / N_DRAWS) + 1e-9, "poisson %g P(0) %.6f", lambdas[l],
+          p0);
   }
   nestcl_poisson_param p = {0.0, 1.0, 1u};
   CHECK(nestcl_poisson_setup(123.4, &p) == 0 && p.chunks == 3 && p.mu <= NESTCL_POISSON_MAX_MU, "chunking");
-  CHECK(nestcl_poisson_setup(0.0, &p) == 0 && nestcl_rng_poisson(nestcl_rng_key(1, 1), nestcl_rng_counter(1, 1),
-                                                                   p.mu, p.exp_neg_mu, p.chunks) == 0,
+  CHECK(nestcl_poisson_setup(0.0, &p) == 0 &&
+          nestcl_rng_poisson(nestcl_rng_key(1, 1), nestcl_rng_counter(1, 1), p.mu, p.exp_neg_mu, p.chunks) == 0,
         "lambda 0 must give 0");
   CHECK(nestcl_poisson_setup(-1.0, &p) == -1 && nestcl_poisson_setup(NAN, &p) == -1 &&
-            nestcl_poisson_setup(1e9, &p) == -1,
+          nestcl_poisson_setup(1e9, &p) == -1,
         "bad lambdas must be rejected");
   /* u within rounding of 1 must still end the search. */
   CHECK(nestcl_poisson_invert(1.0 - 0x1p-53, 50.0, exp(-50.0)) < 200, "inversion tail");

@@ -62,8 +62,7 @@ static void test_spikes(void)
   nestcl_emit_spike(&count, spikes, 2, 11, 14);
   nestcl_emit_spike(&count, spikes, 2, 12, 3); /* beyond the capacity: counted, not written */
   CHECK(count == 3, "count %u", count);
-  CHECK(spikes[0].index == 10 && spikes[0].lag == 0 && spikes[1].index == 11 && spikes[1].lag == 14,
-        "spike entries");
+  CHECK(spikes[0].index == 10 && spikes[0].lag == 0 && spikes[1].index == 11 && spikes[1].lag == 14, "spike entries");
   CHECK(spikes[2].index == 0xffffffffu, "write past the capacity");
   CHECK(sizeof(nestcl_spike_t) == 8, "nestcl_spike must match uint2");
 }

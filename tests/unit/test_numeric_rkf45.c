@@ -58,26 +58,31 @@ static void oracle_free(oracle *o)
   gsl_odeiv_step_free(o->s);
 }
 
-static int same_bits(const double *a, const double *b, int n) { return memcmp(a, b, (size_t)n * sizeof *a) == 0; }
+static int same_bits(const double *a, const double *b, int n)
+{
+  return memcmp(a, b, (size_t)n * sizeof *a) == 0;
+}
 
 /* Both sides' state after one evolve call: 1 when equal in every bit, else explains the first difference. */
-static int same_call(const char *what, long step, long call, int gs, int ms, double gt, double mt, double gh,
-                     double mh, const double *gy, const double *my, int n, const sys_ctx *gc, const sys_ctx *mc,
+static int same_call(const char *what, long step, long call, int gs, int ms, double gt, double mt, double gh, double mh,
+                     const double *gy, const double *my, int n, const sys_ctx *gc, const sys_ctx *mc,
                      const gsl_odeiv_evolve *ge, const nestcl_rkf45_evolve *me)
 {
-  const char *diff = gs != ms                      ? "status"
-                     : !same_bits(&gt, &mt, 1)      ? "t"
-                     : !same_bits(&gh, &mh, 1)      ? "h"
-                     : !same_bits(gy, my, n)        ? "y"
-                     : gc->evals != mc->evals       ? "number of evaluations"
-                     : ge->count != me->count       ? "count"
-                     : ge->failed_steps != me->failed_steps ? "failed_steps"
-                                                            : NULL;
-  if (!diff) return 1;
-  CHECK(0, "%s: time step %ld, evolve call %ld: %s differs: GSL status %d t %a h %a y0 %a evals %d count %lu "
+  const char *diff = gs != ms              ? "status"
+    : !same_bits(&gt, &mt, 1)              ? "t"
+    : !same_bits(&gh, &mh, 1)              ? "h"
+    : !same_bits(gy, my, n)                ? "y"
+    : gc->evals != mc->evals               ? "number of evaluations"
+    : ge->count != me->count               ? "count"
+    : ge->failed_steps != me->failed_steps ? "failed_steps"
+                                           : NULL;
+  if (!diff)
+    return 1;
+  CHECK(0,
+        "%s: time step %ld, evolve call %ld: %s differs: GSL status %d t %a h %a y0 %a evals %d count %lu "
         "failed %lu; nestcl status %d t %a h %a y0 %a evals %d count %lu failed %lu",
-        what, step, call, diff, gs, gt, gh, gy[0], gc->evals, ge->count, ge->failed_steps, ms, mt, mh, my[0],
-        mc->evals, (unsigned long)me->count, (unsigned long)me->failed_steps);
+        what, step, call, diff, gs, gt, gh, gy[0], gc->evals, ge->count, ge->failed_steps, ms, mt, mh, my[0], mc->evals,
+        (unsigned long)me->count, (unsigned long)me->failed_steps);
   return 0;
 }
 
@@ -87,8 +92,8 @@ typedef struct config {
   int steps, neurons;
 } config;
 
-static const char *kind_name[SYS_KINDS] = {"iaf_cond_alpha", "aeif_cond_exp", "hh_psc_alpha", "stiff", "jump",
-                                           "blowup"};
+static const char *kind_name[SYS_KINDS] = {"iaf_cond_alpha", "aeif_cond_exp", "hh_psc_alpha",
+                                           "stiff",          "jump",          "blowup"};
 
 /* Totals over a configuration's neurons, to show that each path was exercised. */
 typedef struct totals {
@@ -156,14 +161,15 @@ static int lockstep(const config *cfg, nestcl_u32 i, int fused, int fail_at, lon
 static void trajectories(int fused)
 {
   static const config cfgs[] = {
-      {SYS_IAF, 0, 1e-3, 0.0, 3000, 4},  /* iaf_cond_alpha's own control */
-      {SYS_IAF, 0, 1e-6, 0.0, 2000, 2},  {SYS_IAF, 1, 1e-6, 1e-6, 2000, 2}, {SYS_IAF, 0, 1e-3, 1e-3, 2000, 2},
-      {SYS_AEIF, 1, 1e-6, 1e-6, 3000, 4}, /* aeif's: gsl_error_tol = 1e-6 */
-      {SYS_AEIF, 0, 1e-3, 0.0, 2000, 2}, {SYS_AEIF, 1, 1e-9, 1e-9, 1000, 2},
-      {SYS_HH, 0, 1e-3, 0.0, 3000, 4},   /* hh_psc_alpha's */
-      {SYS_HH, 0, 1e-6, 0.0, 1000, 2},   {SYS_HH, 1, 1e-4, 1e-4, 1000, 2},
-      {SYS_STIFF, 0, 1e-3, 0.0, 2000, 3}, {SYS_STIFF, 1, 1e-6, 1e-6, 1000, 2}, {SYS_STIFF, 0, 1e-8, 1e-8, 500, 2},
-      {SYS_JUMP, 0, 1e-3, 0.0, 300, 2},   {SYS_JUMP, 1, 1e-3, 1e-3, 300, 2},
+    {SYS_IAF, 0, 1e-3, 0.0, 3000, 4}, /* iaf_cond_alpha's own control */
+    {SYS_IAF, 0, 1e-6, 0.0, 2000, 2},   {SYS_IAF, 1, 1e-6, 1e-6, 2000, 2},
+    {SYS_IAF, 0, 1e-3, 1e-3, 2000, 2},  {SYS_AEIF, 1, 1e-6, 1e-6, 3000, 4}, /* aeif's: gsl_error_tol = 1e-6 */
+    {SYS_AEIF, 0, 1e-3, 0.0, 2000, 2},  {SYS_AEIF, 1, 1e-9, 1e-9, 1000, 2},
+    {SYS_HH, 0, 1e-3, 0.0, 3000, 4}, /* hh_psc_alpha's */
+    {SYS_HH, 0, 1e-6, 0.0, 1000, 2},    {SYS_HH, 1, 1e-4, 1e-4, 1000, 2},
+    {SYS_STIFF, 0, 1e-3, 0.0, 2000, 3}, {SYS_STIFF, 1, 1e-6, 1e-6, 1000, 2},
+    {SYS_STIFF, 0, 1e-8, 1e-8, 500, 2}, {SYS_JUMP, 0, 1e-3, 0.0, 300, 2},
+    {SYS_JUMP, 1, 1e-3, 1e-3, 300, 2},
   };
   totals all[SYS_KINDS];
   memset(all, 0, sizeof all);
@@ -171,7 +177,8 @@ static void trajectories(int fused)
     const config *cfg = &cfgs[c];
     totals tot = {0, 0, 0, 0, 0};
     int bad = 0;
-    for (int i = 0; i < cfg->neurons; ++i) bad += lockstep(cfg, (nestcl_u32)i, fused, 0, SYS_MAX_CALLS, &tot) != 0;
+    for (int i = 0; i < cfg->neurons; ++i)
+      bad += lockstep(cfg, (nestcl_u32)i, fused, 0, SYS_MAX_CALLS, &tot) != 0;
     printf("%-14s %s(%g, %g) %d neurons x %d steps: %lu calls, %lu steps, %lu rejected, %lu forced, %lu spikes: "
            "%s\n",
            kind_name[cfg->kind], cfg->use_yp ? "yp" : "y", cfg->eps_abs, cfg->eps_rel, cfg->neurons, cfg->steps,
@@ -190,8 +197,8 @@ static void trajectories(int fused)
 /* Test 3a: the dynamics failing at its fail_at-th evaluation: the same status, t, h and y as GSL. */
 static void failing_dynamics(int fused)
 {
-  static const config cfgs[] = {{SYS_IAF, 0, 1e-3, 0.0, 30, 1}, {SYS_STIFF, 0, 1e-3, 0.0, 30, 1},
-                                {SYS_HH, 1, 1e-4, 1e-4, 30, 1}};
+  static const config cfgs[] = {
+    {SYS_IAF, 0, 1e-3, 0.0, 30, 1}, {SYS_STIFF, 0, 1e-3, 0.0, 30, 1}, {SYS_HH, 1, 1e-4, 1e-4, 30, 1}};
   for (size_t c = 0; c < sizeof cfgs / sizeof *cfgs; ++c) {
     int failed = 0;
     for (int at = 1; at <= 60; ++at) {
@@ -204,8 +211,8 @@ static void failing_dynamics(int fused)
     /* and the template's advance returns it too */
     sys_result r;
     sys_run_neuron(cfgs[c].kind, 3, cfgs[c].use_yp, cfgs[c].eps_abs, cfgs[c].eps_rel, fused, 30, 13, 0, &r);
-    CHECK(r.status == 9 && r.evals == 13, "advance with a failing dynamics: status %d after %d evaluations",
-          r.status, r.evals);
+    CHECK(r.status == 9 && r.evals == 13, "advance with a failing dynamics: status %d after %d evaluations", r.status,
+          r.evals);
     printf("%-14s dynamics failing at evaluation 1..60: GSL's status, t, h and y in %d of 60 cases\n",
            kind_name[cfgs[c].kind], failed);
   }
@@ -245,7 +252,8 @@ static void blowup(int fused)
   const nestcl_rkf45_control con = nestcl_rkf45_control_y(1e-3, 0.0, fused);
   double mh = SYS_STEP;
   int st = 0, k = 0;
-  for (; k < 20 && st == 0; ++k) st = sys_rkf45_advance(&mc, &con, 0, 1, SYS_STEP, &mh, my, SYS_MAX_CALLS);
+  for (; k < 20 && st == 0; ++k)
+    st = sys_rkf45_advance(&mc, &con, 0, 1, SYS_STEP, &mh, my, SYS_MAX_CALLS);
   printf("blowup: GSL returns %d (GSL_SUCCESS) with y = %g in time step %d; advance returns %d in time step %d\n",
          gsl_status, gy[0], gsl_step, st, k - 1);
   CHECK(gsl_step >= 0 && gsl_status == GSL_SUCCESS, "GSL was expected to go on silently past the pole");
@@ -288,7 +296,7 @@ static void invalid(int fused)
   /* GSL's control init refuses negative constants; so does the check */
   nestcl_rkf45_control bad = nestcl_rkf45_control_y(-1e-3, 0.0, fused);
   CHECK(gsl_odeiv_control_y_new(-1e-3, 0.0) == NULL && nestcl_rkf45_control_check(&bad) == NESTCL_RKF45_EINVAL &&
-            nestcl_rkf45_control_check(&con) == 0,
+          nestcl_rkf45_control_check(&con) == 0,
         "control constants' check");
 
   /* a time step that needs more calls than allowed */
@@ -296,8 +304,7 @@ static void invalid(int fused)
   mh = 0.1;
   const int stall = sys_rkf45_advance(&mc, &con, 0, 3, SYS_STEP, &mh, my, 1);
   CHECK(stall == NESTCL_RKF45_ESTALL, "advance with max_calls 1: %d", stall);
-  printf("invalid arguments: GSL_EINVAL %d/%d (step direction), %d/%d (dimension); ESTALL %d\n", gs, ms, gd, md,
-         stall);
+  printf("invalid arguments: GSL_EINVAL %d/%d (step direction), %d/%d (dimension); ESTALL %d\n", gs, ms, gd, md, stall);
 }
 
 /* The two instantiations of one program give the same bits (names do not clash, DIM only bounds n). */
@@ -314,21 +321,41 @@ static void two_models(int fused)
 static void constants(void)
 {
   volatile double one = 1.0; /* evaluated at run time in round to nearest, as GSL's static initialisers */
-  const double want[] = {one / 4.0, 3.0 * one / 8.0, 12.0 * one / 13.0, 1932.0 * one / 2197.0,
-                         -7200.0 * one / 2197.0, 7296.0 * one / 2197.0, 8341.0 * one / 4104.0,
-                         -32832.0 * one / 4104.0, 29440.0 * one / 4104.0, -845.0 * one / 4104.0,
-                         -6080.0 * one / 20520.0, 41040.0 * one / 20520.0, -28352.0 * one / 20520.0,
-                         9295.0 * one / 20520.0, -5643.0 * one / 20520.0, 902880.0 * one / 7618050.0,
-                         3953664.0 * one / 7618050.0, 3855735.0 * one / 7618050.0, -1371249.0 * one / 7618050.0,
-                         277020.0 * one / 7618050.0, one / 360.0, -128.0 * one / 4275.0, -2197.0 * one / 75240.0,
-                         one / 50.0, 2.0 * one / 55.0, one / 5u, one / (5u + 1.0), 3.0 * one / 32.0,
+  const double want[] = {one / 4.0,
+                         3.0 * one / 8.0,
+                         12.0 * one / 13.0,
+                         1932.0 * one / 2197.0,
+                         -7200.0 * one / 2197.0,
+                         7296.0 * one / 2197.0,
+                         8341.0 * one / 4104.0,
+                         -32832.0 * one / 4104.0,
+                         29440.0 * one / 4104.0,
+                         -845.0 * one / 4104.0,
+                         -6080.0 * one / 20520.0,
+                         41040.0 * one / 20520.0,
+                         -28352.0 * one / 20520.0,
+                         9295.0 * one / 20520.0,
+                         -5643.0 * one / 20520.0,
+                         902880.0 * one / 7618050.0,
+                         3953664.0 * one / 7618050.0,
+                         3855735.0 * one / 7618050.0,
+                         -1371249.0 * one / 7618050.0,
+                         277020.0 * one / 7618050.0,
+                         one / 360.0,
+                         -128.0 * one / 4275.0,
+                         -2197.0 * one / 75240.0,
+                         one / 50.0,
+                         2.0 * one / 55.0,
+                         one / 5u,
+                         one / (5u + 1.0),
+                         3.0 * one / 32.0,
                          9.0 * one / 32.0};
-  const double have[] = {NESTCL_RKF45_A2,  NESTCL_RKF45_A3,  NESTCL_RKF45_A4,  NESTCL_RKF45_B41, NESTCL_RKF45_B42,
-                         NESTCL_RKF45_B43, NESTCL_RKF45_B51, NESTCL_RKF45_B52, NESTCL_RKF45_B53, NESTCL_RKF45_B54,
-                         NESTCL_RKF45_B61, NESTCL_RKF45_B62, NESTCL_RKF45_B63, NESTCL_RKF45_B64, NESTCL_RKF45_B65,
-                         NESTCL_RKF45_C1,  NESTCL_RKF45_C3,  NESTCL_RKF45_C4,  NESTCL_RKF45_C5,  NESTCL_RKF45_C6,
-                         NESTCL_RKF45_E1,  NESTCL_RKF45_E3,  NESTCL_RKF45_E4,  NESTCL_RKF45_E5,  NESTCL_RKF45_E6,
-                         NESTCL_RKF45_INV_ORD, NESTCL_RKF45_INV_ORD1, NESTCL_RKF45_B31, NESTCL_RKF45_B32};
+  const double have[] = {
+    NESTCL_RKF45_A2,  NESTCL_RKF45_A3,      NESTCL_RKF45_A4,       NESTCL_RKF45_B41, NESTCL_RKF45_B42, NESTCL_RKF45_B43,
+    NESTCL_RKF45_B51, NESTCL_RKF45_B52,     NESTCL_RKF45_B53,      NESTCL_RKF45_B54, NESTCL_RKF45_B61, NESTCL_RKF45_B62,
+    NESTCL_RKF45_B63, NESTCL_RKF45_B64,     NESTCL_RKF45_B65,      NESTCL_RKF45_C1,  NESTCL_RKF45_C3,  NESTCL_RKF45_C4,
+    NESTCL_RKF45_C5,  NESTCL_RKF45_C6,      NESTCL_RKF45_E1,       NESTCL_RKF45_E3,  NESTCL_RKF45_E4,  NESTCL_RKF45_E5,
+    NESTCL_RKF45_E6,  NESTCL_RKF45_INV_ORD, NESTCL_RKF45_INV_ORD1, NESTCL_RKF45_B31, NESTCL_RKF45_B32};
   for (size_t k = 0; k < sizeof want / sizeof *want; ++k)
     CHECK(same_bits(&want[k], &have[k], 1), "constant %zu: %a, want %a", k, have[k], want[k]);
 }
@@ -338,7 +365,8 @@ int main(void)
   gsl_set_error_handler_off(); /* as NEST: statuses, not aborts */
   const int fused = nestcl_libm_exp_fused();
   CHECK(fused >= 0, "the host's libm is neither of glibc's builds: pow cannot be reproduced");
-  if (fused < 0) return check_report();
+  if (fused < 0)
+    return check_report();
   printf("host libm: glibc's %s build\n", fused ? "FMA" : "plain");
   constants();
   trajectories(fused);

@@ -28,18 +28,18 @@
 extern const char rkf45_systems_source[]; /* rkf45_systems.h, embedded by numeric.cmake */
 
 static const char *kernel_text =
-    "__kernel void rkf45_run(int kind, int use_yp, double eps_abs, double eps_rel, int fused, int steps,\n"
-    "                        int fail_at, int use_iaf, __global ulong *u64, __global double *f64,\n"
-    "                        __global int *i32) {\n"
-    "  const uint i = get_global_id(0);\n"
-    "  sys_result r;\n"
-    "  sys_run_neuron(kind, i, use_yp, eps_abs, eps_rel, fused, steps, fail_at, use_iaf, &r);\n"
-    "  u64[4 * i] = r.hash; u64[4 * i + 1] = r.count; u64[4 * i + 2] = r.failed_steps;\n"
-    "  u64[4 * i + 3] = r.forced_steps;\n"
-    "  for (int k = 0; k < SYS_DIM; ++k) f64[(SYS_DIM + 1) * i + k] = r.y[k];\n"
-    "  f64[(SYS_DIM + 1) * i + SYS_DIM] = r.h;\n"
-    "  i32[4 * i] = r.status; i32[4 * i + 1] = r.spikes; i32[4 * i + 2] = r.steps_done; i32[4 * i + 3] = r.evals;\n"
-    "}\n";
+  "__kernel void rkf45_run(int kind, int use_yp, double eps_abs, double eps_rel, int fused, int steps,\n"
+  "                        int fail_at, int use_iaf, __global ulong *u64, __global double *f64,\n"
+  "                        __global int *i32) {\n"
+  "  const uint i = get_global_id(0);\n"
+  "  sys_result r;\n"
+  "  sys_run_neuron(kind, i, use_yp, eps_abs, eps_rel, fused, steps, fail_at, use_iaf, &r);\n"
+  "  u64[4 * i] = r.hash; u64[4 * i + 1] = r.count; u64[4 * i + 2] = r.failed_steps;\n"
+  "  u64[4 * i + 3] = r.forced_steps;\n"
+  "  for (int k = 0; k < SYS_DIM; ++k) f64[(SYS_DIM + 1) * i + k] = r.y[k];\n"
+  "  f64[(SYS_DIM + 1) * i + SYS_DIM] = r.h;\n"
+  "  i32[4 * i] = r.status; i32[4 * i + 1] = r.spikes; i32[4 * i + 2] = r.steps_done; i32[4 * i + 3] = r.evals;\n"
+  "}\n";
 
 typedef struct run {
   int kind, use_yp;
@@ -48,13 +48,11 @@ typedef struct run {
 } run;
 
 static const run runs[] = {
-    {SYS_IAF, 0, 1e-3, 0.0, 2000, 0, 0},   {SYS_IAF, 0, 1e-3, 0.0, 2000, 0, 1},
-    {SYS_IAF, 1, 1e-6, 1e-6, 1000, 0, 0},  {SYS_AEIF, 1, 1e-6, 1e-6, 2000, 0, 0},
-    {SYS_AEIF, 0, 1e-3, 0.0, 1000, 0, 0},  {SYS_HH, 0, 1e-3, 0.0, 2000, 0, 0},
-    {SYS_HH, 1, 1e-4, 1e-4, 1000, 0, 0},   {SYS_STIFF, 0, 1e-3, 0.0, 300, 0, 0},
-    {SYS_STIFF, 1, 1e-6, 1e-6, 150, 0, 0}, {SYS_JUMP, 0, 1e-3, 0.0, 20, 0, 0},
-    {SYS_BLOWUP, 0, 1e-3, 0.0, 20, 0, 0},  {SYS_HH, 0, 1e-3, 0.0, 100, 1000, 0},
-    {SYS_STIFF, 0, 1e-3, 0.0, 100, 37, 0},
+  {SYS_IAF, 0, 1e-3, 0.0, 2000, 0, 0},   {SYS_IAF, 0, 1e-3, 0.0, 2000, 0, 1},  {SYS_IAF, 1, 1e-6, 1e-6, 1000, 0, 0},
+  {SYS_AEIF, 1, 1e-6, 1e-6, 2000, 0, 0}, {SYS_AEIF, 0, 1e-3, 0.0, 1000, 0, 0}, {SYS_HH, 0, 1e-3, 0.0, 2000, 0, 0},
+  {SYS_HH, 1, 1e-4, 1e-4, 1000, 0, 0},   {SYS_STIFF, 0, 1e-3, 0.0, 300, 0, 0}, {SYS_STIFF, 1, 1e-6, 1e-6, 150, 0, 0},
+  {SYS_JUMP, 0, 1e-3, 0.0, 20, 0, 0},    {SYS_BLOWUP, 0, 1e-3, 0.0, 20, 0, 0}, {SYS_HH, 0, 1e-3, 0.0, 100, 1000, 0},
+  {SYS_STIFF, 0, 1e-3, 0.0, 100, 37, 0},
 };
 
 static nestcl_device *dev;
@@ -68,7 +66,8 @@ static nestcl_device *dev;
  */
 static int run_steps(const run *rn)
 {
-  if (rn->fail_at || rn->kind == SYS_BLOWUP) return rn->steps;
+  if (rn->fail_at || rn->kind == SYS_BLOWUP)
+    return rn->steps;
   const int n = (int)nestcl_test_size((size_t)rn->steps);
   return n >= 20 || n >= rn->steps ? n : (rn->steps < 20 ? rn->steps : 20);
 }
@@ -120,15 +119,19 @@ static int compare_run(cl_program prog, const run *rn, cl_int fused, unsigned lo
     const cl_ulong cu[4] = {r.hash, r.count, r.failed_steps, r.forced_steps};
     const cl_int ci[4] = {r.status, r.spikes, r.steps_done, r.evals};
     const int same = memcmp(cu, u + 4 * i, sizeof cu) == 0 && memcmp(r.y, f + (SYS_DIM + 1) * i, SYS_DIM * 8) == 0 &&
-                     memcmp(&r.h, f + (SYS_DIM + 1) * i + SYS_DIM, 8) == 0 && memcmp(ci, iv + 4 * i, sizeof ci) == 0;
+      memcmp(&r.h, f + (SYS_DIM + 1) * i + SYS_DIM, 8) == 0 && memcmp(ci, iv + 4 * i, sizeof ci) == 0;
     if (!same && diff++ < 3)
-      fprintf(stderr, "kind %d neuron %zu: device hash %llx count %llu status %d y0 %a h %a; C hash %llx count %llu "
-              "status %d y0 %a h %a\n", rn->kind, i, (unsigned long long)u[4 * i], (unsigned long long)u[4 * i + 1],
-              iv[4 * i], f[(SYS_DIM + 1) * i], f[(SYS_DIM + 1) * i + SYS_DIM], (unsigned long long)r.hash,
+      fprintf(stderr,
+              "kind %d neuron %zu: device hash %llx count %llu status %d y0 %a h %a; C hash %llx count %llu "
+              "status %d y0 %a h %a\n",
+              rn->kind, i, (unsigned long long)u[4 * i], (unsigned long long)u[4 * i + 1], iv[4 * i],
+              f[(SYS_DIM + 1) * i], f[(SYS_DIM + 1) * i + SYS_DIM], (unsigned long long)r.hash,
               (unsigned long long)r.count, r.status, r.y[0], r.h);
     *work += r.count;
-    if (rn->fail_at) CHECK(r.status == 9, "kind %d: the failing dynamics' status, got %d", rn->kind, r.status);
-    if (rn->kind == SYS_BLOWUP) CHECK(r.status == NESTCL_RKF45_ENONFINITE, "the blow-up: status %d", r.status);
+    if (rn->fail_at)
+      CHECK(r.status == 9, "kind %d: the failing dynamics' status, got %d", rn->kind, r.status);
+    if (rn->kind == SYS_BLOWUP)
+      CHECK(r.status == NESTCL_RKF45_ENONFINITE, "the blow-up: status %d", r.status);
   }
   free(u);
   free(f);
@@ -158,9 +161,11 @@ int main(void)
     CHECK(nestcl_program_build(dev, src, options[o], &prog) == 0, "build: %s", nestcl_last_error());
     /* both libm variants on the device against C (C runs the emulation for the one the host lacks) */
     for (cl_int fused = 0; fused <= 1; ++fused) {
-      if (o == 1 && fused != (host > 0)) continue; /* -cl-opt-disable is slow: the host's variant only */
+      if (o == 1 && fused != (host > 0))
+        continue; /* -cl-opt-disable is slow: the host's variant only */
       for (size_t r = 0; r < sizeof runs / sizeof *runs; ++r) {
-        if (!run_selected(&runs[r])) continue;
+        if (!run_selected(&runs[r]))
+          continue;
         unsigned long work = 0;
         const int d = compare_run(prog, &runs[r], fused, &work);
         printf("%s%s, kind %d %s(%g, %g) %d steps%s%s: %d of %d neurons differ from C (%lu RKF45 steps)\n",

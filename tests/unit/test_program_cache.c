@@ -22,19 +22,20 @@
 #include "check.h"
 #include "hash.h"
 
-static const char *kernel_src =
-    "#pragma OPENCL FP_CONTRACT OFF\n"
-    "__kernel void affine(__global const int *in, __global int *out, int k) {\n"
-    "  size_t i = get_global_id(0);\n"
-    "  out[i] = in[i] * k + (int)i;\n"
-    "}\n";
+static const char *kernel_src = "#pragma OPENCL FP_CONTRACT OFF\n"
+                                "__kernel void affine(__global const int *in, __global int *out, int k) {\n"
+                                "  size_t i = get_global_id(0);\n"
+                                "  out[i] = in[i] * k + (int)i;\n"
+                                "}\n";
 
 enum { N = 64 };
 
 /* Runs the kernel once and checks every output element. */
-static void run_and_check(nestcl_device *dev, cl_program prog) {
+static void run_and_check(nestcl_device *dev, cl_program prog)
+{
   int in[N], out[N];
-  for (int i = 0; i < N; i++) in[i] = 3 * i - 50;
+  for (int i = 0; i < N; i++)
+    in[i] = 3 * i - 50;
   cl_int err;
   cl_kernel k = clCreateKernel(prog, "affine", &err);
   CHECK(err == CL_SUCCESS);
@@ -49,7 +50,8 @@ static void run_and_check(nestcl_device *dev, cl_program prog) {
   size_t global = N;
   CHECK(clEnqueueNDRangeKernel(q, k, 1, NULL, &global, NULL, 0, NULL, NULL) == CL_SUCCESS);
   CHECK(clEnqueueReadBuffer(q, bout.mem, CL_TRUE, 0, sizeof out, out, 0, NULL, NULL) == CL_SUCCESS);
-  for (int i = 0; i < N; i++) CHECK(out[i] == in[i] * factor + i);
+  for (int i = 0; i < N; i++)
+    CHECK(out[i] == in[i] * factor + i);
   nestcl_buffer_free(dev, &bin);
   nestcl_buffer_free(dev, &bout);
   clReleaseKernel(k);
@@ -57,7 +59,8 @@ static void run_and_check(nestcl_device *dev, cl_program prog) {
 
 /* Opens a new device object, builds the test program with these options,
  * checks it runs, and returns the device's cache counters for that one build. */
-static nestcl_cache_stats build_with(const char *options) {
+static nestcl_cache_stats build_with(const char *options)
+{
   nestcl_device *dev;
   cl_program prog;
   nestcl_cache_stats st;
@@ -70,33 +73,42 @@ static nestcl_cache_stats build_with(const char *options) {
   return st;
 }
 
-static nestcl_cache_stats build_once(void) { return build_with("-DUNUSED=1"); }
+static nestcl_cache_stats build_once(void)
+{
+  return build_with("-DUNUSED=1");
+}
 
-static const char *cache_dir(void) {
+static const char *cache_dir(void)
+{
   const char *d = getenv("NESTCL_CACHE_DIR");
   CHECK(d && *d && strcmp(d, "off") != 0);
   return d;
 }
 
 /* Empties the test's cache folder and returns how many entries it held. */
-static int wipe_cache(int remove) {
+static int wipe_cache(int remove)
+{
   DIR *dir = opendir(cache_dir());
-  if (!dir) return 0;
+  if (!dir)
+    return 0;
   int n = 0;
   struct dirent *e;
   char path[4096];
   while ((e = readdir(dir)) != NULL) {
-    if (e->d_name[0] == '.' && (e->d_name[1] == '\0' || (e->d_name[1] == '.' && e->d_name[2] == '\0'))) continue;
+    if (e->d_name[0] == '.' && (e->d_name[1] == '\0' || (e->d_name[1] == '.' && e->d_name[2] == '\0')))
+      continue;
     n++;
     snprintf(path, sizeof path, "%s/%s", cache_dir(), e->d_name);
-    if (remove) CHECK(unlink(path) == 0);
+    if (remove)
+      CHECK(unlink(path) == 0);
   }
   closedir(dir);
   return n;
 }
 
 /* The one entry in the cache folder, read whole. */
-static unsigned char *read_entry(char *path, size_t cap, long *size) {
+static unsigned char *read_entry(char *path, size_t cap, long *size)
+{
   DIR *dir = opendir(cache_dir());
   CHECK(dir != NULL);
   struct dirent *e;
@@ -119,14 +131,16 @@ static unsigned char *read_entry(char *path, size_t cap, long *size) {
   return buf;
 }
 
-static void write_file(const char *path, const unsigned char *buf, long size) {
+static void write_file(const char *path, const unsigned char *buf, long size)
+{
   FILE *f = fopen(path, "wb");
   CHECK(f && fwrite(buf, 1, (size_t)size, f) == (size_t)size && fclose(f) == 0);
 }
 
 enum { HEADER = 88, CHECKSUM_AT = 56 }; /* the entry layout of program_cache.c */
 
-static void damage(const char *mode) {
+static void damage(const char *mode)
+{
   char path[4096];
   long size;
   unsigned char *buf = read_entry(path, sizeof path, &size);
@@ -134,17 +148,20 @@ static void damage(const char *mode) {
   if (strcmp(mode, "truncate") == 0) {
     write_file(path, buf, HEADER + (size - HEADER) / 2);
   } else if (strcmp(mode, "flip") == 0) {
-    for (long i = HEADER + (size - HEADER) / 3; i < HEADER + (size - HEADER) / 3 + 8; i++) buf[i] ^= 0xA5;
+    for (long i = HEADER + (size - HEADER) / 3; i < HEADER + (size - HEADER) / 3 + 8; i++)
+      buf[i] ^= 0xA5;
     write_file(path, buf, size);
   } else { /* refused: a well-formed entry whose payload no driver accepts */
-    for (long i = HEADER; i < size; i++) buf[i] = (unsigned char)(i * 131 + 7);
+    for (long i = HEADER; i < size; i++)
+      buf[i] = (unsigned char)(i * 131 + 7);
     nestcl_sha256_buffer(buf + HEADER, (size_t)(size - HEADER), buf + CHECKSUM_AT);
     write_file(path, buf, size);
   }
   free(buf);
 }
 
-int main(int argc, char **argv) {
+int main(int argc, char **argv)
+{
   CHECK(argc == 2);
   const char *mode = argv[1];
   if (strcmp(mode, "build_error") == 0) {

@@ -64,7 +64,9 @@ static int op_between_is_assign(ir_model *m, CXCursor a, CXCursor b)
     return 0;
   for (p = ae; p < bb; p++)
     if (t[p] == '=')
-      return (p + 1 < bb && t[p + 1] == '=') ? 0 : (p > ae && (t[p - 1] == '!' || t[p - 1] == '<' || t[p - 1] == '>')) ? 0 : 1;
+      return (p + 1 < bb && t[p + 1] == '=')                                  ? 0
+        : (p > ae && (t[p - 1] == '!' || t[p - 1] == '<' || t[p - 1] == '>')) ? 0
+                                                                              : 1;
   return 0;
 }
 
@@ -74,11 +76,12 @@ static enum CXChildVisitResult visit(CXCursor c, CXCursor parent, CXClientData d
   enum CXCursorKind kind = clang_getCursorKind(c);
   (void)parent;
   if (kind == CXCursor_CompoundAssignOperator ||
-      (kind == CXCursor_UnaryOperator && (clang_getCursorUnaryOperatorKind(c) == CXUnaryOperator_PreInc ||
-                                          clang_getCursorUnaryOperatorKind(c) == CXUnaryOperator_PreDec ||
-                                          clang_getCursorUnaryOperatorKind(c) == CXUnaryOperator_PostInc ||
-                                          clang_getCursorUnaryOperatorKind(c) == CXUnaryOperator_PostDec ||
-                                          clang_getCursorUnaryOperatorKind(c) == CXUnaryOperator_AddrOf))) {
+      (kind == CXCursor_UnaryOperator &&
+       (clang_getCursorUnaryOperatorKind(c) == CXUnaryOperator_PreInc ||
+        clang_getCursorUnaryOperatorKind(c) == CXUnaryOperator_PreDec ||
+        clang_getCursorUnaryOperatorKind(c) == CXUnaryOperator_PostInc ||
+        clang_getCursorUnaryOperatorKind(c) == CXUnaryOperator_PostDec ||
+        clang_getCursorUnaryOperatorKind(c) == CXUnaryOperator_AddrOf))) {
     /* ++ / --, compound assignments and & (gsl_odeiv_evolve_apply's &B_.IntegrationStep_) write their
      * operand; - x or ! x does not */
     kids k;
@@ -99,7 +102,8 @@ static enum CXChildVisitResult visit(CXCursor c, CXCursor parent, CXClientData d
     if (!strncmp(n, "nestcl_", 7) || !strncmp(n, "NESTCL_", 7)) {
       char *where = cursor_where(c);
       char *t = xasprintf("%s: error: local '%s' is not supported on the device "
-                          "(the nestcl_ prefix is reserved for the generated code)", where, n);
+                          "(the nestcl_ prefix is reserved for the generated code)",
+                          where, n);
       ir_diag_add(w->m, 1, t);
       free(t);
       free(where);

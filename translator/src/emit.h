@@ -12,20 +12,20 @@
 #include "strbuf.h"
 
 typedef struct tr_rendered {
-  char *update_body;      /* the CompoundStmt of update(), rewritten */
+  char *update_body; /* the CompoundStmt of update(), rewritten */
   int update_transcendental;
-  char *route_spike;      /* body statements of route_spike, or NULL (no handler) */
+  char *route_spike; /* body statements of route_spike, or NULL (no handler) */
   char *route_current;
-  char *prerun_body;      /* NULL: not translated (see the model's notes) */
+  char *prerun_body; /* NULL: not translated (see the model's notes) */
   unsigned char *prerun_used;
   char *defaults_body;
   unsigned char *defaults_used;
   char *get_status_body;
   unsigned char *get_used;
-  char *set_status_body;  /* NULL: not translated */
-  char *init_body;        /* init_buffers_(): the Buffers_ fields' start values, or NULL */
+  char *set_status_body; /* NULL: not translated */
+  char *init_body; /* init_buffers_(): the Buffers_ fields' start values, or NULL */
   unsigned char *init_used;
-  char *dyn_body;         /* ODE models: the dynamics callback's body, rewritten (RW_DYN) */
+  char *dyn_body; /* ODE models: the dynamics callback's body, rewritten (RW_DYN) */
   unsigned char *dyn_used;
   /* NEST's recordables (RecordablesMap): names and, per name, the value's expression over one lag's record */
   char **rec_names;

@@ -16,10 +16,13 @@ void emit_cl(strbuf *b, const ir_model *m, const tr_rendered *r)
   int j;
   emit_file_header(b, m, "OpenCL C kernel (the runtime prepends nestcl_rt_source).", "/*", "*/");
   if (r->update_transcendental)
-    sb_puts(b, "/* update() calls transcendental built-ins: their results may differ from the\n"
-               "   C library's in the last ulp. */\n");
+    sb_puts(b,
+            "/* update() calls transcendental built-ins: their results may differ from the\n"
+            "   C library's in the last ulp. */\n");
   sb_puts(b, "#pragma OPENCL FP_CONTRACT OFF\n\n");
-  sb_puts(b, "#ifndef NESTCL_LIBM_VARIANT\n#error \"NESTCL_LIBM_VARIANT: build with -DNESTCL_LIBM_VARIANT=<0|1>, the host glibc's exp/pow variant\"\n#endif\n");
+  sb_puts(
+    b,
+    "#ifndef NESTCL_LIBM_VARIANT\n#error \"NESTCL_LIBM_VARIANT: build with -DNESTCL_LIBM_VARIANT=<0|1>, the host glibc's exp/pow variant\"\n#endif\n");
   emit_update_prelude(b, m);
   emit_ode(b, m, r, 1);
   emit_helpers(b, m, r);
@@ -32,8 +35,9 @@ void emit_cl(strbuf *b, const ir_model *m, const tr_rendered *r)
   if (m->spike_offsets) /* after the fields: the offset of each spike-list entry (model.h, spike_offsets) */
     sb_puts(b, ",\n    __global double *spike_offsets");
   if (m->event_queue) /* then the events of the call (model.h, event_queue) */
-    sb_puts(b, ",\n    __global const uint *evq_first, __global const uint *evq_lag,\n"
-               "    __global const double *evq_offset, __global const double *evq_weight");
+    sb_puts(b,
+            ",\n    __global const uint *evq_first, __global const uint *evq_lag,\n"
+            "    __global const double *evq_offset, __global const double *evq_weight");
   sb_puts(b, ")\n{\n  const uint nestcl_i = (uint)get_global_id(0);\n  if (nestcl_i >= n)\n    return;\n  ");
   sb_puts(b, r->update_body);
   sb_puts(b, "\n}\n");

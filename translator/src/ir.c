@@ -163,8 +163,8 @@ const char *ir_input_name(const char *path)
 
 const char *ir_type_enum(ir_type t)
 {
-  static const char *const n[] = {"NESTCL_T_DOUBLE", "NESTCL_T_LONG", "NESTCL_T_INT", "NESTCL_T_BOOL", "NESTCL_T_SIZE",
-                                  "NESTCL_T_INT"};
+  static const char *const n[] = {"NESTCL_T_DOUBLE", "NESTCL_T_LONG", "NESTCL_T_INT",
+                                  "NESTCL_T_BOOL",   "NESTCL_T_SIZE", "NESTCL_T_INT"};
   return n[t];
 }
 

@@ -27,7 +27,7 @@ typedef enum ir_role { IR_ROLE_STATE = 0, IR_ROLE_PARAMETER, IR_ROLE_INTERNAL, I
 
 typedef enum ir_model_kind {
   IR_KIND_NEURON = 0, /* update(Time const&, long, long) */
-  IR_KIND_SYNAPSE     /* send( Event&, size_t, const CommonProperties& ) of a Connection< T > template */
+  IR_KIND_SYNAPSE /* send( Event&, size_t, const CommonProperties& ) of a Connection< T > template */
 } ir_model_kind;
 
 /*
@@ -53,16 +53,16 @@ typedef enum ir_syn_method_id {
 } ir_syn_method_id;
 
 typedef struct ir_field {
-  char *member;      /* "y3_" */
+  char *member; /* "y3_" */
   char *struct_name; /* "State_" */
-  char *nest_name;   /* "V_m" or NULL */
+  char *nest_name; /* "V_m" or NULL */
   ir_role role;
   ir_type type;
-  int array_len;     /* 0 scalar, > 0 fixed array, < 0: array_base + (-array_len) * K (-1, base 0: per receptor) */
-  int array_base;    /* an ODE state vector's fixed part (aeif_cond_alpha_multisynapse's y_: 2 + 2 K) */
-  char *c_name;      /* "S__y3_": the SoA array's identifier in generated code */
+  int array_len; /* 0 scalar, > 0 fixed array, < 0: array_base + (-array_len) * K (-1, base 0: per receptor) */
+  int array_base; /* an ODE state vector's fixed part (aeif_cond_alpha_multisynapse's y_: 2 + 2 K) */
+  char *c_name; /* "S__y3_": the SoA array's identifier in generated code */
   int written_in_update; /* parameters written in update() are not specialisable; synapses: written by send() */
-  ir_syn_role syn_role;  /* synapse models only */
+  ir_syn_role syn_role; /* synapse models only */
   CXCursor decl;
 } ir_field;
 
@@ -80,20 +80,20 @@ static inline int ir_per_receptor(const ir_field *f)
 }
 
 typedef enum ir_buffer_kind {
-  IR_BUF_RING = 0,   /* RingBuffer: one channel */
-  IR_BUF_MULTI,      /* MultiChannelInputBuffer<N>: N channels */
-  IR_BUF_VECTOR      /* std::vector<RingBuffer>: K channels */
+  IR_BUF_RING = 0, /* RingBuffer: one channel */
+  IR_BUF_MULTI, /* MultiChannelInputBuffer<N>: N channels */
+  IR_BUF_VECTOR /* std::vector<RingBuffer>: K channels */
 } ir_buffer_kind;
 
 typedef struct ir_channel_group {
-  char *buffer;      /* Buffers_ member */
-  char *name;        /* channel name: the buffer name, or the Buffers_ enum name */
-  int count;         /* -1: K */
+  char *buffer; /* Buffers_ member */
+  char *name; /* channel name: the buffer name, or the Buffers_ enum name */
+  int count; /* -1: K */
   int is_current;
   ir_buffer_kind kind;
-  int base_fixed;    /* first channel = base_fixed + base_k * K */
+  int base_fixed; /* first channel = base_fixed + base_k * K */
   int base_k;
-  int resized_k;     /* IR_BUF_VECTOR: resized to one channel per receptor somewhere (then never to a constant) */
+  int resized_k; /* IR_BUF_VECTOR: resized to one channel per receptor somewhere (then never to a constant) */
   CXCursor decl;
 } ir_channel_group;
 
@@ -128,51 +128,51 @@ typedef struct ir_tu {
 } ir_tu;
 
 typedef struct ir_diag {
-  char *text;        /* "file:line:col: error: ..." */
+  char *text; /* "file:line:col: error: ..." */
   int is_error;
 } ir_diag;
 
 /* One entry of the model's RecordablesMap: insert_( names::X, &model::getter[< arg >] ). */
 typedef struct ir_recordable {
-  char *name;        /* "V_m" */
-  CXCursor getter;   /* the getter method (a template's pattern for get_y_elem_< elem >) */
-  CXCursor targ;     /* the template argument's expression, or a null cursor */
-  CXCursor at;       /* the insert_ call */
+  char *name; /* "V_m" */
+  CXCursor getter; /* the getter method (a template's pattern for get_y_elem_< elem >) */
+  CXCursor targ; /* the template argument's expression, or a null cursor */
+  CXCursor at; /* the insert_ call */
 } ir_recordable;
 
 typedef struct ir_model {
-  char *name;              /* class name, e.g. "iaf_psc_alpha" */
+  char *name; /* class name, e.g. "iaf_psc_alpha" */
   ir_model_kind kind;
-  char *source_file;       /* the .cpp (or .h) as given on the command line */
-  char *header_file;       /* the .h, or NULL */
-  char source_hash[17];    /* FNV-1a 64 of header + source text, hex */
+  char *source_file; /* the .cpp (or .h) as given on the command line */
+  char *header_file; /* the .h, or NULL */
+  char source_hash[17]; /* FNV-1a 64 of header + source text, hex */
   ir_tu *tu;
   CXCursor cls;
-  CXCursor structs[4];     /* State_, Parameters_, Variables_, Buffers_ (null cursor if absent) */
+  CXCursor structs[4]; /* State_, Parameters_, Variables_, Buffers_ (null cursor if absent) */
   CXCursor methods[IR_M_COUNT];
   int has_method[IR_M_COUNT];
   ir_field *fields;
   int n_fields;
   ir_channel_group *channels;
   int n_channels;
-  int *recordables;        /* field indices */
+  int *recordables; /* field indices */
   int n_recordables;
   int has_receptors;
-  int failed;              /* an error diagnostic was issued: CPU-only */
+  int failed; /* an error diagnostic was issued: CPU-only */
   ir_diag *diags;
   int n_diags;
-  char **helper_notes;     /* host helpers left out (NULL pointer) and why */
+  char **helper_notes; /* host helpers left out (NULL pointer) and why */
   int n_helper_notes;
   /* IR_KIND_SYNAPSE: fields[0, n_syn_fields) are the synapse's, the rest its common properties' */
-  CXCursor cp_cls;         /* CommonPropertiesType's class */
+  CXCursor cp_cls; /* CommonPropertiesType's class */
   char *cp_name;
   CXCursor syn_methods[IR_SM_COUNT];
   int has_syn_method[IR_SM_COUNT];
   int n_syn_fields;
-  CXCursor *helpers;       /* the model's own methods that send() calls: rendered as functions */
+  CXCursor *helpers; /* the model's own methods that send() calls: rendered as functions */
   int n_helpers;
-  int uses_history;        /* send() reads the target's spike history (STDP) */
-  int transmits_spikes;    /* its ConnTestDummyNode takes SpikeEvents */
+  int uses_history; /* send() reads the target's spike history (STDP) */
+  int transmits_spikes; /* its ConnTestDummyNode takes SpikeEvents */
   /*
    * ODE models (NEST's GSL idiom, see nestcl_rkf45.h): init_buffers_() sets
    * B_.sys_.function to the dynamics callback and creates the stepper and
@@ -180,9 +180,9 @@ typedef struct ir_model {
    * second entry point, rendered over the same fields (RW_DYN).
    */
   int has_ode;
-  int multiplicity;          /* update() sends spikes of multiplicity > 1 (set_multiplicity) */
-  int spike_offsets;         /* update() sets the offset of the spikes it sends (SpikeEvent::set_offset) */
-  int reads_offset;          /* handle( SpikeEvent& ) reads the spike's offset (e.get_offset()) */
+  int multiplicity; /* update() sends spikes of multiplicity > 1 (set_multiplicity) */
+  int spike_offsets; /* update() sets the offset of the spikes it sends (SpikeEvent::set_offset) */
+  int reads_offset; /* handle( SpikeEvent& ) reads the spike's offset (e.get_offset()) */
   /* update() reads ArchivingNode::get_spiketime_ms(): the field (struct "ArchivingNode", member
    * "last_spike_", NEST's last_spike_ in ms) that set_spiketime() writes; -1 when none */
   int last_spike_field;
@@ -192,7 +192,7 @@ typedef struct ir_model {
     CXCursor member;
     CXCursor args[2];
     int nargs;
-  } *dists;
+  } * dists;
   int n_dists;
   int drops_clopath_history; /* update() writes a Clopath history the device does not keep (rewrite_spikes.c) */
   /*
@@ -206,16 +206,16 @@ typedef struct ir_model {
   CXCursor bound_parm[4];
   long long bound_value[4];
   /* conditions the device takes as constants, each kept true by the NEST glue (emit_glue.c) */
-  int drops_flush_events;  /* flush_event_is_due() is false: a node with a finite flush_event_send_interval is refused */
-  int wfr_order_assumed;   /* get_wfr_interpolation_order() is 3, NEST's default: another order is refused */
+  int drops_flush_events; /* flush_event_is_due() is false: a node with a finite flush_event_send_interval is refused */
+  int wfr_order_assumed; /* get_wfr_interpolation_order() is 3, NEST's default: another order is refused */
   /* handle( GapJunctionEvent& ): no gap-junction event reaches a device node, and its own go nowhere (the
    * glue refuses the node when the network has secondary connections, so NEST runs no waveform relaxation) */
   int gap_junctions;
   CXCursor gap_handler;
-  CXCursor ode_dyn;        /* the dynamics function's definition (null cursor if none was found) */
-  CXCursor ode_control;    /* gsl_odeiv_control_{y,yp,standard}_new( ... ) */
-  CXCursor ode_step;       /* gsl_odeiv_step_alloc( type, dimension ) */
-  CXCursor ode_assign;     /* B_.sys_.function = f: where the diagnostics point */
+  CXCursor ode_dyn; /* the dynamics function's definition (null cursor if none was found) */
+  CXCursor ode_control; /* gsl_odeiv_control_{y,yp,standard}_new( ... ) */
+  CXCursor ode_step; /* gsl_odeiv_step_alloc( type, dimension ) */
+  CXCursor ode_assign; /* B_.sys_.function = f: where the diagnostics point */
   /* NEST's recordables: RecordablesMap< model >::create() and what it inserts */
   CXCursor rec_create;
   ir_recordable *named;
@@ -260,7 +260,7 @@ int ir_add_failure(ir_model *m, const char *name);
  * checked out; diagnostics keep the path as given, for the user to open. */
 const char *ir_input_name(const char *path);
 const char *ir_type_enum(ir_type t);
-const char *ir_type_c(ir_type t);   /* double, int64_t, int32_t, int32_t, uint64_t */
-const char *ir_type_cl(ir_type t);  /* double, long, int, int, ulong */
+const char *ir_type_c(ir_type t); /* double, int64_t, int32_t, int32_t, uint64_t */
+const char *ir_type_cl(ir_type t); /* double, long, int, int, ulong */
 
 #endif

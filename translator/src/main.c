@@ -410,7 +410,8 @@ static void add_missing_model(const tr_unit *u, tr_parsed *p)
 {
   ir_model *m = ir_model_new(u->base);
   char *t = xasprintf("%s:1:1: error: no NEST model class found (a class deriving from Node, "
-                      "ArchivingNode or StructuralPlasticityNode; preprocessor conditions may hide it)", u->source);
+                      "ArchivingNode or StructuralPlasticityNode; preprocessor conditions may hide it)",
+                      u->source);
   m->source_file = xstrdup(u->source);
   m->tu = &p->tu;
   ir_diag_add(m, 1, t);
@@ -458,8 +459,8 @@ static int translate_one(const char *outdir, ir_model *m, ir_model *const *all, 
 }
 
 /* Parses and translates every unit into parsed[] (one per unit) and *all (every model). 1 on a run-time error. */
-static int translate_units(const tr_options *o, CXIndex idx, const unit_list *units, tr_parsed *parsed,
-                           ir_model ***all, int *n_all)
+static int translate_units(const tr_options *o, CXIndex idx, const unit_list *units, tr_parsed *parsed, ir_model ***all,
+                           int *n_all)
 {
   const char **args = xcalloc((size_t)o->n_cargs + 8, sizeof *args);
   int na = 0, k, runtime_error = 0;

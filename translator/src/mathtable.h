@@ -8,16 +8,16 @@
 #define NESTCL_TR_MATHTABLE_H
 
 typedef enum math_kind {
-  MATH_FUNC = 0,   /* name(args...) */
-  MATH_CONST,      /* a call without arguments that is a constant, e.g. numeric_limits<double>::infinity() */
-  MATH_VAR,        /* a namespace-scope constant such as numerics::e */
-  MATH_MINMAX      /* std::min/std::max: typed helpers with C++'s exact semantics */
+  MATH_FUNC = 0, /* name(args...) */
+  MATH_CONST, /* a call without arguments that is a constant, e.g. numeric_limits<double>::infinity() */
+  MATH_VAR, /* a namespace-scope constant such as numerics::e */
+  MATH_MINMAX /* std::min/std::max: typed helpers with C++'s exact semantics */
 } math_kind;
 
 typedef struct math_entry {
-  const char *qname;  /* qualified name as cursor_qualified_name() spells it */
-  const char *name;   /* replacement */
-  int nargs;          /* -1: any */
+  const char *qname; /* qualified name as cursor_qualified_name() spells it */
+  const char *name; /* replacement */
+  int nargs; /* -1: any */
   math_kind kind;
   int transcendental; /* results may differ in the last ulp between libm and the device */
   /*

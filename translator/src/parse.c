@@ -91,7 +91,7 @@ int is_node_base_name(const char *name)
 {
   size_t n = strlen(name), a = strlen("ArchivingNode");
   return !strcmp(name, "Node") || !strcmp(name, "StructuralPlasticityNode") ||
-         (n >= a && !strcmp(name + n - a, "ArchivingNode"));
+    (n >= a && !strcmp(name + n - a, "ArchivingNode"));
 }
 
 static enum CXChildVisitResult collect_children(CXCursor c, CXCursor parent, CXClientData data)
@@ -159,7 +159,10 @@ int cursor_refers_to(CXCursor root, CXCursor decl)
 }
 
 /* NEST's synapse base class template. */
-static int is_connection_base_name(const char *name) { return !strcmp(name, "Connection"); }
+static int is_connection_base_name(const char *name)
+{
+  return !strcmp(name, "Connection");
+}
 
 int parse_text_declares_model(const char *t)
 {
@@ -308,13 +311,28 @@ static char *type_decl_name(CXType t)
 static int scalar_type(CXType t, ir_type *out)
 {
   switch (clang_getCanonicalType(t).kind) {
-  case CXType_Double: *out = IR_T_DOUBLE; return 1;
-  case CXType_Long: case CXType_LongLong: *out = IR_T_LONG; return 1;
-  case CXType_Int: *out = IR_T_INT; return 1;
-  case CXType_Bool: *out = IR_T_BOOL; return 1;
-  case CXType_ULong: case CXType_ULongLong: *out = IR_T_SIZE; return 1;
-  case CXType_UInt: *out = IR_T_UINT; return 1;
-  default: return 0;
+  case CXType_Double:
+    *out = IR_T_DOUBLE;
+    return 1;
+  case CXType_Long:
+  case CXType_LongLong:
+    *out = IR_T_LONG;
+    return 1;
+  case CXType_Int:
+    *out = IR_T_INT;
+    return 1;
+  case CXType_Bool:
+    *out = IR_T_BOOL;
+    return 1;
+  case CXType_ULong:
+  case CXType_ULongLong:
+    *out = IR_T_SIZE;
+    return 1;
+  case CXType_UInt:
+    *out = IR_T_UINT;
+    return 1;
+  default:
+    return 0;
   }
 }
 
@@ -406,7 +424,8 @@ static void add_buffers_member(ir_model *m, CXCursor c, char **member, CXType t,
   } else if (!strcmp(dn, "SliceRingBuffer")) {
     if (m->event_queue) {
       char *msg = xasprintf("a second SliceRingBuffer '%s' is not supported on the device (the runtime stages one "
-                            "queue of precise spikes per neuron, '%s')", *member, m->evq_member);
+                            "queue of precise spikes per neuron, '%s')",
+                            *member, m->evq_member);
       add_diag_at(m, c, 1, msg);
       free(msg);
     } else {
@@ -435,8 +454,8 @@ static void add_buffers_member(ir_model *m, CXCursor c, char **member, CXType t,
       /* sized by something other than the receptor count (the gap-junction models' min_delay x
        * (wfr_interpolation_order + 1) interpolation coefficients): no SoA layout; a use on the
        * device path is refused where it occurs */
-      char *note = xasprintf("field 'Buffers_::%s' stays on the host (resized to other than one element per receptor)",
-                             *member);
+      char *note =
+        xasprintf("field 'Buffers_::%s' stays on the host (resized to other than one element per receptor)", *member);
       ir_note_add(m, note);
       free(note);
     } else if (scalar_type(et, &ty)) {
@@ -591,7 +610,7 @@ static int param_type_name_is(CXCursor fn, int arg, const char *name)
 static int same_decl(CXCursor a, CXCursor b)
 {
   return !clang_Cursor_isNull(a) && !clang_Cursor_isNull(b) &&
-         clang_equalCursors(clang_getCanonicalCursor(a), clang_getCanonicalCursor(b));
+    clang_equalCursors(clang_getCanonicalCursor(a), clang_getCanonicalCursor(b));
 }
 
 /* A synapse model's methods: its own (send, constructor, get/set_status) and its common properties'. */
@@ -719,7 +738,8 @@ static void add_syn_field(ir_model *m, CXCursor c, const char *owner, ir_syn_rol
   if (!scalar_type(clang_getCursorType(c), &ty)) {
     char *tn = type_decl_name(clang_getCursorType(c));
     char *msg = xasprintf("member '%s::%s' of type '%s' is not supported on the device (only scalar members of a "
-                          "synapse and its common properties map to the SoA layout)", owner, member, *tn ? tn : "?");
+                          "synapse and its common properties map to the SoA layout)",
+                          owner, member, *tn ? tn : "?");
     add_diag_at(m, c, 1, msg);
     free(msg);
     free(tn);
@@ -860,7 +880,9 @@ static enum CXChildVisitResult visit_top(CXCursor c, CXCursor parent, CXClientDa
     if (!clang_Cursor_isNull(b)) {
       char *name = cursor_spelling(c);
       ir_model *m = ir_model_new(name);
-      char *msg = xasprintf("class template '%s' is not supported on the device (a template model has no single instance to translate)", name);
+      char *msg = xasprintf(
+        "class template '%s' is not supported on the device (a template model has no single instance to translate)",
+        name);
       free(name);
       m->cls = c;
       m->tu = &w->out->tu;
@@ -1062,8 +1084,8 @@ static int linear_in_k(const ir_model *m, CXCursor e, long *a, long *b, int dept
     enum CXBinaryOperatorKind op = clang_getCursorBinaryOperatorKind(e);
     cursor_kids ops = cursor_children(e);
     long a0, b0, a1, b1;
-    int ok = ops.n == 2 && (op == CXBinaryOperator_Add || op == CXBinaryOperator_Mul) && linear_in_k(m, ops.c[0], &a0, &b0, depth + 1) &&
-             linear_in_k(m, ops.c[1], &a1, &b1, depth + 1);
+    int ok = ops.n == 2 && (op == CXBinaryOperator_Add || op == CXBinaryOperator_Mul) &&
+      linear_in_k(m, ops.c[0], &a0, &b0, depth + 1) && linear_in_k(m, ops.c[1], &a1, &b1, depth + 1);
     free(ops.c);
     if (!ok || (op == CXBinaryOperator_Mul && b0 && b1))
       return 0;
@@ -1083,7 +1105,7 @@ static int linear_in_k(const ir_model *m, CXCursor e, long *a, long *b, int dept
         if (base.n == 1 && clang_getCursorKind(cursor_strip(base.c[0])) == CXCursor_MemberRefExpr) {
           int fi = ir_find_field((ir_model *)m, clang_getCursorReferenced(cursor_strip(base.c[0])));
           ok = fi >= 0 && m->fields[fi].array_len == -1 && m->fields[fi].array_base == 0 &&
-               strcmp(m->fields[fi].struct_name, "Buffers_");
+            strcmp(m->fields[fi].struct_name, "Buffers_");
         }
         free(base.c);
       }
@@ -1273,7 +1295,8 @@ static enum CXChildVisitResult visit_rec_create(CXCursor c, CXCursor parent, CXC
     free(gk.c);
     CXCursor getter = clang_getCursorReferenced(ref);
     if (!strncmp(q, "names::", 7) &&
-        (clang_getCursorKind(getter) == CXCursor_CXXMethod || clang_getCursorKind(getter) == CXCursor_FunctionTemplate)) {
+        (clang_getCursorKind(getter) == CXCursor_CXXMethod ||
+         clang_getCursorKind(getter) == CXCursor_FunctionTemplate)) {
       targ_find tf;
       tf.found = clang_getNullCursor();
       clang_visitChildren(ref, visit_targ, &tf);
@@ -1324,8 +1347,8 @@ static void detect_update_forward(ir_model *m)
   for (k = 0; k < 3 && ok; k++) {
     CXCursor a = cursor_strip(clang_Cursor_getArgument(call, (unsigned)k));
     ok = clang_getCursorKind(a) == CXCursor_DeclRefExpr &&
-         clang_equalCursors(clang_getCanonicalCursor(clang_getCursorReferenced(a)),
-                            clang_getCanonicalCursor(clang_Cursor_getArgument(upd, (unsigned)k)));
+      clang_equalCursors(clang_getCanonicalCursor(clang_getCursorReferenced(a)),
+                         clang_getCanonicalCursor(clang_Cursor_getArgument(upd, (unsigned)k)));
   }
   def = clang_getCursorDefinition(callee);
   if (!ok || clang_Cursor_isNull(def) || clang_Cursor_getNumArguments(def) != nargs)
@@ -1336,7 +1359,8 @@ static void detect_update_forward(ir_model *m)
     if (!r || clang_EvalResult_getKind(r) != CXEval_Int) {
       char *fn = cursor_spelling(callee);
       char *msg = xasprintf("argument %d of update()'s call to '%s' that is not a compile-time constant is not "
-                            "supported on the device (only constant arguments select the path that runs)", k + 1, fn);
+                            "supported on the device (only constant arguments select the path that runs)",
+                            k + 1, fn);
       add_diag_at(m, a, 1, msg);
       free(msg);
       free(fn);
@@ -1381,13 +1405,15 @@ static void finish_synapse(ir_model *m)
     m->fields[k].c_name = xasprintf("%s->%s", k < m->n_syn_fields ? "nestcl_self" : "nestcl_cp", m->fields[k].member);
   if (!m->has_syn_method[IR_SM_SEND]) {
     char *msg = xasprintf("synapse '%s' is not supported on the device (no definition of send( Event&, size_t, "
-                          "const CommonPropertiesType& ) in its files)", m->name);
+                          "const CommonPropertiesType& ) in its files)",
+                          m->name);
     add_diag_at(m, m->cls, 1, msg);
     free(msg);
   }
   if (!m->transmits_spikes) {
     char *msg = xasprintf("connection '%s' is not supported on the device (its ConnTestDummyNode does not take "
-                          "SpikeEvents: it transmits another event type, and the device delivers spikes only)", m->name);
+                          "SpikeEvents: it transmits another event type, and the device delivers spikes only)",
+                          m->name);
     add_diag_at(m, m->cls, 1, msg);
     free(msg);
   }
@@ -1427,8 +1453,8 @@ static void collect_fields(ir_model *m)
   }
   for (k = 0; k < m->n_fields; k++) {
     int si = struct_index(m->fields[k].struct_name);
-    m->fields[k].c_name = k == m->last_spike_field ? xstrdup("A__last_spike_")
-                                                   : xasprintf("%s%s", prefix[si], m->fields[k].member);
+    m->fields[k].c_name =
+      k == m->last_spike_field ? xstrdup("A__last_spike_") : xasprintf("%s%s", prefix[si], m->fields[k].member);
   }
 }
 
@@ -1512,7 +1538,8 @@ static void finish_model(ir_model *m)
       m->recordables[m->n_recordables++] = k;
     }
   if (!m->has_method[IR_M_UPDATE]) {
-    char *msg = xasprintf("class '%s' is not supported on the device (it has no update(Time const&, long, long))", m->name);
+    char *msg =
+      xasprintf("class '%s' is not supported on the device (it has no update(Time const&, long, long))", m->name);
     add_diag_at(m, m->cls, 1, msg);
     free(msg);
   } else {

@@ -12,7 +12,7 @@
 #include "ir.h"
 
 typedef struct tr_unit {
-  char *base;   /* model file name without directory and extension */
+  char *base; /* model file name without directory and extension */
   char *source; /* the file libclang parses: the .cpp, else the .h */
   char *header; /* the .h or NULL */
 } tr_unit;

@@ -144,7 +144,10 @@ void rw_free(rw_ctx *c)
   free(c);
 }
 
-int rw_errors(const rw_ctx *c) { return c->n_errors; }
+int rw_errors(const rw_ctx *c)
+{
+  return c->n_errors;
+}
 
 void rw_set_helper(rw_ctx *c)
 {
@@ -153,18 +156,30 @@ void rw_set_helper(rw_ctx *c)
   c->lag_var = xstrdup("nestcl_lag");
 }
 
-void rw_set_return_label(rw_ctx *c, const char *label) { snprintf(c->label, sizeof c->label, "%s", label); }
+void rw_set_return_label(rw_ctx *c, const char *label)
+{
+  snprintf(c->label, sizeof c->label, "%s", label);
+}
 
-const char *rw_first_error(const rw_ctx *c) { return c->first_error ? c->first_error : ""; }
+const char *rw_first_error(const rw_ctx *c)
+{
+  return c->first_error ? c->first_error : "";
+}
 
-const unsigned char *rw_used_fields(const rw_ctx *c) { return c->used; }
+const unsigned char *rw_used_fields(const rw_ctx *c)
+{
+  return c->used;
+}
 
-int rw_used_transcendental(const rw_ctx *c) { return c->transcendental; }
+int rw_used_transcendental(const rw_ctx *c)
+{
+  return c->transcendental;
+}
 
 static int is_host_mode(rw_ctx *c)
 {
   return c->mode == RW_PRERUN || c->mode == RW_DEFAULTS || c->mode == RW_GET || c->mode == RW_SET ||
-         c->mode == RW_INIT || c->mode == RW_RECORD;
+    c->mode == RW_INIT || c->mode == RW_RECORD;
 }
 
 void rw_add_subst(rw_ctx *c, CXCursor parm, const char *text)
@@ -287,12 +302,16 @@ static void render_macro(rw_ctx *c, const node_info *ni, const ir_macro *mc, str
   free(what);
 }
 
-static int node_call(rw_ctx *c, const node_info *ni, strbuf *out) { return handle_call(c, ni->cur, out); }
+static int node_call(rw_ctx *c, const node_info *ni, strbuf *out)
+{
+  return handle_call(c, ni->cur, out);
+}
 
 /* By kind, in order within a kind. Unsupported constructs go last (node_unsupported, for every kind). */
 static const node_rule node_rules[] = {
   {CXCursor_IfStmt, "if on a constant", RW_BIT(RW_UPDATE) | RW_BIT(RW_DYN) | RW_BIT(RW_INIT), node_if_constant},
-  {CXCursor_SwitchStmt, "switch on a constant", RW_BIT(RW_UPDATE) | RW_BIT(RW_DYN) | RW_BIT(RW_INIT), node_switch_constant},
+  {CXCursor_SwitchStmt, "switch on a constant", RW_BIT(RW_UPDATE) | RW_BIT(RW_DYN) | RW_BIT(RW_INIT),
+   node_switch_constant},
   {CXCursor_CallExpr, "call", RW_ANY, node_call},
   {CXCursor_MemberRefExpr, "history entry", RW_BIT(RW_SEND), node_history_entry},
   {CXCursor_MemberRefExpr, "member", RW_ANY, node_member_ref},

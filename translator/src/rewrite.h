@@ -14,17 +14,17 @@
 #include "strbuf.h"
 
 typedef enum rw_mode {
-  RW_UPDATE = 0,    /* update(): kernel and C loop body */
-  RW_PRERUN,        /* pre_run_hook(): host C */
-  RW_DEFAULTS,      /* constructors: host C */
-  RW_ROUTE_SPIKE,   /* handle(SpikeEvent&) */
+  RW_UPDATE = 0, /* update(): kernel and C loop body */
+  RW_PRERUN, /* pre_run_hook(): host C */
+  RW_DEFAULTS, /* constructors: host C */
+  RW_ROUTE_SPIKE, /* handle(SpikeEvent&) */
   RW_ROUTE_CURRENT, /* handle(CurrentEvent&) */
-  RW_GET,           /* one expression of get() */
-  RW_SET,           /* Parameters_::set / State_::set on local copies of one slot */
-  RW_SEND,          /* a synapse's send() and the helpers it calls: device function and C twin */
-  RW_DYN,           /* an ODE model's dynamics callback: device function and C twin over nestcl_ctx */
-  RW_INIT,          /* init_buffers_(): host C, the Buffers_ fields' start values */
-  RW_RECORD         /* a RecordablesMap getter: host C over one lag's recorded fields (nestcl_rec) */
+  RW_GET, /* one expression of get() */
+  RW_SET, /* Parameters_::set / State_::set on local copies of one slot */
+  RW_SEND, /* a synapse's send() and the helpers it calls: device function and C twin */
+  RW_DYN, /* an ODE model's dynamics callback: device function and C twin over nestcl_ctx */
+  RW_INIT, /* init_buffers_(): host C, the Buffers_ fields' start values */
+  RW_RECORD /* a RecordablesMap getter: host C over one lag's recorded fields (nestcl_rec) */
 } rw_mode;
 
 typedef struct rw_ctx rw_ctx;

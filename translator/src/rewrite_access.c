@@ -121,10 +121,10 @@ static int is_per_receptor_container_len(rw_ctx *c, CXCursor base, char **len)
     if (f->array_len >= 0)
       return 0;
     if (len)
-      *len = f->array_base ? xasprintf("((size_t)%d + (size_t)%d * (size_t)%s)", f->array_base, -f->array_len,
-                                       receptor_count(c))
-                           : f->array_len == -1 ? xasprintf("(size_t)%s", receptor_count(c))
-                                                : xasprintf("((size_t)%d * (size_t)%s)", -f->array_len, receptor_count(c));
+      *len = f->array_base
+        ? xasprintf("((size_t)%d + (size_t)%d * (size_t)%s)", f->array_base, -f->array_len, receptor_count(c))
+        : f->array_len == -1 ? xasprintf("(size_t)%s", receptor_count(c))
+                             : xasprintf("((size_t)%d * (size_t)%s)", -f->array_len, receptor_count(c));
     return 1;
   }
   gi = ir_find_channel_group(c->m, ref);
@@ -220,8 +220,12 @@ int call_host_storage(rw_ctx *c, const call_info *ci, strbuf *out)
 /* The type suffix of a nestcl_set_* helper for a value of type t, or NULL. */
 static const char *set_suffix(CXType t)
 {
-  return t.kind == CXType_Double ? "d" : t.kind == CXType_Long ? "l" : t.kind == CXType_Int ? "i"
-         : t.kind == CXType_Bool ? "b" : t.kind == CXType_UInt ? "u" : NULL;
+  return t.kind == CXType_Double ? "d"
+    : t.kind == CXType_Long      ? "l"
+    : t.kind == CXType_Int       ? "i"
+    : t.kind == CXType_Bool      ? "b"
+    : t.kind == CXType_UInt      ? "u"
+                                 : NULL;
 }
 
 /* update_value_param( d, names::x, x_, node ) (and the older updateValue): one key of SetStatus. */
@@ -244,8 +248,9 @@ int call_update_value_param(rw_ctx *c, const call_info *ci, strbuf *out)
   if (!strncmp(q, "names::", 7) && suffix) {
     /* a bool field is an int32 copy; a bool local of the model's own (ht_neuron's equilibrate) is a C bool */
     CXCursor arg = cursor_strip(clang_Cursor_getArgument(ci->cur, 2));
-    if (!strcmp(suffix, "b") && !(clang_getCursorKind(arg) == CXCursor_MemberRefExpr &&
-                                  ir_find_field(c->m, clang_getCursorReferenced(arg)) >= 0))
+    if (!strcmp(suffix, "b") &&
+        !(clang_getCursorKind(arg) == CXCursor_MemberRefExpr &&
+          ir_find_field(c->m, clang_getCursorReferenced(arg)) >= 0))
       suffix = "bool";
     sb_printf(out, "nestcl_set_%s(name, \"%s\", value, &(", suffix, q + 7);
     render_arg(c, ci->cur, 2, out);
@@ -298,7 +303,8 @@ int node_host_member_assign(rw_ctx *c, const node_info *ni, strbuf *out)
     CXCursor ref = clang_getCursorReferenced(lhs);
     if (clang_getCursorKind(lhs) == CXCursor_MemberRefExpr && clang_getCursorKind(ref) == CXCursor_FieldDecl &&
         ir_find_field(c->m, ref) < 0 && ir_find_channel_group(c->m, ref) < 0 &&
-        is_model_scope(c, clang_getCursorSemanticParent(ref)) && (ni->kind == CXCursor_CallExpr || is_plain_assign(c, ops))) {
+        is_model_scope(c, clang_getCursorSemanticParent(ref)) &&
+        (ni->kind == CXCursor_CallExpr || is_plain_assign(c, ops))) {
       char *fn = cursor_spelling(ref);
       sb_printf(out, "((void)0) /* %s stays on the host */", fn);
       free(fn);
@@ -322,8 +328,9 @@ int node_member_ref(rw_ctx *c, const node_info *ni, strbuf *out)
     return 0;
   char *q = cursor_qualified_name(ref);
   char *what = xasprintf("member '%s'", q);
-  error_at(c, ni->cur, what, ir_find_channel_group(c->m, ref) >= 0 ? "input buffers are read through get_value()"
-                                                                    : "not a field of State_, Parameters_ or Variables_");
+  error_at(c, ni->cur, what,
+           ir_find_channel_group(c->m, ref) >= 0 ? "input buffers are read through get_value()"
+                                                 : "not a field of State_, Parameters_ or Variables_");
   free(what);
   free(q);
   return 1;
@@ -336,7 +343,8 @@ int node_array_subscript(rw_ctx *c, const node_info *ni, strbuf *out)
   int done = 0;
   if (ch.n == 2) {
     CXCursor bse = cursor_strip(ch.c[0]);
-    int fi = clang_getCursorKind(bse) == CXCursor_MemberRefExpr ? ir_find_field(c->m, clang_getCursorReferenced(bse)) : -1;
+    int fi =
+      clang_getCursorKind(bse) == CXCursor_MemberRefExpr ? ir_find_field(c->m, clang_getCursorReferenced(bse)) : -1;
     if (fi >= 0) {
       char *idx;
       render_to(c, ch.c[1], &idx);
@@ -366,7 +374,8 @@ int ref_set_shift(rw_ctx *c, const node_info *ni, strbuf *out)
 {
   (void)c;
   CXCursor ref = clang_getCursorReferenced(ni->cur);
-  if (clang_getCursorKind(ref) != CXCursor_ParmDecl || clang_getCanonicalType(clang_getCursorType(ref)).kind != CXType_Double)
+  if (clang_getCursorKind(ref) != CXCursor_ParmDecl ||
+      clang_getCanonicalType(clang_getCursorType(ref)).kind != CXType_Double)
     return 0;
   sb_puts(out, "nestcl_shift");
   return 1;
@@ -401,7 +410,8 @@ int ref_update_parameter(rw_ctx *c, const node_info *ni, strbuf *out)
     return 0;
   }
   for (j = 0; j < 3; j++)
-    if (clang_equalCursors(clang_getCanonicalCursor(ref), clang_getCanonicalCursor(clang_Cursor_getArgument(c->fn, (unsigned)j))))
+    if (clang_equalCursors(clang_getCanonicalCursor(ref),
+                           clang_getCanonicalCursor(clang_Cursor_getArgument(c->fn, (unsigned)j))))
       break;
   if (j == 1 || j == 2) {
     sb_puts(out, j == 1 ? "from" : "to");

@@ -119,9 +119,11 @@ static int inline_method(rw_ctx *c, CXCursor cur, CXCursor callee, strbuf *out)
     render_to(c, inits[k], &a);
     c->substs = xrealloc(c->substs, sizeof *c->substs * (size_t)(c->n_substs + 1));
     c->substs[c->n_substs].parm = locals[k];
-    c->substs[c->n_substs].text = xasprintf("((%s)(%s))", ct.kind == CXType_Double ? "double"
-                                                           : ct.kind == CXType_Long ? "nestcl_i64"
-                                                                                     : "nestcl_i32", a);
+    c->substs[c->n_substs].text = xasprintf("((%s)(%s))",
+                                            ct.kind == CXType_Double   ? "double"
+                                              : ct.kind == CXType_Long ? "nestcl_i64"
+                                                                       : "nestcl_i32",
+                                            a);
     c->n_substs++;
     free(a);
   }
@@ -213,8 +215,10 @@ int call_math(rw_ctx *c, const call_info *ci, strbuf *out)
   if (rt.kind == CXType_LValueReference || rt.kind == CXType_RValueReference)
     rt = clang_getPointeeType(rt);
   rt = clang_getCanonicalType(rt);
-  rts = xstrdup(rt.kind == CXType_Double ? "double" : rt.kind == CXType_Long ? "long" : rt.kind == CXType_Int ? "int"
-                : "other");
+  rts = xstrdup(rt.kind == CXType_Double   ? "double"
+                  : rt.kind == CXType_Long ? "long"
+                  : rt.kind == CXType_Int  ? "int"
+                                           : "other");
   const int portable = (c->mode == RW_UPDATE || c->mode == RW_SEND) && me->portable;
   if (me->transcendental && !portable)
     c->transcendental = 1;
@@ -252,7 +256,7 @@ int call_math(rw_ctx *c, const call_info *ci, strbuf *out)
 int call_model_getter(rw_ctx *c, const call_info *ci, strbuf *out)
 {
   return ci->ck == CXCursor_CXXMethod && is_model_scope(c, clang_getCursorSemanticParent(ci->callee)) &&
-         !clang_CXXMethod_isVirtual(ci->callee) && inline_method(c, ci->cur, ci->callee, out);
+    !clang_CXXMethod_isVirtual(ci->callee) && inline_method(c, ci->cur, ci->callee, out);
 }
 
 /* A helper's generated name: nestcl_h_<model>_<method>. */
@@ -356,8 +360,10 @@ int call_nest_expm1(rw_ctx *c, const call_info *ci, strbuf *out)
     sb_puts(out, "nestcl_nest_expm1(");
   }
   render_arg(c, ci->cur, 0, out);
-  sb_puts(out, host ? ", nestcl_libm_host_variant() != 0)"
-                    : c->mode == RW_SEND ? ", nestcl_env->fused)" : ", NESTCL_LIBM_VARIANT)");
+  sb_puts(out,
+          host                   ? ", nestcl_libm_host_variant() != 0)"
+            : c->mode == RW_SEND ? ", nestcl_env->fused)"
+                                 : ", NESTCL_LIBM_VARIANT)");
   return 1;
 }
 

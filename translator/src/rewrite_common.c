@@ -93,8 +93,8 @@ void emit_gap(const char *t, unsigned from, unsigned to, strbuf *out)
       sb_putn(out, t + p, q - p);
       p = q;
     } else if (is_ident_char(ch) && (p == from || !is_ident_char(t[p - 1]))) {
-      static const char *const alt[][2] = {{"and", "&&"}, {"or", "||"}, {"not", "!"}, {"not_eq", "!="},
-                                           {"bitand", "&"}, {"bitor", "|"}, {"xor", "^"}, {"compl", "~"},
+      static const char *const alt[][2] = {{"and", "&&"},    {"or", "||"},    {"not", "!"},    {"not_eq", "!="},
+                                           {"bitand", "&"},  {"bitor", "|"},  {"xor", "^"},    {"compl", "~"},
                                            {"and_eq", "&="}, {"or_eq", "|="}, {"xor_eq", "^="}};
       unsigned q = p;
       size_t k, len;
@@ -134,7 +134,7 @@ const ir_macro *macro_at(rw_ctx *c, CXFile f, unsigned b, unsigned e)
    parameters, the spike offsets). */
 int is_reserved_name(const char *n)
 {
-  static const char *const reserved[] = {"weight", "current", "rport", "channel", "value",
+  static const char *const reserved[] = {"weight", "current", "rport",  "channel",      "value",
                                          "name",   "fields",  "offset", "spike_offsets"};
   size_t k;
   if (tr_is_uarg_name(n))
@@ -150,7 +150,7 @@ int is_local_decl(CXCursor d)
   enum CXCursorKind k = clang_getCursorKind(d);
   enum CXCursorKind pk = clang_getCursorKind(clang_getCursorSemanticParent(d));
   return k == CXCursor_VarDecl &&
-         (pk == CXCursor_FunctionDecl || pk == CXCursor_CXXMethod || pk == CXCursor_Constructor);
+    (pk == CXCursor_FunctionDecl || pk == CXCursor_CXXMethod || pk == CXCursor_Constructor);
 }
 
 int is_model_scope(rw_ctx *c, CXCursor decl)

@@ -190,7 +190,7 @@ static void drop(rw_ctx *c, CXCursor s, const char *why)
 /* The locals of the function and their uses on the path that runs (plan_drops). */
 typedef struct drop_plan {
   rw_ctx *c;
-  CXCursor *vars;  /* VarDecls */
+  CXCursor *vars; /* VarDecls */
   CXCursor *decls; /* their DeclStmts */
   int *uses;
   int n;
@@ -227,7 +227,8 @@ static void collect_locals(drop_plan *p, CXCursor cur)
 static int store_into_local(const drop_plan *p, CXCursor s, CXCursor *idx, CXCursor *val)
 {
   int vi = -1;
-  if (clang_getCursorKind(s) != CXCursor_BinaryOperator || clang_getCursorBinaryOperatorKind(s) != CXBinaryOperator_Assign)
+  if (clang_getCursorKind(s) != CXCursor_BinaryOperator ||
+      clang_getCursorBinaryOperatorKind(s) != CXBinaryOperator_Assign)
     return -1;
   cursor_kids ops = cursor_children(s);
   if (ops.n == 2) {
@@ -288,7 +289,7 @@ static void count_uses(drop_plan *p, CXCursor cur)
     CXCursor idx, val;
     /* a statement: in a block, or the body of a loop or a branch */
     int is_stmt = k == CXCursor_CompoundStmt || ((k == CXCursor_ForStmt || k == CXCursor_WhileStmt) && j == ch.n - 1) ||
-                  (k == CXCursor_IfStmt && j >= 1) || (k == CXCursor_DoStmt && j == 0);
+      (k == CXCursor_IfStmt && j >= 1) || (k == CXCursor_DoStmt && j == 0);
     int vi = is_stmt ? store_into_local(p, ch.c[j], &idx, &val) : -1;
     if (vi >= 0 && !is_dropped(c, ch.c[j], NULL) && pure_expr(idx) && pure_expr(val)) {
       /* a store into a local is no use of it: the local may be dead */
@@ -341,8 +342,9 @@ void plan_drops(rw_ctx *c)
     if (c->mode == RW_UPDATE && m->gap_junctions && clang_getCursorKind(e) == CXCursor_CallExpr) {
       int n_args = clang_Cursor_getNumArguments(e);
       if (call_is(e, "send_secondary", "EventDeliveryManager")) {
-        drop(c, s, "a gap-junction event: with no secondary connection in the network (the NEST glue refuses the "
-                   "node otherwise) it reaches no one");
+        drop(c, s,
+             "a gap-junction event: with no secondary connection in the network (the NEST glue refuses the "
+             "node otherwise) it reaches no one");
       } else if (call_is(e, "set_coeffarray", "SecondaryEvent") && n_args == 1) {
         drop(c, s, "the coefficients of a gap-junction event, which is not sent from the device");
       } else if (call_is(e, "swap", "vector") && n_args == 1) {
@@ -352,15 +354,17 @@ void plan_drops(rw_ctx *c)
         int zero = 0;
         if (!clang_Cursor_isNull(ctor) && clang_Cursor_getNumArguments(ctor) >= 2) {
           CXEvalResult r = clang_Cursor_Evaluate(clang_Cursor_getArgument(ctor, 1));
-          zero = r && ((clang_EvalResult_getKind(r) == CXEval_Float && clang_EvalResult_getAsDouble(r) == 0.0) ||
-                       (clang_EvalResult_getKind(r) == CXEval_Int && clang_EvalResult_getAsLongLong(r) == 0));
+          zero = r &&
+            ((clang_EvalResult_getKind(r) == CXEval_Float && clang_EvalResult_getAsDouble(r) == 0.0) ||
+             (clang_EvalResult_getKind(r) == CXEval_Int && clang_EvalResult_getAsLongLong(r) == 0));
           if (r)
             clang_EvalResult_dispose(r);
         }
         if (zero && clang_getCursorKind(arg) == CXCursor_MemberRefExpr &&
             is_host_buffer_member(c, clang_getCursorReferenced(arg)) && no_side_effect(ctor))
-          drop(c, s, "resets a host-only gap-junction buffer to zeros, which it holds as long as no gap-junction event "
-                     "arrives and no waveform relaxation runs (the NEST glue refuses the node otherwise)");
+          drop(c, s,
+               "resets a host-only gap-junction buffer to zeros, which it holds as long as no gap-junction event "
+               "arrives and no waveform relaxation runs (the NEST glue refuses the node otherwise)");
       }
     }
     (void)sk;
@@ -373,7 +377,8 @@ void plan_drops(rw_ctx *c)
         drop(c, st.c[k], "set up by the runtime");
     free(st.c);
   }
-  if (c->mode == RW_UPDATE && !clang_Cursor_isNull(m->update_forward) && clang_equalCursors(c->fn, m->methods[IR_M_UPDATE])) {
+  if (c->mode == RW_UPDATE && !clang_Cursor_isNull(m->update_forward) &&
+      clang_equalCursors(c->fn, m->methods[IR_M_UPDATE])) {
     cursor_kids st = cursor_children(body);
     if (st.n && clang_getCursorKind(st.c[st.n - 1]) == CXCursor_ReturnStmt && no_side_effect(st.c[st.n - 1]))
       drop(c, st.c[st.n - 1], "update() discards the value");

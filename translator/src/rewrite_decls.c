@@ -22,7 +22,8 @@ static enum CXChildVisitResult visit_writable_param(CXCursor x, CXCursor parent,
     CXType t = clang_getCanonicalType(clang_getCursorType(r));
     CXString ts = clang_getTypeSpelling(t);
     /* libclang reports the element of const double[] without its qualifier: the spelling has it */
-    const int is_const = !strncmp(clang_getCString(ts), "const ", 6) || clang_isConstQualifiedType(clang_getPointeeType(t));
+    const int is_const =
+      !strncmp(clang_getCString(ts), "const ", 6) || clang_isConstQualifiedType(clang_getPointeeType(t));
     clang_disposeString(ts);
     if (clang_getCursorKind(r) == CXCursor_ParmDecl && (t.kind == CXType_Pointer || t.kind == CXType_IncompleteArray) &&
         !is_const) {
@@ -102,8 +103,8 @@ static void render_vardecl(rw_ctx *c, CXCursor cur, const char *t, unsigned b, u
     int cpp_only = 0;
     unsigned p;
     for (p = b; p + 1 < name_off; p++)
-      if ((t[p] == ':' && t[p + 1] == ':') || (!strncmp(t + p, "auto", 4) && (p == b || !is_ident_char(t[p - 1])) &&
-                                                !is_ident_char(t[p + 4])))
+      if ((t[p] == ':' && t[p + 1] == ':') ||
+          (!strncmp(t + p, "auto", 4) && (p == b || !is_ident_char(t[p - 1])) && !is_ident_char(t[p + 4])))
         cpp_only = 1;
     if (cpp_only) {
       char *ts = c_type_spelling(ty);
@@ -116,7 +117,8 @@ static void render_vardecl(rw_ctx *c, CXCursor cur, const char *t, unsigned b, u
   }
   {
     char *vn = cursor_spelling(cur);
-    if (is_reserved_name(vn) && name_off >= pos && name_off + strlen(vn) <= e && !strncmp(t + name_off, vn, strlen(vn))) {
+    if (is_reserved_name(vn) && name_off >= pos && name_off + strlen(vn) <= e &&
+        !strncmp(t + name_off, vn, strlen(vn))) {
       emit_gap(t, pos, name_off, out);
       sb_printf(out, "nestcl_l_%s", vn);
       pos = name_off + (unsigned)strlen(vn);
@@ -149,8 +151,8 @@ static int lambda_unused(rw_ctx *c, CXCursor v)
 static int render_special_local(rw_ctx *c, CXCursor v, const char *tn, strbuf *out)
 {
   const int spike = !strcmp(tn, "SpikeEvent") && c->mode == RW_UPDATE;
-  const int dist = !strcmp(tn, "param_type") && (c->mode == RW_UPDATE || c->mode == RW_PRERUN) &&
-                   dist_kind(clang_getCursorType(v));
+  const int dist =
+    !strcmp(tn, "param_type") && (c->mode == RW_UPDATE || c->mode == RW_PRERUN) && dist_kind(clang_getCursorType(v));
   if (!spike && !dist)
     return 0;
   char *vn = cursor_spelling(v);
@@ -161,7 +163,8 @@ static int render_special_local(rw_ctx *c, CXCursor v, const char *tn, strbuf *o
     sb_printf(out, "double nestcl_off_%s = 0.0; /* SpikeEvent %s: its %soffset; the spike goes to the spike list */",
               vn, vn, c->multiplicity ? "multiplicity and " : "");
   } else if (spike && c->multiplicity) {
-    sb_printf(out, "nestcl_u32 nestcl_mult_%s = 1u; /* SpikeEvent %s: its multiplicity; the spike goes to the spike list */",
+    sb_printf(out,
+              "nestcl_u32 nestcl_mult_%s = 1u; /* SpikeEvent %s: its multiplicity; the spike goes to the spike list */",
               vn, vn);
   } else if (spike) {
     sb_printf(out, "/* SpikeEvent %s: the spike goes to the spike list */", vn);
@@ -216,8 +219,8 @@ static int handle_declstmt(rw_ctx *c, CXCursor cur, const char *t, unsigned b, u
             clang_Cursor_getNumArguments(call) == 1 && c->mode == RW_UPDATE) {
           CXCursor bb = cursor_strip(member_base(call));
           int gi = clang_getCursorKind(bb) == CXCursor_MemberRefExpr
-                       ? ir_find_channel_group(c->m, clang_getCursorReferenced(bb))
-                       : -1;
+            ? ir_find_channel_group(c->m, clang_getCursorReferenced(bb))
+            : -1;
           if (gi >= 0) {
             char *slot, *vn = cursor_spelling(v);
             render_to(c, clang_Cursor_getArgument(call, 0), &slot);

@@ -126,12 +126,14 @@ int call_slice_ring_buffer(rw_ctx *c, const call_info *ci, strbuf *out)
     return 1;
   }
   if (name_is(ci, "get_next_spike") && ci->nargs == 5) {
-    sb_puts(out, "((nestcl_evq_r = nestcl_evq_next(evq_lag, evq_offset, evq_weight, &nestcl_evq_cur, nestcl_evq_end, "
-                 "origin_steps, ");
+    sb_puts(out,
+            "((nestcl_evq_r = nestcl_evq_next(evq_lag, evq_offset, evq_weight, &nestcl_evq_cur, nestcl_evq_end, "
+            "origin_steps, ");
     render_arg(c, ci->cur, 0, out);
     sb_puts(out, ", ");
     render_arg(c, ci->cur, 1, out);
-    sb_puts(out, ", &nestcl_evq_rstamp, nestcl_evq_roff, &nestcl_evq_off, &nestcl_evq_w, &nestcl_evq_eor)) ? ((void)((");
+    sb_puts(out,
+            ", &nestcl_evq_rstamp, nestcl_evq_roff, &nestcl_evq_off, &nestcl_evq_w, &nestcl_evq_eor)) ? ((void)((");
     render_arg(c, ci->cur, 2, out);
     sb_puts(out, ") = nestcl_evq_off), (void)((");
     render_arg(c, ci->cur, 3, out);
@@ -150,8 +152,9 @@ int call_slice_ring_buffer(rw_ctx *c, const call_info *ci, strbuf *out)
   }
   {
     char *what = xasprintf("call to 'SliceRingBuffer::%s' in update()", ci->name);
-    error_at(c, ci->cur, what, "update() takes its events with prepare_delivery(), get_next_spike() and "
-                               "add_refractory() only");
+    error_at(c, ci->cur, what,
+             "update() takes its events with prepare_delivery(), get_next_spike() and "
+             "add_refractory() only");
     free(what);
   }
   return 1;
@@ -176,8 +179,9 @@ int call_spike_event_is_due(rw_ctx *c, const call_info *ci, strbuf *out)
 {
   if (!name_is(ci, "spike_event_is_due") || ci->nargs != 1)
     return 0;
-  warning_at(c, ci->cur, "spike_event_is_due(): the device path implements the dynamic spike condition only "
-                         "(neurons with ignore_and_spike must stay on the CPU)");
+  warning_at(c, ci->cur,
+             "spike_event_is_due(): the device path implements the dynamic spike condition only "
+             "(neurons with ignore_and_spike must stay on the CPU)");
   sb_puts(out, "NESTCL_SPIKE_EVENT_IS_DUE(");
   render_arg(c, ci->cur, 0, out);
   sb_putc(out, ')');
@@ -222,12 +226,9 @@ int call_event_getter(rw_ctx *c, const call_info *ci, strbuf *out)
     const char *name, *text;
     unsigned modes;
   } getters[] = {
-    {"get_weight", "weight", RW_ROUTES},
-    {"get_multiplicity", "1", RW_ROUTES},
-    {"get_rport", "rport", RW_ROUTES},
-    {"get_current", "current", RW_BIT(RW_ROUTE_CURRENT)},
-    {"get_delay_steps", "1", RW_ROUTES},
-    {"get_rel_delivery_steps", "0", RW_ROUTES},
+    {"get_weight", "weight", RW_ROUTES}, {"get_multiplicity", "1", RW_ROUTES},
+    {"get_rport", "rport", RW_ROUTES},   {"get_current", "current", RW_BIT(RW_ROUTE_CURRENT)},
+    {"get_delay_steps", "1", RW_ROUTES}, {"get_rel_delivery_steps", "0", RW_ROUTES},
     {"get_modulo", "0", RW_ROUTES},
   };
   for (size_t k = 0; k < sizeof getters / sizeof *getters; k++)

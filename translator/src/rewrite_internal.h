@@ -15,7 +15,7 @@
 
 typedef struct rw_alias {
   CXCursor var;
-  int group;  /* first channel group of the buffer */
+  int group; /* first channel group of the buffer */
   char *slot; /* rendered slot expression */
 } rw_alias;
 
@@ -41,14 +41,14 @@ struct rw_ctx {
   int n_substs;
   int depth;
   char label[64]; /* RW_SET: where a return statement goes */
-  char *lag_var;  /* RW_UPDATE: the variable of the lag loop (for random draws) */
+  char *lag_var; /* RW_UPDATE: the variable of the lag loop (for random draws) */
   CXCursor target_var; /* RW_SEND: the local that holds get_target( t ) */
-  CXCursor node_var;   /* RW_DYN: the local that holds the node (reinterpret_cast of the params pointer) */
-  int multiplicity;    /* RW_UPDATE: update() calls SpikeEvent::set_multiplicity */
-  int offsets;         /* RW_UPDATE: update() (or a helper of it) calls SpikeEvent::set_offset */
-  int helper;          /* RW_UPDATE: rendering a method that update() calls, as a function of its own */
-  CXCursor lag_loop;   /* RW_UPDATE: update()'s lag loop (a null cursor in a helper) */
-  int rng_sites;  /* random draws rendered so far: each call site gets its own stream */
+  CXCursor node_var; /* RW_DYN: the local that holds the node (reinterpret_cast of the params pointer) */
+  int multiplicity; /* RW_UPDATE: update() calls SpikeEvent::set_multiplicity */
+  int offsets; /* RW_UPDATE: update() (or a helper of it) calls SpikeEvent::set_offset */
+  int helper; /* RW_UPDATE: rendering a method that update() calls, as a function of its own */
+  CXCursor lag_loop; /* RW_UPDATE: update()'s lag loop (a null cursor in a helper) */
+  int rng_sites; /* random draws rendered so far: each call site gets its own stream */
   /* statements left out of this render, with why (plan_drops) */
   CXCursor *dropped;
   const char **drop_why;
@@ -58,9 +58,9 @@ struct rw_ctx {
 /* What every call rule looks at: the call, what it calls, and its object (a null cursor for free functions). */
 typedef struct call_info {
   CXCursor cur, callee, base;
-  const char *name;  /* the callee's name (the call's spelling when it has none) */
+  const char *name; /* the callee's name (the call's spelling when it has none) */
   const char *qname; /* qualified name */
-  const char *cls;   /* the callee's class */
+  const char *cls; /* the callee's class */
   int nargs;
   enum CXCursorKind ck;
 } call_info;
@@ -71,7 +71,7 @@ typedef struct call_info {
  */
 typedef struct call_rule {
   const char *construct; /* what it translates */
-  unsigned modes;        /* the modes it applies in (RW_BIT) */
+  unsigned modes; /* the modes it applies in (RW_BIT) */
   int (*apply)(rw_ctx *c, const call_info *ci, strbuf *out);
 } call_rule;
 
@@ -83,7 +83,10 @@ typedef struct call_rule {
 
 #define RW_HOST_INIT (RW_BIT(RW_PRERUN) | RW_BIT(RW_DEFAULTS))
 
-static inline int name_is(const call_info *ci, const char *n) { return !strcmp(ci->name, n); }
+static inline int name_is(const call_info *ci, const char *n)
+{
+  return !strcmp(ci->name, n);
+}
 
 /* A node and its source text: the file's text t, the node's extent [b, e). */
 typedef struct node_info {
@@ -102,7 +105,7 @@ typedef struct node_info {
 typedef struct node_rule {
   enum CXCursorKind kind;
   const char *construct; /* what it translates */
-  unsigned modes;        /* the modes it applies in (RW_BIT) */
+  unsigned modes; /* the modes it applies in (RW_BIT) */
   int (*apply)(rw_ctx *c, const node_info *ni, strbuf *out);
 } node_rule;
 
@@ -118,7 +121,10 @@ typedef struct node_rule {
  */
 
 /* Renders cur (a part of the node a rule translates) with the context's dispatcher, rw_render. */
-static inline void render_sub(rw_ctx *c, CXCursor cur, strbuf *out) { c->render(c, cur, out); }
+static inline void render_sub(rw_ctx *c, CXCursor cur, strbuf *out)
+{
+  c->render(c, cur, out);
+}
 
 /* rewrite_common.c */
 void error_at(rw_ctx *c, CXCursor at, const char *construct, const char *why);

@@ -21,7 +21,7 @@ int call_regula_falsi(rw_ctx *c, const call_info *ci, strbuf *out)
   CXCursor a0 = cursor_strip(clang_Cursor_getArgument(ci->cur, 0));
   cursor_kids k = cursor_children(a0);
   int is_this = clang_getCursorKind(a0) == CXCursor_UnaryOperator && k.n == 1 &&
-                clang_getCursorKind(cursor_strip(k.c[0])) == CXCursor_CXXThisExpr;
+    clang_getCursorKind(cursor_strip(k.c[0])) == CXCursor_CXXThisExpr;
   free(k.c);
   CXCursor def = clang_getNullCursor();
   if (is_this && !clang_Cursor_isNull(c->m->cls)) {
@@ -58,8 +58,8 @@ int call_regula_falsi(rw_ctx *c, const call_info *ci, strbuf *out)
  * std::tie( a, b ) = propagator.evaluate( h ) into two locals.
  */
 typedef struct prop_find {
-  CXCursor member;  /* the propagator member */
-  CXCursor ctor;    /* its constructor call in pre_run_hook() */
+  CXCursor member; /* the propagator member */
+  CXCursor ctor; /* its constructor call in pre_run_hook() */
   int n_ctors;
 } prop_find;
 
@@ -325,10 +325,10 @@ int call_evolve_apply(rw_ctx *c, const call_info *ci, strbuf *out)
   }
   char *cn = clang_Cursor_isNull(m->ode_control) ? xstrdup("") : cursor_spelling(m->ode_control);
   int cargs = clang_Cursor_isNull(m->ode_control) ? -1 : clang_Cursor_getNumArguments(m->ode_control);
-  const char *ctl = !strcmp(cn, "gsl_odeiv_control_y_new") && cargs == 2    ? "nestcl_rkf45_control_y("
-                    : !strcmp(cn, "gsl_odeiv_control_yp_new") && cargs == 2 ? "nestcl_rkf45_control_yp("
-                    : !strcmp(cn, "gsl_odeiv_control_standard_new") && cargs == 4 ? "nestcl_rkf45_control_standard("
-                                                                                    : NULL;
+  const char *ctl = !strcmp(cn, "gsl_odeiv_control_y_new") && cargs == 2 ? "nestcl_rkf45_control_y("
+    : !strcmp(cn, "gsl_odeiv_control_yp_new") && cargs == 2              ? "nestcl_rkf45_control_yp("
+    : !strcmp(cn, "gsl_odeiv_control_standard_new") && cargs == 4        ? "nestcl_rkf45_control_standard("
+                                                                         : NULL;
   free(cn);
   if (!ctl) {
     error_at(c, clang_Cursor_isNull(m->ode_control) ? ci->cur : m->ode_control, "this GSL step-size control",
@@ -338,12 +338,12 @@ int call_evolve_apply(rw_ctx *c, const call_info *ci, strbuf *out)
   int yi = field_of_expr(c, clang_Cursor_getArgument(ci->cur, 7));
   if (yi < 0)
     yi = first_element_field(c, clang_Cursor_getArgument(ci->cur, 7));
-  if (yi < 0 || m->fields[yi].type != IR_T_DOUBLE || m->fields[yi].role != IR_ROLE_STATE ||
-      yi != ir_ode_field(m)) {
-    error_at(c, clang_Cursor_getArgument(ci->cur, 7), "this ODE state vector",
-             yi >= 0 && ir_per_receptor(&m->fields[yi])
-                 ? "a state vector sized at run time has no SoA layout unless the model resizes it to A + B * n_receptors()"
-                 : "it must be a double array of State_ (fixed size, or resized to A + B * n_receptors())");
+  if (yi < 0 || m->fields[yi].type != IR_T_DOUBLE || m->fields[yi].role != IR_ROLE_STATE || yi != ir_ode_field(m)) {
+    error_at(
+      c, clang_Cursor_getArgument(ci->cur, 7), "this ODE state vector",
+      yi >= 0 && ir_per_receptor(&m->fields[yi])
+        ? "a state vector sized at run time has no SoA layout unless the model resizes it to A + B * n_receptors()"
+        : "it must be a double array of State_ (fixed size, or resized to A + B * n_receptors())");
     return 1;
   }
   CXCursor hv = address_operand(clang_Cursor_getArgument(ci->cur, 6));

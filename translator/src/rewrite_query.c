@@ -212,9 +212,9 @@ enum CXChildVisitResult visit_pure_init(CXCursor x, CXCursor parent, CXClientDat
     char *n = cursor_spelling(callee);
     char *q = cursor_qualified_name(callee);
     int ok = (ck == CXCursor_CXXMethod && clang_CXXMethod_isConst(callee)) ||
-             (ck == CXCursor_FunctionDecl && !strcmp(q, "kernel")) ||
-             math_lookup(q, clang_Cursor_getNumArguments(x)) != NULL ||
-             (ck == CXCursor_Constructor && (!strcmp(n, "vector") || (strlen(n) > 5 && !strcmp(n + strlen(n) - 5, "Event"))));
+      (ck == CXCursor_FunctionDecl && !strcmp(q, "kernel")) ||
+      math_lookup(q, clang_Cursor_getNumArguments(x)) != NULL ||
+      (ck == CXCursor_Constructor && (!strcmp(n, "vector") || (strlen(n) > 5 && !strcmp(n + strlen(n) - 5, "Event"))));
     free(n);
     free(q);
     if (!ok) {
@@ -293,9 +293,10 @@ CXCursor var_construct(CXCursor v)
 const char *dist_kind(CXType t)
 {
   static const char *const kinds[][2] = {
-    {"lognormal_distribution", "lognormal"}, {"normal_distribution", "normal"},   {"poisson_distribution", "poisson"},
-    {"gamma_distribution", "gamma"},         {"exponential_distribution", "exponential"},
-    {"binomial_distribution", "binomial"},   {"uniform_real_distribution", "uniform"}};
+    {"lognormal_distribution", "lognormal"},     {"normal_distribution", "normal"},
+    {"poisson_distribution", "poisson"},         {"gamma_distribution", "gamma"},
+    {"exponential_distribution", "exponential"}, {"binomial_distribution", "binomial"},
+    {"uniform_real_distribution", "uniform"}};
   if (t.kind == CXType_LValueReference || t.kind == CXType_RValueReference)
     t = clang_getPointeeType(t);
   CXString s = clang_getTypeSpelling(clang_getCanonicalType(t));
@@ -330,9 +331,9 @@ int is_plain_assign(rw_ctx *c, cursor_kids ops)
 int is_host_buffer_member(rw_ctx *c, CXCursor ref)
 {
   return clang_getCursorKind(ref) == CXCursor_FieldDecl && !clang_Cursor_isNull(c->m->structs[3]) &&
-         clang_equalCursors(clang_getCanonicalCursor(clang_getCursorSemanticParent(ref)),
-                            clang_getCanonicalCursor(c->m->structs[3])) &&
-         ir_find_field(c->m, ref) < 0 && ir_find_channel_group(c->m, ref) < 0;
+    clang_equalCursors(clang_getCanonicalCursor(clang_getCursorSemanticParent(ref)),
+                       clang_getCanonicalCursor(c->m->structs[3])) &&
+    ir_find_field(c->m, ref) < 0 && ir_find_channel_group(c->m, ref) < 0;
 }
 
 static enum CXChildVisitResult visit_member_use(CXCursor x, CXCursor parent, CXClientData data)

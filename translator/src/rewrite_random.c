@@ -20,8 +20,9 @@ int call_random_draw(rw_ctx *c, const call_info *ci, strbuf *out)
              c->helper ? "each call site of update() gets its own stream" : "draws are keyed by neuron and step");
     return 1;
   }
-  warning_at(c, ci->cur, "random draw: the device uses its own counter-based stream (NESTCL_DRAND), "
-                         "statistically but not bitwise equal to NEST's");
+  warning_at(c, ci->cur,
+             "random draw: the device uses its own counter-based stream (NESTCL_DRAND), "
+             "statistically but not bitwise equal to NEST's");
   sb_printf(out, "NESTCL_DRAND(nestcl_i, origin_steps + %s, %d)", c->lag_var, c->rng_sites++);
   return 1;
 }
@@ -70,8 +71,9 @@ int call_random_dist(rw_ctx *c, const call_info *ci, strbuf *out)
       (kind = dist_kind(clang_getCursorType(ci->base))) != NULL)
     obj = cursor_strip(ci->base);
   if (!kind) {
-    error_at(c, ci->cur, "a draw from this distribution", "nestcl_dist.h has uniform_real, normal, lognormal, "
-                                                          "exponential, gamma, poisson and binomial");
+    error_at(c, ci->cur, "a draw from this distribution",
+             "nestcl_dist.h has uniform_real, normal, lognormal, "
+             "exponential, gamma, poisson and binomial");
     return 1;
   }
   if (!c->lag_var) {
@@ -126,11 +128,14 @@ int call_random_dist(rw_ctx *c, const call_info *ci, strbuf *out)
         }
       }
   }
-  warning_at(c, ci->cur, "random draw: the device draws from nestcl_dist.h on its own counter-based stream, "
-                         "in distribution but not draw for draw equal to NEST's");
+  warning_at(c, ci->cur,
+             "random draw: the device draws from nestcl_dist.h on its own counter-based stream, "
+             "in distribution but not draw for draw equal to NEST's");
   const int site = c->rng_sites++;
-  sb_printf(out, "nestcl_draw_%s(NESTCL_MODEL_RNG_SEED, %du, NESTCL_NEURON_ID(nestcl_i), (nestcl_u64)(origin_steps + %s), "
-                 "(%s)(%s)", kind, site, c->lag_var, !strcmp(kind, "binomial") ? "nestcl_u64" : "double", args[0]);
+  sb_printf(out,
+            "nestcl_draw_%s(NESTCL_MODEL_RNG_SEED, %du, NESTCL_NEURON_ID(nestcl_i), (nestcl_u64)(origin_steps + %s), "
+            "(%s)(%s)",
+            kind, site, c->lag_var, !strcmp(kind, "binomial") ? "nestcl_u64" : "double", args[0]);
   if (np == 2)
     sb_printf(out, ", (double)(%s)", args[1]);
   sb_putc(out, ')');

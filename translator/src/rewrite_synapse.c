@@ -54,7 +54,7 @@ static int base_is_target(rw_ctx *c, CXCursor base)
     return 1; /* get_target( t ), *get_target( t ) */
   CXCursor v = referenced_var(b);
   return !clang_Cursor_isNull(v) && !clang_Cursor_isNull(c->target_var) &&
-         clang_equalCursors(clang_getCanonicalCursor(v), clang_getCanonicalCursor(c->target_var));
+    clang_equalCursors(clang_getCanonicalCursor(v), clang_getCanonicalCursor(c->target_var));
 }
 
 /* e.get_stamp().get_ms(): the presynaptic spike's time stamp. */
@@ -87,7 +87,7 @@ int call_connection_base(rw_ctx *c, const call_info *ci, strbuf *out)
   /* the synapse's own (this, implicit or written) or the connection manager's; an event's getters are not these */
   CXCursor b = cursor_strip(ci->base);
   const int own = clang_Cursor_isNull(b) || clang_getCursorKind(b) == CXCursor_CXXThisExpr ||
-                  clang_getCursorKind(b) == CXCursor_OverloadedDeclRef; /* through ConnectionBase in a template */
+    clang_getCursorKind(b) == CXCursor_OverloadedDeclRef; /* through ConnectionBase in a template */
   for (size_t k = 0; k < sizeof base / sizeof *base; k++)
     if (name_is(ci, base[k].name) && (base[k].of_manager ? !strcmp(ci->cls, "ConnectionManager") : own)) {
       sb_puts(out, base[k].text);
@@ -203,7 +203,7 @@ static int is_cp_param(rw_ctx *c, CXCursor parm)
     t = clang_getPointeeType(t);
   CXCursor d = clang_getTypeDeclaration(clang_getCanonicalType(t));
   return !clang_Cursor_isNull(c->m->cp_cls) && !clang_Cursor_isNull(d) &&
-         clang_equalCursors(clang_getCanonicalCursor(d), clang_getCanonicalCursor(c->m->cp_cls));
+    clang_equalCursors(clang_getCanonicalCursor(d), clang_getCanonicalCursor(c->m->cp_cls));
 }
 
 /* The generated function name of a synapse helper. */
@@ -263,7 +263,8 @@ int call_get_target(rw_ctx *c, const call_info *ci, strbuf *out)
   (void)out;
   if (!name_is(ci, "get_target"))
     return 0;
-  error_at(c, ci->cur, "this use of get_target()", "the target is only read through its spike history and receives the event");
+  error_at(c, ci->cur, "this use of get_target()",
+           "the target is only read through its spike history and receives the event");
   return 1;
 }
 
@@ -302,7 +303,8 @@ int node_history_entry(rw_ctx *c, const node_info *ni, strbuf *out)
 {
   static const struct {
     const char *member, *fn;
-  } entry[] = {{"t_", "nestcl_hist_t"}, {"Kminus_", "nestcl_hist_kminus"}, {"Kminus_triplet_", "nestcl_hist_kminus_triplet"}};
+  } entry[] = {
+    {"t_", "nestcl_hist_t"}, {"Kminus_", "nestcl_hist_kminus"}, {"Kminus_triplet_", "nestcl_hist_kminus_triplet"}};
   CXCursor ref = clang_getCursorReferenced(ni->cur);
   char *cls = cursor_spelling(clang_getCursorSemanticParent(ref));
   int is_entry = !strcmp(cls, "histentry");
@@ -337,7 +339,8 @@ int ref_send_object(rw_ctx *c, const node_info *ni, strbuf *out)
   CXCursor ref = clang_getCursorReferenced(ni->cur);
   if (!clang_Cursor_isNull(c->target_var) &&
       clang_equalCursors(clang_getCanonicalCursor(ref), clang_getCanonicalCursor(c->target_var))) {
-    error_at(c, ni->cur, "this use of the target", "the target is only read through its spike history and receives the event");
+    error_at(c, ni->cur, "this use of the target",
+             "the target is only read through its spike history and receives the event");
     return 1;
   }
   if (clang_getCursorKind(ref) != CXCursor_ParmDecl)

@@ -145,7 +145,7 @@ void sb_put_c_escaped(strbuf *b, const char *s)
     else if (c < 32 || c >= 127)
       sb_printf(b, "\\%03o", c);
     else if (c == '?' && s[1] == '?')
-      sb_puts(b, "?\"\"");  /* no trigraphs */
+      sb_puts(b, "?\"\""); /* no trigraphs */
     else
       sb_putc(b, (char)c);
   }

@@ -22,9 +22,9 @@ void sb_puts(strbuf *b, const char *s);
 void sb_putc(strbuf *b, char c);
 void sb_printf(strbuf *b, const char *fmt, ...)
 #if defined(__GNUC__)
-    __attribute__((format(printf, 2, 3)))
+  __attribute__((format(printf, 2, 3)))
 #endif
-    ;
+  ;
 /* Appends s as the body of a C string literal (escapes, no quotes). */
 void sb_put_c_escaped(strbuf *b, const char *s);
 /* Returns the string and resets b (caller frees). */
@@ -39,8 +39,8 @@ char *xstrdup(const char *s);
 char *xstrndup(const char *s, size_t n);
 char *xasprintf(const char *fmt, ...)
 #if defined(__GNUC__)
-    __attribute__((format(printf, 1, 2)))
+  __attribute__((format(printf, 1, 2)))
 #endif
-    ;
+  ;
 
 #endif

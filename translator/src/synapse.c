@@ -108,8 +108,8 @@ static void check_pure(purity *p, CXCursor cur)
       return;
     }
     char *q = cursor_qualified_name(clang_getCursorReferenced(cur));
-    int math = math_lookup(q, clang_Cursor_getNumArguments(cur)) != NULL || !strcmp(q, "std::exp") ||
-               !strcmp(q, "std::pow");
+    int math =
+      math_lookup(q, clang_Cursor_getNumArguments(cur)) != NULL || !strcmp(q, "std::exp") || !strcmp(q, "std::pow");
     free(q);
     free(n);
     if (!math) {
@@ -210,9 +210,9 @@ static void classify_fields(ir_model *m)
     free(top.c);
   } while (changed);
   for (k = 0; k < m->n_syn_fields; k++)
-    m->fields[k].syn_role = source[k] ? IR_SYN_SOURCE
-                            : (m->fields[k].written_in_update || written_by_helper[k]) ? IR_SYN_STATE
-                                                                                        : IR_SYN_PARAMETER;
+    m->fields[k].syn_role = source[k]                            ? IR_SYN_SOURCE
+      : (m->fields[k].written_in_update || written_by_helper[k]) ? IR_SYN_STATE
+                                                                 : IR_SYN_PARAMETER;
   free(source);
   free(written_by_helper);
 }
@@ -258,7 +258,8 @@ static void helper_signature(ir_model *m, CXCursor fn, char **params, char **ret
     CXType pt = (t.kind == CXType_LValueReference) ? clang_getPointeeType(t) : t;
     CXCursor d = clang_getTypeDeclaration(clang_getCanonicalType(pt));
     char *n = cursor_spelling(a);
-    if (!clang_Cursor_isNull(d) && clang_equalCursors(clang_getCanonicalCursor(d), clang_getCanonicalCursor(m->cp_cls))) {
+    if (!clang_Cursor_isNull(d) &&
+        clang_equalCursors(clang_getCanonicalCursor(d), clang_getCanonicalCursor(m->cp_cls))) {
       free(n);
       continue;
     }
@@ -267,7 +268,8 @@ static void helper_signature(ir_model *m, CXCursor fn, char **params, char **ret
         ck != CXType_UInt && ck != CXType_LongLong) {
       char *where = cursor_where(a);
       char *msg = xasprintf("%s: error: parameter '%s' of a synapse helper is not supported on the device "
-                            "(only scalars and the common properties are passed)", where, n);
+                            "(only scalars and the common properties are passed)",
+                            where, n);
       ir_diag_add(m, 1, msg);
       free(msg);
       free(where);
@@ -377,11 +379,16 @@ void syn_rendered_free(syn_rendered *r)
 static const char *nestcl_type(ir_type t)
 {
   switch (t) {
-  case IR_T_DOUBLE: return "double";
-  case IR_T_LONG: return "nestcl_i64";
-  case IR_T_SIZE: return "nestcl_u64";
-  case IR_T_UINT: return "nestcl_u32";
-  default: return "nestcl_i32";
+  case IR_T_DOUBLE:
+    return "double";
+  case IR_T_LONG:
+    return "nestcl_i64";
+  case IR_T_SIZE:
+    return "nestcl_u64";
+  case IR_T_UINT:
+    return "nestcl_u32";
+  default:
+    return "nestcl_i32";
   }
 }
 
@@ -391,7 +398,8 @@ static void emit_struct(strbuf *b, const ir_model *m, int common)
   sb_puts(b, "typedef struct {\n");
   for (k = common ? m->n_syn_fields : 0; k < (common ? m->n_fields : m->n_syn_fields); k++) {
     static const char *const roles[] = {"state", "per source", "parameter", "common"};
-    sb_printf(b, "  %s %s; /* %s */\n", nestcl_type(m->fields[k].type), m->fields[k].member, roles[m->fields[k].syn_role]);
+    sb_printf(b, "  %s %s; /* %s */\n", nestcl_type(m->fields[k].type), m->fields[k].member,
+              roles[m->fields[k].syn_role]);
     any = 1;
   }
   if (!any)
@@ -399,7 +407,7 @@ static void emit_struct(strbuf *b, const ir_model *m, int common)
   sb_printf(b, "} nestcl_syn%s_%s;\n\n", common ? "cp" : "", m->name);
 }
 
-#define SYN_FIXED_PARAMS(m)                                                                                         \
+#define SYN_FIXED_PARAMS(m)                                                                                            \
   "nestcl_syn_%s *nestcl_self, const nestcl_syncp_%s *nestcl_cp, const nestcl_syn_env *nestcl_env, double *nestcl_w"
 
 void emit_syn_cl(strbuf *b, const ir_model *m, const syn_rendered *r)
@@ -427,7 +435,8 @@ void emit_syn_cl(strbuf *b, const ir_model *m, const syn_rendered *r)
     sb_puts(b, "\n}\n\n");
     free(hn);
   }
-  sb_puts(b, "/* One presynaptic spike through one synapse: *nestcl_w is the weight it delivers; 1 when it was sent. */\n");
+  sb_puts(
+    b, "/* One presynaptic spike through one synapse: *nestcl_w is the weight it delivers; 1 when it was sent. */\n");
   sb_printf(b, "NESTCL_INLINE int nestcl_syn_%s_send(" SYN_FIXED_PARAMS(m) ")\n{\n", nm, nm, nm);
   sb_puts(b, "  int nestcl_emitted = 0;\n  (void)nestcl_self;\n  (void)nestcl_cp;\n  (void)nestcl_env;\n  ");
   sb_puts(b, r->send_body);
@@ -439,15 +448,16 @@ void emit_syn_c(strbuf *b, const ir_model *m, const syn_rendered *r, const char 
   const char *nm = m->name;
   int k;
   emit_file_header(b, m, "synapse descriptor, C send() and host helpers.", "/*", "*/");
-  sb_puts(b, "#include <float.h>\n#include <limits.h>\n#include <math.h>\n#include <stdbool.h>\n#include <stddef.h>\n"
-             "#include <stdint.h>\n#include <string.h>\n\n"
-             "#include \"nestcl_types.h\"\n#include \"nestcl_synapse.h\"\n#include \"nestcl/device.h\"\n"
-             "#include \"nestcl/model.h\"\n\n"
-             "#pragma GCC diagnostic ignored \"-Wunused-variable\"\n"
-             "#pragma GCC diagnostic ignored \"-Wunused-but-set-variable\"\n"
-             "#pragma GCC diagnostic ignored \"-Wunused-label\"\n"
-             "#pragma GCC diagnostic ignored \"-Wunused-function\"\n"
-             "#pragma GCC diagnostic ignored \"-Wsign-compare\"\n\n");
+  sb_puts(b,
+          "#include <float.h>\n#include <limits.h>\n#include <math.h>\n#include <stdbool.h>\n#include <stddef.h>\n"
+          "#include <stdint.h>\n#include <string.h>\n\n"
+          "#include \"nestcl_types.h\"\n#include \"nestcl_synapse.h\"\n#include \"nestcl/device.h\"\n"
+          "#include \"nestcl/model.h\"\n\n"
+          "#pragma GCC diagnostic ignored \"-Wunused-variable\"\n"
+          "#pragma GCC diagnostic ignored \"-Wunused-but-set-variable\"\n"
+          "#pragma GCC diagnostic ignored \"-Wunused-label\"\n"
+          "#pragma GCC diagnostic ignored \"-Wunused-function\"\n"
+          "#pragma GCC diagnostic ignored \"-Wsign-compare\"\n\n");
   sb_puts(b, "/* The device text, compiled here as C: the CPU path runs the same operations. */\n");
   sb_puts(b, cl_text);
   sb_puts(b, "\nstatic const char ");
@@ -490,26 +500,35 @@ void emit_syn_c(strbuf *b, const ir_model *m, const syn_rendered *r, const char 
   if (r->defaults_body)
     sb_puts(b, r->defaults_body);
   sb_puts(b, "}\n\n");
-  sb_printf(b, "static int %s_syn_get_status(const void *syn, const void *cp, const char *name, double *value)\n{\n", nm);
-  sb_printf(b, "  const nestcl_syn_%s *const nestcl_self = syn;\n  const nestcl_syncp_%s *const nestcl_cp = cp;\n", nm, nm);
+  sb_printf(b, "static int %s_syn_get_status(const void *syn, const void *cp, const char *name, double *value)\n{\n",
+            nm);
+  sb_printf(b, "  const nestcl_syn_%s *const nestcl_self = syn;\n  const nestcl_syncp_%s *const nestcl_cp = cp;\n", nm,
+            nm);
   sb_puts(b, "  (void)nestcl_self;\n  (void)nestcl_cp;\n");
   sb_puts(b, r->get_body ? r->get_body : "");
   sb_printf(b, "  return nestcl_set_error(NESTCL_EINVAL, \"%s: no status entry '%%s'\", name);\n}\n\n", nm);
   if (r->set_body) {
     emit_set_helpers(b);
-    sb_printf(b, "/* SetStatus/SetDefaults of one key on copies: a rejected value changes nothing. */\n"
-                 "static int %s_syn_set_status(void *syn, void *cp, const char *name, double value)\n{\n", nm);
-    sb_printf(b, "  nestcl_syn_%s nestcl_s = *(nestcl_syn_%s *)syn;\n  nestcl_syncp_%s nestcl_c = *(nestcl_syncp_%s *)cp;\n",
-              nm, nm, nm, nm);
-    sb_printf(b, "  nestcl_syn_%s *const nestcl_self = &nestcl_s;\n  nestcl_syncp_%s *const nestcl_cp = &nestcl_c;\n", nm,
+    sb_printf(b,
+              "/* SetStatus/SetDefaults of one key on copies: a rejected value changes nothing. */\n"
+              "static int %s_syn_set_status(void *syn, void *cp, const char *name, double value)\n{\n",
               nm);
+    sb_printf(
+      b, "  nestcl_syn_%s nestcl_s = *(nestcl_syn_%s *)syn;\n  nestcl_syncp_%s nestcl_c = *(nestcl_syncp_%s *)cp;\n",
+      nm, nm, nm, nm);
+    sb_printf(b, "  nestcl_syn_%s *const nestcl_self = &nestcl_s;\n  nestcl_syncp_%s *const nestcl_cp = &nestcl_c;\n",
+              nm, nm);
     sb_puts(b, "  int nestcl_hit = 0;\n  (void)nestcl_self;\n  (void)nestcl_cp;\n");
     sb_puts(b, r->set_body);
-    sb_printf(b, "  if (!nestcl_hit)\n    return nestcl_set_error(NESTCL_EINVAL, \"%s: no status entry '%%s'\", name);\n", nm);
-    sb_printf(b, "  *(nestcl_syn_%s *)syn = nestcl_s;\n  *(nestcl_syncp_%s *)cp = nestcl_c;\n  return 0;\n}\n\n", nm, nm);
+    sb_printf(
+      b, "  if (!nestcl_hit)\n    return nestcl_set_error(NESTCL_EINVAL, \"%s: no status entry '%%s'\", name);\n", nm);
+    sb_printf(b, "  *(nestcl_syn_%s *)syn = nestcl_s;\n  *(nestcl_syncp_%s *)cp = nestcl_c;\n  return 0;\n}\n\n", nm,
+              nm);
   }
-  sb_printf(b, "static int %s_syn_send_cpu(void *syn, const void *cp, const nestcl_syn_env *env, double *weight)\n{\n"
-               "  return nestcl_syn_%s_send(syn, cp, env, weight);\n}\n\n", nm, nm);
+  sb_printf(b,
+            "static int %s_syn_send_cpu(void *syn, const void *cp, const nestcl_syn_env *env, double *weight)\n{\n"
+            "  return nestcl_syn_%s_send(syn, cp, env, weight);\n}\n\n",
+            nm, nm);
   sb_printf(b, "const nestcl_synapse_model nestcl_synapse_%s = {\n", nm);
   sb_printf(b, "  \"%s\",\n  \"", nm);
   sb_put_c_escaped(b, ir_input_name(m->source_file));

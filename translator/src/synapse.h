@@ -22,14 +22,14 @@
 #include "strbuf.h"
 
 typedef struct syn_rendered {
-  char *send_body;     /* send()'s CompoundStmt, rewritten */
-  char **helper_sigs;  /* per m->helpers[k]: the parameter list after the fixed ones, and the return type */
+  char *send_body; /* send()'s CompoundStmt, rewritten */
+  char **helper_sigs; /* per m->helpers[k]: the parameter list after the fixed ones, and the return type */
   char **helper_rets;
   char **helper_bodies;
   int n_helpers;
   char *defaults_body; /* host C: the constructors' initialisers and bodies */
-  char *get_body;      /* host C */
-  char *set_body;      /* host C, NULL when set_status could not be translated */
+  char *get_body; /* host C */
+  char *set_body; /* host C, NULL when set_status could not be translated */
 } syn_rendered;
 
 /* Classifies the fields and renders everything; errors go to m->diags (m->failed set). 0 or -1. */

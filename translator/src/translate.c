@@ -39,10 +39,10 @@ static char *render_body(ir_model *m, ir_method_id id, rw_mode mode, int fatal, 
       sb_puts(&b, "  ");
       rw_render(c, st.c[j], &b);
       enum CXCursorKind sk = clang_getCursorKind(st.c[j]);
-      sb_puts(&b, sk == CXCursor_CompoundStmt || sk == CXCursor_IfStmt || sk == CXCursor_ForStmt ||
-                          sk == CXCursor_WhileStmt
-                      ? "\n"
-                      : ";\n");
+      sb_puts(&b,
+              sk == CXCursor_CompoundStmt || sk == CXCursor_IfStmt || sk == CXCursor_ForStmt || sk == CXCursor_WhileStmt
+                ? "\n"
+                : ";\n");
     }
     sb_puts(&b, "}\n");
     free(st.c);
@@ -51,10 +51,9 @@ static char *render_body(ir_model *m, ir_method_id id, rw_mode mode, int fatal, 
   }
   if (rw_errors(c)) {
     if (!fatal) {
-      static const char *const what[IR_M_COUNT] = {"update", "handle(SpikeEvent&)", "handle(CurrentEvent&)",
-                                                   "pre_run_hook", "Parameters_()", "State_()",
-                                                   "Parameters_::get", "State_::get", "Parameters_::set",
-                                                   "State_::set", "init_buffers_"};
+      static const char *const what[IR_M_COUNT] = {
+        "update",           "handle(SpikeEvent&)", "handle(CurrentEvent&)", "pre_run_hook", "Parameters_()", "State_()",
+        "Parameters_::get", "State_::get",         "Parameters_::set",      "State_::set",  "init_buffers_"};
       char *note = xasprintf("%s not translated: %s", what[id], rw_first_error(c));
       ir_note_add(m, note);
       free(note);
@@ -148,8 +147,10 @@ int render_ctor_fn(ir_model *m, CXCursor fn, strbuf *out, unsigned char *used)
           sb_init(&v);
           rw_render(c, clang_Cursor_getArgument(call, 1), &v);
           if (v.len)
-            sb_printf(out, "  for (uint32_t nestcl_k = 0; nestcl_k < K; ++nestcl_k)\n    %s[(size_t)nestcl_k * n + nestcl_i] = %s;\n",
-                      m->fields[fi].c_name, sb_str(&v));
+            sb_printf(
+              out,
+              "  for (uint32_t nestcl_k = 0; nestcl_k < K; ++nestcl_k)\n    %s[(size_t)nestcl_k * n + nestcl_i] = %s;\n",
+              m->fields[fi].c_name, sb_str(&v));
           sb_free(&v);
         }
       } else if (m->fields[fi].array_len > 0) {
@@ -210,7 +211,8 @@ void render_getter_fn(ir_model *m, CXCursor fn, strbuf *out, unsigned char *used
         free(sub.c);
       }
       free(a.c);
-    } else if (clang_getCursorKind(s) == CXCursor_CallExpr && !strcmp(n, "def") && clang_Cursor_getNumArguments(s) == 3) {
+    } else if (clang_getCursorKind(s) == CXCursor_CallExpr && !strcmp(n, "def") &&
+               clang_Cursor_getNumArguments(s) == 3) {
       key = clang_Cursor_getArgument(s, 1);
       val = clang_Cursor_getArgument(s, 2);
     }
@@ -230,8 +232,9 @@ void render_getter_fn(ir_model *m, CXCursor fn, strbuf *out, unsigned char *used
         kr = clang_getCursorReferenced(key);
       }
       q = cursor_qualified_name(kr);
-      if (!strncmp(q, "names::", 7) && (vt.kind == CXType_Double || vt.kind == CXType_Long || vt.kind == CXType_Int ||
-                                        vt.kind == CXType_Bool || vt.kind == CXType_ULong)) {
+      if (!strncmp(q, "names::", 7) &&
+          (vt.kind == CXType_Double || vt.kind == CXType_Long || vt.kind == CXType_Int || vt.kind == CXType_Bool ||
+           vt.kind == CXType_ULong)) {
         rw_ctx *c = rw_new(m, RW_GET, fn, 0);
         strbuf e;
         int f;
@@ -316,10 +319,11 @@ static char *render_init_buffers(ir_model *m, int fatal, unsigned char **used)
       continue;
     sb_puts(&b, "  ");
     rw_render(c, st.c[j], &b);
-    sb_puts(&b, clang_getCursorKind(st.c[j]) == CXCursor_CompoundStmt || clang_getCursorKind(st.c[j]) == CXCursor_IfStmt ||
-                        clang_getCursorKind(st.c[j]) == CXCursor_ForStmt
-                    ? "\n"
-                    : ";\n");
+    sb_puts(&b,
+            clang_getCursorKind(st.c[j]) == CXCursor_CompoundStmt || clang_getCursorKind(st.c[j]) == CXCursor_IfStmt ||
+                clang_getCursorKind(st.c[j]) == CXCursor_ForStmt
+              ? "\n"
+              : ";\n");
     n++;
   }
   free(st.c);
@@ -391,13 +395,16 @@ void emit_ode(strbuf *b, const ir_model *m, const tr_rendered *r, int cl)
       sb_puts(b, "#ifndef NESTCL_K_MAX\n#define NESTCL_K_MAX 64 /* NESTCL_ODE_K_MAX of nestcl/model.h */\n#endif\n");
   }
   char *dn = cursor_spelling(m->ode_dyn);
-  sb_printf(b, "/* ODE: %s integrates with GSL's rkf45 under a standard control; nestcl_rkf45.h does the\n"
-               "   same operations. The dynamics %s() reads the neuron's fields from its context: the\n"
-               "   parameters update() never writes by value, the rest through the SoA arrays. */\n",
+  sb_printf(b,
+            "/* ODE: %s integrates with GSL's rkf45 under a standard control; nestcl_rkf45.h does the\n"
+            "   same operations. The dynamics %s() reads the neuron's fields from its context: the\n"
+            "   parameters update() never writes by value, the rest through the SoA arrays. */\n",
             nm, dn);
   free(dn);
   if (cl)
-    sb_puts(b, "#ifndef NESTCL_LIBM_VARIANT\n#error \"NESTCL_LIBM_VARIANT: build with -DNESTCL_LIBM_VARIANT=<0|1>, the host glibc's exp/pow variant\"\n#endif\n");
+    sb_puts(
+      b,
+      "#ifndef NESTCL_LIBM_VARIANT\n#error \"NESTCL_LIBM_VARIANT: build with -DNESTCL_LIBM_VARIANT=<0|1>, the host glibc's exp/pow variant\"\n#endif\n");
   else
     sb_puts(b, "#ifndef NESTCL_LIBM_VARIANT\n#define NESTCL_LIBM_VARIANT (nestcl_libm_host_variant() != 0)\n#endif\n");
   sb_printf(b, "typedef struct %s_nestcl_ode {\n  nestcl_u32 n, i, K;\n", nm);
@@ -415,8 +422,9 @@ void emit_ode(strbuf *b, const ir_model *m, const tr_rendered *r, int cl)
     char *tn = dyn_param_name(m, 0, "nestcl_t"), *yn = dyn_param_name(m, 1, "nestcl_y"),
          *fn = dyn_param_name(m, 2, "nestcl_f");
     const char *brace = strchr(r->dyn_body, '{');
-    sb_printf(b, "NESTCL_INLINE int %s_nestcl_dynamics(double %s, const double *%s, double *%s,\n"
-                 "                                   const %s_nestcl_ode *nestcl_ctx)\n",
+    sb_printf(b,
+              "NESTCL_INLINE int %s_nestcl_dynamics(double %s, const double *%s, double *%s,\n"
+              "                                   const %s_nestcl_ode *nestcl_ctx)\n",
               nm, tn, yn, fn, nm);
     if (brace) {
       sb_putn(b, r->dyn_body, (size_t)(brace - r->dyn_body + 1));
@@ -430,26 +438,27 @@ void emit_ode(strbuf *b, const ir_model *m, const tr_rendered *r, int cl)
     free(fn);
   }
   sb_printf(b, "\n\nNESTCL_RKF45_DEFINE(%s, %s, const %s_nestcl_ode *, %s_nestcl_dynamics)\n\n", nm, cap, nm, nm);
-  sb_printf(b,
-            "/* gsl_odeiv_evolve_apply on neuron i: its state vector from the SoA into private memory and back\n"
-            "   (a vector longer than the room fails with GSL's EINVAL, reported as the model's solver failure). */\n"
-            "NESTCL_INLINE int %s_nestcl_evolve(const %s_nestcl_ode *ctx, nestcl_rkf45_control ctl, double *t, double t1,\n"
-            "                                 NESTCL_GLOBAL double *h, NESTCL_GLOBAL double *ysoa, nestcl_u32 n, nestcl_u32 i)\n"
-            "{\n"
-            "  double y[%s];\n"
-            "  double hh = *h;\n"
-            "  const int dim = %s;\n"
-            "  if (dim > %s)\n"
-            "    return NESTCL_RKF45_EINVAL;\n"
-            "  for (int k = 0; k < dim; ++k)\n"
-            "    y[k] = ysoa[(size_t)k * n + i];\n"
-            "  const int s = %s_rkf45_evolve_apply(ctx, &ctl, 0, dim, t, t1, &hh, y);\n"
-            "  for (int k = 0; k < dim; ++k)\n"
-            "    ysoa[(size_t)k * n + i] = y[k];\n"
-            "  *h = hh;\n"
-            "  return s;\n"
-            "}\n\n",
-            nm, nm, cap, dim, cap, nm);
+  sb_printf(
+    b,
+    "/* gsl_odeiv_evolve_apply on neuron i: its state vector from the SoA into private memory and back\n"
+    "   (a vector longer than the room fails with GSL's EINVAL, reported as the model's solver failure). */\n"
+    "NESTCL_INLINE int %s_nestcl_evolve(const %s_nestcl_ode *ctx, nestcl_rkf45_control ctl, double *t, double t1,\n"
+    "                                 NESTCL_GLOBAL double *h, NESTCL_GLOBAL double *ysoa, nestcl_u32 n, nestcl_u32 i)\n"
+    "{\n"
+    "  double y[%s];\n"
+    "  double hh = *h;\n"
+    "  const int dim = %s;\n"
+    "  if (dim > %s)\n"
+    "    return NESTCL_RKF45_EINVAL;\n"
+    "  for (int k = 0; k < dim; ++k)\n"
+    "    y[k] = ysoa[(size_t)k * n + i];\n"
+    "  const int s = %s_rkf45_evolve_apply(ctx, &ctl, 0, dim, t, t1, &hh, y);\n"
+    "  for (int k = 0; k < dim; ++k)\n"
+    "    ysoa[(size_t)k * n + i] = y[k];\n"
+    "  *h = hh;\n"
+    "  return s;\n"
+    "}\n\n",
+    nm, nm, cap, dim, cap, nm);
   free(dim);
   free(cap);
 }
@@ -612,7 +621,8 @@ static void render_named_recordables(ir_model *m, tr_rendered *r)
       cursor_kids tk = cursor_children(def);
       int j, bound = 0;
       for (j = 0; j < tk.n; j++)
-        if (clang_getCursorKind(tk.c[j]) == CXCursor_NonTypeTemplateParameter && !bound && !clang_Cursor_isNull(nr->targ)) {
+        if (clang_getCursorKind(tk.c[j]) == CXCursor_NonTypeTemplateParameter && !bound &&
+            !clang_Cursor_isNull(nr->targ)) {
           strbuf v;
           sb_init(&v);
           rw_render(c, nr->targ, &v);
@@ -659,13 +669,14 @@ static void insert_event_locals(tr_rendered *r)
   strbuf u;
   sb_init(&u);
   sb_putn(&u, ub, (size_t)(brace - ub + 1));
-  sb_puts(&u, "\n  /* SliceRingBuffer: this neuron's events of the call, in NEST's order (nestcl/model.h, event_queue) */\n"
-              "  nestcl_u32 nestcl_evq_cur = evq_first[nestcl_i];\n"
-              "  const nestcl_u32 nestcl_evq_end = evq_first[nestcl_i + 1];\n"
-              "  nestcl_i64 nestcl_evq_rstamp = NESTCL_I64_MAX;\n"
-              "  double nestcl_evq_roff = 0.0, nestcl_evq_off = 0.0, nestcl_evq_w = 0.0;\n"
-              "  int nestcl_evq_r = 0, nestcl_evq_eor = 0;\n"
-              "  (void)nestcl_evq_roff;\n  (void)nestcl_evq_r;\n");
+  sb_puts(&u,
+          "\n  /* SliceRingBuffer: this neuron's events of the call, in NEST's order (nestcl/model.h, event_queue) */\n"
+          "  nestcl_u32 nestcl_evq_cur = evq_first[nestcl_i];\n"
+          "  const nestcl_u32 nestcl_evq_end = evq_first[nestcl_i + 1];\n"
+          "  nestcl_i64 nestcl_evq_rstamp = NESTCL_I64_MAX;\n"
+          "  double nestcl_evq_roff = 0.0, nestcl_evq_off = 0.0, nestcl_evq_w = 0.0;\n"
+          "  int nestcl_evq_r = 0, nestcl_evq_eor = 0;\n"
+          "  (void)nestcl_evq_roff;\n  (void)nestcl_evq_r;\n");
   sb_puts(&u, brace + 1);
   free(r->update_body);
   r->update_body = sb_take(&u);
@@ -677,14 +688,24 @@ static const char *helper_type(CXType t)
   if (t.kind == CXType_LValueReference)
     t = clang_getPointeeType(t);
   switch (clang_getCanonicalType(t).kind) {
-  case CXType_Void: return "void";
-  case CXType_Double: return "double";
-  case CXType_Bool: return "bool";
-  case CXType_Int: return "nestcl_i32";
-  case CXType_UInt: return "nestcl_u32";
-  case CXType_Long: case CXType_LongLong: return "nestcl_i64";
-  case CXType_ULong: case CXType_ULongLong: return "nestcl_u64";
-  default: return NULL;
+  case CXType_Void:
+    return "void";
+  case CXType_Double:
+    return "double";
+  case CXType_Bool:
+    return "bool";
+  case CXType_Int:
+    return "nestcl_i32";
+  case CXType_UInt:
+    return "nestcl_u32";
+  case CXType_Long:
+  case CXType_LongLong:
+    return "nestcl_i64";
+  case CXType_ULong:
+  case CXType_ULongLong:
+    return "nestcl_u64";
+  default:
+    return NULL;
   }
 }
 
@@ -705,7 +726,8 @@ static void render_helpers(ir_model *m, tr_rendered *r)
     sb_init(&sig);
     if (!rt) {
       char *t = xasprintf("%s: error: helper '%s' of update() is not supported on the device (its return type is "
-                          "not a scalar)", where, mn);
+                          "not a scalar)",
+                          where, mn);
       ir_diag_add(m, 1, t);
       free(t);
     }
@@ -723,7 +745,8 @@ static void render_helpers(ir_model *m, tr_rendered *r)
       }
       if (!ty || !strcmp(ty, "void") || !*pn) {
         char *t = xasprintf("%s: error: helper '%s' of update() is not supported on the device (parameter %d is "
-                            "not a named scalar)", where, mn, a + 1);
+                            "not a named scalar)",
+                            where, mn, a + 1);
         ir_diag_add(m, 1, t);
         free(t);
       }
@@ -750,7 +773,8 @@ static void render_helpers(ir_model *m, tr_rendered *r)
 /* NESTCL_SELF_PARAMS / _ARGS: what a helper sees of the update (model.h's fixed arguments, the fields, neuron nestcl_i). */
 static void emit_self_macros(strbuf *b, const ir_model *m)
 {
-  static const char *const portable[] = {"double", "nestcl_i64", "nestcl_i32", "nestcl_i32", "nestcl_u64", "nestcl_u32"};
+  static const char *const portable[] = {"double",     "nestcl_i64", "nestcl_i32",
+                                         "nestcl_i32", "nestcl_u64", "nestcl_u32"};
   /* where the two macros' lines end: the fixed arguments come from nestcl/update_args.h, the layout is this text's */
   static const int params_breaks[] = {NESTCL_UARG_origin_steps, NESTCL_UARG_ring_slots, NESTCL_UARG_spike_count,
                                       NESTCL_UARG_rec_interval, -1};
@@ -779,30 +803,32 @@ static void emit_regula_falsi(strbuf *b, const ir_model *m)
   sb_init(&td);
   rw_helper_name(m, m->regula_falsi, &td);
   const int code = ir_add_failure((ir_model *)m, "NumericalInstability");
-  sb_printf(b, "/* nest::regula_falsi( *this, dt ): the root of %s() in [0, dt], NEST's iteration;\n"
-               "   NEST's NumericalInstability is the model's failure %d. */\n"
-               "NESTCL_INLINE double nestcl_h_%s_regula_falsi(NESTCL_SELF_PARAMS, const nestcl_i64 nestcl_lag, const double dt)\n{\n"
-               "  double root;\n  double threshold_dist_root;\n  int last_threshold_sign = 0;\n"
-               "  double a_k = 0.0;\n  double b_k = dt;\n"
-               "  double threshold_dist_a_k = %s(NESTCL_SELF_ARGS, nestcl_lag, a_k);\n"
-               "  double threshold_dist_b_k = %s(NESTCL_SELF_ARGS, nestcl_lag, b_k);\n"
-               "  if (threshold_dist_a_k * threshold_dist_b_k > 0) {\n"
-               "    nestcl_report_failure(spike_count, %du, nestcl_i, (nestcl_u32)nestcl_lag, 0);\n    return 0.0;\n  }\n"
-               "  for (int iter = 0; iter < 500; ++iter) {\n"
-               "    root = (a_k * threshold_dist_b_k - b_k * threshold_dist_a_k) / (threshold_dist_b_k - threshold_dist_a_k);\n"
-               "    threshold_dist_root = %s(NESTCL_SELF_ARGS, nestcl_lag, root);\n"
-               "    if (fabs(threshold_dist_root) < 1e-14)\n      return root;\n"
-               "    if (threshold_dist_a_k * threshold_dist_root > 0.0) {\n"
-               "      a_k = root;\n      threshold_dist_a_k = threshold_dist_root;\n"
-               "      if (last_threshold_sign == 1)\n        threshold_dist_b_k /= 2;\n      last_threshold_sign = 1;\n"
-               "    } else if (threshold_dist_b_k * threshold_dist_root > 0.0) {\n"
-               "      b_k = root;\n      threshold_dist_b_k = threshold_dist_root;\n"
-               "      if (last_threshold_sign == -1)\n        threshold_dist_a_k /= 2;\n      last_threshold_sign = -1;\n"
-               "    } else {\n"
-               "      nestcl_report_failure(spike_count, %du, nestcl_i, (nestcl_u32)nestcl_lag, 0);\n      return 0.0;\n    }\n"
-               "  }\n"
-               "  nestcl_report_failure(spike_count, %du, nestcl_i, (nestcl_u32)nestcl_lag, 0);\n  return 0.0;\n}\n\n",
-            td.s, code, m->name, td.s, td.s, code, td.s, code, code);
+  sb_printf(
+    b,
+    "/* nest::regula_falsi( *this, dt ): the root of %s() in [0, dt], NEST's iteration;\n"
+    "   NEST's NumericalInstability is the model's failure %d. */\n"
+    "NESTCL_INLINE double nestcl_h_%s_regula_falsi(NESTCL_SELF_PARAMS, const nestcl_i64 nestcl_lag, const double dt)\n{\n"
+    "  double root;\n  double threshold_dist_root;\n  int last_threshold_sign = 0;\n"
+    "  double a_k = 0.0;\n  double b_k = dt;\n"
+    "  double threshold_dist_a_k = %s(NESTCL_SELF_ARGS, nestcl_lag, a_k);\n"
+    "  double threshold_dist_b_k = %s(NESTCL_SELF_ARGS, nestcl_lag, b_k);\n"
+    "  if (threshold_dist_a_k * threshold_dist_b_k > 0) {\n"
+    "    nestcl_report_failure(spike_count, %du, nestcl_i, (nestcl_u32)nestcl_lag, 0);\n    return 0.0;\n  }\n"
+    "  for (int iter = 0; iter < 500; ++iter) {\n"
+    "    root = (a_k * threshold_dist_b_k - b_k * threshold_dist_a_k) / (threshold_dist_b_k - threshold_dist_a_k);\n"
+    "    threshold_dist_root = %s(NESTCL_SELF_ARGS, nestcl_lag, root);\n"
+    "    if (fabs(threshold_dist_root) < 1e-14)\n      return root;\n"
+    "    if (threshold_dist_a_k * threshold_dist_root > 0.0) {\n"
+    "      a_k = root;\n      threshold_dist_a_k = threshold_dist_root;\n"
+    "      if (last_threshold_sign == 1)\n        threshold_dist_b_k /= 2;\n      last_threshold_sign = 1;\n"
+    "    } else if (threshold_dist_b_k * threshold_dist_root > 0.0) {\n"
+    "      b_k = root;\n      threshold_dist_b_k = threshold_dist_root;\n"
+    "      if (last_threshold_sign == -1)\n        threshold_dist_a_k /= 2;\n      last_threshold_sign = -1;\n"
+    "    } else {\n"
+    "      nestcl_report_failure(spike_count, %du, nestcl_i, (nestcl_u32)nestcl_lag, 0);\n      return 0.0;\n    }\n"
+    "  }\n"
+    "  nestcl_report_failure(spike_count, %du, nestcl_i, (nestcl_u32)nestcl_lag, 0);\n  return 0.0;\n}\n\n",
+    td.s, code, m->name, td.s, td.s, code, td.s, code, code);
   sb_free(&td);
 }
 
@@ -810,17 +836,19 @@ void emit_helpers(strbuf *b, const ir_model *m, const tr_rendered *r)
 {
   if (!r->n_helpers)
     return;
-  sb_puts(b, "/* update()'s helpers: the model's methods it calls, each over the update's arguments and neuron\n"
-             "   (NESTCL_SELF_PARAMS), the lag of its call (nestcl_lag) and its own parameters (a Time one is\n"
-             "   update()'s origin). A failure in one is reported and the helper returns; the runtime stops the\n"
-             "   run after the update. */\n");
+  sb_puts(b,
+          "/* update()'s helpers: the model's methods it calls, each over the update's arguments and neuron\n"
+          "   (NESTCL_SELF_PARAMS), the lag of its call (nestcl_lag) and its own parameters (a Time one is\n"
+          "   update()'s origin). A failure in one is reported and the helper returns; the runtime stops the\n"
+          "   run after the update. */\n");
   emit_self_macros(b, m);
   for (int k = 0; k < r->n_helpers; k++)
     sb_printf(b, "%s;\n", r->helper_protos[k]);
   if (!clang_Cursor_isNull(m->regula_falsi))
     emit_regula_falsi(b, m);
   for (int k = 0; k < r->n_helpers; k++) {
-    const char *ret = strstr(r->helper_protos[k], "void ") == r->helper_protos[k] + strlen("NESTCL_INLINE ") ? "" : " 0";
+    const char *ret =
+      strstr(r->helper_protos[k], "void ") == r->helper_protos[k] + strlen("NESTCL_INLINE ") ? "" : " 0";
     sb_printf(b, "#undef NESTCL_ABANDON_NEURON\n#define NESTCL_ABANDON_NEURON return%s\n", ret);
     sb_puts(b, r->helpers[k]);
     sb_puts(b, "\n#undef NESTCL_ABANDON_NEURON\n\n");
@@ -850,7 +878,8 @@ int translate_model(ir_model *m, tr_rendered *r)
   if (m->has_ode && !m->failed && !r->init_body) {
     char *where = cursor_where(m->ode_assign);
     char *t = xasprintf("%s: error: ODE model '%s' is not supported on the device (init_buffers_() gives B_.step_ "
-                        "and B_.IntegrationStep_ no start value the device can compute)", where, m->name);
+                        "and B_.IntegrationStep_ no start value the device can compute)",
+                        where, m->name);
     ir_diag_add(m, 1, t);
     free(t);
     free(where);
@@ -950,71 +979,74 @@ static void n_rec_expr(strbuf *b, const ir_model *m)
 /* Helpers and hooks every translated update shares (defined once per program text). */
 static void emit_shared_hooks(strbuf *b)
 {
-  sb_puts(b, "#ifndef NESTCL_TRANSLATED_HELPERS\n"
-             "#define NESTCL_TRANSLATED_HELPERS\n"
-             "/* std::min / std::max with C++'s comparison order (fmin/fmax differ on NaN and -0). */\n"
-             "NESTCL_INLINE double nestcl_min_d(double a, double b) { return b < a ? b : a; }\n"
-             "NESTCL_INLINE double nestcl_max_d(double a, double b) { return a < b ? b : a; }\n"
-             "NESTCL_INLINE nestcl_i64 nestcl_min_l(nestcl_i64 a, nestcl_i64 b) { return b < a ? b : a; }\n"
-             "NESTCL_INLINE nestcl_i64 nestcl_max_l(nestcl_i64 a, nestcl_i64 b) { return a < b ? b : a; }\n"
-             "/* NEST's Time( Time::ms( x ) ).get_steps(), as the host helper nestcl_ms_to_steps. */\n"
-             "NESTCL_INLINE nestcl_i64 nestcl_time_ms_to_steps(double ms, double resolution_ms)\n"
-             "{\n"
-             "  const nestcl_i64 tics_per_step = (nestcl_i64)(resolution_ms * 1000.0 + 0.5);\n"
-             "  const nestcl_i64 tics = (nestcl_i64)(ms * 1000.0 + 0.5);\n"
-             "  return (tics + tics_per_step - 1) / tics_per_step;\n"
-             "}\n"
-             "/* MultiChannelInputBuffer::reset_values_all_channels(): the buffer's own channels only. */\n"
-             "NESTCL_INLINE void nestcl_ring_zero_channels(NESTCL_GLOBAL nestcl_i64 *ring, nestcl_u32 n_channels, nestcl_u32 n,\n"
-             "                                             nestcl_u32 slot, nestcl_u32 first, nestcl_u32 count, nestcl_u32 i)\n"
-             "{\n"
-             "  for (nestcl_u32 ch = first; ch < first + count; ++ch)\n"
-             "    ring[nestcl_ring_index(n_channels, n, slot, ch, i)] = 0;\n"
-             "}\n"
-             "#endif\n"
-             "/* Hooks the runtime may define before this text: spike-time bookkeeping and\n"
-             "   NEST's ignore_and_spike mechanism (off on the device). */\n"
-             "#ifndef NESTCL_SET_SPIKETIME\n"
-             "#define NESTCL_SET_SPIKETIME(i, step) ((void)0)\n"
-             "#endif\n"
-             "#ifndef NESTCL_SET_SPIKETIME_OFFSET\n"
-             "#define NESTCL_SET_SPIKETIME_OFFSET(i, step, offset) ((void)0)\n"
-             "#endif\n"
-             "#ifndef NESTCL_SPIKE_EVENT_IS_DUE\n"
-             "#define NESTCL_SPIKE_EVENT_IS_DUE(x) (x)\n"
-             "#endif\n"
-             "/* Random draws of the model: uniform [0, 1) from Philox keyed by (seed, purpose + call\n"
-             "   site) with counter (neuron id, step); the update's arguments rng_seed, id_first and\n"
-             "   id_stride give the seed and the global ids, so the stream does not depend on the partition. */\n"
-             "#ifndef NESTCL_MODEL_RNG_SEED\n"
-             "#define NESTCL_MODEL_RNG_SEED rng_seed\n"
-             "#endif\n"
-             "#ifndef NESTCL_NEURON_ID\n"
-             "#define NESTCL_NEURON_ID(i) (id_first + (nestcl_u64)(i) * id_stride)\n"
-             "#endif\n"
-             "#ifndef NESTCL_DRAND\n"
-             "#define NESTCL_DRAND(i, step, site) \\\n"
-             "  nestcl_rng_uniform(nestcl_rng_key(NESTCL_MODEL_RNG_SEED, NESTCL_RNG_PURPOSE_MODEL + (site)), \\\n"
-             "                     nestcl_rng_counter(NESTCL_NEURON_ID(i), (nestcl_u64)(step)))\n"
-             "#endif\n\n");
+  sb_puts(
+    b,
+    "#ifndef NESTCL_TRANSLATED_HELPERS\n"
+    "#define NESTCL_TRANSLATED_HELPERS\n"
+    "/* std::min / std::max with C++'s comparison order (fmin/fmax differ on NaN and -0). */\n"
+    "NESTCL_INLINE double nestcl_min_d(double a, double b) { return b < a ? b : a; }\n"
+    "NESTCL_INLINE double nestcl_max_d(double a, double b) { return a < b ? b : a; }\n"
+    "NESTCL_INLINE nestcl_i64 nestcl_min_l(nestcl_i64 a, nestcl_i64 b) { return b < a ? b : a; }\n"
+    "NESTCL_INLINE nestcl_i64 nestcl_max_l(nestcl_i64 a, nestcl_i64 b) { return a < b ? b : a; }\n"
+    "/* NEST's Time( Time::ms( x ) ).get_steps(), as the host helper nestcl_ms_to_steps. */\n"
+    "NESTCL_INLINE nestcl_i64 nestcl_time_ms_to_steps(double ms, double resolution_ms)\n"
+    "{\n"
+    "  const nestcl_i64 tics_per_step = (nestcl_i64)(resolution_ms * 1000.0 + 0.5);\n"
+    "  const nestcl_i64 tics = (nestcl_i64)(ms * 1000.0 + 0.5);\n"
+    "  return (tics + tics_per_step - 1) / tics_per_step;\n"
+    "}\n"
+    "/* MultiChannelInputBuffer::reset_values_all_channels(): the buffer's own channels only. */\n"
+    "NESTCL_INLINE void nestcl_ring_zero_channels(NESTCL_GLOBAL nestcl_i64 *ring, nestcl_u32 n_channels, nestcl_u32 n,\n"
+    "                                             nestcl_u32 slot, nestcl_u32 first, nestcl_u32 count, nestcl_u32 i)\n"
+    "{\n"
+    "  for (nestcl_u32 ch = first; ch < first + count; ++ch)\n"
+    "    ring[nestcl_ring_index(n_channels, n, slot, ch, i)] = 0;\n"
+    "}\n"
+    "#endif\n"
+    "/* Hooks the runtime may define before this text: spike-time bookkeeping and\n"
+    "   NEST's ignore_and_spike mechanism (off on the device). */\n"
+    "#ifndef NESTCL_SET_SPIKETIME\n"
+    "#define NESTCL_SET_SPIKETIME(i, step) ((void)0)\n"
+    "#endif\n"
+    "#ifndef NESTCL_SET_SPIKETIME_OFFSET\n"
+    "#define NESTCL_SET_SPIKETIME_OFFSET(i, step, offset) ((void)0)\n"
+    "#endif\n"
+    "#ifndef NESTCL_SPIKE_EVENT_IS_DUE\n"
+    "#define NESTCL_SPIKE_EVENT_IS_DUE(x) (x)\n"
+    "#endif\n"
+    "/* Random draws of the model: uniform [0, 1) from Philox keyed by (seed, purpose + call\n"
+    "   site) with counter (neuron id, step); the update's arguments rng_seed, id_first and\n"
+    "   id_stride give the seed and the global ids, so the stream does not depend on the partition. */\n"
+    "#ifndef NESTCL_MODEL_RNG_SEED\n"
+    "#define NESTCL_MODEL_RNG_SEED rng_seed\n"
+    "#endif\n"
+    "#ifndef NESTCL_NEURON_ID\n"
+    "#define NESTCL_NEURON_ID(i) (id_first + (nestcl_u64)(i) * id_stride)\n"
+    "#endif\n"
+    "#ifndef NESTCL_DRAND\n"
+    "#define NESTCL_DRAND(i, step, site) \\\n"
+    "  nestcl_rng_uniform(nestcl_rng_key(NESTCL_MODEL_RNG_SEED, NESTCL_RNG_PURPOSE_MODEL + (site)), \\\n"
+    "                     nestcl_rng_counter(NESTCL_NEURON_ID(i), (nestcl_u64)(step)))\n"
+    "#endif\n\n");
 }
 
 /* update() reads the last spike time: the hooks that keep it in its field. */
 static void emit_last_spike_hooks(strbuf *b, const ir_model *m)
 {
   if (m->last_spike_field >= 0)
-    sb_printf(b, "/* update() reads the last spike time (ArchivingNode::get_spiketime_ms()): set_spiketime()\n"
-                 "   keeps it in %s as NEST's last_spike_, Time::step( step ).get_ms() (the step's tics,\n"
-                 "   1000 per ms, times the length of a tic). */\n"
-                 "#ifndef NESTCL_STEP_MS\n#define NESTCL_STEP_MS\n"
-                 "NESTCL_INLINE double nestcl_step_ms_of(nestcl_i64 step, double resolution_ms)\n{\n"
-                 "  const nestcl_i64 tics_per_step = (nestcl_i64)(resolution_ms * 1000.0 + 0.5);\n"
-                 "  return (1.0 / 1000.0) * (double)(step * tics_per_step);\n}\n#endif\n"
-                 "#undef NESTCL_SET_SPIKETIME\n"
-                 "#define NESTCL_SET_SPIKETIME(i, step) (%s[i] = nestcl_step_ms_of((step), resolution_ms))\n"
-                 "#undef NESTCL_SET_SPIKETIME_OFFSET\n"
-                 "#define NESTCL_SET_SPIKETIME_OFFSET(i, step, offset) \\\n"
-                 "  (%s[i] = nestcl_step_ms_of((step), resolution_ms) - (offset))\n\n",
+    sb_printf(b,
+              "/* update() reads the last spike time (ArchivingNode::get_spiketime_ms()): set_spiketime()\n"
+              "   keeps it in %s as NEST's last_spike_, Time::step( step ).get_ms() (the step's tics,\n"
+              "   1000 per ms, times the length of a tic). */\n"
+              "#ifndef NESTCL_STEP_MS\n#define NESTCL_STEP_MS\n"
+              "NESTCL_INLINE double nestcl_step_ms_of(nestcl_i64 step, double resolution_ms)\n{\n"
+              "  const nestcl_i64 tics_per_step = (nestcl_i64)(resolution_ms * 1000.0 + 0.5);\n"
+              "  return (1.0 / 1000.0) * (double)(step * tics_per_step);\n}\n#endif\n"
+              "#undef NESTCL_SET_SPIKETIME\n"
+              "#define NESTCL_SET_SPIKETIME(i, step) (%s[i] = nestcl_step_ms_of((step), resolution_ms))\n"
+              "#undef NESTCL_SET_SPIKETIME_OFFSET\n"
+              "#define NESTCL_SET_SPIKETIME_OFFSET(i, step, offset) \\\n"
+              "  (%s[i] = nestcl_step_ms_of((step), resolution_ms) - (offset))\n\n",
               m->fields[m->last_spike_field].c_name, m->fields[m->last_spike_field].c_name,
               m->fields[m->last_spike_field].c_name);
 }
@@ -1047,28 +1079,33 @@ static void emit_param_consts(strbuf *b, const ir_model *m)
 static void emit_record_macro(strbuf *b, const ir_model *m)
 {
   int j;
-  sb_puts(b, "/* B_.logger_.record_data( step ): every recordable (the State_ fields, in descriptor\n"
-             "   order) at rec[((lag - from) * NESTCL_N_REC + r) * n + i]. */\n#define NESTCL_N_REC ");
+  sb_puts(b,
+          "/* B_.logger_.record_data( step ): every recordable (the State_ fields, in descriptor\n"
+          "   order) at rec[((lag - from) * NESTCL_N_REC + r) * n + i]. */\n#define NESTCL_N_REC ");
   n_rec_expr(b, m);
-  sb_puts(b, "\n#define NESTCL_RECORD(step) \\\n  do { \\\n    const nestcl_i64 nestcl_step_ = (step); \\\n"
-             "    if (rec_interval > 0 && (nestcl_step_ + 1) % rec_interval == 0) { \\\n"
-             "      const size_t nestcl_row_ = (size_t)(nestcl_step_ - origin_steps - from) * NESTCL_N_REC; \\\n"
-             "      size_t nestcl_r_ = 0; \\\n");
+  sb_puts(b,
+          "\n#define NESTCL_RECORD(step) \\\n  do { \\\n    const nestcl_i64 nestcl_step_ = (step); \\\n"
+          "    if (rec_interval > 0 && (nestcl_step_ + 1) % rec_interval == 0) { \\\n"
+          "      const size_t nestcl_row_ = (size_t)(nestcl_step_ - origin_steps - from) * NESTCL_N_REC; \\\n"
+          "      size_t nestcl_r_ = 0; \\\n");
   for (j = 0; j < m->n_recordables; j++) {
     const ir_field *f = &m->fields[m->recordables[j]];
     if (f->array_len == 0)
       sb_printf(b, "      rec[(nestcl_row_ + nestcl_r_++) * n + nestcl_i] = (double)%s[nestcl_i]; \\\n", f->c_name);
     else if (f->array_len > 0)
-      sb_printf(b, "      for (size_t nestcl_k_ = 0; nestcl_k_ < %d; ++nestcl_k_) \\\n"
-                   "        rec[(nestcl_row_ + nestcl_r_++) * n + nestcl_i] = (double)%s[nestcl_k_ * n + nestcl_i]; \\\n",
+      sb_printf(b,
+                "      for (size_t nestcl_k_ = 0; nestcl_k_ < %d; ++nestcl_k_) \\\n"
+                "        rec[(nestcl_row_ + nestcl_r_++) * n + nestcl_i] = (double)%s[nestcl_k_ * n + nestcl_i]; \\\n",
                 f->array_len, f->c_name);
     else if (ir_per_receptor(f))
-      sb_printf(b, "      for (size_t nestcl_k_ = 0; nestcl_k_ < K; ++nestcl_k_) \\\n"
-                   "        rec[(nestcl_row_ + nestcl_r_++) * n + nestcl_i] = (double)%s[nestcl_k_ * n + nestcl_i]; \\\n",
+      sb_printf(b,
+                "      for (size_t nestcl_k_ = 0; nestcl_k_ < K; ++nestcl_k_) \\\n"
+                "        rec[(nestcl_row_ + nestcl_r_++) * n + nestcl_i] = (double)%s[nestcl_k_ * n + nestcl_i]; \\\n",
                 f->c_name);
     else
-      sb_printf(b, "      for (size_t nestcl_k_ = 0; nestcl_k_ < %d + %d * (size_t)K; ++nestcl_k_) \\\n"
-                   "        rec[(nestcl_row_ + nestcl_r_++) * n + nestcl_i] = (double)%s[nestcl_k_ * n + nestcl_i]; \\\n",
+      sb_printf(b,
+                "      for (size_t nestcl_k_ = 0; nestcl_k_ < %d + %d * (size_t)K; ++nestcl_k_) \\\n"
+                "        rec[(nestcl_row_ + nestcl_r_++) * n + nestcl_i] = (double)%s[nestcl_k_ * n + nestcl_i]; \\\n",
                 f->array_base, -f->array_len, f->c_name);
   }
   sb_puts(b, "      (void)nestcl_r_; \\\n    } \\\n  } while (0)\n\n");
@@ -1087,8 +1124,9 @@ void emit_update_epilogue(strbuf *b, const ir_model *m)
   int j;
   sb_puts(b, "\n#undef NESTCL_RECORD\n#undef NESTCL_N_REC\n");
   if (m->last_spike_field >= 0)
-    sb_puts(b, "#undef NESTCL_SET_SPIKETIME\n#define NESTCL_SET_SPIKETIME(i, step) ((void)0)\n"
-               "#undef NESTCL_SET_SPIKETIME_OFFSET\n#define NESTCL_SET_SPIKETIME_OFFSET(i, step, offset) ((void)0)\n");
+    sb_puts(b,
+            "#undef NESTCL_SET_SPIKETIME\n#define NESTCL_SET_SPIKETIME(i, step) ((void)0)\n"
+            "#undef NESTCL_SET_SPIKETIME_OFFSET\n#define NESTCL_SET_SPIKETIME_OFFSET(i, step, offset) ((void)0)\n");
   for (j = 0; j < m->n_fields; j++) {
     const ir_field *f = &m->fields[j];
     if (f->role == IR_ROLE_PARAMETER && f->array_len == 0 && !f->written_in_update)

@@ -15,9 +15,9 @@
 extern const nestcl_update_arg_desc tr_uargs[NESTCL_UPDATE_FIXED_ARGS];
 
 typedef enum tr_uarg_form {
-  TR_UARG_NAME,     /* name */
-  TR_UARG_CL,       /* const <cl_type> name, or __global <cl_type> *name */
-  TR_UARG_PORTABLE  /* const <portable_type> name, or NESTCL_GLOBAL <portable_type> *name */
+  TR_UARG_NAME, /* name */
+  TR_UARG_CL, /* const <cl_type> name, or __global <cl_type> *name */
+  TR_UARG_PORTABLE /* const <portable_type> name, or NESTCL_GLOBAL <portable_type> *name */
 } tr_uarg_form;
 
 /* Appends every fixed argument in form, separated by sep, or by brk after the

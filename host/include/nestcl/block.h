@@ -33,13 +33,13 @@ typedef struct nestcl_block nestcl_block;
 
 typedef struct nestcl_block_config {
   const nestcl_model *model;
-  uint32_t n;               /* neurons (may be 0: every call is then a no-op) */
-  uint32_t K;               /* receptor count for multi-receptor models, else 0 */
-  double resolution_ms;     /* NEST's resolution h */
+  uint32_t n; /* neurons (may be 0: every call is then a no-op) */
+  uint32_t K; /* receptor count for multi-receptor models, else 0 */
+  double resolution_ms; /* NEST's resolution h */
   uint32_t min_delay_steps; /* lags per slice at most (NEST's min_delay) */
-  uint32_t ring_slots;      /* slots of the device ring, at least min_delay + max_delay */
-  int queue;                /* index of the device queue the block runs on */
-  int record;               /* nonzero: keep every step's recordable fields */
+  uint32_t ring_slots; /* slots of the device ring, at least min_delay + max_delay */
+  int queue; /* index of the device queue the block runs on */
+  int record; /* nonzero: keep every step's recordable fields */
   /*
    * Random draws of stochastic models are Philox streams keyed by (rng_seed,
    * call site) with counter (neuron id, step): neuron i of the block has id

@@ -25,45 +25,45 @@ extern "C" {
 
 /* Status codes. */
 #define NESTCL_OK 0
-#define NESTCL_EINVAL (-1)  /* bad argument or user input (usage error) */
-#define NESTCL_ENODEV (-2)  /* no device matches the spec */
-#define NESTCL_EBUILD (-3)  /* program build failed; message holds the build log */
-#define NESTCL_ENOMEM (-4)  /* allocation over the device's limits; message holds the sizes */
-#define NESTCL_ECL (-5)     /* another OpenCL error; message names the call and the code */
-#define NESTCL_EIO (-6)     /* file system error (cache, output files) */
+#define NESTCL_EINVAL (-1) /* bad argument or user input (usage error) */
+#define NESTCL_ENODEV (-2) /* no device matches the spec */
+#define NESTCL_EBUILD (-3) /* program build failed; message holds the build log */
+#define NESTCL_ENOMEM (-4) /* allocation over the device's limits; message holds the sizes */
+#define NESTCL_ECL (-5) /* another OpenCL error; message names the call and the code */
+#define NESTCL_EIO (-6) /* file system error (cache, output files) */
 #define NESTCL_ERUNTIME (-7) /* other run-time failure (overflow detected, MPI, ...) */
-#define NESTCL_EINTR (-8)    /* stopped on request (nestcl_engine_set_stop_flag) at the end of a super step */
+#define NESTCL_EINTR (-8) /* stopped on request (nestcl_engine_set_stop_flag) at the end of a super step */
 
 /* The message of the last failure in this thread, never NULL. */
 const char *nestcl_last_error(void);
 /* Sets the thread's message (printf-style) and returns code; for use by all of libnestcl. */
 int nestcl_set_error(int code, const char *fmt, ...)
 #if defined(__GNUC__)
-    __attribute__((format(printf, 2, 3)))
+  __attribute__((format(printf, 2, 3)))
 #endif
-    ;
+  ;
 /* Name of an OpenCL error code, e.g. "CL_OUT_OF_RESOURCES". */
 const char *nestcl_cl_error_name(cl_int err);
 
 /* What nestcl-info prints about one device. */
 typedef struct nestcl_device_info {
   int platform_index;
-  int device_index;          /* index within its platform */
-  int type_index;            /* index among devices of the same type (cpu/gpu/accelerator) over all platforms */
+  int device_index; /* index within its platform */
+  int type_index; /* index among devices of the same type (cpu/gpu/accelerator) over all platforms */
   char platform_name[128];
   char device_name[256];
   char vendor[128];
   char driver_version[128];
   char device_version[128];
-  const char *type;          /* "cpu", "gpu", "accelerator", "other" */
+  const char *type; /* "cpu", "gpu", "accelerator", "other" */
   cl_uint compute_units;
   cl_ulong global_mem_bytes;
   cl_ulong max_alloc_bytes;
-  int fp64;                  /* cl_khr_fp64 or a 1.2+ device reporting double support */
-  int int64_atomics;         /* cl_khr_int64_base_atomics: the ring's fixed-point sums need it */
-  int int64_ext_atomics;     /* cl_khr_int64_extended_atomics: not needed by any kernel; reported */
-  size_t max_wg_size;        /* CL_DEVICE_MAX_WORK_GROUP_SIZE */
-  cl_ulong local_mem_bytes;  /* CL_DEVICE_LOCAL_MEM_SIZE (nestcl_gather uses 4 bytes; no other kernel any) */
+  int fp64; /* cl_khr_fp64 or a 1.2+ device reporting double support */
+  int int64_atomics; /* cl_khr_int64_base_atomics: the ring's fixed-point sums need it */
+  int int64_ext_atomics; /* cl_khr_int64_extended_atomics: not needed by any kernel; reported */
+  size_t max_wg_size; /* CL_DEVICE_MAX_WORK_GROUP_SIZE */
+  cl_ulong local_mem_bytes; /* CL_DEVICE_LOCAL_MEM_SIZE (nestcl_gather uses 4 bytes; no other kernel any) */
   size_t preferred_wg_multiple; /* CL_KERNEL_PREFERRED_WORK_GROUP_SIZE_MULTIPLE of a trivial kernel */
   cl_platform_id platform;
   cl_device_id device;
@@ -127,9 +127,9 @@ int nestcl_kernel_wg_width(const nestcl_device *dev, cl_kernel k, const char *na
 int nestcl_program_build(nestcl_device *dev, const char *source, const char *options, cl_program *out);
 
 typedef struct nestcl_cache_stats {
-  unsigned long hits;      /* served from the on-disk cache */
-  unsigned long misses;    /* compiled from source (and stored, unless the cache is off) */
-  unsigned long corrupt;   /* entries found corrupt and rebuilt; each is also a miss */
+  unsigned long hits; /* served from the on-disk cache */
+  unsigned long misses; /* compiled from source (and stored, unless the cache is off) */
+  unsigned long corrupt; /* entries found corrupt and rebuilt; each is also a miss */
 } nestcl_cache_stats;
 void nestcl_device_cache_stats(const nestcl_device *dev, nestcl_cache_stats *out);
 
@@ -157,8 +157,8 @@ typedef struct nestcl_buffer {
  * initialised from it (CL_MEM_COPY_HOST_PTR). bytes == 0 allocates a 1-byte
  * buffer so kernels always get a valid argument.
  */
-int nestcl_buffer_alloc(nestcl_device *dev, nestcl_mem_class cls, const char *what, size_t bytes,
-                        cl_mem_flags flags, const void *host_ptr, nestcl_buffer *out);
+int nestcl_buffer_alloc(nestcl_device *dev, nestcl_mem_class cls, const char *what, size_t bytes, cl_mem_flags flags,
+                        const void *host_ptr, nestcl_buffer *out);
 void nestcl_buffer_free(nestcl_device *dev, nestcl_buffer *buf);
 /* Bytes in use on this device, per class and in total. */
 size_t nestcl_device_bytes_in_use(const nestcl_device *dev, nestcl_mem_class cls);

@@ -35,22 +35,22 @@ typedef struct nestcl_engine nestcl_engine;
 
 typedef enum nestcl_weight_type {
   NESTCL_WEIGHT_FLOAT = 0, /* 4 bytes per synapse (default) */
-  NESTCL_WEIGHT_DOUBLE     /* 8 bytes per synapse */
+  NESTCL_WEIGHT_DOUBLE /* 8 bytes per synapse */
 } nestcl_weight_type;
 
 typedef struct nestcl_engine_config {
-  double resolution_ms;  /* simulation step h (NEST's resolution); default 0.1 */
-  double min_delay_ms;   /* 0: the smallest delay of all connections */
-  double max_delay_ms;   /* 0: the largest delay of all connections */
-  uint32_t seed;         /* key[0] of every random stream; default 12345 */
-  int cpu_threads;       /* T_C: CPU VPs, each one OpenMP thread (default 1) */
-  int gpu_streams;       /* T_G: OpenCL VPs, each one command queue on the device (default 0) */
-  const char *device;    /* device spec for the streams (device.h); NULL: the default */
-  double gpu_fraction;   /* alpha in [0, 1]: share of each population on the streams;
+  double resolution_ms; /* simulation step h (NEST's resolution); default 0.1 */
+  double min_delay_ms; /* 0: the smallest delay of all connections */
+  double max_delay_ms; /* 0: the largest delay of all connections */
+  uint32_t seed; /* key[0] of every random stream; default 12345 */
+  int cpu_threads; /* T_C: CPU VPs, each one OpenMP thread (default 1) */
+  int gpu_streams; /* T_G: OpenCL VPs, each one command queue on the device (default 0) */
+  const char *device; /* device spec for the streams (device.h); NULL: the default */
+  double gpu_fraction; /* alpha in [0, 1]: share of each population on the streams;
                             negative: T_G / (T_C + T_G). Must be 0 without streams and 1
                             without threads. */
   nestcl_weight_type weight_type;
-  int use_mpi;           /* with an MPI build: split the network over MPI_COMM_WORLD's ranks
+  int use_mpi; /* with an MPI build: split the network over MPI_COMM_WORLD's ranks
                             (MPI must be initialised by the caller) */
   /*
    * Postsynaptic spike history of the targets of STDP synapses (nestcl_history.h):
@@ -102,8 +102,8 @@ int nestcl_engine_set_models(nestcl_engine *e, const nestcl_model *const *models
 /* A value that is constant or drawn per neuron / per synapse. */
 typedef enum nestcl_dist_kind {
   NESTCL_DIST_CONSTANT = 0, /* a */
-  NESTCL_DIST_NORMAL,       /* mean a, standard deviation b */
-  NESTCL_DIST_UNIFORM,      /* [a, b) */
+  NESTCL_DIST_NORMAL, /* mean a, standard deviation b */
+  NESTCL_DIST_UNIFORM, /* [a, b) */
   NESTCL_DIST_NORMAL_CLIPPED /* normal(a, b) redrawn until in [lo, hi] (as NEST's redraw) */
 } nestcl_dist_kind;
 
@@ -141,22 +141,22 @@ typedef enum nestcl_rule {
   NESTCL_RULE_ALL_TO_ALL,
   NESTCL_RULE_ONE_TO_ONE,
   NESTCL_RULE_FIXED_TOTAL_NUMBER, /* N synapses, each (source, target) uniform; multapses must be allowed (as NEST) */
-  NESTCL_RULE_PAIRWISE_BERNOULLI  /* each (source, target) pair independently with probability p; no multapses */
+  NESTCL_RULE_PAIRWISE_BERNOULLI /* each (source, target) pair independently with probability p; no multapses */
 } nestcl_rule;
 
 typedef struct nestcl_conn_spec {
   nestcl_rule rule;
-  uint32_t degree;       /* in- or out-degree of the fixed_in/outdegree rules */
-  int allow_autapses;    /* NEST's defaults: 1 */
-  int allow_multapses;   /* NEST's defaults: 1 */
-  uint64_t N;            /* fixed_total_number: the number of synapses */
-  double p;              /* pairwise_bernoulli: the probability, in [0, 1] */
+  uint32_t degree; /* in- or out-degree of the fixed_in/outdegree rules */
+  int allow_autapses; /* NEST's defaults: 1 */
+  int allow_multapses; /* NEST's defaults: 1 */
+  uint64_t N; /* fixed_total_number: the number of synapses */
+  double p; /* pairwise_bernoulli: the probability, in [0, 1] */
 } nestcl_conn_spec;
 
 typedef struct nestcl_syn_spec {
-  nestcl_value weight;   /* pA (or the model's unit); the sign picks the receptor through route_spike */
+  nestcl_value weight; /* pA (or the model's unit); the sign picks the receptor through route_spike */
   nestcl_value delay_ms; /* rounded to steps as NEST does */
-  long rport;            /* receptor port passed to route_spike (0 for most models) */
+  long rport; /* receptor port passed to route_spike (0 for most models) */
 } nestcl_syn_spec;
 
 /*
@@ -256,8 +256,8 @@ int nestcl_engine_add_poisson(nestcl_engine *e, int target_pop, double rate_hz, 
  * poisson_generator start and stop; stop may be INFINITY); the draws at the
  * active steps are those of an always-active generator.
  */
-int nestcl_engine_add_poisson_window(nestcl_engine *e, int target_pop, double rate_hz, double weight,
-                                     double delay_ms, long rport, double start_ms, double stop_ms);
+int nestcl_engine_add_poisson_window(nestcl_engine *e, int target_pop, double rate_hz, double weight, double delay_ms,
+                                     long rport, double start_ms, double stop_ms);
 /* dc_generator: amplitude (pA) through the model's route_current at every step. */
 int nestcl_engine_add_dc(nestcl_engine *e, int target_pop, double amplitude, double delay_ms);
 
@@ -317,13 +317,13 @@ typedef struct nestcl_vp_estimate {
 } nestcl_vp_estimate;
 typedef struct nestcl_memory_estimate {
   int rank, n_ranks, n_vps;
-  uint64_t neurons;                            /* whole network */
-  double synapses, plastic_synapses;           /* expected, this rank */
-  size_t device_bytes[NESTCL_MEM_CLASSES];     /* this rank's streams */
-  size_t device_plastic_bytes;                 /* of which plastic synapses (batched when they do not fit) */
-  size_t host_bytes[NESTCL_MEM_CLASSES];       /* this rank's CPU VPs */
-  size_t host_build_bytes;                     /* this rank's host peak while building */
-  size_t host_available, device_available;     /* 0: unknown / no device */
+  uint64_t neurons; /* whole network */
+  double synapses, plastic_synapses; /* expected, this rank */
+  size_t device_bytes[NESTCL_MEM_CLASSES]; /* this rank's streams */
+  size_t device_plastic_bytes; /* of which plastic synapses (batched when they do not fit) */
+  size_t host_bytes[NESTCL_MEM_CLASSES]; /* this rank's CPU VPs */
+  size_t host_build_bytes; /* this rank's host peak while building */
+  size_t host_available, device_available; /* 0: unknown / no device */
   char device_name[256];
   nestcl_vp_estimate vps[NESTCL_ESTIMATE_MAX_VPS]; /* the first NESTCL_ESTIMATE_MAX_VPS VPs */
 } nestcl_memory_estimate;
@@ -404,56 +404,57 @@ typedef struct nestcl_enqueue_counts {
    * ahead of the device): the device does not idle for them; not in waits.
    */
   uint64_t throttles;
-  uint64_t replays;                   /* recorded super steps enqueued (cl_khr_command_buffer): not in launches */
+  uint64_t replays; /* recorded super steps enqueued (cl_khr_command_buffer): not in launches */
   /*
    * Super steps the device loop resumed: a spike history's ring was full, so
    * the device stopped there until the host had grown it (plastic synapses).
    */
   uint64_t resumes;
-  uint64_t writes, reads;             /* transfers host -> device, device -> host */
+  uint64_t writes, reads; /* transfers host -> device, device -> host */
   uint64_t bytes_written, bytes_read;
 } nestcl_enqueue_counts;
 
 typedef struct nestcl_vp_stats {
   int is_gpu;
-  uint32_t neurons;          /* local neurons of this VP (all populations) */
-  uint64_t synapses;         /* synapses onto them */
+  uint32_t neurons; /* local neurons of this VP (all populations) */
+  uint64_t synapses; /* synapses onto them */
   double seconds[NESTCL_PHASES];
-  double wait_seconds;       /* at barriers, waiting for other VPs; included in seconds[NESTCL_PHASE_OTHER] */
-  double plastic_seconds;    /* delivery through translated (plastic) synapses; included in seconds[NESTCL_PHASE_DELIVER] */
-  uint64_t plastic_batches;  /* batches of batched plastic delivery (0: resident) */
+  double wait_seconds; /* at barriers, waiting for other VPs; included in seconds[NESTCL_PHASE_OTHER] */
+  double
+    plastic_seconds; /* delivery through translated (plastic) synapses; included in seconds[NESTCL_PHASE_DELIVER] */
+  uint64_t plastic_batches; /* batches of batched plastic delivery (0: resident) */
   uint64_t plastic_synapses; /* of the synapses onto this VP's neurons */
   nestcl_enqueue_counts enqueued; /* since the build, simulate() only (not checkpoints or weight reads) */
 } nestcl_vp_stats;
 
 typedef struct nestcl_engine_stats {
   int rank, n_ranks;
-  int n_vps;                 /* VPs of this rank */
+  int n_vps; /* VPs of this rank */
   const nestcl_vp_stats *vps;
-  uint64_t neurons;          /* whole network */
-  uint64_t synapses;         /* whole network (summed over ranks) */
-  uint64_t local_synapses;   /* this rank */
-  uint64_t spikes;           /* emitted by all neurons since the build */
-  uint64_t synaptic_events;  /* synapses walked for those spikes, whole network */
-  int64_t steps;             /* simulated steps */
+  uint64_t neurons; /* whole network */
+  uint64_t synapses; /* whole network (summed over ranks) */
+  uint64_t local_synapses; /* this rank */
+  uint64_t spikes; /* emitted by all neurons since the build */
+  uint64_t synaptic_events; /* synapses walked for those spikes, whole network */
+  int64_t steps; /* simulated steps */
   double build_nodes_s, build_connections_s, build_upload_s;
-  double simulate_s;         /* wall time inside simulate() */
+  double simulate_s; /* wall time inside simulate() */
   /* Bytes of this rank by class (NESTCL_MEM_*): on the device (streams) and in host memory (CPU VPs). */
   size_t device_bytes[NESTCL_MEM_CLASSES];
   size_t host_bytes[NESTCL_MEM_CLASSES];
-  double bytes_per_synapse;  /* synapse bytes (CSR: row pointers, targets, weights, delays) / local synapses */
+  double bytes_per_synapse; /* synapse bytes (CSR: row pointers, targets, weights, delays) / local synapses */
   uint64_t plastic_synapses; /* translated (plastic) synapses, whole network */
   double bytes_per_plastic_synapse; /* their bytes (row pointers, targets, delays, per-synapse and per-source
                                        state) / their count, this rank; the spike history is apart */
-  size_t history_bytes;      /* postsynaptic spike histories of this rank */
-  int plastic_batched;       /* plastic synapses of some stream delivered in batches (device memory budget) */
-  uint64_t plastic_batches;  /* batches run so far, this rank */
-  const char *device_name;   /* NULL without streams */
+  size_t history_bytes; /* postsynaptic spike histories of this rank */
+  int plastic_batched; /* plastic synapses of some stream delivered in batches (device memory budget) */
+  uint64_t plastic_batches; /* batches run so far, this rank */
+  const char *device_name; /* NULL without streams */
   const char *device_driver;
   int min_delay_steps, max_delay_steps;
-  int device_loop;           /* the stream runs whole super steps and the host enqueues ahead (config: host_clock) */
-  int sync_interval;         /* then: super steps between its drains, at most (config, or fewer for the recording) */
-  int command_buffer;        /* then: whole super steps replayed from a command buffer */
+  int device_loop; /* the stream runs whole super steps and the host enqueues ahead (config: host_clock) */
+  int sync_interval; /* then: super steps between its drains, at most (config, or fewer for the recording) */
+  int command_buffer; /* then: whole super steps replayed from a command buffer */
 } nestcl_engine_stats;
 
 int nestcl_engine_get_stats(const nestcl_engine *e, nestcl_engine_stats *out);

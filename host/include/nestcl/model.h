@@ -63,28 +63,28 @@ extern "C" {
 
 typedef enum nestcl_field_type {
   NESTCL_T_DOUBLE = 0, /* double */
-  NESTCL_T_LONG,       /* long -> int64 */
-  NESTCL_T_INT,        /* int -> int32 */
-  NESTCL_T_BOOL,       /* bool -> int32 */
-  NESTCL_T_SIZE        /* size_t / unsigned long -> uint64 */
+  NESTCL_T_LONG, /* long -> int64 */
+  NESTCL_T_INT, /* int -> int32 */
+  NESTCL_T_BOOL, /* bool -> int32 */
+  NESTCL_T_SIZE /* size_t / unsigned long -> uint64 */
 } nestcl_field_type;
 
 typedef enum nestcl_field_role {
-  NESTCL_ROLE_STATE = 0,  /* State_ */
-  NESTCL_ROLE_PARAMETER,  /* Parameters_ */
-  NESTCL_ROLE_INTERNAL,   /* Variables_ */
-  NESTCL_ROLE_BUFFER      /* Buffers_ members that are not ring buffers (rare) */
+  NESTCL_ROLE_STATE = 0, /* State_ */
+  NESTCL_ROLE_PARAMETER, /* Parameters_ */
+  NESTCL_ROLE_INTERNAL, /* Variables_ */
+  NESTCL_ROLE_BUFFER /* Buffers_ members that are not ring buffers (rare) */
 } nestcl_field_role;
 
 typedef struct nestcl_field {
-  const char *member;      /* C++ member name, e.g. "y3_" */
+  const char *member; /* C++ member name, e.g. "y3_" */
   const char *struct_name; /* "State_", "Parameters_", "Variables_", "Buffers_" */
-  const char *nest_name;   /* NEST's name where get_status() exposes the member directly, e.g. "V_m"; NULL otherwise */
+  const char *nest_name; /* NEST's name where get_status() exposes the member directly, e.g. "V_m"; NULL otherwise */
   nestcl_field_role role;
   nestcl_field_type type;
-  int array_len;           /* 0: scalar; > 0: fixed array of this length; < 0: a vector of length
+  int array_len; /* 0: scalar; > 0: fixed array of this length; < 0: a vector of length
                               array_base + (-array_len) * K (-1 with base 0: one entry per receptor) */
-  int array_base;          /* see array_len; 0 unless array_len < 0 */
+  int array_base; /* see array_len; 0 unless array_len < 0 */
 } nestcl_field;
 
 /*
@@ -98,16 +98,16 @@ typedef struct nestcl_field {
 /* Elements per neuron of field f in a population of receptor count K (1 for a scalar). */
 static inline size_t nestcl_field_len(const nestcl_field *f, uint32_t K)
 {
-  return f->array_len == 0  ? 1u
-         : f->array_len > 0 ? (size_t)f->array_len
-                            : (size_t)f->array_base + (size_t)(-(long)f->array_len) * (size_t)K;
+  return f->array_len == 0 ? 1u
+    : f->array_len > 0     ? (size_t)f->array_len
+                           : (size_t)f->array_base + (size_t)(-(long)f->array_len) * (size_t)K;
 }
 
 typedef struct nestcl_channel_group {
-  const char *buffer;      /* Buffers_ member, e.g. "input_buffer_" or "spikes_ex_" */
-  const char *name;        /* channel name, e.g. "SYN_EX"; the buffer name for a plain RingBuffer */
-  int count;               /* channels in the group; -1: one per receptor (K) */
-  int is_current;          /* fed by CurrentEvent rather than SpikeEvent */
+  const char *buffer; /* Buffers_ member, e.g. "input_buffer_" or "spikes_ex_" */
+  const char *name; /* channel name, e.g. "SYN_EX"; the buffer name for a plain RingBuffer */
+  int count; /* channels in the group; -1: one per receptor (K) */
+  int is_current; /* fed by CurrentEvent rather than SpikeEvent */
 } nestcl_channel_group;
 
 /* Bytes of one element in the SoA for each nestcl_field_type. */
@@ -157,19 +157,19 @@ typedef struct nestcl_update_args {
 #undef NESTCL_UARG_MEMBER_P_
 
 typedef struct nestcl_model {
-  const char *name;            /* "iaf_psc_alpha" */
-  const char *source_file;     /* the .cpp (or .h) it was translated from, by its name in the input root */
-  const char *source_hash;     /* hash of the model's source text */
+  const char *name; /* "iaf_psc_alpha" */
+  const char *source_file; /* the .cpp (or .h) it was translated from, by its name in the input root */
+  const char *source_hash; /* hash of the model's source text */
   const nestcl_field *fields;
   int n_fields;
   const nestcl_channel_group *channels;
   int n_channel_groups;
-  const int *recordables;      /* indices into fields: what rec stores, in this order */
+  const int *recordables; /* indices into fields: what rec stores, in this order */
   int n_recordables;
-  int has_receptors;           /* K is meaningful */
+  int has_receptors; /* K is meaningful */
 
-  const char *kernel_source;   /* OpenCL C, without the runtime headers (nestcl_rt.cl prepends them) */
-  const char *kernel_name;     /* "nestcl_update_<model>" */
+  const char *kernel_source; /* OpenCL C, without the runtime headers (nestcl_rt.cl prepends them) */
+  const char *kernel_name; /* "nestcl_update_<model>" */
 
   /* The C loop: updates neurons [0, a->n) through lags [from, to). */
   void (*update_cpu)(const nestcl_update_args *a, void *const *fields);
@@ -265,32 +265,32 @@ extern const int nestcl_builtin_model_count;
  */
 typedef enum nestcl_syn_role {
   NESTCL_SYN_STATE = 0, /* per synapse, written by send() (weight_) */
-  NESTCL_SYN_SOURCE,    /* per source (Kplus_, t_lastspike_) */
+  NESTCL_SYN_SOURCE, /* per source (Kplus_, t_lastspike_) */
   NESTCL_SYN_PARAMETER, /* per synapse, read only */
-  NESTCL_SYN_COMMON     /* the model's common properties */
+  NESTCL_SYN_COMMON /* the model's common properties */
 } nestcl_syn_role;
 
 typedef struct nestcl_syn_field {
-  const char *member;    /* "weight_" */
+  const char *member; /* "weight_" */
   const char *nest_name; /* "weight", or NULL where get_status() does not expose it */
   nestcl_syn_role role;
   nestcl_field_type type;
-  size_t offset;         /* in the synapse struct, or (NESTCL_SYN_COMMON) the common properties struct */
+  size_t offset; /* in the synapse struct, or (NESTCL_SYN_COMMON) the common properties struct */
 } nestcl_syn_field;
 
 struct nestcl_syn_env; /* kernels_templates/nestcl_synapse.h */
 
 typedef struct nestcl_synapse_model {
-  const char *name;        /* "stdp_pl_synapse_hom" */
+  const char *name; /* "stdp_pl_synapse_hom" */
   const char *source_file;
   const char *source_hash;
   const nestcl_syn_field *fields;
   int n_fields;
-  int n_syn_fields;        /* fields[0, n_syn_fields) are the synapse's, the rest common */
+  int n_syn_fields; /* fields[0, n_syn_fields) are the synapse's, the rest common */
   size_t syn_size, cp_size;
-  int uses_history;        /* send() reads the target's spike history: targets must archive their spikes */
+  int uses_history; /* send() reads the target's spike history: targets must archive their spikes */
   const char *device_source; /* OpenCL C: the structs, helpers and the send function */
-  const char *send_name;   /* "nestcl_syn_<model>_send" */
+  const char *send_name; /* "nestcl_syn_<model>_send" */
   /* The constructors' values for one synapse and the common properties. */
   void (*set_defaults)(void *syn, void *cp);
   /* SetStatus / SetDefaults of one key (per synapse or common); NESTCL_EINVAL for an unknown key or a rejected value, which changes nothing. NULL when not translated. */

@@ -40,31 +40,29 @@
 #ifndef NESTCL_UPDATE_ARGS_H
 #define NESTCL_UPDATE_ARGS_H
 
-#define NESTCL_UPDATE_FIXED(V, P)                            \
-  V(n, uint32_t, uint, nestcl_u32)                           \
-  V(K, uint32_t, uint, nestcl_u32)                           \
-  V(origin_steps, int64_t, long, nestcl_i64)                 \
-  V(from, int, int, int)                                     \
-  V(to, int, int, int)                                       \
-  V(resolution_ms, double, double, double)                   \
-  V(ring_slots, uint32_t, uint, nestcl_u32)                  \
-  V(n_channels, uint32_t, uint, nestcl_u32)                  \
-  P(ring, int64_t, long, nestcl_i64)                         \
-  P(spike_count, uint32_t, uint, nestcl_u32)                 \
-  P(spikes, nestcl_spike, uint2, nestcl_spike_t)             \
-  V(spike_capacity, uint32_t, uint, nestcl_u32)              \
-  V(rec_interval, int64_t, long, nestcl_i64)                 \
-  P(rec, double, double, double)                             \
-  V(rng_seed, uint32_t, uint, nestcl_u32)                    \
-  V(id_first, uint64_t, ulong, nestcl_u64)                   \
+#define NESTCL_UPDATE_FIXED(V, P)                                                                                      \
+  V(n, uint32_t, uint, nestcl_u32)                                                                                     \
+  V(K, uint32_t, uint, nestcl_u32)                                                                                     \
+  V(origin_steps, int64_t, long, nestcl_i64)                                                                           \
+  V(from, int, int, int)                                                                                               \
+  V(to, int, int, int)                                                                                                 \
+  V(resolution_ms, double, double, double)                                                                             \
+  V(ring_slots, uint32_t, uint, nestcl_u32)                                                                            \
+  V(n_channels, uint32_t, uint, nestcl_u32)                                                                            \
+  P(ring, int64_t, long, nestcl_i64)                                                                                   \
+  P(spike_count, uint32_t, uint, nestcl_u32)                                                                           \
+  P(spikes, nestcl_spike, uint2, nestcl_spike_t)                                                                       \
+  V(spike_capacity, uint32_t, uint, nestcl_u32)                                                                        \
+  V(rec_interval, int64_t, long, nestcl_i64)                                                                           \
+  P(rec, double, double, double)                                                                                       \
+  V(rng_seed, uint32_t, uint, nestcl_u32)                                                                              \
+  V(id_first, uint64_t, ulong, nestcl_u64)                                                                             \
   V(id_stride, uint64_t, ulong, nestcl_u64)
 
 /* NESTCL_UARG_<name>: the kernel-argument index of each fixed argument;
    NESTCL_UPDATE_FIXED_ARGS: their count, the index of the first field. */
 #define NESTCL_UARG_ENUM_(name, c, cl, p) NESTCL_UARG_##name,
-enum nestcl_update_arg_index {
-  NESTCL_UPDATE_FIXED(NESTCL_UARG_ENUM_, NESTCL_UARG_ENUM_) NESTCL_UPDATE_FIXED_ARGS
-};
+enum nestcl_update_arg_index { NESTCL_UPDATE_FIXED(NESTCL_UARG_ENUM_, NESTCL_UARG_ENUM_) NESTCL_UPDATE_FIXED_ARGS };
 #undef NESTCL_UARG_ENUM_
 
 /* One row per fixed argument, for code that writes them out as text (the
@@ -80,6 +78,9 @@ typedef struct nestcl_update_arg_desc {
 #define NESTCL_UARG_DESC_V_(name, c, cl, p) {#name, #c, #cl, #p, 0},
 #define NESTCL_UARG_DESC_P_(name, c, cl, p) {#name, #c, #cl, #p, 1},
 /* Usage: static const nestcl_update_arg_desc t[] = NESTCL_UPDATE_ARG_TABLE; */
-#define NESTCL_UPDATE_ARG_TABLE {NESTCL_UPDATE_FIXED(NESTCL_UARG_DESC_V_, NESTCL_UARG_DESC_P_)}
+#define NESTCL_UPDATE_ARG_TABLE                                                                                        \
+  {                                                                                                                    \
+    NESTCL_UPDATE_FIXED(NESTCL_UARG_DESC_V_, NESTCL_UARG_DESC_P_)                                                      \
+  }
 
 #endif

@@ -28,7 +28,7 @@ typedef struct nestcl_pm_model {
   const char *name;
   int n_params;
   const char *const *param_names; /* n_params names, for messages and reports */
-  int n_inputs;                   /* values per point */
+  int n_inputs; /* values per point */
   nestcl_pm_fn f;
   void *ctx;
   /*
@@ -46,9 +46,9 @@ typedef struct nestcl_pm_model {
 } nestcl_pm_model;
 
 typedef struct nestcl_pm_fit {
-  double p[NESTCL_PM_MAX_PARAMS];  /* the fitted parameters */
+  double p[NESTCL_PM_MAX_PARAMS]; /* the fitted parameters */
   double se[NESTCL_PM_MAX_PARAMS]; /* their standard errors (covariance scaled by the residual variance) */
-  double r2;                       /* on the points fitted (for information; report nestcl_pm_cross_validate's) */
+  double r2; /* on the points fitted (for information; report nestcl_pm_cross_validate's) */
   double rmse;
   int iterations;
   int at_zero[NESTCL_PM_MAX_PARAMS]; /* nonneg models: fixed at 0 because the fit went negative */

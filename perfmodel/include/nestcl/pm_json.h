@@ -19,11 +19,11 @@ typedef enum pmj_type { PMJ_NULL, PMJ_BOOL, PMJ_NUMBER, PMJ_STRING, PMJ_ARRAY, P
 
 typedef struct pmj {
   pmj_type type;
-  double num;          /* number, or bool (0/1) */
-  char *str;           /* string (NUL-terminated; embedded NULs refused) */
-  size_t n;            /* array items or object members */
-  struct pmj *items;   /* [n] */
-  char **keys;         /* [n] for objects */
+  double num; /* number, or bool (0/1) */
+  char *str; /* string (NUL-terminated; embedded NULs refused) */
+  size_t n; /* array items or object members */
+  struct pmj *items; /* [n] */
+  char **keys; /* [n] for objects */
 } pmj;
 
 #define PMJ_MAX_DEPTH 64

@@ -52,16 +52,16 @@ extern "C" {
 
 /* The inputs of one configuration. */
 typedef struct nestcl_pm_config {
-  double N;     /* neurons of the network (all ranks) */
-  double K;     /* in-degree */
-  double F;     /* mean rate, Hz */
-  double M;     /* MPI ranks */
-  double TC;    /* CPU threads per rank */
-  double TG;    /* GPU streams per rank */
+  double N; /* neurons of the network (all ranks) */
+  double K; /* in-degree */
+  double F; /* mean rate, Hz */
+  double M; /* MPI ranks */
+  double TC; /* CPU threads per rank */
+  double TG; /* GPU streams per rank */
   double alpha; /* share of a rank's neurons on its streams */
-  double phi;   /* plastic share of the synapses */
-  double S;     /* super steps per simulated second */
-  double P;     /* host cores per rank */
+  double phi; /* plastic share of the synapses */
+  double S; /* super steps per simulated second */
+  double P; /* host cores per rank */
 } nestcl_pm_config;
 
 /* What a measured value is: the wall time or one phase of one VP kind (per simulated second). */
@@ -75,10 +75,24 @@ typedef enum nestcl_pm_output {
 } nestcl_pm_output;
 
 enum {
-  NESTCL_PM_C_UPDATE, NESTCL_PM_C_STEP, NESTCL_PM_C_SPIKE, NESTCL_PM_C_PSPIKE, NESTCL_PM_C_EVENT, NESTCL_PM_C_PLASTIC,
-  NESTCL_PM_G_UPDATE, NESTCL_PM_G_STEP, NESTCL_PM_G_LAUNCH, NESTCL_PM_G_DLAUNCH, NESTCL_PM_G_SPIKE,
-  NESTCL_PM_G_PSPIKE, NESTCL_PM_G_EVENT, NESTCL_PM_G_PLASTIC,
-  NESTCL_PM_S_STEP, NESTCL_PM_S_SPIKE, NESTCL_PM_S_MPI, NESTCL_PM_KAPPA,
+  NESTCL_PM_C_UPDATE,
+  NESTCL_PM_C_STEP,
+  NESTCL_PM_C_SPIKE,
+  NESTCL_PM_C_PSPIKE,
+  NESTCL_PM_C_EVENT,
+  NESTCL_PM_C_PLASTIC,
+  NESTCL_PM_G_UPDATE,
+  NESTCL_PM_G_STEP,
+  NESTCL_PM_G_LAUNCH,
+  NESTCL_PM_G_DLAUNCH,
+  NESTCL_PM_G_SPIKE,
+  NESTCL_PM_G_PSPIKE,
+  NESTCL_PM_G_EVENT,
+  NESTCL_PM_G_PLASTIC,
+  NESTCL_PM_S_STEP,
+  NESTCL_PM_S_SPIKE,
+  NESTCL_PM_S_MPI,
+  NESTCL_PM_KAPPA,
   NESTCL_PM_NP
 };
 extern const char *const nestcl_pm_param_names[NESTCL_PM_NP];
@@ -87,13 +101,13 @@ extern const char *const nestcl_pm_output_names[NESTCL_PM_OUTPUTS];
 /* One configuration predicted phase by phase (seconds per simulated second). */
 typedef struct nestcl_pm_prediction {
   double cpu_update, cpu_deliver, gpu_update, gpu_deliver; /* one VP of each kind; 0 where none */
-  double cpu_vp, gpu_vp;      /* c and g */
-  double sharing;             /* what shared cores add: max(0, (T_C c + kappa g) / P - max(c, g)) */
-  double busy;                /* max(c, g) + sharing */
-  double cpu_wait, gpu_wait;  /* busy - c, busy - g: at the barriers */
+  double cpu_vp, gpu_vp; /* c and g */
+  double sharing; /* what shared cores add: max(0, (T_C c + kappa g) / P - max(c, g)) */
+  double busy; /* max(c, g) + sharing */
+  double cpu_wait, gpu_wait; /* busy - c, busy - g: at the barriers */
   double barriers, exchange, mpi;
   double wall;
-  const char *bound;          /* "cpu" or "gpu": the slower side */
+  const char *bound; /* "cpu" or "gpu": the slower side */
 } nestcl_pm_prediction;
 
 void nestcl_pm_predict(const double *p, const nestcl_pm_config *c, nestcl_pm_prediction *out);
@@ -124,9 +138,9 @@ typedef struct nestcl_pm_rate_table {
 double nestcl_pm_rate(const nestcl_pm_rate_table *t, double N);
 
 typedef struct nestcl_pm_stage {
-  int runs;              /* runs fitted (0: the stage had no data; its parameters stay 0) */
-  double r2_cv;          /* R^2 of the wall time on held-out runs */
-  double r2_train;       /* on the runs fitted, for information */
+  int runs; /* runs fitted (0: the stage had no data; its parameters stay 0) */
+  double r2_cv; /* R^2 of the wall time on held-out runs */
+  double r2_train; /* on the runs fitted, for information */
   int folds;
 } nestcl_pm_stage;
 
@@ -137,10 +151,10 @@ typedef struct nestcl_pm_profile {
   char benchmark[64];
   int cores;
   double p[NESTCL_PM_NP], se[NESTCL_PM_NP];
-  int fitted[NESTCL_PM_NP];      /* determined by the data (else fixed at 0) */
+  int fitted[NESTCL_PM_NP]; /* determined by the data (else fixed at 0) */
   nestcl_pm_stage cpu, gpu, co;
   nestcl_pm_rate_table rate_stdp, rate_static;
-  double created;                /* seconds since the epoch */
+  double created; /* seconds since the epoch */
 } nestcl_pm_profile;
 
 /*
@@ -190,8 +204,8 @@ double nestcl_pm_best_alpha(const double *p, const nestcl_pm_config *c, double *
  * per simulated second, corrects the model for this network on this host.
  */
 typedef struct nestcl_pm_measured {
-  double alpha;    /* the split measured */
-  double wall;     /* wall seconds of the window; 0: not measured */
+  double alpha; /* the split measured */
+  double wall; /* wall seconds of the window; 0: not measured */
   double cpu_busy; /* one CPU VP's busy seconds (update, Poisson drive, delivery); 0: none */
   double gpu_busy; /* one stream's */
 } nestcl_pm_measured;
@@ -199,11 +213,11 @@ typedef struct nestcl_pm_measured {
 #define NESTCL_PM_BALANCE_MAX 32
 #define NESTCL_PM_BUSY_ALPHA_MIN 0.15
 typedef struct nestcl_pm_balance {
-  double s;     /* the CPU's costs times s, the streams' divided by s */
-  double b;     /* the wall time times b */
+  double s; /* the CPU's costs times s, the streams' divided by s */
+  double b; /* the wall time times b */
   double alpha; /* the corrected model's best split */
-  double wall;  /* its predicted wall time */
-  double here;  /* the corrected model's wall time at the last measured split */
+  double wall; /* its predicted wall time */
+  double here; /* the corrected model's wall time at the last measured split */
   int n_wall, n_busy;
 } nestcl_pm_balance;
 

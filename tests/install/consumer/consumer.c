@@ -15,12 +15,12 @@
 #include "nestcl/engine.h"
 #include "nestcl/version.h"
 
-#define CHECK(call)                                                                 \
-  do {                                                                              \
-    if ((call) != 0) {                                                              \
-      fprintf(stderr, "consumer: %s failed: %s\n", #call, nestcl_last_error());     \
-      return -1;                                                                    \
-    }                                                                               \
+#define CHECK(call)                                                                                                    \
+  do {                                                                                                                 \
+    if ((call) != 0) {                                                                                                 \
+      fprintf(stderr, "consumer: %s failed: %s\n", #call, nestcl_last_error());                                        \
+      return -1;                                                                                                       \
+    }                                                                                                                  \
   } while (0)
 
 typedef struct run {

@@ -25,8 +25,8 @@ int main(int argc, char **argv)
   cl_context c = clCreateContext(NULL, 1, &d, NULL, NULL, &e);
   cl_command_queue q = clCreateCommandQueue(c, d, 0, &e);
   cl_long zeros[4] = {0}, out[4];
-  cl_mem m = clCreateBuffer(c, CL_MEM_READ_WRITE | (copy ? CL_MEM_COPY_HOST_PTR : 0), sizeof zeros,
-                            copy ? zeros : NULL, &e);
+  cl_mem m =
+    clCreateBuffer(c, CL_MEM_READ_WRITE | (copy ? CL_MEM_COPY_HOST_PTR : 0), sizeof zeros, copy ? zeros : NULL, &e);
   if (!copy) {
     const cl_long zero = 0;
     clEnqueueFillBuffer(q, m, &zero, sizeof zero, 0, sizeof zeros, 0, NULL, NULL);

@@ -14,11 +14,10 @@
 #include <stdio.h>
 #include <string.h>
 
-static const char *src =
-    "__kernel void k(__global const double *a, ulong first, __global double *b) {\n"
-    "  size_t i = get_global_id(0);\n"
-    "  b[i] = a[first + i];\n"
-    "}\n";
+static const char *src = "__kernel void k(__global const double *a, ulong first, __global double *b) {\n"
+                         "  size_t i = get_global_id(0);\n"
+                         "  b[i] = a[first + i];\n"
+                         "}\n";
 
 int main(int argc, char **argv)
 {

@@ -25,7 +25,7 @@
 #ifdef HAVE_NESTCL
 #include "archiving_node.h"
 #include "connection_manager_impl.h"
-#include "event_delivery_manager_impl.h" // before the glue, whose emit() sends through it
+#include "event_delivery_manager_impl.h"  // before the glue, whose emit() sends through it
 #include "nestcl_cpu_only.hpp"
 #include "nestcl_glue_table.hpp"
 #include "universal_data_logger_impl.h"
@@ -78,7 +78,7 @@ translated_models()
 static std::string
 condition_reason( const std::string& what )
 {
-  static const std::regex node_prefix( "^nestcl: ([A-Za-z0-9_]+) node [0-9]+:? ?" ); // built once, not per node
+  static const std::regex node_prefix( "^nestcl: ([A-Za-z0-9_]+) node [0-9]+:? ?" );  // built once, not per node
   std::string r = std::regex_replace( what, node_prefix, "" );
   for ( const char* tail : { ", so this node cannot be on a stream VP", "; it cannot be on a stream VP" } )
   {
@@ -149,7 +149,8 @@ NestclManager::Impl::open_device()
       nestcl_device_close( m.dev );
       m.dev = nullptr;
     }
-    check( nestcl_device_open( m.device_spec.empty() ? nullptr : m.device_spec.c_str(), static_cast< int >( m.streams ), &m.dev ),
+    check( nestcl_device_open(
+             m.device_spec.empty() ? nullptr : m.device_spec.c_str(), static_cast< int >( m.streams ), &m.dev ),
       "opening the device" );
     m.dev_opened_spec = m.device_spec;
     m.dev_queues = static_cast< int >( m.streams );
@@ -185,7 +186,7 @@ NestclManager::Impl::group_neurons( size_t tid, const SparseNodeArray& local, st
     }
     if ( node->is_frozen() )
     {
-      continue; // NEST's loop skips it too
+      continue;  // NEST's loop skips it too
     }
     size_t K = 0;
     std::string why;
@@ -384,7 +385,7 @@ NestclManager::Impl::prepare_thread( size_t tid, const BlockSetup& setup, std::v
   {
     most = std::max( most, g.nodes.size() );
   }
-  m.sorted[ tid ].reserve( most * static_cast< size_t >( setup.min_delay ) ); // a block's spikes of one slice at most
+  m.sorted[ tid ].reserve( most * static_cast< size_t >( setup.min_delay ) );  // a block's spikes of one slice at most
 }
 
 /*
@@ -392,7 +393,7 @@ NestclManager::Impl::prepare_thread( size_t tid, const BlockSetup& setup, std::v
  * queue, without a wait (the spike lists come back in the one round trip that
  * finish_groups() waits for).
  */
-template < typename M >
+template< typename M >
 static void
 enqueue_groups( M& m, size_t tid, long origin_steps, long from, long to )
 {
@@ -416,7 +417,8 @@ enqueue_groups( M& m, size_t tid, long origin_steps, long from, long to )
         {
           if ( scratch[ ch ] != 0.0 )
           {
-            nestcl_block_stage( g.block, static_cast< uint32_t >( lag ), ch, static_cast< uint32_t >( i ), scratch[ ch ] );
+            nestcl_block_stage(
+              g.block, static_cast< uint32_t >( lag ), ch, static_cast< uint32_t >( i ), scratch[ ch ] );
           }
         }
         // precise spikes (a SliceRingBuffer): the node's own queue, in the order NEST's update() would take them
@@ -475,7 +477,7 @@ throw_failure( const Group& g, long origin_steps, uint32_t f_code, uint32_t f_in
  * model's update() threw on the device; its spikes, sent in NEST's order;
  * its recorded samples into the nodes' loggers.
  */
-template < typename M >
+template< typename M >
 static void
 send_group( M& m, size_t tid, size_t gi, long origin_steps, long from, long to )
 {
@@ -507,7 +509,8 @@ send_group( M& m, size_t tid, size_t gi, long origin_steps, long from, long to )
   {
     sorted[ k ] = SortedSpike { spikes[ k ].index, spikes[ k ].lag, k };
   }
-  std::sort( sorted.begin(), sorted.end(), []( const SortedSpike& a, const SortedSpike& b )
+  std::sort( sorted.begin(), sorted.end(),
+    []( const SortedSpike& a, const SortedSpike& b )
     { return std::tie( a.index, a.lag, a.at ) < std::tie( b.index, b.lag, b.at ); } );
   // A model that sets the multiplicity of its spikes (nestcl/model.h) lists a spike of multiplicity m
   // as m equal entries: NEST sends it as one event, as the model's update() would.
@@ -516,13 +519,12 @@ send_group( M& m, size_t tid, size_t gi, long origin_steps, long from, long to )
   {
     size_t e = k + 1;
     const double offset = offsets ? offsets[ sorted[ k ].at ] : 0.0;
-    while ( runs and e < sorted.size() and sorted[ e ].index == sorted[ k ].index
-      and sorted[ e ].lag == sorted[ k ].lag and ( not offsets or offsets[ sorted[ e ].at ] == offset ) )
+    while ( runs and e < sorted.size() and sorted[ e ].index == sorted[ k ].index and sorted[ e ].lag == sorted[ k ].lag
+      and ( not offsets or offsets[ sorted[ e ].at ] == offset ) )
     {
       ++e;
     }
-    g.glue->emit(
-      *g.nodes[ sorted[ k ].index ], origin_steps, static_cast< long >( sorted[ k ].lag ), e - k, offset );
+    g.glue->emit( *g.nodes[ sorted[ k ].index ], origin_steps, static_cast< long >( sorted[ k ].lag ), e - k, offset );
     k = e;
   }
   if ( m.record[ tid ] )
@@ -582,10 +584,10 @@ NestclManager::update( size_t tid, const Time& origin, long from, long to )
     send_group( m, tid, static_cast< size_t >( step.group ), origin_steps, from, to );
   }
 #else
-  (void)tid;
-  (void)origin;
-  (void)from;
-  (void)to;
+  (void) tid;
+  (void) origin;
+  (void) from;
+  (void) to;
 #endif
 }
 

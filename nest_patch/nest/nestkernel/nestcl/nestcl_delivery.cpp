@@ -21,16 +21,10 @@ namespace nest
 {
 #ifdef HAVE_NESTCL
 /* One received spike for thread tid (lcid resolved): a device row, static or STDP, or NEST's connectors. */
-template < typename M >
+template< typename M >
 static void
-route_spike( M& m,
-  size_t tid,
-  const SpikeData& sd,
-  size_t lcid,
-  const Time& clock,
-  long min_delay,
-  const std::vector< ConnectorModel* >& cm,
-  SpikeEvent& se )
+route_spike( M& m, size_t tid, const SpikeData& sd, size_t lcid, const Time& clock, long min_delay,
+  const std::vector< ConnectorModel* >& cm, SpikeEvent& se )
 {
   const synindex syn_id = sd.get_syn_id();
   const SynRows* sr = nullptr;
@@ -60,7 +54,7 @@ route_spike( M& m,
   }
   else if ( sr )
   {
-    if ( not sd.is_flush_event() ) // static synapses ignore flush events, as their connectors do
+    if ( not sd.is_flush_event() )  // static synapses ignore flush events, as their connectors do
     {
       auto at = std::lower_bound( sr->starts.begin(), sr->starts.end(), lcid );
       if ( at == sr->starts.end() or *at != lcid )
@@ -84,7 +78,7 @@ route_spike( M& m,
 }
 
 /* Every spike of the receive buffer that is for thread tid, rank by rank, as NEST reads the buffer. */
-template < typename M >
+template< typename M >
 static void
 receive( M& m, size_t tid, const std::vector< SpikeData >& recv_buffer, const Time& clock, long min_delay )
 {
@@ -98,7 +92,7 @@ receive( M& m, size_t tid, const std::vector< SpikeData >& recv_buffer, const Ti
     {
       continue;
     }
-    size_t received = 0; // as NEST counts them: through the entry that carries the end marker
+    size_t received = 0;  // as NEST counts them: through the entry that carries the end marker
     for ( size_t k = 0; k < per_rank and received == 0; ++k )
     {
       received = recv_buffer[ rank * per_rank + k ].is_end_marker() ? k + 1 : 0;
@@ -121,7 +115,7 @@ receive( M& m, size_t tid, const std::vector< SpikeData >& recv_buffer, const Ti
 }
 
 /* The rows collected for thread tid, to every block: static ones, then each STDP model's. */
-template < typename M >
+template< typename M >
 static void
 deliver_rows( M& m, size_t tid, long from_step )
 {
@@ -141,8 +135,8 @@ deliver_rows( M& m, size_t tid, long from_step )
       const int set = m.plastic[ tid ][ q ].set[ g ];
       if ( set >= 0 )
       {
-        check( nestcl_block_deliver_plastic(
-                 m.groups[ tid ][ g ].block, set, from_step, pr.data(), pl.data(), static_cast< uint32_t >( pr.size() ) ),
+        check( nestcl_block_deliver_plastic( m.groups[ tid ][ g ].block, set, from_step, pr.data(), pl.data(),
+                 static_cast< uint32_t >( pr.size() ) ),
           "delivering spikes through STDP synapses to " + std::string( m.groups[ tid ][ g ].name ) );
       }
     }
@@ -163,7 +157,7 @@ NestclManager::deliver( size_t tid, const std::vector< SpikeData >& recv_buffer 
   }
   if ( kernel().simulation_manager.get_from_step() > 0 )
   {
-    return true; // NEST delivers only at the beginning of a slice
+    return true;  // NEST delivers only at the beginning of a slice
   }
   const double t0 = now_s();
   const long min_delay = kernel().connection_manager.get_min_delay();
@@ -175,8 +169,8 @@ NestclManager::deliver( size_t tid, const std::vector< SpikeData >& recv_buffer 
   m.t_deliver[ tid ] += now_s() - t0;
   return true;
 #else
-  (void)tid;
-  (void)recv_buffer;
+  (void) tid;
+  (void) recv_buffer;
   return false;
 #endif
 }

@@ -52,13 +52,14 @@ NestclManager::place()
   impl_->split_source = impl_->fraction_auto ? "even split" : "nestcl_gpu_fraction";
   if ( impl_->fraction_auto or std::abs( impl_->fraction - even ) <= 1e-12 or G == 0 or G == T )
   {
-    nestcl_placement::clear(); // NEST's round robin (auto: until the first Create of neurons)
+    nestcl_placement::clear();  // NEST's round robin (auto: until the first Create of neurons)
     return;
   }
   std::vector< double > w( T );
   for ( size_t v = 0; v < T; ++v )
   {
-    w[ v ] = v >= T - G ? impl_->fraction / static_cast< double >( G ) : ( 1.0 - impl_->fraction ) / static_cast< double >( T - G );
+    w[ v ] = v >= T - G ? impl_->fraction / static_cast< double >( G )
+                        : ( 1.0 - impl_->fraction ) / static_cast< double >( T - G );
   }
   nestcl_placement::start( w );
 }
@@ -69,7 +70,7 @@ NestclManager::place()
  * as nestcl run finds it, once per ResetKernel or device change; false with
  * the reason in m.profile_why.
  */
-template < typename M >
+template< typename M >
 static bool
 profile_of( M& m )
 {
@@ -83,13 +84,12 @@ profile_of( M& m )
       m.profile_why = nestcl_last_error();
       return false;
     }
-    m.profile_state = nestcl_pm_profile_find( "hpc_benchmark", info.device_name, info.driver_version, &m.profile, buf,
-      sizeof buf );
+    m.profile_state =
+      nestcl_pm_profile_find( "hpc_benchmark", info.device_name, info.driver_version, &m.profile, buf, sizeof buf );
     m.profile_path = buf;
     m.profile_why = m.profile_state == NESTCL_PM_NO_CACHE ? "no cache folder (NESTCL_CACHE_DIR is off)"
-      : m.profile_state == NESTCL_PM_MISSING
-      ? "no performance profile of '" + std::string( info.device_name ) + "' (" + m.profile_path
-        + "; nestcl run hpc_benchmark --gpu-fraction auto calibrates one)"
+      : m.profile_state == NESTCL_PM_MISSING ? "no performance profile of '" + std::string( info.device_name ) + "' ("
+        + m.profile_path + "; nestcl run hpc_benchmark --gpu-fraction auto calibrates one)"
       : m.profile_state == NESTCL_PM_UNUSABLE ? std::string( nestcl_last_error() )
                                               : std::string();
   }
@@ -110,8 +110,9 @@ NestclManager::choose_split( size_t n )
   m.split_decided = true;
   if ( kernel().mpi_manager.get_num_processes() > 1 )
   {
-    m.split_source = "even split: a share from the performance model places neurons in weighted blocks, which needs "
-                     "a single MPI process";
+    m.split_source =
+      "even split: a share from the performance model places neurons in weighted blocks, which needs "
+      "a single MPI process";
     return;
   }
   if ( kernel().node_manager.size() > 0 )
@@ -153,7 +154,7 @@ NestclManager::choose_split( size_t n )
   LOG( VerbosityLevel::INFO, "NestclManager",
     "nestcl_gpu_fraction \"auto\": " + std::to_string( a ) + " from " + m.profile_path );
 #else
-  (void)n;
+  (void) n;
   m.split_source = "even split: this nestcl has no performance model (built without GSL)";
 #endif
 }
@@ -233,7 +234,7 @@ NestclManager::measure_split()
     : m.split_alpha >= 0.0      ? m.split_alpha
                                 : ( T ? static_cast< double >( G ) / static_cast< double >( T ) : 0.0 );
   x.wall = wall;
-  x.cpu_busy = 0.0; // NEST's per-thread update and delivery stopwatches are detailed timers, off by default
+  x.cpu_busy = 0.0;  // NEST's per-thread update and delivery stopwatches are detailed timers, off by default
   x.gpu_busy = G ? ( busy - m.busy0 ) / static_cast< double >( G ) / sim_s : 0.0;
   nestcl_pm_balance bal;
   if ( nestcl_pm_balance_fit( m.profile.p, &c, &x, 1, &bal ) == 0 )

@@ -100,12 +100,14 @@ NestclManager::set_status( const Dictionary& d )
 #ifndef HAVE_NESTCL
     if ( streams > 0 )
     {
-      throw BadProperty( KEY_STREAMS + ": this NEST was built without nestcl (configure it with -Dwith-nestcl=<prefix>)" );
+      throw BadProperty(
+        KEY_STREAMS + ": this NEST was built without nestcl (configure it with -Dwith-nestcl=<prefix>)" );
     }
 #endif
     if ( frozen )
     {
-      throw BadProperty( KEY_STREAMS + " cannot change once nodes exist or the network was simulated (call ResetKernel first)" );
+      throw BadProperty(
+        KEY_STREAMS + " cannot change once nodes exist or the network was simulated (call ResetKernel first)" );
     }
   }
   std::string spec = impl_->device_spec;
@@ -136,7 +138,8 @@ NestclManager::set_status( const Dictionary& d )
   }
   if ( frozen and ( fraction_auto != impl_->fraction_auto or ( not fraction_auto and fraction != impl_->fraction ) ) )
   {
-    throw BadProperty( KEY_FRACTION + " cannot change once nodes exist or the network was simulated (call ResetKernel first)" );
+    throw BadProperty(
+      KEY_FRACTION + " cannot change once nodes exist or the network was simulated (call ResetKernel first)" );
   }
   long min_work = impl_->min_work;
   if ( d.update_integer_value( KEY_MIN_WORK, min_work ) and min_work < 0 )
@@ -145,9 +148,9 @@ NestclManager::set_status( const Dictionary& d )
       + std::to_string( min_work ) );
   }
   bool device_poisson = impl_->device_poisson;
-  d.update_value( KEY_DEVICE_POISSON, device_poisson ); // takes effect at the next Simulate
+  d.update_value( KEY_DEVICE_POISSON, device_poisson );  // takes effect at the next Simulate
   impl_->device_poisson = device_poisson;
-  impl_->min_work = min_work; // takes effect at the next Simulate
+  impl_->min_work = min_work;  // takes effect at the next Simulate
   impl_->streams = streams;
 #ifdef HAVE_NESTCL_PERFMODEL
   if ( spec != impl_->device_spec )
@@ -165,7 +168,7 @@ NestclManager::set_status( const Dictionary& d )
 }
 
 /* The translated models, the device's name (looked up before one is opened) and the bytes it holds. */
-template < typename M >
+template< typename M >
 static void
 put_device( M& m, Dictionary& d )
 {
@@ -200,7 +203,7 @@ put_device( M& m, Dictionary& d )
 }
 
 /* The stream VPs' times and what they put on the device, summed over the threads. */
-template < typename M >
+template< typename M >
 static void
 put_totals( const M& m, Dictionary& d )
 {
@@ -229,7 +232,7 @@ put_totals( const M& m, Dictionary& d )
  * What the stream VPs asked of the device: kernel launches and waits (clFinish, blocking transfers), and
  * the slices they updated; a stream waits once per slice (twice when its spikes pass the read-back guess).
  */
-template < typename M >
+template< typename M >
 static void
 put_device_work( const M& m, Dictionary& d )
 {
@@ -258,7 +261,7 @@ put_device_work( const M& m, Dictionary& d )
 }
 
 /* Per model, where the neurons of the last Simulate's stream VPs ran, and why those on the host did. */
-template < typename M >
+template< typename M >
 static void
 put_nodes( const M& m, Dictionary& d )
 {
@@ -285,8 +288,8 @@ NestclManager::get_status( Dictionary& d )
   const size_t T = kernel().vp_manager.get_num_threads();
   d[ KEY_STREAMS ] = impl_->streams;
   d[ KEY_FRACTION ] = not impl_->fraction_auto ? impl_->fraction
-    : impl_->split_alpha >= 0.0                  ? impl_->split_alpha
-    : ( T ? static_cast< double >( impl_->streams ) / static_cast< double >( T ) : 0.0 );
+    : impl_->split_alpha >= 0.0                ? impl_->split_alpha
+                                : ( T ? static_cast< double >( impl_->streams ) / static_cast< double >( T ) : 0.0 );
   d[ KEY_FRACTION_SOURCE ] = impl_->split_source;
   // -1 where not known: NaN would make two reads of the kernel status unequal (NEST's test_status compares them).
   const auto known = []( double x ) { return std::isnan( x ) ? -1.0 : x; };

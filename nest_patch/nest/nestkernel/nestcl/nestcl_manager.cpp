@@ -71,7 +71,7 @@ NestclManager::initialize( const bool adjust_number_of_threads_or_rng_only )
   }
   if ( not impl_->fraction_auto and not fraction_problem( impl_->streams, impl_->fraction ).empty() )
   {
-    impl_->fraction_auto = true; // the new thread count does not admit the share that was set
+    impl_->fraction_auto = true;  // the new thread count does not admit the share that was set
   }
   place();
   impl_->t_update.assign( T, 0.0 );
@@ -118,7 +118,7 @@ NestclManager::Impl::reset_threads( size_t T )
   rows.assign( T, std::vector< uint32_t >() );
   lags.assign( T, std::vector< uint32_t >() );
   where.assign( T, std::vector< std::pair< uint32_t, uint32_t > >() );
-  next_step.resize( T, -1 ); // kept from the last Simulate (one that updated nothing leaves it)
+  next_step.resize( T, -1 );  // kept from the last Simulate (one that updated nothing leaves it)
 }
 #endif
 

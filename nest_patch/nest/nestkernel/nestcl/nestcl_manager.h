@@ -107,7 +107,7 @@ private:
 
   struct Impl;
   std::unique_ptr< Impl > impl_;
-  std::vector< std::vector< char > > on_device_; // per thread, by thread-local node index
+  std::vector< std::vector< char > > on_device_;  // per thread, by thread-local node index
 };
 
 /* The one instance, listed last among NEST's managers. */

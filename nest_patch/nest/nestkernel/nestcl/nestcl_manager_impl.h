@@ -76,11 +76,11 @@ struct SortedSpike
 /* The neurons of one model (and receptor count) of one stream thread. */
 struct Group
 {
-  const nestcl_glue::entry* glue = nullptr; // its functions are called in nestcl_blocks.cpp only
-  const char* name = nullptr;               // glue's model name and device model, for the other files
+  const nestcl_glue::entry* glue = nullptr;  // its functions are called in nestcl_blocks.cpp only
+  const char* name = nullptr;                // glue's model name and device model, for the other files
   const nestcl_model* model = nullptr;
   size_t K = 0;
-  std::vector< Node* > nodes; // node ids first, first + stride, ... (a block's random streams follow them)
+  std::vector< Node* > nodes;  // node ids first, first + stride, ... (a block's random streams follow them)
   size_t stride = 0;
   nestcl_block* block = nullptr;
 };
@@ -103,10 +103,10 @@ struct PlasticRows
 {
   synindex syn_id = 0;
   std::vector< size_t > starts;
-  std::vector< int > set;                   // per group: the block's set, -1 without synapses there
-  std::vector< std::vector< size_t > > lcid; // per group, CSR order
+  std::vector< int > set;                     // per group: the block's set, -1 without synapses there
+  std::vector< std::vector< size_t > > lcid;  // per group, CSR order
   const nestcl_synapse_model* sm = nullptr;
-  std::function< void( size_t, const void* ) > unpack; // lcid, struct
+  std::function< void( size_t, const void* ) > unpack;  // lcid, struct
 };
 
 /*
@@ -115,7 +115,7 @@ struct PlasticRows
  * (C++17 [temp.spec]), and member( tag ) hands out the pointer. Each tag and
  * its instantiation live in the one file that reads the member.
  */
-template < typename Tag, auto Member >
+template< typename Tag, auto Member >
 struct steal
 {
   friend auto
@@ -136,21 +136,14 @@ std::vector< ConnectorBase* >& thread_connectors( size_t tid );
 /* nestcl_synapse_export.cpp: NEST's static synapse types (under any name CopyModel gave them). */
 bool is_static_connector( const ConnectorBase* c );
 /* nestcl_synapse_export.cpp: thread tid's static synapses onto its device neurons as device CSR rows. */
-void export_synapses( size_t tid,
-  std::vector< Group >& groups,
-  const std::vector< std::pair< uint32_t, uint32_t > >& where,
-  std::vector< SynRows >& out,
-  long& n_syn );
+void export_synapses( size_t tid, std::vector< Group >& groups,
+  const std::vector< std::pair< uint32_t, uint32_t > >& where, std::vector< SynRows >& out, long& n_syn );
 /* nestcl_synapse_export.cpp: nestcl_device_poisson, the poisson_generators drawn on the device; how many. */
-long export_generators( size_t tid,
-  std::vector< Group >& groups,
-  const std::vector< std::pair< uint32_t, uint32_t > >& where,
-  std::vector< char >& skip );
+long export_generators( size_t tid, std::vector< Group >& groups,
+  const std::vector< std::pair< uint32_t, uint32_t > >& where, std::vector< char >& skip );
 /* nestcl_plastic_export.cpp: thread tid's STDP synapses and their targets' histories onto the device; how many. */
-long export_plastic( size_t tid,
-  std::vector< Group >& groups,
-  const std::vector< std::pair< uint32_t, uint32_t > >& where,
-  std::vector< PlasticRows >& out );
+long export_plastic( size_t tid, std::vector< Group >& groups,
+  const std::vector< std::pair< uint32_t, uint32_t > >& where, std::vector< PlasticRows >& out );
 /* nestcl_plastic_export.cpp: the device's synapse state and spike histories back into NEST. */
 void import_plastic( std::vector< Group >& groups, std::vector< PlasticRows >& sets );
 
@@ -170,20 +163,20 @@ struct NestclManager::Impl
   std::string device_spec;
   std::string device_name;
   bool probed = false;
-  std::string probed_spec, probed_name; // the device that device_spec selects, before any is opened
+  std::string probed_spec, probed_name;  // the device that device_spec selects, before any is opened
   bool fraction_auto = true;
-  double fraction = 0.0; // as set, when not auto
+  double fraction = 0.0;  // as set, when not auto
   // nestcl_gpu_fraction "auto": how the share in force was chosen (choose_split),
   // and after each Simulate what it measured and the share the model recommends.
   bool split_decided = false;
   std::string split_source = "even split";
-  double split_alpha = -1.0;            // the share auto placed (< 0: round robin)
-  double predicted_wall = NAN;          // s per simulated s, the profile's, at that share
-  double measured_wall = NAN;           // s per simulated s, the last Simulate's run
+  double split_alpha = -1.0;    // the share auto placed (< 0: round robin)
+  double predicted_wall = NAN;  // s per simulated s, the profile's, at that share
+  double measured_wall = NAN;   // s per simulated s, the last Simulate's run
   double recommended = NAN, recommended_wall = NAN;
-  double run_wall0 = 0.0, run_t0_ms = 0.0; // when the last Simulate's run began
-  double busy0 = 0.0;                    // the streams' busy seconds then
-  long neurons = 0;                      // neurons of the network (counted by prepare)
+  double run_wall0 = 0.0, run_t0_ms = 0.0;  // when the last Simulate's run began
+  double busy0 = 0.0;                       // the streams' busy seconds then
+  long neurons = 0;                         // neurons of the network (counted by prepare)
 #ifdef HAVE_NESTCL_PERFMODEL
   // The device's profile, looked up once per ResetKernel or device change (-1: not yet; else NESTCL_PM_*).
   int profile_state = -1;
@@ -191,18 +184,18 @@ struct NestclManager::Impl
   std::string profile_path, profile_why;
 #endif
   bool device_poisson = false;
-  long min_work = DEFAULT_MIN_WORK; // nestcl_device_min_work
-  std::vector< double > t_update, t_stage, t_emit, t_deliver; // per thread, seconds
-  std::vector< long > n_syn, n_gen;                          // per thread: device synapses, device generators
-  std::vector< long > n_plastic;                             // per thread: device STDP synapses
-  std::vector< long > n_slices;                              // per thread: slices its stream updated
-  std::vector< long > n_launches, n_waits;                   // per thread: those of its blocks destroyed so far
-  std::vector< std::vector< int > > enq_rc;                  // per thread: each group's enqueue status this slice
+  long min_work = DEFAULT_MIN_WORK;                            // nestcl_device_min_work
+  std::vector< double > t_update, t_stage, t_emit, t_deliver;  // per thread, seconds
+  std::vector< long > n_syn, n_gen;                            // per thread: device synapses, device generators
+  std::vector< long > n_plastic;                               // per thread: device STDP synapses
+  std::vector< long > n_slices;                                // per thread: slices its stream updated
+  std::vector< long > n_launches, n_waits;                     // per thread: those of its blocks destroyed so far
+  std::vector< std::vector< int > > enq_rc;                    // per thread: each group's enqueue status this slice
   // Per model, the neurons of the last Simulate's stream VPs: how many ran on the device, how many on the
   // host (NEST's own update() there), and why those did (nestcl_nodes).
   struct Placed
   {
-    long device = 0, host = 0, c_loop = 0; // c_loop: translated, run by its C loop on the stream VP's thread
+    long device = 0, host = 0, c_loop = 0;  // c_loop: translated, run by its C loop on the stream VP's thread
     std::map< std::string, long > why;
   };
   std::map< std::string, Placed > placed;
@@ -210,23 +203,23 @@ struct NestclManager::Impl
   nestcl_device* dev = nullptr;
   std::string dev_opened_spec;
   int dev_queues = 0;
-  std::vector< std::vector< Group > > groups; // per thread
+  std::vector< std::vector< Group > > groups;  // per thread
   // Per thread, in the order of its local neurons: a device group (at its first node) or a neuron that
   // stays on the host. update() runs them in this order, so every spike is sent in NEST's own order.
   struct Step
   {
-    long group; // index into groups, or -1 for `node`
+    long group;  // index into groups, or -1 for `node`
     Node* node;
   };
   std::vector< std::vector< Step > > plan;
-  std::vector< std::vector< double > > scratch; // per thread: drained channels, then a recorded sample
-  std::vector< std::vector< SortedSpike > > sorted; // per thread: a block's spikes in NEST's order
-  std::vector< char > record;                   // per thread: a multimeter listens on it
-  std::vector< std::vector< SynRows > > syn_rows; // per thread: synapse models delivered on the device
-  std::vector< std::vector< PlasticRows > > plastic; // per thread: translated (STDP) synapses on the device
-  std::vector< std::vector< uint32_t > > rows, lags; // per thread: received spikes for the device
-  std::vector< std::vector< std::vector< uint32_t > > > prows, plags; // per thread, per plastic model
-  std::vector< std::vector< std::pair< uint32_t, uint32_t > > > where; // per thread, by thread lid: (group + 1, index)
+  std::vector< std::vector< double > > scratch;       // per thread: drained channels, then a recorded sample
+  std::vector< std::vector< SortedSpike > > sorted;   // per thread: a block's spikes in NEST's order
+  std::vector< char > record;                         // per thread: a multimeter listens on it
+  std::vector< std::vector< SynRows > > syn_rows;     // per thread: synapse models delivered on the device
+  std::vector< std::vector< PlasticRows > > plastic;  // per thread: translated (STDP) synapses on the device
+  std::vector< std::vector< uint32_t > > rows, lags;  // per thread: received spikes for the device
+  std::vector< std::vector< std::vector< uint32_t > > > prows, plags;   // per thread, per plastic model
+  std::vector< std::vector< std::pair< uint32_t, uint32_t > > > where;  // per thread, by thread lid: (group + 1, index)
   // The device rings' input still in flight when a Simulate ends (a partial
   // slice, delays above min_delay), per node id, for the next Simulate's blocks.
   struct Pending
@@ -236,7 +229,7 @@ struct NestclManager::Impl
     int64_t value;
   };
   std::map< size_t, std::vector< Pending > > pending;
-  std::vector< int64_t > next_step; // per thread: the step its blocks update next
+  std::vector< int64_t > next_step;  // per thread: the step its blocks update next
 #endif
 
   /* nestcl_gpu_fraction.cpp: when the run of a Simulate begins (the end of prepare), for measure_split. */

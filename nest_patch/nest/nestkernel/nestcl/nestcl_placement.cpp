@@ -26,15 +26,15 @@ struct Range
 };
 
 std::vector< double > weights_;
-std::vector< Range > ranges_; // by increasing ids
-std::vector< size_t > count_; // neurons per VP so far
+std::vector< Range > ranges_;  // by increasing ids
+std::vector< size_t > count_;  // neurons per VP so far
 size_t max_count_ = 0;
 
 const Range*
 find( size_t id )
 {
-  auto it = std::upper_bound(
-    ranges_.begin(), ranges_.end(), id, []( size_t x, const Range& r ) { return x < r.min_id; } );
+  auto it =
+    std::upper_bound( ranges_.begin(), ranges_.end(), id, []( size_t x, const Range& r ) { return x < r.min_id; } );
   if ( it == ranges_.begin() )
   {
     return nullptr;
@@ -92,7 +92,7 @@ add_range( size_t min_id, size_t max_id )
     const double exact = static_cast< double >( n ) * weights_[ v ];
     size[ v ] = static_cast< size_t >( std::floor( exact ) );
     given += size[ v ];
-    rest[ v ] = std::make_pair( -( exact - std::floor( exact ) ), v ); // largest first, then lowest VP
+    rest[ v ] = std::make_pair( -( exact - std::floor( exact ) ), v );  // largest first, then lowest VP
   }
   std::sort( rest.begin(), rest.end() );
   for ( size_t k = 0; given < n; ++k, ++given )
@@ -178,9 +178,10 @@ refuse_thread_local()
 {
   if ( active )
   {
-    throw KernelException( "nestcl: this operation iterates over a VP's nodes assuming NEST's round-robin placement "
-                           "(spatial or tripartite connection rules), which nestcl_gpu_fraction other than the even "
-                           "split replaces by weighted blocks; use nestcl_gpu_fraction \"auto\" for this network" );
+    throw KernelException(
+      "nestcl: this operation iterates over a VP's nodes assuming NEST's round-robin placement "
+      "(spatial or tripartite connection rules), which nestcl_gpu_fraction other than the even "
+      "split replaces by weighted blocks; use nestcl_gpu_fraction \"auto\" for this network" );
   }
 }
 }

@@ -149,7 +149,7 @@ struct PlasticCsr
 struct PlasticModel
 {
   PlasticRows rows;
-  std::vector< PlasticCsr > csr; // per group
+  std::vector< PlasticCsr > csr;  // per group
   std::vector< unsigned char > cp;
   long rport = 0;
 };
@@ -162,7 +162,7 @@ struct PlasticExport
   const std::vector< std::pair< uint32_t, uint32_t > >& where;
   long max_delay;
   std::vector< PlasticModel > models;
-  std::vector< std::vector< uint32_t > > readers; // per group and neuron: history readers exported
+  std::vector< std::vector< uint32_t > > readers;  // per group and neuron: history readers exported
 };
 }
 
@@ -172,7 +172,7 @@ struct PlasticExport
  * delay outside the ring, another rport, unequal per-source state or
  * parameters, or a target model that reads spike offsets).
  */
-template < typename Items, typename Pack >
+template< typename Items, typename Pack >
 static bool
 plastic_rows( PlasticExport& x, Items& items, const nestcl_synapse_model* sm, Pack pack, PlasticModel& mdl )
 {
@@ -209,8 +209,10 @@ plastic_rows( PlasticExport& x, Items& items, const nestcl_synapse_model* sm, Pa
       }
     }
     const size_t g = x.where[ tl ].first - 1;
-    ok = static_cast< long >( c.get_rport() ) == mdl.rport and same_role( sm, one.data(), first.data(), NESTCL_SYN_SOURCE )
-      and same_role( sm, one.data(), param0.data(), NESTCL_SYN_PARAMETER ) and not reads_offset( x.groups[ g ], mdl.rport );
+    ok = static_cast< long >( c.get_rport() ) == mdl.rport
+      and same_role( sm, one.data(), first.data(), NESTCL_SYN_SOURCE )
+      and same_role( sm, one.data(), param0.data(), NESTCL_SYN_PARAMETER )
+      and not reads_offset( x.groups[ g ], mdl.rport );
     PlasticCsr& r = mdl.csr[ g ];
     r.target.push_back( x.where[ tl ].second );
     r.delay.push_back( static_cast< uint16_t >( d ) );
@@ -222,29 +224,22 @@ plastic_rows( PlasticExport& x, Items& items, const nestcl_synapse_model* sm, Pa
 }
 
 /* One translated synapse model's connector (with_translated_synapses) into x.models, when it qualifies. */
-template < typename Items, typename Pack, typename Unpack, typename PackCp >
+template< typename Items, typename Pack, typename Unpack, typename PackCp >
 static void
-gather_plastic( PlasticExport& x,
-  size_t syn_id,
-  const ConnectorModel& cm,
-  Items& items,
-  const nestcl_synapse_model* sm,
-  Pack pack,
-  Unpack unpack,
-  PackCp pack_cp )
+gather_plastic( PlasticExport& x, size_t syn_id, const ConnectorModel& cm, Items& items, const nestcl_synapse_model* sm,
+  Pack pack, Unpack unpack, PackCp pack_cp )
 {
   using C = std::decay_t< decltype( items[ 0 ] ) >;
   if ( not device_deliverable( sm ) )
   {
-    return; // stays with NEST, whose connectors deliver it
+    return;  // stays with NEST, whose connectors deliver it
   }
   PlasticModel mdl;
   mdl.rows.syn_id = static_cast< synindex >( syn_id );
   mdl.rows.sm = sm;
   mdl.csr.assign( x.groups.size(), PlasticCsr() );
   mdl.cp.assign( sm->cp_size + 8, 0 );
-  pack_cp(
-    static_cast< const typename C::CommonPropertiesType& >( cm.get_common_properties() ), sm, mdl.cp.data() );
+  pack_cp( static_cast< const typename C::CommonPropertiesType& >( cm.get_common_properties() ), sm, mdl.cp.data() );
   mdl.rows.lcid.assign( x.groups.size(), std::vector< size_t >() );
   if ( not plastic_rows( x, items, sm, pack, mdl ) )
   {
@@ -254,7 +249,7 @@ gather_plastic( PlasticExport& x,
   {
     if ( not mdl.csr[ g ].target.empty() and not plastic_routable( x.groups[ g ], mdl.rport ) )
     {
-      return; // stays with NEST, whose connectors call the target's own handle()
+      return;  // stays with NEST, whose connectors call the target's own handle()
     }
   }
   for ( size_t g = 0; g < x.groups.size(); ++g )
@@ -284,7 +279,7 @@ histories_on_device( const PlasticExport& x, std::vector< double >& tau, std::ve
       const size_t n_in = a ? a->*member( an_n_incoming_tag {} ) : 0;
       if ( x.readers[ g ][ i ] != n_in )
       {
-        return false; // an STDP synapse that stays with NEST reads this neuron's history
+        return false;  // an STDP synapse that stays with NEST reads this neuron's history
       }
       if ( a and n_in )
       {
@@ -374,9 +369,7 @@ upload_sets( std::vector< Group >& groups, std::vector< PlasticModel >& models, 
  * otherwise all stay with NEST.
  */
 long
-export_plastic( size_t tid,
-  std::vector< Group >& groups,
-  const std::vector< std::pair< uint32_t, uint32_t > >& where,
+export_plastic( size_t tid, std::vector< Group >& groups, const std::vector< std::pair< uint32_t, uint32_t > >& where,
   std::vector< PlasticRows >& out )
 {
   out.clear();
@@ -391,7 +384,8 @@ export_plastic( size_t tid,
   for ( size_t syn_id = 0; syn_id < conns.size(); ++syn_id )
   {
     ConnectorBase* c = conns[ syn_id ];
-    if ( not c or c->size() == 0 or is_static_connector( c ) or cm[ syn_id ]->get_common_properties().get_weight_recorder() )
+    if ( not c or c->size() == 0 or is_static_connector( c )
+      or cm[ syn_id ]->get_common_properties().get_weight_recorder() )
     {
       continue;
     }
@@ -440,7 +434,7 @@ import_plastic( std::vector< Group >& groups, std::vector< PlasticRows >& sets )
     // A block whose creation a refusal stopped (prepare threw) is null: nothing to read back.
     if ( not gr.block or nestcl_block_history_read( gr.block ) != 0 )
     {
-      continue; // no history on this block
+      continue;  // no history on this block
     }
     for ( size_t i = 0; i < gr.nodes.size(); ++i )
     {

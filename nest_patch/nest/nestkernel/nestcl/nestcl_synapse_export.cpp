@@ -90,15 +90,9 @@ struct Csr
  * (or a 16-bit count), or the model refuses its receptor port.
  */
 static bool
-place( const ExportEvent::Hit& h,
-  size_t tid,
-  const std::vector< Group >& groups,
-  const std::vector< std::pair< uint32_t, uint32_t > >& where,
-  long min_delay,
-  long max_delay,
-  size_t& g,
-  uint32_t& code,
-  double& value )
+place( const ExportEvent::Hit& h, size_t tid, const std::vector< Group >& groups,
+  const std::vector< std::pair< uint32_t, uint32_t > >& where, long min_delay, long max_delay, size_t& g,
+  uint32_t& code, double& value )
 {
   const size_t tl = h.target->get_thread_lid();
   if ( h.target->get_thread() != tid or tl >= where.size() or where[ tl ].first == 0 or h.delay < min_delay
@@ -126,11 +120,8 @@ place( const ExportEvent::Hit& h,
  * model refuses, a delay outside the ring or a weight_recorder stays with NEST.
  */
 void
-export_synapses( size_t tid,
-  std::vector< Group >& groups,
-  const std::vector< std::pair< uint32_t, uint32_t > >& where,
-  std::vector< SynRows >& out,
-  long& n_syn )
+export_synapses( size_t tid, std::vector< Group >& groups, const std::vector< std::pair< uint32_t, uint32_t > >& where,
+  std::vector< SynRows >& out, long& n_syn )
 {
   out.clear();
   n_syn = 0;
@@ -144,11 +135,12 @@ export_synapses( size_t tid,
   for ( size_t syn_id = 0; syn_id < conns.size(); ++syn_id )
   {
     ConnectorBase* c = conns[ syn_id ];
-    if ( not c or c->size() == 0 or not is_static_connector( c ) or cm[ syn_id ]->get_common_properties().get_weight_recorder() )
+    if ( not c or c->size() == 0 or not is_static_connector( c )
+      or cm[ syn_id ]->get_common_properties().get_weight_recorder() )
     {
       continue;
     }
-    std::vector< Csr > mine( groups.size() ); // this model's rows, kept only if every synapse fits
+    std::vector< Csr > mine( groups.size() );  // this model's rows, kept only if every synapse fits
     SynRows sr;
     sr.syn_id = static_cast< synindex >( syn_id );
     sr.base = rows;
@@ -159,7 +151,7 @@ export_synapses( size_t tid,
       ev.hits.clear();
       ev.set_port( lcid );
       c->send( tid, lcid, cm, ev );
-      const size_t next = ev.get_port() + 1; // send() sets the port of every connection of the run
+      const size_t next = ev.get_port() + 1;  // send() sets the port of every connection of the run
       sr.starts.push_back( lcid );
       for ( const ExportEvent::Hit& h : ev.hits )
       {
@@ -220,10 +212,8 @@ export_synapses( size_t tid,
  * device instead; NEST's loop then skips the replica. Returns how many moved.
  */
 long
-export_generators( size_t tid,
-  std::vector< Group >& groups,
-  const std::vector< std::pair< uint32_t, uint32_t > >& where,
-  std::vector< char >& skip )
+export_generators( size_t tid, std::vector< Group >& groups,
+  const std::vector< std::pair< uint32_t, uint32_t > >& where, std::vector< char >& skip )
 {
   long moved = 0;
   const long max_delay = kernel().connection_manager.get_max_delay();
@@ -243,14 +233,14 @@ export_generators( size_t tid,
       or st.get< double >( "stop" ) < Time::pos_inf().get_ms()
       or ( st.known( "stimulus_source" ) and not st.get< std::string >( "stimulus_source" ).empty() ) )
     {
-      continue; // a stimulation window: NEST's own generator keeps it exact
+      continue;  // a stimulation window: NEST's own generator keeps it exact
     }
     ev.hits.clear();
     kernel().connection_manager.send_from_device( tid, node->get_local_device_id(), ev );
     std::vector< std::vector< uint32_t > > target( groups.size() ), salt( groups.size() );
     std::vector< std::vector< double > > value( groups.size() );
     std::vector< std::vector< uint16_t > > delay( groups.size() );
-    std::map< size_t, uint32_t > seen; // target lid -> connections so far (multapses draw apart)
+    std::map< size_t, uint32_t > seen;  // target lid -> connections so far (multapses draw apart)
     bool fits = true;
     for ( const ExportEvent::Hit& h : ev.hits )
     {
