@@ -13,9 +13,10 @@ function(nestcl_add_driver)
   set(cli ${PROJECT_SOURCE_DIR}/host/cli)
   set(bench ${PROJECT_SOURCE_DIR}/benchmarks)
   set(pm ${PROJECT_SOURCE_DIR}/perfmodel/cli)
-  # The dispatcher, the shared run helpers, and the benchmarks (networks on the public engine API, their drivers).
-  add_executable(nestcl_cli ${cli}/nestcl_main.c ${cli}/run_common.c ${cli}/json.c
-    ${bench}/hpc_benchmark.c ${bench}/hpc_benchmark_driver.c ${bench}/runner.c ${bench}/microcircuit.c ${bench}/results.c)
+  # The dispatcher, the shared run helpers, and the benchmarks (networks on the public engine API, their drivers:
+  # benchmarks/CMakeLists.txt lists them).
+  get_property(bench_sources GLOBAL PROPERTY NESTCL_BENCHMARK_SOURCES)
+  add_executable(nestcl_cli ${cli}/nestcl_main.c ${cli}/run_common.c ${cli}/json.c ${bench_sources})
   target_include_directories(nestcl_cli PRIVATE ${bench} ${cli} ${pm})
   target_link_libraries(nestcl_cli PRIVATE nestcl nestcl_models)
   if(NESTCL_WITH_MPI)
@@ -23,9 +24,9 @@ function(nestcl_add_driver)
   endif()
   # `nestcl perfmodel ...` and --gpu-fraction auto need the fitted model (GSL).
   if(TARGET nestcl_perfmodel)
-    target_sources(nestcl_cli PRIVATE ${pm}/perfmodel_cli.c ${pm}/sweep.c ${pm}/pm_commands.c ${pm}/pm_auto.c ${pm}/pm_profile.c
-      ${pm}/pm_sweep_data.c
-      ${pm}/pm_floor.c ${pm}/pm_flags.c ${pm}/pm_plot.c ${bench}/hpc_rebalance.c)
+    get_property(pm_sources GLOBAL PROPERTY NESTCL_PERFMODEL_CLI_SOURCES)
+    get_property(bench_pm_sources GLOBAL PROPERTY NESTCL_BENCHMARK_PERFMODEL_SOURCES)
+    target_sources(nestcl_cli PRIVATE ${pm_sources} ${bench_pm_sources})
     target_link_libraries(nestcl_cli PRIVATE nestcl_perfmodel)
     target_compile_definitions(nestcl_cli PRIVATE NESTCL_WITH_PERFMODEL=1)
   endif()
