@@ -123,6 +123,167 @@ static int jacobian(const nestcl_pm_model *m, const double *x, const double *y, 
   return 0;
 }
 
+/* GSL's workspaces of one fit, allocated and freed together. */
+typedef struct fit_ws {
+  gsl_multifit_nlinear_workspace *w; /* nonlinear models */
+  gsl_multifit_linear_workspace *lw; /* linear models */
+  gsl_vector *p, *res, *dp, *sv, *work;
+  gsl_matrix *cov, *jt, *Jl, *v;
+} fit_ws;
+
+static int ws_alloc(fit_ws *s, const nestcl_pm_model *m, size_t n, size_t P)
+{
+  gsl_multifit_nlinear_parameters prm = gsl_multifit_nlinear_default_parameters();
+  prm.solver = gsl_multifit_nlinear_solver_svd;
+  prm.scale = gsl_multifit_nlinear_scale_more;
+  s->w = m->linear ? NULL : gsl_multifit_nlinear_alloc(gsl_multifit_nlinear_trust, &prm, n, P);
+  s->lw = m->linear ? gsl_multifit_linear_alloc(n, P) : NULL;
+  s->p = gsl_vector_alloc(P);
+  s->res = gsl_vector_alloc(n);
+  s->dp = gsl_vector_alloc(P);
+  s->cov = gsl_matrix_alloc(P, P);
+  s->jt = gsl_matrix_alloc(n, P);
+  s->Jl = gsl_matrix_alloc(n, P);
+  s->sv = gsl_vector_alloc(P);
+  s->work = gsl_vector_alloc(P);
+  s->v = gsl_matrix_alloc(P, P);
+  if ((!s->w && !s->lw) || !s->p || !s->res || !s->dp || !s->cov || !s->jt || !s->Jl || !s->sv || !s->work || !s->v)
+    return nestcl_set_error(NESTCL_ENOMEM, "perfmodel: out of memory");
+  return 0;
+}
+
+static void ws_free(fit_ws *s)
+{
+  if (s->w)
+    gsl_multifit_nlinear_free(s->w);
+  if (s->lw)
+    gsl_multifit_linear_free(s->lw);
+  gsl_vector_free(s->p);
+  gsl_vector_free(s->res);
+  gsl_vector_free(s->dp);
+  gsl_matrix_free(s->cov);
+  gsl_matrix_free(s->jt);
+  gsl_matrix_free(s->Jl);
+  gsl_vector_free(s->sv);
+  gsl_vector_free(s->work);
+  gsl_matrix_free(s->v);
+}
+
+/*
+ * Linear in its parameters: the least-squares solution directly (SVD of the
+ * Jacobian, which differences give exactly), not by iterations that would
+ * crawl through an ill-conditioned valley. Leaves the solution in s->p and the
+ * Jacobian and residuals there in *J and *f.
+ */
+static int fit_linear(const nestcl_pm_model *m, const double *x, const double *y, size_t n, const double *p0, fit_ws *s,
+                      gsl_matrix **J, gsl_vector **f)
+{
+  const size_t P = (size_t)m->n_params;
+  if (jacobian(m, x, y, n, p0, s->Jl, s->res) != 0)
+    return nestcl_set_error(NESTCL_EINVAL,
+                            "perfmodel %s: the model gave a non-finite value (check the inputs and "
+                            "the starting parameters)",
+                            m->name);
+  gsl_vector_scale(s->res, -1.0);
+  double chisq0;
+  size_t rank;
+  gsl_multifit_linear_tsvd(s->Jl, s->res, 1e-14, s->dp, s->cov, &chisq0, &rank, s->lw);
+  for (size_t j = 0; j < P; ++j) {
+    gsl_vector_set(s->p, j, p0[j] + gsl_vector_get(s->dp, j));
+  }
+  if (jacobian(m, x, y, n, s->p->data, s->Jl, s->res) != 0)
+    return nestcl_set_error(NESTCL_EINVAL, "perfmodel %s: the model gave a non-finite value at the solution", m->name);
+  *J = s->Jl;
+  *f = s->res;
+  return 0;
+}
+
+/* GSL's trust-region solver from p0; the same outputs as fit_linear, and the iterations it took. */
+static int fit_nonlinear(const nestcl_pm_model *m, const double *p0, int max_iter, fit_data *d,
+                         gsl_multifit_nlinear_fdf *fdf, fit_ws *s, gsl_matrix **J, gsl_vector **f, size_t *iters_done)
+{
+  const size_t P = (size_t)m->n_params;
+  for (size_t j = 0; j < P; ++j) {
+    gsl_vector_set(s->p, j, p0[j]);
+  }
+  gsl_multifit_nlinear_init(s->p, fdf, s->w);
+  int info = 0;
+  int iters = max_iter > 0 ? max_iter : 200;
+  int status = gsl_multifit_nlinear_driver((size_t)iters, 1e-10, 1e-10, 1e-14, track_cost, d, &info, s->w);
+  *iters_done = gsl_multifit_nlinear_niter(s->w);
+  /*
+   * The step tests never pass while a parameter crawls along a nearly flat
+   * direction: when the cost has not changed in ten iterations, the fit has
+   * converged; the rank test below still refuses a direction that is flat.
+   */
+  if (status == GSL_EMAXITER && d->iter >= 20) {
+    double now = d->cost[d->iter % 16], before = d->cost[(d->iter - 10) % 16];
+    if (fabs(before - now) <= 1e-9 * now) {
+      status = GSL_SUCCESS;
+    }
+  }
+  if (d->bad)
+    return nestcl_set_error(NESTCL_EINVAL,
+                            "perfmodel %s: the model gave a non-finite value during the fit (check "
+                            "the inputs and the starting parameters)",
+                            m->name);
+  if (status != GSL_SUCCESS)
+    return nestcl_set_error(NESTCL_EINVAL, "perfmodel %s: the fit did not converge in %zu iterations (%s)", m->name,
+                            *iters_done, gsl_strerror(status));
+  *J = gsl_multifit_nlinear_jac(s->w);
+  *f = gsl_multifit_nlinear_residual(s->w);
+  gsl_vector_memcpy(s->p, gsl_multifit_nlinear_position(s->w));
+  return 0;
+}
+
+/* Every parameter determined: the Jacobian at the solution has full rank (columns scaled to unit norm). */
+static int check_rank(const nestcl_pm_model *m, const gsl_matrix *J, fit_ws *s)
+{
+  const size_t P = (size_t)m->n_params;
+  gsl_matrix_memcpy(s->jt, J);
+  for (size_t j = 0; j < P; ++j) {
+    gsl_vector_view c = gsl_matrix_column(s->jt, j);
+    double nrm = gsl_blas_dnrm2(&c.vector);
+    if (nrm > 0.0)
+      gsl_vector_scale(&c.vector, 1.0 / nrm);
+  }
+  if (gsl_linalg_SV_decomp(s->jt, s->v, s->sv, s->work) != GSL_SUCCESS)
+    return nestcl_set_error(NESTCL_ERUNTIME, "perfmodel %s: the SVD of the Jacobian failed", m->name);
+  double smax = gsl_vector_get(s->sv, 0), smin = gsl_vector_get(s->sv, P - 1);
+  if (!(smax > 0.0) || smin <= smax * 1e-10) {
+    /* The parameter that weighs most in the null direction. */
+    size_t worst = 0;
+    for (size_t j = 1; j < P; ++j) {
+      worst = fabs(gsl_matrix_get(s->v, j, P - 1)) > fabs(gsl_matrix_get(s->v, worst, P - 1)) ? j : worst;
+    }
+    last_singular = (int)worst;
+    return nestcl_set_error(NESTCL_EINVAL,
+                            "perfmodel %s: a singular design: the points do not determine parameter %s "
+                            "(vary the inputs it depends on)",
+                            m->name, m->param_names ? m->param_names[worst] : "?");
+  }
+  return 0;
+}
+
+/* The fit's parameters, their standard errors, RMSE and R^2 into out. */
+static void write_fit(const nestcl_pm_model *m, const double *x, const double *y, size_t n, const gsl_matrix *J,
+                      const gsl_vector *f, fit_ws *s, size_t iters_done, nestcl_pm_fit *out)
+{
+  const size_t P = (size_t)m->n_params;
+  gsl_multifit_nlinear_covar(J, 0.0, s->cov);
+  double chisq;
+  gsl_blas_ddot(f, f, &chisq);
+  double dof = (double)(n - P);
+  memset(out, 0, sizeof *out);
+  for (size_t j = 0; j < P; ++j) {
+    out->p[j] = gsl_vector_get(s->p, j);
+    out->se[j] = sqrt(gsl_matrix_get(s->cov, j, j) * chisq / dof);
+  }
+  out->rmse = sqrt(chisq / (double)n);
+  out->iterations = (int)iters_done;
+  out->r2 = nestcl_pm_r2(m, out->p, x, y, n);
+}
+
 static int fit_core(const nestcl_pm_model *m, const double *x, const double *y, size_t n, const double *p0,
                     int max_iter, nestcl_pm_fit *out)
 {
@@ -131,7 +292,6 @@ static int fit_core(const nestcl_pm_model *m, const double *x, const double *y, 
     return rc;
   }
   gsl_set_error_handler_off();
-  const size_t P = (size_t)m->n_params;
   fit_data d;
   memset(&d, 0, sizeof d);
   d.m = m;
@@ -143,140 +303,22 @@ static int fit_core(const nestcl_pm_model *m, const double *x, const double *y, 
   fdf.f = residuals;
   fdf.df = NULL; /* finite differences */
   fdf.n = n;
-  fdf.p = P;
+  fdf.p = (size_t)m->n_params;
   fdf.params = &d;
-  gsl_multifit_nlinear_parameters prm = gsl_multifit_nlinear_default_parameters();
-  prm.solver = gsl_multifit_nlinear_solver_svd;
-  prm.scale = gsl_multifit_nlinear_scale_more;
-  gsl_multifit_nlinear_workspace *w =
-    m->linear ? NULL : gsl_multifit_nlinear_alloc(gsl_multifit_nlinear_trust, &prm, n, P);
-  gsl_multifit_linear_workspace *lw = m->linear ? gsl_multifit_linear_alloc(n, P) : NULL;
-  gsl_vector *p = gsl_vector_alloc(P), *res = gsl_vector_alloc(n), *dp = gsl_vector_alloc(P);
-  gsl_matrix *cov = gsl_matrix_alloc(P, P), *jt = gsl_matrix_alloc(n, P), *Jl = gsl_matrix_alloc(n, P);
-  gsl_vector *sv = gsl_vector_alloc(P), *work = gsl_vector_alloc(P);
-  gsl_matrix *v = gsl_matrix_alloc(P, P);
+  fit_ws s;
+  memset(&s, 0, sizeof s);
   gsl_matrix *J = NULL;
   gsl_vector *f = NULL;
-  size_t done_iters = 0;
-  if ((!w && !lw) || !p || !res || !dp || !cov || !jt || !Jl || !sv || !work || !v) {
-    rc = nestcl_set_error(NESTCL_ENOMEM, "perfmodel: out of memory");
-    goto done;
-  }
-  if (m->linear) {
-    /*
-     * Linear in its parameters: the least-squares solution directly (SVD of
-     * the Jacobian, which differences give exactly), not by iterations that
-     * would crawl through an ill-conditioned valley.
-     */
-    if (jacobian(m, x, y, n, p0, Jl, res) != 0) {
-      rc = nestcl_set_error(NESTCL_EINVAL,
-                            "perfmodel %s: the model gave a non-finite value (check the inputs and "
-                            "the starting parameters)",
-                            m->name);
-      goto done;
-    }
-    gsl_vector_scale(res, -1.0);
-    double chisq0;
-    size_t rank;
-    gsl_multifit_linear_tsvd(Jl, res, 1e-14, dp, cov, &chisq0, &rank, lw);
-    for (size_t j = 0; j < P; ++j) {
-      gsl_vector_set(p, j, p0[j] + gsl_vector_get(dp, j));
-    }
-    if (jacobian(m, x, y, n, p->data, Jl, res) != 0) {
-      rc = nestcl_set_error(NESTCL_EINVAL, "perfmodel %s: the model gave a non-finite value at the solution", m->name);
-      goto done;
-    }
-    J = Jl;
-    f = res;
-    done_iters = 1;
-  } else {
-    for (size_t j = 0; j < P; ++j) {
-      gsl_vector_set(p, j, p0[j]);
-    }
-    gsl_multifit_nlinear_init(p, &fdf, w);
-    int info = 0;
-    int iters = max_iter > 0 ? max_iter : 200;
-    int status = gsl_multifit_nlinear_driver((size_t)iters, 1e-10, 1e-10, 1e-14, track_cost, &d, &info, w);
-    done_iters = gsl_multifit_nlinear_niter(w);
-    /*
-     * The step tests never pass while a parameter crawls along a nearly flat
-     * direction: when the cost has not changed in ten iterations, the fit has
-     * converged; the rank test below still refuses a direction that is flat.
-     */
-    if (status == GSL_EMAXITER && d.iter >= 20) {
-      double now = d.cost[d.iter % 16], before = d.cost[(d.iter - 10) % 16];
-      if (fabs(before - now) <= 1e-9 * now) {
-        status = GSL_SUCCESS;
-      }
-    }
-    if (d.bad) {
-      rc = nestcl_set_error(NESTCL_EINVAL,
-                            "perfmodel %s: the model gave a non-finite value during the fit (check "
-                            "the inputs and the starting parameters)",
-                            m->name);
-      goto done;
-    }
-    if (status != GSL_SUCCESS) {
-      rc = nestcl_set_error(NESTCL_EINVAL, "perfmodel %s: the fit did not converge in %zu iterations (%s)", m->name,
-                            done_iters, gsl_strerror(status));
-      goto done;
-    }
-    J = gsl_multifit_nlinear_jac(w);
-    f = gsl_multifit_nlinear_residual(w);
-    gsl_vector_memcpy(p, gsl_multifit_nlinear_position(w));
-  }
-  /* Every parameter determined: the Jacobian at the solution has full rank (columns scaled to unit norm). */
-  gsl_matrix_memcpy(jt, J);
-  for (size_t j = 0; j < P; ++j) {
-    gsl_vector_view c = gsl_matrix_column(jt, j);
-    double nrm = gsl_blas_dnrm2(&c.vector);
-    if (nrm > 0.0)
-      gsl_vector_scale(&c.vector, 1.0 / nrm);
-  }
-  if (gsl_linalg_SV_decomp(jt, v, sv, work) != GSL_SUCCESS) {
-    rc = nestcl_set_error(NESTCL_ERUNTIME, "perfmodel %s: the SVD of the Jacobian failed", m->name);
-    goto done;
-  }
-  double smax = gsl_vector_get(sv, 0), smin = gsl_vector_get(sv, P - 1);
-  if (!(smax > 0.0) || smin <= smax * 1e-10) {
-    /* The parameter that weighs most in the null direction. */
-    size_t worst = 0;
-    for (size_t j = 1; j < P; ++j) {
-      worst = fabs(gsl_matrix_get(v, j, P - 1)) > fabs(gsl_matrix_get(v, worst, P - 1)) ? j : worst;
-    }
-    last_singular = (int)worst;
-    rc = nestcl_set_error(NESTCL_EINVAL,
-                          "perfmodel %s: a singular design: the points do not determine parameter %s "
-                          "(vary the inputs it depends on)",
-                          m->name, m->param_names ? m->param_names[worst] : "?");
-    goto done;
-  }
-  gsl_multifit_nlinear_covar(J, 0.0, cov);
-  double chisq;
-  gsl_blas_ddot(f, f, &chisq);
-  double dof = (double)(n - P);
-  memset(out, 0, sizeof *out);
-  for (size_t j = 0; j < P; ++j) {
-    out->p[j] = gsl_vector_get(p, j);
-    out->se[j] = sqrt(gsl_matrix_get(cov, j, j) * chisq / dof);
-  }
-  out->rmse = sqrt(chisq / (double)n);
-  out->iterations = (int)done_iters;
-  out->r2 = nestcl_pm_r2(m, out->p, x, y, n);
-done:
-  if (w)
-    gsl_multifit_nlinear_free(w);
-  if (lw)
-    gsl_multifit_linear_free(lw);
-  gsl_vector_free(p);
-  gsl_vector_free(res);
-  gsl_vector_free(dp);
-  gsl_matrix_free(cov);
-  gsl_matrix_free(jt);
-  gsl_matrix_free(Jl);
-  gsl_vector_free(sv);
-  gsl_vector_free(work);
-  gsl_matrix_free(v);
+  size_t iters_done = 1; /* a linear model's one solve */
+  rc = ws_alloc(&s, m, n, (size_t)m->n_params);
+  if (!rc)
+    rc = m->linear ? fit_linear(m, x, y, n, p0, &s, &J, &f)
+                   : fit_nonlinear(m, p0, max_iter, &d, &fdf, &s, &J, &f, &iters_done);
+  if (!rc)
+    rc = check_rank(m, J, &s);
+  if (!rc)
+    write_fit(m, x, y, n, J, f, &s, iters_done, out);
+  ws_free(&s);
   return rc;
 }
 
