@@ -421,7 +421,7 @@ int eng_ck_view_write_back(nestcl_engine *e, eng_vp *vp, eng_block *b, blk_view 
     v->hist_downloaded = 0;
     /* The device loop's kernels (and its recorded super step) follow the new buffers. */
     if (!rc && e->res.on && vp == &e->vps[e->res.vp]) {
-      rc = eng_resident_plastic_repoint(e, vp, b->pop);
+      rc = eng_resident_repoint(e, vp, b->pop);
     }
   }
   return rc;

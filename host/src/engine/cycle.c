@@ -23,61 +23,9 @@
 #include "specialise.h"
 #include "core/nestcl_core.h"
 
-void eng_vp_fail(eng_vp *vp, int rc)
-{
-  if (rc && !vp->status) {
-    vp->status = rc;
-    snprintf(vp->err, sizeof vp->err, "%s", nestcl_last_error());
-  }
-}
-
-int eng_vps_status(nestcl_engine *e)
-{
-  for (int v = 0; v < e->n_vps; ++v) {
-    if (e->vps[v].status) {
-      return nestcl_set_error(e->vps[v].status, "%s", e->vps[v].err);
-    }
-  }
-  return 0;
-}
-
 static int cl_fail(cl_int err, const char *what)
 {
   return nestcl_set_error(NESTCL_ECL, "%s failed: %s", what, nestcl_cl_error_name(err));
-}
-
-int eng_cmp_spike(const void *a, const void *b)
-{
-  const uint32_t *x = a, *y = b;
-  if (x[1] != y[1]) {
-    return x[1] < y[1] ? -1 : 1;
-  }
-  return x[0] < y[0] ? -1 : (x[0] > y[0]);
-}
-
-/*
- * A failure that the update of block b recorded (model.h, Failures) as the
- * VP's error, naming the model, the neuron's gid and the start of its step.
- */
-int eng_block_failure(const nestcl_engine *e, const eng_block *b, const uint32_t *words, int64_t origin)
-{
-  if (words[1] == 0) {
-    return 0;
-  }
-  return nestcl_failure_error(e->pops[b->pop].model, words, b->first_gid + words[2],
-                              eng_step_ms(e, origin + (int64_t)words[3]));
-}
-
-/*
- * The lags [*f, *t) of [from, to) at which the drive is active (NEST's
- * generators: start < s h <= stop for step s = origin + lag); 0 when none.
- */
-int eng_drive_window(const eng_drive *d, int64_t origin, int from, int to, int *f, int *t)
-{
-  int64_t lo = d->start_step + 1 - origin, hi = d->stop_step == INT64_MAX ? to : d->stop_step + 1 - origin;
-  *f = lo > from ? (int)(lo < to ? lo : to) : from;
-  *t = hi < to ? (int)(hi > from ? hi : from) : to;
-  return *f < *t;
 }
 
 /* Update and drive of one slice on a CPU VP. */

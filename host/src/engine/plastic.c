@@ -39,16 +39,6 @@ static int64_t tics_per_step(const nestcl_engine *e)
   return eng_tics_per_step(e->cfg.resolution_ms);
 }
 
-double eng_step_ms(const nestcl_engine *e, int64_t step)
-{
-  return nestcl_step_ms(step, tics_per_step(e), 1.0 / 1000.0);
-}
-
-double eng_delay_ms(const nestcl_engine *e, int64_t steps)
-{
-  return (double)steps * ((double)tics_per_step(e) / 1000.0);
-}
-
 size_t eng_plastic_resident_bytes(const nestcl_engine *e, const eng_block *b)
 {
   size_t bytes = 0;
