@@ -90,12 +90,9 @@ static int build_nodes(nestcl_engine *e, eng_vp *vp, eng_block *b)
   b->spike_cap = b->n * (uint32_t)e->min_delay;
   b->ring = calloc(ring_bytes ? ring_bytes : 1, 1);
   b->spikes = calloc(b->spike_cap ? b->spike_cap : 1, sizeof *b->spikes);
-  if (m->spike_offsets && !vp->is_gpu) {
-    b->spike_offsets = calloc(b->spike_cap ? b->spike_cap : 1, sizeof *b->spike_offsets);
-    if (!b->spike_offsets) {
-      return nestcl_set_error(NESTCL_ENOMEM, "out of host memory");
-    }
-    vp->host_bytes[NESTCL_MEM_OTHER] += (size_t)b->spike_cap * sizeof *b->spike_offsets;
+  int rc = vp->ops->block_arrays(e, vp, b);
+  if (rc) {
+    return rc;
   }
   if (p->rec_interval_steps) {
     b->rec_elems = (size_t)e->min_delay * eng_rec_width(m, p->K) * b->n;
@@ -832,26 +829,7 @@ static int build_synapses(nestcl_engine *e, eng_vp *vp, eng_block *b, marks *mk)
   return rc;
 }
 
-/* ---- device ------------------------------------------------------------- */
-
-static size_t block_device_bytes(const nestcl_engine *e, const eng_block *b)
-{
-  const eng_population *p = &e->pops[b->pop];
-  const nestcl_model *m = p->model;
-  size_t bytes = 0;
-  for (int f = 0; f < m->n_fields; ++f) {
-    bytes += nestcl_field_type_size(m->fields[f].type) * field_len(&m->fields[f], p->K) * b->n;
-  }
-  size_t wsize = e->cfg.weight_type == NESTCL_WEIGHT_DOUBLE ? 8 : 4;
-  bytes += (size_t)e->ring_slots * b->n_channels * b->n * 8 + 4 + (size_t)b->spike_cap * 8 + b->rec_elems * 8;
-  bytes += m->spike_offsets ? (size_t)b->spike_cap * 8 : 0;
-  bytes += (e->n_global + 1) * 8 + b->nnz * (4 + wsize) + (b->delay ? b->nnz * 2 : 0);
-  bytes += eng_plastic_resident_bytes(e, b);
-  if (b->hist.cap) {
-    bytes += (size_t)b->n * ((size_t)b->hist.cap * 28 + 44) + (size_t)b->spike_cap * 8 + 8;
-  }
-  return bytes;
-}
+/* ---- device (a stream's part: stream_upload.c) -------------------------- */
 
 /*
  * The device memory of the streams: everything resident when it fits the
@@ -866,16 +844,7 @@ static int check_device_budget(nestcl_engine *e)
   size_t need = 0, plastic = 0;
   int units = 0;
   for (int v = 0; v < e->n_vps; ++v) {
-    if (!e->vps[v].is_gpu) {
-      continue;
-    }
-    for (int p = 0; p < e->n_pops; ++p) {
-      const eng_block *b = &e->vps[v].blocks[p];
-      need += block_device_bytes(e, b);
-      plastic += eng_plastic_resident_bytes(e, b);
-      units += b->n_plastic;
-    }
-    need += e->n_global * (size_t)e->min_delay * (e->any_plastic ? 24 : 8);
+    need += e->vps[v].ops->device_need(e, &e->vps[v], &plastic, &units);
   }
   const nestcl_device_info *info = nestcl_device_get_info(e->dev);
   size_t avail = (size_t)info->global_mem_bytes;
@@ -900,25 +869,9 @@ static int check_device_budget(nestcl_engine *e)
   }
   size_t room = (avail - (need - plastic)) / (size_t)units;
   for (int v = 0; v < e->n_vps; ++v) {
-    for (int p = 0; e->vps[v].is_gpu && p < e->n_pops; ++p) {
-      eng_block *b = &e->vps[v].blocks[p];
-      for (int j = 0; j < b->n_plastic; ++j) {
-        eng_plastic *pl = &b->plastic[j];
-        size_t per = eng_plastic_slot_bytes(e, pl, 1);
-        uint64_t cap = room / per;
-        if (cap > pl->nnz) {
-          cap = pl->nnz;
-        }
-        if (cap < pl->max_row || cap == 0) {
-          return nestcl_set_error(NESTCL_ENOMEM,
-                                  "device memory budget too small for one batch of plastic synapses: %zu bytes are "
-                                  "left for %s's batches after the resident data, one batch needs %zu (its longest "
-                                  "row has %u synapses); raise --device-memory", room,
-                                  e->projs[pl->proj].sm->name, eng_plastic_slot_bytes(e, pl, pl->max_row ? pl->max_row : 1),
-                                  pl->max_row);
-        }
-        pl->batch_cap = cap;
-      }
+    int rc = e->vps[v].ops->batch(e, &e->vps[v], room);
+    if (rc) {
+      return rc;
     }
   }
   return 0;
@@ -936,10 +889,7 @@ static int specialisation_options(const nestcl_engine *e, int pop, char *buf, si
   }
   int k = 0;
   for (int v = 0; v < e->n_vps; ++v) {
-    if (e->vps[v].is_gpu) {
-      sets[k] = e->vps[v].blocks[pop].fields;
-      n[k++] = e->vps[v].blocks[pop].n;
-    }
+    k += e->vps[v].ops->kernel_block(&e->vps[v], pop, &sets[k], &n[k]);
   }
   nestcl_const_options(e->pops[pop].model, sets, n, k, buf, cap);
   free(sets);

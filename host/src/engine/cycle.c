@@ -799,22 +799,81 @@ static int no_upload(nestcl_engine *e, eng_vp *vp)
   return 0;
 }
 
+/* A thread's block keeps the spikes' offsets on the host, where its C loop writes them (eng_vp_ops.block_arrays). */
+static int cpu_block_arrays(nestcl_engine *e, eng_vp *vp, eng_block *b)
+{
+  if (e->pops[b->pop].model->spike_offsets) {
+    b->spike_offsets = calloc(b->spike_cap ? b->spike_cap : 1, sizeof *b->spike_offsets);
+    if (!b->spike_offsets) {
+      return nestcl_set_error(NESTCL_ENOMEM, "out of host memory");
+    }
+    vp->host_bytes[NESTCL_MEM_OTHER] += (size_t)b->spike_cap * sizeof *b->spike_offsets;
+  }
+  return 0;
+}
+
+/* A stream's offsets live on its device (stream_upload.c). */
+static int no_block_arrays(nestcl_engine *e, eng_vp *vp, eng_block *b)
+{
+  (void)e;
+  (void)vp;
+  (void)b;
+  return 0;
+}
+
+/* A thread needs nothing on the device, and runs no kernel to specialise (eng_vp_ops.device_need, batch, kernel_block). */
+static size_t cpu_device_need(const nestcl_engine *e, const eng_vp *vp, size_t *plastic, int *units)
+{
+  (void)e;
+  (void)vp;
+  (void)plastic;
+  (void)units;
+  return 0;
+}
+
+static int cpu_batch(nestcl_engine *e, eng_vp *vp, size_t room)
+{
+  (void)e;
+  (void)vp;
+  (void)room;
+  return 0;
+}
+
+static int cpu_kernel_block(const eng_vp *vp, int pop, void *const **fields, uint32_t *n)
+{
+  (void)vp;
+  (void)pop;
+  (void)fields;
+  (void)n;
+  return 0;
+}
+
 /* A CPU thread: the models' C update, the C twins of the core kernels (core_cpu.c), the C path of the synapses. */
 static const eng_vp_ops thread_ops = {
-    "thread", cpu_account, eng_plastic_host_init, no_upload, cpu_update, NULL, cpu_collect, cpu_deliver,
-    eng_plastic_deliver_host, cpu_drain,
+    .kind = "thread", .account = cpu_account, .plastic_init = eng_plastic_host_init, .upload = no_upload,
+    .block_arrays = cpu_block_arrays, .device_need = cpu_device_need, .batch = cpu_batch,
+    .kernel_block = cpu_kernel_block, .plastic_snapshot = eng_plastic_snapshot_host, .ck_open = eng_ck_view_alias,
+    .ck_write_back = NULL, .update = cpu_update, .partial = NULL, .collect = cpu_collect, .deliver = cpu_deliver,
+    .plastic = eng_plastic_deliver_host, .drain = cpu_drain,
 };
 
 /* An OpenCL stream on the host's clock: one wait per kernel group, lists read back every super step. */
 static const eng_vp_ops stream_ops = {
-    "stream", gpu_account, no_plastic_init, eng_stream_upload, gpu_update, NULL, gpu_collect, gpu_deliver,
-    eng_plastic_deliver_device, gpu_drain,
+    .kind = "stream", .account = gpu_account, .plastic_init = no_plastic_init, .upload = eng_stream_upload,
+    .block_arrays = no_block_arrays, .device_need = eng_stream_device_need, .batch = eng_stream_batch,
+    .kernel_block = eng_stream_kernel_block, .plastic_snapshot = eng_plastic_snapshot_device,
+    .ck_open = eng_ck_view_read, .ck_write_back = eng_ck_view_write_device, .update = gpu_update, .partial = NULL,
+    .collect = gpu_collect, .deliver = gpu_deliver, .plastic = eng_plastic_deliver_device, .drain = gpu_drain,
 };
 
 /* The resident stream beside threads or ranks (resident_step.c): no wait in the update; one in the collection. */
 static const eng_vp_ops resident_ops = {
-    "resident stream", gpu_account, no_plastic_init, eng_stream_upload, eng_resident_update,
-    eng_resident_partial, eng_resident_collect, eng_resident_deliver, eng_resident_plastic_step, gpu_drain,
+    .kind = "resident stream", .account = gpu_account, .plastic_init = no_plastic_init, .upload = eng_stream_upload,
+    .block_arrays = no_block_arrays, .device_need = eng_stream_device_need, .batch = eng_stream_batch,
+    .kernel_block = eng_stream_kernel_block, .plastic_snapshot = eng_plastic_snapshot_device,
+    .ck_open = eng_ck_view_read, .ck_write_back = eng_ck_view_write_device, .update = eng_resident_update,
+    .partial = eng_resident_partial, .collect = eng_resident_collect, .deliver = eng_resident_deliver,
+    .plastic = eng_resident_plastic_step, .drain = gpu_drain,
 };
 
 void eng_vp_set_kind(nestcl_engine *e, eng_vp *vp, int v)

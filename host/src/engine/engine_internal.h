@@ -11,7 +11,7 @@
  *   vp.c          a VP's failure, the VPs' status, spike order, a block's failure
  *   partition.c   the partition over ranks and VPs, the delays' range
  *   build.c       state, connectivity, the build's steps in order
- *   stream_upload.c  a stream VP's blocks to its device
+ *   stream_upload.c  a stream VP's blocks to its device, and its device budget
  *   estimate.c    the memory estimate and admission
  *   cycle.c       simulate: the host clock's loop, and the kinds of VP (eng_vp_ops)
  *   core_cpu.c    the C twins of the core kernels
@@ -189,6 +189,7 @@ typedef struct eng_block {
 } eng_block;
 
 struct eng_vp_ops;
+struct blk_view;
 
 typedef struct eng_vp {
   int is_gpu;
@@ -214,8 +215,9 @@ typedef struct eng_vp {
 /*
  * A kind of VP: a CPU thread, an OpenCL stream on the host's clock, or the
  * resident stream beside threads or ranks (cycle.c's tables, chosen once per
- * VP by eng_vp_set_kind). The build and the cycle call these instead of
- * asking which kind a VP is.
+ * VP by eng_vp_set_kind). The build, the cycle, the synapses' read-out and
+ * the checkpoint call these instead of asking which kind a VP is; is_gpu is
+ * set beside them for the statistics and the estimate.
  */
 typedef struct eng_vp_ops {
   const char *kind;
@@ -225,6 +227,20 @@ typedef struct eng_vp_ops {
   int (*plastic_init)(nestcl_engine *e, eng_vp *vp, const eng_plastic *pl);
   /* Build: the VP's blocks to its device (nothing for threads). */
   int (*upload)(nestcl_engine *e, eng_vp *vp);
+  /* Build: the host arrays of a block that only this kind keeps (threads: the spikes' offsets, written by the C loop). */
+  int (*block_arrays)(nestcl_engine *e, eng_vp *vp, eng_block *b);
+  /* Build: the bytes the VP needs on the device, with their plastic part and its number of sets (threads: none). */
+  size_t (*device_need)(const nestcl_engine *e, const eng_vp *vp, size_t *plastic, int *units);
+  /* Build: the device cannot hold every plastic set; each gets room bytes of batch slots (threads: nothing). */
+  int (*batch)(nestcl_engine *e, eng_vp *vp, size_t room);
+  /* Build: population pop's fields and count when the VP runs its kernel, for the specialisation; 0: it does not. */
+  int (*kernel_block)(const eng_vp *vp, int pop, void *const **fields, uint32_t *n);
+  /* Read-out: a plastic set's weights, targets and (dl non-NULL) delays, from where they live now. */
+  int (*plastic_snapshot)(nestcl_engine *e, const eng_vp *vp, const eng_plastic *pl, double *w, uint32_t *tg,
+                          uint16_t *dl);
+  /* Checkpoint: block b's state as host arrays (threads: the block's own), and back to where it lives (NULL: there). */
+  int (*ck_open)(nestcl_engine *e, eng_vp *vp, eng_block *b, int csr, struct blk_view *v);
+  int (*ck_write_back)(nestcl_engine *e, eng_vp *vp, eng_block *b, struct blk_view *v);
   /* Cycle: update and drive of the slice [from, to) of the super step at origin. */
   int (*update)(nestcl_engine *e, eng_vp *vp, int64_t origin, int from, int to);
   /* Cycle: the run ends inside a super step at lag; the update's failures so far. NULL: nothing to do. */
@@ -241,8 +257,11 @@ typedef struct eng_vp_ops {
 
 /* cycle.c: VP v's kind (is_gpu and ops), from the config and, once the device loop is set up, res. */
 void eng_vp_set_kind(nestcl_engine *e, eng_vp *vp, int v);
-/* stream_upload.c: a stream's upload (eng_vp_ops.upload). */
+/* stream_upload.c: a stream's upload and its device budget (eng_vp_ops.upload, device_need, batch, kernel_block). */
 int eng_stream_upload(nestcl_engine *e, eng_vp *vp);
+size_t eng_stream_device_need(const nestcl_engine *e, const eng_vp *vp, size_t *plastic, int *units);
+int eng_stream_batch(nestcl_engine *e, eng_vp *vp, size_t room);
+int eng_stream_kernel_block(const eng_vp *vp, int pop, void *const **fields, uint32_t *n);
 
 /* The device loop's sizes (resident.c): what it adds to the device memory, and how often it drains. */
 typedef struct eng_res_plan {
@@ -545,6 +564,15 @@ int eng_plastic_deliver_host(nestcl_engine *e, eng_vp *vp, int64_t origin);
 int eng_plastic_deliver_device(nestcl_engine *e, eng_vp *vp, int64_t origin);
 /* A thread's set (eng_vp_ops.plastic_init). */
 int eng_plastic_host_init(nestcl_engine *e, eng_vp *vp, const eng_plastic *pl);
+/* A set's weights, targets and delays from the host copy, or from the device unless batched (eng_vp_ops.plastic_snapshot). */
+int eng_plastic_snapshot_host(nestcl_engine *e, const eng_vp *vp, const eng_plastic *pl, double *w, uint32_t *tg,
+                              uint16_t *dl);
+int eng_plastic_snapshot_device(nestcl_engine *e, const eng_vp *vp, const eng_plastic *pl, double *w, uint32_t *tg,
+                                uint16_t *dl);
+/* checkpoint.c: a block's view on a thread (its own arrays) or a stream (read back, written back) (eng_vp_ops.ck_*). */
+int eng_ck_view_alias(nestcl_engine *e, eng_vp *vp, eng_block *b, int csr, struct blk_view *v);
+int eng_ck_view_read(nestcl_engine *e, eng_vp *vp, eng_block *b, int csr, struct blk_view *v);
+int eng_ck_view_write_device(nestcl_engine *e, eng_vp *vp, eng_block *b, struct blk_view *v);
 /* clock.c: NEST's Time::step(s).get_ms() and delay_steps_to_ms with the engine's resolution. */
 double eng_step_ms(const nestcl_engine *e, int64_t step);
 double eng_delay_ms(const nestcl_engine *e, int64_t steps);

@@ -1,8 +1,10 @@
 /*
  * A stream VP's buffers on the device (eng_vp_ops.upload of both stream
  * kinds): the spike lists it reads, then each block's state, ring, spike
- * list, CSR and kernels with their fixed arguments. The build calls it
- * through the VP's table; it calls nothing of the build or the cycle.
+ * list, CSR and kernels with their fixed arguments; and what the build's
+ * device budget and specialisation ask of a stream (device_need, batch,
+ * kernel_block). The build calls it through the VP's table; it calls
+ * nothing of the build or the cycle.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -123,4 +125,75 @@ int eng_stream_upload(nestcl_engine *e, eng_vp *vp)
     if (!rc) rc = eng_plastic_upload(e, vp, &vp->blocks[p]);
   }
   return rc;
+}
+
+/* A block's bytes on the device when everything stays resident (the build's budget). */
+static size_t block_device_bytes(const nestcl_engine *e, const eng_block *b)
+{
+  const eng_population *p = &e->pops[b->pop];
+  const nestcl_model *m = p->model;
+  size_t bytes = 0;
+  for (int f = 0; f < m->n_fields; ++f) {
+    bytes += nestcl_field_type_size(m->fields[f].type) * nestcl_field_len(&m->fields[f], p->K) * b->n;
+  }
+  size_t wsize = e->cfg.weight_type == NESTCL_WEIGHT_DOUBLE ? 8 : 4;
+  bytes += (size_t)e->ring_slots * b->n_channels * b->n * 8 + 4 + (size_t)b->spike_cap * 8 + b->rec_elems * 8;
+  bytes += m->spike_offsets ? (size_t)b->spike_cap * 8 : 0;
+  bytes += (e->n_global + 1) * 8 + b->nnz * (4 + wsize) + (b->delay ? b->nnz * 2 : 0);
+  bytes += eng_plastic_resident_bytes(e, b);
+  if (b->hist.cap) {
+    bytes += (size_t)b->n * ((size_t)b->hist.cap * 28 + 44) + (size_t)b->spike_cap * 8 + 8;
+  }
+  return bytes;
+}
+
+/* The stream's blocks and spike lists on the device (eng_vp_ops.device_need); plastic, units: their plastic sets. */
+size_t eng_stream_device_need(const nestcl_engine *e, const eng_vp *vp, size_t *plastic, int *units)
+{
+  size_t need = 0;
+  for (int p = 0; p < e->n_pops; ++p) {
+    const eng_block *b = &vp->blocks[p];
+    need += block_device_bytes(e, b);
+    *plastic += eng_plastic_resident_bytes(e, b);
+    *units += b->n_plastic;
+  }
+  return need + e->n_global * (size_t)e->min_delay * (e->any_plastic ? 24 : 8);
+}
+
+/*
+ * The stream's plastic sets batched (eng_vp_ops.batch): room bytes of batch
+ * slots each, at most its synapses; one that cannot hold its longest row is
+ * an error.
+ */
+int eng_stream_batch(nestcl_engine *e, eng_vp *vp, size_t room)
+{
+  for (int p = 0; p < e->n_pops; ++p) {
+    eng_block *b = &vp->blocks[p];
+    for (int j = 0; j < b->n_plastic; ++j) {
+      eng_plastic *pl = &b->plastic[j];
+      size_t per = eng_plastic_slot_bytes(e, pl, 1);
+      uint64_t cap = room / per;
+      if (cap > pl->nnz) {
+        cap = pl->nnz;
+      }
+      if (cap < pl->max_row || cap == 0) {
+        return nestcl_set_error(NESTCL_ENOMEM,
+                                "device memory budget too small for one batch of plastic synapses: %zu bytes are "
+                                "left for %s's batches after the resident data, one batch needs %zu (its longest "
+                                "row has %u synapses); raise --device-memory", room,
+                                e->projs[pl->proj].sm->name, eng_plastic_slot_bytes(e, pl, pl->max_row ? pl->max_row : 1),
+                                pl->max_row);
+      }
+      pl->batch_cap = cap;
+    }
+  }
+  return 0;
+}
+
+/* A stream runs every population's kernel: its block's fields join the specialisation (eng_vp_ops.kernel_block). */
+int eng_stream_kernel_block(const eng_vp *vp, int pop, void *const **fields, uint32_t *n)
+{
+  *fields = vp->blocks[pop].fields;
+  *n = vp->blocks[pop].n;
+  return 1;
 }
