@@ -13,6 +13,7 @@ target_sources(nestcl_objects PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/src/model_failure.c
   ${CMAKE_CURRENT_LIST_DIR}/src/block.c
   ${CMAKE_CURRENT_LIST_DIR}/src/block_host.c
+  ${CMAKE_CURRENT_LIST_DIR}/src/block_events.c
   ${CMAKE_CURRENT_LIST_DIR}/src/plastic_dev.c)
 
 add_executable(nestcl-info ${CMAKE_CURRENT_LIST_DIR}/tools/nestcl_info.c)

@@ -30,7 +30,10 @@ target_sources(nestcl_objects PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/src/engine/clock.c
   ${CMAKE_CURRENT_LIST_DIR}/src/engine/value.c
   ${CMAKE_CURRENT_LIST_DIR}/src/engine/mpi.c
+  ${CMAKE_CURRENT_LIST_DIR}/src/engine/vp.c
+  ${CMAKE_CURRENT_LIST_DIR}/src/engine/partition.c
   ${CMAKE_CURRENT_LIST_DIR}/src/engine/build.c
+  ${CMAKE_CURRENT_LIST_DIR}/src/engine/stream_upload.c
   ${CMAKE_CURRENT_LIST_DIR}/src/engine/estimate.c
   ${CMAKE_CURRENT_LIST_DIR}/src/engine/cycle.c
   ${CMAKE_CURRENT_LIST_DIR}/src/engine/resident.c

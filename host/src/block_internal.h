@@ -9,6 +9,7 @@
 #include "nestcl/block.h"
 #include "enqueue.h"
 #include "plastic_dev.h"
+#include "update_fill.h"
 
 /* Extra spike-list entries of a block, beyond one per neuron and step (64 Ki entries, 512 KiB). */
 #define NESTCL_BLOCK_RUN_ROOM 65536u
@@ -93,11 +94,16 @@ struct nestcl_block {
 /* block_host.c: lags [from, to) of a host block's slice (nestcl_block_update_enqueue with on_host). */
 int nestcl_block_host_update(nestcl_block *b, int64_t origin_steps, int from, int to);
 /*
- * block.c: the values of the block's update arguments that stay the same from
- * slice to slice (nestcl_update_args_init), for its kernel and its C loop alike.
+ * The values of the block's update arguments that stay the same from slice to
+ * slice (nestcl_update_args_init), for its kernel (block.c) and its C loop
+ * (block_host.c) alike; inline so that neither file depends on the other.
  */
-void nestcl_block_update_args(const nestcl_block *b, nestcl_update_args *a);
-/* block.c: the staged events grouped by neuron into b->evq_* (checked against [from, to)); no device work. */
+static inline void nestcl_block_update_args(const nestcl_block *b, nestcl_update_args *a)
+{
+  nestcl_update_args_init(a, b->c.n, b->c.K, b->c.resolution_ms, b->c.ring_slots, b->n_channels, b->spike_cap,
+                          b->c.record ? 1 : 0, b->c.rng_seed, b->c.id_first, b->c.id_stride ? b->c.id_stride : 1);
+}
+/* block_events.c: the staged events grouped by neuron into b->evq_* (checked against [from, to)); no device work. */
 int nestcl_block_group_events(nestcl_block *b, int from, int to);
 
 #endif

@@ -1,10 +1,11 @@
 /*
  * Instantiation of the described network (the first simulate()): the
  * partition of every population into weighted contiguous blocks over the VPs
- * (CPU VPs first, then the GPU streams, per MPI rank), the neurons' state
- * (defaults, settings, pre_run), the synapses onto each block drawn in the VP
- * that owns the targets into a CSR over global source ids, and the upload of
- * everything a GPU VP needs to stay resident on the device.
+ * (CPU VPs first, then the GPU streams, per MPI rank; partition.c), the
+ * neurons' state (defaults, settings, pre_run), the synapses onto each block
+ * drawn in the VP that owns the targets into a CSR over global source ids, and
+ * the upload of everything a GPU VP needs to stay resident on the device
+ * (stream_upload.c, through the VP's table).
  *
  * Draws never depend on the partition: sources of target t in projection p
  * come from the Philox stream (seed, CONNECT; id t, step p<<34 | kind<<32 | j),
@@ -32,42 +33,12 @@
 #include "nestcl_rt_source.h"
 #include "core/nestcl_core.h"
 
-/* ---- partition ---------------------------------------------------------- */
-
-void eng_block_range(const nestcl_engine *e, const eng_population *p, int vp, int rank, int n_ranks, uint32_t *lo,
-                     uint32_t *n)
-{
-  uint64_t R = (uint64_t)n_ranks, r = (uint64_t)rank;
-  uint64_t rlo = p->n * r / R, rhi = p->n * (r + 1) / R;
-  uint64_t nr = rhi - rlo;
-  uint64_t n_gpu = (uint64_t)llround(e->cfg.gpu_fraction * (double)nr);
-  if (e->cfg.gpu_streams == 0) {
-    n_gpu = 0;
-  }
-  if (e->cfg.cpu_threads == 0) {
-    n_gpu = nr;
-  }
-  uint64_t n_cpu = nr - n_gpu;
-  uint64_t a, b;
-  int TC = e->cfg.cpu_threads, TG = e->cfg.gpu_streams;
-  if (vp < TC) {
-    a = rlo + n_cpu * (uint64_t)vp / (uint64_t)TC;
-    b = rlo + n_cpu * (uint64_t)(vp + 1) / (uint64_t)TC;
-  } else {
-    int g = vp - TC;
-    a = rlo + n_cpu + n_gpu * (uint64_t)g / (uint64_t)TG;
-    b = rlo + n_cpu + n_gpu * (uint64_t)(g + 1) / (uint64_t)TG;
-  }
-  *lo = (uint32_t)a;
-  *n = (uint32_t)(b - a);
-}
+/* ---- neurons (the partition: partition.c) ------------------------------- */
 
 static size_t field_len(const nestcl_field *f, uint32_t K)
 {
   return nestcl_field_len(f, K);
 }
-
-/* ---- neurons ------------------------------------------------------------ */
 
 static int redraw_failed(const char *what, const nestcl_value *v)
 {
@@ -119,12 +90,9 @@ static int build_nodes(nestcl_engine *e, eng_vp *vp, eng_block *b)
   b->spike_cap = b->n * (uint32_t)e->min_delay;
   b->ring = calloc(ring_bytes ? ring_bytes : 1, 1);
   b->spikes = calloc(b->spike_cap ? b->spike_cap : 1, sizeof *b->spikes);
-  if (m->spike_offsets && !vp->is_gpu) {
-    b->spike_offsets = calloc(b->spike_cap ? b->spike_cap : 1, sizeof *b->spike_offsets);
-    if (!b->spike_offsets) {
-      return nestcl_set_error(NESTCL_ENOMEM, "out of host memory");
-    }
-    vp->host_bytes[NESTCL_MEM_OTHER] += (size_t)b->spike_cap * sizeof *b->spike_offsets;
+  int rc = vp->ops->block_arrays(e, vp, b);
+  if (rc) {
+    return rc;
   }
   if (p->rec_interval_steps) {
     b->rec_elems = (size_t)e->min_delay * eng_rec_width(m, p->K) * b->n;
@@ -861,40 +829,7 @@ static int build_synapses(nestcl_engine *e, eng_vp *vp, eng_block *b, marks *mk)
   return rc;
 }
 
-/* ---- device ------------------------------------------------------------- */
-
-static size_t block_device_bytes(const nestcl_engine *e, const eng_block *b)
-{
-  const eng_population *p = &e->pops[b->pop];
-  const nestcl_model *m = p->model;
-  size_t bytes = 0;
-  for (int f = 0; f < m->n_fields; ++f) {
-    bytes += nestcl_field_type_size(m->fields[f].type) * field_len(&m->fields[f], p->K) * b->n;
-  }
-  size_t wsize = e->cfg.weight_type == NESTCL_WEIGHT_DOUBLE ? 8 : 4;
-  bytes += (size_t)e->ring_slots * b->n_channels * b->n * 8 + 4 + (size_t)b->spike_cap * 8 + b->rec_elems * 8;
-  bytes += m->spike_offsets ? (size_t)b->spike_cap * 8 : 0;
-  bytes += (e->n_global + 1) * 8 + b->nnz * (4 + wsize) + (b->delay ? b->nnz * 2 : 0);
-  bytes += eng_plastic_resident_bytes(e, b);
-  if (b->hist.cap) {
-    bytes += (size_t)b->n * ((size_t)b->hist.cap * 28 + 44) + (size_t)b->spike_cap * 8 + 8;
-  }
-  return bytes;
-}
-
-size_t eng_memory_limit_env(void)
-{
-  const char *s = getenv("NESTCL_DEVICE_MEMORY_LIMIT");
-  if (!s || !*s) {
-    return (size_t)-1;
-  }
-  char *end;
-  double v = strtod(s, &end);
-  if (*end == 'K' || *end == 'k') v *= 1024.0;
-  else if (*end == 'M' || *end == 'm') v *= 1024.0 * 1024.0;
-  else if (*end == 'G' || *end == 'g') v *= 1024.0 * 1024.0 * 1024.0;
-  return v > 0 ? (size_t)v : (size_t)-1;
-}
+/* ---- device (a stream's part: stream_upload.c) -------------------------- */
 
 /*
  * The device memory of the streams: everything resident when it fits the
@@ -909,16 +844,7 @@ static int check_device_budget(nestcl_engine *e)
   size_t need = 0, plastic = 0;
   int units = 0;
   for (int v = 0; v < e->n_vps; ++v) {
-    if (!e->vps[v].is_gpu) {
-      continue;
-    }
-    for (int p = 0; p < e->n_pops; ++p) {
-      const eng_block *b = &e->vps[v].blocks[p];
-      need += block_device_bytes(e, b);
-      plastic += eng_plastic_resident_bytes(e, b);
-      units += b->n_plastic;
-    }
-    need += e->n_global * (size_t)e->min_delay * (e->any_plastic ? 24 : 8);
+    need += e->vps[v].ops->device_need(e, &e->vps[v], &plastic, &units);
   }
   const nestcl_device_info *info = nestcl_device_get_info(e->dev);
   size_t avail = (size_t)info->global_mem_bytes;
@@ -943,25 +869,9 @@ static int check_device_budget(nestcl_engine *e)
   }
   size_t room = (avail - (need - plastic)) / (size_t)units;
   for (int v = 0; v < e->n_vps; ++v) {
-    for (int p = 0; e->vps[v].is_gpu && p < e->n_pops; ++p) {
-      eng_block *b = &e->vps[v].blocks[p];
-      for (int j = 0; j < b->n_plastic; ++j) {
-        eng_plastic *pl = &b->plastic[j];
-        size_t per = eng_plastic_slot_bytes(e, pl, 1);
-        uint64_t cap = room / per;
-        if (cap > pl->nnz) {
-          cap = pl->nnz;
-        }
-        if (cap < pl->max_row || cap == 0) {
-          return nestcl_set_error(NESTCL_ENOMEM,
-                                  "device memory budget too small for one batch of plastic synapses: %zu bytes are "
-                                  "left for %s's batches after the resident data, one batch needs %zu (its longest "
-                                  "row has %u synapses); raise --device-memory", room,
-                                  e->projs[pl->proj].sm->name, eng_plastic_slot_bytes(e, pl, pl->max_row ? pl->max_row : 1),
-                                  pl->max_row);
-        }
-        pl->batch_cap = cap;
-      }
+    int rc = e->vps[v].ops->batch(e, &e->vps[v], room);
+    if (rc) {
+      return rc;
     }
   }
   return 0;
@@ -979,10 +889,7 @@ static int specialisation_options(const nestcl_engine *e, int pop, char *buf, si
   }
   int k = 0;
   for (int v = 0; v < e->n_vps; ++v) {
-    if (e->vps[v].is_gpu) {
-      sets[k] = e->vps[v].blocks[pop].fields;
-      n[k++] = e->vps[v].blocks[pop].n;
-    }
+    k += e->vps[v].ops->kernel_block(&e->vps[v], pop, &sets[k], &n[k]);
   }
   nestcl_const_options(e->pops[pop].model, sets, n, k, buf, cap);
   free(sets);
@@ -1061,139 +968,7 @@ static int build_programs(nestcl_engine *e)
   return rc;
 }
 
-static int upload_block(nestcl_engine *e, eng_vp *vp, eng_block *b, int pop)
-{
-  const eng_population *p = &e->pops[pop];
-  const nestcl_model *m = p->model;
-  nestcl_device *dev = e->dev;
-  int rc = 0;
-  char what[160];
-  b->b_fields = calloc((size_t)m->n_fields, sizeof *b->b_fields);
-  if (!b->b_fields) {
-    return nestcl_set_error(NESTCL_ENOMEM, "out of host memory");
-  }
-  for (int f = 0; f < m->n_fields && !rc; ++f) {
-    size_t bytes = nestcl_field_type_size(m->fields[f].type) * field_len(&m->fields[f], p->K) * b->n;
-    snprintf(what, sizeof what, "%s.%s", m->name, m->fields[f].member);
-    rc = nestcl_buffer_alloc(dev, NESTCL_MEM_STATE, what, bytes, CL_MEM_READ_WRITE | (bytes ? CL_MEM_COPY_HOST_PTR : 0),
-                             bytes ? b->fields[f] : NULL, &b->b_fields[f]);
-  }
-  size_t ring_bytes = (size_t)e->ring_slots * b->n_channels * b->n * 8;
-  size_t wsize = e->cfg.weight_type == NESTCL_WEIGHT_DOUBLE ? 8 : 4;
-  if (!rc) rc = nestcl_buffer_alloc(dev, NESTCL_MEM_RING, "ring", ring_bytes, CL_MEM_READ_WRITE | (ring_bytes ? CL_MEM_COPY_HOST_PTR : 0), ring_bytes ? b->ring : NULL, &b->b_ring);
-  if (!rc) rc = nestcl_buffer_alloc(dev, NESTCL_MEM_OTHER, "spike count", sizeof b->spike_count, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, b->spike_count, &b->b_count);
-  if (!rc) rc = nestcl_buffer_alloc(dev, NESTCL_MEM_OTHER, "spike list", (size_t)b->spike_cap * 8, CL_MEM_READ_WRITE, NULL, &b->b_spikes);
-  if (!rc) rc = nestcl_buffer_alloc(dev, NESTCL_MEM_RECORDING, "recording", b->rec_elems * 8, CL_MEM_READ_WRITE, NULL, &b->b_rec);
-  if (!rc && m->spike_offsets) rc = nestcl_buffer_alloc(dev, NESTCL_MEM_OTHER, "spike offsets", (size_t)b->spike_cap * 8, CL_MEM_READ_WRITE, NULL, &b->b_offsets);
-  size_t rp = (size_t)(e->n_global + 1) * 8;
-  if (!rc) rc = nestcl_buffer_alloc(dev, NESTCL_MEM_SYNAPSES, "CSR row pointers", rp, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, b->row_ptr, &b->b_row);
-  if (!rc) rc = nestcl_buffer_alloc(dev, NESTCL_MEM_SYNAPSES, "CSR targets", b->nnz * 4, CL_MEM_READ_ONLY | (b->nnz ? CL_MEM_COPY_HOST_PTR : 0), b->nnz ? b->target : NULL, &b->b_target);
-  if (!rc) rc = nestcl_buffer_alloc(dev, NESTCL_MEM_SYNAPSES, "CSR weights", b->nnz * wsize, CL_MEM_READ_ONLY | (b->nnz ? CL_MEM_COPY_HOST_PTR : 0), b->nnz ? b->weight : NULL, &b->b_weight);
-  if (!rc) rc = nestcl_buffer_alloc(dev, NESTCL_MEM_SYNAPSES, "CSR delays", b->delay ? b->nnz * 2 : 0, CL_MEM_READ_ONLY | (b->delay && b->nnz ? CL_MEM_COPY_HOST_PTR : 0), b->delay && b->nnz ? b->delay : NULL, &b->b_delay);
-  if (rc) {
-    return rc;
-  }
-  cl_int err;
-  b->k_update = clCreateKernel(e->model_programs[pop], m->kernel_name, &err);
-  if ((rc = eng_cl_check(err, "clCreateKernel(update)"))) return rc;
-  b->k_deliver = clCreateKernel(e->core_program, "nestcl_deliver", &err);
-  if ((rc = eng_cl_check(err, "clCreateKernel(nestcl_deliver)"))) return rc;
-  /* A work-group per spike: no wider than the device allows for this kernel. */
-  if ((rc = nestcl_kernel_wg_width(dev, b->k_deliver, "nestcl_deliver", e->deliver_width, &b->deliver_width))) return rc;
-  b->k_drive = clCreateKernel(e->core_program, "nestcl_drive", &err);
-  if ((rc = eng_cl_check(err, "clCreateKernel(nestcl_drive)"))) return rc;
-  /* Arguments that never change. */
-  cl_uint slots = (cl_uint)e->ring_slots, nch = b->n_channels, n = b->n;
-  err = nestcl_update_kernel_fixed_args(b->k_update, b->n, p->K, e->cfg.resolution_ms, (uint32_t)e->ring_slots,
-                                        b->n_channels, b->b_ring.mem, b->b_count.mem, b->b_spikes.mem, b->spike_cap,
-                                        p->rec_interval_steps, b->b_rec.mem, e->cfg.seed, b->first_gid, 1,
-                                        b->b_fields, m->n_fields, m->spike_offsets ? b->b_offsets.mem : NULL);
-  if ((rc = eng_cl_check(err, "clSetKernelArg(update)"))) return rc;
-  err = clSetKernelArg(b->k_deliver, 3, sizeof(cl_mem), &b->b_row.mem);
-  err |= clSetKernelArg(b->k_deliver, 4, sizeof(cl_mem), &b->b_target.mem);
-  err |= clSetKernelArg(b->k_deliver, 5, sizeof(cl_mem), &b->b_weight.mem);
-  err |= clSetKernelArg(b->k_deliver, 6, sizeof(cl_mem), &b->b_delay.mem);
-  cl_uint dh = b->delay_hom;
-  err |= clSetKernelArg(b->k_deliver, 7, sizeof dh, &dh);
-  err |= clSetKernelArg(b->k_deliver, 8, sizeof(cl_mem), &b->b_ring.mem);
-  err |= clSetKernelArg(b->k_deliver, 9, sizeof slots, &slots);
-  err |= clSetKernelArg(b->k_deliver, 10, sizeof n, &n);
-  err |= clSetKernelArg(b->k_deliver, 11, sizeof nch, &nch);
-  err |= clSetKernelArg(b->k_deliver, 0, sizeof(cl_mem), &vp->b_global.mem);
-  err |= clSetKernelArg(b->k_drive, 0, sizeof(cl_mem), &b->b_ring.mem);
-  err |= clSetKernelArg(b->k_drive, 1, sizeof nch, &nch);
-  err |= clSetKernelArg(b->k_drive, 2, sizeof n, &n);
-  err |= clSetKernelArg(b->k_drive, 3, sizeof slots, &slots);
-  cl_ulong first = b->first_gid;
-  err |= clSetKernelArg(b->k_drive, 5, sizeof first, &first);
-  cl_uint seed = e->cfg.seed;
-  err |= clSetKernelArg(b->k_drive, 13, sizeof seed, &seed);
-  if ((rc = eng_cl_check(err, "clSetKernelArg(core)"))) return rc;
-  /*
-   * The device owns the data now: the host copies go, but for the parameters,
-   * which update() never writes and a derived recordable reads beside the
-   * recorded state (model.h, recordable_value: V_m of iaf_psc_alpha is
-   * y3_ + E_L_). A few doubles per neuron.
-   */
-  for (int f = 0; f < m->n_fields; ++f) {
-    if (m->fields[f].struct_name && strcmp(m->fields[f].struct_name, "Parameters_") == 0) {
-      continue;
-    }
-    free(b->fields[f]);
-    b->fields[f] = NULL;
-  }
-  free(b->ring);
-  b->ring = NULL;
-  free(b->target);
-  b->target = NULL;
-  free(b->weight);
-  b->weight = NULL;
-  free(b->delay);
-  b->delay = NULL;
-  /* row_ptr stays: the host needs nothing of it, but out-degree counting ran already; drop it too. */
-  free(b->row_ptr);
-  b->row_ptr = NULL;
-  return 0;
-}
-
 /* ---- driver ------------------------------------------------------------- */
-
-static void delay_bounds(const nestcl_engine *e, int64_t *lo, int64_t *hi)
-{
-  double h = e->cfg.resolution_ms;
-  *lo = INT64_MAX;
-  *hi = 0;
-  for (int p = 0; p < e->n_projs; ++p) {
-    double a, b;
-    eng_value_range(&e->projs[p].syn.delay_ms, &a, &b);
-    int64_t sa = eng_delay_ms_to_steps(a, h), sb = eng_delay_ms_to_steps(b, h);
-    *lo = sa < *lo ? sa : *lo;
-    *hi = sb > *hi ? sb : *hi;
-  }
-  for (int k = 0; k < e->n_drives; ++k) {
-    int64_t s = eng_delay_ms_to_steps(e->drives[k].delay_ms, h);
-    *lo = s < *lo ? s : *lo;
-    *hi = s > *hi ? s : *hi;
-  }
-}
-
-void eng_delay_steps(const nestcl_engine *e, int64_t *lo, int64_t *hi)
-{
-  double h = e->cfg.resolution_ms;
-  delay_bounds(e, lo, hi);
-  if (*lo == INT64_MAX) {
-    *lo = *hi = eng_ms_to_steps(1.0, h) > 0 ? eng_ms_to_steps(1.0, h) : 1;
-  }
-  if (e->cfg.min_delay_ms > 0.0) {
-    *lo = eng_ms_to_steps(e->cfg.min_delay_ms, h);
-  }
-  if (e->cfg.max_delay_ms > 0.0) {
-    *hi = eng_ms_to_steps(e->cfg.max_delay_ms, h);
-  }
-  if (*hi < *lo) {
-    *hi = *lo;
-  }
-}
 
 static int poisson_table(eng_drive *d, double mu, double exp_neg_mu)
 {
@@ -1407,25 +1182,6 @@ static int alloc_spike_lists(nestcl_engine *e)
   return 0;
 }
 
-/* A stream's buffers on the device (vp_ops.upload): the spike lists it reads, then each block and its plastic synapses. */
-int eng_stream_upload(nestcl_engine *e, eng_vp *vp)
-{
-  /* Read-write: the device loop's gather kernel writes it (resident.c). */
-  int rc = nestcl_buffer_alloc(e->dev, NESTCL_MEM_OTHER, "global spike list", e->global_cap * 8, CL_MEM_READ_WRITE,
-                               NULL, &vp->b_global);
-  if (!rc && e->any_plastic) {
-    rc = nestcl_buffer_alloc(e->dev, NESTCL_MEM_OTHER, "spiking sources", e->global_cap * 12, CL_MEM_READ_ONLY, NULL,
-                             &vp->b_srcs);
-    if (!rc) rc = nestcl_buffer_alloc(e->dev, NESTCL_MEM_OTHER, "spike lags", e->global_cap * 4, CL_MEM_READ_ONLY,
-                                      NULL, &vp->b_lags);
-  }
-  for (int p = 0; p < e->n_pops && !rc; ++p) {
-    rc = upload_block(e, vp, &vp->blocks[p], p);
-    if (!rc) rc = eng_plastic_upload(e, vp, &vp->blocks[p]);
-  }
-  return rc;
-}
-
 /* The device's part: budget check, programs, Poisson tables, the stream VPs' buffers and blocks, the device loop. */
 static int upload_device(nestcl_engine *e)
 {
@@ -1444,6 +1200,8 @@ static int upload_device(nestcl_engine *e)
   }
   /* The device loop, where it applies (resident.c); its stream VP becomes the resident kind. */
   if (!rc) rc = eng_resident_setup(e);
+  /* A whole super step as one command buffer, where the device offers them (resident_graph.c). */
+  if (!rc && e->res.on) rc = eng_resident_graph_setup(e, &e->vps[e->res.vp]);
   if (!rc && e->res.on) {
     eng_vp_set_kind(e, &e->vps[e->res.vp], e->res.vp);
   }
@@ -1592,6 +1350,8 @@ void eng_free_built(nestcl_engine *e)
     free(e->drives[k].cdf);
     e->drives[k].cdf = NULL;
   }
+  /* The recorded super step before the kernels and buffers it was recorded with. */
+  eng_resident_graph_free(e);
   eng_resident_free(e);
   if (e->dev) nestcl_device_close(e->dev);
   e->dev = NULL;

@@ -354,10 +354,22 @@ int eng_ck_view_open(nestcl_engine *e, eng_vp *vp, eng_block *b, int csr, blk_vi
   if (!v->pl) {
     return nestcl_set_error(NESTCL_ENOMEM, "out of host memory");
   }
-  if (!vp->is_gpu) {
-    view_alias(b, v);
-    return 0;
-  }
+  return vp->ops->ck_open(e, vp, b, csr, v);
+}
+
+/* A thread's block is its own view (eng_vp_ops.ck_open): nothing to read, nothing to write back. */
+int eng_ck_view_alias(nestcl_engine *e, eng_vp *vp, eng_block *b, int csr, blk_view *v)
+{
+  (void)e;
+  (void)vp;
+  (void)csr;
+  view_alias(b, v);
+  return 0;
+}
+
+/* A stream's block read back into arrays of the view's own (eng_vp_ops.ck_open). */
+int eng_ck_view_read(nestcl_engine *e, eng_vp *vp, eng_block *b, int csr, blk_view *v)
+{
   v->owned = 1;
   cl_command_queue q = nestcl_device_queue(e->dev, vp->queue);
   cl_int err = CL_SUCCESS;
@@ -378,12 +390,15 @@ int eng_ck_view_open(nestcl_engine *e, eng_vp *vp, eng_block *b, int csr, blk_vi
   return eng_cl_check(err, "reading a stream's state back for a checkpoint");
 }
 
-/* A stream's restored arrays back to the device (fields, ring, plastic state, history). */
+/* Restored arrays back to where the block lives; a thread's view was its block (no ck_write_back). */
 int eng_ck_view_write_back(nestcl_engine *e, eng_vp *vp, eng_block *b, blk_view *v)
 {
-  if (!vp->is_gpu) {
-    return 0;
-  }
+  return vp->ops->ck_write_back ? vp->ops->ck_write_back(e, vp, b, v) : 0;
+}
+
+/* A stream's restored arrays back to the device (fields, ring, plastic state, history; eng_vp_ops.ck_write_back). */
+int eng_ck_view_write_device(nestcl_engine *e, eng_vp *vp, eng_block *b, blk_view *v)
+{
   const eng_population *p = &e->pops[b->pop];
   const nestcl_model *m = p->model;
   cl_command_queue q = nestcl_device_queue(e->dev, vp->queue);
@@ -421,7 +436,7 @@ int eng_ck_view_write_back(nestcl_engine *e, eng_vp *vp, eng_block *b, blk_view 
     v->hist_downloaded = 0;
     /* The device loop's kernels (and its recorded super step) follow the new buffers. */
     if (!rc && e->res.on && vp == &e->vps[e->res.vp]) {
-      rc = eng_resident_plastic_repoint(e, vp, b->pop);
+      rc = eng_resident_repoint(e, vp, b->pop);
     }
   }
   return rc;

@@ -8,6 +8,7 @@
 #include <time.h>
 
 #include "engine_internal.h"
+#include "core/nestcl_core.h"
 
 double eng_now(void)
 {
@@ -42,4 +43,27 @@ int64_t eng_delay_ms_to_steps(double ms, double h)
   }
   double steps_per_ms = 1.0 / ((double)tps / 1000.0);
   return (int64_t)floor(ms * steps_per_ms + 0.5);
+}
+
+/* A step's start and a delay in ms as NEST's Time computes them (1000 tics per ms). */
+double eng_step_ms(const nestcl_engine *e, int64_t step)
+{
+  return nestcl_step_ms(step, eng_tics_per_step(e->cfg.resolution_ms), 1.0 / 1000.0);
+}
+
+double eng_delay_ms(const nestcl_engine *e, int64_t steps)
+{
+  return (double)steps * ((double)eng_tics_per_step(e->cfg.resolution_ms) / 1000.0);
+}
+
+/*
+ * The lags [*f, *t) of [from, to) at which the drive is active (NEST's
+ * generators: start < s h <= stop for step s = origin + lag); 0 when none.
+ */
+int eng_drive_window(const eng_drive *d, int64_t origin, int from, int to, int *f, int *t)
+{
+  int64_t lo = d->start_step + 1 - origin, hi = d->stop_step == INT64_MAX ? to : d->stop_step + 1 - origin;
+  *f = lo > from ? (int)(lo < to ? lo : to) : from;
+  *t = hi < to ? (int)(hi > from ? hi : from) : to;
+  return *f < *t;
 }

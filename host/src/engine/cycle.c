@@ -23,61 +23,9 @@
 #include "specialise.h"
 #include "core/nestcl_core.h"
 
-void eng_vp_fail(eng_vp *vp, int rc)
-{
-  if (rc && !vp->status) {
-    vp->status = rc;
-    snprintf(vp->err, sizeof vp->err, "%s", nestcl_last_error());
-  }
-}
-
-int eng_vps_status(nestcl_engine *e)
-{
-  for (int v = 0; v < e->n_vps; ++v) {
-    if (e->vps[v].status) {
-      return nestcl_set_error(e->vps[v].status, "%s", e->vps[v].err);
-    }
-  }
-  return 0;
-}
-
 static int cl_fail(cl_int err, const char *what)
 {
   return nestcl_set_error(NESTCL_ECL, "%s failed: %s", what, nestcl_cl_error_name(err));
-}
-
-int eng_cmp_spike(const void *a, const void *b)
-{
-  const uint32_t *x = a, *y = b;
-  if (x[1] != y[1]) {
-    return x[1] < y[1] ? -1 : 1;
-  }
-  return x[0] < y[0] ? -1 : (x[0] > y[0]);
-}
-
-/*
- * A failure that the update of block b recorded (model.h, Failures) as the
- * VP's error, naming the model, the neuron's gid and the start of its step.
- */
-int eng_block_failure(const nestcl_engine *e, const eng_block *b, const uint32_t *words, int64_t origin)
-{
-  if (words[1] == 0) {
-    return 0;
-  }
-  return nestcl_failure_error(e->pops[b->pop].model, words, b->first_gid + words[2],
-                              eng_step_ms(e, origin + (int64_t)words[3]));
-}
-
-/*
- * The lags [*f, *t) of [from, to) at which the drive is active (NEST's
- * generators: start < s h <= stop for step s = origin + lag); 0 when none.
- */
-int eng_drive_window(const eng_drive *d, int64_t origin, int from, int to, int *f, int *t)
-{
-  int64_t lo = d->start_step + 1 - origin, hi = d->stop_step == INT64_MAX ? to : d->stop_step + 1 - origin;
-  *f = lo > from ? (int)(lo < to ? lo : to) : from;
-  *t = hi < to ? (int)(hi > from ? hi : from) : to;
-  return *f < *t;
 }
 
 /* Update and drive of one slice on a CPU VP. */
@@ -851,22 +799,81 @@ static int no_upload(nestcl_engine *e, eng_vp *vp)
   return 0;
 }
 
+/* A thread's block keeps the spikes' offsets on the host, where its C loop writes them (eng_vp_ops.block_arrays). */
+static int cpu_block_arrays(nestcl_engine *e, eng_vp *vp, eng_block *b)
+{
+  if (e->pops[b->pop].model->spike_offsets) {
+    b->spike_offsets = calloc(b->spike_cap ? b->spike_cap : 1, sizeof *b->spike_offsets);
+    if (!b->spike_offsets) {
+      return nestcl_set_error(NESTCL_ENOMEM, "out of host memory");
+    }
+    vp->host_bytes[NESTCL_MEM_OTHER] += (size_t)b->spike_cap * sizeof *b->spike_offsets;
+  }
+  return 0;
+}
+
+/* A stream's offsets live on its device (stream_upload.c). */
+static int no_block_arrays(nestcl_engine *e, eng_vp *vp, eng_block *b)
+{
+  (void)e;
+  (void)vp;
+  (void)b;
+  return 0;
+}
+
+/* A thread needs nothing on the device, and runs no kernel to specialise (eng_vp_ops.device_need, batch, kernel_block). */
+static size_t cpu_device_need(const nestcl_engine *e, const eng_vp *vp, size_t *plastic, int *units)
+{
+  (void)e;
+  (void)vp;
+  (void)plastic;
+  (void)units;
+  return 0;
+}
+
+static int cpu_batch(nestcl_engine *e, eng_vp *vp, size_t room)
+{
+  (void)e;
+  (void)vp;
+  (void)room;
+  return 0;
+}
+
+static int cpu_kernel_block(const eng_vp *vp, int pop, void *const **fields, uint32_t *n)
+{
+  (void)vp;
+  (void)pop;
+  (void)fields;
+  (void)n;
+  return 0;
+}
+
 /* A CPU thread: the models' C update, the C twins of the core kernels (core_cpu.c), the C path of the synapses. */
 static const eng_vp_ops thread_ops = {
-    "thread", cpu_account, eng_plastic_host_init, no_upload, cpu_update, NULL, cpu_collect, cpu_deliver,
-    eng_plastic_deliver_host, cpu_drain,
+    .kind = "thread", .account = cpu_account, .plastic_init = eng_plastic_host_init, .upload = no_upload,
+    .block_arrays = cpu_block_arrays, .device_need = cpu_device_need, .batch = cpu_batch,
+    .kernel_block = cpu_kernel_block, .plastic_snapshot = eng_plastic_snapshot_host, .ck_open = eng_ck_view_alias,
+    .ck_write_back = NULL, .update = cpu_update, .partial = NULL, .collect = cpu_collect, .deliver = cpu_deliver,
+    .plastic = eng_plastic_deliver_host, .drain = cpu_drain,
 };
 
 /* An OpenCL stream on the host's clock: one wait per kernel group, lists read back every super step. */
 static const eng_vp_ops stream_ops = {
-    "stream", gpu_account, no_plastic_init, eng_stream_upload, gpu_update, NULL, gpu_collect, gpu_deliver,
-    eng_plastic_deliver_device, gpu_drain,
+    .kind = "stream", .account = gpu_account, .plastic_init = no_plastic_init, .upload = eng_stream_upload,
+    .block_arrays = no_block_arrays, .device_need = eng_stream_device_need, .batch = eng_stream_batch,
+    .kernel_block = eng_stream_kernel_block, .plastic_snapshot = eng_plastic_snapshot_device,
+    .ck_open = eng_ck_view_read, .ck_write_back = eng_ck_view_write_device, .update = gpu_update, .partial = NULL,
+    .collect = gpu_collect, .deliver = gpu_deliver, .plastic = eng_plastic_deliver_device, .drain = gpu_drain,
 };
 
 /* The resident stream beside threads or ranks (resident_step.c): no wait in the update; one in the collection. */
 static const eng_vp_ops resident_ops = {
-    "resident stream", gpu_account, no_plastic_init, eng_stream_upload, eng_resident_update,
-    eng_resident_partial, eng_resident_collect, eng_resident_deliver, eng_resident_plastic_step, gpu_drain,
+    .kind = "resident stream", .account = gpu_account, .plastic_init = no_plastic_init, .upload = eng_stream_upload,
+    .block_arrays = no_block_arrays, .device_need = eng_stream_device_need, .batch = eng_stream_batch,
+    .kernel_block = eng_stream_kernel_block, .plastic_snapshot = eng_plastic_snapshot_device,
+    .ck_open = eng_ck_view_read, .ck_write_back = eng_ck_view_write_device, .update = eng_resident_update,
+    .partial = eng_resident_partial, .collect = eng_resident_collect, .deliver = eng_resident_deliver,
+    .plastic = eng_resident_plastic_step, .drain = gpu_drain,
 };
 
 void eng_vp_set_kind(nestcl_engine *e, eng_vp *vp, int v)

@@ -8,7 +8,10 @@
  *   clock.c       wall time; ms, tics and steps as NEST rounds them
  *   value.c       draws of parameters, spike routing, a neuron's settings
  *   mpi.c         every MPI call (a serial twin without MPI)
- *   build.c       partition, state, connectivity, upload
+ *   vp.c          a VP's failure, the VPs' status, spike order, a block's failure
+ *   partition.c   the partition over ranks and VPs, the delays' range
+ *   build.c       state, connectivity, the build's steps in order
+ *   stream_upload.c  a stream VP's blocks to its device, and its device budget
  *   estimate.c    the memory estimate and admission
  *   cycle.c       simulate: the host clock's loop, and the kinds of VP (eng_vp_ops)
  *   core_cpu.c    the C twins of the core kernels
@@ -20,7 +23,16 @@
  *   resident.c, resident_run.c, resident_merge.c, resident_update.c,
  *   resident_graph.c, resident_plastic.c, resident_step.c
  *                 the device loop, and one stream beside threads or ranks
- * The shared helpers (clock.c, value.c, mpi.c) call no other engine file.
+ * The shared helpers (clock.c, value.c, mpi.c, vp.c, partition.c) call no
+ * engine file above them. The files' dependencies form no circle
+ * (tests: style_circles): the build calls the estimate, the cycle's VP kinds
+ * and the device loop's setup (resident.c), then its recorded super step
+ * (resident_graph.c), and frees them in the reverse order; the cycle calls
+ * the device loop (resident_run.c, and resident_step.c and resident_plastic.c
+ * through the VP's table); resident_step.c and resident_run.c drive
+ * resident_graph.c and the parts, resident_graph.c takes its kernels from the
+ * parts (resident.c, resident_merge.c, resident_update.c, resident_plastic.c),
+ * and no part calls back up.
  */
 #ifndef NESTCL_ENGINE_INTERNAL_H
 #define NESTCL_ENGINE_INTERNAL_H
@@ -177,6 +189,7 @@ typedef struct eng_block {
 } eng_block;
 
 struct eng_vp_ops;
+struct blk_view;
 
 typedef struct eng_vp {
   int is_gpu;
@@ -202,8 +215,9 @@ typedef struct eng_vp {
 /*
  * A kind of VP: a CPU thread, an OpenCL stream on the host's clock, or the
  * resident stream beside threads or ranks (cycle.c's tables, chosen once per
- * VP by eng_vp_set_kind). The build and the cycle call these instead of
- * asking which kind a VP is.
+ * VP by eng_vp_set_kind). The build, the cycle, the synapses' read-out and
+ * the checkpoint call these instead of asking which kind a VP is; is_gpu is
+ * set beside them for the statistics and the estimate.
  */
 typedef struct eng_vp_ops {
   const char *kind;
@@ -213,6 +227,20 @@ typedef struct eng_vp_ops {
   int (*plastic_init)(nestcl_engine *e, eng_vp *vp, const eng_plastic *pl);
   /* Build: the VP's blocks to its device (nothing for threads). */
   int (*upload)(nestcl_engine *e, eng_vp *vp);
+  /* Build: the host arrays of a block that only this kind keeps (threads: the spikes' offsets, written by the C loop). */
+  int (*block_arrays)(nestcl_engine *e, eng_vp *vp, eng_block *b);
+  /* Build: the bytes the VP needs on the device, with their plastic part and its number of sets (threads: none). */
+  size_t (*device_need)(const nestcl_engine *e, const eng_vp *vp, size_t *plastic, int *units);
+  /* Build: the device cannot hold every plastic set; each gets room bytes of batch slots (threads: nothing). */
+  int (*batch)(nestcl_engine *e, eng_vp *vp, size_t room);
+  /* Build: population pop's fields and count when the VP runs its kernel, for the specialisation; 0: it does not. */
+  int (*kernel_block)(const eng_vp *vp, int pop, void *const **fields, uint32_t *n);
+  /* Read-out: a plastic set's weights, targets and (dl non-NULL) delays, from where they live now. */
+  int (*plastic_snapshot)(nestcl_engine *e, const eng_vp *vp, const eng_plastic *pl, double *w, uint32_t *tg,
+                          uint16_t *dl);
+  /* Checkpoint: block b's state as host arrays (threads: the block's own), and back to where it lives (NULL: there). */
+  int (*ck_open)(nestcl_engine *e, eng_vp *vp, eng_block *b, int csr, struct blk_view *v);
+  int (*ck_write_back)(nestcl_engine *e, eng_vp *vp, eng_block *b, struct blk_view *v);
   /* Cycle: update and drive of the slice [from, to) of the super step at origin. */
   int (*update)(nestcl_engine *e, eng_vp *vp, int64_t origin, int from, int to);
   /* Cycle: the run ends inside a super step at lag; the update's failures so far. NULL: nothing to do. */
@@ -229,8 +257,11 @@ typedef struct eng_vp_ops {
 
 /* cycle.c: VP v's kind (is_gpu and ops), from the config and, once the device loop is set up, res. */
 void eng_vp_set_kind(nestcl_engine *e, eng_vp *vp, int v);
-/* build.c: a stream's upload (eng_vp_ops.upload). */
+/* stream_upload.c: a stream's upload and its device budget (eng_vp_ops.upload, device_need, batch, kernel_block). */
 int eng_stream_upload(nestcl_engine *e, eng_vp *vp);
+size_t eng_stream_device_need(const nestcl_engine *e, const eng_vp *vp, size_t *plastic, int *units);
+int eng_stream_batch(nestcl_engine *e, eng_vp *vp, size_t room);
+int eng_stream_kernel_block(const eng_vp *vp, int pop, void *const **fields, uint32_t *n);
 
 /* The device loop's sizes (resident.c): what it adds to the device memory, and how often it drains. */
 typedef struct eng_res_plan {
@@ -440,17 +471,16 @@ int eng_set_value(const nestcl_model *m, void *const *fields, size_t n, size_t i
 int eng_build(nestcl_engine *e);
 void eng_free_built(nestcl_engine *e);
 int eng_run(nestcl_engine *e, int64_t steps);
-/* Records a worker thread's failure in its VP (message copied). */
+/* vp.c: records a worker thread's failure in its VP (message copied). */
 void eng_vp_fail(eng_vp *vp, int rc);
-/* The first failure of any VP, re-raised in the calling thread; 0 if none. */
+/* vp.c: the first failure of any VP, re-raised in the calling thread; 0 if none. */
 int eng_vps_status(nestcl_engine *e);
 
-/* cycle.c, shared with the device loop. */
-/* qsort order of (gid, lag) pairs: by lag, then gid. */
+/* vp.c, shared by the cycle and the device loop: qsort order of (gid, lag) pairs, by lag, then gid. */
 int eng_cmp_spike(const void *a, const void *b);
-/* The lags [*f, *t) of [from, to) at which drive d is active; 0 when none. */
+/* clock.c: the lags [*f, *t) of [from, to) at which drive d is active; 0 when none. */
 int eng_drive_window(const eng_drive *d, int64_t origin, int from, int to, int *f, int *t);
-/* A failure in count words `words` of block b's update (model.h, Failures) as an error naming neuron and time; 0: none. */
+/* vp.c: a failure in count words `words` of block b's update (model.h, Failures) as an error naming neuron and time; 0: none. */
 int eng_block_failure(const nestcl_engine *e, const eng_block *b, const uint32_t *words, int64_t origin);
 cl_int eng_gpu_enqueue_update(nestcl_engine *e, eng_vp *vp, int64_t origin, int from, int to, int host_counts);
 cl_int eng_gpu_enqueue_drives(nestcl_engine *e, eng_vp *vp, int64_t origin, int from, int to);
@@ -498,6 +528,9 @@ void eng_resident_plastic_free(nestcl_engine *e);
 cl_kernel eng_resident_plastic_kernel(nestcl_engine *e, eng_vp *vp, int idx, int clocked, cl_int *err);
 cl_int eng_resident_enqueue_plastic(nestcl_engine *e, eng_vp *vp, cl_command_queue q, int64_t origin);
 int eng_resident_plastic_repoint(nestcl_engine *e, eng_vp *vp, int p);
+/* resident_graph.c: the plastic kernels follow block p's moved history, and the recorded super step again. */
+int eng_resident_repoint(nestcl_engine *e, eng_vp *vp, int p);
+/* resident_run.c: the loop halted for a full history ring: grow it, lift the halt, finish the super step. */
 int eng_resident_plastic_resume(nestcl_engine *e, eng_vp *vp, cl_command_queue q, int64_t halt_at, uint64_t gid);
 int eng_resident_plastic_step(nestcl_engine *e, eng_vp *vp, int64_t origin);
 cl_int eng_resident_enqueue_hist_lengths(nestcl_engine *e, eng_vp *vp, cl_command_queue q);
@@ -531,7 +564,16 @@ int eng_plastic_deliver_host(nestcl_engine *e, eng_vp *vp, int64_t origin);
 int eng_plastic_deliver_device(nestcl_engine *e, eng_vp *vp, int64_t origin);
 /* A thread's set (eng_vp_ops.plastic_init). */
 int eng_plastic_host_init(nestcl_engine *e, eng_vp *vp, const eng_plastic *pl);
-/* NEST's Time::step(s).get_ms() and delay_steps_to_ms with the engine's resolution. */
+/* A set's weights, targets and delays from the host copy, or from the device unless batched (eng_vp_ops.plastic_snapshot). */
+int eng_plastic_snapshot_host(nestcl_engine *e, const eng_vp *vp, const eng_plastic *pl, double *w, uint32_t *tg,
+                              uint16_t *dl);
+int eng_plastic_snapshot_device(nestcl_engine *e, const eng_vp *vp, const eng_plastic *pl, double *w, uint32_t *tg,
+                                uint16_t *dl);
+/* checkpoint.c: a block's view on a thread (its own arrays) or a stream (read back, written back) (eng_vp_ops.ck_*). */
+int eng_ck_view_alias(nestcl_engine *e, eng_vp *vp, eng_block *b, int csr, struct blk_view *v);
+int eng_ck_view_read(nestcl_engine *e, eng_vp *vp, eng_block *b, int csr, struct blk_view *v);
+int eng_ck_view_write_device(nestcl_engine *e, eng_vp *vp, eng_block *b, struct blk_view *v);
+/* clock.c: NEST's Time::step(s).get_ms() and delay_steps_to_ms with the engine's resolution. */
 double eng_step_ms(const nestcl_engine *e, int64_t step);
 double eng_delay_ms(const nestcl_engine *e, int64_t steps);
 
@@ -580,12 +622,12 @@ void eng_mpi_barrier(const nestcl_engine *e);
 /* checkpoint.c: CRC-32 (IEEE 802.3, as zlib's crc32): the table, then the running value from 0 over p[0..n). */
 void eng_crc32_table(uint32_t t[256]);
 uint32_t eng_crc32_update(const uint32_t t[256], uint32_t crc, const void *p, size_t n);
-/* build.c: VP vp's neurons of population p on rank `rank` of n_ranks: [*lo, *lo + *n) (local indices). */
+/* partition.c: VP vp's neurons of population p on rank `rank` of n_ranks: [*lo, *lo + *n) (local indices). */
 void eng_block_range(const nestcl_engine *e, const eng_population *p, int vp, int rank, int n_ranks, uint32_t *lo,
                      uint32_t *n);
-/* build.c: the min and max delay in steps (the projections' and drives' delays, the config's overrides). */
+/* partition.c: the min and max delay in steps (the projections' and drives' delays, the config's overrides). */
 void eng_delay_steps(const nestcl_engine *e, int64_t *lo, int64_t *hi);
-/* build.c: NESTCL_DEVICE_MEMORY_LIMIT in bytes, or SIZE_MAX. */
+/* estimate.c: NESTCL_DEVICE_MEMORY_LIMIT in bytes, or SIZE_MAX. */
 size_t eng_memory_limit_env(void);
 /* estimate.c: the admission estimate (nestcl_engine_estimate), and the refusal of what cannot fit. */
 int eng_estimate(nestcl_engine *e, nestcl_memory_estimate *out);

@@ -16,6 +16,21 @@
 
 #include "engine_internal.h"
 
+/* The device memory limit a user may set (NESTCL_DEVICE_MEMORY_LIMIT, with K, M or G); none: SIZE_MAX. */
+size_t eng_memory_limit_env(void)
+{
+  const char *s = getenv("NESTCL_DEVICE_MEMORY_LIMIT");
+  if (!s || !*s) {
+    return (size_t)-1;
+  }
+  char *end;
+  double v = strtod(s, &end);
+  if (*end == 'K' || *end == 'k') v *= 1024.0;
+  else if (*end == 'M' || *end == 'm') v *= 1024.0 * 1024.0;
+  else if (*end == 'G' || *end == 'g') v *= 1024.0 * 1024.0 * 1024.0;
+  return v > 0 ? (size_t)v : (size_t)-1;
+}
+
 /* Expected synapses of projection pr onto n of the target population's neurons. */
 static double expected_synapses(const nestcl_engine *e, const eng_projection *pr, uint32_t n)
 {

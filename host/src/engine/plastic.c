@@ -39,16 +39,6 @@ static int64_t tics_per_step(const nestcl_engine *e)
   return eng_tics_per_step(e->cfg.resolution_ms);
 }
 
-double eng_step_ms(const nestcl_engine *e, int64_t step)
-{
-  return nestcl_step_ms(step, tics_per_step(e), 1.0 / 1000.0);
-}
-
-double eng_delay_ms(const nestcl_engine *e, int64_t steps)
-{
-  return (double)steps * ((double)tics_per_step(e) / 1000.0);
-}
-
 size_t eng_plastic_resident_bytes(const nestcl_engine *e, const eng_block *b)
 {
   size_t bytes = 0;
@@ -772,25 +762,15 @@ static int check_plastic_proj(const nestcl_engine *e, int proj, const void *out,
 
 /*
  * The current weights, targets and (dl non-NULL) delays of one set into the
- * caller's arrays of nnz entries: read back from the device when resident
- * there, else from the host copy (CPU VPs, batched sets).
+ * caller's arrays of nnz entries, from the host copy (CPU VPs, batched sets).
  */
-static int plastic_snapshot(nestcl_engine *e, const eng_vp *vp, const eng_plastic *pl, double *w, uint32_t *tg,
-                            uint16_t *dl)
+int eng_plastic_snapshot_host(nestcl_engine *e, const eng_vp *vp, const eng_plastic *pl, double *w, uint32_t *tg,
+                              uint16_t *dl)
 {
+  (void)vp;
   const eng_syn_layout *L = &e->projs[pl->proj].lay;
   if (pl->nnz == 0) {
     return 0;
-  }
-  if (vp->is_gpu && !pl->batch_cap) {
-    cl_command_queue q = nestcl_device_queue(e->dev, vp->queue);
-    cl_int err = clEnqueueReadBuffer(q, pl->b_state.mem, CL_TRUE, L->weight_off * pl->nnz, pl->nnz * 8, w, 0, NULL,
-                                     NULL);
-    err |= clEnqueueReadBuffer(q, pl->b_target.mem, CL_TRUE, 0, pl->nnz * 4, tg, 0, NULL, NULL);
-    if (dl && pl->delay_hom == NESTCL_DELAY_PER_SYNAPSE) {
-      err |= clEnqueueReadBuffer(q, pl->b_delay.mem, CL_TRUE, 0, pl->nnz * 2, dl, 0, NULL, NULL);
-    }
-    return eng_cl_check(err, "reading plastic synapses back");
   }
   memcpy(w, pl->state + L->weight_off * pl->nnz, pl->nnz * 8);
   memcpy(tg, pl->target, pl->nnz * 4);
@@ -798,6 +778,24 @@ static int plastic_snapshot(nestcl_engine *e, const eng_vp *vp, const eng_plasti
     memcpy(dl, pl->delay, pl->nnz * 2);
   }
   return 0;
+}
+
+/* The same on a stream: read back from the device where the set is resident; a batched set's host copy is current. */
+int eng_plastic_snapshot_device(nestcl_engine *e, const eng_vp *vp, const eng_plastic *pl, double *w, uint32_t *tg,
+                                uint16_t *dl)
+{
+  const eng_syn_layout *L = &e->projs[pl->proj].lay;
+  if (pl->nnz == 0 || pl->batch_cap) {
+    return eng_plastic_snapshot_host(e, vp, pl, w, tg, dl);
+  }
+  cl_command_queue q = nestcl_device_queue(e->dev, vp->queue);
+  cl_int err = clEnqueueReadBuffer(q, pl->b_state.mem, CL_TRUE, L->weight_off * pl->nnz, pl->nnz * 8, w, 0, NULL,
+                                   NULL);
+  err |= clEnqueueReadBuffer(q, pl->b_target.mem, CL_TRUE, 0, pl->nnz * 4, tg, 0, NULL, NULL);
+  if (dl && pl->delay_hom == NESTCL_DELAY_PER_SYNAPSE) {
+    err |= clEnqueueReadBuffer(q, pl->b_delay.mem, CL_TRUE, 0, pl->nnz * 2, dl, 0, NULL, NULL);
+  }
+  return eng_cl_check(err, "reading plastic synapses back");
 }
 
 int nestcl_engine_weight_stats(nestcl_engine *e, int proj, nestcl_weight_stats *out)
@@ -821,7 +819,7 @@ int nestcl_engine_weight_stats(nestcl_engine *e, int proj, nestcl_weight_stats *
       }
       double *w = malloc(pl->nnz * sizeof *w);
       uint32_t *tg = malloc(pl->nnz * sizeof *tg);
-      rc = w && tg ? plastic_snapshot(e, vp, pl, w, tg, NULL) : nestcl_set_error(NESTCL_ENOMEM, "out of host memory");
+      rc = w && tg ? vp->ops->plastic_snapshot(e, vp, pl, w, tg, NULL) : nestcl_set_error(NESTCL_ENOMEM, "out of host memory");
       for (uint32_t r = 0; r < pl->n_rows && !rc; ++r) {
         uint64_t src = pl->src_first + r;
         for (uint64_t k = pl->row_ptr[r]; k < pl->row_ptr[r + 1]; ++k) {
@@ -904,7 +902,7 @@ int nestcl_engine_connections(nestcl_engine *e, int proj, uint64_t *source, uint
       int per_syn = pl->delay_hom == NESTCL_DELAY_PER_SYNAPSE;
       uint32_t *tg = malloc((pl->nnz ? pl->nnz : 1) * sizeof *tg);
       uint16_t *dl = per_syn ? malloc((pl->nnz ? pl->nnz : 1) * sizeof *dl) : NULL;
-      rc = tg && (dl || !per_syn) ? plastic_snapshot(e, vp, pl, weight + count, tg, dl)
+      rc = tg && (dl || !per_syn) ? vp->ops->plastic_snapshot(e, vp, pl, weight + count, tg, dl)
                                   : nestcl_set_error(NESTCL_ENOMEM, "out of host memory");
       if (rc) {
         free(tg);

@@ -387,8 +387,6 @@ int eng_resident_setup(nestcl_engine *e)
   if (!rc) rc = make_kernels(e, vp);
   if (!rc) {
     r->on = 1;
-    /* A whole super step as one command buffer, where the device offers them (resident_graph.c). */
-    rc = eng_resident_graph_setup(e, vp);
   }
   free(gids);
   free(marks);
@@ -399,7 +397,7 @@ int eng_resident_setup(nestcl_engine *e)
 void eng_resident_free(nestcl_engine *e)
 {
   eng_resident *r = &e->res;
-  eng_resident_graph_free(e);
+  /* The recorded super step went first (build.c: eng_resident_graph_free): it uses what follows. */
   eng_resident_plastic_free(e);
   if (r->k_gather) clReleaseKernel(r->k_gather);
   eng_resident_merge_free(e);

@@ -232,3 +232,20 @@ cl_int eng_resident_graph_enqueue(nestcl_engine *e, eng_vp *vp, cl_command_queue
   }
   return err;
 }
+
+/*
+ * Block p's history moved (grown, or replaced by a restore): the plastic
+ * kernels take the new buffers, and a recorded super step, which keeps the
+ * arguments it was recorded with, is recorded again. Here, above both, so
+ * that the plastic part does not call back into the graph that records it.
+ */
+int eng_resident_repoint(nestcl_engine *e, eng_vp *vp, int p)
+{
+  eng_resident *r = &e->res;
+  int rc = eng_resident_plastic_repoint(e, vp, p);
+  if (!rc && r->on && r->graph) {
+    eng_resident_graph_free(e);
+    rc = eng_resident_graph_setup(e, vp);
+  }
+  return rc;
+}

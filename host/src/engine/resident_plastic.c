@@ -327,7 +327,7 @@ cl_int eng_resident_enqueue_plastic(nestcl_engine *e, eng_vp *vp, cl_command_que
   return err;
 }
 
-/* Block p's history moved (grown, or replaced by a restore): the device loop's kernels follow it. */
+/* Block p's history moved (grown, or replaced by a restore): the device loop's kernels follow it (eng_resident_repoint). */
 int eng_resident_plastic_repoint(nestcl_engine *e, eng_vp *vp, int p)
 {
   eng_resident *r = &e->res;
@@ -338,53 +338,7 @@ int eng_resident_plastic_repoint(nestcl_engine *e, eng_vp *vp, int p)
       err |= eng_hist_args(r->syn[k].k, r->syn[k].j < 0 ? HA_HIST : PK_HIST, h);
     }
   }
-  int rc = eng_cl_check(err, "clSetKernelArg(device loop history)");
-  /* A recorded super step keeps the arguments it was recorded with: record it again. */
-  if (!rc && r->on && r->graph) {
-    eng_resident_graph_free(e);
-    rc = eng_resident_graph_setup(e, vp);
-  }
-  return rc;
-}
-
-/*
- * The loop halted at the super step at halt_at (a history ring of a neuron
- * with global id gid was full): grows that ring (or fails as cycle.c would,
- * at its bound), lifts the halt and enqueues the rest of that super step.
- */
-int eng_resident_plastic_resume(nestcl_engine *e, eng_vp *vp, cl_command_queue q, int64_t halt_at, uint64_t gid)
-{
-  eng_resident *r = &e->res;
-  int p = 0;
-  while (p < e->n_pops && !(gid >= vp->blocks[p].first_gid && gid - vp->blocks[p].first_gid < vp->blocks[p].n)) {
-    ++p;
-  }
-  if (p == e->n_pops || !vp->blocks[p].hist.cap) {
-    return nestcl_set_error(NESTCL_ERUNTIME, "internal: the device loop halted for neuron %llu, which has no history",
-                            (unsigned long long)gid);
-  }
-  eng_block *b = &vp->blocks[p];
-  cl_kernel users[64];
-  int nu = 0;
-  for (int j = 0; j < b->n_plastic && nu < 64; ++j) {
-    users[nu++] = b->plastic[j].k;
-  }
-  int rc = eng_hist_grow(&b->hist, e->dev, vp->queue, (uint32_t)(gid - b->first_gid), users, nu);
-  if (!rc) rc = eng_resident_plastic_repoint(e, vp, p);
-  if (rc) {
-    return rc;
-  }
-  nestcl_enqueue_counts *c = &vp->st.enqueued;
-  c->resumes++;
-  cl_int err = nestcl_enq_write(c, q, r->b_status.mem, CL_FALSE, ENG_RES_HALT * 8, sizeof r->halt_clear,
-                                r->halt_clear, 0, NULL, NULL);
-  if (err == CL_SUCCESS) err = eng_resident_enqueue_plastic(e, vp, q, halt_at);
-  if (err == CL_SUCCESS) {
-    err = eng_resident_enqueue_step_end(e, vp, q, halt_at, (cl_uint)((halt_at / e->min_delay) & 1));
-  }
-  r->clock_stale = 1; /* launched one by one: the clock of the next replay is the host's */
-  return err == CL_SUCCESS ? 0 : nestcl_set_error(NESTCL_ECL, "resuming the device loop failed: %s",
-                                                  nestcl_cl_error_name(err));
+  return eng_cl_check(err, "clSetKernelArg(device loop history)");
 }
 
 /* ---- one stream beside CPU threads or ranks ------------------------------ */

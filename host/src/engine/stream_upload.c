@@ -1,0 +1,199 @@
+/*
+ * A stream VP's buffers on the device (eng_vp_ops.upload of both stream
+ * kinds): the spike lists it reads, then each block's state, ring, spike
+ * list, CSR and kernels with their fixed arguments; and what the build's
+ * device budget and specialisation ask of a stream (device_need, batch,
+ * kernel_block). The build calls it through the VP's table; it calls
+ * nothing of the build or the cycle.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine_internal.h"
+#include "specialise.h"
+
+static int upload_block(nestcl_engine *e, eng_vp *vp, eng_block *b, int pop)
+{
+  const eng_population *p = &e->pops[pop];
+  const nestcl_model *m = p->model;
+  nestcl_device *dev = e->dev;
+  int rc = 0;
+  char what[160];
+  b->b_fields = calloc((size_t)m->n_fields, sizeof *b->b_fields);
+  if (!b->b_fields) {
+    return nestcl_set_error(NESTCL_ENOMEM, "out of host memory");
+  }
+  for (int f = 0; f < m->n_fields && !rc; ++f) {
+    size_t bytes = nestcl_field_type_size(m->fields[f].type) * nestcl_field_len(&m->fields[f], p->K) * b->n;
+    snprintf(what, sizeof what, "%s.%s", m->name, m->fields[f].member);
+    rc = nestcl_buffer_alloc(dev, NESTCL_MEM_STATE, what, bytes, CL_MEM_READ_WRITE | (bytes ? CL_MEM_COPY_HOST_PTR : 0),
+                             bytes ? b->fields[f] : NULL, &b->b_fields[f]);
+  }
+  size_t ring_bytes = (size_t)e->ring_slots * b->n_channels * b->n * 8;
+  size_t wsize = e->cfg.weight_type == NESTCL_WEIGHT_DOUBLE ? 8 : 4;
+  if (!rc) rc = nestcl_buffer_alloc(dev, NESTCL_MEM_RING, "ring", ring_bytes, CL_MEM_READ_WRITE | (ring_bytes ? CL_MEM_COPY_HOST_PTR : 0), ring_bytes ? b->ring : NULL, &b->b_ring);
+  if (!rc) rc = nestcl_buffer_alloc(dev, NESTCL_MEM_OTHER, "spike count", sizeof b->spike_count, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, b->spike_count, &b->b_count);
+  if (!rc) rc = nestcl_buffer_alloc(dev, NESTCL_MEM_OTHER, "spike list", (size_t)b->spike_cap * 8, CL_MEM_READ_WRITE, NULL, &b->b_spikes);
+  if (!rc) rc = nestcl_buffer_alloc(dev, NESTCL_MEM_RECORDING, "recording", b->rec_elems * 8, CL_MEM_READ_WRITE, NULL, &b->b_rec);
+  if (!rc && m->spike_offsets) rc = nestcl_buffer_alloc(dev, NESTCL_MEM_OTHER, "spike offsets", (size_t)b->spike_cap * 8, CL_MEM_READ_WRITE, NULL, &b->b_offsets);
+  size_t rp = (size_t)(e->n_global + 1) * 8;
+  if (!rc) rc = nestcl_buffer_alloc(dev, NESTCL_MEM_SYNAPSES, "CSR row pointers", rp, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, b->row_ptr, &b->b_row);
+  if (!rc) rc = nestcl_buffer_alloc(dev, NESTCL_MEM_SYNAPSES, "CSR targets", b->nnz * 4, CL_MEM_READ_ONLY | (b->nnz ? CL_MEM_COPY_HOST_PTR : 0), b->nnz ? b->target : NULL, &b->b_target);
+  if (!rc) rc = nestcl_buffer_alloc(dev, NESTCL_MEM_SYNAPSES, "CSR weights", b->nnz * wsize, CL_MEM_READ_ONLY | (b->nnz ? CL_MEM_COPY_HOST_PTR : 0), b->nnz ? b->weight : NULL, &b->b_weight);
+  if (!rc) rc = nestcl_buffer_alloc(dev, NESTCL_MEM_SYNAPSES, "CSR delays", b->delay ? b->nnz * 2 : 0, CL_MEM_READ_ONLY | (b->delay && b->nnz ? CL_MEM_COPY_HOST_PTR : 0), b->delay && b->nnz ? b->delay : NULL, &b->b_delay);
+  if (rc) {
+    return rc;
+  }
+  cl_int err;
+  b->k_update = clCreateKernel(e->model_programs[pop], m->kernel_name, &err);
+  if ((rc = eng_cl_check(err, "clCreateKernel(update)"))) return rc;
+  b->k_deliver = clCreateKernel(e->core_program, "nestcl_deliver", &err);
+  if ((rc = eng_cl_check(err, "clCreateKernel(nestcl_deliver)"))) return rc;
+  /* A work-group per spike: no wider than the device allows for this kernel. */
+  if ((rc = nestcl_kernel_wg_width(dev, b->k_deliver, "nestcl_deliver", e->deliver_width, &b->deliver_width))) return rc;
+  b->k_drive = clCreateKernel(e->core_program, "nestcl_drive", &err);
+  if ((rc = eng_cl_check(err, "clCreateKernel(nestcl_drive)"))) return rc;
+  /* Arguments that never change. */
+  cl_uint slots = (cl_uint)e->ring_slots, nch = b->n_channels, n = b->n;
+  err = nestcl_update_kernel_fixed_args(b->k_update, b->n, p->K, e->cfg.resolution_ms, (uint32_t)e->ring_slots,
+                                        b->n_channels, b->b_ring.mem, b->b_count.mem, b->b_spikes.mem, b->spike_cap,
+                                        p->rec_interval_steps, b->b_rec.mem, e->cfg.seed, b->first_gid, 1,
+                                        b->b_fields, m->n_fields, m->spike_offsets ? b->b_offsets.mem : NULL);
+  if ((rc = eng_cl_check(err, "clSetKernelArg(update)"))) return rc;
+  err = clSetKernelArg(b->k_deliver, 3, sizeof(cl_mem), &b->b_row.mem);
+  err |= clSetKernelArg(b->k_deliver, 4, sizeof(cl_mem), &b->b_target.mem);
+  err |= clSetKernelArg(b->k_deliver, 5, sizeof(cl_mem), &b->b_weight.mem);
+  err |= clSetKernelArg(b->k_deliver, 6, sizeof(cl_mem), &b->b_delay.mem);
+  cl_uint dh = b->delay_hom;
+  err |= clSetKernelArg(b->k_deliver, 7, sizeof dh, &dh);
+  err |= clSetKernelArg(b->k_deliver, 8, sizeof(cl_mem), &b->b_ring.mem);
+  err |= clSetKernelArg(b->k_deliver, 9, sizeof slots, &slots);
+  err |= clSetKernelArg(b->k_deliver, 10, sizeof n, &n);
+  err |= clSetKernelArg(b->k_deliver, 11, sizeof nch, &nch);
+  err |= clSetKernelArg(b->k_deliver, 0, sizeof(cl_mem), &vp->b_global.mem);
+  err |= clSetKernelArg(b->k_drive, 0, sizeof(cl_mem), &b->b_ring.mem);
+  err |= clSetKernelArg(b->k_drive, 1, sizeof nch, &nch);
+  err |= clSetKernelArg(b->k_drive, 2, sizeof n, &n);
+  err |= clSetKernelArg(b->k_drive, 3, sizeof slots, &slots);
+  cl_ulong first = b->first_gid;
+  err |= clSetKernelArg(b->k_drive, 5, sizeof first, &first);
+  cl_uint seed = e->cfg.seed;
+  err |= clSetKernelArg(b->k_drive, 13, sizeof seed, &seed);
+  if ((rc = eng_cl_check(err, "clSetKernelArg(core)"))) return rc;
+  /*
+   * The device owns the data now: the host copies go, but for the parameters,
+   * which update() never writes and a derived recordable reads beside the
+   * recorded state (model.h, recordable_value: V_m of iaf_psc_alpha is
+   * y3_ + E_L_). A few doubles per neuron.
+   */
+  for (int f = 0; f < m->n_fields; ++f) {
+    if (m->fields[f].struct_name && strcmp(m->fields[f].struct_name, "Parameters_") == 0) {
+      continue;
+    }
+    free(b->fields[f]);
+    b->fields[f] = NULL;
+  }
+  free(b->ring);
+  b->ring = NULL;
+  free(b->target);
+  b->target = NULL;
+  free(b->weight);
+  b->weight = NULL;
+  free(b->delay);
+  b->delay = NULL;
+  /* row_ptr stays: the host needs nothing of it, but out-degree counting ran already; drop it too. */
+  free(b->row_ptr);
+  b->row_ptr = NULL;
+  return 0;
+}
+
+/* A stream's buffers on the device (vp_ops.upload): the spike lists it reads, then each block and its plastic synapses. */
+int eng_stream_upload(nestcl_engine *e, eng_vp *vp)
+{
+  /* Read-write: the device loop's gather kernel writes it (resident.c). */
+  int rc = nestcl_buffer_alloc(e->dev, NESTCL_MEM_OTHER, "global spike list", e->global_cap * 8, CL_MEM_READ_WRITE,
+                               NULL, &vp->b_global);
+  if (!rc && e->any_plastic) {
+    rc = nestcl_buffer_alloc(e->dev, NESTCL_MEM_OTHER, "spiking sources", e->global_cap * 12, CL_MEM_READ_ONLY, NULL,
+                             &vp->b_srcs);
+    if (!rc) rc = nestcl_buffer_alloc(e->dev, NESTCL_MEM_OTHER, "spike lags", e->global_cap * 4, CL_MEM_READ_ONLY,
+                                      NULL, &vp->b_lags);
+  }
+  for (int p = 0; p < e->n_pops && !rc; ++p) {
+    rc = upload_block(e, vp, &vp->blocks[p], p);
+    if (!rc) rc = eng_plastic_upload(e, vp, &vp->blocks[p]);
+  }
+  return rc;
+}
+
+/* A block's bytes on the device when everything stays resident (the build's budget). */
+static size_t block_device_bytes(const nestcl_engine *e, const eng_block *b)
+{
+  const eng_population *p = &e->pops[b->pop];
+  const nestcl_model *m = p->model;
+  size_t bytes = 0;
+  for (int f = 0; f < m->n_fields; ++f) {
+    bytes += nestcl_field_type_size(m->fields[f].type) * nestcl_field_len(&m->fields[f], p->K) * b->n;
+  }
+  size_t wsize = e->cfg.weight_type == NESTCL_WEIGHT_DOUBLE ? 8 : 4;
+  bytes += (size_t)e->ring_slots * b->n_channels * b->n * 8 + 4 + (size_t)b->spike_cap * 8 + b->rec_elems * 8;
+  bytes += m->spike_offsets ? (size_t)b->spike_cap * 8 : 0;
+  bytes += (e->n_global + 1) * 8 + b->nnz * (4 + wsize) + (b->delay ? b->nnz * 2 : 0);
+  bytes += eng_plastic_resident_bytes(e, b);
+  if (b->hist.cap) {
+    bytes += (size_t)b->n * ((size_t)b->hist.cap * 28 + 44) + (size_t)b->spike_cap * 8 + 8;
+  }
+  return bytes;
+}
+
+/* The stream's blocks and spike lists on the device (eng_vp_ops.device_need); plastic, units: their plastic sets. */
+size_t eng_stream_device_need(const nestcl_engine *e, const eng_vp *vp, size_t *plastic, int *units)
+{
+  size_t need = 0;
+  for (int p = 0; p < e->n_pops; ++p) {
+    const eng_block *b = &vp->blocks[p];
+    need += block_device_bytes(e, b);
+    *plastic += eng_plastic_resident_bytes(e, b);
+    *units += b->n_plastic;
+  }
+  return need + e->n_global * (size_t)e->min_delay * (e->any_plastic ? 24 : 8);
+}
+
+/*
+ * The stream's plastic sets batched (eng_vp_ops.batch): room bytes of batch
+ * slots each, at most its synapses; one that cannot hold its longest row is
+ * an error.
+ */
+int eng_stream_batch(nestcl_engine *e, eng_vp *vp, size_t room)
+{
+  for (int p = 0; p < e->n_pops; ++p) {
+    eng_block *b = &vp->blocks[p];
+    for (int j = 0; j < b->n_plastic; ++j) {
+      eng_plastic *pl = &b->plastic[j];
+      size_t per = eng_plastic_slot_bytes(e, pl, 1);
+      uint64_t cap = room / per;
+      if (cap > pl->nnz) {
+        cap = pl->nnz;
+      }
+      if (cap < pl->max_row || cap == 0) {
+        return nestcl_set_error(NESTCL_ENOMEM,
+                                "device memory budget too small for one batch of plastic synapses: %zu bytes are "
+                                "left for %s's batches after the resident data, one batch needs %zu (its longest "
+                                "row has %u synapses); raise --device-memory", room,
+                                e->projs[pl->proj].sm->name, eng_plastic_slot_bytes(e, pl, pl->max_row ? pl->max_row : 1),
+                                pl->max_row);
+      }
+      pl->batch_cap = cap;
+    }
+  }
+  return 0;
+}
+
+/* A stream runs every population's kernel: its block's fields join the specialisation (eng_vp_ops.kernel_block). */
+int eng_stream_kernel_block(const eng_vp *vp, int pop, void *const **fields, uint32_t *n)
+{
+  *fields = vp->blocks[pop].fields;
+  *n = vp->blocks[pop].n;
+  return 1;
+}
