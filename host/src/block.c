@@ -66,13 +66,34 @@ static const char stage_kernel_source[] =
 
 /* The arguments of nestcl_block_stage, by index. */
 enum block_stage_arg {
-  STAGE_RING, STAGE_N_CHANNELS, STAGE_N, STAGE_RING_SLOTS, STAGE_ORIGIN, STAGE_FROM, STAGE_TO, STAGE_STAGE
+  STAGE_RING,
+  STAGE_N_CHANNELS,
+  STAGE_N,
+  STAGE_RING_SLOTS,
+  STAGE_ORIGIN,
+  STAGE_FROM,
+  STAGE_TO,
+  STAGE_STAGE
 };
 
 /* The arguments of nestcl_block_poisson, by index. */
 enum block_poisson_arg {
-  BPOIS_RING, BPOIS_N_CHANNELS, BPOIS_N, BPOIS_RING_SLOTS, BPOIS_ORIGIN, BPOIS_FROM, BPOIS_TO, BPOIS_SEED,
-  BPOIS_TARGET, BPOIS_DELAY, BPOIS_VALUE, BPOIS_ID, BPOIS_N_ENTRIES, BPOIS_CDF, BPOIS_CDF_LEN, BPOIS_KSTOP,
+  BPOIS_RING,
+  BPOIS_N_CHANNELS,
+  BPOIS_N,
+  BPOIS_RING_SLOTS,
+  BPOIS_ORIGIN,
+  BPOIS_FROM,
+  BPOIS_TO,
+  BPOIS_SEED,
+  BPOIS_TARGET,
+  BPOIS_DELAY,
+  BPOIS_VALUE,
+  BPOIS_ID,
+  BPOIS_N_ENTRIES,
+  BPOIS_CDF,
+  BPOIS_CDF_LEN,
+  BPOIS_KSTOP,
   BPOIS_CHUNKS
 };
 
@@ -105,13 +126,24 @@ static int alloc_device(nestcl_block *b)
    * read of the ring would be reported. Once per block, at creation.
    */
   void *zeros = ring_bytes ? calloc(1, ring_bytes) : NULL;
-  if (!rc && ring_bytes && !zeros) rc = nestcl_set_error(NESTCL_ENOMEM, "out of host memory");
-  if (!rc) rc = nestcl_buffer_alloc(dev, NESTCL_MEM_RING, "ring", ring_bytes, CL_MEM_READ_WRITE | (zeros ? CL_MEM_COPY_HOST_PTR : 0), zeros, &b->b_ring);
+  if (!rc && ring_bytes && !zeros)
+    rc = nestcl_set_error(NESTCL_ENOMEM, "out of host memory");
+  if (!rc)
+    rc = nestcl_buffer_alloc(dev, NESTCL_MEM_RING, "ring", ring_bytes,
+                             CL_MEM_READ_WRITE | (zeros ? CL_MEM_COPY_HOST_PTR : 0), zeros, &b->b_ring);
   free(zeros);
-  if (!rc) rc = nestcl_buffer_alloc(dev, NESTCL_MEM_RING, "ring staging", b->stage_elems * 8, CL_MEM_READ_ONLY, NULL, &b->b_stage);
-  if (!rc) rc = nestcl_buffer_alloc(dev, NESTCL_MEM_OTHER, "spike count", sizeof b->count, CL_MEM_READ_WRITE, NULL, &b->b_count);
-  if (!rc) rc = nestcl_buffer_alloc(dev, NESTCL_MEM_OTHER, "spike list", (size_t)b->spike_cap * 8, CL_MEM_READ_WRITE, NULL, &b->b_spikes);
-  if (!rc) rc = nestcl_buffer_alloc(dev, NESTCL_MEM_RECORDING, "recording", b->rec_elems * 8, CL_MEM_READ_WRITE, NULL, &b->b_rec);
+  if (!rc)
+    rc = nestcl_buffer_alloc(dev, NESTCL_MEM_RING, "ring staging", b->stage_elems * 8, CL_MEM_READ_ONLY, NULL,
+                             &b->b_stage);
+  if (!rc)
+    rc =
+      nestcl_buffer_alloc(dev, NESTCL_MEM_OTHER, "spike count", sizeof b->count, CL_MEM_READ_WRITE, NULL, &b->b_count);
+  if (!rc)
+    rc = nestcl_buffer_alloc(dev, NESTCL_MEM_OTHER, "spike list", (size_t)b->spike_cap * 8, CL_MEM_READ_WRITE, NULL,
+                             &b->b_spikes);
+  if (!rc)
+    rc =
+      nestcl_buffer_alloc(dev, NESTCL_MEM_RECORDING, "recording", b->rec_elems * 8, CL_MEM_READ_WRITE, NULL, &b->b_rec);
   if (!rc && m->spike_offsets) {
     rc = nestcl_buffer_alloc(dev, NESTCL_MEM_OTHER, "spike offsets", (size_t)b->spike_cap * 8, CL_MEM_READ_WRITE, NULL,
                              &b->b_offsets);
@@ -190,7 +222,8 @@ int nestcl_block_create(nestcl_device *dev, const nestcl_block_config *c, nestcl
   b->stage_elems = (size_t)c->min_delay_steps * b->n_channels * c->n;
   b->rec_elems = c->record ? (size_t)c->min_delay_steps * b->n_rec * c->n : 0;
   rc = alloc_host(b);
-  if (!rc && !c->on_host) rc = alloc_device(b);
+  if (!rc && !c->on_host)
+    rc = alloc_device(b);
   if (rc) {
     nestcl_block_destroy(b);
     return rc;
@@ -205,11 +238,16 @@ void nestcl_block_destroy(nestcl_block *b)
     return;
   }
   const nestcl_model *m = b->c.model;
-  if (b->k_update) clReleaseKernel(b->k_update);
-  if (b->k_stage) clReleaseKernel(b->k_stage);
-  if (b->k_deliver) clReleaseKernel(b->k_deliver);
-  if (b->k_poisson) clReleaseKernel(b->k_poisson);
-  if (b->program) clReleaseProgram(b->program);
+  if (b->k_update)
+    clReleaseKernel(b->k_update);
+  if (b->k_stage)
+    clReleaseKernel(b->k_stage);
+  if (b->k_deliver)
+    clReleaseKernel(b->k_deliver);
+  if (b->k_poisson)
+    clReleaseKernel(b->k_poisson);
+  if (b->program)
+    clReleaseProgram(b->program);
   nestcl_block_set_synapses(b, 0, NULL, NULL, NULL, NULL);
   nestcl_buffer_free(b->dev, &b->b_pend);
   free(b->pend);
@@ -226,10 +264,12 @@ void nestcl_block_destroy(nestcl_block *b)
   free(b->ring_copy);
   for (int k = 0; k < b->n_plastic; ++k) {
     block_plastic *p = &b->plastic[k];
-    if (p->k) clReleaseKernel(p->k);
-    if (p->prog) clReleaseProgram(p->prog);
-    nestcl_buffer *bufs[] = {&p->b_row, &p->b_target, &p->b_delay, &p->b_state, &p->b_src_state, &p->b_tmpl,
-                             &p->b_cp, &p->b_srcs, &p->b_lags};
+    if (p->k)
+      clReleaseKernel(p->k);
+    if (p->prog)
+      clReleaseProgram(p->prog);
+    nestcl_buffer *bufs[] = {&p->b_row,  &p->b_target, &p->b_delay, &p->b_state, &p->b_src_state,
+                             &p->b_tmpl, &p->b_cp,     &p->b_srcs,  &p->b_lags};
     for (size_t j = 0; j < sizeof bufs / sizeof *bufs; ++j) {
       nestcl_buffer_free(b->dev, bufs[j]);
     }
@@ -274,10 +314,22 @@ void nestcl_block_destroy(nestcl_block *b)
   free(b);
 }
 
-uint32_t nestcl_block_channels(const nestcl_block *b) { return b->n_channels; }
-uint32_t nestcl_block_recordables(const nestcl_block *b) { return b->n_rec; }
-void *const *nestcl_block_fields(nestcl_block *b) { return b->fields; }
-const double *nestcl_block_recorded(const nestcl_block *b) { return b->rec; }
+uint32_t nestcl_block_channels(const nestcl_block *b)
+{
+  return b->n_channels;
+}
+uint32_t nestcl_block_recordables(const nestcl_block *b)
+{
+  return b->n_rec;
+}
+void *const *nestcl_block_fields(nestcl_block *b)
+{
+  return b->fields;
+}
+const double *nestcl_block_recorded(const nestcl_block *b)
+{
+  return b->rec;
+}
 
 void nestcl_block_spikes(const nestcl_block *b, const nestcl_spike **spikes, uint32_t *n)
 {
@@ -292,9 +344,9 @@ const double *nestcl_block_spike_offsets(const nestcl_block *b)
 
 size_t nestcl_block_device_bytes(const nestcl_block *b)
 {
-  size_t s = b->b_ring.bytes + b->b_stage.bytes + b->b_count.bytes + b->b_spikes.bytes + b->b_offsets.bytes + b->b_rec.bytes +
-             b->b_row_ptr.bytes + b->b_syn_target.bytes + b->b_syn_value.bytes + b->b_syn_delay.bytes +
-             b->b_pend.bytes + b->b_evq[0].bytes + b->b_evq[1].bytes + b->b_evq[2].bytes + b->b_evq[3].bytes;
+  size_t s = b->b_ring.bytes + b->b_stage.bytes + b->b_count.bytes + b->b_spikes.bytes + b->b_offsets.bytes +
+    b->b_rec.bytes + b->b_row_ptr.bytes + b->b_syn_target.bytes + b->b_syn_value.bytes + b->b_syn_delay.bytes +
+    b->b_pend.bytes + b->b_evq[0].bytes + b->b_evq[1].bytes + b->b_evq[2].bytes + b->b_evq[3].bytes;
   for (int k = 0; k < b->n_poisson; ++k) {
     const block_poisson *d = &b->poisson[k];
     s += d->b_target.bytes + d->b_delay.bytes + d->b_value.bytes + d->b_id.bytes + d->b_cdf.bytes;
@@ -321,18 +373,23 @@ static int build_kernels(nestcl_block *b)
   if (b->program && b->options && strcmp(b->options, opts) == 0) {
     return 0;
   }
-  if (b->k_update) clReleaseKernel(b->k_update);
-  if (b->k_stage) clReleaseKernel(b->k_stage);
-  if (b->k_deliver) clReleaseKernel(b->k_deliver);
-  if (b->k_poisson) clReleaseKernel(b->k_poisson);
-  if (b->program) clReleaseProgram(b->program);
+  if (b->k_update)
+    clReleaseKernel(b->k_update);
+  if (b->k_stage)
+    clReleaseKernel(b->k_stage);
+  if (b->k_deliver)
+    clReleaseKernel(b->k_deliver);
+  if (b->k_poisson)
+    clReleaseKernel(b->k_poisson);
+  if (b->program)
+    clReleaseProgram(b->program);
   b->k_update = b->k_stage = b->k_deliver = b->k_poisson = NULL;
   b->program = NULL;
   free(b->options);
   b->options = strdup(opts);
   /* The model's kernel, the engine's core kernels (CSR delivery) and the block's own. */
   size_t len = strlen(nestcl_rt_source) + strlen(m->kernel_source) + strlen(nestcl_engine_kernels_source) +
-               sizeof stage_kernel_source + 4;
+    sizeof stage_kernel_source + 4;
   char *src = malloc(len);
   if (!b->options || !src) {
     free(src);
@@ -347,20 +404,25 @@ static int build_kernels(nestcl_block *b)
   }
   cl_int err;
   b->k_update = clCreateKernel(b->program, m->kernel_name, &err);
-  if (err != CL_SUCCESS) return cl_fail(err, "clCreateKernel(update)");
+  if (err != CL_SUCCESS)
+    return cl_fail(err, "clCreateKernel(update)");
   b->k_stage = clCreateKernel(b->program, "nestcl_block_stage", &err);
-  if (err != CL_SUCCESS) return cl_fail(err, "clCreateKernel(stage)");
+  if (err != CL_SUCCESS)
+    return cl_fail(err, "clCreateKernel(stage)");
   b->k_deliver = clCreateKernel(b->program, "nestcl_deliver", &err);
-  if (err != CL_SUCCESS) return cl_fail(err, "clCreateKernel(deliver)");
+  if (err != CL_SUCCESS)
+    return cl_fail(err, "clCreateKernel(deliver)");
   b->k_poisson = clCreateKernel(b->program, "nestcl_block_poisson", &err);
-  if (err != CL_SUCCESS) return cl_fail(err, "clCreateKernel(poisson)");
+  if (err != CL_SUCCESS)
+    return cl_fail(err, "clCreateKernel(poisson)");
   /*
    * Delivery: one work-group per spike (engine_kernels.cl), 256 lanes striding
    * through the row on a GPU, capped by the kernel's work-group limit; one
    * work-item walking the row on a CPU device, as the engine found best on PoCL.
    */
   rc = nestcl_kernel_wg_width(b->dev, b->k_deliver, "nestcl_deliver", b->contiguous ? 1u : 256u, &b->deliver_width);
-  if (rc) return rc;
+  if (rc)
+    return rc;
   cl_uint n = b->c.n, slots = b->c.ring_slots, nch = b->n_channels;
   nestcl_update_args a;
   nestcl_block_update_args(b, &a);
@@ -386,10 +448,11 @@ static int transfer_fields(nestcl_block *b, int to_device)
       continue;
     }
     err = to_device
-            ? clEnqueueWriteBuffer(q, b->b_fields[f].mem, CL_FALSE, 0, b->field_bytes[f], b->fields[f], 0, NULL, NULL)
-            : clEnqueueReadBuffer(q, b->b_fields[f].mem, CL_FALSE, 0, b->field_bytes[f], b->fields[f], 0, NULL, NULL);
+      ? clEnqueueWriteBuffer(q, b->b_fields[f].mem, CL_FALSE, 0, b->field_bytes[f], b->fields[f], 0, NULL, NULL)
+      : clEnqueueReadBuffer(q, b->b_fields[f].mem, CL_FALSE, 0, b->field_bytes[f], b->fields[f], 0, NULL, NULL);
   }
-  if (err == CL_SUCCESS) err = clFinish(q);
+  if (err == CL_SUCCESS)
+    err = clFinish(q);
   return err == CL_SUCCESS ? 0 : cl_fail(err, to_device ? "uploading the state" : "reading the state back");
 }
 
@@ -425,7 +488,8 @@ static int upload_events(nestcl_block *b, cl_command_queue q, int from, int to)
   const uint32_t n = b->c.n, ne = b->n_ev;
   if (ne > b->ev_dev_cap || !b->b_evq[0].mem) {
     uint32_t cap = b->ev_dev_cap ? b->ev_dev_cap : 256;
-    while (cap < ne) cap *= 2;
+    while (cap < ne)
+      cap *= 2;
     static const char *const what[4] = {"event index", "event lags", "event offsets", "event weights"};
     const size_t bytes[4] = {((size_t)n + 1) * 4, (size_t)cap * 4, (size_t)cap * 8, (size_t)cap * 8};
     for (int k = 0; k < 4 && !rc; ++k) {
@@ -443,7 +507,8 @@ static int upload_events(nestcl_block *b, cl_command_queue q, int from, int to)
   if (nestcl_update_kernel_evq_args(b->k_update, b->c.model, mems) != CL_SUCCESS) {
     return nestcl_set_error(NESTCL_ECL, "block %s: setting the event arguments failed", b->c.model->name);
   }
-  cl_int err = nestcl_enq_write(&b->enq, q, b->b_evq[0].mem, CL_FALSE, 0, ((size_t)n + 1) * 4, b->evq_first, 0, NULL, NULL);
+  cl_int err =
+    nestcl_enq_write(&b->enq, q, b->b_evq[0].mem, CL_FALSE, 0, ((size_t)n + 1) * 4, b->evq_first, 0, NULL, NULL);
   if (ne) {
     err |= nestcl_enq_write(&b->enq, q, b->b_evq[1].mem, CL_FALSE, 0, (size_t)ne * 4, b->evq_lag, 0, NULL, NULL);
     err |= nestcl_enq_write(&b->enq, q, b->b_evq[2].mem, CL_FALSE, 0, (size_t)ne * 8, b->evq_off, 0, NULL, NULL);
@@ -488,9 +553,10 @@ int nestcl_block_set_synapses(nestcl_block *b, uint32_t n_rows, const uint64_t *
     const uint32_t ch = target[k] >> NESTCL_TARGET_INDEX_BITS, i = target[k] & NESTCL_TARGET_INDEX_MASK;
     if (ch >= b->n_channels || i >= b->c.n || delay[k] < b->c.min_delay_steps ||
         (uint32_t)delay[k] + b->c.min_delay_steps > b->c.ring_slots) {
-      return nestcl_set_error(NESTCL_EINVAL, "block %s: synapse %llu (channel %u, neuron %u, delay %u steps) does not "
-                              "fit the block (%u channels, %u neurons, delays in [%u, %u])", b->c.model->name,
-                              (unsigned long long)k, ch, i, (unsigned)delay[k], b->n_channels, b->c.n,
+      return nestcl_set_error(NESTCL_EINVAL,
+                              "block %s: synapse %llu (channel %u, neuron %u, delay %u steps) does not "
+                              "fit the block (%u channels, %u neurons, delays in [%u, %u])",
+                              b->c.model->name, (unsigned long long)k, ch, i, (unsigned)delay[k], b->n_channels, b->c.n,
                               b->c.min_delay_steps, b->c.ring_slots - b->c.min_delay_steps);
     }
     hom = hom && delay[k] == delay[0];
@@ -499,13 +565,16 @@ int nestcl_block_set_synapses(nestcl_block *b, uint32_t n_rows, const uint64_t *
                                CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, (void *)row_ptr, &b->b_row_ptr);
   /* Empty arrays still get a (small, uninitialised) buffer: the kernel takes them as arguments. */
   const cl_mem_flags copy = CL_MEM_READ_ONLY | (nnz ? CL_MEM_COPY_HOST_PTR : 0);
-  if (!rc) rc = nestcl_buffer_alloc(b->dev, NESTCL_MEM_SYNAPSES, "synapse targets", nnz ? nnz * 4 : 4, copy,
-                                    nnz ? (void *)target : NULL, &b->b_syn_target);
-  if (!rc) rc = nestcl_buffer_alloc(b->dev, NESTCL_MEM_SYNAPSES, "synapse values", nnz ? nnz * 8 : 8, copy,
-                                    nnz ? (void *)value : NULL, &b->b_syn_value);
-  if (!rc) rc = nestcl_buffer_alloc(b->dev, NESTCL_MEM_SYNAPSES, "synapse delays", nnz && !hom ? nnz * 2 : 2,
-                                    CL_MEM_READ_ONLY | (nnz && !hom ? CL_MEM_COPY_HOST_PTR : 0),
-                                    nnz && !hom ? (void *)delay : NULL, &b->b_syn_delay);
+  if (!rc)
+    rc = nestcl_buffer_alloc(b->dev, NESTCL_MEM_SYNAPSES, "synapse targets", nnz ? nnz * 4 : 4, copy,
+                             nnz ? (void *)target : NULL, &b->b_syn_target);
+  if (!rc)
+    rc = nestcl_buffer_alloc(b->dev, NESTCL_MEM_SYNAPSES, "synapse values", nnz ? nnz * 8 : 8, copy,
+                             nnz ? (void *)value : NULL, &b->b_syn_value);
+  if (!rc)
+    rc = nestcl_buffer_alloc(b->dev, NESTCL_MEM_SYNAPSES, "synapse delays", nnz && !hom ? nnz * 2 : 2,
+                             CL_MEM_READ_ONLY | (nnz && !hom ? CL_MEM_COPY_HOST_PTR : 0),
+                             nnz && !hom ? (void *)delay : NULL, &b->b_syn_delay);
   if (rc) {
     nestcl_block_set_synapses(b, 0, NULL, NULL, NULL, NULL);
     return rc;
@@ -547,7 +616,8 @@ int nestcl_block_deliver(nestcl_block *b, int64_t emit_origin, const uint32_t *r
   }
   if (b->n_pend + (uint64_t)n > b->pend_cap) {
     uint64_t cap = b->pend_cap ? b->pend_cap : 1024;
-    while (cap < b->n_pend + (uint64_t)n) cap *= 2;
+    while (cap < b->n_pend + (uint64_t)n)
+      cap *= 2;
     if (cap > UINT32_MAX / 2) {
       return nestcl_set_error(NESTCL_EINVAL, "block %s: too many spikes in one slice", b->c.model->name);
     }
@@ -582,8 +652,10 @@ int nestcl_block_add_poisson(nestcl_block *b, double rate_hz, uint32_t n, const 
   for (uint32_t k = 0; k < n; ++k) {
     const uint32_t ch = target[k] >> NESTCL_TARGET_INDEX_BITS, i = target[k] & NESTCL_TARGET_INDEX_MASK;
     if (ch >= b->n_channels || i >= b->c.n || delay[k] < 1 || delay[k] >= b->c.ring_slots || salt[k] >= (1u << 24)) {
-      return nestcl_set_error(NESTCL_EINVAL, "block %s: Poisson entry %u (channel %u, neuron %u, delay %u, salt %u) "
-                              "does not fit the block", b->c.model->name, k, ch, i, (unsigned)delay[k], salt[k]);
+      return nestcl_set_error(NESTCL_EINVAL,
+                              "block %s: Poisson entry %u (channel %u, neuron %u, delay %u, salt %u) "
+                              "does not fit the block",
+                              b->c.model->name, k, ch, i, (unsigned)delay[k], salt[k]);
     }
   }
   block_poisson *t = realloc(b->poisson, ((size_t)b->n_poisson + 1) * sizeof *t);
@@ -610,11 +682,17 @@ int nestcl_block_add_poisson(nestcl_block *b, double rate_hz, uint32_t n, const 
     id[k] = (b->c.id_first + i * (b->c.id_stride ? b->c.id_stride : 1)) | ((uint64_t)salt[k] << 40);
   }
   const cl_mem_flags ro = CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR;
-  if (!rc) rc = nestcl_buffer_alloc(b->dev, NESTCL_MEM_OTHER, "poisson targets", (size_t)n * 4, ro, (void *)target, &d->b_target);
-  if (!rc) rc = nestcl_buffer_alloc(b->dev, NESTCL_MEM_OTHER, "poisson delays", (size_t)n * 4, ro, dl, &d->b_delay);
-  if (!rc) rc = nestcl_buffer_alloc(b->dev, NESTCL_MEM_OTHER, "poisson values", (size_t)n * 8, ro, val, &d->b_value);
-  if (!rc) rc = nestcl_buffer_alloc(b->dev, NESTCL_MEM_OTHER, "poisson ids", (size_t)n * 8, ro, id, &d->b_id);
-  if (!rc) rc = nestcl_buffer_alloc(b->dev, NESTCL_MEM_OTHER, "poisson table", (size_t)d->cdf_len * 8, ro, d->cdf, &d->b_cdf);
+  if (!rc)
+    rc =
+      nestcl_buffer_alloc(b->dev, NESTCL_MEM_OTHER, "poisson targets", (size_t)n * 4, ro, (void *)target, &d->b_target);
+  if (!rc)
+    rc = nestcl_buffer_alloc(b->dev, NESTCL_MEM_OTHER, "poisson delays", (size_t)n * 4, ro, dl, &d->b_delay);
+  if (!rc)
+    rc = nestcl_buffer_alloc(b->dev, NESTCL_MEM_OTHER, "poisson values", (size_t)n * 8, ro, val, &d->b_value);
+  if (!rc)
+    rc = nestcl_buffer_alloc(b->dev, NESTCL_MEM_OTHER, "poisson ids", (size_t)n * 8, ro, id, &d->b_id);
+  if (!rc)
+    rc = nestcl_buffer_alloc(b->dev, NESTCL_MEM_OTHER, "poisson table", (size_t)d->cdf_len * 8, ro, d->cdf, &d->b_cdf);
   free(dl);
   free(val);
   free(id);
@@ -657,7 +735,8 @@ int64_t nestcl_block_ring_value(const nestcl_block *b, int64_t step, uint32_t ch
 void nestcl_block_ring_add(nestcl_block *b, int64_t step, uint32_t ch, uint32_t i, int64_t value)
 {
   if (ch < b->n_channels && i < b->c.n && ring_copy_alloc(b) == 0) {
-    int64_t *p = &b->ring_copy[nestcl_ring_index(b->n_channels, b->c.n, nestcl_ring_slot(step, 0, b->c.ring_slots), ch, i)];
+    int64_t *p =
+      &b->ring_copy[nestcl_ring_index(b->n_channels, b->c.n, nestcl_ring_slot(step, 0, b->c.ring_slots), ch, i)];
     *p = nestcl_fixed_sum(*p, value);
   }
 }
@@ -672,7 +751,10 @@ int nestcl_block_ring_restore(nestcl_block *b)
   return err == CL_SUCCESS ? 0 : cl_fail(err, "writing the ring");
 }
 
-uint32_t nestcl_block_ring_slots(const nestcl_block *b) { return b->c.ring_slots; }
+uint32_t nestcl_block_ring_slots(const nestcl_block *b)
+{
+  return b->c.ring_slots;
+}
 
 /* The pending spikes' delivery into the ring, ahead of the update on the block's queue. */
 static cl_int enqueue_delivery(nestcl_block *b, cl_command_queue q)
@@ -755,8 +837,8 @@ int nestcl_block_history_set(nestcl_block *b, uint32_t i, const nestcl_history_s
                             !h->cap ? "not set up" : (b->hist_on_device ? "already on the device" : "has fewer"));
   }
   if (st->n_entries > h->max_cap) {
-    return nestcl_set_error(NESTCL_EINVAL, "block %s: neuron %u has %u history entries, more than %u",
-                            b->c.model->name, i, st->n_entries, h->max_cap);
+    return nestcl_set_error(NESTCL_EINVAL, "block %s: neuron %u has %u history entries, more than %u", b->c.model->name,
+                            i, st->n_entries, h->max_cap);
   }
   uint32_t cap = h->cap;
   while (cap < st->n_entries) {
@@ -805,12 +887,11 @@ int nestcl_block_history_read(nestcl_block *b)
   return b->hist_on_device ? eng_hist_download(&b->hist, b->dev, b->c.queue) : 0;
 }
 
-int nestcl_block_history_get(const nestcl_block *b, uint32_t i, nestcl_history_state *st,
-                             nestcl_history_entry *entries)
+int nestcl_block_history_get(const nestcl_block *b, uint32_t i, nestcl_history_state *st, nestcl_history_entry *entries)
 {
   if (!b->hist.cap || i >= b->hist.n || !b->hist.a[ENG_H_LEN]) {
-    return nestcl_set_error(NESTCL_EINVAL, "block %s: no history of neuron %u to get (read it first)",
-                            b->c.model->name, i);
+    return nestcl_set_error(NESTCL_EINVAL, "block %s: no history of neuron %u to get (read it first)", b->c.model->name,
+                            i);
   }
   nestcl_history v = eng_hist_view((eng_history *)&b->hist);
   st->Kminus = v.Kminus[i];
@@ -838,11 +919,13 @@ static int plastic_check(const block_plastic *p, const uint64_t *row_ptr, const 
       const unsigned char *a = syn + k * sm->syn_size, *first = syn + row_ptr[r] * sm->syn_size;
       for (int f = 0; f < sm->n_syn_fields; ++f) {
         const nestcl_syn_field *sf = &sm->fields[f];
-        const unsigned char *ref = sf->role == NESTCL_SYN_SOURCE ? first : (sf->role == NESTCL_SYN_PARAMETER ? p->tmpl : NULL);
+        const unsigned char *ref =
+          sf->role == NESTCL_SYN_SOURCE ? first : (sf->role == NESTCL_SYN_PARAMETER ? p->tmpl : NULL);
         if (ref && memcmp(a + sf->offset, ref + sf->offset, eng_syn_field_size(sf)) != 0) {
           return nestcl_set_error(NESTCL_EINVAL, "%s: synapse %llu differs from %s in %s, which the device keeps %s",
-                                  sm->name, (unsigned long long)k, sf->role == NESTCL_SYN_SOURCE ? "its row's first" : "synapse 0",
-                                  sf->member, sf->role == NESTCL_SYN_SOURCE ? "once per source" : "once for all");
+                                  sm->name, (unsigned long long)k,
+                                  sf->role == NESTCL_SYN_SOURCE ? "its row's first" : "synapse 0", sf->member,
+                                  sf->role == NESTCL_SYN_SOURCE ? "once per source" : "once for all");
         }
       }
     }
@@ -875,13 +958,14 @@ static int plastic_template(block_plastic *p, const uint64_t *row_ptr, const voi
 }
 
 /* Every synapse's target and delay fit the block; *hom stays 1 while all delays equal delay[0]. */
-static int plastic_targets(const nestcl_block *b, const block_plastic *p, const uint32_t *target,
-                           const uint16_t *delay, uint16_t d0, int *hom)
+static int plastic_targets(const nestcl_block *b, const block_plastic *p, const uint32_t *target, const uint16_t *delay,
+                           uint16_t d0, int *hom)
 {
   for (uint64_t k = 0; k < p->nnz; ++k) {
     *hom = *hom && delay[k] == d0;
     if (target[k] >= b->c.n || delay[k] < 1 || delay[k] >= b->c.ring_slots) {
-      return nestcl_set_error(NESTCL_EINVAL, "block %s: plastic synapse %llu to %u with delay %u (%u neurons, ring of %u)",
+      return nestcl_set_error(NESTCL_EINVAL,
+                              "block %s: plastic synapse %llu to %u with delay %u (%u neurons, ring of %u)",
                               b->c.model->name, (unsigned long long)k, target[k], delay[k], b->c.n, b->c.ring_slots);
     }
   }
@@ -919,13 +1003,29 @@ static int plastic_upload(nestcl_device *dev, block_plastic *p, const uint64_t *
   const nestcl_synapse_model *sm = p->sm;
   const uint32_t n_rows = p->n_rows;
   size_t sb = p->nnz * p->lay.state_bytes, rb = (size_t)n_rows * p->lay.src_bytes;
-  int rc = nestcl_buffer_alloc(dev, NESTCL_MEM_SYNAPSES, "plastic row pointers", ((size_t)n_rows + 1) * 8, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, (void *)row_ptr, &p->b_row);
-  if (!rc) rc = nestcl_buffer_alloc(dev, NESTCL_MEM_SYNAPSES, "plastic targets", p->nnz * 4, CL_MEM_READ_ONLY | (p->nnz ? CL_MEM_COPY_HOST_PTR : 0), p->nnz ? (void *)target : NULL, &p->b_target);
-  if (!rc) rc = nestcl_buffer_alloc(dev, NESTCL_MEM_SYNAPSES, "plastic delays", hom ? 2 : p->nnz * 2, CL_MEM_READ_ONLY | (hom ? 0 : CL_MEM_COPY_HOST_PTR), hom ? NULL : (void *)delay, &p->b_delay);
-  if (!rc) rc = nestcl_buffer_alloc(dev, NESTCL_MEM_SYNAPSES, "plastic state", sb, CL_MEM_READ_WRITE | (sb ? CL_MEM_COPY_HOST_PTR : 0), sb ? state : NULL, &p->b_state);
-  if (!rc) rc = nestcl_buffer_alloc(dev, NESTCL_MEM_SYNAPSES, "per-source state", rb, CL_MEM_READ_WRITE | (rb ? CL_MEM_COPY_HOST_PTR : 0), rb ? src : NULL, &p->b_src_state);
-  if (!rc) rc = nestcl_buffer_alloc(dev, NESTCL_MEM_OTHER, "synapse template", sm->syn_size, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, p->tmpl, &p->b_tmpl);
-  if (!rc) rc = nestcl_buffer_alloc(dev, NESTCL_MEM_OTHER, "common properties", sm->cp_size ? sm->cp_size : 8, CL_MEM_READ_ONLY | (sm->cp_size ? CL_MEM_COPY_HOST_PTR : 0), sm->cp_size ? (void *)cp : NULL, &p->b_cp);
+  int rc = nestcl_buffer_alloc(dev, NESTCL_MEM_SYNAPSES, "plastic row pointers", ((size_t)n_rows + 1) * 8,
+                               CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, (void *)row_ptr, &p->b_row);
+  if (!rc)
+    rc = nestcl_buffer_alloc(dev, NESTCL_MEM_SYNAPSES, "plastic targets", p->nnz * 4,
+                             CL_MEM_READ_ONLY | (p->nnz ? CL_MEM_COPY_HOST_PTR : 0), p->nnz ? (void *)target : NULL,
+                             &p->b_target);
+  if (!rc)
+    rc =
+      nestcl_buffer_alloc(dev, NESTCL_MEM_SYNAPSES, "plastic delays", hom ? 2 : p->nnz * 2,
+                          CL_MEM_READ_ONLY | (hom ? 0 : CL_MEM_COPY_HOST_PTR), hom ? NULL : (void *)delay, &p->b_delay);
+  if (!rc)
+    rc = nestcl_buffer_alloc(dev, NESTCL_MEM_SYNAPSES, "plastic state", sb,
+                             CL_MEM_READ_WRITE | (sb ? CL_MEM_COPY_HOST_PTR : 0), sb ? state : NULL, &p->b_state);
+  if (!rc)
+    rc = nestcl_buffer_alloc(dev, NESTCL_MEM_SYNAPSES, "per-source state", rb,
+                             CL_MEM_READ_WRITE | (rb ? CL_MEM_COPY_HOST_PTR : 0), rb ? src : NULL, &p->b_src_state);
+  if (!rc)
+    rc = nestcl_buffer_alloc(dev, NESTCL_MEM_OTHER, "synapse template", sm->syn_size,
+                             CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, p->tmpl, &p->b_tmpl);
+  if (!rc)
+    rc = nestcl_buffer_alloc(dev, NESTCL_MEM_OTHER, "common properties", sm->cp_size ? sm->cp_size : 8,
+                             CL_MEM_READ_ONLY | (sm->cp_size ? CL_MEM_COPY_HOST_PTR : 0),
+                             sm->cp_size ? (void *)cp : NULL, &p->b_cp);
   return rc;
 }
 
@@ -939,14 +1039,27 @@ static int plastic_kernel(nestcl_block *b, block_plastic *p, long rport, const i
     p->k = clCreateKernel(p->prog, "nestcl_plastic", &err);
     rc = err == CL_SUCCESS ? 0 : cl_fail(err, "clCreateKernel(nestcl_plastic)");
   }
-  if (!rc) rc = nestcl_kernel_wg_width(b->dev, p->k, "nestcl_plastic", b->contiguous ? 1u : 256u, &p->width);
+  if (!rc)
+    rc = nestcl_kernel_wg_width(b->dev, p->k, "nestcl_plastic", b->contiguous ? 1u : 256u, &p->width);
   if (rc) {
     return rc;
   }
-  eng_plastic_fixed fx = {&p->b_tmpl, &p->b_cp, &b->b_ring, &p->b_tmpl, p->delay_hom, b->c.ring_slots, b->c.n,
-                          b->n_channels, (uint32_t)ch[0], (uint32_t)ch[1], (uint32_t)ch[2], rport,
-                          block_tics_per_step(b), block_ms_per_step(b),
-                          sm->uses_history ? b->hist.tau_minus_inv : 0.0, b->hist.cap ? b->hist.fused : nestcl_libm_exp_fused() != 0};
+  eng_plastic_fixed fx = {&p->b_tmpl,
+                          &p->b_cp,
+                          &b->b_ring,
+                          &p->b_tmpl,
+                          p->delay_hom,
+                          b->c.ring_slots,
+                          b->c.n,
+                          b->n_channels,
+                          (uint32_t)ch[0],
+                          (uint32_t)ch[1],
+                          (uint32_t)ch[2],
+                          rport,
+                          block_tics_per_step(b),
+                          block_ms_per_step(b),
+                          sm->uses_history ? b->hist.tau_minus_inv : 0.0,
+                          b->hist.cap ? b->hist.fused : nestcl_libm_exp_fused() != 0};
   err = eng_plastic_fixed_args(p->k, &fx);
   err |= eng_plastic_rows_args(p->k, &p->b_tmpl, 0, p->n_rows, &p->b_row, &p->b_target, &p->b_delay, &p->b_state,
                                p->nnz, &p->b_src_state);
@@ -977,8 +1090,8 @@ int nestcl_block_add_plastic(nestcl_block *b, const nestcl_synapse_model *sm, co
                             b->c.model->name);
   }
   if (sm->uses_history && !b->hist.cap) {
-    return nestcl_set_error(NESTCL_EINVAL, "block %s: %s reads the spike history; set it up first",
-                            b->c.model->name, sm->name);
+    return nestcl_set_error(NESTCL_EINVAL, "block %s: %s reads the spike history; set it up first", b->c.model->name,
+                            sm->name);
   }
   block_plastic *np = realloc(b->plastic, (size_t)(b->n_plastic + 1) * sizeof *np);
   if (!np) {
@@ -992,21 +1105,29 @@ int nestcl_block_add_plastic(nestcl_block *b, const nestcl_synapse_model *sm, co
   p->nnz = row_ptr[n_rows];
   int ch[3] = {0, 0, 0}; /* the channels of positive, negative and zero weights */
   int rc = eng_syn_layout_init(sm, &p->lay);
-  if (!rc) rc = eng_plastic_route(b->c.model, b->c.K, b->n_channels, rport, &ch[0], &ch[1], &ch[2]);
+  if (!rc)
+    rc = eng_plastic_route(b->c.model, b->c.K, b->n_channels, rport, &ch[0], &ch[1], &ch[2]);
   p->tmpl = malloc(sm->syn_size + 1);
-  if (!rc && !p->tmpl) rc = nestcl_set_error(NESTCL_ENOMEM, "out of host memory");
-  if (!rc) rc = plastic_template(p, row_ptr, syn);
+  if (!rc && !p->tmpl)
+    rc = nestcl_set_error(NESTCL_ENOMEM, "out of host memory");
+  if (!rc)
+    rc = plastic_template(p, row_ptr, syn);
   unsigned char *state = NULL, *src = NULL;
   uint16_t d0 = p->nnz ? delay[0] : (uint16_t)b->c.min_delay_steps;
   int hom = 1;
-  if (!rc) rc = plastic_targets(b, p, target, delay, d0, &hom);
+  if (!rc)
+    rc = plastic_targets(b, p, target, delay, d0, &hom);
   p->delay_hom = hom ? d0 : NESTCL_DELAY_PER_SYNAPSE;
-  if (!rc) rc = plastic_pack(p, row_ptr, syn, &state, &src);
-  if (!rc) rc = hist_to_device(b);
-  if (!rc) rc = plastic_upload(b->dev, p, row_ptr, target, delay, hom, state, src, cp);
+  if (!rc)
+    rc = plastic_pack(p, row_ptr, syn, &state, &src);
+  if (!rc)
+    rc = hist_to_device(b);
+  if (!rc)
+    rc = plastic_upload(b->dev, p, row_ptr, target, delay, hom, state, src, cp);
   free(state);
   free(src);
-  if (!rc) rc = plastic_kernel(b, p, rport, ch);
+  if (!rc)
+    rc = plastic_kernel(b, p, rport, ch);
   b->n_plastic++; /* also on failure: destroy frees what was made */
   if (rc) {
     return rc;
@@ -1026,21 +1147,26 @@ int nestcl_block_deliver_plastic(nestcl_block *b, int s, int64_t emit_origin, co
     return 0;
   }
   if (p->n_pend && emit_origin != p->pend_origin) {
-    return nestcl_set_error(NESTCL_EINVAL, "block %s: plastic spikes of two slices before one update", b->c.model->name);
+    return nestcl_set_error(NESTCL_EINVAL, "block %s: plastic spikes of two slices before one update",
+                            b->c.model->name);
   }
   if ((uint64_t)p->n_pend + n > p->pend_cap) {
     uint64_t cap = p->pend_cap ? p->pend_cap : 1024;
-    while (cap < (uint64_t)p->n_pend + n) cap *= 2;
+    while (cap < (uint64_t)p->n_pend + n)
+      cap *= 2;
     if (cap > UINT32_MAX / 4) {
       return nestcl_set_error(NESTCL_EINVAL, "block %s: too many plastic spikes in one slice", b->c.model->name);
     }
     /* Each array grows on its own; a failure leaves the old ones (and the old capacity) valid. */
     uint32_t *t = realloc(p->pend, (size_t)cap * 2 * sizeof *t);
-    if (t) p->pend = t;
+    if (t)
+      p->pend = t;
     uint32_t *sr = t ? realloc(p->srcs, (size_t)cap * 3 * sizeof *sr) : NULL;
-    if (sr) p->srcs = sr;
+    if (sr)
+      p->srcs = sr;
     uint32_t *lg = sr ? realloc(p->lags, (size_t)cap * sizeof *lg) : NULL;
-    if (lg) p->lags = lg;
+    if (lg)
+      p->lags = lg;
     if (!lg) {
       return nestcl_set_error(NESTCL_ENOMEM, "out of host memory");
     }
@@ -1079,7 +1205,8 @@ static cl_int enqueue_plastic(nestcl_block *b, cl_command_queue q)
     uint32_t m = 0;
     for (uint32_t k = 0; k < p->n_pend; ++k) {
       if (k == 0 || p->pend[2 * k] != p->pend[2 * (k - 1)]) {
-        if (m) p->srcs[3 * (m - 1) + 2] = k;
+        if (m)
+          p->srcs[3 * (m - 1) + 2] = k;
         p->srcs[3 * m] = p->pend[2 * k];
         p->srcs[3 * m + 1] = k;
         ++m;
@@ -1090,8 +1217,10 @@ static cl_int enqueue_plastic(nestcl_block *b, cl_command_queue q)
     if (p->b_lags.bytes < (size_t)p->pend_cap * 4) {
       nestcl_buffer_free(b->dev, &p->b_srcs);
       nestcl_buffer_free(b->dev, &p->b_lags);
-      if (nestcl_buffer_alloc(b->dev, NESTCL_MEM_OTHER, "plastic spikes", (size_t)p->pend_cap * 12, CL_MEM_READ_ONLY, NULL, &p->b_srcs) ||
-          nestcl_buffer_alloc(b->dev, NESTCL_MEM_OTHER, "plastic spike lags", (size_t)p->pend_cap * 4, CL_MEM_READ_ONLY, NULL, &p->b_lags)) {
+      if (nestcl_buffer_alloc(b->dev, NESTCL_MEM_OTHER, "plastic spikes", (size_t)p->pend_cap * 12, CL_MEM_READ_ONLY,
+                              NULL, &p->b_srcs) ||
+          nestcl_buffer_alloc(b->dev, NESTCL_MEM_OTHER, "plastic spike lags", (size_t)p->pend_cap * 4, CL_MEM_READ_ONLY,
+                              NULL, &p->b_lags)) {
         return CL_OUT_OF_RESOURCES;
       }
     }
@@ -1160,8 +1289,10 @@ int nestcl_block_plastic_read(nestcl_block *b, int s, void *syn)
   }
   cl_command_queue q = nestcl_device_queue(b->dev, b->c.queue);
   cl_int err = clEnqueueReadBuffer(q, p->b_row.mem, CL_TRUE, 0, ((size_t)p->n_rows + 1) * 8, row, 0, NULL, NULL);
-  if (sb) err |= clEnqueueReadBuffer(q, p->b_state.mem, CL_TRUE, 0, sb, state, 0, NULL, NULL);
-  if (rb) err |= clEnqueueReadBuffer(q, p->b_src_state.mem, CL_TRUE, 0, rb, src, 0, NULL, NULL);
+  if (sb)
+    err |= clEnqueueReadBuffer(q, p->b_state.mem, CL_TRUE, 0, sb, state, 0, NULL, NULL);
+  if (rb)
+    err |= clEnqueueReadBuffer(q, p->b_src_state.mem, CL_TRUE, 0, rb, src, 0, NULL, NULL);
   if (err == CL_SUCCESS) {
     for (uint32_t r = 0; r < p->n_rows; ++r) {
       for (uint64_t k = row[r]; k < row[r + 1]; ++k) {
@@ -1204,7 +1335,8 @@ static cl_int enqueue_poisson(nestcl_block *b, cl_command_queue q, cl_long org, 
     err |= clSetKernelArg(b->k_poisson, BPOIS_KSTOP, sizeof kstop, &kstop);
     err |= clSetKernelArg(b->k_poisson, BPOIS_CHUNKS, sizeof chunks, &chunks);
     size_t gsize = d->n;
-    if (err == CL_SUCCESS) err = nestcl_enq_launch(&b->enq, q, b->k_poisson, 1, &gsize, NULL, 0, NULL, NULL);
+    if (err == CL_SUCCESS)
+      err = nestcl_enq_launch(&b->enq, q, b->k_poisson, 1, &gsize, NULL, 0, NULL, NULL);
   }
   return err;
 }
@@ -1214,10 +1346,14 @@ int nestcl_block_failure(const nestcl_block *b, uint32_t *code, uint32_t *index,
   if (!b || b->count[1] == 0) {
     return 0;
   }
-  if (code) *code = b->count[1];
-  if (index) *index = b->count[2];
-  if (lag) *lag = b->count[3];
-  if (status) *status = (int)b->count[4];
+  if (code)
+    *code = b->count[1];
+  if (index)
+    *index = b->count[2];
+  if (lag)
+    *lag = b->count[3];
+  if (status)
+    *status = (int)b->count[4];
   return 1;
 }
 
@@ -1257,7 +1393,8 @@ int nestcl_block_update_enqueue(nestcl_block *b, int64_t origin_steps, int from,
   size_t gsize = b->c.n;
   size_t stage_bytes = b->stage_elems * 8;
   cl_int err = enqueue_delivery(b, q);
-  if (err == CL_SUCCESS) err = enqueue_plastic(b, q);
+  if (err == CL_SUCCESS)
+    err = enqueue_plastic(b, q);
   if (err != CL_SUCCESS) {
     return cl_fail(err, "spike delivery");
   }
@@ -1275,27 +1412,31 @@ int nestcl_block_update_enqueue(nestcl_block *b, int64_t origin_steps, int from,
   err |= clSetKernelArg(b->k_stage, STAGE_FROM, sizeof f, &f);
   err |= clSetKernelArg(b->k_stage, STAGE_TO, sizeof t, &t);
   err |= nestcl_update_kernel_slice(b->k_update, origin_steps, from, to);
-  if (err == CL_SUCCESS) err = nestcl_enq_launch(c, q, b->k_stage, 1, &gsize, NULL, 0, NULL, NULL);
-  if (err == CL_SUCCESS) err = nestcl_enq_launch(c, q, b->k_update, 1, &gsize, NULL, 0, NULL, NULL);
-  if (err == CL_SUCCESS) err = enqueue_poisson(b, q, org, f, t);
+  if (err == CL_SUCCESS)
+    err = nestcl_enq_launch(c, q, b->k_stage, 1, &gsize, NULL, 0, NULL, NULL);
+  if (err == CL_SUCCESS)
+    err = nestcl_enq_launch(c, q, b->k_update, 1, &gsize, NULL, 0, NULL, NULL);
+  if (err == CL_SUCCESS)
+    err = enqueue_poisson(b, q, org, f, t);
   /* The count, a guess of the spikes and the recordings come back in the caller's one wait for the queue. */
   b->guess = spike_guess(b);
   if (err == CL_SUCCESS) {
     err = nestcl_enq_read(c, q, b->b_count.mem, CL_FALSE, 0, sizeof b->count, b->count, 0, NULL, NULL);
   }
   if (err == CL_SUCCESS && b->guess) {
-    err = nestcl_enq_read(c, q, b->b_spikes.mem, CL_FALSE, 0, (size_t)b->guess * sizeof *b->spikes, b->spikes, 0,
-                          NULL, NULL);
+    err = nestcl_enq_read(c, q, b->b_spikes.mem, CL_FALSE, 0, (size_t)b->guess * sizeof *b->spikes, b->spikes, 0, NULL,
+                          NULL);
     if (err == CL_SUCCESS && b->spike_offsets) {
       err = nestcl_enq_read(c, q, b->b_offsets.mem, CL_FALSE, 0, (size_t)b->guess * sizeof *b->spike_offsets,
                             b->spike_offsets, 0, NULL, NULL);
     }
   }
   if (err == CL_SUCCESS && b->rec_elems) {
-    err = nestcl_enq_read(c, q, b->b_rec.mem, CL_FALSE, 0, (size_t)(to - from) * b->n_rec * b->c.n * 8, b->rec, 0,
-                          NULL, NULL);
+    err = nestcl_enq_read(c, q, b->b_rec.mem, CL_FALSE, 0, (size_t)(to - from) * b->n_rec * b->c.n * 8, b->rec, 0, NULL,
+                          NULL);
   }
-  if (err == CL_SUCCESS) err = clFlush(q);
+  if (err == CL_SUCCESS)
+    err = clFlush(q);
   if (err != CL_SUCCESS) {
     return cl_fail(err, "update");
   }
@@ -1358,13 +1499,17 @@ int nestcl_block_update_collect(nestcl_block *b)
 int nestcl_block_update(nestcl_block *b, int64_t origin_steps, int from, int to)
 {
   int rc = nestcl_block_update_enqueue(b, origin_steps, from, to);
-  if (!rc && b->in_flight) rc = nestcl_block_finish(b);
-  if (!rc) rc = nestcl_block_update_collect(b);
+  if (!rc && b->in_flight)
+    rc = nestcl_block_finish(b);
+  if (!rc)
+    rc = nestcl_block_update_collect(b);
   return rc;
 }
 
 void nestcl_block_enqueued(const nestcl_block *b, uint64_t *launches, uint64_t *waits)
 {
-  if (launches) *launches = b ? b->enq.launches : 0;
-  if (waits) *waits = b ? b->enq.waits : 0;
+  if (launches)
+    *launches = b ? b->enq.launches : 0;
+  if (waits)
+    *waits = b ? b->enq.waits : 0;
 }

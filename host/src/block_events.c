@@ -12,11 +12,14 @@
 static int grow_events(uint32_t **lag, double **off, double **w, uint32_t cap)
 {
   uint32_t *l = realloc(*lag, (size_t)cap * sizeof *l);
-  if (l) *lag = l;
+  if (l)
+    *lag = l;
   double *o = realloc(*off, (size_t)cap * sizeof *o);
-  if (o) *off = o;
+  if (o)
+    *off = o;
   double *x = realloc(*w, (size_t)cap * sizeof *x);
-  if (x) *w = x;
+  if (x)
+    *w = x;
   return l && o && x ? 0 : -1;
 }
 
@@ -35,7 +38,8 @@ int nestcl_block_stage_event(nestcl_block *b, uint32_t lag, uint32_t i, double o
       return nestcl_set_error(NESTCL_EINVAL, "block %s: too many events in one slice", b->c.model->name);
     }
     uint32_t *ei = realloc(b->ev_i, (size_t)cap * sizeof *ei);
-    if (ei) b->ev_i = ei;
+    if (ei)
+      b->ev_i = ei;
     if (!ei || grow_events(&b->ev_lag, &b->ev_off, &b->ev_w, cap)) {
       return nestcl_set_error(NESTCL_ENOMEM, "out of host memory");
     }
@@ -66,7 +70,8 @@ int nestcl_block_group_events(nestcl_block *b, int from, int to)
   }
   if (ne > b->evq_cap || !b->evq_lag) {
     uint32_t cap = b->evq_cap ? b->evq_cap : 256;
-    while (cap < ne) cap *= 2;
+    while (cap < ne)
+      cap *= 2;
     if (grow_events(&b->evq_lag, &b->evq_off, &b->evq_w, cap)) {
       return nestcl_set_error(NESTCL_ENOMEM, "out of host memory");
     }
@@ -83,7 +88,8 @@ int nestcl_block_group_events(nestcl_block *b, int from, int to)
   for (uint32_t k = 0; k < ne; ++k) {
     const uint32_t i = b->ev_i[k], at = b->evq_first[i]++;
     if ((int)b->ev_lag[k] < from || (int)b->ev_lag[k] >= to) {
-      return nestcl_set_error(NESTCL_EINVAL, "block %s: event for neuron %u at lag %u, outside the update's lags [%d, %d)",
+      return nestcl_set_error(NESTCL_EINVAL,
+                              "block %s: event for neuron %u at lag %u, outside the update's lags [%d, %d)",
                               b->c.model->name, i, b->ev_lag[k], from, to);
     }
     b->evq_lag[at] = b->ev_lag[k];
@@ -97,7 +103,8 @@ int nestcl_block_group_events(nestcl_block *b, int from, int to)
   for (uint32_t i = 0; i < n; ++i) {
     for (uint32_t k = b->evq_first[i] + 1; k < b->evq_first[i + 1]; ++k) {
       if (b->evq_lag[k] < b->evq_lag[k - 1]) {
-        return nestcl_set_error(NESTCL_EINVAL, "block %s: events of neuron %u staged out of time order (lag %u after %u)",
+        return nestcl_set_error(NESTCL_EINVAL,
+                                "block %s: events of neuron %u staged out of time order (lag %u after %u)",
                                 b->c.model->name, i, b->evq_lag[k], b->evq_lag[k - 1]);
       }
     }

@@ -25,8 +25,7 @@ int nestcl_block_host_update(nestcl_block *b, int64_t origin_steps, int from, in
     }
   }
   /* The staged input into the ring, as the stage kernel does it (nestcl_ring_stage), for all neurons at once. */
-  nestcl_ring_stage(b->ring_copy, b->n_channels, b->c.n, b->c.ring_slots, origin_steps, from, to, b->stage, 0,
-                    b->c.n);
+  nestcl_ring_stage(b->ring_copy, b->n_channels, b->c.n, b->c.ring_slots, origin_steps, from, to, b->stage, 0, b->c.n);
   nestcl_update_args a;
   nestcl_block_update_args(b, &a);
   nestcl_update_args_slice(&a, origin_steps, from, to);

@@ -27,52 +27,52 @@ typedef struct block_plastic {
   eng_syn_layout lay;
   cl_program prog;
   cl_kernel k;
-  size_t width;              /* work-items per spiking source, within k's limit on the device */
+  size_t width; /* work-items per spiking source, within k's limit on the device */
   uint32_t n_rows, delay_hom, max_row;
   uint64_t nnz;
-  unsigned char *tmpl;       /* synapse 0: the parameters of all */
+  unsigned char *tmpl; /* synapse 0: the parameters of all */
   nestcl_buffer b_row, b_target, b_delay, b_state, b_src_state, b_tmpl, b_cp, b_srcs, b_lags;
-  uint32_t *pend;            /* (row, lag) pairs */
+  uint32_t *pend; /* (row, lag) pairs */
   uint32_t n_pend, pend_cap;
   int64_t pend_origin;
-  uint32_t *srcs, *lags;     /* the pending spikes by row: (row, first, end) into lags */
+  uint32_t *srcs, *lags; /* the pending spikes by row: (row, first, end) into lags */
 } block_plastic;
 
 struct nestcl_block {
   nestcl_device *dev;
   nestcl_block_config c;
   uint32_t n_channels, n_rec, spike_cap;
-  void **fields;              /* host SoA, one array per field */
+  void **fields; /* host SoA, one array per field */
   size_t *field_bytes;
-  int64_t *stage;             /* [min_delay][n_channels][n] */
+  int64_t *stage; /* [min_delay][n_channels][n] */
   size_t stage_elems;
   nestcl_spike *spikes;
-  double *spike_offsets;      /* model->spike_offsets: the offset of each entry of spikes, else NULL */
+  double *spike_offsets; /* model->spike_offsets: the offset of each entry of spikes, else NULL */
   uint32_t n_spikes;
   uint32_t count[NESTCL_COUNT_WORDS]; /* the last update's spike count and failure record (model.h) */
-  double *rec;                /* [min_delay][n_rec][n] */
+  double *rec; /* [min_delay][n_rec][n] */
   size_t rec_elems;
-  char *options;              /* constants the kernel was built with */
+  char *options; /* constants the kernel was built with */
   cl_program program;
   cl_kernel k_update, k_stage;
   nestcl_buffer *b_fields;
   nestcl_buffer b_ring, b_stage, b_count, b_spikes, b_rec, b_offsets;
   /* Device-resident synapses (nestcl_block_set_synapses) and the spikes pending for them. */
   cl_kernel k_deliver, k_poisson;
-  int contiguous;            /* CPU device: each work-item walks a contiguous chunk of a row */
-  size_t deliver_width;      /* work-items per spike at most (set with the kernels) */
+  int contiguous; /* CPU device: each work-item walks a contiguous chunk of a row */
+  size_t deliver_width; /* work-items per spike at most (set with the kernels) */
   uint32_t n_rows, delay_hom;
   uint64_t nnz, max_row;
   nestcl_buffer b_row_ptr, b_syn_target, b_syn_value, b_syn_delay, b_pend;
-  uint32_t *pend;            /* (row, lag) pairs */
+  uint32_t *pend; /* (row, lag) pairs */
   uint32_t n_pend, pend_cap;
   int64_t pend_origin;
   block_poisson *poisson;
   int n_poisson;
-  int64_t *ring_copy;        /* host copy of the ring (nestcl_block_ring_save), or NULL; on_host: the ring itself */
+  int64_t *ring_copy; /* host copy of the ring (nestcl_block_ring_save), or NULL; on_host: the ring itself */
   block_plastic *plastic;
   int n_plastic;
-  eng_history hist;          /* cap 0: none */
+  eng_history hist; /* cap 0: none */
   int hist_on_device;
   /* Precise spike input (model->event_queue): the events staged for the next update, in staging order ... */
   uint32_t *ev_i, *ev_lag;
@@ -87,8 +87,8 @@ struct nestcl_block {
   nestcl_enqueue_counts enq;
   int in_flight;
   int64_t flight_origin;
-  uint32_t guess;            /* spike entries read back with the count */
-  double spike_rate;         /* entries per slice, as the last slices had them (the next guess) */
+  uint32_t guess; /* spike entries read back with the count */
+  double spike_rate; /* entries per slice, as the last slices had them (the next guess) */
 };
 
 /* block_host.c: lags [from, to) of a host block's slice (nestcl_block_update_enqueue with on_host). */

@@ -14,24 +14,32 @@
 
 #include "device_internal.h"
 
-int nestcl_verbose(void) {
+int nestcl_verbose(void)
+{
   const char *v = getenv("NESTCL_VERBOSE");
   return v && strcmp(v, "1") == 0;
 }
 
-static const char *type_name(cl_device_type t) {
-  if (t & CL_DEVICE_TYPE_GPU) return "gpu";
-  if (t & CL_DEVICE_TYPE_CPU) return "cpu";
-  if (t & CL_DEVICE_TYPE_ACCELERATOR) return "accelerator";
+static const char *type_name(cl_device_type t)
+{
+  if (t & CL_DEVICE_TYPE_GPU)
+    return "gpu";
+  if (t & CL_DEVICE_TYPE_CPU)
+    return "cpu";
+  if (t & CL_DEVICE_TYPE_ACCELERATOR)
+    return "accelerator";
   return "other";
 }
 
 /* Device extension strings can be kilobytes long, so they are fetched at their size. */
-static int has_extension(cl_device_id d, const char *ext) {
+static int has_extension(cl_device_id d, const char *ext)
+{
   size_t n = 0;
-  if (clGetDeviceInfo(d, CL_DEVICE_EXTENSIONS, 0, NULL, &n) != CL_SUCCESS || n == 0) return 0;
+  if (clGetDeviceInfo(d, CL_DEVICE_EXTENSIONS, 0, NULL, &n) != CL_SUCCESS || n == 0)
+    return 0;
   char *s = malloc(n + 1);
-  if (!s) return 0;
+  if (!s)
+    return 0;
   int found = 0;
   if (clGetDeviceInfo(d, CL_DEVICE_EXTENSIONS, n, s, NULL) == CL_SUCCESS) {
     s[n] = '\0';
@@ -46,17 +54,21 @@ static int has_extension(cl_device_id d, const char *ext) {
   return found;
 }
 
-static int fill_info(cl_platform_id p, cl_device_id d, nestcl_device_info *di) {
+static int fill_info(cl_platform_id p, cl_device_id d, nestcl_device_info *di)
+{
   cl_device_type type = 0;
   cl_device_fp_config fp64 = 0;
   cl_int err = clGetPlatformInfo(p, CL_PLATFORM_NAME, sizeof di->platform_name, di->platform_name, NULL);
-  if (err == CL_SUCCESS) err = clGetDeviceInfo(d, CL_DEVICE_NAME, sizeof di->device_name, di->device_name, NULL);
-  if (err == CL_SUCCESS) err = clGetDeviceInfo(d, CL_DEVICE_VENDOR, sizeof di->vendor, di->vendor, NULL);
+  if (err == CL_SUCCESS)
+    err = clGetDeviceInfo(d, CL_DEVICE_NAME, sizeof di->device_name, di->device_name, NULL);
+  if (err == CL_SUCCESS)
+    err = clGetDeviceInfo(d, CL_DEVICE_VENDOR, sizeof di->vendor, di->vendor, NULL);
   if (err == CL_SUCCESS)
     err = clGetDeviceInfo(d, CL_DRIVER_VERSION, sizeof di->driver_version, di->driver_version, NULL);
   if (err == CL_SUCCESS)
     err = clGetDeviceInfo(d, CL_DEVICE_VERSION, sizeof di->device_version, di->device_version, NULL);
-  if (err == CL_SUCCESS) err = clGetDeviceInfo(d, CL_DEVICE_TYPE, sizeof type, &type, NULL);
+  if (err == CL_SUCCESS)
+    err = clGetDeviceInfo(d, CL_DEVICE_TYPE, sizeof type, &type, NULL);
   if (err == CL_SUCCESS)
     err = clGetDeviceInfo(d, CL_DEVICE_MAX_COMPUTE_UNITS, sizeof di->compute_units, &di->compute_units, NULL);
   if (err == CL_SUCCESS)
@@ -71,14 +83,16 @@ static int fill_info(cl_platform_id p, cl_device_id d, nestcl_device_info *di) {
   di->vendor[sizeof di->vendor - 1] = '\0';
   di->driver_version[sizeof di->driver_version - 1] = '\0';
   di->device_version[sizeof di->device_version - 1] = '\0';
-  if (clGetDeviceInfo(d, CL_DEVICE_DOUBLE_FP_CONFIG, sizeof fp64, &fp64, NULL) != CL_SUCCESS) fp64 = 0;
+  if (clGetDeviceInfo(d, CL_DEVICE_DOUBLE_FP_CONFIG, sizeof fp64, &fp64, NULL) != CL_SUCCESS)
+    fp64 = 0;
   di->type = type_name(type);
   di->fp64 = fp64 != 0 || has_extension(d, "cl_khr_fp64");
   di->int64_atomics = has_extension(d, "cl_khr_int64_base_atomics");
   di->int64_ext_atomics = has_extension(d, "cl_khr_int64_extended_atomics");
   if (clGetDeviceInfo(d, CL_DEVICE_MAX_WORK_GROUP_SIZE, sizeof di->max_wg_size, &di->max_wg_size, NULL) != CL_SUCCESS)
     di->max_wg_size = 1;
-  if (clGetDeviceInfo(d, CL_DEVICE_LOCAL_MEM_SIZE, sizeof di->local_mem_bytes, &di->local_mem_bytes, NULL) != CL_SUCCESS)
+  if (clGetDeviceInfo(d, CL_DEVICE_LOCAL_MEM_SIZE, sizeof di->local_mem_bytes, &di->local_mem_bytes, NULL) !=
+      CL_SUCCESS)
     di->local_mem_bytes = 0;
   di->preferred_wg_multiple = 0;
   di->platform = p;
@@ -87,7 +101,8 @@ static int fill_info(cl_platform_id p, cl_device_id d, nestcl_device_info *di) {
 }
 
 /* All devices, without the kernel-based queries. */
-static int enumerate(nestcl_device_info **out, int *count) {
+static int enumerate(nestcl_device_info **out, int *count)
+{
   *out = NULL;
   *count = 0;
   cl_uint np = 0;
@@ -97,7 +112,8 @@ static int enumerate(nestcl_device_info **out, int *count) {
   if (err != CL_SUCCESS)
     return nestcl_set_error(NESTCL_ECL, "clGetPlatformIDs failed: %s (%d)", nestcl_cl_error_name(err), err);
   cl_platform_id *plats = calloc(np, sizeof *plats);
-  if (!plats) return nestcl_set_error(NESTCL_ERUNTIME, "out of host memory");
+  if (!plats)
+    return nestcl_set_error(NESTCL_ERUNTIME, "out of host memory");
   err = clGetPlatformIDs(np, plats, NULL);
   if (err != CL_SUCCESS) {
     free(plats);
@@ -108,7 +124,8 @@ static int enumerate(nestcl_device_info **out, int *count) {
   for (cl_uint pi = 0; pi < np && rc == 0; pi++) {
     cl_uint nd = 0;
     /* A platform without devices answers CL_DEVICE_NOT_FOUND; that is no error. */
-    if (clGetDeviceIDs(plats[pi], CL_DEVICE_TYPE_ALL, 0, NULL, &nd) != CL_SUCCESS || nd == 0) continue;
+    if (clGetDeviceIDs(plats[pi], CL_DEVICE_TYPE_ALL, 0, NULL, &nd) != CL_SUCCESS || nd == 0)
+      continue;
     cl_device_id *devs = calloc(nd, sizeof *devs);
     nestcl_device_info *grown = realloc(list, (size_t)(n + (int)nd) * sizeof *list);
     if (!devs || !grown) {
@@ -124,12 +141,14 @@ static int enumerate(nestcl_device_info **out, int *count) {
       nestcl_device_info *info = &list[n];
       memset(info, 0, sizeof *info);
       rc = fill_info(plats[pi], devs[di], info);
-      if (rc) break;
+      if (rc)
+        break;
       info->platform_index = (int)pi;
       info->device_index = (int)di;
       info->type_index = 0;
       for (int k = 0; k < n; k++)
-        if (strcmp(list[k].type, info->type) == 0) info->type_index++;
+        if (strcmp(list[k].type, info->type) == 0)
+          info->type_index++;
       n++;
     }
     free(devs);
@@ -144,7 +163,8 @@ static int enumerate(nestcl_device_info **out, int *count) {
   return 0;
 }
 
-int nestcl_query_wg_multiple(cl_context ctx, nestcl_device_info *info) {
+int nestcl_query_wg_multiple(cl_context ctx, nestcl_device_info *info)
+{
   static const char *src = "__kernel void nestcl_probe(__global float *x) { x[get_global_id(0)] *= 2.0f; }\n";
   cl_int err = CL_SUCCESS;
   cl_context own = NULL;
@@ -172,9 +192,12 @@ int nestcl_query_wg_multiple(cl_context ctx, nestcl_device_info *info) {
     err = clGetKernelWorkGroupInfo(k, info->device, CL_KERNEL_PREFERRED_WORK_GROUP_SIZE_MULTIPLE,
                                    sizeof info->preferred_wg_multiple, &info->preferred_wg_multiple, NULL);
   }
-  if (k) clReleaseKernel(k);
-  if (prog) clReleaseProgram(prog);
-  if (own) clReleaseContext(own);
+  if (k)
+    clReleaseKernel(k);
+  if (prog)
+    clReleaseProgram(prog);
+  if (own)
+    clReleaseContext(own);
   if (err != CL_SUCCESS)
     return nestcl_set_error(NESTCL_ECL, "device %s: %s failed while probing the work-group multiple: %s (%d)",
                             info->device_name, call, nestcl_cl_error_name(err), err);
@@ -183,15 +206,19 @@ int nestcl_query_wg_multiple(cl_context ctx, nestcl_device_info *info) {
 
 /* Listing must work even when one device's compiler is broken: that is when
  * people run nestcl-info. Such a device shows a work-group multiple of 0. */
-int nestcl_list_devices(nestcl_device_info **out, int *count) {
-  if (!out || !count) return nestcl_set_error(NESTCL_EINVAL, "nestcl_list_devices: NULL argument");
+int nestcl_list_devices(nestcl_device_info **out, int *count)
+{
+  if (!out || !count)
+    return nestcl_set_error(NESTCL_EINVAL, "nestcl_list_devices: NULL argument");
   int rc = enumerate(out, count);
-  for (int i = 0; rc == 0 && i < *count; i++) nestcl_query_wg_multiple(NULL, &(*out)[i]);
+  for (int i = 0; rc == 0 && i < *count; i++)
+    nestcl_query_wg_multiple(NULL, &(*out)[i]);
   return rc;
 }
 
 /* Appends the device table to msg, as used in every "no such device" error. */
-static void describe_devices(char *msg, size_t cap, const nestcl_device_info *list, int n) {
+static void describe_devices(char *msg, size_t cap, const nestcl_device_info *list, int n)
+{
   size_t len = strlen(msg);
   if (n == 0) {
     snprintf(msg + len, cap - len, "\nno OpenCL devices found (is an ICD such as pocl-opencl-icd installed?)");
@@ -206,32 +233,40 @@ static void describe_devices(char *msg, size_t cap, const nestcl_device_info *li
              "\nspecs: cpu, gpu, gpu:1, <platform or device name substring>:<index>, or an index above");
 }
 
-static int contains_nocase(const char *hay, const char *needle) {
+static int contains_nocase(const char *hay, const char *needle)
+{
   size_t n = strlen(needle);
   for (; *hay; hay++) {
     size_t i = 0;
-    while (i < n && hay[i] && tolower((unsigned char)hay[i]) == tolower((unsigned char)needle[i])) i++;
-    if (i == n) return 1;
+    while (i < n && hay[i] && tolower((unsigned char)hay[i]) == tolower((unsigned char)needle[i]))
+      i++;
+    if (i == n)
+      return 1;
   }
   return n == 0;
 }
 
 /* Parses "123" strictly; -1 when it is not a plain non-negative decimal. */
-static long parse_index(const char *s) {
-  if (!*s || strlen(s) > 9) return -1;
+static long parse_index(const char *s)
+{
+  if (!*s || strlen(s) > 9)
+    return -1;
   for (const char *p = s; *p; p++)
-    if (!isdigit((unsigned char)*p)) return -1;
+    if (!isdigit((unsigned char)*p))
+      return -1;
   return strtol(s, NULL, 10);
 }
 
 /* Index into list of the device spec names; NESTCL_ENODEV when none matches,
  * NESTCL_EINVAL (message set) when the spec is malformed. */
-static int match_spec(const char *spec, const char *origin, const nestcl_device_info *list, int n) {
+static int match_spec(const char *spec, const char *origin, const nestcl_device_info *list, int n)
+{
   char name[256];
   long index = 0;
   const char *colon = strrchr(spec, ':');
   size_t name_len = colon ? (size_t)(colon - spec) : strlen(spec);
-  if (colon) index = parse_index(colon + 1);
+  if (colon)
+    index = parse_index(colon + 1);
   if (name_len >= sizeof name || index < 0 || (colon && name_len == 0))
     return nestcl_set_error(NESTCL_EINVAL,
                             "malformed device spec '%s'%s: expected cpu, gpu, gpu:1, <platform>:<index> or <index>",
@@ -240,21 +275,24 @@ static int match_spec(const char *spec, const char *origin, const nestcl_device_
   name[name_len] = '\0';
 
   long global = colon ? -1 : parse_index(name);
-  if (global >= 0) return global < n ? (int)global : NESTCL_ENODEV;
+  if (global >= 0)
+    return global < n ? (int)global : NESTCL_ENODEV;
 
-  int by_type = strcasecmp(name, "cpu") == 0 || strcasecmp(name, "gpu") == 0 ||
-                strcasecmp(name, "accelerator") == 0;
+  int by_type = strcasecmp(name, "cpu") == 0 || strcasecmp(name, "gpu") == 0 || strcasecmp(name, "accelerator") == 0;
   long seen = 0;
   for (int i = 0; i < n; i++) {
     int hit = by_type ? strcasecmp(list[i].type, name) == 0
                       : contains_nocase(list[i].platform_name, name) || contains_nocase(list[i].device_name, name);
-    if (hit && seen++ == index) return i;
+    if (hit && seen++ == index)
+      return i;
   }
   return NESTCL_ENODEV;
 }
 
-int nestcl_select_device_basic(const char *spec, nestcl_device_info *out) {
-  if (!out) return nestcl_set_error(NESTCL_EINVAL, "nestcl_select_device: NULL output");
+int nestcl_select_device_basic(const char *spec, nestcl_device_info *out)
+{
+  if (!out)
+    return nestcl_set_error(NESTCL_EINVAL, "nestcl_select_device: NULL output");
   const char *origin = "";
   if (!spec || !*spec) {
     spec = getenv("NESTCL_DEVICE");
@@ -262,12 +300,15 @@ int nestcl_select_device_basic(const char *spec, nestcl_device_info *out) {
   }
   nestcl_device_info *list;
   int n, rc = enumerate(&list, &n);
-  if (rc) return rc;
+  if (rc)
+    return rc;
   int pick = -1;
   if (!spec || !*spec) { /* default: the first GPU, else the first device of any kind */
     for (int i = 0; i < n && pick < 0; i++)
-      if (strcmp(list[i].type, "gpu") == 0) pick = i;
-    if (pick < 0 && n > 0) pick = 0;
+      if (strcmp(list[i].type, "gpu") == 0)
+        pick = i;
+    if (pick < 0 && n > 0)
+      pick = 0;
     if (pick < 0) {
       char msg[512] = "no OpenCL device to select";
       describe_devices(msg, sizeof msg, list, n);
@@ -293,37 +334,48 @@ int nestcl_select_device_basic(const char *spec, nestcl_device_info *out) {
   return 0;
 }
 
-int nestcl_select_device(const char *spec, nestcl_device_info *out) {
+int nestcl_select_device(const char *spec, nestcl_device_info *out)
+{
   int rc = nestcl_select_device_basic(spec, out);
-  if (rc == 0) nestcl_query_wg_multiple(NULL, out); /* as in nestcl_list_devices: 0 when the probe fails */
+  if (rc == 0)
+    nestcl_query_wg_multiple(NULL, out); /* as in nestcl_list_devices: 0 when the probe fails */
   return rc;
 }
 
 /* NESTCL_DEVICE_MEMORY_LIMIT: bytes, optionally with a K, M or G (binary) suffix. */
-static int memory_limit_from_env(size_t *limit) {
+static int memory_limit_from_env(size_t *limit)
+{
   const char *s = getenv("NESTCL_DEVICE_MEMORY_LIMIT");
-  if (!s || !*s) return 0;
+  if (!s || !*s)
+    return 0;
   char *end;
   errno = 0;
   unsigned long long v = strtoull(s, &end, 10);
   int shift = 0;
-  if (*end == 'K' || *end == 'k') shift = 10, end++;
-  else if (*end == 'M' || *end == 'm') shift = 20, end++;
-  else if (*end == 'G' || *end == 'g') shift = 30, end++;
+  if (*end == 'K' || *end == 'k')
+    shift = 10, end++;
+  else if (*end == 'M' || *end == 'm')
+    shift = 20, end++;
+  else if (*end == 'G' || *end == 'g')
+    shift = 30, end++;
   if (errno || end == s || *end || s[0] == '-' || (shift && v > (~0ULL >> shift)))
     return nestcl_set_error(NESTCL_EINVAL, "NESTCL_DEVICE_MEMORY_LIMIT='%s' is not a byte count", s);
   v <<= shift;
-  if (v < *limit) *limit = (size_t)v;
+  if (v < *limit)
+    *limit = (size_t)v;
   return 0;
 }
 
-int nestcl_device_open(const char *spec, int n_queues, nestcl_device **out) {
-  if (!out) return nestcl_set_error(NESTCL_EINVAL, "nestcl_device_open: NULL output");
+int nestcl_device_open(const char *spec, int n_queues, nestcl_device **out)
+{
+  if (!out)
+    return nestcl_set_error(NESTCL_EINVAL, "nestcl_device_open: NULL output");
   *out = NULL;
   if (n_queues < 1 || n_queues > 1024)
     return nestcl_set_error(NESTCL_EINVAL, "nestcl_device_open: %d queues requested (1..1024)", n_queues);
   nestcl_device *dev = calloc(1, sizeof *dev);
-  if (!dev) return nestcl_set_error(NESTCL_ERUNTIME, "out of host memory");
+  if (!dev)
+    return nestcl_set_error(NESTCL_ERUNTIME, "out of host memory");
   int rc = nestcl_select_device_basic(spec, &dev->info);
   if (rc) {
     free(dev);
@@ -370,45 +422,64 @@ int nestcl_device_open(const char *spec, int n_queues, nestcl_device **out) {
   return 0;
 }
 
-void nestcl_device_close(nestcl_device *dev) {
-  if (!dev) return;
+void nestcl_device_close(nestcl_device *dev)
+{
+  if (!dev)
+    return;
   for (int i = 0; i < dev->n_queues; i++) {
     clFinish(dev->queues[i]);
     clReleaseCommandQueue(dev->queues[i]);
   }
   free(dev->queues);
-  if (dev->context) clReleaseContext(dev->context);
+  if (dev->context)
+    clReleaseContext(dev->context);
   pthread_mutex_destroy(&dev->lock);
   free(dev);
 }
 
-const nestcl_device_info *nestcl_device_get_info(const nestcl_device *dev) { return &dev->info; }
-cl_context nestcl_device_context(const nestcl_device *dev) { return dev->context; }
-cl_device_id nestcl_device_id(const nestcl_device *dev) { return dev->info.device; }
-int nestcl_device_queue_count(const nestcl_device *dev) { return dev->n_queues; }
+const nestcl_device_info *nestcl_device_get_info(const nestcl_device *dev)
+{
+  return &dev->info;
+}
+cl_context nestcl_device_context(const nestcl_device *dev)
+{
+  return dev->context;
+}
+cl_device_id nestcl_device_id(const nestcl_device *dev)
+{
+  return dev->info.device;
+}
+int nestcl_device_queue_count(const nestcl_device *dev)
+{
+  return dev->n_queues;
+}
 
-cl_command_queue nestcl_device_queue(const nestcl_device *dev, int index) {
+cl_command_queue nestcl_device_queue(const nestcl_device *dev, int index)
+{
   return index >= 0 && index < dev->n_queues ? dev->queues[index] : NULL;
 }
 
-int nestcl_device_require(const nestcl_device *dev, const char *who) {
+int nestcl_device_require(const nestcl_device *dev, const char *who)
+{
   const nestcl_device_info *di = &dev->info;
-  const char *missing = !di->fp64            ? "double precision (cl_khr_fp64)"
-                        : !di->int64_atomics ? "64-bit integer atomics (cl_khr_int64_base_atomics)"
-                                             : NULL;
+  const char *missing = !di->fp64 ? "double precision (cl_khr_fp64)"
+    : !di->int64_atomics          ? "64-bit integer atomics (cl_khr_int64_base_atomics)"
+                                  : NULL;
   if (missing)
     return nestcl_set_error(NESTCL_ENODEV, "device '%s' lacks %s, which %s needs; no fallback exists", di->device_name,
                             missing, who);
   return 0;
 }
 
-int nestcl_kernel_wg_width(const nestcl_device *dev, cl_kernel k, const char *name, size_t want, size_t *width) {
+int nestcl_kernel_wg_width(const nestcl_device *dev, cl_kernel k, const char *name, size_t want, size_t *width)
+{
   size_t limit = 0;
   cl_int err = clGetKernelWorkGroupInfo(k, dev->info.device, CL_KERNEL_WORK_GROUP_SIZE, sizeof limit, &limit, NULL);
   if (err != CL_SUCCESS)
     return nestcl_set_error(NESTCL_ECL, "device '%s': CL_KERNEL_WORK_GROUP_SIZE of kernel %s: %s (%d)",
                             dev->info.device_name, name, nestcl_cl_error_name(err), err);
-  if (dev->info.max_wg_size && dev->info.max_wg_size < limit) limit = dev->info.max_wg_size;
+  if (dev->info.max_wg_size && dev->info.max_wg_size < limit)
+    limit = dev->info.max_wg_size;
   size_t w = want < limit ? want : limit;
   *width = w ? w : 1;
   if (nestcl_verbose() && w < want)

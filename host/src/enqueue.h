@@ -12,22 +12,25 @@
 #include "nestcl/engine.h"
 
 static inline cl_int nestcl_enq_launch(nestcl_enqueue_counts *c, cl_command_queue q, cl_kernel k, cl_uint dim,
-                                       const size_t *global, const size_t *local, cl_uint n_wait,
-                                       const cl_event *wait, cl_event *done)
+                                       const size_t *global, const size_t *local, cl_uint n_wait, const cl_event *wait,
+                                       cl_event *done)
 {
-  if (c) c->launches++;
+  if (c)
+    c->launches++;
   return clEnqueueNDRangeKernel(q, k, dim, NULL, global, local, n_wait, wait, done);
 }
 
 static inline cl_int nestcl_enq_finish(nestcl_enqueue_counts *c, cl_command_queue q)
 {
-  if (c) c->waits++;
+  if (c)
+    c->waits++;
   return clFinish(q);
 }
 
 static inline cl_int nestcl_enq_wait(nestcl_enqueue_counts *c, cl_uint n, const cl_event *events)
 {
-  if (c) c->waits++;
+  if (c)
+    c->waits++;
   return clWaitForEvents(n, events);
 }
 

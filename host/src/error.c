@@ -15,9 +15,13 @@
 
 static _Thread_local char last_error[NESTCL_ERROR_MAX];
 
-const char *nestcl_last_error(void) { return last_error; }
+const char *nestcl_last_error(void)
+{
+  return last_error;
+}
 
-int nestcl_set_error(int code, const char *fmt, ...) {
+int nestcl_set_error(int code, const char *fmt, ...)
+{
   /* Format into a scratch buffer first: callers may pass nestcl_last_error()
    * itself as an argument to add context to an earlier message. */
   static _Thread_local char scratch[NESTCL_ERROR_MAX];
@@ -33,9 +37,12 @@ int nestcl_set_error(int code, const char *fmt, ...) {
   return code;
 }
 
-const char *nestcl_cl_error_name(cl_int err) {
+const char *nestcl_cl_error_name(cl_int err)
+{
   switch (err) {
-#define E(x) case x: return #x;
+#define E(x)                                                                                                           \
+  case x:                                                                                                              \
+    return #x;
     E(CL_SUCCESS)
     E(CL_DEVICE_NOT_FOUND)
     E(CL_DEVICE_NOT_AVAILABLE)
@@ -96,7 +103,9 @@ const char *nestcl_cl_error_name(cl_int err) {
     E(CL_INVALID_LINKER_OPTIONS)
     E(CL_INVALID_DEVICE_PARTITION_COUNT)
 #undef E
-  case -1001: return "CL_PLATFORM_NOT_FOUND_KHR";
-  default: return "CL_UNKNOWN_ERROR";
+  case -1001:
+    return "CL_PLATFORM_NOT_FOUND_KHR";
+  default:
+    return "CL_UNKNOWN_ERROR";
   }
 }

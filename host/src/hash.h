@@ -11,9 +11,9 @@
 
 typedef struct nestcl_sha256 {
   uint32_t h[8];
-  uint64_t length;   /* bytes hashed so far */
+  uint64_t length; /* bytes hashed so far */
   uint8_t block[64];
-  size_t fill;       /* bytes waiting in block */
+  size_t fill; /* bytes waiting in block */
 } nestcl_sha256;
 
 void nestcl_sha256_init(nestcl_sha256 *s);

@@ -16,9 +16,10 @@
 #include "core/nestcl_core.h"
 
 static const size_t hist_elem[ENG_H_ARRAYS] = {8, 8, 8, 4, 4, 4, 8, 8, 8, 4, 8};
-static const char *const hist_name[ENG_H_ARRAYS] = {
-    "history t", "history Kminus", "history Kminus_triplet", "history access", "history head", "history length",
-    "Kminus", "Kminus_triplet", "last spike", "STDP in-degree", "STDP max delay"};
+static const char *const hist_name[ENG_H_ARRAYS] = {"history t",      "history Kminus", "history Kminus_triplet",
+                                                    "history access", "history head",   "history length",
+                                                    "Kminus",         "Kminus_triplet", "last spike",
+                                                    "STDP in-degree", "STDP max delay"};
 
 static int cl_check(cl_int err, const char *what)
 {
@@ -70,8 +71,10 @@ int eng_syn_layout_init(const nestcl_synapse_model *sm, eng_syn_layout *lay)
     }
   }
   if (lay->weight_f < 0) {
-    return nestcl_set_error(NESTCL_EINVAL, "%s: no per-synapse double field named \"weight\" that send() updates; "
-                            "the engine delivers such synapses only", sm->name);
+    return nestcl_set_error(NESTCL_EINVAL,
+                            "%s: no per-synapse double field named \"weight\" that send() updates; "
+                            "the engine delivers such synapses only",
+                            sm->name);
   }
   return 0;
 }
@@ -102,13 +105,17 @@ int eng_plastic_route(const nestcl_model *m, uint32_t K, uint32_t n_channels, lo
     int ch;
     double v;
     if (m->route_spike(probes[k], rport, K, &ch, &v) != 0 || v != probes[k] || ch < 0 || (uint32_t)ch >= n_channels) {
-      return nestcl_set_error(NESTCL_EINVAL, "translated synapses onto %s: its handle(SpikeEvent&) does not add the "
-                              "weight unchanged at rport %ld, which the plastic delivery needs", m->name, rport);
+      return nestcl_set_error(NESTCL_EINVAL,
+                              "translated synapses onto %s: its handle(SpikeEvent&) does not add the "
+                              "weight unchanged at rport %ld, which the plastic delivery needs",
+                              m->name, rport);
     }
     int *slot = probes[k] > 0 ? ch_pos : (probes[k] < 0 ? ch_neg : ch_zero);
     if (k != 0 && k != 3 && k != 6 && *slot != ch) {
-      return nestcl_set_error(NESTCL_EINVAL, "translated synapses onto %s: its channel depends on more than the "
-                              "weight's sign", m->name);
+      return nestcl_set_error(NESTCL_EINVAL,
+                              "translated synapses onto %s: its channel depends on more than the "
+                              "weight's sign",
+                              m->name);
     }
     *slot = ch;
   }
@@ -120,15 +127,18 @@ int eng_plastic_route(const nestcl_model *m, uint32_t K, uint32_t n_channels, lo
 static const char *cl_type(nestcl_field_type t)
 {
   switch (t) {
-  case NESTCL_T_DOUBLE: return "double";
-  case NESTCL_T_LONG: return "long";
-  case NESTCL_T_SIZE: return "ulong";
-  default: return "int";
+  case NESTCL_T_DOUBLE:
+    return "double";
+  case NESTCL_T_LONG:
+    return "long";
+  case NESTCL_T_SIZE:
+    return "ulong";
+  default:
+    return "int";
   }
 }
 
-static int append(char **buf, size_t *len, size_t *cap, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
+static int append(char **buf, size_t *len, size_t *cap, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 
 static int append(char **buf, size_t *len, size_t *cap, const char *fmt, ...)
 {
@@ -158,27 +168,31 @@ static int append(char **buf, size_t *len, size_t *cap, const char *fmt, ...)
 int eng_plastic_program(nestcl_device *dev, const nestcl_synapse_model *sm, const eng_syn_layout *lay, int contiguous,
                         cl_program *out)
 {
-  size_t len = 0, cap = strlen(nestcl_rt_source) + strlen(sm->device_source) + strlen(nestcl_plastic_kernels_source) +
-                        4096;
+  size_t len = 0,
+         cap = strlen(nestcl_rt_source) + strlen(sm->device_source) + strlen(nestcl_plastic_kernels_source) + 4096;
   char *s = malloc(cap);
   if (!s) {
     return nestcl_set_error(NESTCL_ENOMEM, "out of host memory");
   }
   s[0] = 0;
-  int rc = append(&s, &len, &cap, "%s\n#define NESTCL_SYN_T nestcl_syn_%s\n#define NESTCL_SYNCP_T nestcl_syncp_%s\n"
-                  "#define NESTCL_SYN_SEND %s\n#define NESTCL_SYN_STATE(X)", nestcl_rt_source, sm->name, sm->name,
-                  sm->send_name);
+  int rc = append(&s, &len, &cap,
+                  "%s\n#define NESTCL_SYN_T nestcl_syn_%s\n#define NESTCL_SYNCP_T nestcl_syncp_%s\n"
+                  "#define NESTCL_SYN_SEND %s\n#define NESTCL_SYN_STATE(X)",
+                  nestcl_rt_source, sm->name, sm->name, sm->send_name);
   for (int k = 0; k < lay->n_state && !rc; ++k) {
     const nestcl_syn_field *f = &sm->fields[lay->state_f[k]];
     rc = append(&s, &len, &cap, " X(%s, %s, %zu)", f->member, cl_type(f->type), lay->state_off[k]);
   }
-  if (!rc) rc = append(&s, &len, &cap, "\n#define NESTCL_SYN_SOURCE(X)");
+  if (!rc)
+    rc = append(&s, &len, &cap, "\n#define NESTCL_SYN_SOURCE(X)");
   for (int k = 0; k < lay->n_src && !rc; ++k) {
     const nestcl_syn_field *f = &sm->fields[lay->src_f[k]];
     rc = append(&s, &len, &cap, " X(%s, %s, %zu)", f->member, cl_type(f->type), lay->src_off[k]);
   }
-  if (!rc) rc = append(&s, &len, &cap, "\n%s\n%s", sm->device_source, nestcl_plastic_kernels_source);
-  if (!rc) rc = nestcl_program_build(dev, s, contiguous ? "-DNESTCL_DELIVER_CONTIGUOUS=1" : "", out);
+  if (!rc)
+    rc = append(&s, &len, &cap, "\n%s\n%s", sm->device_source, nestcl_plastic_kernels_source);
+  if (!rc)
+    rc = nestcl_program_build(dev, s, contiguous ? "-DNESTCL_DELIVER_CONTIGUOUS=1" : "", out);
   free(s);
   return rc;
 }
@@ -239,9 +253,10 @@ cl_int eng_plastic_rows_args(cl_kernel k, const nestcl_buffer *srcs, cl_ulong sr
 
 nestcl_history eng_hist_view(eng_history *h)
 {
-  nestcl_history v = {h->a[ENG_H_T], h->a[ENG_H_KMINUS], h->a[ENG_H_KMINUS_TRIPLET], h->a[ENG_H_ACCESS],
-                      h->a[ENG_H_HEAD], h->a[ENG_H_LEN], h->a[ENG_H_KM], h->a[ENG_H_KMT], h->a[ENG_H_LAST],
-                      h->a[ENG_H_NIN], h->a[ENG_H_MAXD], h->cap};
+  nestcl_history v = {h->a[ENG_H_T],      h->a[ENG_H_KMINUS], h->a[ENG_H_KMINUS_TRIPLET],
+                      h->a[ENG_H_ACCESS], h->a[ENG_H_HEAD],   h->a[ENG_H_LEN],
+                      h->a[ENG_H_KM],     h->a[ENG_H_KMT],    h->a[ENG_H_LAST],
+                      h->a[ENG_H_NIN],    h->a[ENG_H_MAXD],   h->cap};
   return v;
 }
 
@@ -335,7 +350,8 @@ static int hist_too_small(const eng_history *h, uint32_t i)
   return nestcl_set_error(NESTCL_ERUNTIME,
                           "postsynaptic spike history of neuron %llu (%s) needs more than %u entries (history_max; "
                           "NEST keeps every spike that an STDP synapse onto it has not read yet): raise "
-                          "--history-max", (unsigned long long)(h->first_gid + i), h->model, h->max_cap);
+                          "--history-max",
+                          (unsigned long long)(h->first_gid + i), h->model, h->max_cap);
 }
 
 static int cmp_pair(const void *x, const void *y)
@@ -415,14 +431,17 @@ int eng_hist_upload(eng_history *h, nestcl_device *dev, cl_program core)
 {
   int rc = hist_to_device(h, dev);
   cl_int err = CL_SUCCESS;
-  if (!rc) rc = nestcl_buffer_alloc(dev, NESTCL_MEM_OTHER, "history flag", 8, CL_MEM_READ_WRITE, NULL, &h->b_flag);
-  if (!rc) rc = nestcl_buffer_alloc(dev, NESTCL_MEM_OTHER, "history spikes", h->max_pairs * 8, CL_MEM_READ_ONLY, NULL,
-                                    &h->b_append);
+  if (!rc)
+    rc = nestcl_buffer_alloc(dev, NESTCL_MEM_OTHER, "history flag", 8, CL_MEM_READ_WRITE, NULL, &h->b_flag);
+  if (!rc)
+    rc = nestcl_buffer_alloc(dev, NESTCL_MEM_OTHER, "history spikes", h->max_pairs * 8, CL_MEM_READ_ONLY, NULL,
+                             &h->b_append);
   if (rc) {
     return rc;
   }
   h->k_append = clCreateKernel(core, "nestcl_hist_append", &err);
-  if ((rc = cl_check(err, "clCreateKernel(nestcl_hist_append)"))) return rc;
+  if ((rc = cl_check(err, "clCreateKernel(nestcl_hist_append)")))
+    return rc;
   cl_long tps = h->tics_per_step;
   cl_double mpt = 1e-3, tmi = h->tau_minus_inv, tti = h->tau_minus_triplet_inv, mdm = h->min_delay_ms;
   cl_double eps = ENG_STDP_EPS;
@@ -478,11 +497,13 @@ static int hist_grow_device(eng_history *h, nestcl_device *dev, int queue, uint3
                             int n_users)
 {
   int rc = eng_hist_download(h, dev, queue);
-  if (!rc) rc = hist_relayout(h, new_cap);
+  if (!rc)
+    rc = hist_relayout(h, new_cap);
   for (int a = 0; a < ENG_H_ARRAYS; ++a) {
     nestcl_buffer_free(dev, &h->b[a]);
   }
-  if (!rc) rc = hist_to_device(h, dev);
+  if (!rc)
+    rc = hist_to_device(h, dev);
   if (!rc) {
     cl_int err = eng_hist_args(h->k_append, HIST_APPEND_HISTORY, h);
     for (int j = 0; j < n_users; ++j) {
@@ -523,7 +544,8 @@ cl_int eng_hist_append_enqueue(eng_history *h, nestcl_device *dev, int queue, in
   err |= clSetKernelArg(h->k_append, HIST_APPEND_PAIRS, sizeof(cl_mem), &h->b_append.mem);
   err |= clSetKernelArg(h->k_append, HIST_APPEND_N_PAIRS, sizeof np, &np);
   err |= clSetKernelArg(h->k_append, HIST_APPEND_ORIGIN, sizeof org, &org);
-  if (err == CL_SUCCESS) err = nestcl_enq_launch(h->counts, q, h->k_append, 1, &gsize, NULL, 0, NULL, NULL);
+  if (err == CL_SUCCESS)
+    err = nestcl_enq_launch(h->counts, q, h->k_append, 1, &gsize, NULL, 0, NULL, NULL);
   return err;
 }
 
@@ -550,8 +572,10 @@ int eng_hist_append_device(eng_history *h, nestcl_device *dev, int queue, int64_
     cl_uint flag[2] = {0u, 0xffffffffu};
     size_t gsize = h->n_append;
     err = nestcl_enq_write(h->counts, q, h->b_flag.mem, CL_FALSE, 0, sizeof flag, flag, 0, NULL, NULL);
-    if (err == CL_SUCCESS) err = nestcl_enq_launch(h->counts, q, h->k_append, 1, &gsize, NULL, 0, NULL, NULL);
-    if (err == CL_SUCCESS) err = nestcl_enq_read(h->counts, q, h->b_flag.mem, CL_TRUE, 0, sizeof flag, flag, 0, NULL, NULL);
+    if (err == CL_SUCCESS)
+      err = nestcl_enq_launch(h->counts, q, h->k_append, 1, &gsize, NULL, 0, NULL, NULL);
+    if (err == CL_SUCCESS)
+      err = nestcl_enq_read(h->counts, q, h->b_flag.mem, CL_TRUE, 0, sizeof flag, flag, 0, NULL, NULL);
     if (err != CL_SUCCESS) {
       return cl_check(err, "history append kernel");
     }
@@ -577,7 +601,8 @@ void eng_hist_free(eng_history *h, nestcl_device *dev)
     nestcl_buffer_free(dev, &h->b_append);
     nestcl_buffer_free(dev, &h->b_flag);
   }
-  if (h->k_append) clReleaseKernel(h->k_append);
+  if (h->k_append)
+    clReleaseKernel(h->k_append);
   free(h->append);
   memset(h, 0, sizeof *h);
 }

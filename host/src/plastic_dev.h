@@ -35,8 +35,8 @@ typedef struct eng_syn_layout {
   int state_f[ENG_SYN_FIELDS_MAX], src_f[ENG_SYN_FIELDS_MAX]; /* indices into the model's fields */
   size_t state_off[ENG_SYN_FIELDS_MAX], src_off[ENG_SYN_FIELDS_MAX];
   size_t state_bytes, src_bytes; /* per synapse, per source */
-  int weight_f;                  /* the field NEST calls "weight" (index into fields) */
-  size_t weight_off;             /* its state_off */
+  int weight_f; /* the field NEST calls "weight" (index into fields) */
+  size_t weight_off; /* its state_off */
 } eng_syn_layout;
 
 int eng_syn_layout_init(const nestcl_synapse_model *sm, eng_syn_layout *lay);
@@ -60,12 +60,42 @@ int eng_plastic_program(nestcl_device *dev, const nestcl_synapse_model *sm, cons
 
 /* Arguments of nestcl_plastic (plastic_kernels.cl), by position. */
 enum {
-  PK_SRCS = 0, PK_N_SRCS, PK_LAGS, PK_ORIGIN, PK_SRC_FIRST, PK_N_ROWS, PK_ROW, PK_TARGET, PK_DELAY, PK_DELAY_HOM,
-  PK_STATE, PK_NNZ, PK_SRC_STATE, PK_TMPL, PK_CP, PK_RING, PK_RING_SLOTS, PK_N, PK_N_CHANNELS, PK_CH_POS,
-  PK_CH_NEG, PK_CH_ZERO, PK_RPORT, PK_TICS_PER_STEP, PK_MS_PER_TIC, PK_MS_PER_STEP, PK_EPS, PK_TAU_MINUS_INV,
-  PK_FUSED, PK_HIST,
+  PK_SRCS = 0,
+  PK_N_SRCS,
+  PK_LAGS,
+  PK_ORIGIN,
+  PK_SRC_FIRST,
+  PK_N_ROWS,
+  PK_ROW,
+  PK_TARGET,
+  PK_DELAY,
+  PK_DELAY_HOM,
+  PK_STATE,
+  PK_NNZ,
+  PK_SRC_STATE,
+  PK_TMPL,
+  PK_CP,
+  PK_RING,
+  PK_RING_SLOTS,
+  PK_N,
+  PK_N_CHANNELS,
+  PK_CH_POS,
+  PK_CH_NEG,
+  PK_CH_ZERO,
+  PK_RPORT,
+  PK_TICS_PER_STEP,
+  PK_MS_PER_TIC,
+  PK_MS_PER_STEP,
+  PK_EPS,
+  PK_TAU_MINUS_INV,
+  PK_FUSED,
+  PK_HIST,
   /* after the history's arrays and cap: where the sources come from (plastic_kernels.cl) */
-  PK_STATUS = PK_HIST + 12, PK_BUCKET_WORD, PK_BUCKET_WIDTH, PK_MIN_DELAY, PK_LOOP
+  PK_STATUS = PK_HIST + 12,
+  PK_BUCKET_WORD,
+  PK_BUCKET_WIDTH,
+  PK_MIN_DELAY,
+  PK_LOOP
 };
 
 /* What stays fixed for one set of synapses on one block of neurons. */
@@ -86,12 +116,21 @@ cl_int eng_plastic_rows_args(cl_kernel k, const nestcl_buffer *srcs, cl_ulong sr
 /* ---- the spike history of n neurons (ArchivingNode) ---------------------- */
 
 enum {
-  ENG_H_T = 0, ENG_H_KMINUS, ENG_H_KMINUS_TRIPLET, ENG_H_ACCESS, /* per entry: [n * cap] */
-  ENG_H_HEAD, ENG_H_LEN, ENG_H_KM, ENG_H_KMT, ENG_H_LAST, ENG_H_NIN, ENG_H_MAXD, /* per neuron: [n] */
+  ENG_H_T = 0,
+  ENG_H_KMINUS,
+  ENG_H_KMINUS_TRIPLET,
+  ENG_H_ACCESS, /* per entry: [n * cap] */
+  ENG_H_HEAD,
+  ENG_H_LEN,
+  ENG_H_KM,
+  ENG_H_KMT,
+  ENG_H_LAST,
+  ENG_H_NIN,
+  ENG_H_MAXD, /* per neuron: [n] */
   ENG_H_ARRAYS
 };
 typedef struct eng_history {
-  uint32_t cap;          /* entries per neuron; 0: no history */
+  uint32_t cap; /* entries per neuron; 0: no history */
   uint32_t n;
   void *a[ENG_H_ARRAYS]; /* host arrays (NULL while the device has them) */
   nestcl_buffer b[ENG_H_ARRAYS];
@@ -100,8 +139,8 @@ typedef struct eng_history {
   int64_t tics_per_step;
   double min_delay_ms;
   int fused;
-  uint32_t max_cap;      /* the bound of growth */
-  uint64_t first_gid;    /* for messages */
+  uint32_t max_cap; /* the bound of growth */
+  uint64_t first_gid; /* for messages */
   const char *model;
   /* a super step's (or slice's) own spikes as (local index, lag) pairs, by index then lag */
   uint32_t *append;

@@ -7,8 +7,8 @@
 
 #include "specialise.h"
 
-void nestcl_const_options(const nestcl_model *m, void *const *const *fields, const uint32_t *n, int n_sets,
-                          char *buf, size_t cap)
+void nestcl_const_options(const nestcl_model *m, void *const *const *fields, const uint32_t *n, int n_sets, char *buf,
+                          size_t cap)
 {
   size_t used = 0;
   buf[0] = 0;

@@ -18,8 +18,8 @@
  * (fields[s], n[s] neurons each) into buf (cap bytes, always terminated). A
  * parameter that differs, is not finite, or does not fit stays an array.
  */
-void nestcl_const_options(const nestcl_model *m, void *const *const *fields, const uint32_t *n, int n_sets,
-                          char *buf, size_t cap);
+void nestcl_const_options(const nestcl_model *m, void *const *const *fields, const uint32_t *n, int n_sets, char *buf,
+                          size_t cap);
 
 /*
  * What this header also declared before it was split by role: the engine's

@@ -51,9 +51,9 @@ cl_int nestcl_update_kernel_set(cl_kernel k, const nestcl_update_args *a, const 
 
 cl_int nestcl_update_kernel_fixed_args(cl_kernel k, uint32_t n, uint32_t K, double resolution_ms, uint32_t ring_slots,
                                        uint32_t n_channels, cl_mem ring, cl_mem spike_count, cl_mem spikes,
-                                       uint32_t spike_capacity, int64_t rec_interval, cl_mem rec,
-                                       uint32_t rng_seed, uint64_t id_first, uint64_t id_stride,
-                                       const nestcl_buffer *fields, int n_fields, cl_mem spike_offsets)
+                                       uint32_t spike_capacity, int64_t rec_interval, cl_mem rec, uint32_t rng_seed,
+                                       uint64_t id_first, uint64_t id_stride, const nestcl_buffer *fields, int n_fields,
+                                       cl_mem spike_offsets)
 {
   nestcl_update_args a;
   nestcl_update_args_init(&a, n, K, resolution_ms, ring_slots, n_channels, spike_capacity, rec_interval, rng_seed,

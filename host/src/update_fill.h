@@ -53,9 +53,9 @@ cl_int nestcl_update_kernel_set(cl_kernel k, const nestcl_update_args *a, const 
  */
 cl_int nestcl_update_kernel_fixed_args(cl_kernel k, uint32_t n, uint32_t K, double resolution_ms, uint32_t ring_slots,
                                        uint32_t n_channels, cl_mem ring, cl_mem spike_count, cl_mem spikes,
-                                       uint32_t spike_capacity, int64_t rec_interval, cl_mem rec,
-                                       uint32_t rng_seed, uint64_t id_first, uint64_t id_stride,
-                                       const nestcl_buffer *fields, int n_fields, cl_mem spike_offsets);
+                                       uint32_t spike_capacity, int64_t rec_interval, cl_mem rec, uint32_t rng_seed,
+                                       uint64_t id_first, uint64_t id_stride, const nestcl_buffer *fields, int n_fields,
+                                       cl_mem spike_offsets);
 
 /* The slice arguments of one launch (origin_steps, from, to). Returns the OR of the OpenCL results. */
 cl_int nestcl_update_kernel_slice(cl_kernel k, int64_t origin_steps, int from, int to);

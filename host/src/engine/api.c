@@ -67,8 +67,8 @@ int nestcl_engine_create(const nestcl_engine_config *c, nestcl_engine **out)
                             c->cpu_threads, c->gpu_streams);
   }
   if (c->cpu_threads > 256 || c->gpu_streams > 64) {
-    return nestcl_set_error(NESTCL_EINVAL, "threads %d, streams %d: at most 256 threads and 64 streams",
-                            c->cpu_threads, c->gpu_streams);
+    return nestcl_set_error(NESTCL_EINVAL, "threads %d, streams %d: at most 256 threads and 64 streams", c->cpu_threads,
+                            c->gpu_streams);
   }
   double alpha = c->gpu_fraction;
   if (alpha < 0.0 && alpha != -1.0) {
@@ -86,8 +86,7 @@ int nestcl_engine_create(const nestcl_engine_config *c, nestcl_engine **out)
   if (alpha < 1.0 && c->cpu_threads == 0) {
     return nestcl_set_error(NESTCL_EINVAL, "gpu fraction %g but no CPU threads for the rest", alpha);
   }
-  if (c->min_delay_ms < 0.0 || c->max_delay_ms < 0.0 ||
-      (c->max_delay_ms > 0.0 && c->min_delay_ms > c->max_delay_ms)) {
+  if (c->min_delay_ms < 0.0 || c->max_delay_ms < 0.0 || (c->max_delay_ms > 0.0 && c->min_delay_ms > c->max_delay_ms)) {
     return nestcl_set_error(NESTCL_EINVAL, "min_delay %g ms / max_delay %g ms: must be positive, min <= max",
                             c->min_delay_ms, c->max_delay_ms);
   }
@@ -215,7 +214,10 @@ int nestcl_engine_create_population(nestcl_engine *e, const char *model, uint32_
     return nestcl_set_error(NESTCL_EINVAL,
                             "%s runs on the device only under NEST: its %s did not translate (see nestcl-translate's "
                             "report), and the engine needs it",
-                            m->name, !m->set_defaults ? "constructors" : !m->pre_run ? "pre_run_hook" : "handle()");
+                            m->name,
+                            !m->set_defaults ? "constructors"
+                              : !m->pre_run  ? "pre_run_hook"
+                                             : "handle()");
   }
   if (m->event_queue) {
     /* its update() takes spikes one by one with their precise offsets (NEST's SliceRingBuffer), which only NEST's
@@ -239,8 +241,8 @@ int nestcl_engine_create_population(nestcl_engine *e, const char *model, uint32_
   for (int f = 0; f < m->n_fields; ++f) {
     if (m->fields[f].array_len < 0 && (m->fields[f].array_base > 0 || m->fields[f].array_len < -1) &&
         K > NESTCL_ODE_K_MAX) {
-      return nestcl_set_error(NESTCL_EINVAL, "%s with K=%u: its ODE state vector %s holds at most %d receptors", m->name,
-                              K, m->fields[f].member, NESTCL_ODE_K_MAX);
+      return nestcl_set_error(NESTCL_EINVAL, "%s with K=%u: its ODE state vector %s holds at most %d receptors",
+                              m->name, K, m->fields[f].member, NESTCL_ODE_K_MAX);
     }
   }
   eng_population *np = realloc(e->pops, (size_t)(e->n_pops + 1) * sizeof *np);
@@ -255,7 +257,7 @@ int nestcl_engine_create_population(nestcl_engine *e, const char *model, uint32_
   p->K = m->has_receptors ? K : 0;
   p->first = e->n_global;
   p->n_channels = channels;
-  p->tau_minus = 20.0;          /* ArchivingNode's defaults */
+  p->tau_minus = 20.0; /* ArchivingNode's defaults */
   p->tau_minus_triplet = 110.0;
   e->n_global += n;
   *pop = e->n_pops++;
@@ -442,8 +444,7 @@ int nestcl_engine_connect(nestcl_engine *e, int source_pop, int target_pop, cons
       return nestcl_set_error(NESTCL_EINVAL, "fixed_total_number: no pair to draw (autapses off, one neuron)");
     }
     if (conn->N > ((uint64_t)1 << 40)) {
-      return nestcl_set_error(NESTCL_EINVAL, "fixed_total_number: N = %llu exceeds 2^40",
-                              (unsigned long long)conn->N);
+      return nestcl_set_error(NESTCL_EINVAL, "fixed_total_number: N = %llu exceeds 2^40", (unsigned long long)conn->N);
     }
     break;
   case NESTCL_RULE_PAIRWISE_BERNOULLI:
@@ -643,8 +644,8 @@ int nestcl_engine_add_poisson(nestcl_engine *e, int target_pop, double rate_hz, 
   return nestcl_engine_add_poisson_window(e, target_pop, rate_hz, weight, delay_ms, rport, 0.0, INFINITY);
 }
 
-int nestcl_engine_add_poisson_window(nestcl_engine *e, int target_pop, double rate_hz, double weight,
-                                     double delay_ms, long rport, double start_ms, double stop_ms)
+int nestcl_engine_add_poisson_window(nestcl_engine *e, int target_pop, double rate_hz, double weight, double delay_ms,
+                                     long rport, double start_ms, double stop_ms)
 {
   int rc = check_description_open(e, "Connect(poisson_generator)");
   if (rc || (rc = check_pop(e, target_pop))) {
@@ -661,8 +662,7 @@ int nestcl_engine_add_poisson_window(nestcl_engine *e, int target_pop, double ra
   double val;
   const eng_population *t = &e->pops[target_pop];
   ch = 0;
-  if (eng_route_spike(NULL, t->model, weight, rport, t->K, &ch, &val) != 0 || ch < 0 ||
-      (uint32_t)ch >= t->n_channels) {
+  if (eng_route_spike(NULL, t->model, weight, rport, t->K, &ch, &val) != 0 || ch < 0 || (uint32_t)ch >= t->n_channels) {
     return nestcl_set_error(NESTCL_EINVAL, "%s does not accept spikes at rport %ld: %s", t->model->name, rport,
                             nestcl_last_error());
   }
@@ -816,7 +816,8 @@ int nestcl_engine_add_multimeter(nestcl_engine *e, int pop, uint32_t first, uint
       }
       for (int j = 0; j < m->n_recordables && !m->n_recordable_names && used + 1 < sizeof list; ++j) {
         const nestcl_field *f = &m->fields[m->recordables[j]];
-        int w = snprintf(list + used, sizeof list - used, "%s%s", j ? ", " : "", f->nest_name ? f->nest_name : f->member);
+        int w =
+          snprintf(list + used, sizeof list - used, "%s%s", j ? ", " : "", f->nest_name ? f->nest_name : f->member);
         used += w > 0 ? (size_t)w : 0;
       }
       return nestcl_set_error(NESTCL_EINVAL, "%s has no recordable '%s' (its recordables: %s)", m->name, recordables[k],
@@ -847,8 +848,8 @@ int nestcl_engine_simulate(nestcl_engine *e, double t_ms)
   double h = e->cfg.resolution_ms;
   int64_t steps = eng_ms_to_steps(t_ms, h);
   if (!(t_ms >= 0.0) || fabs((double)steps * h - t_ms) > 1e-9 * (t_ms > 1 ? t_ms : 1)) {
-    return nestcl_set_error(NESTCL_EINVAL, "simulate(%g ms): not a non-negative multiple of the resolution %g ms",
-                            t_ms, h);
+    return nestcl_set_error(NESTCL_EINVAL, "simulate(%g ms): not a non-negative multiple of the resolution %g ms", t_ms,
+                            h);
   }
   int rc = nestcl_engine_prepare(e);
   if (rc) {
@@ -955,7 +956,7 @@ int nestcl_engine_get_stats(const nestcl_engine *e, nestcl_engine_stats *out)
         const eng_syn_layout *L = &e->projs[pl->proj].lay;
         pn += pl->nnz;
         pbytes += ((size_t)pl->n_rows + 1) * 8 + pl->nnz * (4 + L->state_bytes) +
-                  (pl->delay_hom == 0xffffffffu /* per synapse */ ? pl->nnz * 2 : 0) + (size_t)pl->n_rows * L->src_bytes;
+          (pl->delay_hom == 0xffffffffu /* per synapse */ ? pl->nnz * 2 : 0) + (size_t)pl->n_rows * L->src_bytes;
       }
       for (int j = 0; j < b->n_plastic; ++j) {
         out->plastic_batched |= b->plastic[j].batch_cap != 0;

@@ -73,8 +73,8 @@ static int build_nodes(nestcl_engine *e, eng_vp *vp, eng_block *b)
         return redraw_failed(p->settings[k].name, &p->settings[k].v);
       }
       if (eng_set_value(m, b->fields, b->n, i, p->K, p->settings[k].name, v) != 0) {
-        return nestcl_set_error(NESTCL_EINVAL, "%s neuron %llu: %s = %g rejected: %s", m->name,
-                                (unsigned long long)gid, p->settings[k].name, v, nestcl_last_error());
+        return nestcl_set_error(NESTCL_EINVAL, "%s neuron %llu: %s = %g rejected: %s", m->name, (unsigned long long)gid,
+                                p->settings[k].name, v, nestcl_last_error());
       }
     }
     if (m->init_buffers && m->init_buffers(b->fields, b->n, i, p->K, e->cfg.resolution_ms) != 0) {
@@ -169,7 +169,7 @@ static double log_factorial(uint64_t k)
   }
   double x = (double)k + 1.0, x2 = x * x;
   return (x - 0.5) * log(x) - x + 0.91893853320467274178 + 1.0 / (12.0 * x) - 1.0 / (360.0 * x * x2) +
-         1.0 / (1260.0 * x * x2 * x2);
+    1.0 / (1260.0 * x * x2 * x2);
 }
 
 /*
@@ -187,8 +187,8 @@ static uint64_t draw_binomial(uint64_t n, double q, double u)
   }
   uint64_t m = (uint64_t)floor(((double)n + 1.0) * q);
   m = m > n ? n : m;
-  double pm = exp(log_factorial(n) - log_factorial(m) - log_factorial(n - m) + (double)m * log(q) +
-                  (double)(n - m) * log1p(-q));
+  double pm =
+    exp(log_factorial(n) - log_factorial(m) - log_factorial(n - m) + (double)m * log(q) + (double)(n - m) * log1p(-q));
   double r_down = (1.0 - q) / q, r_up = q / (1.0 - q);
   u -= pm;
   if (u < 0.0) {
@@ -249,14 +249,14 @@ static void ftn_counts(uint32_t seed, int p, uint64_t N, uint32_t n_targets, uin
  */
 typedef struct sink {
   int pass;
-  uint64_t *row_ptr;   /* pass 0: counts at [src + 1] */
-  uint64_t *cursor;    /* pass 1: next free slot per source */
+  uint64_t *row_ptr; /* pass 0: counts at [src + 1] */
+  uint64_t *cursor; /* pass 1: next free slot per source */
   uint32_t *target;
   float *weight_f;
   double *weight_d;
-  uint16_t *delay;     /* pass 1, only when delays differ */
-  uint32_t *indegree;  /* pass 1: synapses per local target (for the overflow bound) */
-  double max_abs;      /* pass 1: largest |weight| routed into the ring */
+  uint16_t *delay; /* pass 1, only when delays differ */
+  uint32_t *indegree; /* pass 1: synapses per local target (for the overflow bound) */
+  double max_abs; /* pass 1: largest |weight| routed into the ring */
   uint64_t n;
   int have_delay, hom;
   uint16_t delay0;
@@ -265,11 +265,11 @@ typedef struct sink {
   double const_value;
   /* translated synapses: the block's CSR of the projection (rows: the source population) */
   eng_plastic *pl;
-  uint64_t row_base;   /* global id of row 0 */
+  uint64_t row_base; /* global id of row 0 */
   unsigned char *scratch; /* a synapse, for checking drawn weights through set_status */
-  uint32_t *nin;       /* pass 1: synapses that read the history, per local target */
-  double *maxd;        /* pass 1: largest delay (ms) of those per local target */
-  int history;         /* the model reads the target's history */
+  uint32_t *nin; /* pass 1: synapses that read the history, per local target */
+  double *maxd; /* pass 1: largest delay (ms) of those per local target */
+  int history; /* the model reads the target's history */
   double ms_per_step;
 } sink;
 
@@ -404,13 +404,13 @@ static int add_synapse(const nestcl_engine *e, sink *k, const eng_projection *pr
 typedef struct draw_ctx {
   const nestcl_engine *e;
   const eng_block *b;
-  int p;                 /* the projection's index: its streams' key */
+  int p; /* the projection's index: its streams' key */
   sink *c;
   marks *mk;
   const eng_projection *pr;
   const eng_population *sp, *tp;
   uint32_t seed;
-  int same;              /* source and target are one population (autapses possible) */
+  int same; /* source and target are one population (autapses possible) */
 } draw_ctx;
 
 static int draw_fixed_indegree(const draw_ctx *x)
@@ -594,9 +594,10 @@ static int draw_projection(const nestcl_engine *e, const eng_block *b, int p, si
   const eng_population *sp = &e->pops[pr->src], *tp = &e->pops[pr->tgt];
   draw_ctx x = {e, b, p, c, mk, pr, sp, tp, e->cfg.seed, pr->src == pr->tgt};
   c->const_route = pr->syn.weight.kind == NESTCL_DIST_CONSTANT;
-  if (c->const_route && !c->pl && (eng_route_spike(sp->model, tp->model, pr->syn.weight.a, pr->syn.rport, tp->K,
-                                                   &c->const_ch, &c->const_value) != 0 ||
-                         c->const_ch < 0 || (uint32_t)c->const_ch >= tp->n_channels)) {
+  if (c->const_route && !c->pl &&
+      (eng_route_spike(sp->model, tp->model, pr->syn.weight.a, pr->syn.rport, tp->K, &c->const_ch, &c->const_value) !=
+         0 ||
+       c->const_ch < 0 || (uint32_t)c->const_ch >= tp->n_channels)) {
     return nestcl_set_error(NESTCL_EINVAL, "%s rejects a spike of weight %g at rport %ld", tp->model->name,
                             pr->syn.weight.a, pr->syn.rport);
   }
@@ -610,12 +611,18 @@ static int draw_projection(const nestcl_engine *e, const eng_block *b, int p, si
     c->delay0 = (uint16_t)dd;
   }
   switch (pr->conn.rule) {
-  case NESTCL_RULE_FIXED_INDEGREE: return draw_fixed_indegree(&x);
-  case NESTCL_RULE_FIXED_OUTDEGREE: return draw_fixed_outdegree(&x);
-  case NESTCL_RULE_ALL_TO_ALL: return draw_all_to_all(&x);
-  case NESTCL_RULE_FIXED_TOTAL_NUMBER: return draw_fixed_total(&x);
-  case NESTCL_RULE_PAIRWISE_BERNOULLI: return draw_bernoulli(&x);
-  case NESTCL_RULE_ONE_TO_ONE: return draw_one_to_one(&x);
+  case NESTCL_RULE_FIXED_INDEGREE:
+    return draw_fixed_indegree(&x);
+  case NESTCL_RULE_FIXED_OUTDEGREE:
+    return draw_fixed_outdegree(&x);
+  case NESTCL_RULE_ALL_TO_ALL:
+    return draw_all_to_all(&x);
+  case NESTCL_RULE_FIXED_TOTAL_NUMBER:
+    return draw_fixed_total(&x);
+  case NESTCL_RULE_PAIRWISE_BERNOULLI:
+    return draw_bernoulli(&x);
+  case NESTCL_RULE_ONE_TO_ONE:
+    return draw_one_to_one(&x);
   }
   return 0;
 }
@@ -645,8 +652,8 @@ static int check_fixed_range(const nestcl_engine *e, const eng_block *b, const u
   if (!nestcl_fixed_fits(max_abs, events)) {
     return nestcl_set_error(NESTCL_EINVAL,
                             "%s: up to %llu inputs of |w| <= %g per step could overflow the fixed-point ring "
-                            "(|sum| must stay below 2^31)", e->pops[b->pop].model->name, (unsigned long long)events,
-                            max_abs);
+                            "(|sum| must stay below 2^31)",
+                            e->pops[b->pop].model->name, (unsigned long long)events, max_abs);
   }
   return 0;
 }
@@ -713,8 +720,9 @@ static int build_static(nestcl_engine *e, eng_vp *vp, eng_block *b, marks *mk, u
   }
   vp->synapses += b->nnz;
   size_t wsize = e->cfg.weight_type == NESTCL_WEIGHT_DOUBLE ? sizeof(double) : sizeof(float);
-  vp->ops->account(vp, NESTCL_MEM_SYNAPSES, (N + 1) * sizeof(uint64_t) + b->nnz * (sizeof(uint32_t) + wsize) +
-                                                (b->delay ? b->nnz * sizeof(uint16_t) : 0));
+  vp->ops->account(vp, NESTCL_MEM_SYNAPSES,
+                   (N + 1) * sizeof(uint64_t) + b->nnz * (sizeof(uint32_t) + wsize) +
+                     (b->delay ? b->nnz * sizeof(uint16_t) : 0));
   return 0;
 }
 
@@ -763,8 +771,8 @@ static int build_plastic(nestcl_engine *e, eng_vp *vp, eng_block *b, int p, eng_
         pl->delay = malloc((pl->nnz ? pl->nnz : 1) * sizeof *pl->delay);
       }
       if (!pl->target || !pl->state || !pl->src_state || !k.cursor || (!k.hom && !pl->delay)) {
-        rc = nestcl_set_error(NESTCL_ENOMEM, "out of host memory for %llu plastic synapses",
-                              (unsigned long long)pl->nnz);
+        rc =
+          nestcl_set_error(NESTCL_ENOMEM, "out of host memory for %llu plastic synapses", (unsigned long long)pl->nnz);
         break;
       }
       memcpy(k.cursor, pl->row_ptr, (size_t)pl->n_rows * sizeof *k.cursor);
@@ -864,8 +872,8 @@ static int check_device_budget(nestcl_engine *e)
     return nestcl_set_error(NESTCL_ENOMEM,
                             "the network needs %zu bytes on device '%s' (%llu synapses) but only %zu bytes are "
                             "available; use fewer neurons, a smaller --gpu-fraction, or more devices",
-                            plastic ? need - plastic : need, info->device_name,
-                            (unsigned long long)e->local_synapses, avail);
+                            plastic ? need - plastic : need, info->device_name, (unsigned long long)e->local_synapses,
+                            avail);
   }
   size_t room = (avail - (need - plastic)) / (size_t)units;
   for (int v = 0; v < e->n_vps; ++v) {
@@ -918,8 +926,8 @@ static int build_programs(nestcl_engine *e)
     /* Translated code calls nestcl_glibc_exp(x, NESTCL_LIBM_VARIANT): the variant the C path runs too. */
     size_t used = strlen(opts[p]);
     /* An ODE state vector of A + B K elements gets room for the population's K (NESTCL_K_MAX). */
-    snprintf(opts[p] + used, 4096 - used, "%s-DNESTCL_LIBM_VARIANT=%d -DNESTCL_K_MAX=%u", used ? " " : "", e->libm_fused,
-             e->pops[p].K ? (unsigned)e->pops[p].K : 1u);
+    snprintf(opts[p] + used, 4096 - used, "%s-DNESTCL_LIBM_VARIANT=%d -DNESTCL_K_MAX=%u", used ? " " : "",
+             e->libm_fused, e->pops[p].K ? (unsigned)e->pops[p].K : 1u);
     int same = -1;
     for (int q = 0; q < p && same < 0; ++q) {
       if (e->pops[q].model == e->pops[p].model && strcmp(opts[q], opts[p]) == 0) {
@@ -1037,8 +1045,10 @@ static int partition_vps(nestcl_engine *e)
       b->first_gid = e->pops[p].first + first;
       b->n_channels = e->pops[p].n_channels;
       if (n > NESTCL_TARGET_INDEX_MASK) {
-        return nestcl_set_error(NESTCL_EINVAL, "a VP would hold %u neurons of one population; at most 2^24 (use "
-                                "more threads or streams)", n);
+        return nestcl_set_error(NESTCL_EINVAL,
+                                "a VP would hold %u neurons of one population; at most 2^24 (use "
+                                "more threads or streams)",
+                                n);
       }
       vp->neurons += n;
     }
@@ -1189,7 +1199,8 @@ static int upload_device(nestcl_engine *e)
     return 0;
   }
   int rc = check_device_budget(e);
-  if (!rc) rc = build_programs(e);
+  if (!rc)
+    rc = build_programs(e);
   for (int k = 0; k < e->n_drives && !rc; ++k) {
     eng_drive *d = &e->drives[k];
     rc = nestcl_buffer_alloc(e->dev, NESTCL_MEM_OTHER, "poisson table", d->cdf_len * sizeof(double),
@@ -1199,9 +1210,11 @@ static int upload_device(nestcl_engine *e)
     rc = e->vps[v].ops->upload(e, &e->vps[v]);
   }
   /* The device loop, where it applies (resident.c); its stream VP becomes the resident kind. */
-  if (!rc) rc = eng_resident_setup(e);
+  if (!rc)
+    rc = eng_resident_setup(e);
   /* A whole super step as one command buffer, where the device offers them (resident_graph.c). */
-  if (!rc && e->res.on) rc = eng_resident_graph_setup(e, &e->vps[e->res.vp]);
+  if (!rc && e->res.on)
+    rc = eng_resident_graph_setup(e, &e->vps[e->res.vp]);
   if (!rc && e->res.on) {
     eng_vp_set_kind(e, &e->vps[e->res.vp], e->res.vp);
   }
@@ -1227,9 +1240,11 @@ int eng_build(nestcl_engine *e)
   e->n_vps = e->cfg.cpu_threads + e->cfg.gpu_streams;
   uint64_t total_vps = (uint64_t)e->n_vps * (uint64_t)e->n_ranks;
   if (total_vps > e->n_global) {
-    return nestcl_set_error(NESTCL_EINVAL, "more virtual processes (%llu = %d ranks x (%d threads + %d streams)) than "
-                            "neurons (%llu)", (unsigned long long)total_vps, e->n_ranks, e->cfg.cpu_threads,
-                            e->cfg.gpu_streams, (unsigned long long)e->n_global);
+    return nestcl_set_error(NESTCL_EINVAL,
+                            "more virtual processes (%llu = %d ranks x (%d threads + %d streams)) than "
+                            "neurons (%llu)",
+                            (unsigned long long)total_vps, e->n_ranks, e->cfg.cpu_threads, e->cfg.gpu_streams,
+                            (unsigned long long)e->n_global);
   }
   int64_t lo, hi;
   eng_delay_steps(e, &lo, &hi);
@@ -1238,8 +1253,10 @@ int eng_build(nestcl_engine *e)
   e->ring_slots = (int)(lo + hi);
 
   int rc = resolve_drives(e);
-  if (!rc) rc = partition_vps(e);
-  if (!rc) rc = open_device(e);
+  if (!rc)
+    rc = partition_vps(e);
+  if (!rc)
+    rc = open_device(e);
   if (rc) {
     return rc;
   }
@@ -1263,7 +1280,8 @@ int eng_build(nestcl_engine *e)
   e->build_conn_s = t1 - t_nodes;
 
   rc = alloc_spike_lists(e);
-  if (!rc) rc = upload_device(e);
+  if (!rc)
+    rc = upload_device(e);
   if (rc) {
     return rc;
   }
@@ -1310,9 +1328,12 @@ void eng_free_built(nestcl_engine *e)
       }
       free(b->b_fields);
       eng_plastic_free(e, b);
-      if (b->k_update) clReleaseKernel(b->k_update);
-      if (b->k_deliver) clReleaseKernel(b->k_deliver);
-      if (b->k_drive) clReleaseKernel(b->k_drive);
+      if (b->k_update)
+        clReleaseKernel(b->k_update);
+      if (b->k_deliver)
+        clReleaseKernel(b->k_deliver);
+      if (b->k_drive)
+        clReleaseKernel(b->k_drive);
     }
     if (e->dev) {
       nestcl_buffer_free(e->dev, &vp->b_global);
@@ -1329,19 +1350,22 @@ void eng_free_built(nestcl_engine *e)
   e->vp_stats = NULL;
   if (e->model_programs) {
     for (int p = 0; p < e->n_pops; ++p) {
-      if (e->model_programs[p]) clReleaseProgram(e->model_programs[p]);
+      if (e->model_programs[p])
+        clReleaseProgram(e->model_programs[p]);
     }
   }
   free(e->model_programs);
   e->model_programs = NULL;
   if (e->plastic_programs) {
     for (int p = 0; p < e->n_projs; ++p) {
-      if (e->plastic_programs[p]) clReleaseProgram(e->plastic_programs[p]);
+      if (e->plastic_programs[p])
+        clReleaseProgram(e->plastic_programs[p]);
     }
   }
   free(e->plastic_programs);
   e->plastic_programs = NULL;
-  if (e->core_program) clReleaseProgram(e->core_program);
+  if (e->core_program)
+    clReleaseProgram(e->core_program);
   e->core_program = NULL;
   for (int k = 0; k < e->n_drives; ++k) {
     if (e->dev) {
@@ -1353,7 +1377,8 @@ void eng_free_built(nestcl_engine *e)
   /* The recorded super step before the kernels and buffers it was recorded with. */
   eng_resident_graph_free(e);
   eng_resident_free(e);
-  if (e->dev) nestcl_device_close(e->dev);
+  if (e->dev)
+    nestcl_device_close(e->dev);
   e->dev = NULL;
   free(e->global);
   free(e->gather_tmp);

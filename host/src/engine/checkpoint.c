@@ -306,7 +306,8 @@ static int view_read_csr(nestcl_engine *e, cl_command_queue q, eng_block *b, blk
   *err = clEnqueueReadBuffer(q, b->b_row.mem, CL_TRUE, 0, rp, v->row_ptr, 0, NULL, NULL);
   if (b->nnz && *err == CL_SUCCESS) {
     *err = clEnqueueReadBuffer(q, b->b_target.mem, CL_TRUE, 0, b->nnz * 4, v->target, 0, NULL, NULL);
-    if (*err == CL_SUCCESS) *err = clEnqueueReadBuffer(q, b->b_weight.mem, CL_TRUE, 0, b->nnz * wsize, v->weight, 0, NULL, NULL);
+    if (*err == CL_SUCCESS)
+      *err = clEnqueueReadBuffer(q, b->b_weight.mem, CL_TRUE, 0, b->nnz * wsize, v->weight, 0, NULL, NULL);
     if (*err == CL_SUCCESS && v->delay) {
       *err = clEnqueueReadBuffer(q, b->b_delay.mem, CL_TRUE, 0, b->nnz * 2, v->delay, 0, NULL, NULL);
     }
@@ -330,15 +331,15 @@ static int view_read_plastic(nestcl_engine *e, cl_command_queue q, eng_plastic *
   w->state = alloc_bytes(sb);
   w->src_state = alloc_bytes(rb);
   if (!w->target || (per_syn && !w->delay) || !w->state || !w->src_state) {
-    return nestcl_set_error(NESTCL_ENOMEM, "out of host memory for %llu plastic synapses",
-                            (unsigned long long)pl->nnz);
+    return nestcl_set_error(NESTCL_ENOMEM, "out of host memory for %llu plastic synapses", (unsigned long long)pl->nnz);
   }
   if (pl->nnz) {
     *err = clEnqueueReadBuffer(q, pl->b_target.mem, CL_TRUE, 0, pl->nnz * 4, w->target, 0, NULL, NULL);
     if (*err == CL_SUCCESS && per_syn) {
       *err = clEnqueueReadBuffer(q, pl->b_delay.mem, CL_TRUE, 0, pl->nnz * 2, w->delay, 0, NULL, NULL);
     }
-    if (*err == CL_SUCCESS && sb) *err = clEnqueueReadBuffer(q, pl->b_state.mem, CL_TRUE, 0, sb, w->state, 0, NULL, NULL);
+    if (*err == CL_SUCCESS && sb)
+      *err = clEnqueueReadBuffer(q, pl->b_state.mem, CL_TRUE, 0, sb, w->state, 0, NULL, NULL);
   }
   if (*err == CL_SUCCESS && rb) {
     *err = clEnqueueReadBuffer(q, pl->b_src_state.mem, CL_TRUE, 0, rb, w->src_state, 0, NULL, NULL);
@@ -420,7 +421,8 @@ int eng_ck_view_write_device(nestcl_engine *e, eng_vp *vp, eng_block *b, blk_vie
       continue;
     }
     size_t sb = pl->nnz * L->state_bytes, rb = (size_t)pl->n_rows * L->src_bytes;
-    if (sb) err = clEnqueueWriteBuffer(q, pl->b_state.mem, CL_TRUE, 0, sb, v->pl[j].state, 0, NULL, NULL);
+    if (sb)
+      err = clEnqueueWriteBuffer(q, pl->b_state.mem, CL_TRUE, 0, sb, v->pl[j].state, 0, NULL, NULL);
     if (rb && err == CL_SUCCESS) {
       err = clEnqueueWriteBuffer(q, pl->b_src_state.mem, CL_TRUE, 0, rb, v->pl[j].src_state, 0, NULL, NULL);
     }

@@ -177,8 +177,10 @@ static int read_file(const nestcl_engine *e, ck_file *f, int rank, int ranks, ui
 {
   uint32_t hb = 0;
   int rc = slurp_file(f);
-  if (!rc) rc = check_framing(f, &hb);
-  if (!rc) rc = check_identity(e, f, rank, ranks, hash);
+  if (!rc)
+    rc = check_framing(f, &hb);
+  if (!rc)
+    rc = check_identity(e, f, rank, ranks, hash);
   if (rc) {
     return rc;
   }
@@ -308,8 +310,10 @@ int eng_ck_load_set(const nestcl_engine *e, const char *dir, ck_set *s)
   }
   for (int p = 0; p < e->n_pops; ++p) {
     int rc = check_tiling(e, s, TAG_NEUR, "neuron", p);
-    if (!rc) rc = check_tiling(e, s, TAG_RING, "ring", p);
-    if (!rc && eng_ck_pop_has_history(e, p)) rc = check_tiling(e, s, TAG_HIST, "spike history", p);
+    if (!rc)
+      rc = check_tiling(e, s, TAG_RING, "ring", p);
+    if (!rc && eng_ck_pop_has_history(e, p))
+      rc = check_tiling(e, s, TAG_HIST, "spike history", p);
     if (rc) {
       return rc;
     }

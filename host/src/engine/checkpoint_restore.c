@@ -89,15 +89,17 @@ static int verify_static(nestcl_engine *e, const ck_set *s, blk_view *views)
 }
 
 typedef struct keyed {
-  uint64_t key;  /* source gid << 32 | target gid */
+  uint64_t key; /* source gid << 32 | target gid */
   uint64_t a, b; /* tie-break and payload */
 } keyed;
 
 static int cmp_keyed(const void *x, const void *y)
 {
   const keyed *p = x, *q = y;
-  if (p->key != q->key) return p->key < q->key ? -1 : 1;
-  if (p->a != q->a) return p->a < q->a ? -1 : 1;
+  if (p->key != q->key)
+    return p->key < q->key ? -1 : 1;
+  if (p->a != q->a)
+    return p->a < q->a ? -1 : 1;
   return p->b < q->b ? -1 : (p->b > q->b);
 }
 
@@ -112,7 +114,8 @@ static size_t plas_file_keys(const ck_set *s, int j, size_t rec, uint64_t first,
     for (uint64_t q = 0; q < c->count; ++q, d += rec) {
       uint64_t src = get_u64(d), tgt = get_u64(d + 8);
       if (tgt >= first && tgt < first + n) {
-        if (fk) fk[m] = (keyed){src << 32 | tgt, (uint64_t)k << 40 | q, (uint64_t)(uintptr_t)d};
+        if (fk)
+          fk[m] = (keyed){src << 32 | tgt, (uint64_t)k << 40 | q, (uint64_t)(uintptr_t)d};
         m++;
       }
     }
@@ -140,8 +143,8 @@ static size_t plas_built_keys(const nestcl_engine *e, const blk_view *views, int
       const pl_view *pv = &views[v * P + pr->tgt].pl[q];
       for (uint32_t r = 0; r < pl->n_rows; ++r) {
         for (uint64_t k = pl->row_ptr[r]; k < pl->row_ptr[r + 1]; ++k) {
-          bk[m++] = (keyed){(pl->src_first + r) << 32 | (b->first_gid + pv->target[k]), (uint64_t)q << 40 | k,
-                            (uint64_t)v};
+          bk[m++] =
+            (keyed){(pl->src_first + r) << 32 | (b->first_gid + pv->target[k]), (uint64_t)q << 40 | k, (uint64_t)v};
         }
       }
     }
@@ -298,7 +301,8 @@ static int reserve_history(const ck_set *s, eng_block *b)
   if (need > h->max_cap) {
     return nestcl_set_error(NESTCL_EINVAL,
                             "restore: a spike history of the checkpoint holds %u entries, more than history_max %u "
-                            "(raise it)", need, h->max_cap);
+                            "(raise it)",
+                            need, h->max_cap);
   }
   uint32_t cap = h->cap;
   while (cap < need) {
@@ -425,7 +429,8 @@ static int apply_set(nestcl_engine *e, const ck_set *s)
       rc = eng_ck_view_open(e, &e->vps[v], &e->vps[v].blocks[p], 1, &views[v * P + p]);
     }
   }
-  if (!rc) rc = verify_static(e, s, views);
+  if (!rc)
+    rc = verify_static(e, s, views);
   for (int j = 0; j < e->n_projs && !rc; ++j) {
     if (e->projs[j].sm) {
       rc = restore_plastic(e, s, views, j);
@@ -462,7 +467,8 @@ int nestcl_engine_restore(nestcl_engine *e, const char *dir)
     return nestcl_set_error(NESTCL_EINVAL, "restore: no folder given");
   }
   if (e->built && (e->steps_done || e->origin || e->lag)) {
-    return nestcl_set_error(NESTCL_EINVAL, "restore after simulate(): a checkpoint restores into a network that has "
+    return nestcl_set_error(NESTCL_EINVAL,
+                            "restore after simulate(): a checkpoint restores into a network that has "
                             "not run yet");
   }
   if (e->n_pops == 0) {

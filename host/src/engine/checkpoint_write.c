@@ -315,7 +315,8 @@ static int write_psrc(nestcl_engine *e, ck_writer *w, const blk_view *views, int
     }
   }
   free(seen);
-  if (!rc) sec_end(w);
+  if (!rc)
+    sec_end(w);
   return rc;
 }
 
@@ -340,7 +341,8 @@ static int write_sections(nestcl_engine *e, ck_writer *w, blk_view *views)
   for (int j = 0; j < e->n_projs && !rc; ++j) {
     if (e->projs[j].sm) {
       rc = write_plas(e, w, views, j);
-      if (!rc) rc = write_psrc(e, w, views, j);
+      if (!rc)
+        rc = write_psrc(e, w, views, j);
     }
   }
   return rc;
@@ -490,8 +492,7 @@ static void remove_stale(const char *dir, int ranks)
   char path[4400];
   while ((de = readdir(d)) != NULL) {
     int r, R, end = 0;
-    if (sscanf(de->d_name, "rank-%d-of-%d.nestcl-ckpt%n", &r, &R, &end) == 2 && de->d_name[end] == 0 &&
-        R != ranks) {
+    if (sscanf(de->d_name, "rank-%d-of-%d.nestcl-ckpt%n", &r, &R, &end) == 2 && de->d_name[end] == 0 && R != ranks) {
       snprintf(path, sizeof path, "%s/%s", dir, de->d_name);
       remove(path);
     }

@@ -48,8 +48,8 @@ void eng_cpu_drive(eng_block *b, const eng_drive *d, uint32_t seed, uint32_t rin
   for (int lag = from; lag < to; ++lag) {
     for (uint32_t i = 0; i < b->n; ++i) {
       nestcl_drive_neuron(b->ring, b->n_channels, b->n, ring_slots, (uint32_t)d->channel, i, b->first_gid, d->gen,
-                          origin, lag, lag + 1, d->delay_steps, d->value_fixed, d->is_poisson, seed, d->cdf,
-                          d->cdf_len, d->kstop, d->chunks);
+                          origin, lag, lag + 1, d->delay_steps, d->value_fixed, d->is_poisson, seed, d->cdf, d->cdf_len,
+                          d->kstop, d->chunks);
     }
   }
 }

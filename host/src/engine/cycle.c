@@ -216,8 +216,8 @@ static int collect_spikes(nestcl_engine *e, eng_vp *vp, int (*read)(nestcl_engin
     }
     for (uint32_t j = 0; j < count; ++j) {
       if (b->spikes[j].index >= b->n || b->spikes[j].lag >= (uint32_t)e->min_delay) {
-        return nestcl_set_error(NESTCL_ERUNTIME, "bad spike (%u, %u) from %s", b->spikes[j].index,
-                                b->spikes[j].lag, e->pops[p].model->name);
+        return nestcl_set_error(NESTCL_ERUNTIME, "bad spike (%u, %u) from %s", b->spikes[j].index, b->spikes[j].lag,
+                                e->pops[p].model->name);
       }
       vp->out[2 * vp->n_out] = (uint32_t)(b->first_gid + b->spikes[j].index);
       vp->out[2 * vp->n_out + 1] = b->spikes[j].lag;
@@ -439,7 +439,8 @@ static int gpu_drain(nestcl_engine *e, eng_vp *vp)
   for (int p = 0; p < e->n_pops; ++p) {
     eng_block *b = &vp->blocks[p];
     if (b->rec_elems && b->n) {
-      cl_int err = nestcl_enq_read(&vp->st.enqueued, q, b->b_rec.mem, CL_TRUE, 0, b->rec_elems * 8, b->rec, 0, NULL, NULL);
+      cl_int err =
+        nestcl_enq_read(&vp->st.enqueued, q, b->b_rec.mem, CL_TRUE, 0, b->rec_elems * 8, b->rec, 0, NULL, NULL);
       if (err != CL_SUCCESS) {
         return cl_fail(err, "reading recording buffers");
       }
@@ -721,8 +722,9 @@ static int run_end(nestcl_engine *e, int64_t origin0, int lag0, int64_t steps)
   e->lag = (int)(total % e->min_delay);
   e->steps_done += run;
   if (e->steps_left > 0) {
-    return nestcl_set_error(NESTCL_EINTR, "stopped on request at t = %.10g ms, the end of a super step (%lld of %lld steps of this call)",
-                            (double)(e->origin + e->lag) * e->cfg.resolution_ms, (long long)run, (long long)steps);
+    return nestcl_set_error(
+      NESTCL_EINTR, "stopped on request at t = %.10g ms, the end of a super step (%lld of %lld steps of this call)",
+      (double)(e->origin + e->lag) * e->cfg.resolution_ms, (long long)run, (long long)steps);
   }
   return 0;
 }
@@ -850,30 +852,65 @@ static int cpu_kernel_block(const eng_vp *vp, int pop, void *const **fields, uin
 
 /* A CPU thread: the models' C update, the C twins of the core kernels (core_cpu.c), the C path of the synapses. */
 static const eng_vp_ops thread_ops = {
-    .kind = "thread", .account = cpu_account, .plastic_init = eng_plastic_host_init, .upload = no_upload,
-    .block_arrays = cpu_block_arrays, .device_need = cpu_device_need, .batch = cpu_batch,
-    .kernel_block = cpu_kernel_block, .plastic_snapshot = eng_plastic_snapshot_host, .ck_open = eng_ck_view_alias,
-    .ck_write_back = NULL, .update = cpu_update, .partial = NULL, .collect = cpu_collect, .deliver = cpu_deliver,
-    .plastic = eng_plastic_deliver_host, .drain = cpu_drain,
+  .kind = "thread",
+  .account = cpu_account,
+  .plastic_init = eng_plastic_host_init,
+  .upload = no_upload,
+  .block_arrays = cpu_block_arrays,
+  .device_need = cpu_device_need,
+  .batch = cpu_batch,
+  .kernel_block = cpu_kernel_block,
+  .plastic_snapshot = eng_plastic_snapshot_host,
+  .ck_open = eng_ck_view_alias,
+  .ck_write_back = NULL,
+  .update = cpu_update,
+  .partial = NULL,
+  .collect = cpu_collect,
+  .deliver = cpu_deliver,
+  .plastic = eng_plastic_deliver_host,
+  .drain = cpu_drain,
 };
 
 /* An OpenCL stream on the host's clock: one wait per kernel group, lists read back every super step. */
 static const eng_vp_ops stream_ops = {
-    .kind = "stream", .account = gpu_account, .plastic_init = no_plastic_init, .upload = eng_stream_upload,
-    .block_arrays = no_block_arrays, .device_need = eng_stream_device_need, .batch = eng_stream_batch,
-    .kernel_block = eng_stream_kernel_block, .plastic_snapshot = eng_plastic_snapshot_device,
-    .ck_open = eng_ck_view_read, .ck_write_back = eng_ck_view_write_device, .update = gpu_update, .partial = NULL,
-    .collect = gpu_collect, .deliver = gpu_deliver, .plastic = eng_plastic_deliver_device, .drain = gpu_drain,
+  .kind = "stream",
+  .account = gpu_account,
+  .plastic_init = no_plastic_init,
+  .upload = eng_stream_upload,
+  .block_arrays = no_block_arrays,
+  .device_need = eng_stream_device_need,
+  .batch = eng_stream_batch,
+  .kernel_block = eng_stream_kernel_block,
+  .plastic_snapshot = eng_plastic_snapshot_device,
+  .ck_open = eng_ck_view_read,
+  .ck_write_back = eng_ck_view_write_device,
+  .update = gpu_update,
+  .partial = NULL,
+  .collect = gpu_collect,
+  .deliver = gpu_deliver,
+  .plastic = eng_plastic_deliver_device,
+  .drain = gpu_drain,
 };
 
 /* The resident stream beside threads or ranks (resident_step.c): no wait in the update; one in the collection. */
 static const eng_vp_ops resident_ops = {
-    .kind = "resident stream", .account = gpu_account, .plastic_init = no_plastic_init, .upload = eng_stream_upload,
-    .block_arrays = no_block_arrays, .device_need = eng_stream_device_need, .batch = eng_stream_batch,
-    .kernel_block = eng_stream_kernel_block, .plastic_snapshot = eng_plastic_snapshot_device,
-    .ck_open = eng_ck_view_read, .ck_write_back = eng_ck_view_write_device, .update = eng_resident_update,
-    .partial = eng_resident_partial, .collect = eng_resident_collect, .deliver = eng_resident_deliver,
-    .plastic = eng_resident_plastic_step, .drain = gpu_drain,
+  .kind = "resident stream",
+  .account = gpu_account,
+  .plastic_init = no_plastic_init,
+  .upload = eng_stream_upload,
+  .block_arrays = no_block_arrays,
+  .device_need = eng_stream_device_need,
+  .batch = eng_stream_batch,
+  .kernel_block = eng_stream_kernel_block,
+  .plastic_snapshot = eng_plastic_snapshot_device,
+  .ck_open = eng_ck_view_read,
+  .ck_write_back = eng_ck_view_write_device,
+  .update = eng_resident_update,
+  .partial = eng_resident_partial,
+  .collect = eng_resident_collect,
+  .deliver = eng_resident_deliver,
+  .plastic = eng_resident_plastic_step,
+  .drain = gpu_drain,
 };
 
 void eng_vp_set_kind(nestcl_engine *e, eng_vp *vp, int v)

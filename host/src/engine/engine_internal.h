@@ -55,8 +55,8 @@ typedef struct eng_population {
   double tau_minus, tau_minus_triplet; /* ArchivingNode's, for the spike history */
   uint32_t n;
   uint32_t K;
-  uint64_t first;       /* global id of neuron 0 */
-  uint32_t n_channels;  /* ring channels with K expanded */
+  uint64_t first; /* global id of neuron 0 */
+  uint32_t n_channels; /* ring channels with K expanded */
   eng_setting *settings;
   int n_settings;
   int rec_interval_steps; /* multimeter sampling of this population; 0: none */
@@ -68,29 +68,29 @@ typedef struct eng_projection {
   nestcl_syn_spec syn;
   /* translated synapses; NULL: the static CSR */
   const nestcl_synapse_model *sm;
-  void *tmpl;            /* one synapse: defaults, then the params (per-synapse parameters, initial state) */
-  void *cp;              /* the common properties */
+  void *tmpl; /* one synapse: defaults, then the params (per-synapse parameters, initial state) */
+  void *cp; /* the common properties */
   eng_syn_layout lay;
   int ch_pos, ch_neg, ch_zero; /* the target's channel for a weight > 0, < 0, == 0 */
-  double max_abs;        /* largest |weight| it can deliver when the model bounds it (Wmax), else 0 */
+  double max_abs; /* largest |weight| it can deliver when the model bounds it (Wmax), else 0 */
 } eng_projection;
 
 /* The synapses of one translated-synapse projection onto one block. */
 typedef struct eng_plastic {
   int proj;
-  uint64_t src_first;    /* rows: the source population */
+  uint64_t src_first; /* rows: the source population */
   uint32_t n_rows;
-  uint64_t *row_ptr;     /* [n_rows + 1] */
-  uint32_t *target;      /* local index of the target */
-  uint16_t *delay;       /* per synapse; NULL when homogeneous */
+  uint64_t *row_ptr; /* [n_rows + 1] */
+  uint32_t *target; /* local index of the target */
+  uint16_t *delay; /* per synapse; NULL when homogeneous */
   uint32_t delay_hom;
-  unsigned char *state;  /* per synapse (eng_syn_layout) */
+  unsigned char *state; /* per synapse (eng_syn_layout) */
   unsigned char *src_state; /* per source row */
   uint64_t nnz;
   uint32_t max_row;
   nestcl_buffer b_row, b_target, b_delay, b_state, b_src_state, b_tmpl, b_cp;
   cl_kernel k;
-  size_t width;          /* work-items per spiking source: e->deliver_width within k's limit */
+  size_t width; /* work-items per spiking source: e->deliver_width within k's limit */
   /*
    * Batched mode (GPU VPs whose plastic synapses do not fit the device memory
    * budget): the CSR and state stay in host memory; the rows that one time
@@ -98,40 +98,40 @@ typedef struct eng_plastic {
    * synapses, through two slots, so that one batch's transfers overlap the
    * other's kernel (transfers on the VP's second queue).
    */
-  uint64_t batch_cap;    /* 0: resident */
-  uint64_t batches;      /* batches run so far */
-  uint64_t *row_batch;   /* per row: 1 + the last batch that holds it */
+  uint64_t batch_cap; /* 0: resident */
+  uint64_t batches; /* batches run so far */
+  uint64_t *row_batch; /* per row: 1 + the last batch that holds it */
   struct eng_slot {
     nestcl_buffer b_row, b_target, b_delay, b_state, b_src_state, b_srcs;
-    uint64_t *row;       /* [batch_cap + 1] */
+    uint64_t *row; /* [batch_cap + 1] */
     uint32_t *target, *srcs, *rows; /* rows: the CSR row of each packed row */
     uint16_t *delay;
     unsigned char *state, *src_state;
     uint32_t n_rows;
     uint64_t nnz, id;
-    cl_event done;       /* the last read-back; NULL when the slot is free */
+    cl_event done; /* the last read-back; NULL when the slot is free */
   } slot[2];
 } eng_plastic;
 
 typedef struct eng_drive {
   int pop;
   int is_poisson;
-  double rate_hz;        /* poisson */
-  double amplitude;      /* dc */
+  double rate_hz; /* poisson */
+  double amplitude; /* dc */
   double weight;
   double delay_ms;
   long rport;
-  uint32_t gen;          /* index among the poisson generators (stream separation) */
+  uint32_t gen; /* index among the poisson generators (stream separation) */
   double start_ms, stop_ms; /* NEST's start and stop: active at steps s with start < s h <= stop */
   /* resolved at build */
   int64_t start_step, stop_step; /* active for start_step < s <= stop_step */
   int delay_steps;
   int channel;
   int64_t value_fixed;
-  uint32_t chunks;       /* Poisson(lambda) = sum of chunks Poisson(mu) draws */
-  double *cdf;           /* the inversion table of Poisson(mu) (nestcl_poisson_table) */
+  uint32_t chunks; /* Poisson(lambda) = sum of chunks Poisson(mu) draws */
+  double *cdf; /* the inversion table of Poisson(mu) (nestcl_poisson_table) */
   uint32_t cdf_len, kstop;
-  nestcl_buffer b_cdf;   /* the same on the device */
+  nestcl_buffer b_cdf; /* the same on the device */
 } eng_drive;
 
 typedef struct eng_recorder {
@@ -143,9 +143,9 @@ typedef struct eng_recorder {
   int64_t *steps;
   size_t n, cap_gids, cap_steps;
   /* multimeter */
-  int n_rec;            /* recordables sampled */
-  int rec_index[16];    /* rec_named: index into the model's recordable_names; else the value's row in a lag's record */
-  int rec_named[16];    /* 1: a NEST recordable computed by the model's recordable_value */
+  int n_rec; /* recordables sampled */
+  int rec_index[16]; /* rec_named: index into the model's recordable_names; else the value's row in a lag's record */
+  int rec_named[16]; /* 1: a NEST recordable computed by the model's recordable_value */
   int interval_steps;
   int64_t *s_steps;
   uint64_t *s_gids;
@@ -156,7 +156,7 @@ typedef struct eng_recorder {
 /* The neurons of one population on one VP, and the synapses onto them. */
 typedef struct eng_block {
   int pop;
-  uint32_t n;            /* may be 0 */
+  uint32_t n; /* may be 0 */
   uint64_t first_gid;
   uint32_t n_channels;
   /* host arrays (CPU VPs keep them; GPU VPs free them after upload) */
@@ -167,17 +167,17 @@ typedef struct eng_block {
                             the engine delivers no offset (a target that reads one is refused at Connect) */
   uint32_t spike_count[NESTCL_COUNT_WORDS]; /* the spike count, then the update's failure record (model.h) */
   uint32_t spike_cap;
-  double *rec;           /* [min_delay][n_recordables][n] when the population is sampled */
+  double *rec; /* [min_delay][n_recordables][n] when the population is sampled */
   size_t rec_elems;
   /* CSR over global source ids */
-  uint64_t *row_ptr;     /* [n_global + 1] */
-  uint32_t *target;      /* channel << 24 | local index */
-  void *weight;          /* float or double */
-  uint16_t *delay;       /* per synapse; NULL when homogeneous */
-  uint32_t delay_hom;    /* steps, or NESTCL_DELAY_PER_SYNAPSE */
+  uint64_t *row_ptr; /* [n_global + 1] */
+  uint32_t *target; /* channel << 24 | local index */
+  void *weight; /* float or double */
+  uint16_t *delay; /* per synapse; NULL when homogeneous */
+  uint32_t delay_hom; /* steps, or NESTCL_DELAY_PER_SYNAPSE */
   uint64_t nnz;
-  uint32_t max_row;      /* longest row, sizes the delivery kernel */
-  size_t deliver_width;  /* work-items per spike: e->deliver_width within k_deliver's limit on the device */
+  uint32_t max_row; /* longest row, sizes the delivery kernel */
+  size_t deliver_width; /* work-items per spike: e->deliver_width within k_deliver's limit on the device */
   /* device (GPU VPs) */
   nestcl_buffer *b_fields;
   nestcl_buffer b_ring, b_count, b_spikes, b_rec, b_row, b_target, b_weight, b_delay, b_offsets;
@@ -194,22 +194,22 @@ struct blk_view;
 typedef struct eng_vp {
   int is_gpu;
   const struct eng_vp_ops *ops; /* what the build and the cycle do with this kind of VP (eng_vp_set_kind) */
-  int queue;             /* stream index on the device */
-  eng_block *blocks;     /* one per population */
+  int queue; /* stream index on the device */
+  eng_block *blocks; /* one per population */
   uint32_t neurons;
   uint64_t synapses;
   /* this super step's spikes as (gid, lag), sorted */
-  uint32_t *out;         /* pairs */
+  uint32_t *out; /* pairs */
   size_t n_out, out_cap;
   nestcl_buffer b_global; /* the global spike list (GPU VPs) */
   nestcl_buffer b_srcs, b_lags; /* the spiking sources and their lags (GPU VPs with plastic synapses) */
-  unsigned char *syn_scratch;    /* CPU VPs: two synapse structs for the C path's send() */
-  size_t syn_scratch_half;       /* bytes of one, rounded up to 8 */
+  unsigned char *syn_scratch; /* CPU VPs: two synapse structs for the C path's send() */
+  size_t syn_scratch_half; /* bytes of one, rounded up to 8 */
   size_t global_cap;
   nestcl_vp_stats st;
   size_t host_bytes[NESTCL_MEM_CLASSES];
-  int status;            /* error of this VP's thread (build or cycle) */
-  char err[512];         /* its message: error messages are per thread */
+  int status; /* error of this VP's thread (build or cycle) */
+  char err[512]; /* its message: error messages are per thread */
 } eng_vp;
 
 /*
@@ -265,13 +265,13 @@ int eng_stream_kernel_block(const eng_vp *vp, int pop, void *const **fields, uin
 
 /* The device loop's sizes (resident.c): what it adds to the device memory, and how often it drains. */
 typedef struct eng_res_plan {
-  int k;                 /* super steps between drains, at most */
-  uint64_t rec_per_ss;   /* recording entries one super step can make, at most */
-  uint64_t rec_cap;      /* entries of the recording buffer: k x rec_per_ss */
-  size_t other_bytes;    /* out-degrees, recorded marks, status, tables */
-  size_t rec_bytes;      /* the recording buffer */
-  size_t mm_slot;        /* multimeter: elements of one slice's records of every sampled population */
-  size_t mm_bytes;       /* its buffer: k + 2 slots */
+  int k; /* super steps between drains, at most */
+  uint64_t rec_per_ss; /* recording entries one super step can make, at most */
+  uint64_t rec_cap; /* entries of the recording buffer: k x rec_per_ss */
+  size_t other_bytes; /* out-degrees, recorded marks, status, tables */
+  size_t rec_bytes; /* the recording buffer */
+  size_t mm_slot; /* multimeter: elements of one slice's records of every sampled population */
+  size_t mm_bytes; /* its buffer: k + 2 slots */
 } eng_res_plan;
 
 /*
@@ -282,10 +282,10 @@ enum {
   ENG_RES_GLOBAL_N = 0, /* [0], [1]: the global list's length, by the super step's parity */
   ENG_RES_SPIKES = 2,
   ENG_RES_EVENTS = 3,
-  ENG_RES_FAILED = 4,   /* 1 + the origin of the first super step with an error */
+  ENG_RES_FAILED = 4, /* 1 + the origin of the first super step with an error */
   ENG_RES_RECORDED = 5,
-  ENG_RES_SRC_N = 9,    /* [9], [10]: the super step's sources in the bucket list, by parity (resident_plastic.c) */
-  ENG_RES_HALT = 11,    /* 1 + the origin of the super step where the loop halted for a full history ring */
+  ENG_RES_SRC_N = 9, /* [9], [10]: the super step's sources in the bucket list, by parity (resident_plastic.c) */
+  ENG_RES_HALT = 11, /* 1 + the origin of the super step where the loop halted for a full history ring */
   ENG_RES_HALT_GID = 12, /* the smallest gid of such a neuron */
   ENG_RES_STATUS_WORDS = 16,
   ENG_RES_ERR_WORDS = 6 /* per block: the count words (model.h, Failures), then a bad-entry flag */
@@ -304,9 +304,9 @@ typedef struct eng_res_syn {
 /* One launch of the device loop's end of a super step (resident_merge.c): a generated kernel over several blocks. */
 typedef struct eng_launch {
   cl_kernel k;
-  int *items;            /* populations: [0, n_deliver) delivered into, the rest driven */
+  int *items; /* populations: [0, n_deliver) delivered into, the rest driven */
   int n_items, n_deliver;
-  size_t width;          /* work-items per spike (and per group of driven neurons) */
+  size_t width; /* work-items per spike (and per group of driven neurons) */
 } eng_launch;
 
 /* One merged update of the device loop (resident_update.c): every population of one model. */
@@ -316,52 +316,52 @@ typedef struct eng_update {
   int *pops;
   int n;
   nestcl_buffer *parents; /* per field: the blocks' field buffers are parts of it */
-  nestcl_buffer b_tab;   /* per block: n, K, channels, capacity, ring/count/list offsets, first gid, field offsets */
-  size_t width;          /* the largest block, rounded up to a multiple of group */
-  size_t group;          /* work-items per work-group (64, or the kernel's limit) */
+  nestcl_buffer b_tab; /* per block: n, K, channels, capacity, ring/count/list offsets, first gid, field offsets */
+  size_t width; /* the largest block, rounded up to a multiple of group */
+  size_t group; /* work-items per work-group (64, or the kernel's limit) */
 } eng_update;
 
 /* The device loop (resident.c, resident_run.c, resident_merge.c, resident_update.c); on == 0: cycle.c's loop runs. */
 typedef struct eng_resident {
-  int on;                /* the stream VP vp runs the resident kernels (one stream; eng_resident_mode) */
-  int full;              /* and the whole loop (no threads, one rank): the device loop; else one wait per super step */
+  int on; /* the stream VP vp runs the resident kernels (one stream; eng_resident_mode) */
+  int full; /* and the whole loop (no threads, one rank): the device loop; else one wait per super step */
   int vp;
-  uint64_t n_upload;     /* beside threads or ranks: the global list's length, written to the device */
+  uint64_t n_upload; /* beside threads or ranks: the global list's length, written to the device */
   eng_res_plan plan;
   nestcl_buffer b_counts, b_spikes; /* the blocks' count words and spike lists are parts of these */
   nestcl_buffer b_table, b_gids, b_degree, b_recorded, b_status, b_errs, b_rec;
-  nestcl_buffer b_mm;    /* multimeter samples: plan.k + 2 slots of plan.mm_slot doubles */
-  double *mm_host;       /* their host copy at a drain */
-  size_t *mm_off;        /* per population: its records' offset within a slot (elements) */
-  int64_t *slices;       /* per slot: the slice's origin, from and to */
+  nestcl_buffer b_mm; /* multimeter samples: plan.k + 2 slots of plan.mm_slot doubles */
+  double *mm_host; /* their host copy at a drain */
+  size_t *mm_off; /* per population: its records' offset within a slot (elements) */
+  int64_t *slices; /* per slot: the slice's origin, from and to */
   cl_kernel k_gather;
   size_t gather_width, deliver_groups;
-  cl_program merged;     /* the generated merged kernels */
-  eng_launch *launches;  /* the end of a super step */
+  cl_program merged; /* the generated merged kernels */
+  eng_launch *launches; /* the end of a super step */
   int n_launches;
   nestcl_buffer b_ring_all; /* the blocks' rings are parts of it, at ring_off[p] elements */
   size_t *ring_off;
   eng_update *upd;
   int n_upd;
-  int *merged_pop;       /* per population: updated by a merged launch */
+  int *merged_pop; /* per population: updated by a merged launch */
   struct eng_graph *graph; /* the recorded super step (resident_graph.c); NULL: launched one by one */
-  int clock_stale;       /* the device's clock words need the host's before the next replay */
+  int clock_stale; /* the device's clock words need the host's before the next replay */
   uint32_t bucket_width; /* plastic synapses: spikes a neuron's bucket holds per super step (0: none) */
   nestcl_buffer b_bucket_word, b_bucket_src, b_bucket_lags;
-  eng_res_syn *syn;      /* history appends, then plastic deliveries */
+  eng_res_syn *syn; /* history appends, then plastic deliveries */
   int n_syn;
   cl_ulong halt_clear[2]; /* what lifts a halt: status words [11], [12] (kept for the non-blocking write) */
-  uint32_t **hist_len;   /* beside threads or ranks: per population, its history lengths as the last collect read them */
+  uint32_t **hist_len; /* beside threads or ranks: per population, its history lengths as the last collect read them */
   uint64_t status[ENG_RES_STATUS_WORDS]; /* the last drain's status words */
   cl_ulong status_img[ENG_RES_STATUS_WORDS]; /* what a run writes at its start (kept for the non-blocking write) */
-  uint32_t *errs;        /* [6 x n_pops] */
-  uint32_t *table;       /* [4 x n_pops]: per block its count words' offset (words), spike list's offset, capacity, n */
-  uint32_t *counts;      /* the count words' buffer: the live counts, read when a drain ends inside a super step */
-  uint32_t *rec_host;    /* [2 x rec_cap] */
-  cl_event *markers;     /* [k + 1]: the end of each super step since the last drain */
-  double s_per_ss;       /* wall seconds per super step, measured between drains */
-  double rec_per_ss;     /* recorded spikes per super step, as the drains saw them (the next drain's guess) */
-  int sticky;            /* an error the device loop found: the engine does not go on */
+  uint32_t *errs; /* [6 x n_pops] */
+  uint32_t *table; /* [4 x n_pops]: per block its count words' offset (words), spike list's offset, capacity, n */
+  uint32_t *counts; /* the count words' buffer: the live counts, read when a drain ends inside a super step */
+  uint32_t *rec_host; /* [2 x rec_cap] */
+  cl_event *markers; /* [k + 1]: the end of each super step since the last drain */
+  double s_per_ss; /* wall seconds per super step, measured between drains */
+  double rec_per_ss; /* recorded spikes per super step, as the drains saw them (the next drain's guess) */
+  int sticky; /* an error the device loop found: the engine does not go on */
   char sticky_err[512];
 } eng_resident;
 
@@ -390,20 +390,20 @@ struct nestcl_engine {
 
   int built;
   int rank, n_ranks;
-  int n_vps;             /* of this rank */
+  int n_vps; /* of this rank */
   eng_vp *vps;
   int min_delay, max_delay, ring_slots;
   int64_t steps_done;
-  int64_t origin;        /* first step of the current super step */
-  int lag;               /* steps of it already simulated (partial simulate() calls) */
-  int abort;             /* written by the master thread between two barriers only */
+  int64_t origin; /* first step of the current super step */
+  int lag; /* steps of it already simulated (partial simulate() calls) */
+  int abort; /* written by the master thread between two barriers only */
   const volatile sig_atomic_t *stop_flag; /* nestcl_engine_set_stop_flag */
-  int stop;              /* a stop at the end of this super step (same pattern as abort) */
-  int64_t steps_left;    /* steps of the run not simulated when it stopped (master, after a stop) */
-  int ex_status;         /* failure of the master's exchange / recording */
-  double serial_s;       /* duration of the master's last serial section (same pattern as abort) */
-  double sync_s;         /* of which waiting for the other ranks (the first MPI collective) */
-  double record_s;       /* and of which feeding the spike recorders */
+  int stop; /* a stop at the end of this super step (same pattern as abort) */
+  int64_t steps_left; /* steps of the run not simulated when it stopped (master, after a stop) */
+  int ex_status; /* failure of the master's exchange / recording */
+  double serial_s; /* duration of the master's last serial section (same pattern as abort) */
+  double sync_s; /* of which waiting for the other ranks (the first MPI collective) */
+  double record_s; /* and of which feeding the spike recorders */
   char ex_err[512];
   eng_barrier bar;
   eng_resident res;
@@ -419,15 +419,15 @@ struct nestcl_engine {
   size_t n_global_spikes, global_cap;
   uint32_t *gather_tmp;
   size_t gather_cap;
-  int *mpi_counts;        /* [2 * n_ranks]: Allgatherv counts and displacements */
-  uint32_t *out_degree;  /* per global source, over all ranks */
+  int *mpi_counts; /* [2 * n_ranks]: Allgatherv counts and displacements */
+  uint32_t *out_degree; /* per global source, over all ranks */
   /* the super step's spiking sources as (gid, first, end) into src_lags, by gid, then lag */
   int any_plastic;
   uint32_t *src_list, *src_lags;
-  uint32_t *src_q;       /* per spike of the global list: its index in src_lags */
+  uint32_t *src_q; /* per spike of the global list: its index in src_lags */
   size_t n_src_list;
   cl_program *plastic_programs; /* per projection (NULL: static, or no streams) */
-  int libm_fused;        /* the host glibc's exp/pow build (nestcl_libm.h), for C path and device alike */
+  int libm_fused; /* the host glibc's exp/pow build (nestcl_libm.h), for C path and device alike */
   uint64_t plastic_synapses_total;
 
   uint64_t spikes_total, events_total, synapses_total, local_synapses;

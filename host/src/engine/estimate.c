@@ -25,9 +25,12 @@ size_t eng_memory_limit_env(void)
   }
   char *end;
   double v = strtod(s, &end);
-  if (*end == 'K' || *end == 'k') v *= 1024.0;
-  else if (*end == 'M' || *end == 'm') v *= 1024.0 * 1024.0;
-  else if (*end == 'G' || *end == 'g') v *= 1024.0 * 1024.0 * 1024.0;
+  if (*end == 'K' || *end == 'k')
+    v *= 1024.0;
+  else if (*end == 'M' || *end == 'm')
+    v *= 1024.0 * 1024.0;
+  else if (*end == 'G' || *end == 'g')
+    v *= 1024.0 * 1024.0 * 1024.0;
   return v > 0 ? (size_t)v : (size_t)-1;
 }
 
@@ -93,7 +96,8 @@ static void block_bytes(const nestcl_engine *e, int pop, uint32_t n, int device,
   int64_t d0 = 0;
   for (int q = 0; q < e->n_projs; ++q) {
     const eng_projection *pr = &e->projs[q];
-    if (pr->tgt != pop) continue;
+    if (pr->tgt != pop)
+      continue;
     double s = expected_synapses(e, pr, n);
     int64_t d;
     int c = constant_delay(e, pr, &d);
@@ -101,7 +105,7 @@ static void block_bytes(const nestcl_engine *e, int pop, uint32_t n, int device,
       const eng_syn_layout *L = &pr->lay;
       uint32_t rows = e->pops[pr->src].n;
       size_t b = ((size_t)rows + 1) * 8 + (size_t)llround(s) * (4 + L->state_bytes) + (c ? 0 : (size_t)llround(s) * 2) +
-                 (size_t)rows * L->src_bytes;
+        (size_t)rows * L->src_bytes;
       o->cls[NESTCL_MEM_SYNAPSES] += b;
       o->plastic_bytes += b;
       o->plastic += s;
@@ -150,7 +154,8 @@ static size_t meminfo_available(void)
 static int local_ranks(const nestcl_engine *e)
 {
   const char *v = getenv("OMPI_COMM_WORLD_LOCAL_SIZE");
-  if (!v) v = getenv("MPI_LOCALNRANKS");
+  if (!v)
+    v = getenv("MPI_LOCALNRANKS");
   int n = v ? atoi(v) : 0;
   return e->cfg.use_mpi && n > 1 ? n : 1;
 }
@@ -184,10 +189,12 @@ static size_t estimate_vps(const nestcl_engine *e, const est_shape *sh, nestcl_m
         } else {
           out->host_bytes[c] += h.cls[c];
         }
-        if (ve) (gpu ? ve->device_bytes : ve->host_bytes)[c] += gpu ? d.cls[c] : h.cls[c];
+        if (ve)
+          (gpu ? ve->device_bytes : ve->host_bytes)[c] += gpu ? d.cls[c] : h.cls[c];
         host_all += h.cls[c];
       }
-      if (gpu) out->device_plastic_bytes += d.plastic_bytes;
+      if (gpu)
+        out->device_plastic_bytes += d.plastic_bytes;
     }
     if (ve) {
       ve->is_gpu = gpu;
@@ -196,7 +203,8 @@ static size_t estimate_vps(const nestcl_engine *e, const est_shape *sh, nestcl_m
     if (gpu) {
       size_t g = global_cap * 8 + (sh->any_plastic ? global_cap * 16 : 0);
       out->device_bytes[NESTCL_MEM_OTHER] += g;
-      if (ve) ve->device_bytes[NESTCL_MEM_OTHER] += g;
+      if (ve)
+        ve->device_bytes[NESTCL_MEM_OTHER] += g;
     }
     host_all += (size_t)vp_neurons * (size_t)sh->min_delay * 8; /* the VP's spike list */
   }
@@ -220,8 +228,10 @@ static int estimate_device(nestcl_engine *e, const est_shape *sh, nestcl_memory_
   const nestcl_device_info *info = nestcl_device_get_info(dev);
   size_t avail = (size_t)info->global_mem_bytes;
   size_t lim = eng_memory_limit_env();
-  if (lim < avail) avail = lim;
-  if (e->cfg.device_memory > 0 && e->cfg.device_memory < avail) avail = e->cfg.device_memory;
+  if (lim < avail)
+    avail = lim;
+  if (e->cfg.device_memory > 0 && e->cfg.device_memory < avail)
+    avail = e->cfg.device_memory;
   out->device_available = avail;
   snprintf(out->device_name, sizeof out->device_name, "%s", info->device_name);
   int mode = eng_resident_mode(e, sh->ranks);
@@ -285,10 +295,14 @@ int eng_estimate(nestcl_engine *e, nestcl_memory_estimate *out)
 static const char *human(char *buf, size_t cap, size_t b)
 {
   double x = (double)b;
-  if (x >= 1073741824.0) snprintf(buf, cap, "%.3g GiB", x / 1073741824.0);
-  else if (x >= 1048576.0) snprintf(buf, cap, "%.3g MiB", x / 1048576.0);
-  else if (x >= 1024.0) snprintf(buf, cap, "%.3g KiB", x / 1024.0);
-  else snprintf(buf, cap, "%zu bytes", b);
+  if (x >= 1073741824.0)
+    snprintf(buf, cap, "%.3g GiB", x / 1073741824.0);
+  else if (x >= 1048576.0)
+    snprintf(buf, cap, "%.3g MiB", x / 1048576.0);
+  else if (x >= 1024.0)
+    snprintf(buf, cap, "%.3g KiB", x / 1024.0);
+  else
+    snprintf(buf, cap, "%zu bytes", b);
   return buf;
 }
 
@@ -312,7 +326,8 @@ static int admit_local(nestcl_engine *e)
     return rc;
   }
   size_t dev = 0, host = est.host_build_bytes;
-  for (int c = 0; c < NESTCL_MEM_CLASSES; ++c) dev += est.device_bytes[c];
+  for (int c = 0; c < NESTCL_MEM_CLASSES; ++c)
+    dev += est.device_bytes[c];
   size_t wsave = e->cfg.weight_type == NESTCL_WEIGHT_DOUBLE ? (size_t)(est.synapses - est.plastic_synapses) * 4 : 0;
   char opts[128], need[32], have[32];
   opts[0] = 0;
@@ -338,15 +353,15 @@ static int admit_local(nestcl_engine *e)
       snprintf(opts, sizeof opts, "--weight-type float (saves up to %s), ", human(need, sizeof need, wsave));
     }
     char room[32];
-    return nestcl_set_error(NESTCL_ENOMEM,
-                            "admission: the network needs %s on device '%s' (rank %d%s) but %s are "
-                            "available; it would fit with a smaller --gpu-fraction (about %.2f), %s%.0f or more MPI "
-                            "ranks with a device each, or a larger device memory budget",
-                            human(room, sizeof room, est.device_plastic_bytes ? resident : dev), est.device_name,
-                            est.rank, est.device_plastic_bytes ? ", without its plastic synapses, which could go batched" : "",
-                            human(have, sizeof have, est.device_available),
-                            e->cfg.gpu_fraction * (double)est.device_available / (double)dev, opts,
-                            ceil((double)dev / (double)est.device_available * (double)est.n_ranks));
+    return nestcl_set_error(
+      NESTCL_ENOMEM,
+      "admission: the network needs %s on device '%s' (rank %d%s) but %s are "
+      "available; it would fit with a smaller --gpu-fraction (about %.2f), %s%.0f or more MPI "
+      "ranks with a device each, or a larger device memory budget",
+      human(room, sizeof room, est.device_plastic_bytes ? resident : dev), est.device_name, est.rank,
+      est.device_plastic_bytes ? ", without its plastic synapses, which could go batched" : "",
+      human(have, sizeof have, est.device_available), e->cfg.gpu_fraction * (double)est.device_available / (double)dev,
+      opts, ceil((double)dev / (double)est.device_available * (double)est.n_ranks));
   }
   return 0;
 }

@@ -19,10 +19,14 @@
 static size_t type_size(eng_mpi_type t)
 {
   switch (t) {
-  case ENG_MPI_INT: return sizeof(int);
-  case ENG_MPI_U32: return sizeof(uint32_t);
-  case ENG_MPI_U64: return sizeof(uint64_t);
-  case ENG_MPI_DOUBLE: return sizeof(double);
+  case ENG_MPI_INT:
+    return sizeof(int);
+  case ENG_MPI_U32:
+    return sizeof(uint32_t);
+  case ENG_MPI_U64:
+    return sizeof(uint64_t);
+  case ENG_MPI_DOUBLE:
+    return sizeof(double);
   }
   return 1;
 }
@@ -31,10 +35,14 @@ static size_t type_size(eng_mpi_type t)
 static MPI_Datatype mpi_type(eng_mpi_type t)
 {
   switch (t) {
-  case ENG_MPI_INT: return MPI_INT;
-  case ENG_MPI_U32: return MPI_UINT32_T;
-  case ENG_MPI_U64: return MPI_UINT64_T;
-  case ENG_MPI_DOUBLE: return MPI_DOUBLE;
+  case ENG_MPI_INT:
+    return MPI_INT;
+  case ENG_MPI_U32:
+    return MPI_UINT32_T;
+  case ENG_MPI_U64:
+    return MPI_UINT64_T;
+  case ENG_MPI_DOUBLE:
+    return MPI_DOUBLE;
   }
   return MPI_BYTE;
 }
@@ -42,9 +50,12 @@ static MPI_Datatype mpi_type(eng_mpi_type t)
 static MPI_Op mpi_op(eng_mpi_op op)
 {
   switch (op) {
-  case ENG_MPI_SUM: return MPI_SUM;
-  case ENG_MPI_MIN: return MPI_MIN;
-  case ENG_MPI_MAX: return MPI_MAX;
+  case ENG_MPI_SUM:
+    return MPI_SUM;
+  case ENG_MPI_MIN:
+    return MPI_MIN;
+  case ENG_MPI_MAX:
+    return MPI_MAX;
   }
   return MPI_SUM;
 }

@@ -46,7 +46,7 @@ size_t eng_plastic_resident_bytes(const nestcl_engine *e, const eng_block *b)
     const eng_plastic *pl = &b->plastic[j];
     const eng_syn_layout *L = &e->projs[pl->proj].lay;
     bytes += ((size_t)pl->n_rows + 1) * 8 + pl->nnz * (4 + L->state_bytes) +
-             (pl->delay_hom == NESTCL_DELAY_PER_SYNAPSE ? pl->nnz * 2 : 0) + (size_t)pl->n_rows * L->src_bytes;
+      (pl->delay_hom == NESTCL_DELAY_PER_SYNAPSE ? pl->nnz * 2 : 0) + (size_t)pl->n_rows * L->src_bytes;
   }
   return bytes;
 }
@@ -66,7 +66,7 @@ int eng_plastic_host_init(nestcl_engine *e, eng_vp *vp, const eng_plastic *pl)
 {
   const eng_projection *pr = &e->projs[pl->proj];
   vp->host_bytes[NESTCL_MEM_SYNAPSES] += (pl->n_rows + 1) * 8 + pl->nnz * (4 + pr->lay.state_bytes) +
-                                         (pl->delay ? pl->nnz * 2 : 0) + pl->n_rows * pr->lay.src_bytes;
+    (pl->delay ? pl->nnz * 2 : 0) + pl->n_rows * pr->lay.src_bytes;
   /* The C path's two working structs (the row's template, one synapse), made once, aligned for any member. */
   size_t half = (pr->sm->syn_size + 7) / 8 * 8;
   if (half > vp->syn_scratch_half) {
@@ -188,10 +188,22 @@ cl_int eng_plastic_kernel_args(nestcl_engine *e, eng_block *b, eng_plastic *pl, 
 {
   const eng_projection *pr = &e->projs[pl->proj];
   const eng_history *h = &b->hist;
-  eng_plastic_fixed fx = {&pl->b_tmpl, &pl->b_cp, &b->b_ring, lags, pl->delay_hom, (uint32_t)e->ring_slots,
-                          b->n, b->n_channels, (uint32_t)pr->ch_pos, (uint32_t)pr->ch_neg, (uint32_t)pr->ch_zero,
-                          pr->syn.rport, tics_per_step(e), eng_delay_ms(e, 1),
-                          h->cap ? h->tau_minus_inv : 0.0, e->libm_fused};
+  eng_plastic_fixed fx = {&pl->b_tmpl,
+                          &pl->b_cp,
+                          &b->b_ring,
+                          lags,
+                          pl->delay_hom,
+                          (uint32_t)e->ring_slots,
+                          b->n,
+                          b->n_channels,
+                          (uint32_t)pr->ch_pos,
+                          (uint32_t)pr->ch_neg,
+                          (uint32_t)pr->ch_zero,
+                          pr->syn.rport,
+                          tics_per_step(e),
+                          eng_delay_ms(e, 1),
+                          h->cap ? h->tau_minus_inv : 0.0,
+                          e->libm_fused};
   cl_int err = eng_plastic_fixed_args(k, &fx);
   if (!pl->batch_cap) {
     err |= eng_plastic_rows_args(k, srcs, pl->src_first, pl->n_rows, &pl->b_row, &pl->b_target, &pl->b_delay,
@@ -228,22 +240,41 @@ int eng_plastic_upload(nestcl_engine *e, eng_vp *vp, eng_block *b)
     } else {
       rc = nestcl_buffer_alloc(dev, NESTCL_MEM_SYNAPSES, "plastic row pointers", (pl->n_rows + 1) * 8,
                                CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, pl->row_ptr, &pl->b_row);
-    if (!rc) rc = nestcl_buffer_alloc(dev, NESTCL_MEM_SYNAPSES, "plastic targets", pl->nnz * 4, CL_MEM_READ_ONLY | (pl->nnz ? CL_MEM_COPY_HOST_PTR : 0), pl->nnz ? pl->target : NULL, &pl->b_target);
-    if (!rc) rc = nestcl_buffer_alloc(dev, NESTCL_MEM_SYNAPSES, "plastic delays", pl->delay ? pl->nnz * 2 : 0, CL_MEM_READ_ONLY | (pl->delay && pl->nnz ? CL_MEM_COPY_HOST_PTR : 0), pl->delay && pl->nnz ? pl->delay : NULL, &pl->b_delay);
-    if (!rc) rc = nestcl_buffer_alloc(dev, NESTCL_MEM_SYNAPSES, "plastic state", sb, CL_MEM_READ_WRITE | (sb ? CL_MEM_COPY_HOST_PTR : 0), sb ? pl->state : NULL, &pl->b_state);
-    if (!rc) rc = nestcl_buffer_alloc(dev, NESTCL_MEM_SYNAPSES, "per-source state", rb, CL_MEM_READ_WRITE | (rb ? CL_MEM_COPY_HOST_PTR : 0), rb ? pl->src_state : NULL, &pl->b_src_state);
+      if (!rc)
+        rc = nestcl_buffer_alloc(dev, NESTCL_MEM_SYNAPSES, "plastic targets", pl->nnz * 4,
+                                 CL_MEM_READ_ONLY | (pl->nnz ? CL_MEM_COPY_HOST_PTR : 0), pl->nnz ? pl->target : NULL,
+                                 &pl->b_target);
+      if (!rc)
+        rc = nestcl_buffer_alloc(dev, NESTCL_MEM_SYNAPSES, "plastic delays", pl->delay ? pl->nnz * 2 : 0,
+                                 CL_MEM_READ_ONLY | (pl->delay && pl->nnz ? CL_MEM_COPY_HOST_PTR : 0),
+                                 pl->delay && pl->nnz ? pl->delay : NULL, &pl->b_delay);
+      if (!rc)
+        rc =
+          nestcl_buffer_alloc(dev, NESTCL_MEM_SYNAPSES, "plastic state", sb,
+                              CL_MEM_READ_WRITE | (sb ? CL_MEM_COPY_HOST_PTR : 0), sb ? pl->state : NULL, &pl->b_state);
+      if (!rc)
+        rc = nestcl_buffer_alloc(dev, NESTCL_MEM_SYNAPSES, "per-source state", rb,
+                                 CL_MEM_READ_WRITE | (rb ? CL_MEM_COPY_HOST_PTR : 0), rb ? pl->src_state : NULL,
+                                 &pl->b_src_state);
     }
-    if (!rc) rc = nestcl_buffer_alloc(dev, NESTCL_MEM_OTHER, "synapse template", pr->sm->syn_size, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, pr->tmpl, &pl->b_tmpl);
-    if (!rc) rc = nestcl_buffer_alloc(dev, NESTCL_MEM_OTHER, "common properties", pr->sm->cp_size, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, pr->cp, &pl->b_cp);
+    if (!rc)
+      rc = nestcl_buffer_alloc(dev, NESTCL_MEM_OTHER, "synapse template", pr->sm->syn_size,
+                               CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, pr->tmpl, &pl->b_tmpl);
+    if (!rc)
+      rc = nestcl_buffer_alloc(dev, NESTCL_MEM_OTHER, "common properties", pr->sm->cp_size,
+                               CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, pr->cp, &pl->b_cp);
     if (rc) {
       return rc;
     }
     pl->k = clCreateKernel(e->plastic_programs[pl->proj], "nestcl_plastic", &err);
-    if ((rc = eng_cl_check(err, "clCreateKernel(nestcl_plastic)"))) return rc;
+    if ((rc = eng_cl_check(err, "clCreateKernel(nestcl_plastic)")))
+      return rc;
     /* Its own limit: a translated send() may need more registers than static delivery. */
-    if ((rc = nestcl_kernel_wg_width(dev, pl->k, "nestcl_plastic", e->deliver_width, &pl->width))) return rc;
+    if ((rc = nestcl_kernel_wg_width(dev, pl->k, "nestcl_plastic", e->deliver_width, &pl->width)))
+      return rc;
     err = eng_plastic_kernel_args(e, b, pl, pl->k, &vp->b_srcs, &vp->b_lags);
-    if ((rc = eng_cl_check(err, "clSetKernelArg(nestcl_plastic)"))) return rc;
+    if ((rc = eng_cl_check(err, "clSetKernelArg(nestcl_plastic)")))
+      return rc;
     if (pl->batch_cap) {
       continue; /* batched: the host keeps the synapses */
     }
@@ -283,12 +314,23 @@ static int slots_alloc(nestcl_engine *e, eng_plastic *pl)
         !sl->src_state) {
       return nestcl_set_error(NESTCL_ENOMEM, "out of host memory for plastic batches");
     }
-    rc = nestcl_buffer_alloc(e->dev, NESTCL_MEM_SYNAPSES, "batch row pointers", (cap + 1) * 8, CL_MEM_READ_ONLY, NULL, &sl->b_row);
-    if (!rc) rc = nestcl_buffer_alloc(e->dev, NESTCL_MEM_SYNAPSES, "batch targets", cap * 4, CL_MEM_READ_ONLY, NULL, &sl->b_target);
-    if (!rc) rc = nestcl_buffer_alloc(e->dev, NESTCL_MEM_SYNAPSES, "batch delays", per_syn_delay ? cap * 2 : 2, CL_MEM_READ_ONLY, NULL, &sl->b_delay);
-    if (!rc) rc = nestcl_buffer_alloc(e->dev, NESTCL_MEM_SYNAPSES, "batch state", cap * L->state_bytes, CL_MEM_READ_WRITE, NULL, &sl->b_state);
-    if (!rc) rc = nestcl_buffer_alloc(e->dev, NESTCL_MEM_SYNAPSES, "batch per-source state", cap * L->src_bytes + 8, CL_MEM_READ_WRITE, NULL, &sl->b_src_state);
-    if (!rc) rc = nestcl_buffer_alloc(e->dev, NESTCL_MEM_OTHER, "batch sources", cap * 12, CL_MEM_READ_ONLY, NULL, &sl->b_srcs);
+    rc = nestcl_buffer_alloc(e->dev, NESTCL_MEM_SYNAPSES, "batch row pointers", (cap + 1) * 8, CL_MEM_READ_ONLY, NULL,
+                             &sl->b_row);
+    if (!rc)
+      rc = nestcl_buffer_alloc(e->dev, NESTCL_MEM_SYNAPSES, "batch targets", cap * 4, CL_MEM_READ_ONLY, NULL,
+                               &sl->b_target);
+    if (!rc)
+      rc = nestcl_buffer_alloc(e->dev, NESTCL_MEM_SYNAPSES, "batch delays", per_syn_delay ? cap * 2 : 2,
+                               CL_MEM_READ_ONLY, NULL, &sl->b_delay);
+    if (!rc)
+      rc = nestcl_buffer_alloc(e->dev, NESTCL_MEM_SYNAPSES, "batch state", cap * L->state_bytes, CL_MEM_READ_WRITE,
+                               NULL, &sl->b_state);
+    if (!rc)
+      rc = nestcl_buffer_alloc(e->dev, NESTCL_MEM_SYNAPSES, "batch per-source state", cap * L->src_bytes + 8,
+                               CL_MEM_READ_WRITE, NULL, &sl->b_src_state);
+    if (!rc)
+      rc =
+        nestcl_buffer_alloc(e->dev, NESTCL_MEM_OTHER, "batch sources", cap * 12, CL_MEM_READ_ONLY, NULL, &sl->b_srcs);
   }
   return rc;
 }
@@ -318,8 +360,8 @@ static int slot_retire(nestcl_engine *e, eng_vp *vp, eng_plastic *pl, struct eng
     }
     for (int f = 0; f < L->n_src; ++f) {
       size_t sz = eng_syn_field_size(&sm->fields[L->src_f[f]]);
-      memcpy(pl->src_state + L->src_off[f] * pl->n_rows + row * sz,
-             sl->src_state + L->src_off[f] * sl->n_rows + r * sz, sz);
+      memcpy(pl->src_state + L->src_off[f] * pl->n_rows + row * sz, sl->src_state + L->src_off[f] * sl->n_rows + r * sz,
+             sz);
     }
   }
   return 0;
@@ -350,9 +392,11 @@ static int slot_launch(nestcl_engine *e, eng_vp *vp, eng_plastic *pl, struct eng
   cl_command_queue q = nestcl_device_queue(e->dev, vp->queue);
   cl_command_queue t = nestcl_device_queue(e->dev, e->cfg.gpu_streams + vp->queue);
   uint64_t cap = pl->batch_cap;
-  cl_int err = nestcl_enq_write(&vp->st.enqueued, t, sl->b_row.mem, CL_FALSE, 0, (sl->n_rows + 1) * 8, sl->row, 0, NULL, NULL);
+  cl_int err =
+    nestcl_enq_write(&vp->st.enqueued, t, sl->b_row.mem, CL_FALSE, 0, (sl->n_rows + 1) * 8, sl->row, 0, NULL, NULL);
   err |= nestcl_enq_write(&vp->st.enqueued, t, sl->b_target.mem, CL_FALSE, 0, sl->nnz * 4, sl->target, 0, NULL, NULL);
-  err |= nestcl_enq_write(&vp->st.enqueued, t, sl->b_srcs.mem, CL_FALSE, 0, (size_t)sl->n_rows * 12, sl->srcs, 0, NULL, NULL);
+  err |= nestcl_enq_write(&vp->st.enqueued, t, sl->b_srcs.mem, CL_FALSE, 0, (size_t)sl->n_rows * 12, sl->srcs, 0, NULL,
+                          NULL);
   if (sl->delay) {
     err |= nestcl_enq_write(&vp->st.enqueued, t, sl->b_delay.mem, CL_FALSE, 0, sl->nnz * 2, sl->delay, 0, NULL, NULL);
   }
@@ -363,7 +407,8 @@ static int slot_launch(nestcl_engine *e, eng_vp *vp, eng_plastic *pl, struct eng
     err |= nestcl_enq_write(&vp->st.enqueued, t, sl->b_state.mem, CL_FALSE, 0, state_bytes, sl->state, 0, NULL, NULL);
   }
   if (src_bytes) {
-    err |= nestcl_enq_write(&vp->st.enqueued, t, sl->b_src_state.mem, CL_FALSE, 0, src_bytes, sl->src_state, 0, NULL, NULL);
+    err |=
+      nestcl_enq_write(&vp->st.enqueued, t, sl->b_src_state.mem, CL_FALSE, 0, src_bytes, sl->src_state, 0, NULL, NULL);
   }
   cl_event written = NULL, ran = NULL;
   err |= clEnqueueMarkerWithWaitList(t, 0, NULL, &written);
@@ -396,7 +441,8 @@ static int slot_launch(nestcl_engine *e, eng_vp *vp, eng_plastic *pl, struct eng
     err |= nestcl_enq_read(&vp->st.enqueued, t, sl->b_state.mem, CL_FALSE, 0, state_bytes, sl->state, 1, &ran, NULL);
   }
   if (src_bytes) {
-    err |= nestcl_enq_read(&vp->st.enqueued, t, sl->b_src_state.mem, CL_FALSE, 0, src_bytes, sl->src_state, 1, &ran, NULL);
+    err |=
+      nestcl_enq_read(&vp->st.enqueued, t, sl->b_src_state.mem, CL_FALSE, 0, src_bytes, sl->src_state, 1, &ran, NULL);
   }
   err |= clEnqueueMarkerWithWaitList(t, 1, &ran, &sl->done);
   clReleaseEvent(ran);
@@ -444,17 +490,20 @@ static int deliver_batched(nestcl_engine *e, eng_vp *vp, eng_plastic *pl, int64_
         rc = slot_launch(e, vp, pl, sl, origin);
         cur ^= 1;
         sl = &pl->slot[cur];
-        if (!rc) rc = slot_retire(e, vp, pl, sl);
+        if (!rc)
+          rc = slot_retire(e, vp, pl, sl);
         sl->n_rows = 0;
         sl->nnz = 0;
         sl->row[0] = 0;
-        if (rc) break;
+        if (rc)
+          break;
       }
       /* A row still in flight in the other slot must come back first. */
       struct eng_slot *other = &pl->slot[cur ^ 1];
       if (other->done && pl->row_batch[row] == other->id + 1) {
         rc = slot_retire(e, vp, pl, other);
-        if (rc) break;
+        if (rc)
+          break;
       }
       uint32_t r = sl->n_rows++;
       uint64_t at = sl->nnz;
@@ -486,7 +535,8 @@ static int deliver_batched(nestcl_engine *e, eng_vp *vp, eng_plastic *pl, int64_
       rc = slot_launch(e, vp, pl, sl, origin);
       cur ^= 1;
       sl = &pl->slot[cur];
-      if (!rc) rc = slot_retire(e, vp, pl, sl);
+      if (!rc)
+        rc = slot_retire(e, vp, pl, sl);
       sl->n_rows = 0;
       sl->nnz = 0;
       sl->row[0] = 0;
@@ -679,8 +729,8 @@ static int deliver_device_all(nestcl_engine *e, eng_vp *vp, int64_t origin)
   }
   if (any) {
     cl_command_queue q = nestcl_device_queue(e->dev, vp->queue);
-    cl_int err = nestcl_enq_write(&vp->st.enqueued, q, vp->b_srcs.mem, CL_FALSE, 0, e->n_src_list * 12, e->src_list,
-                                  0, NULL, NULL);
+    cl_int err = nestcl_enq_write(&vp->st.enqueued, q, vp->b_srcs.mem, CL_FALSE, 0, e->n_src_list * 12, e->src_list, 0,
+                                  NULL, NULL);
     err |= nestcl_enq_write(&vp->st.enqueued, q, vp->b_lags.mem, CL_FALSE, 0, e->n_global_spikes * 4, e->src_lags, 0,
                             NULL, NULL);
     rc = eng_cl_check(err, "writing the spiking sources");
@@ -789,8 +839,7 @@ int eng_plastic_snapshot_device(nestcl_engine *e, const eng_vp *vp, const eng_pl
     return eng_plastic_snapshot_host(e, vp, pl, w, tg, dl);
   }
   cl_command_queue q = nestcl_device_queue(e->dev, vp->queue);
-  cl_int err = clEnqueueReadBuffer(q, pl->b_state.mem, CL_TRUE, L->weight_off * pl->nnz, pl->nnz * 8, w, 0, NULL,
-                                   NULL);
+  cl_int err = clEnqueueReadBuffer(q, pl->b_state.mem, CL_TRUE, L->weight_off * pl->nnz, pl->nnz * 8, w, 0, NULL, NULL);
   err |= clEnqueueReadBuffer(q, pl->b_target.mem, CL_TRUE, 0, pl->nnz * 4, tg, 0, NULL, NULL);
   if (dl && pl->delay_hom == NESTCL_DELAY_PER_SYNAPSE) {
     err |= clEnqueueReadBuffer(q, pl->b_delay.mem, CL_TRUE, 0, pl->nnz * 2, dl, 0, NULL, NULL);
@@ -819,7 +868,8 @@ int nestcl_engine_weight_stats(nestcl_engine *e, int proj, nestcl_weight_stats *
       }
       double *w = malloc(pl->nnz * sizeof *w);
       uint32_t *tg = malloc(pl->nnz * sizeof *tg);
-      rc = w && tg ? vp->ops->plastic_snapshot(e, vp, pl, w, tg, NULL) : nestcl_set_error(NESTCL_ENOMEM, "out of host memory");
+      rc = w && tg ? vp->ops->plastic_snapshot(e, vp, pl, w, tg, NULL)
+                   : nestcl_set_error(NESTCL_ENOMEM, "out of host memory");
       for (uint32_t r = 0; r < pl->n_rows && !rc; ++r) {
         uint64_t src = pl->src_first + r;
         for (uint64_t k = pl->row_ptr[r]; k < pl->row_ptr[r + 1]; ++k) {
@@ -842,8 +892,8 @@ int nestcl_engine_weight_stats(nestcl_engine *e, int proj, nestcl_weight_stats *
     return rc;
   }
   if (e->n_ranks > 1) {
-    uint64_t mine[5] = {(uint64_t)sum, (uint64_t)((eng_u128)sum >> 64), (uint64_t)sq,
-                        (uint64_t)((eng_u128)sq >> 64), n};
+    uint64_t mine[5] = {(uint64_t)sum, (uint64_t)((eng_u128)sum >> 64), (uint64_t)sq, (uint64_t)((eng_u128)sq >> 64),
+                        n};
     uint64_t *all = malloc(5 * (size_t)e->n_ranks * sizeof *all);
     if (!all) {
       return nestcl_set_error(NESTCL_ENOMEM, "out of host memory");
@@ -936,7 +986,8 @@ void eng_plastic_free(nestcl_engine *e, eng_block *b)
     free(pl->delay);
     free(pl->state);
     free(pl->src_state);
-    if (pl->k) clReleaseKernel(pl->k);
+    if (pl->k)
+      clReleaseKernel(pl->k);
     for (int k = 0; k < 2; ++k) {
       struct eng_slot *sl = &pl->slot[k];
       if (sl->done) {
@@ -948,11 +999,25 @@ void eng_plastic_free(nestcl_engine *e, eng_block *b)
         free(host[h]);
       }
     }
-    nestcl_buffer *bufs[] = {&pl->b_row, &pl->b_target, &pl->b_delay, &pl->b_state, &pl->b_src_state, &pl->b_tmpl,
-                             &pl->b_cp, &pl->slot[0].b_row, &pl->slot[0].b_target, &pl->slot[0].b_delay,
-                             &pl->slot[0].b_state, &pl->slot[0].b_src_state, &pl->slot[0].b_srcs,
-                             &pl->slot[1].b_row, &pl->slot[1].b_target, &pl->slot[1].b_delay, &pl->slot[1].b_state,
-                             &pl->slot[1].b_src_state, &pl->slot[1].b_srcs};
+    nestcl_buffer *bufs[] = {&pl->b_row,
+                             &pl->b_target,
+                             &pl->b_delay,
+                             &pl->b_state,
+                             &pl->b_src_state,
+                             &pl->b_tmpl,
+                             &pl->b_cp,
+                             &pl->slot[0].b_row,
+                             &pl->slot[0].b_target,
+                             &pl->slot[0].b_delay,
+                             &pl->slot[0].b_state,
+                             &pl->slot[0].b_src_state,
+                             &pl->slot[0].b_srcs,
+                             &pl->slot[1].b_row,
+                             &pl->slot[1].b_target,
+                             &pl->slot[1].b_delay,
+                             &pl->slot[1].b_state,
+                             &pl->slot[1].b_src_state,
+                             &pl->slot[1].b_srcs};
     for (size_t k = 0; e->dev && k < sizeof bufs / sizeof *bufs; ++k) {
       nestcl_buffer_free(e->dev, bufs[k]);
     }

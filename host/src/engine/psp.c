@@ -51,8 +51,7 @@ int nestcl_alpha_psp_peak(double tau_m, double tau_syn, double C_m, double *t_ma
   double a = tau_m / tau_syn;
   double b = 1.0 / tau_syn - 1.0 / tau_m;
   double t = (1.0 / b) * (-nestcl_lambert_wm1(-exp(-1.0 / a) / a) - 1.0 / a);
-  double v = exp(1.0) / (tau_syn * C_m * b) *
-             ((exp(-t / tau_m) - exp(-t / tau_syn)) / b - t * exp(-t / tau_syn));
+  double v = exp(1.0) / (tau_syn * C_m * b) * ((exp(-t / tau_m) - exp(-t / tau_syn)) / b - t * exp(-t / tau_syn));
   if (!isfinite(t) || !isfinite(v) || !(v > 0.0)) {
     return nestcl_set_error(NESTCL_EINVAL, "alpha PSP peak: no finite peak for tau_m %g, tau_syn %g", tau_m, tau_syn);
   }

@@ -140,8 +140,8 @@ void eng_resident_plan(const nestcl_engine *e, int mode, int min_delay, size_t m
   plan->rec_cap = plan->rec_per_ss * (uint64_t)k;
   plan->mm_bytes = plan->mm_slot * (size_t)(k + 2) * 8;
   /* Out-degrees, recorded marks, status, per-block tables and error words; the recording buffer. */
-  plan->other_bytes = e->n_global * 5 + ENG_RES_STATUS_WORDS * 8 + (size_t)e->n_pops * (16 + 8 + ENG_RES_ERR_WORDS * 4) +
-                     (mode == 2 ? eng_resident_bucket_bytes(e, min_delay) : 0);
+  plan->other_bytes = e->n_global * 5 + ENG_RES_STATUS_WORDS * 8 +
+    (size_t)e->n_pops * (16 + 8 + ENG_RES_ERR_WORDS * 4) + (mode == 2 ? eng_resident_bucket_bytes(e, min_delay) : 0);
   plan->rec_bytes = (size_t)(plan->rec_cap ? plan->rec_cap : 1) * 8;
 }
 
@@ -209,7 +209,8 @@ static int carve_blocks(nestcl_engine *e, eng_vp *vp, uint32_t *table)
   void *zeros = calloc(cbytes > sbytes ? cbytes : sbytes, 1);
   int rc = zeros ? carve(e, "spike counts", co, csz, cbytes, zeros, &r->b_counts, cs)
                  : nestcl_set_error(NESTCL_ENOMEM, "out of host memory");
-  if (!rc) rc = carve(e, "spike lists", so, ssz, sbytes, zeros, &r->b_spikes, cs + e->n_pops);
+  if (!rc)
+    rc = carve(e, "spike lists", so, ssz, sbytes, zeros, &r->b_spikes, cs + e->n_pops);
   free(zeros);
   free(co);
   free(cs);
@@ -284,9 +285,11 @@ static int make_kernels(nestcl_engine *e, eng_vp *vp)
   cl_int err;
   r->k_gather = eng_resident_gather_kernel(e, vp, 0, &err);
   int rc = eng_cl_check(err, "the gather kernel");
-  if (!rc) rc = nestcl_kernel_wg_width(e->dev, r->k_gather, "nestcl_gather", 256, &r->gather_width);
+  if (!rc)
+    rc = nestcl_kernel_wg_width(e->dev, r->k_gather, "nestcl_gather", 256, &r->gather_width);
   /* The rings as parts of one buffer; the updates of each model in one launch; delivery and drive in one each. */
-  if (!rc) rc = eng_resident_rehome_rings(e, vp);
+  if (!rc)
+    rc = eng_resident_rehome_rings(e, vp);
   for (int p = 0; p < e->n_pops && !rc; ++p) {
     /* Populations that keep their own update launch: their ring is a part now (nestcl_update_kernel_fixed_args: 8). */
     if (vp->blocks[p].n) {
@@ -294,16 +297,21 @@ static int make_kernels(nestcl_engine *e, eng_vp *vp)
                         "clSetKernelArg(update)");
     }
   }
-  if (!rc) rc = eng_resident_update_setup(e, vp);
-  if (!rc) rc = eng_resident_merge_setup(e, vp);
+  if (!rc)
+    rc = eng_resident_update_setup(e, vp);
+  if (!rc)
+    rc = eng_resident_merge_setup(e, vp);
   for (int p = 0; p < e->n_pops && !rc && r->bucket_width; ++p) {
     if (vp->blocks[p].n && !r->merged_pop[p]) {
       /* eng_resident_plastic_fits took the models that cannot merge; a block without host parameters is left. */
-      rc = nestcl_set_error(NESTCL_ERUNTIME, "plastic synapses in the device loop need every population's update "
-                            "merged; %s's is not: run with --host-clock", e->pops[p].model->name);
+      rc = nestcl_set_error(NESTCL_ERUNTIME,
+                            "plastic synapses in the device loop need every population's update "
+                            "merged; %s's is not: run with --host-clock",
+                            e->pops[p].model->name);
     }
   }
-  if (!rc) rc = eng_resident_plastic_setup(e, vp);
+  if (!rc)
+    rc = eng_resident_plastic_setup(e, vp);
   return rc;
 }
 
@@ -358,25 +366,34 @@ int eng_resident_setup(nestcl_engine *e)
   for (int p = 0; p < e->n_pops && !rc; ++p) {
     gids[p] = vp->blocks[p].first_gid;
   }
-  if (!rc) rc = carve_blocks(e, vp, table);
-  if (!rc && !(r->counts = malloc(r->b_counts.bytes))) rc = nestcl_set_error(NESTCL_ENOMEM, "out of host memory");
+  if (!rc)
+    rc = carve_blocks(e, vp, table);
+  if (!rc && !(r->counts = malloc(r->b_counts.bytes)))
+    rc = nestcl_set_error(NESTCL_ENOMEM, "out of host memory");
   nestcl_device *d = e->dev;
   const cl_mem_flags ro = CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, rw = CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR;
-  if (!rc) rc = nestcl_buffer_alloc(d, NESTCL_MEM_OTHER, "block table", 16 * (size_t)e->n_pops, ro, table, &r->b_table);
-  if (!rc) rc = nestcl_buffer_alloc(d, NESTCL_MEM_OTHER, "block gids", 8 * (size_t)e->n_pops, ro, gids, &r->b_gids);
-  if (!rc) rc = nestcl_buffer_alloc(d, NESTCL_MEM_OTHER, "out-degrees", 4 * (e->n_global ? e->n_global : 1), ro,
-                                    e->out_degree, &r->b_degree);
-  if (!rc) rc = nestcl_buffer_alloc(d, NESTCL_MEM_OTHER, "recorded marks", e->n_global ? e->n_global : 1, ro, marks,
-                                    &r->b_recorded);
-  if (!rc) rc = nestcl_buffer_alloc(d, NESTCL_MEM_OTHER, "device loop status", sizeof status0, rw, status0,
-                                    &r->b_status);
-  if (!rc) rc = nestcl_buffer_alloc(d, NESTCL_MEM_OTHER, "device loop errors", ENG_RES_ERR_WORDS * 4 * (size_t)e->n_pops,
-                                    rw, errs0, &r->b_errs);
-  if (!rc) rc = nestcl_buffer_alloc(d, NESTCL_MEM_RECORDING, "spike recording", r->plan.rec_bytes, CL_MEM_READ_WRITE,
-                                    NULL, &r->b_rec);
+  if (!rc)
+    rc = nestcl_buffer_alloc(d, NESTCL_MEM_OTHER, "block table", 16 * (size_t)e->n_pops, ro, table, &r->b_table);
+  if (!rc)
+    rc = nestcl_buffer_alloc(d, NESTCL_MEM_OTHER, "block gids", 8 * (size_t)e->n_pops, ro, gids, &r->b_gids);
+  if (!rc)
+    rc = nestcl_buffer_alloc(d, NESTCL_MEM_OTHER, "out-degrees", 4 * (e->n_global ? e->n_global : 1), ro, e->out_degree,
+                             &r->b_degree);
+  if (!rc)
+    rc = nestcl_buffer_alloc(d, NESTCL_MEM_OTHER, "recorded marks", e->n_global ? e->n_global : 1, ro, marks,
+                             &r->b_recorded);
+  if (!rc)
+    rc = nestcl_buffer_alloc(d, NESTCL_MEM_OTHER, "device loop status", sizeof status0, rw, status0, &r->b_status);
+  if (!rc)
+    rc = nestcl_buffer_alloc(d, NESTCL_MEM_OTHER, "device loop errors", ENG_RES_ERR_WORDS * 4 * (size_t)e->n_pops, rw,
+                             errs0, &r->b_errs);
+  if (!rc)
+    rc = nestcl_buffer_alloc(d, NESTCL_MEM_RECORDING, "spike recording", r->plan.rec_bytes, CL_MEM_READ_WRITE, NULL,
+                             &r->b_rec);
   /* Multimeter samples of a window of slices (none: one word, an argument all the same). */
-  if (!rc) rc = nestcl_buffer_alloc(d, NESTCL_MEM_RECORDING, "multimeter samples",
-                                    r->plan.mm_bytes ? r->plan.mm_bytes : 8, CL_MEM_READ_WRITE, NULL, &r->b_mm);
+  if (!rc)
+    rc = nestcl_buffer_alloc(d, NESTCL_MEM_RECORDING, "multimeter samples", r->plan.mm_bytes ? r->plan.mm_bytes : 8,
+                             CL_MEM_READ_WRITE, NULL, &r->b_mm);
   if (!rc && r->plan.mm_bytes &&
       (!(r->mm_host = malloc(r->plan.mm_bytes)) || !(r->slices = malloc(3 * ((size_t)r->plan.k + 2) * 8)))) {
     rc = nestcl_set_error(NESTCL_ENOMEM, "out of host memory");
@@ -384,7 +401,8 @@ int eng_resident_setup(nestcl_engine *e)
   /* Work-groups of the delivery: enough to fill the device, each walking many spikes. */
   size_t cu = di->compute_units ? di->compute_units : 1;
   r->deliver_groups = cu * 32 < e->global_cap ? cu * 32 : (e->global_cap ? e->global_cap : 1);
-  if (!rc) rc = make_kernels(e, vp);
+  if (!rc)
+    rc = make_kernels(e, vp);
   if (!rc) {
     r->on = 1;
   }
@@ -399,12 +417,14 @@ void eng_resident_free(nestcl_engine *e)
   eng_resident *r = &e->res;
   /* The recorded super step went first (build.c: eng_resident_graph_free): it uses what follows. */
   eng_resident_plastic_free(e);
-  if (r->k_gather) clReleaseKernel(r->k_gather);
+  if (r->k_gather)
+    clReleaseKernel(r->k_gather);
   eng_resident_merge_free(e);
   eng_resident_update_free(e);
   if (e->dev) {
     /* Parents may go before their sub-buffers: OpenCL keeps the memory until the last one is released. */
-    nestcl_buffer *bufs[] = {&r->b_mm, &r->b_counts, &r->b_spikes, &r->b_table, &r->b_gids, &r->b_degree, &r->b_recorded, &r->b_status, &r->b_errs, &r->b_rec};
+    nestcl_buffer *bufs[] = {&r->b_mm,     &r->b_counts,   &r->b_spikes, &r->b_table, &r->b_gids,
+                             &r->b_degree, &r->b_recorded, &r->b_status, &r->b_errs,  &r->b_rec};
     for (size_t k = 0; k < sizeof bufs / sizeof *bufs; ++k) {
       nestcl_buffer_free(e->dev, bufs[k]);
     }

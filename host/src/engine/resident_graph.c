@@ -30,8 +30,8 @@ struct eng_graph {
   clFinalizeCommandBufferKHR_fn finalize;
   clEnqueueCommandBufferKHR_fn enqueue;
   clReleaseCommandBufferKHR_fn release;
-  cl_ulong clock[2];     /* the origin and window origin the host writes (must outlive the non-blocking write) */
-  cl_kernel *kernels;    /* the recorded ones */
+  cl_ulong clock[2]; /* the origin and window origin the host writes (must outlive the non-blocking write) */
+  cl_kernel *kernels; /* the recorded ones */
   int n_kernels;
 };
 
@@ -56,14 +56,16 @@ static int offered(const nestcl_engine *e, cl_command_queue q)
    * super step would wait for the one before.
    */
   cl_device_command_buffer_capabilities_khr caps = 0;
-  if (has && (clGetDeviceInfo(d, CL_DEVICE_COMMAND_BUFFER_CAPABILITIES_KHR, sizeof caps, &caps, NULL) != CL_SUCCESS ||
-              !(caps & CL_COMMAND_BUFFER_CAPABILITY_SIMULTANEOUS_USE_KHR))) {
+  if (has &&
+      (clGetDeviceInfo(d, CL_DEVICE_COMMAND_BUFFER_CAPABILITIES_KHR, sizeof caps, &caps, NULL) != CL_SUCCESS ||
+       !(caps & CL_COMMAND_BUFFER_CAPABILITY_SIMULTANEOUS_USE_KHR))) {
     return 0;
   }
   /* The queue must have what the device requires of a command buffer's queue. */
   cl_command_queue_properties need = 0, have = 0;
-  if (has && clGetDeviceInfo(d, CL_DEVICE_COMMAND_BUFFER_REQUIRED_QUEUE_PROPERTIES_KHR, sizeof need, &need, NULL) ==
-                 CL_SUCCESS &&
+  if (has &&
+      clGetDeviceInfo(d, CL_DEVICE_COMMAND_BUFFER_REQUIRED_QUEUE_PROPERTIES_KHR, sizeof need, &need, NULL) ==
+        CL_SUCCESS &&
       clGetCommandQueueInfo(q, CL_QUEUE_PROPERTIES, sizeof have, &have, NULL) == CL_SUCCESS) {
     return (need & ~have) == 0;
   }
@@ -92,7 +94,8 @@ static cl_int record(nestcl_engine *e, eng_vp *vp, struct eng_graph *g)
   for (int k = 0; k < r->n_upd && err == CL_SUCCESS; ++k) {
     eng_update *u = &r->upd[k];
     cl_kernel kk = g->kernels[g->n_kernels++] = eng_resident_update_kernel(e, u, 1, &err);
-    if (err != CL_SUCCESS) break;
+    if (err != CL_SUCCESS)
+      break;
     err = clSetKernelArg(kk, 1, sizeof zero, &zero);
     err |= clSetKernelArg(kk, 2, sizeof f, &f);
     err |= clSetKernelArg(kk, 3, sizeof t, &t);
@@ -111,8 +114,8 @@ static cl_int record(nestcl_engine *e, eng_vp *vp, struct eng_graph *g)
     }
     size_t gsize = (size_t)e->n_pops * r->gather_width, lsize = r->gather_width;
     if (err == CL_SUCCESS) {
-      err = g->ndrange(g->cb, NULL, NULL, kk, 1, NULL, &gsize, &lsize, r->n_upd > 0, r->n_upd > 0 ? &prev : NULL,
-                       &sp, NULL);
+      err = g->ndrange(g->cb, NULL, NULL, kk, 1, NULL, &gsize, &lsize, r->n_upd > 0, r->n_upd > 0 ? &prev : NULL, &sp,
+                       NULL);
     }
     prev = sp;
   }
@@ -129,7 +132,8 @@ static cl_int record(nestcl_engine *e, eng_vp *vp, struct eng_graph *g)
   for (int k = 0; k < r->n_launches && err == CL_SUCCESS; ++k) {
     eng_launch *l = &r->launches[k];
     cl_kernel kk = g->kernels[g->n_kernels++] = eng_resident_launch_kernel(e, vp, k, 1, &err);
-    if (err != CL_SUCCESS) break;
+    if (err != CL_SUCCESS)
+      break;
     err = clSetKernelArg(kk, 2, sizeof parity, &parity);
     err |= clSetKernelArg(kk, 3, sizeof zero, &zero);
     size_t gs[3] = {l->width, r->deliver_groups, (size_t)l->n_items}, ls[3] = {l->width, 1, 1};
@@ -146,9 +150,11 @@ static cl_int record(nestcl_engine *e, eng_vp *vp, struct eng_graph *g)
 
 static void graph_free(struct eng_graph *g)
 {
-  if (g->cb) g->release(g->cb);
+  if (g->cb)
+    g->release(g->cb);
   for (int k = 0; k < g->n_kernels; ++k) {
-    if (g->kernels[k]) clReleaseKernel(g->kernels[k]);
+    if (g->kernels[k])
+      clReleaseKernel(g->kernels[k]);
   }
   free(g->kernels);
   free(g);
@@ -178,7 +184,7 @@ int eng_resident_graph_setup(nestcl_engine *e, eng_vp *vp)
   g->create = (clCreateCommandBufferKHR_fn)clGetExtensionFunctionAddressForPlatform(pf, "clCreateCommandBufferKHR");
   g->ndrange = (clCommandNDRangeKernelKHR_fn)clGetExtensionFunctionAddressForPlatform(pf, "clCommandNDRangeKernelKHR");
   g->finalize =
-      (clFinalizeCommandBufferKHR_fn)clGetExtensionFunctionAddressForPlatform(pf, "clFinalizeCommandBufferKHR");
+    (clFinalizeCommandBufferKHR_fn)clGetExtensionFunctionAddressForPlatform(pf, "clFinalizeCommandBufferKHR");
   g->enqueue = (clEnqueueCommandBufferKHR_fn)clGetExtensionFunctionAddressForPlatform(pf, "clEnqueueCommandBufferKHR");
   g->release = (clReleaseCommandBufferKHR_fn)clGetExtensionFunctionAddressForPlatform(pf, "clReleaseCommandBufferKHR");
   if (!g->create || !g->ndrange || !g->finalize || !g->enqueue || !g->release) {
@@ -186,16 +192,18 @@ int eng_resident_graph_setup(nestcl_engine *e, eng_vp *vp)
     return 0; /* offered, but not callable through this ICD: launch one by one */
   }
   cl_int err;
-  const cl_command_buffer_properties_khr props[] = {CL_COMMAND_BUFFER_FLAGS_KHR,
-                                                    CL_COMMAND_BUFFER_SIMULTANEOUS_USE_KHR, 0};
+  const cl_command_buffer_properties_khr props[] = {CL_COMMAND_BUFFER_FLAGS_KHR, CL_COMMAND_BUFFER_SIMULTANEOUS_USE_KHR,
+                                                    0};
   g->cb = g->create(1, &q, props, &err);
   if (err == CL_SUCCESS) {
     err = record(e, vp, g);
   }
   if (err != CL_SUCCESS) {
     graph_free(g);
-    return nestcl_set_error(NESTCL_ECL, "recording the device loop's command buffer failed: %s (turn it off with "
-                            "--no-command-buffer)", nestcl_cl_error_name(err));
+    return nestcl_set_error(NESTCL_ECL,
+                            "recording the device loop's command buffer failed: %s (turn it off with "
+                            "--no-command-buffer)",
+                            nestcl_cl_error_name(err));
   }
   r->graph = g;
   r->clock_stale = 1;
@@ -222,8 +230,8 @@ cl_int eng_resident_graph_enqueue(nestcl_engine *e, eng_vp *vp, cl_command_queue
     /* The clock and the window's origin, [7] and [8] (engine_kernels.cl); the next replay's reads see them. */
     g->clock[0] = (cl_ulong)origin;
     g->clock[1] = (cl_ulong)window_origin;
-    err = nestcl_enq_write(&vp->st.enqueued, q, r->b_status.mem, CL_FALSE, 7 * 8, sizeof g->clock, g->clock, 0, NULL,
-                           NULL);
+    err =
+      nestcl_enq_write(&vp->st.enqueued, q, r->b_status.mem, CL_FALSE, 7 * 8, sizeof g->clock, g->clock, 0, NULL, NULL);
     r->clock_stale = 0;
   }
   if (err == CL_SUCCESS) {

@@ -87,12 +87,16 @@ static void gen_kernel(const nestcl_engine *e, const eng_vp *vp, text *t, const 
                        int *drv)
 {
   const eng_resident *r = &e->res;
-  put(t, "__kernel void %s(__global const uint *spikes, __global ulong *status, uint parity, long origin,\n"
-         "  uint ring_slots, __global long *ring, uint seed, int clocked", name);
+  put(t,
+      "__kernel void %s(__global const uint *spikes, __global ulong *status, uint parity, long origin,\n"
+      "  uint ring_slots, __global long *ring, uint seed, int clocked",
+      name);
   for (int j = 0; j < l->n_items; ++j) {
     if (j < l->n_deliver) {
-      put(t, ",\n  __global const ulong *rp%d, __global const uint *tg%d, __global const NESTCL_W_T *w%d,"
-             " __global const nestcl_u16 *d%d", j, j, j, j);
+      put(t,
+          ",\n  __global const ulong *rp%d, __global const uint *tg%d, __global const NESTCL_W_T *w%d,"
+          " __global const nestcl_u16 *d%d",
+          j, j, j, j);
       continue;
     }
     int m = block_drives(e, l->items[j], drv);
@@ -106,20 +110,25 @@ static void gen_kernel(const nestcl_engine *e, const eng_vp *vp, text *t, const 
     /* Plastic synapses: the loop can halt (resident_plastic.c), and nothing runs then. */
     put(t, "  if (status[NESTCL_RES_HALT] != 0ul) {\n    return; /* the host resumes this super step */\n  }\n");
   }
-  put(t, "  if (clocked) {\n    origin = (long)status[NESTCL_RES_CLOCK_END];\n"
-         "    parity = (uint)((origin / %d) & 1);\n"
-         "    if (get_global_id(0) == 0 && get_global_id(1) == 0 && get_global_id(2) == 0) {\n"
-         "      status[NESTCL_RES_CLOCK] = (ulong)(origin + %d);\n    }\n  }\n", e->min_delay, e->min_delay);
-  put(t, "  const ulong n_spikes = status[NESTCL_RES_GLOBAL_N + parity];\n"
-         "  const uint i0 = (uint)(get_group_id(1) * get_local_size(0) + get_local_id(0));\n"
-         "  const uint di = (uint)(get_local_size(0) * get_num_groups(1));\n"
-         "  int f, t;\n  (void)n_spikes; (void)i0; (void)di; (void)f; (void)t;\n  switch (get_global_id(2)) {\n");
+  put(t,
+      "  if (clocked) {\n    origin = (long)status[NESTCL_RES_CLOCK_END];\n"
+      "    parity = (uint)((origin / %d) & 1);\n"
+      "    if (get_global_id(0) == 0 && get_global_id(1) == 0 && get_global_id(2) == 0) {\n"
+      "      status[NESTCL_RES_CLOCK] = (ulong)(origin + %d);\n    }\n  }\n",
+      e->min_delay, e->min_delay);
+  put(t,
+      "  const ulong n_spikes = status[NESTCL_RES_GLOBAL_N + parity];\n"
+      "  const uint i0 = (uint)(get_group_id(1) * get_local_size(0) + get_local_id(0));\n"
+      "  const uint di = (uint)(get_local_size(0) * get_num_groups(1));\n"
+      "  int f, t;\n  (void)n_spikes; (void)i0; (void)di; (void)f; (void)t;\n  switch (get_global_id(2)) {\n");
   for (int j = 0; j < l->n_items; ++j) {
     const eng_block *b = &vp->blocks[l->items[j]];
     const unsigned long long ro = r->ring_off[l->items[j]];
     if (j < l->n_deliver) {
-      put(t, "  case %d: nestcl_deliver_list(spikes, n_spikes, origin, rp%d, tg%d, w%d, d%d, %uu, ring + %lluul,"
-             " ring_slots, %uu, %uu); break;\n", j, j, j, j, j, b->delay_hom, ro, b->n, b->n_channels);
+      put(t,
+          "  case %d: nestcl_deliver_list(spikes, n_spikes, origin, rp%d, tg%d, w%d, d%d, %uu, ring + %lluul,"
+          " ring_slots, %uu, %uu); break;\n",
+          j, j, j, j, j, b->delay_hom, ro, b->n, b->n_channels);
       continue;
     }
     put(t, "  case %d:\n    for (uint i = i0; i < %uu; i += di) {\n", j, b->n);
@@ -129,10 +138,11 @@ static void gen_kernel(const nestcl_engine *e, const eng_vp *vp, text *t, const 
       /* eng_drive_window over the whole super step, on the device. */
       put(t, "      nestcl_drive_window(%lldl, %lldl, origin, %d, &f, &t);\n", (long long)d->start_step,
           (long long)d->stop_step, e->min_delay);
-      put(t, "      nestcl_drive_neuron(ring + %lluul, %uu, %uu, ring_slots, %uu, i, %lluul, %uu, origin, f, t, %d,"
-             " %lldl, %d, seed, cdf%d_%d, %uu, %uu, %uu);\n", ro, b->n_channels, b->n, (unsigned)d->channel,
-          (unsigned long long)b->first_gid, d->gen, d->delay_steps, (long long)d->value_fixed, d->is_poisson, j, k,
-          d->cdf_len, d->kstop, d->chunks);
+      put(t,
+          "      nestcl_drive_neuron(ring + %lluul, %uu, %uu, ring_slots, %uu, i, %lluul, %uu, origin, f, t, %d,"
+          " %lldl, %d, seed, cdf%d_%d, %uu, %uu, %uu);\n",
+          ro, b->n_channels, b->n, (unsigned)d->channel, (unsigned long long)b->first_gid, d->gen, d->delay_steps,
+          (long long)d->value_fixed, d->is_poisson, j, k, d->cdf_len, d->kstop, d->chunks);
     }
     put(t, "    }\n    break;\n");
   }
@@ -160,9 +170,10 @@ static int plan_launches(nestcl_engine *e, const eng_vp *vp, size_t max_param, i
       }
       size_t need = pass ? DRIVEN_B + (size_t)m * DRIVE_B : DELIVER_B;
       if (FIXED_B + need > max_param) {
-        return nestcl_set_error(NESTCL_ENODEV, "the device takes %zu bytes of kernel arguments; the device loop's "
-                                "merged kernel needs %zu for population %d (%s)", max_param, FIXED_B + need, p,
-                                e->pops[p].model->name);
+        return nestcl_set_error(NESTCL_ENODEV,
+                                "the device takes %zu bytes of kernel arguments; the device loop's "
+                                "merged kernel needs %zu for population %d (%s)",
+                                max_param, FIXED_B + need, p, e->pops[p].model->name);
       }
       /* A new launch when this one is full (delivery items first, then drives, in each). */
       if (r->n_launches == 0 || bytes + need > max_param) {
@@ -259,13 +270,15 @@ int eng_resident_merge_setup(nestcl_engine *e, eng_vp *vp)
     snprintf(name, sizeof name, "nestcl_step_merged_%d", k);
     gen_kernel(e, vp, &t, name, &r->launches[k], drv);
   }
-  if (!rc && t.oom) rc = nestcl_set_error(NESTCL_ENOMEM, "out of host memory");
+  if (!rc && t.oom)
+    rc = nestcl_set_error(NESTCL_ENOMEM, "out of host memory");
   char opt[160];
   snprintf(opt, sizeof opt, "%s%s",
            e->cfg.weight_type == NESTCL_WEIGHT_DOUBLE ? "-DNESTCL_W_T=double -DNESTCL_W_SUFFIX=_d"
                                                       : "-DNESTCL_W_T=float -DNESTCL_W_SUFFIX=_f",
            e->deliver_contiguous ? " -DNESTCL_DELIVER_CONTIGUOUS=1" : "");
-  if (!rc && r->n_launches) rc = nestcl_program_build(e->dev, t.s, opt, &r->merged);
+  if (!rc && r->n_launches)
+    rc = nestcl_program_build(e->dev, t.s, opt, &r->merged);
   free(t.s);
   for (int k = 0; k < r->n_launches && !rc; ++k) {
     cl_int err;
@@ -280,11 +293,13 @@ void eng_resident_merge_free(nestcl_engine *e)
 {
   eng_resident *r = &e->res;
   for (int k = 0; r->launches && k < r->n_launches; ++k) {
-    if (r->launches[k].k) clReleaseKernel(r->launches[k].k);
+    if (r->launches[k].k)
+      clReleaseKernel(r->launches[k].k);
     free(r->launches[k].items);
   }
   free(r->launches);
-  if (r->merged) clReleaseProgram(r->merged);
+  if (r->merged)
+    clReleaseProgram(r->merged);
   r->launches = NULL;
   r->n_launches = 0;
   r->merged = NULL;

@@ -131,8 +131,10 @@ int eng_resident_bucket_alloc(nestcl_engine *e)
   }
   const cl_mem_flags rw = CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR;
   int rc = nestcl_buffer_alloc(e->dev, NESTCL_MEM_OTHER, "spike buckets", n * 8, rw, zeros, &r->b_bucket_word);
-  if (!rc) rc = nestcl_buffer_alloc(e->dev, NESTCL_MEM_OTHER, "bucket sources", n * 4, rw, zeros, &r->b_bucket_src);
-  if (!rc) rc = nestcl_buffer_alloc(e->dev, NESTCL_MEM_OTHER, "bucket lags", n * w * 4, rw, zeros, &r->b_bucket_lags);
+  if (!rc)
+    rc = nestcl_buffer_alloc(e->dev, NESTCL_MEM_OTHER, "bucket sources", n * 4, rw, zeros, &r->b_bucket_src);
+  if (!rc)
+    rc = nestcl_buffer_alloc(e->dev, NESTCL_MEM_OTHER, "bucket lags", n * w * 4, rw, zeros, &r->b_bucket_lags);
   free(zeros);
   return rc;
 }
@@ -293,7 +295,8 @@ void eng_resident_plastic_free(nestcl_engine *e)
 {
   eng_resident *r = &e->res;
   for (int k = 0; r->syn && k < r->n_syn; ++k) {
-    if (r->syn[k].k) clReleaseKernel(r->syn[k].k);
+    if (r->syn[k].k)
+      clReleaseKernel(r->syn[k].k);
   }
   free(r->syn);
   r->syn = NULL;
@@ -320,8 +323,8 @@ cl_int eng_resident_enqueue_plastic(nestcl_engine *e, eng_vp *vp, cl_command_que
     eng_res_syn *l = &r->syn[k];
     err = clSetKernelArg(l->k, l->j < 0 ? HA_ORIGIN : PK_ORIGIN, sizeof org, &org);
     if (err == CL_SUCCESS) {
-      err = nestcl_enq_launch(&vp->st.enqueued, q, l->k, (cl_uint)l->dims, l->gsize, l->dims == 2 ? l->lsize : NULL,
-                              0, NULL, NULL);
+      err = nestcl_enq_launch(&vp->st.enqueued, q, l->k, (cl_uint)l->dims, l->gsize, l->dims == 2 ? l->lsize : NULL, 0,
+                              NULL, NULL);
     }
   }
   return err;
@@ -437,10 +440,12 @@ int eng_resident_plastic_step(nestcl_engine *e, eng_vp *vp, int64_t origin)
       err |= clSetKernelArg(pl->k, PK_ORIGIN, sizeof org, &org);
       size_t g = pl->width < pl->max_row ? pl->width : (pl->max_row ? pl->max_row : 1);
       size_t gsize[2] = {g, e->n_src_list}, lsize[2] = {g, 1};
-      if (err == CL_SUCCESS) err = nestcl_enq_launch(c, q, pl->k, 2, gsize, lsize, 0, NULL, NULL);
+      if (err == CL_SUCCESS)
+        err = nestcl_enq_launch(c, q, pl->k, 2, gsize, lsize, 0, NULL, NULL);
     }
   }
-  if (err == CL_SUCCESS) err = clFlush(q);
+  if (err == CL_SUCCESS)
+    err = clFlush(q);
   double dt = eng_now() - t1;
   vp->st.plastic_seconds += dt;
   vp->st.seconds[NESTCL_PHASE_DELIVER] += dt;

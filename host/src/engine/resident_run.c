@@ -17,12 +17,12 @@ typedef struct run_state {
   eng_vp *vp;
   cl_command_queue q;
   int64_t window_origin; /* the recording's steps count from here */
-  int in_window;         /* super steps enqueued since the last drain */
-  int done;              /* of which known to be finished (throttles) */
-  int n_slices;          /* slices enqueued since the last drain: multimeter slots 0.. */
-  double t_window;       /* wall time at the last drain */
-  int64_t halt_at;       /* the last drain found the loop halted at this super step (-1: not) */
-  uint64_t halt_gid;     /* for this neuron's history (resident_plastic.c) */
+  int in_window; /* super steps enqueued since the last drain */
+  int done; /* of which known to be finished (throttles) */
+  int n_slices; /* slices enqueued since the last drain: multimeter slots 0.. */
+  double t_window; /* wall time at the last drain */
+  int64_t halt_at; /* the last drain found the loop halted at this super step (-1: not) */
+  uint64_t halt_gid; /* for this neuron's history (resident_plastic.c) */
 } run_state;
 
 /*
@@ -48,21 +48,24 @@ int eng_resident_plastic_resume(nestcl_engine *e, eng_vp *vp, cl_command_queue q
     users[nu++] = b->plastic[j].k;
   }
   int rc = eng_hist_grow(&b->hist, e->dev, vp->queue, (uint32_t)(gid - b->first_gid), users, nu);
-  if (!rc) rc = eng_resident_repoint(e, vp, p);
+  if (!rc)
+    rc = eng_resident_repoint(e, vp, p);
   if (rc) {
     return rc;
   }
   nestcl_enqueue_counts *c = &vp->st.enqueued;
   c->resumes++;
-  cl_int err = nestcl_enq_write(c, q, r->b_status.mem, CL_FALSE, ENG_RES_HALT * 8, sizeof r->halt_clear,
-                                r->halt_clear, 0, NULL, NULL);
-  if (err == CL_SUCCESS) err = eng_resident_enqueue_plastic(e, vp, q, halt_at);
+  cl_int err = nestcl_enq_write(c, q, r->b_status.mem, CL_FALSE, ENG_RES_HALT * 8, sizeof r->halt_clear, r->halt_clear,
+                                0, NULL, NULL);
+  if (err == CL_SUCCESS)
+    err = eng_resident_enqueue_plastic(e, vp, q, halt_at);
   if (err == CL_SUCCESS) {
     err = eng_resident_enqueue_step_end(e, vp, q, halt_at, (cl_uint)((halt_at / e->min_delay) & 1));
   }
   r->clock_stale = 1; /* launched one by one: the clock of the next replay is the host's */
-  return err == CL_SUCCESS ? 0 : nestcl_set_error(NESTCL_ECL, "resuming the device loop failed: %s",
-                                                  nestcl_cl_error_name(err));
+  return err == CL_SUCCESS
+    ? 0
+    : nestcl_set_error(NESTCL_ECL, "resuming the device loop failed: %s", nestcl_cl_error_name(err));
 }
 
 static int cl_failed(cl_int err, const char *what)
@@ -177,9 +180,10 @@ int eng_resident_error(nestcl_engine *e, const eng_vp *vp, int64_t fail_at, int6
         return rc;
       }
       if (b->n && w[0] > b->spike_cap) {
-        return nestcl_set_error(NESTCL_ERUNTIME, "spike list overflow: %u spikes of %s for a capacity of %u in the "
-                                "super step at t = %.10g ms", w[0], e->pops[p].model->name, b->spike_cap,
-                                eng_step_ms(e, at));
+        return nestcl_set_error(NESTCL_ERUNTIME,
+                                "spike list overflow: %u spikes of %s for a capacity of %u in the "
+                                "super step at t = %.10g ms",
+                                w[0], e->pops[p].model->name, b->spike_cap, eng_step_ms(e, at));
       }
       if (b->n && pass == 0 && w[5]) {
         return nestcl_set_error(NESTCL_ERUNTIME, "bad spike entry from %s in the super step at t = %.10g ms",
@@ -291,7 +295,8 @@ static int drain(run_state *s, int64_t origin, int lag)
                             NULL, NULL);
     }
     if (err == CL_SUCCESS) {
-      err = nestcl_enq_write(c, s->q, r->b_status.mem, CL_FALSE, ENG_RES_RECORDED * 8, sizeof zero, &zero, 0, NULL, NULL);
+      err =
+        nestcl_enq_write(c, s->q, r->b_status.mem, CL_FALSE, ENG_RES_RECORDED * 8, sizeof zero, &zero, 0, NULL, NULL);
     }
     if (err != CL_SUCCESS) {
       return cl_failed(err, "reading the recorded spikes");
@@ -348,8 +353,8 @@ static cl_int write_status(run_state *s)
   r->status_img[ENG_RES_RECORDED] = 0;
   r->status_img[ENG_RES_HALT] = 0;
   r->status_img[ENG_RES_HALT_GID] = UINT64_MAX;
-  return nestcl_enq_write(&s->vp->st.enqueued, s->q, r->b_status.mem, CL_FALSE, 0, sizeof r->status_img,
-                          r->status_img, 0, NULL, NULL);
+  return nestcl_enq_write(&s->vp->st.enqueued, s->q, r->b_status.mem, CL_FALSE, 0, sizeof r->status_img, r->status_img,
+                          0, NULL, NULL);
 }
 
 /* The engine's clock after a run of `steps` that left `left` (a stop on request) unsimulated. */
@@ -362,9 +367,10 @@ static int advance_clock(nestcl_engine *e, int64_t steps, int64_t left)
   e->steps_done += run;
   if (left > 0) {
     e->steps_left = left;
-    return nestcl_set_error(NESTCL_EINTR, "stopped on request at t = %.10g ms, the end of a super step (%lld of %lld "
-                            "steps of this call)", (double)(e->origin + e->lag) * e->cfg.resolution_ms,
-                            (long long)run, (long long)steps);
+    return nestcl_set_error(NESTCL_EINTR,
+                            "stopped on request at t = %.10g ms, the end of a super step (%lld of %lld "
+                            "steps of this call)",
+                            (double)(e->origin + e->lag) * e->cfg.resolution_ms, (long long)run, (long long)steps);
   }
   return 0;
 }
@@ -401,7 +407,8 @@ int eng_resident_run(nestcl_engine *e, int64_t steps)
           sl[2] = to;
         }
       }
-      if (err == CL_SUCCESS && to == e->min_delay) err = enqueue_end(&s, origin, replay);
+      if (err == CL_SUCCESS && to == e->min_delay)
+        err = enqueue_end(&s, origin, replay);
       left -= to - from;
       lag = to;
       if (lag < e->min_delay || err != CL_SUCCESS) {

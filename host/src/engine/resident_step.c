@@ -57,14 +57,18 @@ int eng_resident_collect(nestcl_engine *e, eng_vp *vp, int64_t origin)
   uint64_t st[8];
   double g = 2.0 * r->rec_per_ss + 1024.0;
   size_t guess = g < (double)vp->out_cap ? (size_t)g : vp->out_cap;
-  if (err == CL_SUCCESS) err = nestcl_enq_read(c, q, r->b_status.mem, CL_FALSE, 0, sizeof st, st, 0, NULL, NULL);
-  if (err == CL_SUCCESS) err = nestcl_enq_read(c, q, r->b_errs.mem, CL_FALSE, 0, r->b_errs.bytes, r->errs, 0, NULL, NULL);
+  if (err == CL_SUCCESS)
+    err = nestcl_enq_read(c, q, r->b_status.mem, CL_FALSE, 0, sizeof st, st, 0, NULL, NULL);
+  if (err == CL_SUCCESS)
+    err = nestcl_enq_read(c, q, r->b_errs.mem, CL_FALSE, 0, r->b_errs.bytes, r->errs, 0, NULL, NULL);
   if (err == CL_SUCCESS && guess) {
     err = nestcl_enq_read(c, q, vp->b_global.mem, CL_FALSE, 0, guess * 8, vp->out, 0, NULL, NULL);
   }
   /* Plastic synapses: the history lengths too (eng_resident_plastic_step). */
-  if (err == CL_SUCCESS) err = eng_resident_enqueue_hist_lengths(e, vp, q);
-  if (err == CL_SUCCESS) err = nestcl_enq_finish(c, q);
+  if (err == CL_SUCCESS)
+    err = eng_resident_enqueue_hist_lengths(e, vp, q);
+  if (err == CL_SUCCESS)
+    err = nestcl_enq_finish(c, q);
   if (err != CL_SUCCESS) {
     return cl_failed(err, "collecting the stream's spikes");
   }
@@ -77,8 +81,8 @@ int eng_resident_collect(nestcl_engine *e, eng_vp *vp, int64_t origin)
     return nestcl_set_error(NESTCL_ERUNTIME, "internal: %zu spikes for the stream's list of %zu", n, vp->out_cap);
   }
   if (n > guess) {
-    err = nestcl_enq_read(c, q, vp->b_global.mem, CL_TRUE, guess * 8, (n - guess) * 8, vp->out + 2 * guess, 0, NULL,
-                          NULL);
+    err =
+      nestcl_enq_read(c, q, vp->b_global.mem, CL_TRUE, guess * 8, (n - guess) * 8, vp->out + 2 * guess, 0, NULL, NULL);
     if (err != CL_SUCCESS) {
       return cl_failed(err, "collecting the stream's spikes");
     }
@@ -105,8 +109,10 @@ int eng_resident_deliver(nestcl_engine *e, eng_vp *vp, int64_t origin)
     err = nestcl_enq_write(c, q, r->b_status.mem, CL_FALSE, (ENG_RES_GLOBAL_N + parity) * 8, sizeof r->n_upload,
                            &r->n_upload, 0, NULL, NULL);
   }
-  if (err == CL_SUCCESS) err = eng_resident_enqueue_step_end(e, vp, q, origin, parity);
-  if (err == CL_SUCCESS) err = clFlush(q);
+  if (err == CL_SUCCESS)
+    err = eng_resident_enqueue_step_end(e, vp, q, origin, parity);
+  if (err == CL_SUCCESS)
+    err = clFlush(q);
   return err == CL_SUCCESS ? 0 : cl_failed(err, "delivery kernel");
 }
 
@@ -114,8 +120,8 @@ int eng_resident_partial(nestcl_engine *e, eng_vp *vp, int64_t origin, int lag)
 {
   eng_resident *r = &e->res;
   cl_command_queue q = nestcl_device_queue(e->dev, vp->queue);
-  cl_int err = nestcl_enq_read(&vp->st.enqueued, q, r->b_counts.mem, CL_TRUE, 0, r->b_counts.bytes, r->counts, 0,
-                               NULL, NULL);
+  cl_int err =
+    nestcl_enq_read(&vp->st.enqueued, q, r->b_counts.mem, CL_TRUE, 0, r->b_counts.bytes, r->counts, 0, NULL, NULL);
   if (err != CL_SUCCESS) {
     return cl_failed(err, "reading the stream's counts");
   }

@@ -37,10 +37,14 @@ static size_t align_up(size_t x, size_t a)
 static const char *cl_type(nestcl_field_type t)
 {
   switch (t) {
-  case NESTCL_T_DOUBLE: return "double";
-  case NESTCL_T_LONG: return "long";
-  case NESTCL_T_SIZE: return "ulong";
-  default: return "int";
+  case NESTCL_T_DOUBLE:
+    return "double";
+  case NESTCL_T_LONG:
+    return "long";
+  case NESTCL_T_SIZE:
+    return "ulong";
+  default:
+    return "int";
   }
 }
 
@@ -79,24 +83,26 @@ static char *merged_source(const nestcl_model *m, int tab_stride, int halt)
   }
   int k = snprintf(s, cap, "%s\n%.*sstatic void %s_body(%s\n", nestcl_rt_source, (int)(at - ks), ks, m->kernel_name,
                    at + strlen(sig));
-  k += snprintf(s + k, cap - (size_t)k,
-                "__kernel void nestcl_update_merged(__global const ulong *tab, const long origin_steps, const int from,\n"
-                "    const int to, const double resolution_ms, const uint ring_slots, __global double *rec,\n"
-                "    const uint rng_seed, __global long *ring, __global uint *counts, __global uint2 *spikes");
+  k +=
+    snprintf(s + k, cap - (size_t)k,
+             "__kernel void nestcl_update_merged(__global const ulong *tab, const long origin_steps, const int from,\n"
+             "    const int to, const double resolution_ms, const uint ring_slots, __global double *rec,\n"
+             "    const uint rng_seed, __global long *ring, __global uint *counts, __global uint2 *spikes");
   for (int f = 0; f < m->n_fields; ++f) {
     k += snprintf(s + k, cap - (size_t)k, ",\n    __global %s *f%d", cl_type(m->fields[f].type), f);
   }
   /* A replay (clocked: resident_graph.c) reads the super step's origin from the status words. */
-  k += snprintf(s + k, cap - (size_t)k,
-                ",\n    __global const ulong *status, const int clocked, const ulong rec_slot)\n{\n%s"
-                "  const long origin = clocked ? (long)status[7] : origin_steps;\n"
-                "  __global const ulong *t = tab + %d * get_global_id(1);\n"
-                "  %s_body((uint)t[0], (uint)t[1], origin, from, to, resolution_ms, ring_slots, (uint)t[2],\n"
-                "      ring + t[4], counts + t[5], spikes + t[6], (uint)t[3], (long)t[8], rec + t[9] + rec_slot, rng_seed,\n"
-                "      t[7], 1ul",
-                /* With plastic synapses the loop can halt (resident_plastic.c): then nothing runs. */
-                halt ? "  if (status[11] != 0ul) {\n    return; /* halted (NESTCL_RES_HALT) */\n  }\n" : "",
-                tab_stride, m->kernel_name);
+  k += snprintf(
+    s + k, cap - (size_t)k,
+    ",\n    __global const ulong *status, const int clocked, const ulong rec_slot)\n{\n%s"
+    "  const long origin = clocked ? (long)status[7] : origin_steps;\n"
+    "  __global const ulong *t = tab + %d * get_global_id(1);\n"
+    "  %s_body((uint)t[0], (uint)t[1], origin, from, to, resolution_ms, ring_slots, (uint)t[2],\n"
+    "      ring + t[4], counts + t[5], spikes + t[6], (uint)t[3], (long)t[8], rec + t[9] + rec_slot, rng_seed,\n"
+    "      t[7], 1ul",
+    /* With plastic synapses the loop can halt (resident_plastic.c): then nothing runs. */
+    halt ? "  if (status[11] != 0ul) {\n    return; /* halted (NESTCL_RES_HALT) */\n  }\n" : "", tab_stride,
+    m->kernel_name);
   for (int f = 0; f < m->n_fields; ++f) {
     k += snprintf(s + k, cap - (size_t)k, ",\n      f%d + t[%d]", f, TAB_FIXED + f);
   }
@@ -120,7 +126,8 @@ static int rehome(nestcl_engine *e, cl_command_queue q, nestcl_mem_class cls, co
     total += align_up(bufs[j]->bytes ? bufs[j]->bytes : 1, align);
   }
   if (total == 0) {
-    total = align; /* nothing to move (a stream without neurons): a buffer all the same, as OpenCL has none of 0 bytes */
+    total =
+      align; /* nothing to move (a stream without neurons): a buffer all the same, as OpenCL has none of 0 bytes */
   }
   unsigned char *img = calloc(total ? total : 1, 1);
   if (!img) {
@@ -133,7 +140,8 @@ static int rehome(nestcl_engine *e, cl_command_queue q, nestcl_mem_class cls, co
                         "clEnqueueReadBuffer(device loop)");
     }
   }
-  if (!rc) rc = nestcl_buffer_alloc(e->dev, cls, what, total, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, img, parent);
+  if (!rc)
+    rc = nestcl_buffer_alloc(e->dev, cls, what, total, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, img, parent);
   free(img);
   for (int j = 0; j < nb && !rc; ++j) {
     size_t bytes = bufs[j]->bytes;
@@ -182,8 +190,8 @@ int eng_resident_rehome_rings(nestcl_engine *e, eng_vp *vp)
       bufs[nb++] = &vp->blocks[p].b_ring;
     }
   }
-  int rc = rehome(e, nestcl_device_queue(e->dev, vp->queue), NESTCL_MEM_RING, "rings", nb, bufs, eng_resident_base_align(e),
-                  &r->b_ring_all, offs);
+  int rc = rehome(e, nestcl_device_queue(e->dev, vp->queue), NESTCL_MEM_RING, "rings", nb, bufs,
+                  eng_resident_base_align(e), &r->b_ring_all, offs);
   for (int j = 0; j < nb; ++j) {
     r->ring_off[pops[j]] = offs[j] / 8;
   }
@@ -248,7 +256,8 @@ static int setup_one(nestcl_engine *e, eng_vp *vp, const int *pops, int np, eng_
   void *const **sets = calloc((size_t)np, sizeof *sets);
   uint32_t *ns = calloc((size_t)np, sizeof *ns);
   int rc = (!u->pops || !u->parents || !tab || !bufs || !offs || !sets || !ns)
-               ? nestcl_set_error(NESTCL_ENOMEM, "out of host memory") : 0;
+    ? nestcl_set_error(NESTCL_ENOMEM, "out of host memory")
+    : 0;
   uint32_t kmax = 1;
   for (int j = 0; j < np && !rc; ++j) {
     const eng_block *b = &vp->blocks[pops[j]];
@@ -281,10 +290,12 @@ static int setup_one(nestcl_engine *e, eng_vp *vp, const int *pops, int np, eng_
       tab[(size_t)j * stride + TAB_FIXED + f] = offs[j] / nestcl_field_type_size(m->fields[f].type);
     }
   }
-  if (!rc) rc = nestcl_buffer_alloc(e->dev, NESTCL_MEM_OTHER, "merged update table", (size_t)np * stride * 8,
-                                    CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, tab, &u->b_tab);
+  if (!rc)
+    rc = nestcl_buffer_alloc(e->dev, NESTCL_MEM_OTHER, "merged update table", (size_t)np * stride * 8,
+                             CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, tab, &u->b_tab);
   char *src = rc ? NULL : merged_source(m, stride, e->res.bucket_width != 0);
-  if (!rc && !src) rc = nestcl_set_error(NESTCL_ERUNTIME, "the device loop cannot merge %s's kernel", m->name);
+  if (!rc && !src)
+    rc = nestcl_set_error(NESTCL_ERUNTIME, "the device loop cannot merge %s's kernel", m->name);
   char opt[4096];
   if (!rc) {
     nestcl_const_options(m, sets, ns, np, opt, sizeof opt - 64);
@@ -304,8 +315,10 @@ static int setup_one(nestcl_engine *e, eng_vp *vp, const int *pops, int np, eng_
    * (the model returns beyond its n): left to the driver, a block of prime
    * size could run in work-groups of one.
    */
-  if (!rc) rc = nestcl_kernel_wg_width(e->dev, u->k, "nestcl_update_merged", 64, &u->group);
-  if (!rc) u->width = (u->width + u->group - 1) / u->group * u->group;
+  if (!rc)
+    rc = nestcl_kernel_wg_width(e->dev, u->k, "nestcl_update_merged", 64, &u->group);
+  if (!rc)
+    u->width = (u->width + u->group - 1) / u->group * u->group;
   free(tab);
   free(bufs);
   free(offs);
@@ -357,8 +370,10 @@ void eng_resident_update_free(nestcl_engine *e)
   eng_resident *r = &e->res;
   for (int k = 0; r->upd && k < r->n_upd; ++k) {
     eng_update *u = &r->upd[k];
-    if (u->k) clReleaseKernel(u->k);
-    if (u->prog) clReleaseProgram(u->prog);
+    if (u->k)
+      clReleaseKernel(u->k);
+    if (u->prog)
+      clReleaseProgram(u->prog);
     if (e->dev) {
       const nestcl_model *m = e->pops[u->pops[0]].model;
       for (int f = 0; u->parents && f < m->n_fields; ++f) {
@@ -374,7 +389,8 @@ void eng_resident_update_free(nestcl_engine *e)
   free(r->ring_off);
   free(r->mm_off);
   r->mm_off = NULL;
-  if (e->dev) nestcl_buffer_free(e->dev, &r->b_ring_all);
+  if (e->dev)
+    nestcl_buffer_free(e->dev, &r->b_ring_all);
   r->upd = NULL;
   r->merged_pop = NULL;
   r->ring_off = NULL;

@@ -32,35 +32,62 @@ static int upload_block(nestcl_engine *e, eng_vp *vp, eng_block *b, int pop)
   }
   size_t ring_bytes = (size_t)e->ring_slots * b->n_channels * b->n * 8;
   size_t wsize = e->cfg.weight_type == NESTCL_WEIGHT_DOUBLE ? 8 : 4;
-  if (!rc) rc = nestcl_buffer_alloc(dev, NESTCL_MEM_RING, "ring", ring_bytes, CL_MEM_READ_WRITE | (ring_bytes ? CL_MEM_COPY_HOST_PTR : 0), ring_bytes ? b->ring : NULL, &b->b_ring);
-  if (!rc) rc = nestcl_buffer_alloc(dev, NESTCL_MEM_OTHER, "spike count", sizeof b->spike_count, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, b->spike_count, &b->b_count);
-  if (!rc) rc = nestcl_buffer_alloc(dev, NESTCL_MEM_OTHER, "spike list", (size_t)b->spike_cap * 8, CL_MEM_READ_WRITE, NULL, &b->b_spikes);
-  if (!rc) rc = nestcl_buffer_alloc(dev, NESTCL_MEM_RECORDING, "recording", b->rec_elems * 8, CL_MEM_READ_WRITE, NULL, &b->b_rec);
-  if (!rc && m->spike_offsets) rc = nestcl_buffer_alloc(dev, NESTCL_MEM_OTHER, "spike offsets", (size_t)b->spike_cap * 8, CL_MEM_READ_WRITE, NULL, &b->b_offsets);
+  if (!rc)
+    rc = nestcl_buffer_alloc(dev, NESTCL_MEM_RING, "ring", ring_bytes,
+                             CL_MEM_READ_WRITE | (ring_bytes ? CL_MEM_COPY_HOST_PTR : 0), ring_bytes ? b->ring : NULL,
+                             &b->b_ring);
+  if (!rc)
+    rc = nestcl_buffer_alloc(dev, NESTCL_MEM_OTHER, "spike count", sizeof b->spike_count,
+                             CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, b->spike_count, &b->b_count);
+  if (!rc)
+    rc = nestcl_buffer_alloc(dev, NESTCL_MEM_OTHER, "spike list", (size_t)b->spike_cap * 8, CL_MEM_READ_WRITE, NULL,
+                             &b->b_spikes);
+  if (!rc)
+    rc =
+      nestcl_buffer_alloc(dev, NESTCL_MEM_RECORDING, "recording", b->rec_elems * 8, CL_MEM_READ_WRITE, NULL, &b->b_rec);
+  if (!rc && m->spike_offsets)
+    rc = nestcl_buffer_alloc(dev, NESTCL_MEM_OTHER, "spike offsets", (size_t)b->spike_cap * 8, CL_MEM_READ_WRITE, NULL,
+                             &b->b_offsets);
   size_t rp = (size_t)(e->n_global + 1) * 8;
-  if (!rc) rc = nestcl_buffer_alloc(dev, NESTCL_MEM_SYNAPSES, "CSR row pointers", rp, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, b->row_ptr, &b->b_row);
-  if (!rc) rc = nestcl_buffer_alloc(dev, NESTCL_MEM_SYNAPSES, "CSR targets", b->nnz * 4, CL_MEM_READ_ONLY | (b->nnz ? CL_MEM_COPY_HOST_PTR : 0), b->nnz ? b->target : NULL, &b->b_target);
-  if (!rc) rc = nestcl_buffer_alloc(dev, NESTCL_MEM_SYNAPSES, "CSR weights", b->nnz * wsize, CL_MEM_READ_ONLY | (b->nnz ? CL_MEM_COPY_HOST_PTR : 0), b->nnz ? b->weight : NULL, &b->b_weight);
-  if (!rc) rc = nestcl_buffer_alloc(dev, NESTCL_MEM_SYNAPSES, "CSR delays", b->delay ? b->nnz * 2 : 0, CL_MEM_READ_ONLY | (b->delay && b->nnz ? CL_MEM_COPY_HOST_PTR : 0), b->delay && b->nnz ? b->delay : NULL, &b->b_delay);
+  if (!rc)
+    rc = nestcl_buffer_alloc(dev, NESTCL_MEM_SYNAPSES, "CSR row pointers", rp, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
+                             b->row_ptr, &b->b_row);
+  if (!rc)
+    rc = nestcl_buffer_alloc(dev, NESTCL_MEM_SYNAPSES, "CSR targets", b->nnz * 4,
+                             CL_MEM_READ_ONLY | (b->nnz ? CL_MEM_COPY_HOST_PTR : 0), b->nnz ? b->target : NULL,
+                             &b->b_target);
+  if (!rc)
+    rc = nestcl_buffer_alloc(dev, NESTCL_MEM_SYNAPSES, "CSR weights", b->nnz * wsize,
+                             CL_MEM_READ_ONLY | (b->nnz ? CL_MEM_COPY_HOST_PTR : 0), b->nnz ? b->weight : NULL,
+                             &b->b_weight);
+  if (!rc)
+    rc = nestcl_buffer_alloc(dev, NESTCL_MEM_SYNAPSES, "CSR delays", b->delay ? b->nnz * 2 : 0,
+                             CL_MEM_READ_ONLY | (b->delay && b->nnz ? CL_MEM_COPY_HOST_PTR : 0),
+                             b->delay && b->nnz ? b->delay : NULL, &b->b_delay);
   if (rc) {
     return rc;
   }
   cl_int err;
   b->k_update = clCreateKernel(e->model_programs[pop], m->kernel_name, &err);
-  if ((rc = eng_cl_check(err, "clCreateKernel(update)"))) return rc;
+  if ((rc = eng_cl_check(err, "clCreateKernel(update)")))
+    return rc;
   b->k_deliver = clCreateKernel(e->core_program, "nestcl_deliver", &err);
-  if ((rc = eng_cl_check(err, "clCreateKernel(nestcl_deliver)"))) return rc;
+  if ((rc = eng_cl_check(err, "clCreateKernel(nestcl_deliver)")))
+    return rc;
   /* A work-group per spike: no wider than the device allows for this kernel. */
-  if ((rc = nestcl_kernel_wg_width(dev, b->k_deliver, "nestcl_deliver", e->deliver_width, &b->deliver_width))) return rc;
+  if ((rc = nestcl_kernel_wg_width(dev, b->k_deliver, "nestcl_deliver", e->deliver_width, &b->deliver_width)))
+    return rc;
   b->k_drive = clCreateKernel(e->core_program, "nestcl_drive", &err);
-  if ((rc = eng_cl_check(err, "clCreateKernel(nestcl_drive)"))) return rc;
+  if ((rc = eng_cl_check(err, "clCreateKernel(nestcl_drive)")))
+    return rc;
   /* Arguments that never change. */
   cl_uint slots = (cl_uint)e->ring_slots, nch = b->n_channels, n = b->n;
   err = nestcl_update_kernel_fixed_args(b->k_update, b->n, p->K, e->cfg.resolution_ms, (uint32_t)e->ring_slots,
                                         b->n_channels, b->b_ring.mem, b->b_count.mem, b->b_spikes.mem, b->spike_cap,
-                                        p->rec_interval_steps, b->b_rec.mem, e->cfg.seed, b->first_gid, 1,
-                                        b->b_fields, m->n_fields, m->spike_offsets ? b->b_offsets.mem : NULL);
-  if ((rc = eng_cl_check(err, "clSetKernelArg(update)"))) return rc;
+                                        p->rec_interval_steps, b->b_rec.mem, e->cfg.seed, b->first_gid, 1, b->b_fields,
+                                        m->n_fields, m->spike_offsets ? b->b_offsets.mem : NULL);
+  if ((rc = eng_cl_check(err, "clSetKernelArg(update)")))
+    return rc;
   err = clSetKernelArg(b->k_deliver, 3, sizeof(cl_mem), &b->b_row.mem);
   err |= clSetKernelArg(b->k_deliver, 4, sizeof(cl_mem), &b->b_target.mem);
   err |= clSetKernelArg(b->k_deliver, 5, sizeof(cl_mem), &b->b_weight.mem);
@@ -80,7 +107,8 @@ static int upload_block(nestcl_engine *e, eng_vp *vp, eng_block *b, int pop)
   err |= clSetKernelArg(b->k_drive, 5, sizeof first, &first);
   cl_uint seed = e->cfg.seed;
   err |= clSetKernelArg(b->k_drive, 13, sizeof seed, &seed);
-  if ((rc = eng_cl_check(err, "clSetKernelArg(core)"))) return rc;
+  if ((rc = eng_cl_check(err, "clSetKernelArg(core)")))
+    return rc;
   /*
    * The device owns the data now: the host copies go, but for the parameters,
    * which update() never writes and a derived recordable reads beside the
@@ -117,12 +145,14 @@ int eng_stream_upload(nestcl_engine *e, eng_vp *vp)
   if (!rc && e->any_plastic) {
     rc = nestcl_buffer_alloc(e->dev, NESTCL_MEM_OTHER, "spiking sources", e->global_cap * 12, CL_MEM_READ_ONLY, NULL,
                              &vp->b_srcs);
-    if (!rc) rc = nestcl_buffer_alloc(e->dev, NESTCL_MEM_OTHER, "spike lags", e->global_cap * 4, CL_MEM_READ_ONLY,
-                                      NULL, &vp->b_lags);
+    if (!rc)
+      rc = nestcl_buffer_alloc(e->dev, NESTCL_MEM_OTHER, "spike lags", e->global_cap * 4, CL_MEM_READ_ONLY, NULL,
+                               &vp->b_lags);
   }
   for (int p = 0; p < e->n_pops && !rc; ++p) {
     rc = upload_block(e, vp, &vp->blocks[p], p);
-    if (!rc) rc = eng_plastic_upload(e, vp, &vp->blocks[p]);
+    if (!rc)
+      rc = eng_plastic_upload(e, vp, &vp->blocks[p]);
   }
   return rc;
 }
@@ -180,9 +210,9 @@ int eng_stream_batch(nestcl_engine *e, eng_vp *vp, size_t room)
         return nestcl_set_error(NESTCL_ENOMEM,
                                 "device memory budget too small for one batch of plastic synapses: %zu bytes are "
                                 "left for %s's batches after the resident data, one batch needs %zu (its longest "
-                                "row has %u synapses); raise --device-memory", room,
-                                e->projs[pl->proj].sm->name, eng_plastic_slot_bytes(e, pl, pl->max_row ? pl->max_row : 1),
-                                pl->max_row);
+                                "row has %u synapses); raise --device-memory",
+                                room, e->projs[pl->proj].sm->name,
+                                eng_plastic_slot_bytes(e, pl, pl->max_row ? pl->max_row : 1), pl->max_row);
       }
       pl->batch_cap = cap;
     }

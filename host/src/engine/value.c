@@ -90,11 +90,21 @@ int eng_set_value(const nestcl_model *m, void *const *fields, size_t n, size_t i
     const nestcl_field *fd = &m->fields[f];
     if (fd->nest_name && strcmp(fd->nest_name, name) == 0 && fd->array_len == 0) {
       switch (fd->type) {
-      case NESTCL_T_DOUBLE: ((double *)fields[f])[i] = v; return 0;
-      case NESTCL_T_LONG: ((int64_t *)fields[f])[i] = (int64_t)v; return 0;
-      case NESTCL_T_INT: ((int32_t *)fields[f])[i] = (int32_t)v; return 0;
-      case NESTCL_T_BOOL: ((int32_t *)fields[f])[i] = v != 0.0; return 0;
-      case NESTCL_T_SIZE: ((uint64_t *)fields[f])[i] = (uint64_t)v; return 0;
+      case NESTCL_T_DOUBLE:
+        ((double *)fields[f])[i] = v;
+        return 0;
+      case NESTCL_T_LONG:
+        ((int64_t *)fields[f])[i] = (int64_t)v;
+        return 0;
+      case NESTCL_T_INT:
+        ((int32_t *)fields[f])[i] = (int32_t)v;
+        return 0;
+      case NESTCL_T_BOOL:
+        ((int32_t *)fields[f])[i] = v != 0.0;
+        return 0;
+      case NESTCL_T_SIZE:
+        ((uint64_t *)fields[f])[i] = (uint64_t)v;
+        return 0;
       }
     }
   }
