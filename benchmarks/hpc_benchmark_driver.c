@@ -47,7 +47,7 @@ static void help(void)
          "                       both (or either) lets the performance model choose them\n"
          "  --gpu-fraction A     share of neurons on the streams, in [0, 1], or 'auto' (the\n"
          "                       default): with threads and streams, the share the fitted\n"
-         "                       performance model predicts fastest (perfmodel/README.md)\n"
+         "                       performance model predicts fastest (docs/perfmodel.md)\n"
          "  --profile FILE       performance profile for 'auto' (default: the cache folder's\n"
          "                       profile of the device; calibrated first when there is none)\n"
          "  --calibration-budget S  seconds a calibration may take (default 300)\n"

@@ -57,7 +57,7 @@ typedef struct hpc_run {
   char **argv;
   int rank, ranks;
   hpc_net net;
-  /* The split: given by flags, or chosen by the fitted performance model (perfmodel/README.md). */
+  /* The split: given by flags, or chosen by the fitted performance model (docs/perfmodel.md). */
   const char *split_source;
   double predicted;
   char profile_used[4096];

@@ -1,6 +1,6 @@
 /*
  * `nestcl perfmodel sweep|fit|predict|tune|plot`: the performance model's
- * command line (perfmodel/README.md). This file dispatches; sweep.c runs the
+ * command line (docs/perfmodel.md). This file dispatches; sweep.c runs the
  * designed configurations, pm_commands.c fits, predicts and tunes (their
  * flags: pm_flags.c), pm_plot.c plots (pm_sweep_data.c reads and fits sweep
  * lines, pm_profile.c finds a device's profile), pm_floor.c bounds the

@@ -1,6 +1,6 @@
 /*
  * The profile behind `--gpu-fraction auto` and `--threads auto --streams
- * auto` (perfmodel/README.md): the cache's profile of the device and driver
+ * auto` (docs/perfmodel.md): the cache's profile of the device and driver
  * the run will use, checked against this machine; when there is none, or it
  * is corrupt or stale (another core count, another schema), a bounded
  * calibration (a small sweep, in child processes, then the fit) builds it

@@ -1,5 +1,5 @@
 /*
- * `nestcl perfmodel fit|predict|tune|plot` (perfmodel/README.md): the sweep's
+ * `nestcl perfmodel fit|predict|tune|plot` (docs/perfmodel.md): the sweep's
  * JSON lines become observations of the model (nestcl/pm_model.h; read and
  * fitted in pm_sweep_data.c), fitted into a profile that is stored in the
  * cache folder per device and driver; predict and tune read that profile
@@ -441,7 +441,8 @@ typedef struct tune_run {
   double median;
 } tune_run;
 
-static int tune_measure(const pm_flags *f, const pm_candidate *cs, int n, tune_run *tr)
+/* The first f->measure distinct configurations of cs (a side without neurons dropped) into tr; their count. */
+static int tune_pick(const pm_flags *f, const pm_candidate *cs, int n, tune_run *tr)
 {
   int k = 0;
   for (int i = 0; i < n && k < f->measure; ++i) {
@@ -460,6 +461,74 @@ static int tune_measure(const pm_flags *f, const pm_candidate *cs, int n, tune_r
     tr[k].predicted = cs[i].wall;
     k++;
   }
+  return k;
+}
+
+/* Runs configuration t once as a child `nestcl run hpc_benchmark`; its wall time per simulated second, or -1. */
+static double tune_run_once(const pm_flags *f, const char *exe, const tune_run *t, const char *res, const char *err)
+{
+  char a_scale[32], a_sim[32], a_pre[32], a_t[16], a_g[16], a_alpha[32];
+  snprintf(a_scale, sizeof a_scale, "%.17g", f->scale);
+  snprintf(a_sim, sizeof a_sim, "%.17g", f->simtime);
+  snprintf(a_pre, sizeof a_pre, "%.17g", f->presim);
+  snprintf(a_t, sizeof a_t, "%d", (int)t->c.TC);
+  snprintf(a_g, sizeof a_g, "%d", (int)t->c.TG);
+  snprintf(a_alpha, sizeof a_alpha, "%.17g", t->c.alpha);
+  char *args[32];
+  int m = 0;
+  args[m++] = (char *)exe;
+  args[m++] = "run";
+  args[m++] = "hpc_benchmark";
+  args[m++] = "--scale";
+  args[m++] = a_scale;
+  args[m++] = "--threads";
+  args[m++] = a_t;
+  args[m++] = "--streams";
+  args[m++] = a_g;
+  if (t->c.TC > 0 && t->c.TG > 0) {
+    args[m++] = "--gpu-fraction";
+    args[m++] = a_alpha;
+  }
+  args[m++] = "--ee-synapse";
+  args[m++] = f->stdp ? "stdp_pl_synapse_hom" : "static";
+  args[m++] = "--simtime";
+  args[m++] = a_sim;
+  args[m++] = "--presim";
+  args[m++] = a_pre;
+  args[m++] = "--record";
+  args[m++] = "0";
+  args[m++] = "--quiet";
+  args[m++] = "--out";
+  args[m++] = (char *)res;
+  if (f->device) {
+    args[m++] = "--device";
+    args[m++] = (char *)f->device;
+  }
+  args[m] = NULL;
+  remove(res);
+  int rc = pm_run_child(args, err);
+  char perr[512];
+  pmj *doc = rc == 0 ? pmj_parse_file(res, perr, sizeof perr) : NULL;
+  int ok = doc != NULL;
+  double w = doc ? pmj_number(doc, "simulation.sim_wall_s", &ok) : NAN;
+  pmj_free(doc);
+  if (rc == 0 && ok && w > 0.0)
+    return w / (f->simtime * 1e-3);
+  char msg[1024];
+  if (rc < 0)
+    snprintf(msg, sizeof msg, "cannot start this executable: %s", strerror(errno));
+  else if (rc != 0)
+    pm_child_error(err, msg, sizeof msg);
+  else
+    snprintf(msg, sizeof msg, "no wall time in its results (%s)", doc ? "sim_wall_s" : perr);
+  fprintf(stderr, "error: tune: the run with %d thread(s), %d stream(s) failed (exit %d): %s\n", (int)t->c.TC,
+          (int)t->c.TG, rc, msg);
+  return -1.0;
+}
+
+static int tune_measure(const pm_flags *f, const pm_candidate *cs, int n, tune_run *tr)
+{
+  int k = tune_pick(f, cs, n, tr);
   char exe[4096], dir[4096];
   const char *tmpdir = getenv("TMPDIR");
   snprintf(dir, sizeof dir, "%s/nestcl-tune-XXXXXX", tmpdir && *tmpdir ? tmpdir : "/tmp");
@@ -473,67 +542,12 @@ static int tune_measure(const pm_flags *f, const pm_candidate *cs, int n, tune_r
   int fail = 0;
   for (int r = 0; r < f->repeats && !fail; ++r) {
     for (int i = 0; i < k && !fail; ++i) {
-      char a_scale[32], a_sim[32], a_pre[32], a_t[16], a_g[16], a_alpha[32];
-      snprintf(a_scale, sizeof a_scale, "%.17g", f->scale);
-      snprintf(a_sim, sizeof a_sim, "%.17g", f->simtime);
-      snprintf(a_pre, sizeof a_pre, "%.17g", f->presim);
-      snprintf(a_t, sizeof a_t, "%d", (int)tr[i].c.TC);
-      snprintf(a_g, sizeof a_g, "%d", (int)tr[i].c.TG);
-      snprintf(a_alpha, sizeof a_alpha, "%.17g", tr[i].c.alpha);
-      char *args[32];
-      int m = 0;
-      args[m++] = exe;
-      args[m++] = "run";
-      args[m++] = "hpc_benchmark";
-      args[m++] = "--scale";
-      args[m++] = a_scale;
-      args[m++] = "--threads";
-      args[m++] = a_t;
-      args[m++] = "--streams";
-      args[m++] = a_g;
-      if (tr[i].c.TC > 0 && tr[i].c.TG > 0) {
-        args[m++] = "--gpu-fraction";
-        args[m++] = a_alpha;
-      }
-      args[m++] = "--ee-synapse";
-      args[m++] = f->stdp ? "stdp_pl_synapse_hom" : "static";
-      args[m++] = "--simtime";
-      args[m++] = a_sim;
-      args[m++] = "--presim";
-      args[m++] = a_pre;
-      args[m++] = "--record";
-      args[m++] = "0";
-      args[m++] = "--quiet";
-      args[m++] = "--out";
-      args[m++] = res;
-      if (f->device) {
-        args[m++] = "--device";
-        args[m++] = (char *)f->device;
-      }
-      args[m] = NULL;
       fprintf(stderr, "nestcl: tune: measuring %d/%d, round %d/%d: %d thread(s), %d stream(s), alpha %.3f\n", i + 1, k,
               r + 1, f->repeats, (int)tr[i].c.TC, (int)tr[i].c.TG, tr[i].c.alpha);
-      remove(res);
-      int rc = pm_run_child(args, err);
-      char perr[512];
-      pmj *doc = rc == 0 ? pmj_parse_file(res, perr, sizeof perr) : NULL;
-      int ok = doc != NULL;
-      double w = doc ? pmj_number(doc, "simulation.sim_wall_s", &ok) : NAN;
-      pmj_free(doc);
-      if (rc != 0 || !ok || !(w > 0.0)) {
-        char msg[1024];
-        if (rc < 0)
-          snprintf(msg, sizeof msg, "cannot start this executable: %s", strerror(errno));
-        else if (rc != 0)
-          pm_child_error(err, msg, sizeof msg);
-        else
-          snprintf(msg, sizeof msg, "no wall time in its results (%s)", doc ? "sim_wall_s" : perr);
-        fprintf(stderr, "error: tune: the run with %d thread(s), %d stream(s) failed (exit %d): %s\n", (int)tr[i].c.TC,
-                (int)tr[i].c.TG, rc, msg);
-        fail = 1;
-        break;
-      }
-      tr[i].wall[r] = w / (f->simtime * 1e-3);
+      double w = tune_run_once(f, exe, &tr[i], res, err);
+      fail = w < 0.0;
+      if (!fail)
+        tr[i].wall[r] = w;
     }
   }
   remove(res);

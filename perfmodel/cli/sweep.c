@@ -2,7 +2,7 @@
  * `nestcl perfmodel sweep`: runs a designed set of short configurations of a
  * benchmark (scale x ranks x synapse mix x (CPU threads, GPU streams, alpha))
  * and writes one JSON line per run with the inputs of the performance model
- * and every measured phase time (perfmodel/README.md). Each run is a child
+ * and every measured phase time (docs/perfmodel.md). Each run is a child
  * `nestcl run` process (under mpiexec for more than one rank), so that every
  * configuration starts from a fresh process as a user's run would. The order
  * is shuffled with a fixed seed, so that drift of the machine does not line up
@@ -154,58 +154,145 @@ void pm_child_error(const char *err_path, char *out, size_t cap)
   fclose(f);
 }
 
-/*
- * The line of one run: the model's inputs and the measured times, per
- * simulated second (perfmodel/README.md, "sweep lines").
- */
-static int sweep_line(json *j, const pmj *r, const sweep_cfg *c, const char *benchmark, int repeat,
-                      const nestcl_device_info *dev)
+/* What a sweep line takes from one run's results: the network, the times, the VPs' mean phases. */
+typedef struct sweep_run {
+  double simtime, wall, NE, NI, CE, CI, rate, syn, psyn, dt, min_delay;
+  size_t n_vps;
+  double cu, cd, gu, gd, ser, wait, n_gpu, n_all; /* sums over the VPs */
+  int nc, ng; /* CPU and GPU VPs with neurons */
+} sweep_run;
+
+/* The per-VP phases summed by kind (stream or thread); 0, or -1 when a VP lacks one. */
+static int sweep_vp_sums(const pmj *vps, sweep_run *s)
 {
   int ok = 1;
-  double simtime = pmj_number(r, "config.simtime_ms", &ok);
-  double wall = pmj_number(r, "simulation.sim_wall_s", &ok);
-  double NE = pmj_number(r, "network.NE", &ok), NI = pmj_number(r, "network.NI", &ok);
-  double CE = pmj_number(r, "network.CE", &ok), CI = pmj_number(r, "network.CI", &ok);
-  double rate = pmj_number(r, "activity.network_rate_hz", &ok);
-  double syn = pmj_number(r, "network.synapses", &ok);
-  double psyn = pmj_number(r, "network.plastic_synapses", &ok);
-  double dt = pmj_number(r, "config.resolution_ms", &ok);
-  double min_delay = pmj_number(r, "network.min_delay_steps", &ok);
-  const pmj *vps = pmj_path(r, "simulation.vps");
-  if (!ok || !vps || vps->type != PMJ_ARRAY || !(simtime > 0.0)) {
-    fprintf(stderr, "error: sweep: the results of a run lack the fields the model needs\n");
-    return -1;
-  }
-  double sim_s = simtime * 1e-3;
-  /* Means over the VPs of each kind, per simulated second. */
-  double cu = 0, cd = 0, gu = 0, gd = 0, ser = 0, wait = 0, n_gpu = 0, n_all = 0;
-  int nc = 0, ng = 0;
   for (size_t v = 0; v < vps->n; ++v) {
     const pmj *x = &vps->items[v];
     int is_gpu = pmj_string(x, "kind") && strcmp(pmj_string(x, "kind"), "stream") == 0;
     double n = pmj_number(x, "neurons", &ok);
     double upd = pmj_number(x, "phases_s.update", &ok) + pmj_number(x, "phases_s.poisson", &ok);
     double del = pmj_number(x, "phases_s.deliver", &ok);
-    ser += pmj_number(x, "phases_s.exchange", &ok);
-    wait += pmj_number(x, "phases_s.other_wait", &ok);
-    n_all += n;
+    s->ser += pmj_number(x, "phases_s.exchange", &ok);
+    s->wait += pmj_number(x, "phases_s.other_wait", &ok);
+    s->n_all += n;
     if (is_gpu) {
-      n_gpu += n;
+      s->n_gpu += n;
       if (n > 0) {
-        gu += upd;
-        gd += del;
-        ng++;
+        s->gu += upd;
+        s->gd += del;
+        s->ng++;
       }
     } else if (n > 0) {
-      cu += upd;
-      cd += del;
-      nc++;
+      s->cu += upd;
+      s->cd += del;
+      s->nc++;
     }
   }
-  if (!ok || !(n_all > 0)) {
+  s->n_vps = vps->n;
+  return ok && s->n_all > 0 ? 0 : -1;
+}
+
+/* One run's results read into s; -1 with a message when a field the model needs is missing. */
+static int sweep_read_run(const pmj *r, sweep_run *s)
+{
+  int ok = 1;
+  memset(s, 0, sizeof *s);
+  s->simtime = pmj_number(r, "config.simtime_ms", &ok);
+  s->wall = pmj_number(r, "simulation.sim_wall_s", &ok);
+  s->NE = pmj_number(r, "network.NE", &ok), s->NI = pmj_number(r, "network.NI", &ok);
+  s->CE = pmj_number(r, "network.CE", &ok), s->CI = pmj_number(r, "network.CI", &ok);
+  s->rate = pmj_number(r, "activity.network_rate_hz", &ok);
+  s->syn = pmj_number(r, "network.synapses", &ok);
+  s->psyn = pmj_number(r, "network.plastic_synapses", &ok);
+  s->dt = pmj_number(r, "config.resolution_ms", &ok);
+  s->min_delay = pmj_number(r, "network.min_delay_steps", &ok);
+  const pmj *vps = pmj_path(r, "simulation.vps");
+  if (!ok || !vps || vps->type != PMJ_ARRAY || !(s->simtime > 0.0)) {
+    fprintf(stderr, "error: sweep: the results of a run lack the fields the model needs\n");
+    return -1;
+  }
+  if (sweep_vp_sums(vps, s) != 0) {
     fprintf(stderr, "error: sweep: the per-VP phases of a run are incomplete\n");
     return -1;
   }
+  return 0;
+}
+
+/* A mean per VP and simulated second, or null without such VPs. */
+static void json_mean_or_null(json *j, const char *key, double sum, int n, double sim_s)
+{
+  json_key(j, key);
+  if (n)
+    json_number(j, sum / n / sim_s);
+  else
+    json_null(j);
+}
+
+/* The line's "inputs": the model's variables for this run. */
+static void sweep_write_inputs(json *j, const sweep_run *s, const sweep_cfg *c)
+{
+  json_key(j, "inputs");
+  json_begin_object(j);
+  json_key(j, "N");
+  json_number(j, s->NE + s->NI);
+  json_key(j, "K");
+  json_number(j, s->CE + s->CI);
+  json_key(j, "F");
+  json_number(j, s->rate);
+  json_key(j, "M");
+  json_integer(j, c->ranks);
+  json_key(j, "TC");
+  json_integer(j, c->threads);
+  json_key(j, "TG");
+  json_integer(j, c->streams);
+  /* The share of the rank's neurons that the streams hold, as built (rank 0's VPs). */
+  json_key(j, "alpha");
+  json_number(j, s->n_gpu / s->n_all);
+  json_key(j, "phi");
+  json_number(j, s->syn > 0 ? s->psyn / s->syn : 0.0);
+  json_key(j, "steps_per_s");
+  json_number(j, 1000.0 / s->dt);
+  json_key(j, "super_steps_per_s");
+  json_number(j, 1000.0 / (s->dt * s->min_delay));
+  json_end_object(j);
+}
+
+/* The line's "measured": times per simulated second. */
+static void sweep_write_measured(json *j, const sweep_run *s, const pmj *r)
+{
+  int ok = 1;
+  double sim_s = s->simtime * 1e-3;
+  json_key(j, "measured");
+  json_begin_object(j);
+  json_key(j, "simtime_ms");
+  json_number(j, s->simtime);
+  json_key(j, "wall_s");
+  json_number(j, s->wall);
+  json_key(j, "t");
+  json_number(j, s->wall / sim_s);
+  json_mean_or_null(j, "cpu_update", s->cu, s->nc, sim_s);
+  json_mean_or_null(j, "cpu_deliver", s->cd, s->nc, sim_s);
+  json_mean_or_null(j, "gpu_update", s->gu, s->ng, sim_s);
+  json_mean_or_null(j, "gpu_deliver", s->gd, s->ng, sim_s);
+  json_key(j, "exchange");
+  json_number(j, s->ser / (double)s->n_vps / sim_s);
+  json_key(j, "wait");
+  json_number(j, s->wait / (double)s->n_vps / sim_s);
+  json_key(j, "build_s");
+  json_number(j, pmj_number(r, "build_time_s.total", &ok));
+  json_end_object(j);
+}
+
+/*
+ * The line of one run: the model's inputs and the measured times, per
+ * simulated second (docs/perfmodel.md, "Commands").
+ */
+static int sweep_line(json *j, const pmj *r, const sweep_cfg *c, const char *benchmark, int repeat,
+                      const nestcl_device_info *dev)
+{
+  sweep_run s;
+  if (sweep_read_run(r, &s) != 0)
+    return -1;
   json_begin_object(j);
   json_key(j, "schema");
   json_string(j, "nestcl-sweep/1");
@@ -229,65 +316,8 @@ static int sweep_line(json *j, const pmj *r, const sweep_cfg *c, const char *ben
     json_number(j, c->alpha);
   else
     json_null(j);
-  json_key(j, "inputs");
-  json_begin_object(j);
-  json_key(j, "N");
-  json_number(j, NE + NI);
-  json_key(j, "K");
-  json_number(j, CE + CI);
-  json_key(j, "F");
-  json_number(j, rate);
-  json_key(j, "M");
-  json_integer(j, c->ranks);
-  json_key(j, "TC");
-  json_integer(j, c->threads);
-  json_key(j, "TG");
-  json_integer(j, c->streams);
-  /* The share of the rank's neurons that the streams hold, as built (rank 0's VPs). */
-  json_key(j, "alpha");
-  json_number(j, n_gpu / n_all);
-  json_key(j, "phi");
-  json_number(j, syn > 0 ? psyn / syn : 0.0);
-  json_key(j, "steps_per_s");
-  json_number(j, 1000.0 / dt);
-  json_key(j, "super_steps_per_s");
-  json_number(j, 1000.0 / (dt * min_delay));
-  json_end_object(j);
-  json_key(j, "measured");
-  json_begin_object(j);
-  json_key(j, "simtime_ms");
-  json_number(j, simtime);
-  json_key(j, "wall_s");
-  json_number(j, wall);
-  json_key(j, "t");
-  json_number(j, wall / sim_s);
-  json_key(j, "cpu_update");
-  if (nc)
-    json_number(j, cu / nc / sim_s);
-  else
-    json_null(j);
-  json_key(j, "cpu_deliver");
-  if (nc)
-    json_number(j, cd / nc / sim_s);
-  else
-    json_null(j);
-  json_key(j, "gpu_update");
-  if (ng)
-    json_number(j, gu / ng / sim_s);
-  else
-    json_null(j);
-  json_key(j, "gpu_deliver");
-  if (ng)
-    json_number(j, gd / ng / sim_s);
-  else
-    json_null(j);
-  json_key(j, "exchange");
-  json_number(j, ser / (double)vps->n / sim_s);
-  json_key(j, "wait");
-  json_number(j, wait / (double)vps->n / sim_s);
-  json_key(j, "build_s");
-  json_number(j, pmj_number(r, "build_time_s.total", &ok));
-  json_end_object(j);
+  sweep_write_inputs(j, &s, c);
+  sweep_write_measured(j, &s, r);
   json_end_object(j);
   return 0;
 }

@@ -11,11 +11,59 @@
 #include <string.h>
 
 #include "engine_internal.h"
+#include "core_kernel_args.h"
 #include "specialise.h"
 
-static int upload_block(nestcl_engine *e, eng_vp *vp, eng_block *b, int pop)
+/* Block b's synapses in CSR: row pointers over every global source, targets, weights and (if they differ) delays. */
+static int alloc_block_csr(nestcl_engine *e, eng_block *b)
 {
-  const eng_population *p = &e->pops[pop];
+  nestcl_device *dev = e->dev;
+  size_t wsize = e->cfg.weight_type == NESTCL_WEIGHT_DOUBLE ? 8 : 4;
+  size_t rp = (size_t)(e->n_global + 1) * 8;
+  int rc = nestcl_buffer_alloc(dev, NESTCL_MEM_SYNAPSES, "CSR row pointers", rp,
+                               CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, b->row_ptr, &b->b_row);
+  if (!rc)
+    rc = nestcl_buffer_alloc(dev, NESTCL_MEM_SYNAPSES, "CSR targets", b->nnz * 4,
+                             CL_MEM_READ_ONLY | (b->nnz ? CL_MEM_COPY_HOST_PTR : 0), b->nnz ? b->target : NULL,
+                             &b->b_target);
+  if (!rc)
+    rc = nestcl_buffer_alloc(dev, NESTCL_MEM_SYNAPSES, "CSR weights", b->nnz * wsize,
+                             CL_MEM_READ_ONLY | (b->nnz ? CL_MEM_COPY_HOST_PTR : 0), b->nnz ? b->weight : NULL,
+                             &b->b_weight);
+  if (!rc)
+    rc = nestcl_buffer_alloc(dev, NESTCL_MEM_SYNAPSES, "CSR delays", b->delay ? b->nnz * 2 : 0,
+                             CL_MEM_READ_ONLY | (b->delay && b->nnz ? CL_MEM_COPY_HOST_PTR : 0),
+                             b->delay && b->nnz ? b->delay : NULL, &b->b_delay);
+  return rc;
+}
+
+/* The delivery and drive kernels' arguments that never change (the rest are set per super step). */
+static cl_int set_core_args(nestcl_engine *e, eng_vp *vp, eng_block *b)
+{
+  cl_uint slots = (cl_uint)e->ring_slots, nch = b->n_channels, n = b->n, dh = b->delay_hom, seed = e->cfg.seed;
+  cl_ulong first = b->first_gid;
+  cl_int err = clSetKernelArg(b->k_deliver, DELIVER_ROW_PTR, sizeof(cl_mem), &b->b_row.mem);
+  err |= clSetKernelArg(b->k_deliver, DELIVER_TARGET, sizeof(cl_mem), &b->b_target.mem);
+  err |= clSetKernelArg(b->k_deliver, DELIVER_WEIGHT, sizeof(cl_mem), &b->b_weight.mem);
+  err |= clSetKernelArg(b->k_deliver, DELIVER_DELAY, sizeof(cl_mem), &b->b_delay.mem);
+  err |= clSetKernelArg(b->k_deliver, DELIVER_DELAY_HOM, sizeof dh, &dh);
+  err |= clSetKernelArg(b->k_deliver, DELIVER_RING, sizeof(cl_mem), &b->b_ring.mem);
+  err |= clSetKernelArg(b->k_deliver, DELIVER_RING_SLOTS, sizeof slots, &slots);
+  err |= clSetKernelArg(b->k_deliver, DELIVER_N, sizeof n, &n);
+  err |= clSetKernelArg(b->k_deliver, DELIVER_N_CHANNELS, sizeof nch, &nch);
+  err |= clSetKernelArg(b->k_deliver, DELIVER_SPIKES, sizeof(cl_mem), &vp->b_global.mem);
+  err |= clSetKernelArg(b->k_drive, DRIVE_RING, sizeof(cl_mem), &b->b_ring.mem);
+  err |= clSetKernelArg(b->k_drive, DRIVE_N_CHANNELS, sizeof nch, &nch);
+  err |= clSetKernelArg(b->k_drive, DRIVE_N, sizeof n, &n);
+  err |= clSetKernelArg(b->k_drive, DRIVE_RING_SLOTS, sizeof slots, &slots);
+  err |= clSetKernelArg(b->k_drive, DRIVE_FIRST_GID, sizeof first, &first);
+  err |= clSetKernelArg(b->k_drive, DRIVE_SEED, sizeof seed, &seed);
+  return err;
+}
+
+/* Block b's state, ring, spike count and list, recording and CSR as device buffers, copied from the host's. */
+static int alloc_block_buffers(nestcl_engine *e, eng_block *b, const eng_population *p)
+{
   const nestcl_model *m = p->model;
   nestcl_device *dev = e->dev;
   int rc = 0;
@@ -31,7 +79,6 @@ static int upload_block(nestcl_engine *e, eng_vp *vp, eng_block *b, int pop)
                              bytes ? b->fields[f] : NULL, &b->b_fields[f]);
   }
   size_t ring_bytes = (size_t)e->ring_slots * b->n_channels * b->n * 8;
-  size_t wsize = e->cfg.weight_type == NESTCL_WEIGHT_DOUBLE ? 8 : 4;
   if (!rc)
     rc = nestcl_buffer_alloc(dev, NESTCL_MEM_RING, "ring", ring_bytes,
                              CL_MEM_READ_WRITE | (ring_bytes ? CL_MEM_COPY_HOST_PTR : 0), ring_bytes ? b->ring : NULL,
@@ -48,25 +95,15 @@ static int upload_block(nestcl_engine *e, eng_vp *vp, eng_block *b, int pop)
   if (!rc && m->spike_offsets)
     rc = nestcl_buffer_alloc(dev, NESTCL_MEM_OTHER, "spike offsets", (size_t)b->spike_cap * 8, CL_MEM_READ_WRITE, NULL,
                              &b->b_offsets);
-  size_t rp = (size_t)(e->n_global + 1) * 8;
-  if (!rc)
-    rc = nestcl_buffer_alloc(dev, NESTCL_MEM_SYNAPSES, "CSR row pointers", rp, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
-                             b->row_ptr, &b->b_row);
-  if (!rc)
-    rc = nestcl_buffer_alloc(dev, NESTCL_MEM_SYNAPSES, "CSR targets", b->nnz * 4,
-                             CL_MEM_READ_ONLY | (b->nnz ? CL_MEM_COPY_HOST_PTR : 0), b->nnz ? b->target : NULL,
-                             &b->b_target);
-  if (!rc)
-    rc = nestcl_buffer_alloc(dev, NESTCL_MEM_SYNAPSES, "CSR weights", b->nnz * wsize,
-                             CL_MEM_READ_ONLY | (b->nnz ? CL_MEM_COPY_HOST_PTR : 0), b->nnz ? b->weight : NULL,
-                             &b->b_weight);
-  if (!rc)
-    rc = nestcl_buffer_alloc(dev, NESTCL_MEM_SYNAPSES, "CSR delays", b->delay ? b->nnz * 2 : 0,
-                             CL_MEM_READ_ONLY | (b->delay && b->nnz ? CL_MEM_COPY_HOST_PTR : 0),
-                             b->delay && b->nnz ? b->delay : NULL, &b->b_delay);
-  if (rc) {
-    return rc;
-  }
+  return rc ? rc : alloc_block_csr(e, b);
+}
+
+/* Block b's update, delivery and drive kernels, with the arguments that never change. */
+static int create_block_kernels(nestcl_engine *e, eng_vp *vp, eng_block *b, int pop)
+{
+  const eng_population *p = &e->pops[pop];
+  const nestcl_model *m = p->model;
+  int rc;
   cl_int err;
   b->k_update = clCreateKernel(e->model_programs[pop], m->kernel_name, &err);
   if ((rc = eng_cl_check(err, "clCreateKernel(update)")))
@@ -75,46 +112,28 @@ static int upload_block(nestcl_engine *e, eng_vp *vp, eng_block *b, int pop)
   if ((rc = eng_cl_check(err, "clCreateKernel(nestcl_deliver)")))
     return rc;
   /* A work-group per spike: no wider than the device allows for this kernel. */
-  if ((rc = nestcl_kernel_wg_width(dev, b->k_deliver, "nestcl_deliver", e->deliver_width, &b->deliver_width)))
+  if ((rc = nestcl_kernel_wg_width(e->dev, b->k_deliver, "nestcl_deliver", e->deliver_width, &b->deliver_width)))
     return rc;
   b->k_drive = clCreateKernel(e->core_program, "nestcl_drive", &err);
   if ((rc = eng_cl_check(err, "clCreateKernel(nestcl_drive)")))
     return rc;
-  /* Arguments that never change. */
-  cl_uint slots = (cl_uint)e->ring_slots, nch = b->n_channels, n = b->n;
   err = nestcl_update_kernel_fixed_args(b->k_update, b->n, p->K, e->cfg.resolution_ms, (uint32_t)e->ring_slots,
                                         b->n_channels, b->b_ring.mem, b->b_count.mem, b->b_spikes.mem, b->spike_cap,
                                         p->rec_interval_steps, b->b_rec.mem, e->cfg.seed, b->first_gid, 1, b->b_fields,
                                         m->n_fields, m->spike_offsets ? b->b_offsets.mem : NULL);
   if ((rc = eng_cl_check(err, "clSetKernelArg(update)")))
     return rc;
-  err = clSetKernelArg(b->k_deliver, 3, sizeof(cl_mem), &b->b_row.mem);
-  err |= clSetKernelArg(b->k_deliver, 4, sizeof(cl_mem), &b->b_target.mem);
-  err |= clSetKernelArg(b->k_deliver, 5, sizeof(cl_mem), &b->b_weight.mem);
-  err |= clSetKernelArg(b->k_deliver, 6, sizeof(cl_mem), &b->b_delay.mem);
-  cl_uint dh = b->delay_hom;
-  err |= clSetKernelArg(b->k_deliver, 7, sizeof dh, &dh);
-  err |= clSetKernelArg(b->k_deliver, 8, sizeof(cl_mem), &b->b_ring.mem);
-  err |= clSetKernelArg(b->k_deliver, 9, sizeof slots, &slots);
-  err |= clSetKernelArg(b->k_deliver, 10, sizeof n, &n);
-  err |= clSetKernelArg(b->k_deliver, 11, sizeof nch, &nch);
-  err |= clSetKernelArg(b->k_deliver, 0, sizeof(cl_mem), &vp->b_global.mem);
-  err |= clSetKernelArg(b->k_drive, 0, sizeof(cl_mem), &b->b_ring.mem);
-  err |= clSetKernelArg(b->k_drive, 1, sizeof nch, &nch);
-  err |= clSetKernelArg(b->k_drive, 2, sizeof n, &n);
-  err |= clSetKernelArg(b->k_drive, 3, sizeof slots, &slots);
-  cl_ulong first = b->first_gid;
-  err |= clSetKernelArg(b->k_drive, 5, sizeof first, &first);
-  cl_uint seed = e->cfg.seed;
-  err |= clSetKernelArg(b->k_drive, 13, sizeof seed, &seed);
-  if ((rc = eng_cl_check(err, "clSetKernelArg(core)")))
-    return rc;
-  /*
-   * The device owns the data now: the host copies go, but for the parameters,
-   * which update() never writes and a derived recordable reads beside the
-   * recorded state (model.h, recordable_value: V_m of iaf_psc_alpha is
-   * y3_ + E_L_). A few doubles per neuron.
-   */
+  return eng_cl_check(set_core_args(e, vp, b), "clSetKernelArg(core)");
+}
+
+/*
+ * The device owns the data now: the host copies go, but for the parameters,
+ * which update() never writes and a derived recordable reads beside the
+ * recorded state (model.h, recordable_value: V_m of iaf_psc_alpha is
+ * y3_ + E_L_). A few doubles per neuron.
+ */
+static void drop_host_copies(eng_block *b, const nestcl_model *m)
+{
   for (int f = 0; f < m->n_fields; ++f) {
     if (m->fields[f].struct_name && strcmp(m->fields[f].struct_name, "Parameters_") == 0) {
       continue;
@@ -133,7 +152,16 @@ static int upload_block(nestcl_engine *e, eng_vp *vp, eng_block *b, int pop)
   /* row_ptr stays: the host needs nothing of it, but out-degree counting ran already; drop it too. */
   free(b->row_ptr);
   b->row_ptr = NULL;
-  return 0;
+}
+
+static int upload_block(nestcl_engine *e, eng_vp *vp, eng_block *b, int pop)
+{
+  int rc = alloc_block_buffers(e, b, &e->pops[pop]);
+  if (!rc)
+    rc = create_block_kernels(e, vp, b, pop);
+  if (!rc)
+    drop_host_copies(b, e->pops[pop].model);
+  return rc;
 }
 
 /* A stream's buffers on the device (vp_ops.upload): the spike lists it reads, then each block and its plastic synapses. */
