@@ -110,9 +110,9 @@ static syn *collect(int threads, size_t *n, int *max_delay)
   syn *out = calloc((size_t)st.synapses + 1, sizeof *out); /* calloc: no padding bytes left to memcmp */
   size_t k = 0;
   for (int v = 0; v < e->n_vps && out; ++v) {
-    for (int p = 0; p < e->n_pops; ++p) {
+    for (int p = 0; p < e->desc.n_pops; ++p) {
       const eng_block *bl = &e->vps[v].blocks[p];
-      for (uint64_t s = 0; s < e->n_global && bl->row_ptr; ++s) {
+      for (uint64_t s = 0; s < e->desc.n_global && bl->row_ptr; ++s) {
         for (uint64_t q = bl->row_ptr[s]; q < bl->row_ptr[s + 1]; ++q) {
           out[k].src = s;
           out[k].tgt = bl->first_gid + (bl->target[q] & NESTCL_TARGET_INDEX_MASK);

@@ -115,14 +115,14 @@ int nestcl_engine_create(const nestcl_engine_config *c, nestcl_engine **out)
   if (!e) {
     return nestcl_set_error(NESTCL_ENOMEM, "out of host memory");
   }
-  e->cfg = *c;
-  e->cfg.gpu_fraction = alpha;
-  e->cfg.device = NULL; /* the caller's string may not outlive us: copied below */
+  e->desc.cfg = *c;
+  e->desc.cfg.gpu_fraction = alpha;
+  e->desc.cfg.device = NULL; /* the caller's string may not outlive us: copied below */
   if (c->device) {
-    snprintf(e->device_spec, sizeof e->device_spec, "%s", c->device);
-    e->cfg.device = e->device_spec;
+    snprintf(e->desc.device_spec, sizeof e->desc.device_spec, "%s", c->device);
+    e->desc.cfg.device = e->desc.device_spec;
   }
-  e->n_ranks = 1;
+  e->exchange.n_ranks = 1;
   *out = e;
   return 0;
 }
@@ -133,18 +133,18 @@ void nestcl_engine_destroy(nestcl_engine *e)
     return;
   }
   eng_free_built(e);
-  for (int p = 0; p < e->n_pops; ++p) {
-    free(e->pops[p].settings);
+  for (int p = 0; p < e->desc.n_pops; ++p) {
+    free(e->desc.pops[p].settings);
   }
-  free(e->pops);
-  for (int p = 0; p < e->n_projs; ++p) {
-    free(e->projs[p].tmpl);
-    free(e->projs[p].cp);
+  free(e->desc.pops);
+  for (int p = 0; p < e->desc.n_projs; ++p) {
+    free(e->desc.projs[p].tmpl);
+    free(e->desc.projs[p].cp);
   }
-  free(e->projs);
-  free(e->drives);
+  free(e->desc.projs);
+  free(e->desc.drives);
   eng_recorders_free(e);
-  free(e->recs);
+  free(e->desc.recs);
   free(e);
 }
 
@@ -153,8 +153,8 @@ int nestcl_engine_set_models(nestcl_engine *e, const nestcl_model *const *models
   if (count < 0 || (count > 0 && !models)) {
     return nestcl_set_error(NESTCL_EINVAL, "model table: bad count %d", count);
   }
-  e->models = models;
-  e->n_models = count;
+  e->desc.models = models;
+  e->desc.n_models = count;
   return 0;
 }
 
@@ -163,8 +163,8 @@ int nestcl_engine_set_synapse_models(nestcl_engine *e, const nestcl_synapse_mode
   if (count < 0 || (count > 0 && !models)) {
     return nestcl_set_error(NESTCL_EINVAL, "synapse model table: bad count %d", count);
   }
-  e->synapse_models = models;
-  e->n_synapse_models = count;
+  e->desc.synapse_models = models;
+  e->desc.n_synapse_models = count;
   return 0;
 }
 
@@ -178,8 +178,8 @@ static int check_description_open(const nestcl_engine *e, const char *what)
 
 static int check_pop(const nestcl_engine *e, int pop)
 {
-  if (pop < 0 || pop >= e->n_pops) {
-    return nestcl_set_error(NESTCL_EINVAL, "no population %d (have %d)", pop, e->n_pops);
+  if (pop < 0 || pop >= e->desc.n_pops) {
+    return nestcl_set_error(NESTCL_EINVAL, "no population %d (have %d)", pop, e->desc.n_pops);
   }
   return 0;
 }
@@ -191,20 +191,20 @@ int nestcl_engine_create_population(nestcl_engine *e, const char *model, uint32_
     return rc;
   }
   const nestcl_model *m = NULL;
-  for (int i = 0; i < e->n_models && model; ++i) {
-    if (strcmp(e->models[i]->name, model) == 0) {
-      m = e->models[i];
+  for (int i = 0; i < e->desc.n_models && model; ++i) {
+    if (strcmp(e->desc.models[i]->name, model) == 0) {
+      m = e->desc.models[i];
     }
   }
   if (!m) {
     char list[512] = "";
     size_t used = 0;
-    for (int i = 0; i < e->n_models && used < sizeof list - 1; ++i) {
-      int w = snprintf(list + used, sizeof list - used, "%s%s", i ? ", " : "", e->models[i]->name);
+    for (int i = 0; i < e->desc.n_models && used < sizeof list - 1; ++i) {
+      int w = snprintf(list + used, sizeof list - used, "%s%s", i ? ", " : "", e->desc.models[i]->name);
       used += w > 0 ? (size_t)w : 0;
     }
     return nestcl_set_error(NESTCL_EINVAL, "unknown model '%s' (models in this build: %s)", model ? model : "(null)",
-                            e->n_models ? list : "none");
+                            e->desc.n_models ? list : "none");
   }
   if (n == 0) {
     return nestcl_set_error(NESTCL_EINVAL, "population of %s with 0 neurons", m->name);
@@ -227,7 +227,7 @@ int nestcl_engine_create_population(nestcl_engine *e, const char *model, uint32_
                             "NEST (nest_patch); the engine delivers no precise spikes",
                             m->name);
   }
-  if (e->n_global + n > (uint64_t)UINT32_MAX) {
+  if (e->desc.n_global + n > (uint64_t)UINT32_MAX) {
     return nestcl_set_error(NESTCL_EINVAL, "more than 2^32 - 1 neurons in all");
   }
   uint32_t channels = 0;
@@ -245,22 +245,22 @@ int nestcl_engine_create_population(nestcl_engine *e, const char *model, uint32_
                               m->name, K, m->fields[f].member, NESTCL_ODE_K_MAX);
     }
   }
-  eng_population *np = realloc(e->pops, (size_t)(e->n_pops + 1) * sizeof *np);
+  eng_population *np = realloc(e->desc.pops, (size_t)(e->desc.n_pops + 1) * sizeof *np);
   if (!np) {
     return nestcl_set_error(NESTCL_ENOMEM, "out of host memory");
   }
-  e->pops = np;
-  eng_population *p = &e->pops[e->n_pops];
+  e->desc.pops = np;
+  eng_population *p = &e->desc.pops[e->desc.n_pops];
   memset(p, 0, sizeof *p);
   p->model = m;
   p->n = n;
   p->K = m->has_receptors ? K : 0;
-  p->first = e->n_global;
+  p->first = e->desc.n_global;
   p->n_channels = channels;
   p->tau_minus = 20.0; /* ArchivingNode's defaults */
   p->tau_minus_triplet = 110.0;
-  e->n_global += n;
-  *pop = e->n_pops++;
+  e->desc.n_global += n;
+  *pop = e->desc.n_pops++;
   return 0;
 }
 
@@ -270,8 +270,8 @@ int nestcl_engine_population_range(const nestcl_engine *e, int pop, uint64_t *fi
   if (rc) {
     return rc;
   }
-  *first_gid = e->pops[pop].first;
-  *n = e->pops[pop].n;
+  *first_gid = e->desc.pops[pop].first;
+  *n = e->desc.pops[pop].n;
   return 0;
 }
 
@@ -309,7 +309,7 @@ int nestcl_engine_set(nestcl_engine *e, int pop, const char *name, nestcl_value 
   if (rc || (rc = check_pop(e, pop)) || (rc = check_value(&v, name ? name : "value"))) {
     return rc;
   }
-  eng_population *p = &e->pops[pop];
+  eng_population *p = &e->desc.pops[pop];
   if (!name || strlen(name) >= NESTCL_NAME_MAX) {
     return nestcl_set_error(NESTCL_EINVAL, "bad parameter name");
   }
@@ -367,7 +367,7 @@ static int check_delay(const nestcl_engine *e, const nestcl_value *d)
   if (rc) {
     return rc;
   }
-  double h = e->cfg.resolution_ms;
+  double h = e->desc.cfg.resolution_ms;
   double lo, hi;
   if (d->kind == NESTCL_DIST_NORMAL) {
     return nestcl_set_error(NESTCL_EINVAL,
@@ -388,11 +388,11 @@ static int check_delay(const nestcl_engine *e, const nestcl_value *d)
   if (lo < floor_ms - 5e-4) {
     return nestcl_set_error(NESTCL_EINVAL, "delay %g ms is below the resolution %g ms", lo, h);
   }
-  if (e->cfg.min_delay_ms > 0.0 && lo < e->cfg.min_delay_ms - 5e-4) {
-    return nestcl_set_error(NESTCL_EINVAL, "delay %g ms is below min_delay %g ms", lo, e->cfg.min_delay_ms);
+  if (e->desc.cfg.min_delay_ms > 0.0 && lo < e->desc.cfg.min_delay_ms - 5e-4) {
+    return nestcl_set_error(NESTCL_EINVAL, "delay %g ms is below min_delay %g ms", lo, e->desc.cfg.min_delay_ms);
   }
-  if (e->cfg.max_delay_ms > 0.0 && hi > e->cfg.max_delay_ms + 5e-4) {
-    return nestcl_set_error(NESTCL_EINVAL, "delay %g ms is above max_delay %g ms", hi, e->cfg.max_delay_ms);
+  if (e->desc.cfg.max_delay_ms > 0.0 && hi > e->desc.cfg.max_delay_ms + 5e-4) {
+    return nestcl_set_error(NESTCL_EINVAL, "delay %g ms is above max_delay %g ms", hi, e->desc.cfg.max_delay_ms);
   }
   if (!isfinite(hi) || eng_delay_ms_to_steps(hi, h) > 65535) {
     return nestcl_set_error(NESTCL_EINVAL, "delay %g ms exceeds 65535 steps", hi);
@@ -410,10 +410,10 @@ int nestcl_engine_connect(nestcl_engine *e, int source_pop, int target_pop, cons
   if ((rc = check_value(&syn->weight, "weight")) || (rc = check_delay(e, &syn->delay_ms))) {
     return rc;
   }
-  if (e->n_projs >= (1 << 14)) {
+  if (e->desc.n_projs >= (1 << 14)) {
     return nestcl_set_error(NESTCL_EINVAL, "more than 16384 Connect calls");
   }
-  const eng_population *s = &e->pops[source_pop], *t = &e->pops[target_pop];
+  const eng_population *s = &e->desc.pops[source_pop], *t = &e->desc.pops[target_pop];
   int same = source_pop == target_pop;
   switch (conn->rule) {
   case NESTCL_RULE_FIXED_INDEGREE:
@@ -473,17 +473,17 @@ int nestcl_engine_connect(nestcl_engine *e, int source_pop, int target_pop, cons
     return nestcl_set_error(NESTCL_EINVAL, "Connect: %s does not accept spikes at rport %ld", t->model->name,
                             syn->rport);
   }
-  eng_projection *np = realloc(e->projs, (size_t)(e->n_projs + 1) * sizeof *np);
+  eng_projection *np = realloc(e->desc.projs, (size_t)(e->desc.n_projs + 1) * sizeof *np);
   if (!np) {
     return nestcl_set_error(NESTCL_ENOMEM, "out of host memory");
   }
-  e->projs = np;
-  memset(&e->projs[e->n_projs], 0, sizeof e->projs[e->n_projs]);
-  e->projs[e->n_projs].src = source_pop;
-  e->projs[e->n_projs].tgt = target_pop;
-  e->projs[e->n_projs].conn = *conn;
-  e->projs[e->n_projs].syn = *syn;
-  e->n_projs++;
+  e->desc.projs = np;
+  memset(&e->desc.projs[e->desc.n_projs], 0, sizeof e->desc.projs[e->desc.n_projs]);
+  e->desc.projs[e->desc.n_projs].src = source_pop;
+  e->desc.projs[e->desc.n_projs].tgt = target_pop;
+  e->desc.projs[e->desc.n_projs].conn = *conn;
+  e->desc.projs[e->desc.n_projs].syn = *syn;
+  e->desc.n_projs++;
   return 0;
 }
 
@@ -505,28 +505,28 @@ static int find_synapse_model(const nestcl_engine *e, int source_pop, const char
     }
     return 0;
   }
-  for (int k = 0; k < e->n_synapse_models && !sm; ++k) {
-    if (strcmp(e->synapse_models[k]->name, model) == 0) {
-      sm = e->synapse_models[k];
+  for (int k = 0; k < e->desc.n_synapse_models && !sm; ++k) {
+    if (strcmp(e->desc.synapse_models[k]->name, model) == 0) {
+      sm = e->desc.synapse_models[k];
     }
   }
   if (!sm) {
     char known[512] = "static_synapse";
-    for (int k = 0; k < e->n_synapse_models; ++k) {
-      if (is_static_name(e->synapse_models[k]->name)) {
+    for (int k = 0; k < e->desc.n_synapse_models; ++k) {
+      if (is_static_name(e->desc.synapse_models[k]->name)) {
         continue;
       }
       size_t l = strlen(known);
-      snprintf(known + l, sizeof known - l, ", %s", e->synapse_models[k]->name);
+      snprintf(known + l, sizeof known - l, ", %s", e->desc.synapse_models[k]->name);
     }
     return nestcl_set_error(NESTCL_EINVAL, "unknown synapse model '%s' (known: %s)", model, known);
   }
-  if (e->pops[source_pop].model->multiplicity) {
+  if (e->desc.pops[source_pop].model->multiplicity) {
     /* its spike of multiplicity m is m list entries: NEST's synapse would see one event */
     return nestcl_set_error(NESTCL_EINVAL,
                             "Connect: %s sends spikes of multiplicity > 1, which %s would see as that many "
                             "events (NEST's sees one); connect it with static_synapse",
-                            e->pops[source_pop].model->name, model);
+                            e->desc.pops[source_pop].model->name, model);
   }
   if (!sm->set_status || !sm->send_cpu || !sm->device_source) {
     return nestcl_set_error(NESTCL_EINVAL, "synapse model '%s' was not translated completely", model);
@@ -573,7 +573,7 @@ static int prepare_synapse(const nestcl_engine *e, int target_pop, const nestcl_
     rc = nestcl_set_error(NESTCL_EINVAL, "%s: weight %g rejected: %s", model, syn->weight.a, nestcl_last_error());
   }
   if (!rc) {
-    const eng_population *tp = &e->pops[target_pop];
+    const eng_population *tp = &e->desc.pops[target_pop];
     rc = eng_plastic_route(tp->model, tp->K, tp->n_channels, syn->rport, &pr->ch_pos, &pr->ch_neg, &pr->ch_zero);
   }
   double wmax;
@@ -612,7 +612,7 @@ int nestcl_engine_connect_synapse(nestcl_engine *e, int source_pop, int target_p
     free(pr.cp);
     return rc;
   }
-  eng_projection *np = &e->projs[e->n_projs - 1];
+  eng_projection *np = &e->desc.projs[e->desc.n_projs - 1];
   np->sm = pr.sm;
   np->tmpl = pr.tmpl;
   np->cp = pr.cp;
@@ -622,19 +622,19 @@ int nestcl_engine_connect_synapse(nestcl_engine *e, int source_pop, int target_p
   np->ch_zero = pr.ch_zero;
   np->max_abs = pr.max_abs;
   if (proj) {
-    *proj = e->n_projs - 1;
+    *proj = e->desc.n_projs - 1;
   }
   return 0;
 }
 
 static int add_drive(nestcl_engine *e, const eng_drive *d)
 {
-  eng_drive *nd = realloc(e->drives, (size_t)(e->n_drives + 1) * sizeof *nd);
+  eng_drive *nd = realloc(e->desc.drives, (size_t)(e->desc.n_drives + 1) * sizeof *nd);
   if (!nd) {
     return nestcl_set_error(NESTCL_ENOMEM, "out of host memory");
   }
-  e->drives = nd;
-  e->drives[e->n_drives++] = *d;
+  e->desc.drives = nd;
+  e->desc.drives[e->desc.n_drives++] = *d;
   return 0;
 }
 
@@ -660,7 +660,7 @@ int nestcl_engine_add_poisson_window(nestcl_engine *e, int target_pop, double ra
   }
   int ch;
   double val;
-  const eng_population *t = &e->pops[target_pop];
+  const eng_population *t = &e->desc.pops[target_pop];
   ch = 0;
   if (eng_route_spike(NULL, t->model, weight, rport, t->K, &ch, &val) != 0 || ch < 0 || (uint32_t)ch >= t->n_channels) {
     return nestcl_set_error(NESTCL_EINVAL, "%s does not accept spikes at rport %ld: %s", t->model->name, rport,
@@ -681,8 +681,8 @@ int nestcl_engine_add_poisson_window(nestcl_engine *e, int target_pop, double ra
   d.start_ms = start_ms;
   d.stop_ms = stop_ms;
   uint32_t gen = 0;
-  for (int i = 0; i < e->n_drives; ++i) {
-    gen += (uint32_t)e->drives[i].is_poisson;
+  for (int i = 0; i < e->desc.n_drives; ++i) {
+    gen += (uint32_t)e->desc.drives[i].is_poisson;
   }
   if (gen >= 256) {
     return nestcl_set_error(NESTCL_EINVAL, "at most 256 poisson_generator connections");
@@ -701,7 +701,7 @@ int nestcl_engine_add_dc(nestcl_engine *e, int target_pop, double amplitude, dou
   if ((rc = check_delay(e, &dv))) {
     return rc;
   }
-  const eng_population *t = &e->pops[target_pop];
+  const eng_population *t = &e->desc.pops[target_pop];
   int ch;
   double val;
   if (!t->model->route_current || t->model->route_current(amplitude, 1.0, 0, t->K, &ch, &val) != 0) {
@@ -720,13 +720,13 @@ int nestcl_engine_add_dc(nestcl_engine *e, int target_pop, double amplitude, dou
 
 static int add_recorder(nestcl_engine *e, const eng_recorder *r, int *out)
 {
-  eng_recorder *nr = realloc(e->recs, (size_t)(e->n_recs + 1) * sizeof *nr);
+  eng_recorder *nr = realloc(e->desc.recs, (size_t)(e->desc.n_recs + 1) * sizeof *nr);
   if (!nr) {
     return nestcl_set_error(NESTCL_ENOMEM, "out of host memory");
   }
-  e->recs = nr;
-  e->recs[e->n_recs] = *r;
-  *out = e->n_recs++;
+  e->desc.recs = nr;
+  e->desc.recs[e->desc.n_recs] = *r;
+  *out = e->desc.n_recs++;
   return 0;
 }
 
@@ -736,9 +736,9 @@ static int check_range(const nestcl_engine *e, int pop, uint32_t first, uint32_t
   if (rc) {
     return rc;
   }
-  if (count == 0 || (uint64_t)first + count > e->pops[pop].n) {
+  if (count == 0 || (uint64_t)first + count > e->desc.pops[pop].n) {
     return nestcl_set_error(NESTCL_EINVAL, "neurons [%u, %u) outside population %d of %u", first, first + count, pop,
-                            e->pops[pop].n);
+                            e->desc.pops[pop].n);
   }
   return 0;
 }
@@ -764,13 +764,13 @@ int nestcl_engine_add_multimeter(nestcl_engine *e, int pop, uint32_t first, uint
   if (rc || (rc = check_range(e, pop, first, count))) {
     return rc;
   }
-  eng_population *p = &e->pops[pop];
+  eng_population *p = &e->desc.pops[pop];
   const nestcl_model *m = p->model;
   if (n_recordables < 1 || n_recordables > 16) {
     return nestcl_set_error(NESTCL_EINVAL, "multimeter: 1 to 16 recordables");
   }
-  int64_t iv = eng_ms_to_steps(interval_ms, e->cfg.resolution_ms);
-  if (iv < 1 || fabs((double)iv * e->cfg.resolution_ms - interval_ms) > 1e-9) {
+  int64_t iv = eng_ms_to_steps(interval_ms, e->desc.cfg.resolution_ms);
+  if (iv < 1 || fabs((double)iv * e->desc.cfg.resolution_ms - interval_ms) > 1e-9) {
     return nestcl_set_error(NESTCL_EINVAL, "multimeter interval %g ms is not a positive multiple of the resolution",
                             interval_ms);
   }
@@ -845,7 +845,7 @@ int nestcl_engine_prepare(nestcl_engine *e)
 
 int nestcl_engine_simulate(nestcl_engine *e, double t_ms)
 {
-  double h = e->cfg.resolution_ms;
+  double h = e->desc.cfg.resolution_ms;
   int64_t steps = eng_ms_to_steps(t_ms, h);
   if (!(t_ms >= 0.0) || fabs((double)steps * h - t_ms) > 1e-9 * (t_ms > 1 ? t_ms : 1)) {
     return nestcl_set_error(NESTCL_EINVAL, "simulate(%g ms): not a non-negative multiple of the resolution %g ms", t_ms,
@@ -857,13 +857,13 @@ int nestcl_engine_simulate(nestcl_engine *e, double t_ms)
   }
   double t0 = eng_now();
   rc = eng_run(e, steps);
-  e->simulate_s += eng_now() - t0;
+  e->stats.simulate_s += eng_now() - t0;
   return rc;
 }
 
 void nestcl_engine_set_stop_flag(nestcl_engine *e, const volatile sig_atomic_t *flag)
 {
-  e->stop_flag = flag;
+  e->clock.stop_flag = flag;
 }
 
 
@@ -874,27 +874,27 @@ int nestcl_engine_estimate(nestcl_engine *e, nestcl_memory_estimate *out)
 
 double nestcl_engine_time_ms(const nestcl_engine *e)
 {
-  return (double)(e->origin + e->lag) * e->cfg.resolution_ms;
+  return (double)(e->clock.origin + e->clock.lag) * e->desc.cfg.resolution_ms;
 }
 
 int nestcl_engine_spikes(const nestcl_engine *e, int rec, const uint64_t **gids, const int64_t **steps, size_t *n)
 {
-  if (rec < 0 || rec >= e->n_recs || e->recs[rec].is_multimeter) {
+  if (rec < 0 || rec >= e->desc.n_recs || e->desc.recs[rec].is_multimeter) {
     return nestcl_set_error(NESTCL_EINVAL, "no spike recorder %d", rec);
   }
-  *gids = e->recs[rec].gids;
-  *steps = e->recs[rec].steps;
-  *n = e->recs[rec].n;
+  *gids = e->desc.recs[rec].gids;
+  *steps = e->desc.recs[rec].steps;
+  *n = e->desc.recs[rec].n;
   return 0;
 }
 
 int nestcl_engine_samples(const nestcl_engine *e, int rec, const int64_t **steps, const uint64_t **gids,
                           const double **values, size_t *n_samples, int *n_recordables)
 {
-  if (rec < 0 || rec >= e->n_recs || !e->recs[rec].is_multimeter) {
+  if (rec < 0 || rec >= e->desc.n_recs || !e->desc.recs[rec].is_multimeter) {
     return nestcl_set_error(NESTCL_EINVAL, "no multimeter %d", rec);
   }
-  const eng_recorder *r = &e->recs[rec];
+  const eng_recorder *r = &e->desc.recs[rec];
   *steps = r->s_steps;
   *gids = r->s_gids;
   *values = r->s_values;
@@ -906,54 +906,54 @@ int nestcl_engine_samples(const nestcl_engine *e, int rec, const int64_t **steps
 int nestcl_engine_get_stats(const nestcl_engine *e, nestcl_engine_stats *out)
 {
   memset(out, 0, sizeof *out);
-  out->rank = e->rank;
-  out->n_ranks = e->n_ranks;
-  out->neurons = e->n_global;
+  out->rank = e->exchange.rank;
+  out->n_ranks = e->exchange.n_ranks;
+  out->neurons = e->desc.n_global;
   if (!e->built) {
     return nestcl_set_error(NESTCL_EINVAL, "statistics before the network is built");
   }
   out->n_vps = e->n_vps;
   for (int v = 0; v < e->n_vps; ++v) {
-    e->vp_stats[v] = e->vps[v].st;
+    e->stats.vp_stats[v] = e->vps[v].st;
   }
-  out->vps = e->vp_stats;
-  out->synapses = e->synapses_total;
-  out->local_synapses = e->local_synapses;
-  out->spikes = e->spikes_total;
-  out->synaptic_events = e->events_total;
-  out->steps = e->steps_done;
-  out->build_nodes_s = e->build_nodes_s;
-  out->build_connections_s = e->build_conn_s;
-  out->build_upload_s = e->build_upload_s;
-  out->simulate_s = e->simulate_s;
-  out->device_loop = e->res.on && e->res.full;
-  out->sync_interval = e->res.on && e->res.full ? e->res.plan.k : 0;
-  out->command_buffer = e->res.graph != NULL;
+  out->vps = e->stats.vp_stats;
+  out->synapses = e->stats.synapses_total;
+  out->local_synapses = e->stats.local_synapses;
+  out->spikes = e->stats.spikes_total;
+  out->synaptic_events = e->stats.events_total;
+  out->steps = e->clock.steps_done;
+  out->build_nodes_s = e->stats.build_nodes_s;
+  out->build_connections_s = e->stats.build_conn_s;
+  out->build_upload_s = e->stats.build_upload_s;
+  out->simulate_s = e->stats.simulate_s;
+  out->device_loop = e->device.res.on && e->device.res.full;
+  out->sync_interval = e->device.res.on && e->device.res.full ? e->device.res.plan.k : 0;
+  out->command_buffer = e->device.res.graph != NULL;
   size_t syn_bytes = 0;
   for (int c = 0; c < NESTCL_MEM_CLASSES; ++c) {
-    out->device_bytes[c] = e->dev ? nestcl_device_bytes_in_use(e->dev, (nestcl_mem_class)c) : 0;
+    out->device_bytes[c] = e->device.dev ? nestcl_device_bytes_in_use(e->device.dev, (nestcl_mem_class)c) : 0;
     for (int v = 0; v < e->n_vps; ++v) {
       out->host_bytes[c] += e->vps[v].host_bytes[c];
     }
   }
   syn_bytes = out->device_bytes[NESTCL_MEM_SYNAPSES] + out->host_bytes[NESTCL_MEM_SYNAPSES];
-  out->bytes_per_synapse = e->local_synapses ? (double)syn_bytes / (double)e->local_synapses : 0.0;
-  if (e->dev) {
-    const nestcl_device_info *info = nestcl_device_get_info(e->dev);
+  out->bytes_per_synapse = e->stats.local_synapses ? (double)syn_bytes / (double)e->stats.local_synapses : 0.0;
+  if (e->device.dev) {
+    const nestcl_device_info *info = nestcl_device_get_info(e->device.dev);
     out->device_name = info->device_name;
     out->device_driver = info->driver_version;
   }
-  out->min_delay_steps = e->min_delay;
-  out->max_delay_steps = e->max_delay;
-  out->plastic_synapses = e->plastic_synapses_total;
+  out->min_delay_steps = e->clock.min_delay;
+  out->max_delay_steps = e->clock.max_delay;
+  out->plastic_synapses = e->stats.plastic_synapses_total;
   uint64_t pn = 0;
   size_t pbytes = 0;
   for (int v = 0; v < e->n_vps; ++v) {
-    for (int p = 0; p < e->n_pops; ++p) {
+    for (int p = 0; p < e->desc.n_pops; ++p) {
       const eng_block *b = &e->vps[v].blocks[p];
       for (int j = 0; j < b->n_plastic; ++j) {
         const eng_plastic *pl = &b->plastic[j];
-        const eng_syn_layout *L = &e->projs[pl->proj].lay;
+        const eng_syn_layout *L = &e->desc.projs[pl->proj].lay;
         pn += pl->nnz;
         pbytes += ((size_t)pl->n_rows + 1) * 8 + pl->nnz * (4 + L->state_bytes) +
           (pl->delay_hom == 0xffffffffu /* per synapse */ ? pl->nnz * 2 : 0) + (size_t)pl->n_rows * L->src_bytes;

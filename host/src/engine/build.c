@@ -48,7 +48,7 @@ static int redraw_failed(const char *what, const nestcl_value *v)
 
 static int build_nodes(nestcl_engine *e, eng_vp *vp, eng_block *b)
 {
-  const eng_population *p = &e->pops[b->pop];
+  const eng_population *p = &e->desc.pops[b->pop];
   const nestcl_model *m = p->model;
   b->fields = calloc((size_t)m->n_fields, sizeof *b->fields);
   if (!b->fields) {
@@ -68,7 +68,7 @@ static int build_nodes(nestcl_engine *e, eng_vp *vp, eng_block *b)
     m->set_defaults(b->fields, b->n, i, p->K);
     uint64_t gid = b->first_gid + i;
     for (int k = 0; k < p->n_settings; ++k) {
-      double v = eng_draw(&p->settings[k].v, e->cfg.seed, NESTCL_RNG_PURPOSE_INIT, gid, (uint64_t)k);
+      double v = eng_draw(&p->settings[k].v, e->desc.cfg.seed, NESTCL_RNG_PURPOSE_INIT, gid, (uint64_t)k);
       if (isnan(v)) {
         return redraw_failed(p->settings[k].name, &p->settings[k].v);
       }
@@ -77,17 +77,17 @@ static int build_nodes(nestcl_engine *e, eng_vp *vp, eng_block *b)
                                 p->settings[k].name, v, nestcl_last_error());
       }
     }
-    if (m->init_buffers && m->init_buffers(b->fields, b->n, i, p->K, e->cfg.resolution_ms) != 0) {
+    if (m->init_buffers && m->init_buffers(b->fields, b->n, i, p->K, e->desc.cfg.resolution_ms) != 0) {
       return nestcl_set_error(NESTCL_EINVAL, "%s neuron %llu: init_buffers failed: %s", m->name,
                               (unsigned long long)gid, nestcl_last_error());
     }
-    if (m->pre_run(b->fields, b->n, i, p->K, e->cfg.resolution_ms) != 0) {
+    if (m->pre_run(b->fields, b->n, i, p->K, e->desc.cfg.resolution_ms) != 0) {
       return nestcl_set_error(NESTCL_EINVAL, "%s neuron %llu: pre_run failed: %s", m->name, (unsigned long long)gid,
                               nestcl_last_error());
     }
   }
-  size_t ring_bytes = (size_t)e->ring_slots * b->n_channels * b->n * sizeof(int64_t);
-  b->spike_cap = b->n * (uint32_t)e->min_delay;
+  size_t ring_bytes = (size_t)e->clock.ring_slots * b->n_channels * b->n * sizeof(int64_t);
+  b->spike_cap = b->n * (uint32_t)e->clock.min_delay;
   b->ring = calloc(ring_bytes ? ring_bytes : 1, 1);
   b->spikes = calloc(b->spike_cap ? b->spike_cap : 1, sizeof *b->spikes);
   int rc = vp->ops->block_arrays(e, vp, b);
@@ -95,7 +95,7 @@ static int build_nodes(nestcl_engine *e, eng_vp *vp, eng_block *b)
     return rc;
   }
   if (p->rec_interval_steps) {
-    b->rec_elems = (size_t)e->min_delay * eng_rec_width(m, p->K) * b->n;
+    b->rec_elems = (size_t)e->clock.min_delay * eng_rec_width(m, p->K) * b->n;
     b->rec = calloc(b->rec_elems ? b->rec_elems : 1, sizeof(double));
   }
   if (!b->ring || !b->spikes || (p->rec_interval_steps && !b->rec)) {
@@ -307,7 +307,7 @@ static int add_plastic(const nestcl_engine *e, sink *k, const eng_projection *pr
   eng_plastic *pl = k->pl;
   double w = pr->syn.weight.a;
   if (pr->syn.weight.kind != NESTCL_DIST_CONSTANT) {
-    w = eng_draw(&pr->syn.weight, e->cfg.seed, NESTCL_RNG_PURPOSE_CONNECT, row_id, proj_step(p, 1, j));
+    w = eng_draw(&pr->syn.weight, e->desc.cfg.seed, NESTCL_RNG_PURPOSE_CONNECT, row_id, proj_step(p, 1, j));
     if (isnan(w)) {
       return redraw_failed("weight", &pr->syn.weight);
     }
@@ -346,12 +346,12 @@ static int add_synapse(const nestcl_engine *e, sink *k, const eng_projection *pr
 {
   int64_t d = k->have_delay ? k->delay0 : 0;
   if (pr->syn.delay_ms.kind != NESTCL_DIST_CONSTANT || !k->have_delay) {
-    double dms = eng_draw(&pr->syn.delay_ms, e->cfg.seed, NESTCL_RNG_PURPOSE_CONNECT, row_id, proj_step(p, 2, j));
+    double dms = eng_draw(&pr->syn.delay_ms, e->desc.cfg.seed, NESTCL_RNG_PURPOSE_CONNECT, row_id, proj_step(p, 2, j));
     if (isnan(dms)) {
       return redraw_failed("delay", &pr->syn.delay_ms);
     }
-    d = eng_delay_ms_to_steps(dms, e->cfg.resolution_ms);
-    if (d < e->min_delay || d > e->max_delay) {
+    d = eng_delay_ms_to_steps(dms, e->desc.cfg.resolution_ms);
+    if (d < e->clock.min_delay || d > e->clock.max_delay) {
       return nestcl_set_error(NESTCL_EINVAL, "drawn delay %g ms outside [min_delay, max_delay]", dms);
     }
   }
@@ -372,11 +372,11 @@ static int add_synapse(const nestcl_engine *e, sink *k, const eng_projection *pr
   int ch = k->const_ch;
   double value = k->const_value;
   if (!k->const_route) {
-    double w = eng_draw(&pr->syn.weight, e->cfg.seed, NESTCL_RNG_PURPOSE_CONNECT, row_id, proj_step(p, 1, j));
+    double w = eng_draw(&pr->syn.weight, e->desc.cfg.seed, NESTCL_RNG_PURPOSE_CONNECT, row_id, proj_step(p, 1, j));
     if (isnan(w)) {
       return redraw_failed("weight", &pr->syn.weight);
     }
-    if (eng_route_spike(e->pops[pr->src].model, tp->model, w, pr->syn.rport, tp->K, &ch, &value) != 0 || ch < 0 ||
+    if (eng_route_spike(e->desc.pops[pr->src].model, tp->model, w, pr->syn.rport, tp->K, &ch, &value) != 0 || ch < 0 ||
         (uint32_t)ch >= tp->n_channels) {
       return nestcl_set_error(NESTCL_EINVAL, "%s rejects a spike of weight %g at rport %ld", tp->model->name, w,
                               pr->syn.rport);
@@ -590,9 +590,9 @@ static int draw_one_to_one(const draw_ctx *x)
 
 static int draw_projection(const nestcl_engine *e, const eng_block *b, int p, sink *c, marks *mk)
 {
-  const eng_projection *pr = &e->projs[p];
-  const eng_population *sp = &e->pops[pr->src], *tp = &e->pops[pr->tgt];
-  draw_ctx x = {e, b, p, c, mk, pr, sp, tp, e->cfg.seed, pr->src == pr->tgt};
+  const eng_projection *pr = &e->desc.projs[p];
+  const eng_population *sp = &e->desc.pops[pr->src], *tp = &e->desc.pops[pr->tgt];
+  draw_ctx x = {e, b, p, c, mk, pr, sp, tp, e->desc.cfg.seed, pr->src == pr->tgt};
   c->const_route = pr->syn.weight.kind == NESTCL_DIST_CONSTANT;
   if (c->const_route && !c->pl &&
       (eng_route_spike(sp->model, tp->model, pr->syn.weight.a, pr->syn.rport, tp->K, &c->const_ch, &c->const_value) !=
@@ -603,7 +603,7 @@ static int draw_projection(const nestcl_engine *e, const eng_block *b, int p, si
   }
   /* A constant delay is drawn (rounded) once per projection. */
   if (pr->syn.delay_ms.kind == NESTCL_DIST_CONSTANT) {
-    int64_t dd = eng_delay_ms_to_steps(pr->syn.delay_ms.a, e->cfg.resolution_ms);
+    int64_t dd = eng_delay_ms_to_steps(pr->syn.delay_ms.a, e->desc.cfg.resolution_ms);
     if (c->pass == 0) {
       c->hom = c->hom && (!c->have_delay || dd == c->delay0);
     }
@@ -640,8 +640,8 @@ static int check_fixed_range(const nestcl_engine *e, const eng_block *b, const u
     max_in = indegree[i] > max_in ? indegree[i] : max_in;
   }
   uint64_t events = max_in;
-  for (int k = 0; k < e->n_drives; ++k) {
-    const eng_drive *d = &e->drives[k];
+  for (int k = 0; k < e->desc.n_drives; ++k) {
+    const eng_drive *d = &e->desc.drives[k];
     if (d->pop != b->pop) {
       continue;
     }
@@ -653,7 +653,7 @@ static int check_fixed_range(const nestcl_engine *e, const eng_block *b, const u
     return nestcl_set_error(NESTCL_EINVAL,
                             "%s: up to %llu inputs of |w| <= %g per step could overflow the fixed-point ring "
                             "(|sum| must stay below 2^31)",
-                            e->pops[b->pop].model->name, (unsigned long long)events, max_abs);
+                            e->desc.pops[b->pop].model->name, (unsigned long long)events, max_abs);
   }
   return 0;
 }
@@ -661,7 +661,7 @@ static int check_fixed_range(const nestcl_engine *e, const eng_block *b, const u
 /* The static CSR of the block (projections without a synapse model), over global source ids. */
 static int build_static(nestcl_engine *e, eng_vp *vp, eng_block *b, marks *mk, uint32_t *indegree, double *max_abs)
 {
-  uint64_t N = e->n_global;
+  uint64_t N = e->desc.n_global;
   sink k;
   memset(&k, 0, sizeof k);
   k.hom = 1;
@@ -684,7 +684,7 @@ static int build_static(nestcl_engine *e, eng_vp *vp, eng_block *b, marks *mk, u
         b->row_ptr[s + 1] += b->row_ptr[s];
       }
       b->nnz = b->row_ptr[N];
-      size_t wsize = e->cfg.weight_type == NESTCL_WEIGHT_DOUBLE ? sizeof(double) : sizeof(float);
+      size_t wsize = e->desc.cfg.weight_type == NESTCL_WEIGHT_DOUBLE ? sizeof(double) : sizeof(float);
       b->target = malloc((b->nnz ? b->nnz : 1) * sizeof *b->target);
       b->weight = malloc((b->nnz ? b->nnz : 1) * wsize);
       k.cursor = malloc((N ? N : 1) * sizeof *k.cursor);
@@ -700,11 +700,11 @@ static int build_static(nestcl_engine *e, eng_vp *vp, eng_block *b, marks *mk, u
       k.weight_f = wsize == sizeof(float) ? b->weight : NULL;
       k.weight_d = wsize == sizeof(double) ? b->weight : NULL;
       k.delay = b->delay;
-      b->delay_hom = k.hom ? (k.have_delay ? k.delay0 : (uint32_t)e->min_delay) : NESTCL_DELAY_PER_SYNAPSE;
+      b->delay_hom = k.hom ? (k.have_delay ? k.delay0 : (uint32_t)e->clock.min_delay) : NESTCL_DELAY_PER_SYNAPSE;
     }
     k.have_delay = 0;
-    for (int p = 0; p < e->n_projs && !rc && b->n > 0; ++p) {
-      if (e->projs[p].tgt == b->pop && !e->projs[p].sm) {
+    for (int p = 0; p < e->desc.n_projs && !rc && b->n > 0; ++p) {
+      if (e->desc.projs[p].tgt == b->pop && !e->desc.projs[p].sm) {
         rc = draw_projection(e, b, p, &k, mk);
       }
     }
@@ -719,7 +719,7 @@ static int build_static(nestcl_engine *e, eng_vp *vp, eng_block *b, marks *mk, u
     return rc;
   }
   vp->synapses += b->nnz;
-  size_t wsize = e->cfg.weight_type == NESTCL_WEIGHT_DOUBLE ? sizeof(double) : sizeof(float);
+  size_t wsize = e->desc.cfg.weight_type == NESTCL_WEIGHT_DOUBLE ? sizeof(double) : sizeof(float);
   vp->ops->account(vp, NESTCL_MEM_SYNAPSES,
                    (N + 1) * sizeof(uint64_t) + b->nnz * (sizeof(uint32_t) + wsize) +
                      (b->delay ? b->nnz * sizeof(uint16_t) : 0));
@@ -730,8 +730,8 @@ static int build_static(nestcl_engine *e, eng_vp *vp, eng_block *b, marks *mk, u
 static int build_plastic(nestcl_engine *e, eng_vp *vp, eng_block *b, int p, eng_plastic *pl, marks *mk,
                          uint32_t *indegree, double *max_abs, uint32_t *nin, double *maxd)
 {
-  const eng_projection *pr = &e->projs[p];
-  const eng_population *sp = &e->pops[pr->src];
+  const eng_projection *pr = &e->desc.projs[p];
+  const eng_population *sp = &e->desc.pops[pr->src];
   sink k;
   memset(&k, 0, sizeof k);
   k.hom = 1;
@@ -776,7 +776,7 @@ static int build_plastic(nestcl_engine *e, eng_vp *vp, eng_block *b, int p, eng_
         break;
       }
       memcpy(k.cursor, pl->row_ptr, (size_t)pl->n_rows * sizeof *k.cursor);
-      pl->delay_hom = k.hom ? (k.have_delay ? k.delay0 : (uint32_t)e->min_delay) : NESTCL_DELAY_PER_SYNAPSE;
+      pl->delay_hom = k.hom ? (k.have_delay ? k.delay0 : (uint32_t)e->clock.min_delay) : NESTCL_DELAY_PER_SYNAPSE;
     }
     k.have_delay = 0;
     rc = draw_projection(e, b, p, &k, mk);
@@ -804,10 +804,10 @@ static int build_synapses(nestcl_engine *e, eng_vp *vp, eng_block *b, marks *mk)
   }
   int rc = build_static(e, vp, b, mk, indegree, &max_abs);
   int history = 0;
-  for (int p = 0; p < e->n_projs; ++p) {
-    if (e->projs[p].tgt == b->pop && e->projs[p].sm) {
+  for (int p = 0; p < e->desc.n_projs; ++p) {
+    if (e->desc.projs[p].tgt == b->pop && e->desc.projs[p].sm) {
       b->n_plastic++;
-      history |= e->projs[p].sm->uses_history;
+      history |= e->desc.projs[p].sm->uses_history;
     }
   }
   uint32_t *nin = NULL;
@@ -819,8 +819,8 @@ static int build_synapses(nestcl_engine *e, eng_vp *vp, eng_block *b, marks *mk)
     if (!b->plastic || (history && (!nin || !maxd))) {
       rc = nestcl_set_error(NESTCL_ENOMEM, "out of host memory");
     }
-    for (int p = 0, j = 0; p < e->n_projs && !rc; ++p) {
-      if (e->projs[p].tgt == b->pop && e->projs[p].sm) {
+    for (int p = 0, j = 0; p < e->desc.n_projs && !rc; ++p) {
+      if (e->desc.projs[p].tgt == b->pop && e->desc.projs[p].sm) {
         rc = build_plastic(e, vp, b, p, &b->plastic[j++], mk, indegree, &max_abs, nin, maxd);
       }
     }
@@ -854,16 +854,16 @@ static int check_device_budget(nestcl_engine *e)
   for (int v = 0; v < e->n_vps; ++v) {
     need += e->vps[v].ops->device_need(e, &e->vps[v], &plastic, &units);
   }
-  const nestcl_device_info *info = nestcl_device_get_info(e->dev);
+  const nestcl_device_info *info = nestcl_device_get_info(e->device.dev);
   size_t avail = (size_t)info->global_mem_bytes;
   size_t lim = eng_memory_limit_env();
   if (lim < avail) {
     avail = lim;
   }
-  if (e->cfg.device_memory > 0 && e->cfg.device_memory < avail) {
-    avail = e->cfg.device_memory;
+  if (e->desc.cfg.device_memory > 0 && e->desc.cfg.device_memory < avail) {
+    avail = e->desc.cfg.device_memory;
   }
-  size_t used = nestcl_device_bytes_total(e->dev);
+  size_t used = nestcl_device_bytes_total(e->device.dev);
   avail = avail > used ? avail - used : 0;
   if (need <= avail) {
     return 0;
@@ -872,8 +872,8 @@ static int check_device_budget(nestcl_engine *e)
     return nestcl_set_error(NESTCL_ENOMEM,
                             "the network needs %zu bytes on device '%s' (%llu synapses) but only %zu bytes are "
                             "available; use fewer neurons, a smaller --gpu-fraction, or more devices",
-                            plastic ? need - plastic : need, info->device_name, (unsigned long long)e->local_synapses,
-                            avail);
+                            plastic ? need - plastic : need, info->device_name,
+                            (unsigned long long)e->stats.local_synapses, avail);
   }
   size_t room = (avail - (need - plastic)) / (size_t)units;
   for (int v = 0; v < e->n_vps; ++v) {
@@ -899,7 +899,7 @@ static int specialisation_options(const nestcl_engine *e, int pop, char *buf, si
   for (int v = 0; v < e->n_vps; ++v) {
     k += e->vps[v].ops->kernel_block(&e->vps[v], pop, &sets[k], &n[k]);
   }
-  nestcl_const_options(e->pops[pop].model, sets, n, k, buf, cap);
+  nestcl_const_options(e->desc.pops[pop].model, sets, n, k, buf, cap);
   free(sets);
   free(n);
   return 0;
@@ -908,13 +908,13 @@ static int specialisation_options(const nestcl_engine *e, int pop, char *buf, si
 static int build_programs(nestcl_engine *e)
 {
   int rc = 0;
-  e->model_programs = calloc((size_t)e->n_pops, sizeof *e->model_programs);
-  char **opts = calloc((size_t)e->n_pops, sizeof *opts);
-  if (!e->model_programs || !opts) {
+  e->device.model_programs = calloc((size_t)e->desc.n_pops, sizeof *e->device.model_programs);
+  char **opts = calloc((size_t)e->desc.n_pops, sizeof *opts);
+  if (!e->device.model_programs || !opts) {
     free(opts);
     return nestcl_set_error(NESTCL_ENOMEM, "out of host memory");
   }
-  for (int p = 0; p < e->n_pops && !rc; ++p) {
+  for (int p = 0; p < e->desc.n_pops && !rc; ++p) {
     opts[p] = malloc(4096);
     if (!opts[p]) {
       rc = nestcl_set_error(NESTCL_ENOMEM, "out of host memory");
@@ -927,19 +927,19 @@ static int build_programs(nestcl_engine *e)
     size_t used = strlen(opts[p]);
     /* An ODE state vector of A + B K elements gets room for the population's K (NESTCL_K_MAX). */
     snprintf(opts[p] + used, 4096 - used, "%s-DNESTCL_LIBM_VARIANT=%d -DNESTCL_K_MAX=%u", used ? " " : "",
-             e->libm_fused, e->pops[p].K ? (unsigned)e->pops[p].K : 1u);
+             e->device.libm_fused, e->desc.pops[p].K ? (unsigned)e->desc.pops[p].K : 1u);
     int same = -1;
     for (int q = 0; q < p && same < 0; ++q) {
-      if (e->pops[q].model == e->pops[p].model && strcmp(opts[q], opts[p]) == 0) {
+      if (e->desc.pops[q].model == e->desc.pops[p].model && strcmp(opts[q], opts[p]) == 0) {
         same = q;
       }
     }
     if (same >= 0) {
-      e->model_programs[p] = e->model_programs[same];
-      clRetainProgram(e->model_programs[p]);
+      e->device.model_programs[p] = e->device.model_programs[same];
+      clRetainProgram(e->device.model_programs[p]);
       continue;
     }
-    const char *ks = e->pops[p].model->kernel_source;
+    const char *ks = e->desc.pops[p].model->kernel_source;
     size_t len = strlen(nestcl_rt_source) + strlen(ks) + 2;
     char *src = malloc(len);
     if (!src) {
@@ -947,10 +947,10 @@ static int build_programs(nestcl_engine *e)
       break;
     }
     snprintf(src, len, "%s\n%s", nestcl_rt_source, ks);
-    rc = nestcl_program_build(e->dev, src, opts[p], &e->model_programs[p]);
+    rc = nestcl_program_build(e->device.dev, src, opts[p], &e->device.model_programs[p]);
     free(src);
   }
-  for (int p = 0; p < e->n_pops; ++p) {
+  for (int p = 0; p < e->desc.n_pops; ++p) {
     free(opts[p]);
   }
   free(opts);
@@ -965,12 +965,12 @@ static int build_programs(nestcl_engine *e)
   snprintf(src, len, "%s\n%s", nestcl_rt_source, nestcl_engine_kernels_source);
   char opt[160];
   snprintf(opt, sizeof opt, "%s%s",
-           e->cfg.weight_type == NESTCL_WEIGHT_DOUBLE ? "-DNESTCL_W_T=double -DNESTCL_W_SUFFIX=_d"
-                                                      : "-DNESTCL_W_T=float -DNESTCL_W_SUFFIX=_f",
-           e->deliver_contiguous ? " -DNESTCL_DELIVER_CONTIGUOUS=1" : "");
-  rc = nestcl_program_build(e->dev, src, opt, &e->core_program);
+           e->desc.cfg.weight_type == NESTCL_WEIGHT_DOUBLE ? "-DNESTCL_W_T=double -DNESTCL_W_SUFFIX=_d"
+                                                           : "-DNESTCL_W_T=float -DNESTCL_W_SUFFIX=_f",
+           e->device.deliver_contiguous ? " -DNESTCL_DELIVER_CONTIGUOUS=1" : "");
+  rc = nestcl_program_build(e->device.dev, src, opt, &e->device.core_program);
   free(src);
-  if (!rc && e->any_plastic) {
+  if (!rc && e->desc.any_plastic) {
     rc = eng_plastic_build_programs(e);
   }
   return rc;
@@ -986,10 +986,10 @@ static int poisson_table(eng_drive *d, double mu, double exp_neg_mu)
 /* Each drive's target channel, fixed-point value, window in steps and Poisson table. */
 static int resolve_drives(nestcl_engine *e)
 {
-  double h = e->cfg.resolution_ms;
-  for (int k = 0; k < e->n_drives; ++k) {
-    eng_drive *d = &e->drives[k];
-    const eng_population *tp = &e->pops[d->pop];
+  double h = e->desc.cfg.resolution_ms;
+  for (int k = 0; k < e->desc.n_drives; ++k) {
+    eng_drive *d = &e->desc.drives[k];
+    const eng_population *tp = &e->desc.pops[d->pop];
     double value;
     int rc = d->is_poisson ? eng_route_spike(NULL, tp->model, d->weight, d->rport, tp->K, &d->channel, &value)
                            : tp->model->route_current(d->amplitude, 1.0, 0, tp->K, &d->channel, &value);
@@ -1025,25 +1025,25 @@ static int resolve_drives(nestcl_engine *e)
 static int partition_vps(nestcl_engine *e)
 {
   e->vps = calloc((size_t)e->n_vps, sizeof *e->vps);
-  e->vp_stats = calloc((size_t)e->n_vps, sizeof *e->vp_stats);
-  if (!e->vps || !e->vp_stats) {
+  e->stats.vp_stats = calloc((size_t)e->n_vps, sizeof *e->stats.vp_stats);
+  if (!e->vps || !e->stats.vp_stats) {
     return nestcl_set_error(NESTCL_ENOMEM, "out of host memory");
   }
   for (int v = 0; v < e->n_vps; ++v) {
     eng_vp *vp = &e->vps[v];
     eng_vp_set_kind(e, vp, v);
-    vp->blocks = calloc((size_t)e->n_pops, sizeof *vp->blocks);
+    vp->blocks = calloc((size_t)e->desc.n_pops, sizeof *vp->blocks);
     if (!vp->blocks) {
       return nestcl_set_error(NESTCL_ENOMEM, "out of host memory");
     }
-    for (int p = 0; p < e->n_pops; ++p) {
+    for (int p = 0; p < e->desc.n_pops; ++p) {
       eng_block *b = &vp->blocks[p];
       uint32_t first, n;
-      eng_block_range(e, &e->pops[p], v, e->rank, e->n_ranks, &first, &n);
+      eng_block_range(e, &e->desc.pops[p], v, e->exchange.rank, e->exchange.n_ranks, &first, &n);
       b->pop = p;
       b->n = n;
-      b->first_gid = e->pops[p].first + first;
-      b->n_channels = e->pops[p].n_channels;
+      b->first_gid = e->desc.pops[p].first + first;
+      b->n_channels = e->desc.pops[p].n_channels;
       if (n > NESTCL_TARGET_INDEX_MASK) {
         return nestcl_set_error(NESTCL_EINVAL,
                                 "a VP would hold %u neurons of one population; at most 2^24 (use "
@@ -1060,15 +1060,16 @@ static int partition_vps(nestcl_engine *e)
 /* The device of the streams, and the delivery kernel's shape on it; nothing without streams. */
 static int open_device(nestcl_engine *e)
 {
-  if (e->cfg.gpu_streams <= 0) {
+  if (e->desc.cfg.gpu_streams <= 0) {
     return 0;
   }
   /* With plastic synapses each stream gets a second queue, for batch transfers. */
-  int rc = nestcl_device_open(e->cfg.device, e->cfg.gpu_streams * (e->any_plastic ? 2 : 1), &e->dev);
+  int rc =
+    nestcl_device_open(e->desc.cfg.device, e->desc.cfg.gpu_streams * (e->desc.any_plastic ? 2 : 1), &e->device.dev);
   if (rc) {
     return rc;
   }
-  const nestcl_device_info *info = nestcl_device_get_info(e->dev);
+  const nestcl_device_info *info = nestcl_device_get_info(e->device.dev);
   /*
    * The delivery kernel's shape (engine_kernels.cl): one work-group per spike,
    * of deliver_width work-items. GPUs (and accelerators): 256 lanes striding
@@ -1079,19 +1080,19 @@ static int open_device(nestcl_engine *e)
    * and the runtime's choice of work-group, medians of 3). NESTCL_DELIVER_WIDTH
    * and NESTCL_DELIVER_MODE (strided, contiguous) override both, for tuning.
    */
-  e->deliver_contiguous = strcmp(info->type, "cpu") == 0;
+  e->device.deliver_contiguous = strcmp(info->type, "cpu") == 0;
   const char *mode = getenv("NESTCL_DELIVER_MODE");
   if (mode && strcmp(mode, "strided") == 0) {
-    e->deliver_contiguous = 0;
+    e->device.deliver_contiguous = 0;
   } else if (mode && strcmp(mode, "contiguous") == 0) {
-    e->deliver_contiguous = 1;
+    e->device.deliver_contiguous = 1;
   }
-  e->deliver_width = e->deliver_contiguous ? DELIVER_CPU_WIDTH : 256u;
+  e->device.deliver_width = e->device.deliver_contiguous ? DELIVER_CPU_WIDTH : 256u;
   const char *w = getenv("NESTCL_DELIVER_WIDTH");
   if (w && atoi(w) > 0) {
-    e->deliver_width = (uint32_t)atoi(w);
+    e->device.deliver_width = (uint32_t)atoi(w);
   }
-  return nestcl_device_require(e->dev, "the engine");
+  return nestcl_device_require(e->device.dev, "the engine");
 }
 
 /* Neurons and synapses: each VP builds its own blocks, in parallel; *t_nodes: when the neurons were done. */
@@ -1103,7 +1104,7 @@ static int build_blocks(nestcl_engine *e, double *t_nodes)
     marks mk = {NULL, 0, 0};
 #pragma omp for schedule(dynamic, 1)
     for (int v = 0; v < e->n_vps; ++v) {
-      for (int p = 0; p < e->n_pops && e->vps[v].status == 0; ++p) {
+      for (int p = 0; p < e->desc.n_pops && e->vps[v].status == 0; ++p) {
         eng_vp_fail(&e->vps[v], build_nodes(e, &e->vps[v], &e->vps[v].blocks[p]));
       }
     }
@@ -1111,7 +1112,7 @@ static int build_blocks(nestcl_engine *e, double *t_nodes)
     t = eng_now();
 #pragma omp for schedule(dynamic, 1)
     for (int v = 0; v < e->n_vps; ++v) {
-      for (int p = 0; p < e->n_pops && e->vps[v].status == 0; ++p) {
+      for (int p = 0; p < e->desc.n_pops && e->vps[v].status == 0; ++p) {
         eng_vp_fail(&e->vps[v], build_synapses(e, &e->vps[v], &e->vps[v].blocks[p], &mk));
       }
     }
@@ -1124,66 +1125,67 @@ static int build_blocks(nestcl_engine *e, double *t_nodes)
 /* Synapse counts per VP, the out-degree of every source and the totals, over every rank. */
 static int count_synapses(nestcl_engine *e)
 {
-  e->local_synapses = 0;
+  e->stats.local_synapses = 0;
   for (int v = 0; v < e->n_vps; ++v) {
-    e->local_synapses += e->vps[v].synapses;
+    e->stats.local_synapses += e->vps[v].synapses;
     e->vps[v].st.synapses = e->vps[v].synapses;
   }
   /* Out-degrees over the whole network, for the synaptic event count. */
-  e->out_degree = calloc(e->n_global ? e->n_global : 1, sizeof *e->out_degree);
-  if (!e->out_degree) {
+  e->exchange.out_degree = calloc(e->desc.n_global ? e->desc.n_global : 1, sizeof *e->exchange.out_degree);
+  if (!e->exchange.out_degree) {
     return nestcl_set_error(NESTCL_ENOMEM, "out of host memory");
   }
   for (int v = 0; v < e->n_vps; ++v) {
-    for (int p = 0; p < e->n_pops; ++p) {
+    for (int p = 0; p < e->desc.n_pops; ++p) {
       const eng_block *b = &e->vps[v].blocks[p];
-      for (uint64_t s = 0; s < e->n_global; ++s) {
-        e->out_degree[s] += (uint32_t)(b->row_ptr[s + 1] - b->row_ptr[s]);
+      for (uint64_t s = 0; s < e->desc.n_global; ++s) {
+        e->exchange.out_degree[s] += (uint32_t)(b->row_ptr[s + 1] - b->row_ptr[s]);
       }
       for (int j = 0; j < b->n_plastic; ++j) {
         const eng_plastic *pl = &b->plastic[j];
         for (uint32_t r = 0; r < pl->n_rows; ++r) {
-          e->out_degree[pl->src_first + r] += (uint32_t)(pl->row_ptr[r + 1] - pl->row_ptr[r]);
+          e->exchange.out_degree[pl->src_first + r] += (uint32_t)(pl->row_ptr[r + 1] - pl->row_ptr[r]);
         }
       }
     }
   }
-  e->synapses_total = e->local_synapses;
-  e->plastic_synapses_total = 0;
+  e->stats.synapses_total = e->stats.local_synapses;
+  e->stats.plastic_synapses_total = 0;
   for (int v = 0; v < e->n_vps; ++v) {
-    e->plastic_synapses_total += e->vps[v].st.plastic_synapses;
+    e->stats.plastic_synapses_total += e->vps[v].st.plastic_synapses;
   }
   /* Totals over every rank (each a no-op on one rank). */
-  eng_mpi_allreduce(e, &e->plastic_synapses_total, 1, ENG_MPI_U64, ENG_MPI_SUM);
-  eng_mpi_allreduce(e, e->out_degree, (int)e->n_global, ENG_MPI_U32, ENG_MPI_SUM);
-  eng_mpi_allreduce(e, &e->synapses_total, 1, ENG_MPI_U64, ENG_MPI_SUM);
+  eng_mpi_allreduce(e, &e->stats.plastic_synapses_total, 1, ENG_MPI_U64, ENG_MPI_SUM);
+  eng_mpi_allreduce(e, e->exchange.out_degree, (int)e->desc.n_global, ENG_MPI_U32, ENG_MPI_SUM);
+  eng_mpi_allreduce(e, &e->stats.synapses_total, 1, ENG_MPI_U64, ENG_MPI_SUM);
   return 0;
 }
 
 /* The super step's spike lists: the global one, its gather buffer, the spiking sources, each VP's own. */
 static int alloc_spike_lists(nestcl_engine *e)
 {
-  e->mpi_counts = calloc(2 * (size_t)e->n_ranks, sizeof *e->mpi_counts);
-  if (!e->mpi_counts) {
+  e->exchange.mpi_counts = calloc(2 * (size_t)e->exchange.n_ranks, sizeof *e->exchange.mpi_counts);
+  if (!e->exchange.mpi_counts) {
     return nestcl_set_error(NESTCL_ENOMEM, "out of host memory");
   }
-  e->global_cap = e->n_global * (size_t)e->min_delay;
-  e->global = malloc(2 * e->global_cap * sizeof *e->global);
-  e->gather_tmp = malloc(2 * e->global_cap * sizeof *e->gather_tmp);
-  if (!e->global || !e->gather_tmp) {
+  e->exchange.global_cap = e->desc.n_global * (size_t)e->clock.min_delay;
+  e->exchange.global = malloc(2 * e->exchange.global_cap * sizeof *e->exchange.global);
+  e->exchange.gather_tmp = malloc(2 * e->exchange.global_cap * sizeof *e->exchange.gather_tmp);
+  if (!e->exchange.global || !e->exchange.gather_tmp) {
     return nestcl_set_error(NESTCL_ENOMEM, "out of host memory for the spike lists");
   }
-  if (e->any_plastic) {
-    e->src_list = malloc(3 * (e->global_cap ? e->global_cap : 1) * sizeof *e->src_list);
-    e->src_lags = malloc((e->global_cap ? e->global_cap : 1) * sizeof *e->src_lags);
-    e->src_q = malloc((e->global_cap ? e->global_cap : 1) * sizeof *e->src_q);
-    if (!e->src_list || !e->src_lags || !e->src_q) {
+  if (e->desc.any_plastic) {
+    e->exchange.src_list =
+      malloc(3 * (e->exchange.global_cap ? e->exchange.global_cap : 1) * sizeof *e->exchange.src_list);
+    e->exchange.src_lags = malloc((e->exchange.global_cap ? e->exchange.global_cap : 1) * sizeof *e->exchange.src_lags);
+    e->exchange.src_q = malloc((e->exchange.global_cap ? e->exchange.global_cap : 1) * sizeof *e->exchange.src_q);
+    if (!e->exchange.src_list || !e->exchange.src_lags || !e->exchange.src_q) {
       return nestcl_set_error(NESTCL_ENOMEM, "out of host memory for the spike lists");
     }
   }
   for (int v = 0; v < e->n_vps; ++v) {
     eng_vp *vp = &e->vps[v];
-    vp->out_cap = vp->neurons * (size_t)e->min_delay;
+    vp->out_cap = vp->neurons * (size_t)e->clock.min_delay;
     vp->out = malloc(2 * (vp->out_cap ? vp->out_cap : 1) * sizeof *vp->out);
     if (!vp->out) {
       return nestcl_set_error(NESTCL_ENOMEM, "out of host memory for the spike lists");
@@ -1195,15 +1197,15 @@ static int alloc_spike_lists(nestcl_engine *e)
 /* The device's part: budget check, programs, Poisson tables, the stream VPs' buffers and blocks, the device loop. */
 static int upload_device(nestcl_engine *e)
 {
-  if (!e->dev) {
+  if (!e->device.dev) {
     return 0;
   }
   int rc = check_device_budget(e);
   if (!rc)
     rc = build_programs(e);
-  for (int k = 0; k < e->n_drives && !rc; ++k) {
-    eng_drive *d = &e->drives[k];
-    rc = nestcl_buffer_alloc(e->dev, NESTCL_MEM_OTHER, "poisson table", d->cdf_len * sizeof(double),
+  for (int k = 0; k < e->desc.n_drives && !rc; ++k) {
+    eng_drive *d = &e->desc.drives[k];
+    rc = nestcl_buffer_alloc(e->device.dev, NESTCL_MEM_OTHER, "poisson table", d->cdf_len * sizeof(double),
                              CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, d->cdf, &d->b_cdf);
   }
   for (int v = 0; v < e->n_vps && !rc; ++v) {
@@ -1213,10 +1215,10 @@ static int upload_device(nestcl_engine *e)
   if (!rc)
     rc = eng_resident_setup(e);
   /* A whole super step as one command buffer, where the device offers them (resident_graph.c). */
-  if (!rc && e->res.on)
-    rc = eng_resident_graph_setup(e, &e->vps[e->res.vp]);
-  if (!rc && e->res.on) {
-    eng_vp_set_kind(e, &e->vps[e->res.vp], e->res.vp);
+  if (!rc && e->device.res.on)
+    rc = eng_resident_graph_setup(e, &e->vps[e->device.res.vp]);
+  if (!rc && e->device.res.on) {
+    eng_vp_set_kind(e, &e->vps[e->device.res.vp], e->device.res.vp);
   }
   return rc;
 }
@@ -1224,33 +1226,33 @@ static int upload_device(nestcl_engine *e)
 int eng_build(nestcl_engine *e)
 {
   double t0 = eng_now();
-  if (e->cfg.use_mpi && !eng_mpi_initialised()) {
+  if (e->desc.cfg.use_mpi && !eng_mpi_initialised()) {
     return nestcl_set_error(NESTCL_EINVAL, "use_mpi set but MPI is not initialised");
   }
-  eng_world(e, &e->rank, &e->n_ranks);
-  if (e->n_pops == 0) {
+  eng_world(e, &e->exchange.rank, &e->exchange.n_ranks);
+  if (e->desc.n_pops == 0) {
     return nestcl_set_error(NESTCL_EINVAL, "no neurons to simulate");
   }
   /* glibc's exp/pow as the host computes them (NEST's results); an unknown libm gets the FMA variant. */
-  e->libm_fused = nestcl_libm_exp_fused() != 0;
-  e->any_plastic = 0;
-  for (int p = 0; p < e->n_projs; ++p) {
-    e->any_plastic |= e->projs[p].sm != NULL;
+  e->device.libm_fused = nestcl_libm_exp_fused() != 0;
+  e->desc.any_plastic = 0;
+  for (int p = 0; p < e->desc.n_projs; ++p) {
+    e->desc.any_plastic |= e->desc.projs[p].sm != NULL;
   }
-  e->n_vps = e->cfg.cpu_threads + e->cfg.gpu_streams;
-  uint64_t total_vps = (uint64_t)e->n_vps * (uint64_t)e->n_ranks;
-  if (total_vps > e->n_global) {
+  e->n_vps = e->desc.cfg.cpu_threads + e->desc.cfg.gpu_streams;
+  uint64_t total_vps = (uint64_t)e->n_vps * (uint64_t)e->exchange.n_ranks;
+  if (total_vps > e->desc.n_global) {
     return nestcl_set_error(NESTCL_EINVAL,
                             "more virtual processes (%llu = %d ranks x (%d threads + %d streams)) than "
                             "neurons (%llu)",
-                            (unsigned long long)total_vps, e->n_ranks, e->cfg.cpu_threads, e->cfg.gpu_streams,
-                            (unsigned long long)e->n_global);
+                            (unsigned long long)total_vps, e->exchange.n_ranks, e->desc.cfg.cpu_threads,
+                            e->desc.cfg.gpu_streams, (unsigned long long)e->desc.n_global);
   }
   int64_t lo, hi;
   eng_delay_steps(e, &lo, &hi);
-  e->min_delay = (int)lo;
-  e->max_delay = (int)hi;
-  e->ring_slots = (int)(lo + hi);
+  e->clock.min_delay = (int)lo;
+  e->clock.max_delay = (int)hi;
+  e->clock.ring_slots = (int)(lo + hi);
 
   int rc = resolve_drives(e);
   if (!rc)
@@ -1271,13 +1273,13 @@ int eng_build(nestcl_engine *e)
   if (rc) {
     return rc;
   }
-  e->build_nodes_s = t_nodes - t0;
+  e->stats.build_nodes_s = t_nodes - t0;
   rc = count_synapses(e);
   if (rc) {
     return rc;
   }
   double t1 = eng_now();
-  e->build_conn_s = t1 - t_nodes;
+  e->stats.build_conn_s = t1 - t_nodes;
 
   rc = alloc_spike_lists(e);
   if (!rc)
@@ -1285,60 +1287,64 @@ int eng_build(nestcl_engine *e)
   if (rc) {
     return rc;
   }
-  e->build_upload_s = eng_now() - t1;
+  e->stats.build_upload_s = eng_now() - t1;
   return 0;
+}
+
+/* A block's host arrays, device buffers, plastic synapses and kernels (eng_free_built). */
+static void free_block(nestcl_engine *e, eng_block *b, const nestcl_model *m)
+{
+  if (b->fields) {
+    for (int f = 0; f < m->n_fields; ++f) {
+      free(b->fields[f]);
+    }
+  }
+  free(b->fields);
+  free(b->ring);
+  free(b->spikes);
+  free(b->spike_offsets);
+  free(b->rec);
+  free(b->row_ptr);
+  free(b->target);
+  free(b->weight);
+  free(b->delay);
+  if (e->device.dev) {
+    if (b->b_fields) {
+      for (int f = 0; f < m->n_fields; ++f) {
+        nestcl_buffer_free(e->device.dev, &b->b_fields[f]);
+      }
+    }
+    nestcl_buffer_free(e->device.dev, &b->b_ring);
+    nestcl_buffer_free(e->device.dev, &b->b_count);
+    nestcl_buffer_free(e->device.dev, &b->b_spikes);
+    nestcl_buffer_free(e->device.dev, &b->b_rec);
+    nestcl_buffer_free(e->device.dev, &b->b_offsets);
+    nestcl_buffer_free(e->device.dev, &b->b_row);
+    nestcl_buffer_free(e->device.dev, &b->b_target);
+    nestcl_buffer_free(e->device.dev, &b->b_weight);
+    nestcl_buffer_free(e->device.dev, &b->b_delay);
+  }
+  free(b->b_fields);
+  eng_plastic_free(e, b);
+  if (b->k_update)
+    clReleaseKernel(b->k_update);
+  if (b->k_deliver)
+    clReleaseKernel(b->k_deliver);
+  if (b->k_drive)
+    clReleaseKernel(b->k_drive);
 }
 
 void eng_free_built(nestcl_engine *e)
 {
   for (int v = 0; e->vps && v < e->n_vps; ++v) {
     eng_vp *vp = &e->vps[v];
-    for (int p = 0; vp->blocks && p < e->n_pops; ++p) {
-      eng_block *b = &vp->blocks[p];
-      const nestcl_model *m = e->pops[p].model;
-      if (b->fields) {
-        for (int f = 0; f < m->n_fields; ++f) {
-          free(b->fields[f]);
-        }
-      }
-      free(b->fields);
-      free(b->ring);
-      free(b->spikes);
-      free(b->spike_offsets);
-      free(b->rec);
-      free(b->row_ptr);
-      free(b->target);
-      free(b->weight);
-      free(b->delay);
-      if (e->dev) {
-        if (b->b_fields) {
-          for (int f = 0; f < m->n_fields; ++f) {
-            nestcl_buffer_free(e->dev, &b->b_fields[f]);
-          }
-        }
-        nestcl_buffer_free(e->dev, &b->b_ring);
-        nestcl_buffer_free(e->dev, &b->b_count);
-        nestcl_buffer_free(e->dev, &b->b_spikes);
-        nestcl_buffer_free(e->dev, &b->b_rec);
-        nestcl_buffer_free(e->dev, &b->b_offsets);
-        nestcl_buffer_free(e->dev, &b->b_row);
-        nestcl_buffer_free(e->dev, &b->b_target);
-        nestcl_buffer_free(e->dev, &b->b_weight);
-        nestcl_buffer_free(e->dev, &b->b_delay);
-      }
-      free(b->b_fields);
-      eng_plastic_free(e, b);
-      if (b->k_update)
-        clReleaseKernel(b->k_update);
-      if (b->k_deliver)
-        clReleaseKernel(b->k_deliver);
-      if (b->k_drive)
-        clReleaseKernel(b->k_drive);
+    for (int p = 0; vp->blocks && p < e->desc.n_pops; ++p) {
+      free_block(e, &vp->blocks[p], e->desc.pops[p].model);
     }
-    if (e->dev) {
-      nestcl_buffer_free(e->dev, &vp->b_global);
-      nestcl_buffer_free(e->dev, &vp->b_srcs);
-      nestcl_buffer_free(e->dev, &vp->b_lags);
+    if (e->device.dev) {
+      nestcl_buffer_free(e->device.dev, &vp->b_global);
+      nestcl_buffer_free(e->device.dev, &vp->b_srcs);
+      nestcl_buffer_free(e->device.dev, &vp->b_lags);
     }
     free(vp->blocks);
     free(vp->out);
@@ -1346,49 +1352,49 @@ void eng_free_built(nestcl_engine *e)
   }
   free(e->vps);
   e->vps = NULL;
-  free(e->vp_stats);
-  e->vp_stats = NULL;
-  if (e->model_programs) {
-    for (int p = 0; p < e->n_pops; ++p) {
-      if (e->model_programs[p])
-        clReleaseProgram(e->model_programs[p]);
+  free(e->stats.vp_stats);
+  e->stats.vp_stats = NULL;
+  if (e->device.model_programs) {
+    for (int p = 0; p < e->desc.n_pops; ++p) {
+      if (e->device.model_programs[p])
+        clReleaseProgram(e->device.model_programs[p]);
     }
   }
-  free(e->model_programs);
-  e->model_programs = NULL;
-  if (e->plastic_programs) {
-    for (int p = 0; p < e->n_projs; ++p) {
-      if (e->plastic_programs[p])
-        clReleaseProgram(e->plastic_programs[p]);
+  free(e->device.model_programs);
+  e->device.model_programs = NULL;
+  if (e->device.plastic_programs) {
+    for (int p = 0; p < e->desc.n_projs; ++p) {
+      if (e->device.plastic_programs[p])
+        clReleaseProgram(e->device.plastic_programs[p]);
     }
   }
-  free(e->plastic_programs);
-  e->plastic_programs = NULL;
-  if (e->core_program)
-    clReleaseProgram(e->core_program);
-  e->core_program = NULL;
-  for (int k = 0; k < e->n_drives; ++k) {
-    if (e->dev) {
-      nestcl_buffer_free(e->dev, &e->drives[k].b_cdf);
+  free(e->device.plastic_programs);
+  e->device.plastic_programs = NULL;
+  if (e->device.core_program)
+    clReleaseProgram(e->device.core_program);
+  e->device.core_program = NULL;
+  for (int k = 0; k < e->desc.n_drives; ++k) {
+    if (e->device.dev) {
+      nestcl_buffer_free(e->device.dev, &e->desc.drives[k].b_cdf);
     }
-    free(e->drives[k].cdf);
-    e->drives[k].cdf = NULL;
+    free(e->desc.drives[k].cdf);
+    e->desc.drives[k].cdf = NULL;
   }
   /* The recorded super step before the kernels and buffers it was recorded with. */
   eng_resident_graph_free(e);
   eng_resident_free(e);
-  if (e->dev)
-    nestcl_device_close(e->dev);
-  e->dev = NULL;
-  free(e->global);
-  free(e->gather_tmp);
-  free(e->out_degree);
-  free(e->src_list);
-  free(e->src_lags);
-  free(e->src_q);
-  e->src_list = e->src_lags = e->src_q = NULL;
-  free(e->mpi_counts);
-  e->mpi_counts = NULL;
-  e->global = e->gather_tmp = e->out_degree = NULL;
+  if (e->device.dev)
+    nestcl_device_close(e->device.dev);
+  e->device.dev = NULL;
+  free(e->exchange.global);
+  free(e->exchange.gather_tmp);
+  free(e->exchange.out_degree);
+  free(e->exchange.src_list);
+  free(e->exchange.src_lags);
+  free(e->exchange.src_q);
+  e->exchange.src_list = e->exchange.src_lags = e->exchange.src_q = NULL;
+  free(e->exchange.mpi_counts);
+  e->exchange.mpi_counts = NULL;
+  e->exchange.global = e->exchange.gather_tmp = e->exchange.out_degree = NULL;
   e->built = 0;
 }

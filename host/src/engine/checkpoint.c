@@ -105,14 +105,14 @@ uint64_t eng_network_hash(const nestcl_engine *e)
 {
   nhash s = {0xcbf29ce484222325ull};
   nh_str(&s, "nestcl-network/1");
-  nh_f64(&s, e->cfg.resolution_ms);
-  nh_f64(&s, e->cfg.min_delay_ms);
-  nh_f64(&s, e->cfg.max_delay_ms);
-  nh_u64(&s, e->cfg.seed);
-  nh_u64(&s, (uint64_t)e->cfg.weight_type);
-  nh_u64(&s, (uint64_t)e->n_pops);
-  for (int p = 0; p < e->n_pops; ++p) {
-    const eng_population *pop = &e->pops[p];
+  nh_f64(&s, e->desc.cfg.resolution_ms);
+  nh_f64(&s, e->desc.cfg.min_delay_ms);
+  nh_f64(&s, e->desc.cfg.max_delay_ms);
+  nh_u64(&s, e->desc.cfg.seed);
+  nh_u64(&s, (uint64_t)e->desc.cfg.weight_type);
+  nh_u64(&s, (uint64_t)e->desc.n_pops);
+  for (int p = 0; p < e->desc.n_pops; ++p) {
+    const eng_population *pop = &e->desc.pops[p];
     const nestcl_model *m = pop->model;
     nh_str(&s, m->name);
     nh_u64(&s, (uint64_t)m->n_fields);
@@ -134,9 +134,9 @@ uint64_t eng_network_hash(const nestcl_engine *e)
       nh_value(&s, &pop->settings[k].v);
     }
   }
-  nh_u64(&s, (uint64_t)e->n_projs);
-  for (int p = 0; p < e->n_projs; ++p) {
-    const eng_projection *pr = &e->projs[p];
+  nh_u64(&s, (uint64_t)e->desc.n_projs);
+  for (int p = 0; p < e->desc.n_projs; ++p) {
+    const eng_projection *pr = &e->desc.projs[p];
     nh_u64(&s, (uint64_t)pr->src);
     nh_u64(&s, (uint64_t)pr->tgt);
     nh_u64(&s, (uint64_t)pr->conn.rule);
@@ -164,9 +164,9 @@ uint64_t eng_network_hash(const nestcl_engine *e)
       nh_bytes(&s, pr->cp, sm->cp_size);
     }
   }
-  nh_u64(&s, (uint64_t)e->n_drives);
-  for (int k = 0; k < e->n_drives; ++k) {
-    const eng_drive *d = &e->drives[k];
+  nh_u64(&s, (uint64_t)e->desc.n_drives);
+  for (int k = 0; k < e->desc.n_drives; ++k) {
+    const eng_drive *d = &e->desc.drives[k];
     nh_u64(&s, (uint64_t)d->pop);
     nh_u64(&s, (uint64_t)d->is_poisson);
     nh_f64(&s, d->rate_hz);
@@ -196,8 +196,8 @@ size_t eng_ck_neuron_bytes(const eng_population *p)
 
 int eng_ck_pop_has_history(const nestcl_engine *e, int p)
 {
-  for (int j = 0; j < e->n_projs; ++j) {
-    if (e->projs[j].tgt == p && e->projs[j].sm && e->projs[j].sm->uses_history) {
+  for (int j = 0; j < e->desc.n_projs; ++j) {
+    if (e->desc.projs[j].tgt == p && e->desc.projs[j].sm && e->desc.projs[j].sm->uses_history) {
       return 1;
     }
   }
@@ -223,7 +223,7 @@ static void *alloc_bytes(size_t n)
 
 void eng_ck_view_free(const nestcl_engine *e, const eng_block *b, blk_view *v)
 {
-  const nestcl_model *m = e->pops[b->pop].model;
+  const nestcl_model *m = e->desc.pops[b->pop].model;
   if (v->owned) {
     for (int f = 0; v->fields && f < m->n_fields; ++f) {
       free(v->fields[f]);
@@ -265,9 +265,9 @@ static void view_alias(eng_block *b, blk_view *v)
 /* A stream's fields and ring, read back into copies of v. */
 static int view_read_state(nestcl_engine *e, cl_command_queue q, eng_block *b, blk_view *v, cl_int *err)
 {
-  const eng_population *p = &e->pops[b->pop];
+  const eng_population *p = &e->desc.pops[b->pop];
   const nestcl_model *m = p->model;
-  size_t ring_bytes = (size_t)e->ring_slots * b->n_channels * b->n * 8;
+  size_t ring_bytes = (size_t)e->clock.ring_slots * b->n_channels * b->n * 8;
   v->fields = calloc((size_t)m->n_fields, sizeof *v->fields);
   if (!v->fields) {
     return nestcl_set_error(NESTCL_ENOMEM, "out of host memory");
@@ -293,8 +293,8 @@ static int view_read_state(nestcl_engine *e, cl_command_queue q, eng_block *b, b
 /* A stream's static CSR, read back into copies of v. */
 static int view_read_csr(nestcl_engine *e, cl_command_queue q, eng_block *b, blk_view *v, cl_int *err)
 {
-  size_t wsize = e->cfg.weight_type == NESTCL_WEIGHT_DOUBLE ? 8 : 4;
-  size_t rp = (size_t)(e->n_global + 1) * 8;
+  size_t wsize = e->desc.cfg.weight_type == NESTCL_WEIGHT_DOUBLE ? 8 : 4;
+  size_t rp = (size_t)(e->desc.n_global + 1) * 8;
   v->row_ptr = alloc_bytes(rp);
   v->target = alloc_bytes(b->nnz * 4);
   v->weight = alloc_bytes(b->nnz * wsize);
@@ -318,7 +318,7 @@ static int view_read_csr(nestcl_engine *e, cl_command_queue q, eng_block *b, blk
 /* A stream's plastic set pl: read back into copies of w, or aliased when batched (kept in host memory). */
 static int view_read_plastic(nestcl_engine *e, cl_command_queue q, eng_plastic *pl, pl_view *w, cl_int *err)
 {
-  const eng_syn_layout *L = &e->projs[pl->proj].lay;
+  const eng_syn_layout *L = &e->desc.projs[pl->proj].lay;
   if (pl->batch_cap) {
     *w = (pl_view){pl->target, pl->delay, pl->state, pl->src_state, 0};
     return 0;
@@ -372,7 +372,7 @@ int eng_ck_view_alias(nestcl_engine *e, eng_vp *vp, eng_block *b, int csr, blk_v
 int eng_ck_view_read(nestcl_engine *e, eng_vp *vp, eng_block *b, int csr, blk_view *v)
 {
   v->owned = 1;
-  cl_command_queue q = nestcl_device_queue(e->dev, vp->queue);
+  cl_command_queue q = nestcl_device_queue(e->device.dev, vp->queue);
   cl_int err = CL_SUCCESS;
   int rc = view_read_state(e, q, b, v, &err);
   if (!rc && csr && err == CL_SUCCESS) {
@@ -386,7 +386,7 @@ int eng_ck_view_read(nestcl_engine *e, eng_vp *vp, eng_block *b, int csr, blk_vi
   }
   if (err == CL_SUCCESS && b->hist.cap && b->n) {
     v->hist_downloaded = 1;
-    return eng_hist_download(&b->hist, e->dev, vp->queue);
+    return eng_hist_download(&b->hist, e->device.dev, vp->queue);
   }
   return eng_cl_check(err, "reading a stream's state back for a checkpoint");
 }
@@ -400,9 +400,9 @@ int eng_ck_view_write_back(nestcl_engine *e, eng_vp *vp, eng_block *b, blk_view 
 /* A stream's restored arrays back to the device (fields, ring, plastic state, history; eng_vp_ops.ck_write_back). */
 int eng_ck_view_write_device(nestcl_engine *e, eng_vp *vp, eng_block *b, blk_view *v)
 {
-  const eng_population *p = &e->pops[b->pop];
+  const eng_population *p = &e->desc.pops[b->pop];
   const nestcl_model *m = p->model;
-  cl_command_queue q = nestcl_device_queue(e->dev, vp->queue);
+  cl_command_queue q = nestcl_device_queue(e->device.dev, vp->queue);
   cl_int err = CL_SUCCESS;
   for (int f = 0; f < m->n_fields && err == CL_SUCCESS; ++f) {
     size_t bytes = nestcl_field_type_size(m->fields[f].type) * nestcl_field_len(&m->fields[f], p->K) * b->n;
@@ -410,13 +410,13 @@ int eng_ck_view_write_device(nestcl_engine *e, eng_vp *vp, eng_block *b, blk_vie
       err = clEnqueueWriteBuffer(q, b->b_fields[f].mem, CL_TRUE, 0, bytes, v->fields[f], 0, NULL, NULL);
     }
   }
-  size_t ring_bytes = (size_t)e->ring_slots * b->n_channels * b->n * 8;
+  size_t ring_bytes = (size_t)e->clock.ring_slots * b->n_channels * b->n * 8;
   if (ring_bytes && err == CL_SUCCESS) {
     err = clEnqueueWriteBuffer(q, b->b_ring.mem, CL_TRUE, 0, ring_bytes, v->ring, 0, NULL, NULL);
   }
   for (int j = 0; j < b->n_plastic && err == CL_SUCCESS; ++j) {
     eng_plastic *pl = &b->plastic[j];
-    const eng_syn_layout *L = &e->projs[pl->proj].lay;
+    const eng_syn_layout *L = &e->desc.projs[pl->proj].lay;
     if (!v->pl[j].owned) {
       continue;
     }
@@ -434,10 +434,10 @@ int eng_ck_view_write_device(nestcl_engine *e, eng_vp *vp, eng_block *b, blk_vie
     for (int j = 0; j < b->n_plastic && nu < 64; ++j) {
       users[nu++] = b->plastic[j].k;
     }
-    rc = eng_hist_replace_device(&b->hist, e->dev, users, nu);
+    rc = eng_hist_replace_device(&b->hist, e->device.dev, users, nu);
     v->hist_downloaded = 0;
     /* The device loop's kernels (and its recorded super step) follow the new buffers. */
-    if (!rc && e->res.on && vp == &e->vps[e->res.vp]) {
+    if (!rc && e->device.res.on && vp == &e->vps[e->device.res.vp]) {
       rc = eng_resident_repoint(e, vp, b->pop);
     }
   }
@@ -469,7 +469,7 @@ void eng_ck_rank_range(const nestcl_engine *e, int p, uint64_t *first, uint64_t 
     *n += b->n;
   }
   if (*n == 0) {
-    *first = e->pops[p].first;
+    *first = e->desc.pops[p].first;
   }
 }
 

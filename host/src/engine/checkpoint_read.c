@@ -130,9 +130,9 @@ static int check_identity(const nestcl_engine *e, const ck_file *f, int rank, in
   }
   int64_t lo, hi;
   eng_delay_steps(e, &lo, &hi);
-  if (get_u64(d + 64) != e->n_global || (int)get_u32(d + 72) != e->n_pops || (int)get_u32(d + 76) != e->n_projs ||
-      get_f64(d + 32) != e->cfg.resolution_ms || get_u32(d + 80) != (uint64_t)lo || get_u32(d + 84) != (uint64_t)hi ||
-      get_u32(d + 88) != (uint64_t)(lo + hi)) {
+  if (get_u64(d + 64) != e->desc.n_global || (int)get_u32(d + 72) != e->desc.n_pops ||
+      (int)get_u32(d + 76) != e->desc.n_projs || get_f64(d + 32) != e->desc.cfg.resolution_ms ||
+      get_u32(d + 80) != (uint64_t)lo || get_u32(d + 84) != (uint64_t)hi || get_u32(d + 88) != (uint64_t)(lo + hi)) {
     return eng_ck_bad_file(f, "it describes another network than its hash says (corrupt)");
   }
   /* the clock the restore sets: a negative (or absurd) step would place ring slots outside the ring */
@@ -213,7 +213,7 @@ static int missing_section(const ck_file *f, const char *what, int index)
  */
 static int check_tiling(const nestcl_engine *e, const ck_set *s, uint32_t tag, const char *what, int p)
 {
-  const eng_population *pop = &e->pops[p];
+  const eng_population *pop = &e->desc.pops[p];
   uint64_t covered = 0;
   /* Ranks hold contiguous, increasing ranges: file k's must start where file k - 1's ended. */
   for (int k = 0; k < s->n; ++k) {
@@ -308,7 +308,7 @@ int eng_ck_load_set(const nestcl_engine *e, const char *dir, ck_set *s)
                               f->path, (unsigned long long)f->step, s->f[0].path, (unsigned long long)s->f[0].step);
     }
   }
-  for (int p = 0; p < e->n_pops; ++p) {
+  for (int p = 0; p < e->desc.n_pops; ++p) {
     int rc = check_tiling(e, s, TAG_NEUR, "neuron", p);
     if (!rc)
       rc = check_tiling(e, s, TAG_RING, "ring", p);
@@ -324,8 +324,8 @@ int eng_ck_load_set(const nestcl_engine *e, const char *dir, ck_set *s)
     if (!c || c->bytes != c->count * CSR_REC) {
       return missing_section(f, "static synapse", 0);
     }
-    for (int j = 0; j < e->n_projs; ++j) {
-      const eng_projection *pr = &e->projs[j];
+    for (int j = 0; j < e->desc.n_projs; ++j) {
+      const eng_projection *pr = &e->desc.projs[j];
       if (!pr->sm) {
         continue;
       }

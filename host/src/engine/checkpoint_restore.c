@@ -39,9 +39,9 @@ static uint64_t syn_hash(uint64_t src, uint64_t tgt, uint32_t ch, uint32_t delay
 /* The static synapses onto this rank's neurons: the files' against the rebuilt CSR, as multisets. */
 static int verify_static(nestcl_engine *e, const ck_set *s, blk_view *views)
 {
-  const int P = e->n_pops;
+  const int P = e->desc.n_pops;
   uint64_t n_built = 0, h_built = 0, n_file = 0, h_file = 0;
-  int wd = e->cfg.weight_type == NESTCL_WEIGHT_DOUBLE;
+  int wd = e->desc.cfg.weight_type == NESTCL_WEIGHT_DOUBLE;
   for (int v = 0; v < e->n_vps; ++v) {
     for (int p = 0; p < P; ++p) {
       const eng_block *b = &e->vps[v].blocks[p];
@@ -49,7 +49,7 @@ static int verify_static(nestcl_engine *e, const ck_set *s, blk_view *views)
       if (b->nnz == 0) {
         continue;
       }
-      for (uint64_t src = 0; src < e->n_global; ++src) {
+      for (uint64_t src = 0; src < e->desc.n_global; ++src) {
         for (uint64_t k = bv->row_ptr[src]; k < bv->row_ptr[src + 1]; ++k) {
           uint32_t t = bv->target[k];
           double w = wd ? ((const double *)bv->weight)[k] : (double)((const float *)bv->weight)[k];
@@ -126,8 +126,8 @@ static size_t plas_file_keys(const ck_set *s, int j, size_t rec, uint64_t first,
 /* The rebuilt synapses of projection j on this rank, keyed into bk when bk is not NULL; returns their count. */
 static size_t plas_built_keys(const nestcl_engine *e, const blk_view *views, int j, keyed *bk)
 {
-  const int P = e->n_pops;
-  const eng_projection *pr = &e->projs[j];
+  const int P = e->desc.n_pops;
+  const eng_projection *pr = &e->desc.projs[j];
   size_t m = 0;
   for (int v = 0; v < e->n_vps; ++v) {
     const eng_block *b = &e->vps[v].blocks[pr->tgt];
@@ -155,8 +155,8 @@ static size_t plas_built_keys(const nestcl_engine *e, const blk_view *views, int
 /* The sorted keys pair up one to one with equal delays: each rebuilt synapse takes its record's state. */
 static int plas_pair(nestcl_engine *e, blk_view *views, int j, const keyed *fk, const keyed *bk, size_t n_built)
 {
-  const int P = e->n_pops;
-  const eng_projection *pr = &e->projs[j];
+  const int P = e->desc.n_pops;
+  const eng_projection *pr = &e->desc.projs[j];
   const eng_syn_layout *L = &pr->lay;
   for (size_t i = 0; i < n_built; ++i) {
     const unsigned char *d = (const unsigned char *)(uintptr_t)fk[i].b;
@@ -190,7 +190,7 @@ static int plas_pair(nestcl_engine *e, blk_view *views, int j, const keyed *fk, 
  */
 static int restore_syn_state(nestcl_engine *e, const ck_set *s, blk_view *views, int j)
 {
-  const eng_projection *pr = &e->projs[j];
+  const eng_projection *pr = &e->desc.projs[j];
   size_t rec = eng_ck_plas_rec_bytes(pr);
   uint64_t first, n;
   eng_ck_rank_range(e, pr->tgt, &first, &n);
@@ -219,17 +219,17 @@ static int restore_syn_state(nestcl_engine *e, const ck_set *s, blk_view *views,
 /* The per-source state of projection j by source row: from any file's record of the row. */
 static int restore_src_state(nestcl_engine *e, const ck_set *s, blk_view *views, int j)
 {
-  const int P = e->n_pops;
-  const eng_projection *pr = &e->projs[j];
+  const int P = e->desc.n_pops;
+  const eng_projection *pr = &e->desc.projs[j];
   const eng_syn_layout *L = &pr->lay;
   int rc = 0;
-  uint32_t n_rows = e->pops[pr->src].n;
+  uint32_t n_rows = e->desc.pops[pr->src].n;
   const unsigned char **row = calloc(n_rows ? n_rows : 1, sizeof *row);
   if (!row) {
     return nestcl_set_error(NESTCL_ENOMEM, "out of host memory");
   }
   size_t srec = eng_ck_psrc_rec_bytes(pr);
-  uint64_t src_first = e->pops[pr->src].first;
+  uint64_t src_first = e->desc.pops[pr->src].first;
   for (int k = 0; k < s->n && !rc; ++k) {
     const ck_section *c = eng_ck_find_section(&s->f[k], TAG_PSRC, (uint32_t)j);
     const unsigned char *d = s->f[k].data + c->offset;
@@ -315,7 +315,7 @@ static int reserve_history(const ck_set *s, eng_block *b)
    clock maps it to. */
 static void restore_neur_ring(const nestcl_engine *e, const ck_file *f, const eng_block *b, blk_view *bv)
 {
-  const eng_population *pop = &e->pops[b->pop];
+  const eng_population *pop = &e->desc.pops[b->pop];
   const nestcl_model *m = pop->model;
   uint64_t lo = b->first_gid, hi = b->first_gid + b->n;
   const ck_section *c = eng_ck_find_section(f, TAG_NEUR, (uint32_t)b->pop);
@@ -336,8 +336,8 @@ static void restore_neur_ring(const nestcl_engine *e, const ck_file *f, const en
   }
   c = eng_ck_find_section(f, TAG_RING, (uint32_t)b->pop);
   d = f->data + c->offset;
-  for (int r = 0; r < e->ring_slots; ++r) {
-    uint32_t slot = (uint32_t)((e->origin + r) % e->ring_slots);
+  for (int r = 0; r < e->clock.ring_slots; ++r) {
+    uint32_t slot = (uint32_t)((e->clock.origin + r) % e->clock.ring_slots);
     for (uint32_t ch = 0; ch < pop->n_channels; ++ch) {
       memcpy(bv->ring + ((size_t)slot * b->n_channels + ch) * b->n + (a - lo),
              d + 16 + (((size_t)r * pop->n_channels + ch) * n + (a - first)) * 8, (z_end - a) * 8);
@@ -415,14 +415,14 @@ static int restore_block(nestcl_engine *e, const ck_set *s, eng_block *b, blk_vi
 
 static int apply_set(nestcl_engine *e, const ck_set *s)
 {
-  const int P = e->n_pops;
+  const int P = e->desc.n_pops;
   blk_view *views = calloc((size_t)e->n_vps * (size_t)P, sizeof *views);
   if (!views) {
     return nestcl_set_error(NESTCL_ENOMEM, "out of host memory");
   }
   /* The clock first: the ring's slots are placed by it. */
-  e->origin = (int64_t)s->f[0].step;
-  e->lag = 0;
+  e->clock.origin = (int64_t)s->f[0].step;
+  e->clock.lag = 0;
   int rc = 0;
   for (int v = 0; v < e->n_vps && !rc; ++v) {
     for (int p = 0; p < P && !rc; ++p) {
@@ -431,8 +431,8 @@ static int apply_set(nestcl_engine *e, const ck_set *s)
   }
   if (!rc)
     rc = verify_static(e, s, views);
-  for (int j = 0; j < e->n_projs && !rc; ++j) {
-    if (e->projs[j].sm) {
+  for (int j = 0; j < e->desc.n_projs && !rc; ++j) {
+    if (e->desc.projs[j].sm) {
       rc = restore_plastic(e, s, views, j);
     }
   }
@@ -454,9 +454,9 @@ static int apply_set(nestcl_engine *e, const ck_set *s)
   }
   free(views);
   if (!rc) {
-    e->steps_done = e->origin;
-    e->spikes_total = s->f[0].spikes_total;
-    e->events_total = s->f[0].events_total;
+    e->clock.steps_done = e->clock.origin;
+    e->stats.spikes_total = s->f[0].spikes_total;
+    e->stats.events_total = s->f[0].events_total;
   }
   return rc;
 }
@@ -466,19 +466,19 @@ int nestcl_engine_restore(nestcl_engine *e, const char *dir)
   if (!e || !dir || !*dir) {
     return nestcl_set_error(NESTCL_EINVAL, "restore: no folder given");
   }
-  if (e->built && (e->steps_done || e->origin || e->lag)) {
+  if (e->built && (e->clock.steps_done || e->clock.origin || e->clock.lag)) {
     return nestcl_set_error(NESTCL_EINVAL,
                             "restore after simulate(): a checkpoint restores into a network that has "
                             "not run yet");
   }
-  if (e->n_pops == 0) {
+  if (e->desc.n_pops == 0) {
     return nestcl_set_error(NESTCL_EINVAL, "restore: no neurons (describe the network first)");
   }
   /* Rank and size as the build will see them, for the collective decisions before it. */
   int rank, ranks;
   eng_world(e, &rank, &ranks);
-  e->rank = rank;
-  e->n_ranks = ranks;
+  e->exchange.rank = rank;
+  e->exchange.n_ranks = ranks;
   ck_set s;
   int rc = eng_agree(e, eng_ck_load_set(e, dir, &s));
   if (!rc) {
@@ -492,10 +492,10 @@ int nestcl_engine_restore(nestcl_engine *e, const char *dir)
   if (rc && e->built) {
     /* Nothing half-loaded: the engine goes back to unbuilt (the next simulate() or restore() builds afresh). */
     eng_free_built(e);
-    e->origin = 0;
-    e->lag = 0;
-    e->steps_done = 0;
-    e->spikes_total = e->events_total = 0;
+    e->clock.origin = 0;
+    e->clock.lag = 0;
+    e->clock.steps_done = 0;
+    e->stats.spikes_total = e->stats.events_total = 0;
   }
   return rc;
 }

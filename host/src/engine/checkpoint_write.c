@@ -79,8 +79,8 @@ static void sec_end(ck_writer *w)
 /* NEUR of population p: the rank's neurons (first gid, count), then field after field, [element][neuron]. */
 static int write_neur(nestcl_engine *e, ck_writer *w, const blk_view *views, int p)
 {
-  const int P = e->n_pops;
-  const eng_population *pop = &e->pops[p];
+  const int P = e->desc.n_pops;
+  const eng_population *pop = &e->desc.pops[p];
   const nestcl_model *m = pop->model;
   uint64_t first, n;
   eng_ck_rank_range(e, p, &first, &n);
@@ -108,8 +108,8 @@ static int write_neur(nestcl_engine *e, ck_writer *w, const blk_view *views, int
 /* RING of population p: [k][channel][neuron] for the steps origin + k, k = 0 .. ring_slots - 1. */
 static int write_ring(nestcl_engine *e, ck_writer *w, const blk_view *views, int p)
 {
-  const int P = e->n_pops;
-  const int64_t step = e->origin;
+  const int P = e->desc.n_pops;
+  const int64_t step = e->clock.origin;
   uint64_t first, n;
   eng_ck_rank_range(e, p, &first, &n);
   int rc = sec_begin(w, TAG_RING, (uint32_t)p, n);
@@ -118,9 +118,9 @@ static int write_ring(nestcl_engine *e, ck_writer *w, const blk_view *views, int
   }
   w_u64(w, first);
   w_u64(w, n);
-  for (int k = 0; k < e->ring_slots; ++k) {
-    uint32_t slot = (uint32_t)((step + k) % e->ring_slots);
-    for (uint32_t ch = 0; ch < e->pops[p].n_channels; ++ch) {
+  for (int k = 0; k < e->clock.ring_slots; ++k) {
+    uint32_t slot = (uint32_t)((step + k) % e->clock.ring_slots);
+    for (uint32_t ch = 0; ch < e->desc.pops[p].n_channels; ++ch) {
       for (int v = 0; v < e->n_vps; ++v) {
         const eng_block *b = &e->vps[v].blocks[p];
         if (b->n) {
@@ -183,7 +183,7 @@ static int write_hist(nestcl_engine *e, ck_writer *w, int p)
 /* CSRS: the static synapses onto the rank's neurons, block by block, row by row. */
 static int write_csrs(nestcl_engine *e, ck_writer *w, const blk_view *views)
 {
-  const int P = e->n_pops;
+  const int P = e->desc.n_pops;
   uint64_t count = 0;
   for (int v = 0; v < e->n_vps; ++v) {
     for (int p = 0; p < P; ++p) {
@@ -194,7 +194,7 @@ static int write_csrs(nestcl_engine *e, ck_writer *w, const blk_view *views)
   if (rc) {
     return rc;
   }
-  int wd = e->cfg.weight_type == NESTCL_WEIGHT_DOUBLE;
+  int wd = e->desc.cfg.weight_type == NESTCL_WEIGHT_DOUBLE;
   for (int v = 0; v < e->n_vps; ++v) {
     for (int p = 0; p < P; ++p) {
       const eng_block *b = &e->vps[v].blocks[p];
@@ -202,7 +202,7 @@ static int write_csrs(nestcl_engine *e, ck_writer *w, const blk_view *views)
       if (b->nnz == 0) {
         continue;
       }
-      for (uint64_t s = 0; s < e->n_global; ++s) {
+      for (uint64_t s = 0; s < e->desc.n_global; ++s) {
         for (uint64_t k = bv->row_ptr[s]; k < bv->row_ptr[s + 1]; ++k) {
           uint32_t t = bv->target[k];
           double wt = wd ? ((const double *)bv->weight)[k] : (double)((const float *)bv->weight)[k];
@@ -222,8 +222,8 @@ static int write_csrs(nestcl_engine *e, ck_writer *w, const blk_view *views)
 /* PLAS of projection j (translated synapses): each synapse's (source, target, delay) and its state. */
 static int write_plas(nestcl_engine *e, ck_writer *w, const blk_view *views, int j)
 {
-  const int P = e->n_pops;
-  const eng_projection *pr = &e->projs[j];
+  const int P = e->desc.n_pops;
+  const eng_projection *pr = &e->desc.projs[j];
   const eng_syn_layout *L = &pr->lay;
   uint64_t count = 0;
   for (int v = 0; v < e->n_vps; ++v) {
@@ -265,7 +265,7 @@ static int write_plas(nestcl_engine *e, ck_writer *w, const blk_view *views, int
 /* The source rows of projection j that have synapses on this rank, marked in seen; returns their count. */
 static uint64_t mark_source_rows(const nestcl_engine *e, int j, unsigned char *seen)
 {
-  const eng_projection *pr = &e->projs[j];
+  const eng_projection *pr = &e->desc.projs[j];
   uint64_t rows = 0;
   for (int v = 0; v < e->n_vps; ++v) {
     const eng_block *b = &e->vps[v].blocks[pr->tgt];
@@ -285,10 +285,10 @@ static uint64_t mark_source_rows(const nestcl_engine *e, int j, unsigned char *s
 /* PSRC of projection j: the per-source state, each source row once, from the first block that holds synapses of it. */
 static int write_psrc(nestcl_engine *e, ck_writer *w, const blk_view *views, int j)
 {
-  const int P = e->n_pops;
-  const eng_projection *pr = &e->projs[j];
+  const int P = e->desc.n_pops;
+  const eng_projection *pr = &e->desc.projs[j];
   const eng_syn_layout *L = &pr->lay;
-  uint32_t n_rows = e->pops[pr->src].n;
+  uint32_t n_rows = e->desc.pops[pr->src].n;
   unsigned char *seen = calloc(n_rows ? n_rows : 1, 1);
   if (!seen) {
     return nestcl_set_error(NESTCL_ENOMEM, "out of host memory");
@@ -324,13 +324,13 @@ static int write_psrc(nestcl_engine *e, ck_writer *w, const blk_view *views, int
 static int write_sections(nestcl_engine *e, ck_writer *w, blk_view *views)
 {
   int rc = 0;
-  for (int p = 0; p < e->n_pops && !rc; ++p) {
+  for (int p = 0; p < e->desc.n_pops && !rc; ++p) {
     rc = write_neur(e, w, views, p);
   }
-  for (int p = 0; p < e->n_pops && !rc; ++p) {
+  for (int p = 0; p < e->desc.n_pops && !rc; ++p) {
     rc = write_ring(e, w, views, p);
   }
-  for (int p = 0; p < e->n_pops && !rc; ++p) {
+  for (int p = 0; p < e->desc.n_pops && !rc; ++p) {
     if (eng_ck_pop_has_history(e, p)) {
       rc = write_hist(e, w, p);
     }
@@ -338,8 +338,8 @@ static int write_sections(nestcl_engine *e, ck_writer *w, blk_view *views)
   if (!rc) {
     rc = write_csrs(e, w, views);
   }
-  for (int j = 0; j < e->n_projs && !rc; ++j) {
-    if (e->projs[j].sm) {
+  for (int j = 0; j < e->desc.n_projs && !rc; ++j) {
+    if (e->desc.projs[j].sm) {
       rc = write_plas(e, w, views, j);
       if (!rc)
         rc = write_psrc(e, w, views, j);
@@ -358,23 +358,23 @@ static void make_header(const nestcl_engine *e, const ck_writer *w, uint64_t has
   put_u32(buf + 8, CK_VERSION);
   put_u32(buf + 12, (uint32_t)hb);
   put_u64(buf + 16, hash);
-  put_u64(buf + 24, (uint64_t)e->origin);
-  put_f64(buf + 32, e->cfg.resolution_ms);
-  put_u32(buf + 40, (uint32_t)e->rank);
-  put_u32(buf + 44, (uint32_t)e->n_ranks);
-  put_u32(buf + 48, (uint32_t)e->cfg.cpu_threads);
-  put_u32(buf + 52, (uint32_t)e->cfg.gpu_streams);
-  put_f64(buf + 56, e->cfg.gpu_fraction);
-  put_u64(buf + 64, e->n_global);
-  put_u32(buf + 72, (uint32_t)e->n_pops);
-  put_u32(buf + 76, (uint32_t)e->n_projs);
-  put_u32(buf + 80, (uint32_t)e->min_delay);
-  put_u32(buf + 84, (uint32_t)e->max_delay);
-  put_u32(buf + 88, (uint32_t)e->ring_slots);
+  put_u64(buf + 24, (uint64_t)e->clock.origin);
+  put_f64(buf + 32, e->desc.cfg.resolution_ms);
+  put_u32(buf + 40, (uint32_t)e->exchange.rank);
+  put_u32(buf + 44, (uint32_t)e->exchange.n_ranks);
+  put_u32(buf + 48, (uint32_t)e->desc.cfg.cpu_threads);
+  put_u32(buf + 52, (uint32_t)e->desc.cfg.gpu_streams);
+  put_f64(buf + 56, e->desc.cfg.gpu_fraction);
+  put_u64(buf + 64, e->desc.n_global);
+  put_u32(buf + 72, (uint32_t)e->desc.n_pops);
+  put_u32(buf + 76, (uint32_t)e->desc.n_projs);
+  put_u32(buf + 80, (uint32_t)e->clock.min_delay);
+  put_u32(buf + 84, (uint32_t)e->clock.max_delay);
+  put_u32(buf + 88, (uint32_t)e->clock.ring_slots);
   put_u32(buf + 92, (uint32_t)w->n_sec);
   put_u64(buf + 96, payload);
-  put_u64(buf + 104, e->spikes_total);
-  put_u64(buf + 112, e->events_total);
+  put_u64(buf + 104, e->stats.spikes_total);
+  put_u64(buf + 112, e->stats.events_total);
   put_u32(buf + 120, payload_crc);
   for (int s = 0; s < w->n_sec; ++s) {
     unsigned char *t = buf + CK_HEADER + (size_t)s * CK_ENTRY;
@@ -397,9 +397,9 @@ static int write_file(nestcl_engine *e, const char *dir)
     return nestcl_set_error(NESTCL_EIO, "checkpoint: cannot create %s: %s", dir, strerror(errno));
   }
   char path[4096], tmp[4200];
-  eng_ck_file_name(path, sizeof path, dir, e->rank, e->n_ranks);
+  eng_ck_file_name(path, sizeof path, dir, e->exchange.rank, e->exchange.n_ranks);
   snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
-  const int P = e->n_pops;
+  const int P = e->desc.n_pops;
   blk_view *views = calloc((size_t)e->n_vps * (size_t)P, sizeof *views);
   if (!views) {
     return nestcl_set_error(NESTCL_ENOMEM, "out of host memory");
@@ -418,8 +418,8 @@ static int write_file(nestcl_engine *e, const char *dir)
   for (int p = 0; p < P; ++p) {
     n_sec += eng_ck_pop_has_history(e, p);
   }
-  for (int j = 0; j < e->n_projs; ++j) {
-    n_sec += e->projs[j].sm ? 2 : 0;
+  for (int j = 0; j < e->desc.n_projs; ++j) {
+    n_sec += e->desc.projs[j].sm ? 2 : 0;
   }
   size_t hb = CK_HEADER + (size_t)n_sec * CK_ENTRY;
   if (!rc) {
@@ -508,15 +508,15 @@ int nestcl_engine_checkpoint(nestcl_engine *e, const char *dir)
   if (!e->built) {
     return nestcl_set_error(NESTCL_EINVAL, "checkpoint before the network is built (simulate or prepare first)");
   }
-  if (e->lag != 0) {
+  if (e->clock.lag != 0) {
     return nestcl_set_error(NESTCL_EINVAL,
                             "checkpoint at t = %.10g ms: not the end of a super step; checkpoints are taken at "
                             "multiples of the min delay %.10g ms",
-                            nestcl_engine_time_ms(e), (double)e->min_delay * e->cfg.resolution_ms);
+                            nestcl_engine_time_ms(e), (double)e->clock.min_delay * e->desc.cfg.resolution_ms);
   }
   int rc = eng_agree(e, write_file(e, dir));
-  if (!rc && e->rank == 0) {
-    remove_stale(dir, e->n_ranks);
+  if (!rc && e->exchange.rank == 0) {
+    remove_stale(dir, e->exchange.n_ranks);
   }
   eng_mpi_barrier(e);
   return rc;

@@ -48,12 +48,12 @@ int64_t eng_delay_ms_to_steps(double ms, double h)
 /* A step's start and a delay in ms as NEST's Time computes them (1000 tics per ms). */
 double eng_step_ms(const nestcl_engine *e, int64_t step)
 {
-  return nestcl_step_ms(step, eng_tics_per_step(e->cfg.resolution_ms), 1.0 / 1000.0);
+  return nestcl_step_ms(step, eng_tics_per_step(e->desc.cfg.resolution_ms), 1.0 / 1000.0);
 }
 
 double eng_delay_ms(const nestcl_engine *e, int64_t steps)
 {
-  return (double)steps * ((double)eng_tics_per_step(e->cfg.resolution_ms) / 1000.0);
+  return (double)steps * ((double)eng_tics_per_step(e->desc.cfg.resolution_ms) / 1000.0);
 }
 
 /*

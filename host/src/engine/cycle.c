@@ -32,18 +32,18 @@ static int cl_fail(cl_int err, const char *what)
 static int cpu_update(nestcl_engine *e, eng_vp *vp, int64_t origin, int from, int to)
 {
   double t0 = eng_now();
-  for (int p = 0; p < e->n_pops; ++p) {
+  for (int p = 0; p < e->desc.n_pops; ++p) {
     eng_block *b = &vp->blocks[p];
     if (b->n == 0) {
       continue;
     }
-    const eng_population *pop = &e->pops[p];
+    const eng_population *pop = &e->desc.pops[p];
     if (from == 0) {
       memset(b->spike_count, 0, sizeof b->spike_count);
     }
     nestcl_update_args a;
-    nestcl_update_args_init(&a, b->n, pop->K, e->cfg.resolution_ms, (uint32_t)e->ring_slots, b->n_channels,
-                            b->spike_cap, pop->rec_interval_steps, e->cfg.seed, b->first_gid, 1);
+    nestcl_update_args_init(&a, b->n, pop->K, e->desc.cfg.resolution_ms, (uint32_t)e->clock.ring_slots, b->n_channels,
+                            b->spike_cap, pop->rec_interval_steps, e->desc.cfg.seed, b->first_gid, 1);
     nestcl_update_args_slice(&a, origin, from, to);
     a.ring = b->ring;
     a.spike_count = b->spike_count;
@@ -57,12 +57,12 @@ static int cpu_update(nestcl_engine *e, eng_vp *vp, int64_t origin, int from, in
     }
   }
   double t1 = eng_now();
-  for (int p = 0; p < e->n_pops; ++p) {
+  for (int p = 0; p < e->desc.n_pops; ++p) {
     eng_block *b = &vp->blocks[p];
-    for (int k = 0; k < e->n_drives && b->n; ++k) {
+    for (int k = 0; k < e->desc.n_drives && b->n; ++k) {
       int f2, t2;
-      if (e->drives[k].pop == p && eng_drive_window(&e->drives[k], origin, from, to, &f2, &t2)) {
-        eng_cpu_drive(b, &e->drives[k], e->cfg.seed, (uint32_t)e->ring_slots, origin, f2, t2);
+      if (e->desc.drives[k].pop == p && eng_drive_window(&e->desc.drives[k], origin, from, to, &f2, &t2)) {
+        eng_cpu_drive(b, &e->desc.drives[k], e->desc.cfg.seed, (uint32_t)e->clock.ring_slots, origin, f2, t2);
       }
     }
   }
@@ -81,11 +81,11 @@ static int cpu_update(nestcl_engine *e, eng_vp *vp, int64_t origin, int from, in
 cl_int eng_gpu_enqueue_update(nestcl_engine *e, eng_vp *vp, int64_t origin, int from, int to, int host_counts)
 {
   static const cl_uint zero[NESTCL_COUNT_WORDS] = {0};
-  cl_command_queue q = nestcl_device_queue(e->dev, vp->queue);
+  cl_command_queue q = nestcl_device_queue(e->device.dev, vp->queue);
   cl_int err = CL_SUCCESS;
   cl_long org = origin;
   cl_int f = from, t = to;
-  for (int p = 0; p < e->n_pops && err == CL_SUCCESS; ++p) {
+  for (int p = 0; p < e->desc.n_pops && err == CL_SUCCESS; ++p) {
     eng_block *b = &vp->blocks[p];
     if (b->n == 0) {
       continue;
@@ -112,13 +112,13 @@ cl_int eng_gpu_enqueue_update(nestcl_engine *e, eng_vp *vp, int64_t origin, int 
 /* A stream's Poisson and DC drive kernels for the slice [from, to). */
 cl_int eng_gpu_enqueue_drives(nestcl_engine *e, eng_vp *vp, int64_t origin, int from, int to)
 {
-  cl_command_queue q = nestcl_device_queue(e->dev, vp->queue);
+  cl_command_queue q = nestcl_device_queue(e->device.dev, vp->queue);
   cl_int err = CL_SUCCESS;
   cl_long org = origin;
-  for (int p = 0; p < e->n_pops && err == CL_SUCCESS; ++p) {
+  for (int p = 0; p < e->desc.n_pops && err == CL_SUCCESS; ++p) {
     eng_block *b = &vp->blocks[p];
-    for (int k = 0; k < e->n_drives && b->n && err == CL_SUCCESS; ++k) {
-      const eng_drive *d = &e->drives[k];
+    for (int k = 0; k < e->desc.n_drives && b->n && err == CL_SUCCESS; ++k) {
+      const eng_drive *d = &e->desc.drives[k];
       int f2, t2;
       if (d->pop != p || !eng_drive_window(d, origin, from, to, &f2, &t2)) {
         continue;
@@ -151,7 +151,7 @@ cl_int eng_gpu_enqueue_drives(nestcl_engine *e, eng_vp *vp, int64_t origin, int 
 
 static int gpu_update(nestcl_engine *e, eng_vp *vp, int64_t origin, int from, int to)
 {
-  cl_command_queue q = nestcl_device_queue(e->dev, vp->queue);
+  cl_command_queue q = nestcl_device_queue(e->device.dev, vp->queue);
   double t0 = eng_now();
   cl_int err = eng_gpu_enqueue_update(e, vp, origin, from, to, 1);
   if (err == CL_SUCCESS) {
@@ -160,7 +160,7 @@ static int gpu_update(nestcl_engine *e, eng_vp *vp, int64_t origin, int from, in
   if (err != CL_SUCCESS) {
     return cl_fail(err, "update kernel");
   }
-  for (int p = 0; p < e->n_pops; ++p) {
+  for (int p = 0; p < e->desc.n_pops; ++p) {
     eng_block *b = &vp->blocks[p];
     int rc = b->n ? eng_block_failure(e, b, b->spike_count, origin) : 0;
     if (rc) {
@@ -184,7 +184,7 @@ static int gpu_update(nestcl_engine *e, eng_vp *vp, int64_t origin, int from, in
 static int gpu_read_spikes(nestcl_engine *e, eng_vp *vp, eng_block *b)
 {
   const uint32_t count = b->spike_count[0];
-  cl_command_queue q = nestcl_device_queue(e->dev, vp->queue);
+  cl_command_queue q = nestcl_device_queue(e->device.dev, vp->queue);
   uint32_t n = count < b->spike_cap ? count : b->spike_cap;
   cl_int err = CL_SUCCESS;
   if (n > 0) {
@@ -200,7 +200,7 @@ static int gpu_read_spikes(nestcl_engine *e, eng_vp *vp, eng_block *b)
 static int collect_spikes(nestcl_engine *e, eng_vp *vp, int (*read)(nestcl_engine *, eng_vp *, eng_block *))
 {
   vp->n_out = 0;
-  for (int p = 0; p < e->n_pops; ++p) {
+  for (int p = 0; p < e->desc.n_pops; ++p) {
     eng_block *b = &vp->blocks[p];
     if (b->n == 0) {
       continue;
@@ -215,9 +215,9 @@ static int collect_spikes(nestcl_engine *e, eng_vp *vp, int (*read)(nestcl_engin
                               b->spike_cap);
     }
     for (uint32_t j = 0; j < count; ++j) {
-      if (b->spikes[j].index >= b->n || b->spikes[j].lag >= (uint32_t)e->min_delay) {
+      if (b->spikes[j].index >= b->n || b->spikes[j].lag >= (uint32_t)e->clock.min_delay) {
         return nestcl_set_error(NESTCL_ERUNTIME, "bad spike (%u, %u) from %s", b->spikes[j].index, b->spikes[j].lag,
-                                e->pops[p].model->name);
+                                e->desc.pops[p].model->name);
       }
       vp->out[2 * vp->n_out] = (uint32_t)(b->first_gid + b->spikes[j].index);
       vp->out[2 * vp->n_out + 1] = b->spikes[j].lag;
@@ -270,8 +270,8 @@ static int local_failure(const nestcl_engine *e, const char **msg)
       return e->vps[v].status;
     }
   }
-  *msg = e->ex_err;
-  return e->ex_status;
+  *msg = e->exchange.ex_err;
+  return e->exchange.ex_status;
 }
 
 typedef struct rank_failure {
@@ -289,30 +289,30 @@ static void copy_text(char *dst, size_t cap, const char *src)
 
 static void share_failure(nestcl_engine *e, int failed)
 {
-  int first = failed ? e->rank : e->n_ranks;
+  int first = failed ? e->exchange.rank : e->exchange.n_ranks;
   eng_mpi_allreduce(e, &first, 1, ENG_MPI_INT, ENG_MPI_MIN);
-  if (first >= e->n_ranks) {
+  if (first >= e->exchange.n_ranks) {
     return; /* cannot happen: some rank said it failed */
   }
   rank_failure f;
   memset(&f, 0, sizeof f);
-  if (e->rank == first) {
+  if (e->exchange.rank == first) {
     const char *msg;
     f.code = local_failure(e, &msg);
     copy_text(f.msg, sizeof f.msg, msg);
   }
   eng_mpi_bcast(e, &f, (int)sizeof f, first);
   if (!failed) {
-    e->ex_status = f.code ? f.code : NESTCL_ERUNTIME;
-    int k = snprintf(e->ex_err, sizeof e->ex_err, "rank %d: ", first);
-    copy_text(e->ex_err + k, sizeof e->ex_err - (size_t)k, f.msg);
+    e->exchange.ex_status = f.code ? f.code : NESTCL_ERUNTIME;
+    int k = snprintf(e->exchange.ex_err, sizeof e->exchange.ex_err, "rank %d: ", first);
+    copy_text(e->exchange.ex_err + k, sizeof e->exchange.ex_err - (size_t)k, f.msg);
   }
 }
 
 /* Whether any rank failed, given this one's state (a collective under MPI: every rank's master calls it). */
 static int ranks_failed(nestcl_engine *e, int failed)
 {
-  if (e->n_ranks > 1) {
+  if (e->exchange.n_ranks > 1) {
     int any = failed;
     eng_mpi_allreduce(e, &any, 1, ENG_MPI_INT, ENG_MPI_MAX);
     if (any) {
@@ -332,19 +332,19 @@ static int exchange(nestcl_engine *e, int64_t origin, int *failed)
 {
   size_t n = 0;
   for (int v = 0; v < e->n_vps && !*failed; ++v) {
-    memcpy(e->global + 2 * n, e->vps[v].out, e->vps[v].n_out * 2 * sizeof(uint32_t));
+    memcpy(e->exchange.global + 2 * n, e->vps[v].out, e->vps[v].n_out * 2 * sizeof(uint32_t));
     n += e->vps[v].n_out;
   }
-  if (e->n_ranks > 1) {
-    int *counts = e->mpi_counts;
-    int *displs = counts + e->n_ranks;
+  if (e->exchange.n_ranks > 1) {
+    int *counts = e->exchange.mpi_counts;
+    int *displs = counts + e->exchange.n_ranks;
     int mine = *failed ? -1 : (int)(2 * n);
     /* The first collective is where a rank waits for the slowest one: timed apart as waiting. */
     double t_sync = eng_now();
     eng_mpi_allgather(e, &mine, counts, 1, ENG_MPI_INT);
-    e->sync_s = eng_now() - t_sync;
+    e->stats.sync_s = eng_now() - t_sync;
     int any = 0;
-    for (int r = 0; r < e->n_ranks; ++r) {
+    for (int r = 0; r < e->exchange.n_ranks; ++r) {
       any |= counts[r] < 0;
     }
     if (any) {
@@ -353,42 +353,42 @@ static int exchange(nestcl_engine *e, int64_t origin, int *failed)
       return 0;
     }
     size_t total = 0;
-    for (int r = 0; r < e->n_ranks; ++r) {
+    for (int r = 0; r < e->exchange.n_ranks; ++r) {
       displs[r] = (int)total;
       total += (size_t)counts[r];
     }
-    if (total > 2 * e->global_cap) {
+    if (total > 2 * e->exchange.global_cap) {
       return nestcl_set_error(NESTCL_ERUNTIME, "global spike list overflow");
     }
-    memcpy(e->gather_tmp, e->global, 2 * n * sizeof(uint32_t));
-    int rc = eng_mpi_allgatherv_u32(e, e->gather_tmp, mine, e->global, counts, displs);
+    memcpy(e->exchange.gather_tmp, e->exchange.global, 2 * n * sizeof(uint32_t));
+    int rc = eng_mpi_allgatherv_u32(e, e->exchange.gather_tmp, mine, e->exchange.global, counts, displs);
     if (rc) {
       return rc;
     }
     n = total / 2;
   }
-  qsort(e->global, n, 2 * sizeof(uint32_t), eng_cmp_spike);
-  e->n_global_spikes = n;
-  e->spikes_total += n;
+  qsort(e->exchange.global, n, 2 * sizeof(uint32_t), eng_cmp_spike);
+  e->exchange.n_global_spikes = n;
+  e->stats.spikes_total += n;
   for (size_t s = 0; s < n; ++s) {
-    e->events_total += e->out_degree[e->global[2 * s]];
+    e->stats.events_total += e->exchange.out_degree[e->exchange.global[2 * s]];
   }
-  if (e->any_plastic) {
+  if (e->desc.any_plastic) {
     eng_plastic_sources(e);
   }
   double t_rec = eng_now();
-  int rc = eng_record_spikes(e, e->global, n, origin);
-  e->record_s = eng_now() - t_rec;
+  int rc = eng_record_spikes(e, e->exchange.global, n, origin);
+  e->stats.record_s = eng_now() - t_rec;
   return rc;
 }
 
 /* The global list into a thread's rings (core_cpu.c). */
 static int cpu_deliver(nestcl_engine *e, eng_vp *vp, int64_t origin)
 {
-  size_t n = e->n_global_spikes;
-  int wd = e->cfg.weight_type == NESTCL_WEIGHT_DOUBLE;
-  for (int p = 0; p < e->n_pops && n > 0; ++p) {
-    eng_cpu_deliver(&vp->blocks[p], wd, (uint32_t)e->ring_slots, e->global, n, origin);
+  size_t n = e->exchange.n_global_spikes;
+  int wd = e->desc.cfg.weight_type == NESTCL_WEIGHT_DOUBLE;
+  for (int p = 0; p < e->desc.n_pops && n > 0; ++p) {
+    eng_cpu_deliver(&vp->blocks[p], wd, (uint32_t)e->clock.ring_slots, e->exchange.global, n, origin);
   }
   return 0;
 }
@@ -396,15 +396,16 @@ static int cpu_deliver(nestcl_engine *e, eng_vp *vp, int64_t origin)
 /* The global list to a stream's device, and its delivery kernels. */
 static int gpu_deliver(nestcl_engine *e, eng_vp *vp, int64_t origin)
 {
-  size_t n = e->n_global_spikes;
+  size_t n = e->exchange.n_global_spikes;
   if (n == 0) {
     return 0;
   }
-  cl_command_queue q = nestcl_device_queue(e->dev, vp->queue);
-  cl_int err = nestcl_enq_write(&vp->st.enqueued, q, vp->b_global.mem, CL_TRUE, 0, n * 8, e->global, 0, NULL, NULL);
+  cl_command_queue q = nestcl_device_queue(e->device.dev, vp->queue);
+  cl_int err =
+    nestcl_enq_write(&vp->st.enqueued, q, vp->b_global.mem, CL_TRUE, 0, n * 8, e->exchange.global, 0, NULL, NULL);
   cl_uint ns = (cl_uint)n;
   cl_long org = origin;
-  for (int p = 0; p < e->n_pops && err == CL_SUCCESS; ++p) {
+  for (int p = 0; p < e->desc.n_pops && err == CL_SUCCESS; ++p) {
     eng_block *b = &vp->blocks[p];
     if (b->n == 0 || b->nnz == 0) {
       continue;
@@ -435,8 +436,8 @@ static int cpu_drain(nestcl_engine *e, eng_vp *vp)
 /* A stream's multimeter buffers into the blocks' host mirrors. */
 static int gpu_drain(nestcl_engine *e, eng_vp *vp)
 {
-  cl_command_queue q = nestcl_device_queue(e->dev, vp->queue);
-  for (int p = 0; p < e->n_pops; ++p) {
+  cl_command_queue q = nestcl_device_queue(e->device.dev, vp->queue);
+  for (int p = 0; p < e->desc.n_pops; ++p) {
     eng_block *b = &vp->blocks[p];
     if (b->rec_elems && b->n) {
       cl_int err =
@@ -526,7 +527,7 @@ static void bar_wait(eng_barrier *b)
 
 static void bar_init(nestcl_engine *e)
 {
-  eng_barrier *b = &e->bar;
+  eng_barrier *b = &e->clock.bar;
   atomic_store(&b->count, 0u);
   b->n = (unsigned)e->n_vps;
   long cores = sysconf(_SC_NPROCESSORS_ONLN);
@@ -544,16 +545,17 @@ static void bar_init(nestcl_engine *e)
  */
 static void threads_short(nestcl_engine *e, int64_t origin0, int lag0, int64_t steps)
 {
-  e->ex_status = NESTCL_ERUNTIME;
-  snprintf(e->ex_err, sizeof e->ex_err, "OpenMP gave fewer than the %d threads the VPs need", e->n_vps);
+  e->exchange.ex_status = NESTCL_ERUNTIME;
+  snprintf(e->exchange.ex_err, sizeof e->exchange.ex_err, "OpenMP gave fewer than the %d threads the VPs need",
+           e->n_vps);
   int failed = 1;
-  int to = (int64_t)(e->min_delay - lag0) < steps ? e->min_delay : lag0 + (int)steps;
-  if (to == e->min_delay && e->n_ranks > 1) {
+  int to = (int64_t)(e->clock.min_delay - lag0) < steps ? e->clock.min_delay : lag0 + (int)steps;
+  if (to == e->clock.min_delay && e->exchange.n_ranks > 1) {
     (void)exchange(e, origin0, &failed);
   } else {
     (void)ranks_failed(e, failed);
   }
-  e->abort = 1;
+  e->clock.abort = 1;
 }
 
 /*
@@ -564,32 +566,32 @@ static void threads_short(nestcl_engine *e, int64_t origin0, int lag0, int64_t s
 static void master_decide(nestcl_engine *e, int64_t origin, int to)
 {
   double t_g = eng_now();
-  e->sync_s = 0.0;
-  e->record_s = 0.0;
+  e->stats.sync_s = 0.0;
+  e->stats.record_s = 0.0;
   /*
    * One rank: stop on any failure. More: on any rank's failure as
    * known at the decision (an error of this exchange itself is
    * decided at the next one, at the latest at the end of the run).
    */
-  int failed = any_failed(e) || e->ex_status != 0;
-  if (to == e->min_delay && (!failed || e->n_ranks > 1)) {
+  int failed = any_failed(e) || e->exchange.ex_status != 0;
+  if (to == e->clock.min_delay && (!failed || e->exchange.n_ranks > 1)) {
     int rc = exchange(e, origin, &failed);
     if (rc) {
-      e->ex_status = rc;
-      snprintf(e->ex_err, sizeof e->ex_err, "%s", nestcl_last_error());
-      e->n_global_spikes = 0;
+      e->exchange.ex_status = rc;
+      snprintf(e->exchange.ex_err, sizeof e->exchange.ex_err, "%s", nestcl_last_error());
+      e->exchange.n_global_spikes = 0;
     }
   } else {
     failed = ranks_failed(e, failed);
   }
-  e->abort = failed || (e->n_ranks == 1 && e->ex_status != 0);
+  e->clock.abort = failed || (e->exchange.n_ranks == 1 && e->exchange.ex_status != 0);
   /* A stop request, decided with the super step's exchange and taken after its delivery. */
-  e->stop = 0;
-  if (!e->abort && to == e->min_delay && e->stop_flag) {
-    e->stop = *e->stop_flag != 0;
-    eng_mpi_allreduce(e, &e->stop, 1, ENG_MPI_INT, ENG_MPI_MAX);
+  e->clock.stop = 0;
+  if (!e->clock.abort && to == e->clock.min_delay && e->clock.stop_flag) {
+    e->clock.stop = *e->clock.stop_flag != 0;
+    eng_mpi_allreduce(e, &e->clock.stop, 1, ENG_MPI_INT, ENG_MPI_MAX);
   }
-  e->serial_s = eng_now() - t_g - e->sync_s - e->record_s;
+  e->stats.serial_s = eng_now() - t_g - e->stats.sync_s - e->stats.record_s;
 }
 
 /*
@@ -604,11 +606,11 @@ static int record_slice(nestcl_engine *e, eng_vp *vp, int64_t origin, int from, 
   double t_o = eng_now();
   eng_vp_fail(vp, vp->ops->drain(e, vp));
   double t_drained = eng_now();
-  bar_wait(&e->bar);
+  bar_wait(&e->clock.bar);
 #pragma omp master
-  e->abort = ranks_failed(e, any_failed(e) || e->ex_status != 0);
-  bar_wait(&e->bar);
-  if (e->abort) {
+  e->clock.abort = ranks_failed(e, any_failed(e) || e->exchange.ex_status != 0);
+  bar_wait(&e->clock.bar);
+  if (e->clock.abort) {
     account_wait(vp, eng_now() - t_drained);
     vp->st.seconds[NESTCL_PHASE_OTHER] += t_drained - t_o;
     return 1;
@@ -618,16 +620,16 @@ static int record_slice(nestcl_engine *e, eng_vp *vp, int64_t origin, int from, 
     double t_r = eng_now();
     int rc = eng_record_samples(e, origin, from, to);
     if (rc) {
-      e->ex_status = rc;
-      snprintf(e->ex_err, sizeof e->ex_err, "%s", nestcl_last_error());
+      e->exchange.ex_status = rc;
+      snprintf(e->exchange.ex_err, sizeof e->exchange.ex_err, "%s", nestcl_last_error());
     }
-    e->serial_s = eng_now() - t_r;
+    e->stats.serial_s = eng_now() - t_r;
   }
-  bar_wait(&e->bar);
+  bar_wait(&e->clock.bar);
   /* Draining and the master's sorting of the samples are work; the rest is waiting. */
   double t_end = eng_now();
-  account_wait(vp, (t_end - t_drained) - e->serial_s);
-  vp->st.seconds[NESTCL_PHASE_OTHER] += (t_drained - t_o) + e->serial_s;
+  account_wait(vp, (t_end - t_drained) - e->stats.serial_s);
+  vp->st.seconds[NESTCL_PHASE_OTHER] += (t_drained - t_o) + e->stats.serial_s;
   return 0;
 }
 
@@ -640,10 +642,10 @@ static int record_slice(nestcl_engine *e, eng_vp *vp, int64_t origin, int from, 
  */
 static void account_exchange(const nestcl_engine *e, eng_vp *vp, double t_ex, double t_collected, double t_dl)
 {
-  double exch = (t_collected - t_ex) + e->serial_s;
-  account_wait(vp, (t_dl - t_ex) - exch - e->record_s);
+  double exch = (t_collected - t_ex) + e->stats.serial_s;
+  account_wait(vp, (t_dl - t_ex) - exch - e->stats.record_s);
   vp->st.seconds[NESTCL_PHASE_EXCHANGE] += exch;
-  vp->st.seconds[NESTCL_PHASE_OTHER] += e->record_s;
+  vp->st.seconds[NESTCL_PHASE_OTHER] += e->stats.record_s;
 }
 
 /* One VP's thread through `left` steps from (origin, lag): slices of at most a super step, each ending at the barriers. */
@@ -651,33 +653,33 @@ static void vp_run(nestcl_engine *e, eng_vp *vp, int64_t origin, int lag, int64_
 {
   while (left > 0) {
     int from = lag;
-    int to = (int64_t)(e->min_delay - from) < left ? e->min_delay : from + (int)left;
+    int to = (int64_t)(e->clock.min_delay - from) < left ? e->clock.min_delay : from + (int)left;
     const eng_vp_ops *ops = vp->ops;
     eng_vp_fail(vp, ops->update(e, vp, origin, from, to));
-    if (ops->partial && to < e->min_delay && left == to - from && !vp->status) {
+    if (ops->partial && to < e->clock.min_delay && left == to - from && !vp->status) {
       /* The run ends inside a super step: the update's failures so far. */
       eng_vp_fail(vp, ops->partial(e, vp, origin, to));
     }
     double t_ex = eng_now();
-    if (to == e->min_delay && !vp->status) {
+    if (to == e->clock.min_delay && !vp->status) {
       eng_vp_fail(vp, ops->collect(e, vp, origin));
     }
     double t_collected = eng_now();
     /* Two barriers per slice: the master exchanges and decides whether to stop between them. */
-    bar_wait(&e->bar);
+    bar_wait(&e->clock.bar);
 #pragma omp master
     master_decide(e, origin, to);
-    bar_wait(&e->bar);
+    bar_wait(&e->clock.bar);
     double t_dl = eng_now();
     account_exchange(e, vp, t_ex, t_collected, t_dl);
-    if (e->abort) {
+    if (e->clock.abort) {
       break;
     }
-    if (to == e->min_delay) {
+    if (to == e->clock.min_delay) {
       eng_vp_fail(vp, ops->deliver(e, vp, origin));
       vp->st.seconds[NESTCL_PHASE_DELIVER] += eng_now() - t_dl;
       /* Translated synapses: the history of this VP's spikes, then their delivery (timed inside). */
-      if (e->any_plastic && !vp->status) {
+      if (e->desc.any_plastic && !vp->status) {
         eng_vp_fail(vp, ops->plastic(e, vp, origin));
       }
     }
@@ -686,13 +688,13 @@ static void vp_run(nestcl_engine *e, eng_vp *vp, int64_t origin, int lag, int64_
     }
     left -= to - from;
     lag = to;
-    if (lag == e->min_delay) {
-      origin += e->min_delay;
+    if (lag == e->clock.min_delay) {
+      origin += e->clock.min_delay;
       lag = 0;
     }
-    if (e->stop && left > 0) {
+    if (e->clock.stop && left > 0) {
 #pragma omp master
-      e->steps_left = left;
+      e->clock.steps_left = left;
       break;
     }
   }
@@ -705,26 +707,26 @@ static int run_end(nestcl_engine *e, int64_t origin0, int lag0, int64_t steps)
    * Errors after the run's last decision (delivery, recording of its last
    * slice) are decided here; a run that stopped on a failure shared it already.
    */
-  if (e->n_ranks > 1 && !e->abort) {
-    (void)ranks_failed(e, any_failed(e) || e->ex_status != 0);
+  if (e->exchange.n_ranks > 1 && !e->clock.abort) {
+    (void)ranks_failed(e, any_failed(e) || e->exchange.ex_status != 0);
   }
   int rc = eng_vps_status(e);
   if (rc) {
     return rc;
   }
-  if (e->ex_status) {
-    return nestcl_set_error(e->ex_status, "%s", e->ex_err);
+  if (e->exchange.ex_status) {
+    return nestcl_set_error(e->exchange.ex_status, "%s", e->exchange.ex_err);
   }
   /* All threads advanced identically; replay the arithmetic for the engine's clock. */
-  int64_t run = steps - e->steps_left;
+  int64_t run = steps - e->clock.steps_left;
   int64_t total = (int64_t)lag0 + run;
-  e->origin = origin0 + (total / e->min_delay) * e->min_delay;
-  e->lag = (int)(total % e->min_delay);
-  e->steps_done += run;
-  if (e->steps_left > 0) {
+  e->clock.origin = origin0 + (total / e->clock.min_delay) * e->clock.min_delay;
+  e->clock.lag = (int)(total % e->clock.min_delay);
+  e->clock.steps_done += run;
+  if (e->clock.steps_left > 0) {
     return nestcl_set_error(
       NESTCL_EINTR, "stopped on request at t = %.10g ms, the end of a super step (%lld of %lld steps of this call)",
-      (double)(e->origin + e->lag) * e->cfg.resolution_ms, (long long)run, (long long)steps);
+      (double)(e->clock.origin + e->clock.lag) * e->desc.cfg.resolution_ms, (long long)run, (long long)steps);
   }
   return 0;
 }
@@ -734,22 +736,22 @@ int eng_run(nestcl_engine *e, int64_t steps)
   if (steps <= 0) {
     return 0;
   }
-  if (e->res.on && e->res.full) {
+  if (e->device.res.on && e->device.res.full) {
     return eng_resident_run(e, steps);
   }
   int recording = 0;
-  for (int p = 0; p < e->n_pops; ++p) {
-    recording |= e->pops[p].rec_interval_steps != 0;
+  for (int p = 0; p < e->desc.n_pops; ++p) {
+    recording |= e->desc.pops[p].rec_interval_steps != 0;
   }
   omp_set_dynamic(0);
   bar_init(e);
   int threads_ok = 1;
-  const int64_t origin0 = e->origin;
-  const int lag0 = e->lag;
-  e->abort = 0;
-  e->ex_status = 0;
-  e->stop = 0;
-  e->steps_left = 0;
+  const int64_t origin0 = e->clock.origin;
+  const int lag0 = e->clock.lag;
+  e->clock.abort = 0;
+  e->exchange.ex_status = 0;
+  e->clock.stop = 0;
+  e->clock.steps_left = 0;
 #pragma omp parallel num_threads(e->n_vps)
   {
     if (omp_get_num_threads() != e->n_vps) {
@@ -763,7 +765,7 @@ int eng_run(nestcl_engine *e, int64_t steps)
     }
   }
   if (!threads_ok) {
-    return nestcl_set_error(e->ex_status, "%s", e->ex_err);
+    return nestcl_set_error(e->exchange.ex_status, "%s", e->exchange.ex_err);
   }
   return run_end(e, origin0, lag0, steps);
 }
@@ -804,7 +806,7 @@ static int no_upload(nestcl_engine *e, eng_vp *vp)
 /* A thread's block keeps the spikes' offsets on the host, where its C loop writes them (eng_vp_ops.block_arrays). */
 static int cpu_block_arrays(nestcl_engine *e, eng_vp *vp, eng_block *b)
 {
-  if (e->pops[b->pop].model->spike_offsets) {
+  if (e->desc.pops[b->pop].model->spike_offsets) {
     b->spike_offsets = calloc(b->spike_cap ? b->spike_cap : 1, sizeof *b->spike_offsets);
     if (!b->spike_offsets) {
       return nestcl_set_error(NESTCL_ENOMEM, "out of host memory");
@@ -915,11 +917,11 @@ static const eng_vp_ops resident_ops = {
 
 void eng_vp_set_kind(nestcl_engine *e, eng_vp *vp, int v)
 {
-  vp->is_gpu = v >= e->cfg.cpu_threads;
-  vp->queue = vp->is_gpu ? v - e->cfg.cpu_threads : -1;
+  vp->is_gpu = v >= e->desc.cfg.cpu_threads;
+  vp->queue = vp->is_gpu ? v - e->desc.cfg.cpu_threads : -1;
   vp->st.is_gpu = vp->is_gpu;
   vp->ops = vp->is_gpu ? &stream_ops : &thread_ops;
-  if (e->res.on && v == e->res.vp) {
+  if (e->device.res.on && v == e->device.res.vp) {
     vp->ops = &resident_ops;
   }
 }

@@ -3,6 +3,19 @@
  * (populations, projections, drives, recorders) as the user gave it, and what
  * the build makes of it (VPs, each with one block per population, each block
  * with its state, ring, spike list and the CSR of the synapses onto it).
+ * struct nestcl_engine (below) holds its state in named parts, as NEST's
+ * managers hold theirs, so that a member's path says what it is:
+ *   desc      the network as described: config, models, populations,
+ *             projections, drives, recorders (api.c writes it; the build
+ *             and the checkpoint's hash read it)
+ *   clock     steps done, the super step's origin and lag, the delays and
+ *             ring size, the barrier with its stop and abort flags
+ *   exchange  this rank among the ranks, the global spike list, the
+ *             gather buffers, the spiking sources, the exchange's failure
+ *   device    the OpenCL device, its programs, the delivery's shape, the
+ *             device loop (eng_resident)
+ *   stats     counters, timers and the VPs' statistics
+ * and, as its own, the built flag and this rank's VPs.
  * Files:
  *   api.c         the public API: description and validation, statistics
  *   clock.c       wall time; ms, tics and steps as NEST rounds them
@@ -90,7 +103,7 @@ typedef struct eng_plastic {
   uint32_t max_row;
   nestcl_buffer b_row, b_target, b_delay, b_state, b_src_state, b_tmpl, b_cp;
   cl_kernel k;
-  size_t width; /* work-items per spiking source: e->deliver_width within k's limit */
+  size_t width; /* work-items per spiking source: e->device.deliver_width within k's limit */
   /*
    * Batched mode (GPU VPs whose plastic synapses do not fit the device memory
    * budget): the CSR and state stay in host memory; the rows that one time
@@ -177,7 +190,7 @@ typedef struct eng_block {
   uint32_t delay_hom; /* steps, or NESTCL_DELAY_PER_SYNAPSE */
   uint64_t nnz;
   uint32_t max_row; /* longest row, sizes the delivery kernel */
-  size_t deliver_width; /* work-items per spike: e->deliver_width within k_deliver's limit on the device */
+  size_t deliver_width; /* work-items per spike: e->device.deliver_width within k_deliver's limit on the device */
   /* device (GPU VPs) */
   nestcl_buffer *b_fields;
   nestcl_buffer b_ring, b_count, b_spikes, b_rec, b_row, b_target, b_weight, b_delay, b_offsets;
@@ -372,7 +385,16 @@ typedef struct eng_barrier {
   long spin;
 } eng_barrier;
 
-struct nestcl_engine {
+/*
+ * The engine's state in named parts, as NEST's managers hold theirs (the
+ * ModelManager and NodeManager the description, the SimulationManager the
+ * clock, the EventDeliveryManager and MPIManager the exchange). A member's
+ * path says what it is: e->desc.pops, e->clock.origin, e->exchange.global,
+ * e->device.res, e->stats.spikes_total.
+ */
+
+/* The network as the user described it (api.c), and what follows from it alone. */
+typedef struct eng_desc {
   nestcl_engine_config cfg;
   const nestcl_model *const *models;
   int n_models;
@@ -386,12 +408,17 @@ struct nestcl_engine {
   int n_drives;
   eng_recorder *recs;
   int n_recs;
-  uint64_t n_global;
+  uint64_t n_global; /* neurons of every population: the global ids [1, n_global] */
+  int any_plastic; /* a projection has translated synapses: the exchange lists the spiking sources */
+  char device_spec[256]; /* the config's device string, owned (cfg.device points here) */
+} eng_desc;
 
-  int built;
-  int rank, n_ranks;
-  int n_vps; /* of this rank */
-  eng_vp *vps;
+/*
+ * The simulation's clock (cycle.c): where the run stands, the delays that
+ * size a super step and the rings, and the barrier with its stop and abort
+ * flags, which the master writes between two barriers only.
+ */
+typedef struct eng_clock {
   int min_delay, max_delay, ring_slots;
   int64_t steps_done;
   int64_t origin; /* first step of the current super step */
@@ -400,20 +427,12 @@ struct nestcl_engine {
   const volatile sig_atomic_t *stop_flag; /* nestcl_engine_set_stop_flag */
   int stop; /* a stop at the end of this super step (same pattern as abort) */
   int64_t steps_left; /* steps of the run not simulated when it stopped (master, after a stop) */
-  int ex_status; /* failure of the master's exchange / recording */
-  double serial_s; /* duration of the master's last serial section (same pattern as abort) */
-  double sync_s; /* of which waiting for the other ranks (the first MPI collective) */
-  double record_s; /* and of which feeding the spike recorders */
-  char ex_err[512];
   eng_barrier bar;
-  eng_resident res;
+} eng_clock;
 
-  nestcl_device *dev;
-  cl_program *model_programs; /* per population (NULL entries for CPU-only runs) */
-  cl_program core_program;
-  uint32_t deliver_width; /* work-items per spike (one work-group) in the delivery kernel */
-  int deliver_contiguous; /* each work-item walks a contiguous chunk of the row (CPU devices), not a stride */
-
+/* The spike exchange (cycle.c, mpi.c): this rank among the ranks, the global spike list and its buffers. */
+typedef struct eng_exchange {
+  int rank, n_ranks;
   /* global spike list of the current super step: (gid, lag) pairs */
   uint32_t *global;
   size_t n_global_spikes, global_cap;
@@ -421,19 +440,47 @@ struct nestcl_engine {
   size_t gather_cap;
   int *mpi_counts; /* [2 * n_ranks]: Allgatherv counts and displacements */
   uint32_t *out_degree; /* per global source, over all ranks */
-  /* the super step's spiking sources as (gid, first, end) into src_lags, by gid, then lag */
-  int any_plastic;
+  /* the super step's spiking sources as (gid, first, end) into src_lags, by gid, then lag (desc.any_plastic) */
   uint32_t *src_list, *src_lags;
   uint32_t *src_q; /* per spike of the global list: its index in src_lags */
   size_t n_src_list;
-  cl_program *plastic_programs; /* per projection (NULL: static, or no streams) */
-  int libm_fused; /* the host glibc's exp/pow build (nestcl_libm.h), for C path and device alike */
-  uint64_t plastic_synapses_total;
+  int ex_status; /* failure of the master's exchange / recording */
+  char ex_err[512];
+} eng_exchange;
 
+/* The OpenCL device: its programs, the delivery's shape, and the device loop (resident*.c). */
+typedef struct eng_device {
+  nestcl_device *dev;
+  cl_program *model_programs; /* per population (NULL entries for CPU-only runs) */
+  cl_program core_program;
+  cl_program *plastic_programs; /* per projection (NULL: static, or no streams) */
+  uint32_t deliver_width; /* work-items per spike (one work-group) in the delivery kernel */
+  int deliver_contiguous; /* each work-item walks a contiguous chunk of the row (CPU devices), not a stride */
+  int libm_fused; /* the host glibc's exp/pow build (nestcl_libm.h), for C path and device alike */
+  eng_resident res;
+} eng_device;
+
+/* What nestcl_engine_stats reports: counters and timers, summed over the run. */
+typedef struct eng_stats {
+  double serial_s; /* duration of the master's last serial section (same pattern as clock.abort) */
+  double sync_s; /* of which waiting for the other ranks (the first MPI collective) */
+  double record_s; /* and of which feeding the spike recorders */
   uint64_t spikes_total, events_total, synapses_total, local_synapses;
+  uint64_t plastic_synapses_total;
   double build_nodes_s, build_conn_s, build_upload_s, simulate_s;
   nestcl_vp_stats *vp_stats;
-  char device_spec[256];
+} eng_stats;
+
+struct nestcl_engine {
+  eng_desc desc;
+  eng_clock clock;
+  eng_exchange exchange;
+  eng_device device;
+  eng_stats stats;
+  /* The engine's own: whether the build made the VPs, and the VPs of this rank. */
+  int built;
+  int n_vps; /* of this rank */
+  eng_vp *vps;
 };
 
 double eng_now(void);
@@ -591,7 +638,7 @@ static inline int eng_cl_check(cl_int err, const char *what)
 
 /*
  * mpi.c: every MPI call of the engine. Without NESTCL_WITH_MPI the same
- * functions serve one rank. The collectives do nothing when e->n_ranks is 1
+ * functions serve one rank. The collectives do nothing when e->exchange.n_ranks is 1
  * (gathers copy this rank's part); every rank's master calls them in the same order.
  */
 typedef enum { ENG_MPI_INT, ENG_MPI_U32, ENG_MPI_U64, ENG_MPI_DOUBLE } eng_mpi_type;

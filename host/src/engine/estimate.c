@@ -37,7 +37,7 @@ size_t eng_memory_limit_env(void)
 /* Expected synapses of projection pr onto n of the target population's neurons. */
 static double expected_synapses(const nestcl_engine *e, const eng_projection *pr, uint32_t n)
 {
-  const eng_population *sp = &e->pops[pr->src], *tp = &e->pops[pr->tgt];
+  const eng_population *sp = &e->desc.pops[pr->src], *tp = &e->desc.pops[pr->tgt];
   double ns = (double)sp->n, nT = (double)tp->n, nt = (double)n;
   int self = pr->src == pr->tgt && !pr->conn.allow_autapses;
   switch (pr->conn.rule) {
@@ -62,7 +62,8 @@ static int constant_delay(const nestcl_engine *e, const eng_projection *pr, int6
 {
   double lo, hi;
   eng_value_range(&pr->syn.delay_ms, &lo, &hi);
-  int64_t a = eng_delay_ms_to_steps(lo, e->cfg.resolution_ms), b = eng_delay_ms_to_steps(hi, e->cfg.resolution_ms);
+  int64_t a = eng_delay_ms_to_steps(lo, e->desc.cfg.resolution_ms),
+          b = eng_delay_ms_to_steps(hi, e->desc.cfg.resolution_ms);
   *steps = a;
   return pr->syn.delay_ms.kind == NESTCL_DIST_CONSTANT || a == b;
 }
@@ -78,9 +79,9 @@ static void block_bytes(const nestcl_engine *e, int pop, uint32_t n, int device,
                         block_est *o)
 {
   memset(o, 0, sizeof *o);
-  const eng_population *p = &e->pops[pop];
+  const eng_population *p = &e->desc.pops[pop];
   const nestcl_model *m = p->model;
-  size_t wsize = e->cfg.weight_type == NESTCL_WEIGHT_DOUBLE ? 8 : 4;
+  size_t wsize = e->desc.cfg.weight_type == NESTCL_WEIGHT_DOUBLE ? 8 : 4;
   for (int f = 0; f < m->n_fields; ++f) {
     o->cls[NESTCL_MEM_STATE] += nestcl_field_type_size(m->fields[f].type) * nestcl_field_len(&m->fields[f], p->K) * n;
   }
@@ -94,8 +95,8 @@ static void block_bytes(const nestcl_engine *e, int pop, uint32_t n, int device,
   double nnz = 0.0;
   int hom = 1, have = 0, history = 0;
   int64_t d0 = 0;
-  for (int q = 0; q < e->n_projs; ++q) {
-    const eng_projection *pr = &e->projs[q];
+  for (int q = 0; q < e->desc.n_projs; ++q) {
+    const eng_projection *pr = &e->desc.projs[q];
     if (pr->tgt != pop)
       continue;
     double s = expected_synapses(e, pr, n);
@@ -103,7 +104,7 @@ static void block_bytes(const nestcl_engine *e, int pop, uint32_t n, int device,
     int c = constant_delay(e, pr, &d);
     if (pr->sm) {
       const eng_syn_layout *L = &pr->lay;
-      uint32_t rows = e->pops[pr->src].n;
+      uint32_t rows = e->desc.pops[pr->src].n;
       size_t b = ((size_t)rows + 1) * 8 + (size_t)llround(s) * (4 + L->state_bytes) + (c ? 0 : (size_t)llround(s) * 2) +
         (size_t)rows * L->src_bytes;
       o->cls[NESTCL_MEM_SYNAPSES] += b;
@@ -125,10 +126,11 @@ static void block_bytes(const nestcl_engine *e, int pop, uint32_t n, int device,
     d0 = d;
   }
   size_t nz = (size_t)llround(nnz);
-  o->cls[NESTCL_MEM_SYNAPSES] += (e->n_global + 1) * 8 + nz * (4 + wsize) + (hom ? 0 : nz * 2);
+  o->cls[NESTCL_MEM_SYNAPSES] += (e->desc.n_global + 1) * 8 + nz * (4 + wsize) + (hom ? 0 : nz * 2);
   o->synapses = nnz + o->plastic;
   if (history) {
-    size_t cap = e->cfg.history_capacity < e->cfg.history_max ? e->cfg.history_capacity : e->cfg.history_max;
+    size_t cap =
+      e->desc.cfg.history_capacity < e->desc.cfg.history_max ? e->desc.cfg.history_capacity : e->desc.cfg.history_max;
     o->cls[NESTCL_MEM_STATE] += (size_t)n * (cap * 28 + 44) + (device ? spike_cap * 8 + 8 : 0);
   }
 }
@@ -157,7 +159,7 @@ static int local_ranks(const nestcl_engine *e)
   if (!v)
     v = getenv("MPI_LOCALNRANKS");
   int n = v ? atoi(v) : 0;
-  return e->cfg.use_mpi && n > 1 ? n : 1;
+  return e->desc.cfg.use_mpi && n > 1 ? n : 1;
 }
 
 /* The shape the estimate counts: this rank's VPs and the super step's length in steps. */
@@ -169,14 +171,14 @@ typedef struct est_shape {
 static size_t estimate_vps(const nestcl_engine *e, const est_shape *sh, nestcl_memory_estimate *out)
 {
   size_t host_all = 0; /* every block's host arrays during the build (the streams' are freed after upload) */
-  size_t global_cap = e->n_global * (size_t)sh->min_delay;
+  size_t global_cap = e->desc.n_global * (size_t)sh->min_delay;
   for (int v = 0; v < sh->n_vps; ++v) {
-    int gpu = v >= e->cfg.cpu_threads;
+    int gpu = v >= e->desc.cfg.cpu_threads;
     uint32_t vp_neurons = 0;
     nestcl_vp_estimate *ve = v < NESTCL_ESTIMATE_MAX_VPS ? &out->vps[v] : NULL;
-    for (int p = 0; p < e->n_pops; ++p) {
+    for (int p = 0; p < e->desc.n_pops; ++p) {
       uint32_t first, n;
-      eng_block_range(e, &e->pops[p], v, sh->rank, sh->ranks, &first, &n);
+      eng_block_range(e, &e->desc.pops[p], v, sh->rank, sh->ranks, &first, &n);
       vp_neurons += n;
       block_est d, h;
       block_bytes(e, p, n, gpu, sh->min_delay, sh->ring_slots, &d);
@@ -209,17 +211,17 @@ static size_t estimate_vps(const nestcl_engine *e, const est_shape *sh, nestcl_m
     host_all += (size_t)vp_neurons * (size_t)sh->min_delay * 8; /* the VP's spike list */
   }
   /* The rank's lists: out-degrees, the global spike list and its gather copy, the plastic sources. */
-  host_all += e->n_global * 4 + 2 * global_cap * 8 + (sh->any_plastic ? global_cap * 20 : 0);
+  host_all += e->desc.n_global * 4 + 2 * global_cap * 8 + (sh->any_plastic ? global_cap * 20 : 0);
   return host_all;
 }
 
 /* The device's memory (the engine's, or one opened for the question) and the resident stream's buffers on it. */
 static int estimate_device(nestcl_engine *e, const est_shape *sh, nestcl_memory_estimate *out)
 {
-  nestcl_device *dev = e->dev;
+  nestcl_device *dev = e->device.dev;
   int opened = 0;
   if (!dev) {
-    int rc = nestcl_device_open(e->cfg.device, 1, &dev);
+    int rc = nestcl_device_open(e->desc.cfg.device, 1, &dev);
     if (rc) {
       return rc;
     }
@@ -230,8 +232,8 @@ static int estimate_device(nestcl_engine *e, const est_shape *sh, nestcl_memory_
   size_t lim = eng_memory_limit_env();
   if (lim < avail)
     avail = lim;
-  if (e->cfg.device_memory > 0 && e->cfg.device_memory < avail)
-    avail = e->cfg.device_memory;
+  if (e->desc.cfg.device_memory > 0 && e->desc.cfg.device_memory < avail)
+    avail = e->desc.cfg.device_memory;
   out->device_available = avail;
   snprintf(out->device_name, sizeof out->device_name, "%s", info->device_name);
   int mode = eng_resident_mode(e, sh->ranks);
@@ -248,9 +250,9 @@ static int estimate_device(nestcl_engine *e, const est_shape *sh, nestcl_memory_
     eng_resident_plan(e, mode, sh->min_delay, (size_t)info->max_alloc_bytes, &plan);
     out->device_bytes[NESTCL_MEM_OTHER] += plan.other_bytes;
     out->device_bytes[NESTCL_MEM_RECORDING] += plan.rec_bytes + plan.mm_bytes;
-    if (e->cfg.cpu_threads < NESTCL_ESTIMATE_MAX_VPS) {
-      out->vps[e->cfg.cpu_threads].device_bytes[NESTCL_MEM_OTHER] += plan.other_bytes;
-      out->vps[e->cfg.cpu_threads].device_bytes[NESTCL_MEM_RECORDING] += plan.rec_bytes + plan.mm_bytes;
+    if (e->desc.cfg.cpu_threads < NESTCL_ESTIMATE_MAX_VPS) {
+      out->vps[e->desc.cfg.cpu_threads].device_bytes[NESTCL_MEM_OTHER] += plan.other_bytes;
+      out->vps[e->desc.cfg.cpu_threads].device_bytes[NESTCL_MEM_RECORDING] += plan.rec_bytes + plan.mm_bytes;
     }
   }
   if (opened) {
@@ -264,13 +266,13 @@ int eng_estimate(nestcl_engine *e, nestcl_memory_estimate *out)
   memset(out, 0, sizeof *out);
   est_shape sh;
   eng_world(e, &sh.rank, &sh.ranks);
-  if (e->n_pops == 0) {
+  if (e->desc.n_pops == 0) {
     return nestcl_set_error(NESTCL_EINVAL, "no neurons to simulate");
   }
-  sh.n_vps = e->cfg.cpu_threads + e->cfg.gpu_streams;
+  sh.n_vps = e->desc.cfg.cpu_threads + e->desc.cfg.gpu_streams;
   sh.any_plastic = 0;
-  for (int q = 0; q < e->n_projs; ++q) {
-    sh.any_plastic |= e->projs[q].sm != NULL;
+  for (int q = 0; q < e->desc.n_projs; ++q) {
+    sh.any_plastic |= e->desc.projs[q].sm != NULL;
   }
   int64_t lo, hi;
   eng_delay_steps(e, &lo, &hi);
@@ -279,13 +281,13 @@ int eng_estimate(nestcl_engine *e, nestcl_memory_estimate *out)
   out->rank = sh.rank;
   out->n_ranks = sh.ranks;
   out->n_vps = sh.n_vps;
-  out->neurons = e->n_global;
+  out->neurons = e->desc.n_global;
   out->host_build_bytes = estimate_vps(e, &sh, out);
   /* What there is. */
   int lr = local_ranks(e);
   out->host_available = meminfo_available() / (size_t)lr;
   out->device_available = 0;
-  if (e->cfg.gpu_streams > 0) {
+  if (e->desc.cfg.gpu_streams > 0) {
     return estimate_device(e, &sh, out);
   }
   return 0;
@@ -328,7 +330,8 @@ static int admit_local(nestcl_engine *e)
   size_t dev = 0, host = est.host_build_bytes;
   for (int c = 0; c < NESTCL_MEM_CLASSES; ++c)
     dev += est.device_bytes[c];
-  size_t wsave = e->cfg.weight_type == NESTCL_WEIGHT_DOUBLE ? (size_t)(est.synapses - est.plastic_synapses) * 4 : 0;
+  size_t wsave =
+    e->desc.cfg.weight_type == NESTCL_WEIGHT_DOUBLE ? (size_t)(est.synapses - est.plastic_synapses) * 4 : 0;
   char opts[128], need[32], have[32];
   opts[0] = 0;
   if (est.host_available > 0 && host > est.host_available) {
@@ -344,7 +347,7 @@ static int admit_local(nestcl_engine *e)
                             human(have, sizeof have, est.host_available),
                             ceil((double)host / (double)est.host_available * (double)est.n_ranks), opts);
   }
-  if (e->cfg.gpu_streams > 0 && dev > est.device_available) {
+  if (e->desc.cfg.gpu_streams > 0 && dev > est.device_available) {
     size_t resident = dev - est.device_plastic_bytes;
     if (est.device_plastic_bytes > 0 && resident < est.device_available) {
       return 0; /* the plastic synapses go batched (check_device_budget sizes the batches) */
@@ -353,15 +356,16 @@ static int admit_local(nestcl_engine *e)
       snprintf(opts, sizeof opts, "--weight-type float (saves up to %s), ", human(need, sizeof need, wsave));
     }
     char room[32];
-    return nestcl_set_error(
-      NESTCL_ENOMEM,
-      "admission: the network needs %s on device '%s' (rank %d%s) but %s are "
-      "available; it would fit with a smaller --gpu-fraction (about %.2f), %s%.0f or more MPI "
-      "ranks with a device each, or a larger device memory budget",
-      human(room, sizeof room, est.device_plastic_bytes ? resident : dev), est.device_name, est.rank,
-      est.device_plastic_bytes ? ", without its plastic synapses, which could go batched" : "",
-      human(have, sizeof have, est.device_available), e->cfg.gpu_fraction * (double)est.device_available / (double)dev,
-      opts, ceil((double)dev / (double)est.device_available * (double)est.n_ranks));
+    return nestcl_set_error(NESTCL_ENOMEM,
+                            "admission: the network needs %s on device '%s' (rank %d%s) but %s are "
+                            "available; it would fit with a smaller --gpu-fraction (about %.2f), %s%.0f or more MPI "
+                            "ranks with a device each, or a larger device memory budget",
+                            human(room, sizeof room, est.device_plastic_bytes ? resident : dev), est.device_name,
+                            est.rank,
+                            est.device_plastic_bytes ? ", without its plastic synapses, which could go batched" : "",
+                            human(have, sizeof have, est.device_available),
+                            e->desc.cfg.gpu_fraction * (double)est.device_available / (double)dev, opts,
+                            ceil((double)dev / (double)est.device_available * (double)est.n_ranks));
   }
   return 0;
 }

@@ -84,7 +84,7 @@ void eng_world(const nestcl_engine *e, int *rank, int *ranks)
   *rank = 0;
   *ranks = 1;
 #ifdef NESTCL_WITH_MPI
-  if (e->cfg.use_mpi && eng_mpi_initialised()) {
+  if (e->desc.cfg.use_mpi && eng_mpi_initialised()) {
     MPI_Comm_rank(MPI_COMM_WORLD, rank);
     MPI_Comm_size(MPI_COMM_WORLD, ranks);
   }
@@ -96,7 +96,7 @@ void eng_world(const nestcl_engine *e, int *rank, int *ranks)
 void eng_mpi_allreduce(const nestcl_engine *e, void *buf, int count, eng_mpi_type t, eng_mpi_op op)
 {
 #ifdef NESTCL_WITH_MPI
-  if (e->n_ranks > 1) {
+  if (e->exchange.n_ranks > 1) {
     MPI_Allreduce(MPI_IN_PLACE, buf, count, mpi_type(t), mpi_op(op), MPI_COMM_WORLD);
   }
 #else
@@ -111,7 +111,7 @@ void eng_mpi_allreduce(const nestcl_engine *e, void *buf, int count, eng_mpi_typ
 void eng_mpi_bcast(const nestcl_engine *e, void *buf, int bytes, int root)
 {
 #ifdef NESTCL_WITH_MPI
-  if (e->n_ranks > 1) {
+  if (e->exchange.n_ranks > 1) {
     MPI_Bcast(buf, bytes, MPI_BYTE, root, MPI_COMM_WORLD);
   }
 #else
@@ -125,7 +125,7 @@ void eng_mpi_bcast(const nestcl_engine *e, void *buf, int bytes, int root)
 void eng_mpi_allgather(const nestcl_engine *e, const void *mine, void *all, int count, eng_mpi_type t)
 {
 #ifdef NESTCL_WITH_MPI
-  if (e->n_ranks > 1) {
+  if (e->exchange.n_ranks > 1) {
     MPI_Allgather(mine, count, mpi_type(t), all, count, mpi_type(t), MPI_COMM_WORLD);
     return;
   }
@@ -139,7 +139,7 @@ int eng_mpi_allgatherv_u32(const nestcl_engine *e, const uint32_t *mine, int n, 
                            const int *displs)
 {
 #ifdef NESTCL_WITH_MPI
-  if (e->n_ranks > 1) {
+  if (e->exchange.n_ranks > 1) {
     int rc = MPI_Allgatherv(mine, n, MPI_UINT32_T, all, counts, displs, MPI_UINT32_T, MPI_COMM_WORLD);
     if (rc != MPI_SUCCESS) {
       return nestcl_set_error(NESTCL_ERUNTIME, "MPI_Allgatherv failed (%d)", rc);
@@ -157,7 +157,7 @@ int eng_mpi_allgatherv_u32(const nestcl_engine *e, const uint32_t *mine, int n, 
 void eng_mpi_barrier(const nestcl_engine *e)
 {
 #ifdef NESTCL_WITH_MPI
-  if (e->n_ranks > 1) {
+  if (e->exchange.n_ranks > 1) {
     MPI_Barrier(MPI_COMM_WORLD);
   }
 #else
@@ -169,10 +169,10 @@ void eng_mpi_barrier(const nestcl_engine *e)
 int eng_agree(const nestcl_engine *e, int rc)
 {
 #ifdef NESTCL_WITH_MPI
-  if (e->n_ranks > 1) {
-    int first = rc ? e->rank : e->n_ranks;
+  if (e->exchange.n_ranks > 1) {
+    int first = rc ? e->exchange.rank : e->exchange.n_ranks;
     MPI_Allreduce(MPI_IN_PLACE, &first, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
-    if (first >= e->n_ranks) {
+    if (first >= e->exchange.n_ranks) {
       return 0;
     }
     struct {
@@ -180,7 +180,7 @@ int eng_agree(const nestcl_engine *e, int rc)
       char msg[1020];
     } f;
     memset(&f, 0, sizeof f);
-    if (e->rank == first) {
+    if (e->exchange.rank == first) {
       f.code = rc;
       snprintf(f.msg, sizeof f.msg, "%s", nestcl_last_error());
     }

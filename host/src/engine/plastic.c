@@ -36,7 +36,7 @@
 /* NEST's Time with 1000 tics per ms: tics per step, ms per tic, ms per step. */
 static int64_t tics_per_step(const nestcl_engine *e)
 {
-  return eng_tics_per_step(e->cfg.resolution_ms);
+  return eng_tics_per_step(e->desc.cfg.resolution_ms);
 }
 
 size_t eng_plastic_resident_bytes(const nestcl_engine *e, const eng_block *b)
@@ -44,7 +44,7 @@ size_t eng_plastic_resident_bytes(const nestcl_engine *e, const eng_block *b)
   size_t bytes = 0;
   for (int j = 0; j < b->n_plastic; ++j) {
     const eng_plastic *pl = &b->plastic[j];
-    const eng_syn_layout *L = &e->projs[pl->proj].lay;
+    const eng_syn_layout *L = &e->desc.projs[pl->proj].lay;
     bytes += ((size_t)pl->n_rows + 1) * 8 + pl->nnz * (4 + L->state_bytes) +
       (pl->delay_hom == NESTCL_DELAY_PER_SYNAPSE ? pl->nnz * 2 : 0) + (size_t)pl->n_rows * L->src_bytes;
   }
@@ -55,7 +55,7 @@ size_t eng_plastic_resident_bytes(const nestcl_engine *e, const eng_block *b)
    (row, spike) triples of up to cap rows. */
 size_t eng_plastic_slot_bytes(const nestcl_engine *e, const eng_plastic *pl, uint64_t cap)
 {
-  const eng_syn_layout *L = &e->projs[pl->proj].lay;
+  const eng_syn_layout *L = &e->desc.projs[pl->proj].lay;
   size_t per_syn = 4 + L->state_bytes + (pl->delay_hom == NESTCL_DELAY_PER_SYNAPSE ? 2 : 0);
   size_t per_row = 8 + L->src_bytes + 12;
   return 2 * ((size_t)cap * (per_syn + per_row) + 8);
@@ -64,7 +64,7 @@ size_t eng_plastic_slot_bytes(const nestcl_engine *e, const eng_plastic *pl, uin
 /* A thread's set (vp_ops.plastic_init): its host memory counted, and the C path's working structs sized for it. */
 int eng_plastic_host_init(nestcl_engine *e, eng_vp *vp, const eng_plastic *pl)
 {
-  const eng_projection *pr = &e->projs[pl->proj];
+  const eng_projection *pr = &e->desc.projs[pl->proj];
   vp->host_bytes[NESTCL_MEM_SYNAPSES] += (pl->n_rows + 1) * 8 + pl->nnz * (4 + pr->lay.state_bytes) +
     (pl->delay ? pl->nnz * 2 : 0) + pl->n_rows * pr->lay.src_bytes;
   /* The C path's two working structs (the row's template, one synapse), made once, aligned for any member. */
@@ -85,7 +85,7 @@ int eng_plastic_init_state(nestcl_engine *e, eng_vp *vp, eng_block *b, const uin
 {
   for (int j = 0; j < b->n_plastic; ++j) {
     eng_plastic *pl = &b->plastic[j];
-    const eng_projection *pr = &e->projs[pl->proj];
+    const eng_projection *pr = &e->desc.projs[pl->proj];
     const nestcl_synapse_model *sm = pr->sm;
     const unsigned char *t = pr->tmpl;
     /* Per-source state from the template; per-synapse state too, except the drawn weight. */
@@ -108,10 +108,10 @@ int eng_plastic_init_state(nestcl_engine *e, eng_vp *vp, eng_block *b, const uin
   if (!hist_nin) {
     return 0;
   }
-  const eng_population *pop = &e->pops[b->pop];
-  int rc = eng_hist_init(&b->hist, b->n, e->cfg.history_capacity, e->cfg.history_max, pop->tau_minus,
+  const eng_population *pop = &e->desc.pops[b->pop];
+  int rc = eng_hist_init(&b->hist, b->n, e->desc.cfg.history_capacity, e->desc.cfg.history_max, pop->tau_minus,
                          pop->tau_minus_triplet, hist_nin, hist_maxd, b->spike_cap, tics_per_step(e),
-                         eng_delay_ms(e, e->min_delay), e->libm_fused, b->first_gid, pop->model->name);
+                         eng_delay_ms(e, e->clock.min_delay), e->device.libm_fused, b->first_gid, pop->model->name);
   if (!rc) {
     vp->ops->account(vp, NESTCL_MEM_STATE, eng_hist_bytes(&b->hist));
   }
@@ -147,27 +147,28 @@ void eng_plastic_hist_pairs(const eng_vp *vp, eng_block *b)
 
 int eng_plastic_build_programs(nestcl_engine *e)
 {
-  e->plastic_programs = calloc((size_t)e->n_projs, sizeof *e->plastic_programs);
-  if (!e->plastic_programs) {
+  e->device.plastic_programs = calloc((size_t)e->desc.n_projs, sizeof *e->device.plastic_programs);
+  if (!e->device.plastic_programs) {
     return nestcl_set_error(NESTCL_ENOMEM, "out of host memory");
   }
-  for (int p = 0; p < e->n_projs; ++p) {
-    const eng_projection *pr = &e->projs[p];
+  for (int p = 0; p < e->desc.n_projs; ++p) {
+    const eng_projection *pr = &e->desc.projs[p];
     if (!pr->sm) {
       continue;
     }
     int same = -1;
     for (int q = 0; q < p && same < 0; ++q) {
-      if (e->projs[q].sm == pr->sm) {
+      if (e->desc.projs[q].sm == pr->sm) {
         same = q;
       }
     }
     if (same >= 0) {
-      e->plastic_programs[p] = e->plastic_programs[same];
-      clRetainProgram(e->plastic_programs[p]);
+      e->device.plastic_programs[p] = e->device.plastic_programs[same];
+      clRetainProgram(e->device.plastic_programs[p]);
       continue;
     }
-    int rc = eng_plastic_program(e->dev, pr->sm, &pr->lay, e->deliver_contiguous, &e->plastic_programs[p]);
+    int rc = eng_plastic_program(e->device.dev, pr->sm, &pr->lay, e->device.deliver_contiguous,
+                                 &e->device.plastic_programs[p]);
     if (rc) {
       return rc;
     }
@@ -186,14 +187,14 @@ static int slots_alloc(nestcl_engine *e, eng_plastic *pl);
 cl_int eng_plastic_kernel_args(nestcl_engine *e, eng_block *b, eng_plastic *pl, cl_kernel k, const nestcl_buffer *srcs,
                                const nestcl_buffer *lags)
 {
-  const eng_projection *pr = &e->projs[pl->proj];
+  const eng_projection *pr = &e->desc.projs[pl->proj];
   const eng_history *h = &b->hist;
   eng_plastic_fixed fx = {&pl->b_tmpl,
                           &pl->b_cp,
                           &b->b_ring,
                           lags,
                           pl->delay_hom,
-                          (uint32_t)e->ring_slots,
+                          (uint32_t)e->clock.ring_slots,
                           b->n,
                           b->n_channels,
                           (uint32_t)pr->ch_pos,
@@ -203,7 +204,7 @@ cl_int eng_plastic_kernel_args(nestcl_engine *e, eng_block *b, eng_plastic *pl, 
                           tics_per_step(e),
                           eng_delay_ms(e, 1),
                           h->cap ? h->tau_minus_inv : 0.0,
-                          e->libm_fused};
+                          e->device.libm_fused};
   cl_int err = eng_plastic_fixed_args(k, &fx);
   if (!pl->batch_cap) {
     err |= eng_plastic_rows_args(k, srcs, pl->src_first, pl->n_rows, &pl->b_row, &pl->b_target, &pl->b_delay,
@@ -224,16 +225,16 @@ cl_int eng_plastic_kernel_args(nestcl_engine *e, eng_block *b, eng_plastic *pl, 
 
 int eng_plastic_upload(nestcl_engine *e, eng_vp *vp, eng_block *b)
 {
-  nestcl_device *dev = e->dev;
+  nestcl_device *dev = e->device.dev;
   int rc = 0;
   cl_int err = CL_SUCCESS;
   eng_history *h = &b->hist;
-  if (h->cap && (rc = eng_hist_upload(h, dev, e->core_program))) {
+  if (h->cap && (rc = eng_hist_upload(h, dev, e->device.core_program))) {
     return rc;
   }
   for (int j = 0; j < b->n_plastic; ++j) {
     eng_plastic *pl = &b->plastic[j];
-    const eng_projection *pr = &e->projs[pl->proj];
+    const eng_projection *pr = &e->desc.projs[pl->proj];
     size_t sb = pl->nnz * pr->lay.state_bytes, rb = pl->n_rows * pr->lay.src_bytes;
     if (pl->batch_cap) {
       rc = slots_alloc(e, pl);
@@ -266,11 +267,11 @@ int eng_plastic_upload(nestcl_engine *e, eng_vp *vp, eng_block *b)
     if (rc) {
       return rc;
     }
-    pl->k = clCreateKernel(e->plastic_programs[pl->proj], "nestcl_plastic", &err);
+    pl->k = clCreateKernel(e->device.plastic_programs[pl->proj], "nestcl_plastic", &err);
     if ((rc = eng_cl_check(err, "clCreateKernel(nestcl_plastic)")))
       return rc;
     /* Its own limit: a translated send() may need more registers than static delivery. */
-    if ((rc = nestcl_kernel_wg_width(dev, pl->k, "nestcl_plastic", e->deliver_width, &pl->width)))
+    if ((rc = nestcl_kernel_wg_width(dev, pl->k, "nestcl_plastic", e->device.deliver_width, &pl->width)))
       return rc;
     err = eng_plastic_kernel_args(e, b, pl, pl->k, &vp->b_srcs, &vp->b_lags);
     if ((rc = eng_cl_check(err, "clSetKernelArg(nestcl_plastic)")))
@@ -293,7 +294,7 @@ int eng_plastic_upload(nestcl_engine *e, eng_vp *vp, eng_block *b)
 
 static int slots_alloc(nestcl_engine *e, eng_plastic *pl)
 {
-  const eng_syn_layout *L = &e->projs[pl->proj].lay;
+  const eng_syn_layout *L = &e->desc.projs[pl->proj].lay;
   uint64_t cap = pl->batch_cap;
   int per_syn_delay = pl->delay_hom == NESTCL_DELAY_PER_SYNAPSE;
   pl->row_batch = calloc((size_t)pl->n_rows + 1, sizeof *pl->row_batch);
@@ -314,23 +315,23 @@ static int slots_alloc(nestcl_engine *e, eng_plastic *pl)
         !sl->src_state) {
       return nestcl_set_error(NESTCL_ENOMEM, "out of host memory for plastic batches");
     }
-    rc = nestcl_buffer_alloc(e->dev, NESTCL_MEM_SYNAPSES, "batch row pointers", (cap + 1) * 8, CL_MEM_READ_ONLY, NULL,
-                             &sl->b_row);
+    rc = nestcl_buffer_alloc(e->device.dev, NESTCL_MEM_SYNAPSES, "batch row pointers", (cap + 1) * 8, CL_MEM_READ_ONLY,
+                             NULL, &sl->b_row);
     if (!rc)
-      rc = nestcl_buffer_alloc(e->dev, NESTCL_MEM_SYNAPSES, "batch targets", cap * 4, CL_MEM_READ_ONLY, NULL,
+      rc = nestcl_buffer_alloc(e->device.dev, NESTCL_MEM_SYNAPSES, "batch targets", cap * 4, CL_MEM_READ_ONLY, NULL,
                                &sl->b_target);
     if (!rc)
-      rc = nestcl_buffer_alloc(e->dev, NESTCL_MEM_SYNAPSES, "batch delays", per_syn_delay ? cap * 2 : 2,
+      rc = nestcl_buffer_alloc(e->device.dev, NESTCL_MEM_SYNAPSES, "batch delays", per_syn_delay ? cap * 2 : 2,
                                CL_MEM_READ_ONLY, NULL, &sl->b_delay);
     if (!rc)
-      rc = nestcl_buffer_alloc(e->dev, NESTCL_MEM_SYNAPSES, "batch state", cap * L->state_bytes, CL_MEM_READ_WRITE,
-                               NULL, &sl->b_state);
+      rc = nestcl_buffer_alloc(e->device.dev, NESTCL_MEM_SYNAPSES, "batch state", cap * L->state_bytes,
+                               CL_MEM_READ_WRITE, NULL, &sl->b_state);
     if (!rc)
-      rc = nestcl_buffer_alloc(e->dev, NESTCL_MEM_SYNAPSES, "batch per-source state", cap * L->src_bytes + 8,
+      rc = nestcl_buffer_alloc(e->device.dev, NESTCL_MEM_SYNAPSES, "batch per-source state", cap * L->src_bytes + 8,
                                CL_MEM_READ_WRITE, NULL, &sl->b_src_state);
     if (!rc)
-      rc =
-        nestcl_buffer_alloc(e->dev, NESTCL_MEM_OTHER, "batch sources", cap * 12, CL_MEM_READ_ONLY, NULL, &sl->b_srcs);
+      rc = nestcl_buffer_alloc(e->device.dev, NESTCL_MEM_OTHER, "batch sources", cap * 12, CL_MEM_READ_ONLY, NULL,
+                               &sl->b_srcs);
   }
   return rc;
 }
@@ -347,7 +348,7 @@ static int slot_retire(nestcl_engine *e, eng_vp *vp, eng_plastic *pl, struct eng
   if (err != CL_SUCCESS) {
     return eng_cl_check(err, "plastic batch");
   }
-  const eng_projection *pr = &e->projs[pl->proj];
+  const eng_projection *pr = &e->desc.projs[pl->proj];
   const nestcl_synapse_model *sm = pr->sm;
   const eng_syn_layout *L = &pr->lay;
   for (uint32_t r = 0; r < sl->n_rows; ++r) {
@@ -388,9 +389,9 @@ static void slot_compact(unsigned char *base, int n_fields, const size_t *off, s
 /* Sends one packed slot: uploads on the transfer queue, the kernel on the VP's queue, read-back behind it. */
 static int slot_launch(nestcl_engine *e, eng_vp *vp, eng_plastic *pl, struct eng_slot *sl, int64_t origin)
 {
-  const eng_syn_layout *L = &e->projs[pl->proj].lay;
-  cl_command_queue q = nestcl_device_queue(e->dev, vp->queue);
-  cl_command_queue t = nestcl_device_queue(e->dev, e->cfg.gpu_streams + vp->queue);
+  const eng_syn_layout *L = &e->desc.projs[pl->proj].lay;
+  cl_command_queue q = nestcl_device_queue(e->device.dev, vp->queue);
+  cl_command_queue t = nestcl_device_queue(e->device.dev, e->desc.cfg.gpu_streams + vp->queue);
   uint64_t cap = pl->batch_cap;
   cl_int err =
     nestcl_enq_write(&vp->st.enqueued, t, sl->b_row.mem, CL_FALSE, 0, (sl->n_rows + 1) * 8, sl->row, 0, NULL, NULL);
@@ -461,7 +462,7 @@ static int slot_launch(nestcl_engine *e, eng_vp *vp, eng_plastic *pl, struct eng
  */
 static int deliver_batched(nestcl_engine *e, eng_vp *vp, eng_plastic *pl, int64_t origin)
 {
-  const eng_projection *pr = &e->projs[pl->proj];
+  const eng_projection *pr = &e->desc.projs[pl->proj];
   const nestcl_synapse_model *sm = pr->sm;
   const eng_syn_layout *L = &pr->lay;
   int cur = 0, rc = 0;
@@ -469,15 +470,15 @@ static int deliver_batched(nestcl_engine *e, eng_vp *vp, eng_plastic *pl, int64_
   sl->n_rows = 0;
   sl->nnz = 0;
   sl->row[0] = 0;
-  size_t n = e->n_global_spikes;
+  size_t n = e->exchange.n_global_spikes;
   for (size_t s = 0; s < n && !rc;) {
-    uint32_t lag = e->global[2 * s + 1];
+    uint32_t lag = e->exchange.global[2 * s + 1];
     size_t s1 = s;
-    while (s1 < n && e->global[2 * s1 + 1] == lag) {
+    while (s1 < n && e->exchange.global[2 * s1 + 1] == lag) {
       ++s1;
     }
     for (; s < s1 && !rc; ++s) {
-      uint64_t gid = e->global[2 * s];
+      uint64_t gid = e->exchange.global[2 * s];
       if (gid < pl->src_first || gid - pl->src_first >= pl->n_rows) {
         continue;
       }
@@ -509,8 +510,8 @@ static int deliver_batched(nestcl_engine *e, eng_vp *vp, eng_plastic *pl, int64_
       uint64_t at = sl->nnz;
       sl->rows[r] = row;
       sl->srcs[3 * r] = r;
-      sl->srcs[3 * r + 1] = e->src_q[s];
-      sl->srcs[3 * r + 2] = e->src_q[s] + 1;
+      sl->srcs[3 * r + 1] = e->exchange.src_q[s];
+      sl->srcs[3 * r + 2] = e->exchange.src_q[s] + 1;
       memcpy(sl->target + at, pl->target + r0, len * 4);
       if (sl->delay) {
         memcpy(sl->delay + at, pl->delay + r0, len * 2);
@@ -556,41 +557,41 @@ static int cmp_pair_gid(const void *x, const void *y)
 
 void eng_plastic_sources(nestcl_engine *e)
 {
-  size_t n = e->n_global_spikes;
-  uint32_t *tmp = e->gather_tmp;
-  memcpy(tmp, e->global, n * 2 * sizeof *tmp);
+  size_t n = e->exchange.n_global_spikes;
+  uint32_t *tmp = e->exchange.gather_tmp;
+  memcpy(tmp, e->exchange.global, n * 2 * sizeof *tmp);
   qsort(tmp, n, 2 * sizeof *tmp, cmp_pair_gid);
   size_t m = 0;
   for (size_t s = 0; s < n; ++s) {
     if (s == 0 || tmp[2 * s] != tmp[2 * (s - 1)]) {
       if (m) {
-        e->src_list[3 * (m - 1) + 2] = (uint32_t)s;
+        e->exchange.src_list[3 * (m - 1) + 2] = (uint32_t)s;
       }
-      e->src_list[3 * m] = tmp[2 * s];
-      e->src_list[3 * m + 1] = (uint32_t)s;
+      e->exchange.src_list[3 * m] = tmp[2 * s];
+      e->exchange.src_list[3 * m + 1] = (uint32_t)s;
       ++m;
     }
-    e->src_lags[s] = tmp[2 * s + 1];
+    e->exchange.src_lags[s] = tmp[2 * s + 1];
   }
   if (m) {
-    e->src_list[3 * (m - 1) + 2] = (uint32_t)n;
+    e->exchange.src_list[3 * (m - 1) + 2] = (uint32_t)n;
   }
-  e->n_src_list = m;
+  e->exchange.n_src_list = m;
   /* For batched delivery: where each spike of the global list (by lag, then gid) is in src_lags. */
   for (size_t k = 0; k < m; ++k) {
-    for (uint32_t q = e->src_list[3 * k + 1]; q < e->src_list[3 * k + 2]; ++q) {
-      uint32_t key[2] = {e->src_list[3 * k], e->src_lags[q]};
+    for (uint32_t q = e->exchange.src_list[3 * k + 1]; q < e->exchange.src_list[3 * k + 2]; ++q) {
+      uint32_t key[2] = {e->exchange.src_list[3 * k], e->exchange.src_lags[q]};
       size_t lo = 0, hi = n; /* the (gid, lag) pair in the list sorted by (lag, gid) */
       while (lo < hi) {
         size_t mid = (lo + hi) / 2;
-        const uint32_t *g = e->global + 2 * mid;
+        const uint32_t *g = e->exchange.global + 2 * mid;
         if (g[1] < key[1] || (g[1] == key[1] && g[0] < key[0])) {
           lo = mid + 1;
         } else {
           hi = mid;
         }
       }
-      e->src_q[lo] = q;
+      e->exchange.src_q[lo] = q;
     }
   }
 }
@@ -599,7 +600,7 @@ void eng_plastic_sources(nestcl_engine *e)
 static void deliver_cpu(nestcl_engine *e, eng_block *b, eng_plastic *pl, int64_t origin, unsigned char *base,
                         unsigned char *self)
 {
-  const eng_projection *pr = &e->projs[pl->proj];
+  const eng_projection *pr = &e->desc.projs[pl->proj];
   const nestcl_synapse_model *sm = pr->sm;
   const eng_syn_layout *L = &pr->lay;
   nestcl_history hv = eng_hist_view(&b->hist);
@@ -610,11 +611,11 @@ static void deliver_cpu(nestcl_engine *e, eng_block *b, eng_plastic *pl, int64_t
   env.multiplicity = 1;
   env.tau_minus_inv = b->hist.cap ? b->hist.tau_minus_inv : 0.0;
   env.eps = ENG_STDP_EPS;
-  env.fused = e->libm_fused;
+  env.fused = e->device.libm_fused;
   int64_t tps = tics_per_step(e);
   double mps = eng_delay_ms(e, 1);
-  for (size_t s = 0; s < e->n_src_list; ++s) {
-    uint64_t gid = e->src_list[3 * s];
+  for (size_t s = 0; s < e->exchange.n_src_list; ++s) {
+    uint64_t gid = e->exchange.src_list[3 * s];
     if (gid < pl->src_first || gid - pl->src_first >= pl->n_rows) {
       continue;
     }
@@ -623,7 +624,7 @@ static void deliver_cpu(nestcl_engine *e, eng_block *b, eng_plastic *pl, int64_t
     if (r0 == r1) {
       continue;
     }
-    uint32_t q0 = e->src_list[3 * s + 1], q1 = e->src_list[3 * s + 2];
+    uint32_t q0 = e->exchange.src_list[3 * s + 1], q1 = e->exchange.src_list[3 * s + 2];
     memcpy(base, pr->tmpl, sm->syn_size);
     eng_syn_load(sm, base, pl->src_state, L->n_src, L->src_f, L->src_off, pl->n_rows, row);
     for (uint64_t k = r0; k < r1; ++k) {
@@ -635,11 +636,11 @@ static void deliver_cpu(nestcl_engine *e, eng_block *b, eng_plastic *pl, int64_t
       env.delay_steps = d;
       env.delay_ms = (double)d * mps;
       for (uint32_t q = q0; q < q1; ++q) {
-        int64_t step = origin + (int64_t)e->src_lags[q];
+        int64_t step = origin + (int64_t)e->exchange.src_lags[q];
         env.t_spike = nestcl_step_ms(step + 1, tps, 1e-3);
         double w = 0.0;
         if (sm->send_cpu(self, pr->cp, &env, &w)) {
-          nestcl_plastic_emit(b->ring, b->n_channels, b->n, (uint32_t)e->ring_slots, step, d, i, w,
+          nestcl_plastic_emit(b->ring, b->n_channels, b->n, (uint32_t)e->clock.ring_slots, step, d, i, w,
                               (uint32_t)pr->ch_pos, (uint32_t)pr->ch_neg, (uint32_t)pr->ch_zero);
         }
       }
@@ -653,8 +654,8 @@ static void deliver_cpu(nestcl_engine *e, eng_block *b, eng_plastic *pl, int64_t
 
 static int deliver_device(nestcl_engine *e, eng_vp *vp, eng_block *b, int64_t origin)
 {
-  cl_command_queue q = nestcl_device_queue(e->dev, vp->queue);
-  cl_uint ns = (cl_uint)e->n_src_list;
+  cl_command_queue q = nestcl_device_queue(e->device.dev, vp->queue);
+  cl_uint ns = (cl_uint)e->exchange.n_src_list;
   cl_long org = origin;
   cl_int err = CL_SUCCESS;
   for (int j = 0; j < b->n_plastic && err == CL_SUCCESS; ++j) {
@@ -673,7 +674,7 @@ static int deliver_device(nestcl_engine *e, eng_vp *vp, eng_block *b, int64_t or
     err = clSetKernelArg(pl->k, 1, sizeof ns, &ns);
     err |= clSetKernelArg(pl->k, 3, sizeof org, &org);
     size_t g = pl->width < pl->max_row ? pl->width : (pl->max_row ? pl->max_row : 1);
-    size_t gsize[2] = {g, e->n_src_list}, lsize[2] = {g, 1};
+    size_t gsize[2] = {g, e->exchange.n_src_list}, lsize[2] = {g, 1};
     if (err == CL_SUCCESS) {
       err = nestcl_enq_launch(&vp->st.enqueued, q, pl->k, 2, gsize, lsize, 0, NULL, NULL);
     }
@@ -701,13 +702,13 @@ static int hist_device(nestcl_engine *e, eng_vp *vp, eng_block *b, int64_t origi
     users[nu++] = b->plastic[j].k;
   }
   b->hist.counts = &vp->st.enqueued;
-  return eng_hist_append_device(&b->hist, e->dev, vp->queue, origin, users, nu);
+  return eng_hist_append_device(&b->hist, e->device.dev, vp->queue, origin, users, nu);
 }
 
 /* A thread's delivery: the C path of every set of every block. */
 static int deliver_host_all(nestcl_engine *e, eng_vp *vp, int64_t origin)
 {
-  for (int p = 0; p < e->n_pops; ++p) {
+  for (int p = 0; p < e->desc.n_pops; ++p) {
     eng_block *b = &vp->blocks[p];
     if (b->n_plastic == 0 || b->n == 0) {
       continue;
@@ -724,18 +725,18 @@ static int deliver_device_all(nestcl_engine *e, eng_vp *vp, int64_t origin)
 {
   int rc = 0;
   int any = 0;
-  for (int p = 0; p < e->n_pops; ++p) {
+  for (int p = 0; p < e->desc.n_pops; ++p) {
     any |= vp->blocks[p].n_plastic > 0;
   }
   if (any) {
-    cl_command_queue q = nestcl_device_queue(e->dev, vp->queue);
-    cl_int err = nestcl_enq_write(&vp->st.enqueued, q, vp->b_srcs.mem, CL_FALSE, 0, e->n_src_list * 12, e->src_list, 0,
-                                  NULL, NULL);
-    err |= nestcl_enq_write(&vp->st.enqueued, q, vp->b_lags.mem, CL_FALSE, 0, e->n_global_spikes * 4, e->src_lags, 0,
-                            NULL, NULL);
+    cl_command_queue q = nestcl_device_queue(e->device.dev, vp->queue);
+    cl_int err = nestcl_enq_write(&vp->st.enqueued, q, vp->b_srcs.mem, CL_FALSE, 0, e->exchange.n_src_list * 12,
+                                  e->exchange.src_list, 0, NULL, NULL);
+    err |= nestcl_enq_write(&vp->st.enqueued, q, vp->b_lags.mem, CL_FALSE, 0, e->exchange.n_global_spikes * 4,
+                            e->exchange.src_lags, 0, NULL, NULL);
     rc = eng_cl_check(err, "writing the spiking sources");
   }
-  for (int p = 0; p < e->n_pops && !rc; ++p) {
+  for (int p = 0; p < e->desc.n_pops && !rc; ++p) {
     eng_block *b = &vp->blocks[p];
     if (b->n_plastic == 0 || b->n == 0) {
       continue;
@@ -752,7 +753,7 @@ static int plastic_step(nestcl_engine *e, eng_vp *vp, int64_t origin,
 {
   double t0 = eng_now();
   int rc = 0;
-  for (int p = 0; p < e->n_pops && !rc; ++p) {
+  for (int p = 0; p < e->desc.n_pops && !rc; ++p) {
     eng_block *b = &vp->blocks[p];
     if (b->hist.cap && b->n) {
       eng_plastic_hist_pairs(vp, b);
@@ -761,7 +762,7 @@ static int plastic_step(nestcl_engine *e, eng_vp *vp, int64_t origin,
   }
   double t1 = eng_now();
   vp->st.seconds[NESTCL_PHASE_UPDATE] += t1 - t0;
-  if (rc || e->n_src_list == 0) {
+  if (rc || e->exchange.n_src_list == 0) {
     return rc;
   }
   rc = deliver(e, vp, origin);
@@ -801,7 +802,7 @@ static int check_plastic_proj(const nestcl_engine *e, int proj, const void *out,
   if (!e || !out) {
     return nestcl_set_error(NESTCL_EINVAL, "null argument");
   }
-  if (proj < 0 || proj >= e->n_projs || !e->projs[proj].sm) {
+  if (proj < 0 || proj >= e->desc.n_projs || !e->desc.projs[proj].sm) {
     return nestcl_set_error(NESTCL_EINVAL, "projection %d is not one of translated synapses", proj);
   }
   if (!e->built) {
@@ -818,7 +819,7 @@ int eng_plastic_snapshot_host(nestcl_engine *e, const eng_vp *vp, const eng_plas
                               uint16_t *dl)
 {
   (void)vp;
-  const eng_syn_layout *L = &e->projs[pl->proj].lay;
+  const eng_syn_layout *L = &e->desc.projs[pl->proj].lay;
   if (pl->nnz == 0) {
     return 0;
   }
@@ -834,11 +835,11 @@ int eng_plastic_snapshot_host(nestcl_engine *e, const eng_vp *vp, const eng_plas
 int eng_plastic_snapshot_device(nestcl_engine *e, const eng_vp *vp, const eng_plastic *pl, double *w, uint32_t *tg,
                                 uint16_t *dl)
 {
-  const eng_syn_layout *L = &e->projs[pl->proj].lay;
+  const eng_syn_layout *L = &e->desc.projs[pl->proj].lay;
   if (pl->nnz == 0 || pl->batch_cap) {
     return eng_plastic_snapshot_host(e, vp, pl, w, tg, dl);
   }
-  cl_command_queue q = nestcl_device_queue(e->dev, vp->queue);
+  cl_command_queue q = nestcl_device_queue(e->device.dev, vp->queue);
   cl_int err = clEnqueueReadBuffer(q, pl->b_state.mem, CL_TRUE, L->weight_off * pl->nnz, pl->nnz * 8, w, 0, NULL, NULL);
   err |= clEnqueueReadBuffer(q, pl->b_target.mem, CL_TRUE, 0, pl->nnz * 4, tg, 0, NULL, NULL);
   if (dl && pl->delay_hom == NESTCL_DELAY_PER_SYNAPSE) {
@@ -853,7 +854,7 @@ int nestcl_engine_weight_stats(nestcl_engine *e, int proj, nestcl_weight_stats *
   if (rc0) {
     return rc0;
   }
-  const eng_projection *pr = &e->projs[proj];
+  const eng_projection *pr = &e->desc.projs[proj];
   eng_i128 sum = 0, sq = 0;
   uint64_t n = 0, check = 0;
   double lo = INFINITY, hi = -INFINITY;
@@ -891,17 +892,17 @@ int nestcl_engine_weight_stats(nestcl_engine *e, int proj, nestcl_weight_stats *
   if (rc) {
     return rc;
   }
-  if (e->n_ranks > 1) {
+  if (e->exchange.n_ranks > 1) {
     uint64_t mine[5] = {(uint64_t)sum, (uint64_t)((eng_u128)sum >> 64), (uint64_t)sq, (uint64_t)((eng_u128)sq >> 64),
                         n};
-    uint64_t *all = malloc(5 * (size_t)e->n_ranks * sizeof *all);
+    uint64_t *all = malloc(5 * (size_t)e->exchange.n_ranks * sizeof *all);
     if (!all) {
       return nestcl_set_error(NESTCL_ENOMEM, "out of host memory");
     }
     eng_mpi_allgather(e, mine, all, 5, ENG_MPI_U64);
     sum = sq = 0;
     n = 0;
-    for (int r = 0; r < e->n_ranks; ++r) {
+    for (int r = 0; r < e->exchange.n_ranks; ++r) {
       sum += (eng_i128)(((eng_u128)all[5 * r + 1] << 64) | all[5 * r]);
       sq += (eng_i128)(((eng_u128)all[5 * r + 3] << 64) | all[5 * r + 2]);
       n += all[5 * r + 4];
@@ -932,7 +933,7 @@ int nestcl_engine_connections(nestcl_engine *e, int proj, uint64_t *source, uint
   if (rc) {
     return rc;
   }
-  const eng_projection *pr = &e->projs[proj];
+  const eng_projection *pr = &e->desc.projs[proj];
   size_t count = 0;
   for (int v = 0; v < e->n_vps; ++v) {
     eng_vp *vp = &e->vps[v];
@@ -1018,13 +1019,13 @@ void eng_plastic_free(nestcl_engine *e, eng_block *b)
                              &pl->slot[1].b_state,
                              &pl->slot[1].b_src_state,
                              &pl->slot[1].b_srcs};
-    for (size_t k = 0; e->dev && k < sizeof bufs / sizeof *bufs; ++k) {
-      nestcl_buffer_free(e->dev, bufs[k]);
+    for (size_t k = 0; e->device.dev && k < sizeof bufs / sizeof *bufs; ++k) {
+      nestcl_buffer_free(e->device.dev, bufs[k]);
     }
     free(pl->row_batch);
   }
   free(b->plastic);
   b->plastic = NULL;
   b->n_plastic = 0;
-  eng_hist_free(&b->hist, e->dev);
+  eng_hist_free(&b->hist, e->device.dev);
 }

@@ -31,12 +31,12 @@ static int grow(void **p, size_t *cap, size_t need, size_t elem)
 
 int eng_record_spikes(nestcl_engine *e, const uint32_t *spikes, size_t n, int64_t origin)
 {
-  for (int r = 0; r < e->n_recs; ++r) {
-    eng_recorder *rc = &e->recs[r];
+  for (int r = 0; r < e->desc.n_recs; ++r) {
+    eng_recorder *rc = &e->desc.recs[r];
     if (rc->is_multimeter) {
       continue;
     }
-    uint64_t lo = e->pops[rc->pop].first + rc->first, hi = lo + rc->count;
+    uint64_t lo = e->desc.pops[rc->pop].first + rc->first, hi = lo + rc->count;
     for (size_t s = 0; s < n; ++s) {
       uint64_t gid = spikes[2 * s];
       if (gid < lo || gid >= hi) {
@@ -66,12 +66,12 @@ size_t eng_rec_width(const nestcl_model *m, uint32_t K)
 
 int eng_record_samples(nestcl_engine *e, int64_t origin, int from, int to)
 {
-  for (int r = 0; r < e->n_recs; ++r) {
-    eng_recorder *rc = &e->recs[r];
+  for (int r = 0; r < e->desc.n_recs; ++r) {
+    eng_recorder *rc = &e->desc.recs[r];
     if (!rc->is_multimeter) {
       continue;
     }
-    const eng_population *p = &e->pops[rc->pop];
+    const eng_population *p = &e->desc.pops[rc->pop];
     const size_t width = eng_rec_width(p->model, p->K);
     uint64_t lo = p->first + rc->first, hi = lo + rc->count;
     for (int lag = from; lag < to; ++lag) {
@@ -99,7 +99,7 @@ int eng_record_samples(nestcl_engine *e, int64_t origin, int from, int to)
             double v;
             if (rc->rec_named[k]) {
               int err = p->model->recordable_value(rc->rec_index[k], rec_lag, b->fields, b->n, i, p->K,
-                                                   e->cfg.resolution_ms, &v);
+                                                   e->desc.cfg.resolution_ms, &v);
               if (err) {
                 return err;
               }
@@ -118,11 +118,11 @@ int eng_record_samples(nestcl_engine *e, int64_t origin, int from, int to)
 
 void eng_recorders_free(nestcl_engine *e)
 {
-  for (int r = 0; r < e->n_recs; ++r) {
-    free(e->recs[r].gids);
-    free(e->recs[r].steps);
-    free(e->recs[r].s_steps);
-    free(e->recs[r].s_gids);
-    free(e->recs[r].s_values);
+  for (int r = 0; r < e->desc.n_recs; ++r) {
+    free(e->desc.recs[r].gids);
+    free(e->desc.recs[r].steps);
+    free(e->desc.recs[r].s_steps);
+    free(e->desc.recs[r].s_gids);
+    free(e->desc.recs[r].s_values);
   }
 }

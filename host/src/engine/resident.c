@@ -56,7 +56,7 @@ static int res_fail(cl_int err, const char *what)
 
 int eng_resident_mode(const nestcl_engine *e, int n_ranks)
 {
-  if (e->cfg.host_clock || e->cfg.gpu_streams != 1) {
+  if (e->desc.cfg.host_clock || e->desc.cfg.gpu_streams != 1) {
     return 0;
   }
   /*
@@ -64,8 +64,8 @@ int eng_resident_mode(const nestcl_engine *e, int n_ranks)
    * update can be halted; beside threads or ranks from the host's list
    * (eng_resident_plastic_step); not batched ones (the host clock).
    */
-  const int loop = n_ranks == 1 && e->cfg.cpu_threads == 0;
-  if (!eng_resident_plastic_fits(e, e->min_delay ? e->min_delay : 1, loop)) {
+  const int loop = n_ranks == 1 && e->desc.cfg.cpu_threads == 0;
+  if (!eng_resident_plastic_fits(e, e->clock.min_delay ? e->clock.min_delay : 1, loop)) {
     return 0;
   }
   /*
@@ -73,9 +73,9 @@ int eng_resident_mode(const nestcl_engine *e, int n_ranks)
    * steps (resident_update.c), when every sampled population's update is
    * merged; beside threads or ranks the host clock samples every slice.
    */
-  for (int p = 0; p < e->n_pops; ++p) {
-    const nestcl_model *m = e->pops[p].model;
-    if (e->pops[p].rec_interval_steps != 0 && (!loop || m->spike_offsets || m->event_queue)) {
+  for (int p = 0; p < e->desc.n_pops; ++p) {
+    const nestcl_model *m = e->desc.pops[p].model;
+    if (e->desc.pops[p].rec_interval_steps != 0 && (!loop || m->spike_offsets || m->event_queue)) {
       return 0;
     }
   }
@@ -90,12 +90,12 @@ int eng_resident_mode(const nestcl_engine *e, int n_ranks)
 static uint64_t rec_per_super_step(const nestcl_engine *e, int min_delay)
 {
   uint64_t total = 0;
-  for (int p = 0; p < e->n_pops; ++p) {
-    const eng_population *pop = &e->pops[p];
+  for (int p = 0; p < e->desc.n_pops; ++p) {
+    const eng_population *pop = &e->desc.pops[p];
     unsigned char *mark = calloc(pop->n ? pop->n : 1, 1);
     uint64_t r = 0;
-    for (int k = 0; mark && k < e->n_recs; ++k) {
-      const eng_recorder *rc = &e->recs[k];
+    for (int k = 0; mark && k < e->desc.n_recs; ++k) {
+      const eng_recorder *rc = &e->desc.recs[k];
       if (rc->is_multimeter || rc->pop != p) {
         continue;
       }
@@ -117,7 +117,7 @@ void eng_resident_plan(const nestcl_engine *e, int mode, int min_delay, size_t m
   memset(plan, 0, sizeof *plan);
   /* Beside threads or ranks (mode 1) the host records from the exchange, as for threads. */
   plan->rec_per_ss = mode == 2 ? rec_per_super_step(e, min_delay) : 0;
-  int k = e->cfg.sync_interval > 0 ? e->cfg.sync_interval : RES_DEFAULT_K;
+  int k = e->desc.cfg.sync_interval > 0 ? e->desc.cfg.sync_interval : RES_DEFAULT_K;
   size_t budget = max_alloc / 2 < RES_REC_BUDGET ? max_alloc / 2 : RES_REC_BUDGET;
   if (plan->rec_per_ss > 0) {
     uint64_t fit = budget / (plan->rec_per_ss * 8);
@@ -125,8 +125,8 @@ void eng_resident_plan(const nestcl_engine *e, int mode, int min_delay, size_t m
   }
   /* Multimeter samples: a slot of every sampled population's records per slice, k + 2 slices per window. */
   plan->mm_slot = 0;
-  for (int p = 0; mode == 2 && p < e->n_pops; ++p) {
-    const eng_population *pop = &e->pops[p];
+  for (int p = 0; mode == 2 && p < e->desc.n_pops; ++p) {
+    const eng_population *pop = &e->desc.pops[p];
     if (pop->rec_interval_steps != 0) {
       plan->mm_slot += (size_t)min_delay * eng_rec_width(pop->model, pop->K) * pop->n;
     }
@@ -140,8 +140,9 @@ void eng_resident_plan(const nestcl_engine *e, int mode, int min_delay, size_t m
   plan->rec_cap = plan->rec_per_ss * (uint64_t)k;
   plan->mm_bytes = plan->mm_slot * (size_t)(k + 2) * 8;
   /* Out-degrees, recorded marks, status, per-block tables and error words; the recording buffer. */
-  plan->other_bytes = e->n_global * 5 + ENG_RES_STATUS_WORDS * 8 +
-    (size_t)e->n_pops * (16 + 8 + ENG_RES_ERR_WORDS * 4) + (mode == 2 ? eng_resident_bucket_bytes(e, min_delay) : 0);
+  plan->other_bytes = e->desc.n_global * 5 + ENG_RES_STATUS_WORDS * 8 +
+    (size_t)e->desc.n_pops * (16 + 8 + ENG_RES_ERR_WORDS * 4) +
+    (mode == 2 ? eng_resident_bucket_bytes(e, min_delay) : 0);
   plan->rec_bytes = (size_t)(plan->rec_cap ? plan->rec_cap : 1) * 8;
 }
 
@@ -149,9 +150,9 @@ void eng_resident_plan(const nestcl_engine *e, int mode, int min_delay, size_t m
 static int carve(nestcl_engine *e, const char *what, const size_t *offs, const size_t *sizes, size_t bytes,
                  const void *init, nestcl_buffer *parent, nestcl_buffer *const *sub)
 {
-  int rc = nestcl_buffer_alloc(e->dev, NESTCL_MEM_OTHER, what, bytes,
+  int rc = nestcl_buffer_alloc(e->device.dev, NESTCL_MEM_OTHER, what, bytes,
                                CL_MEM_READ_WRITE | (init ? CL_MEM_COPY_HOST_PTR : 0), init, parent);
-  for (int p = 0; p < e->n_pops && !rc; ++p) {
+  for (int p = 0; p < e->desc.n_pops && !rc; ++p) {
     if (!sub[p]) {
       continue;
     }
@@ -162,7 +163,7 @@ static int carve(nestcl_engine *e, const char *what, const size_t *offs, const s
       return res_fail(err, "clCreateSubBuffer");
     }
     /* The block's own buffer goes; the part takes its place (bytes 0: the parent holds the memory). */
-    nestcl_buffer_free(e->dev, sub[p]);
+    nestcl_buffer_free(e->device.dev, sub[p]);
     sub[p]->mem = m;
     sub[p]->bytes = 0;
     sub[p]->cls = NESTCL_MEM_OTHER;
@@ -174,16 +175,16 @@ static int carve(nestcl_engine *e, const char *what, const size_t *offs, const s
 static int carve_blocks(nestcl_engine *e, eng_vp *vp, uint32_t *table)
 {
   size_t align = eng_resident_base_align(e);
-  size_t *co = calloc(4 * (size_t)e->n_pops, sizeof *co);
-  nestcl_buffer **cs = calloc(2 * (size_t)e->n_pops, sizeof *cs);
+  size_t *co = calloc(4 * (size_t)e->desc.n_pops, sizeof *co);
+  nestcl_buffer **cs = calloc(2 * (size_t)e->desc.n_pops, sizeof *cs);
   if (!co || !cs) {
     free(co);
     free(cs);
     return nestcl_set_error(NESTCL_ENOMEM, "out of host memory");
   }
-  size_t *csz = co + e->n_pops, *so = co + 2 * e->n_pops, *ssz = co + 3 * e->n_pops;
+  size_t *csz = co + e->desc.n_pops, *so = co + 2 * e->desc.n_pops, *ssz = co + 3 * e->desc.n_pops;
   size_t cbytes = 0, sbytes = 0;
-  for (int p = 0; p < e->n_pops; ++p) {
+  for (int p = 0; p < e->desc.n_pops; ++p) {
     eng_block *b = &vp->blocks[p];
     csz[p] = NESTCL_COUNT_WORDS * 4;
     ssz[p] = (size_t)(b->spike_cap ? b->spike_cap : 1) * 8;
@@ -192,13 +193,13 @@ static int carve_blocks(nestcl_engine *e, eng_vp *vp, uint32_t *table)
     cbytes += (csz[p] + align - 1) / align * align;
     sbytes += (ssz[p] + align - 1) / align * align;
     cs[p] = b->n ? &b->b_count : NULL;
-    cs[e->n_pops + p] = b->n ? &b->b_spikes : NULL;
+    cs[e->desc.n_pops + p] = b->n ? &b->b_spikes : NULL;
     table[4 * p] = (uint32_t)(co[p] / 4);
     table[4 * p + 1] = (uint32_t)(so[p] / 8);
     table[4 * p + 2] = b->spike_cap;
     table[4 * p + 3] = b->n;
   }
-  eng_resident *r = &e->res;
+  eng_resident *r = &e->device.res;
   /*
    * Both start as zeros from a host copy: the counts must (memory that
    * clEnqueueFillBuffer cleared is uninitialised to oclgrind), and the lists
@@ -210,11 +211,11 @@ static int carve_blocks(nestcl_engine *e, eng_vp *vp, uint32_t *table)
   int rc = zeros ? carve(e, "spike counts", co, csz, cbytes, zeros, &r->b_counts, cs)
                  : nestcl_set_error(NESTCL_ENOMEM, "out of host memory");
   if (!rc)
-    rc = carve(e, "spike lists", so, ssz, sbytes, zeros, &r->b_spikes, cs + e->n_pops);
+    rc = carve(e, "spike lists", so, ssz, sbytes, zeros, &r->b_spikes, cs + e->desc.n_pops);
   free(zeros);
   free(co);
   free(cs);
-  for (int p = 0; p < e->n_pops && !rc; ++p) {
+  for (int p = 0; p < e->desc.n_pops && !rc; ++p) {
     eng_block *b = &vp->blocks[p];
     if (b->n == 0) {
       continue;
@@ -230,12 +231,12 @@ static int carve_blocks(nestcl_engine *e, eng_vp *vp, uint32_t *table)
 /* A gather kernel with its fixed arguments (origin, parity, window origin are set per launch); clocked: see resident_graph.c. */
 cl_kernel eng_resident_gather_kernel(nestcl_engine *e, eng_vp *vp, int clocked, cl_int *err)
 {
-  eng_resident *r = &e->res;
-  cl_kernel k = clCreateKernel(e->core_program, "nestcl_gather", err);
+  eng_resident *r = &e->device.res;
+  cl_kernel k = clCreateKernel(e->device.core_program, "nestcl_gather", err);
   if (*err != CL_SUCCESS) {
     return NULL;
   }
-  cl_uint md = (cl_uint)e->min_delay;
+  cl_uint md = (cl_uint)e->clock.min_delay;
   cl_ulong cap = r->plan.rec_cap;
   cl_int c = clocked;
   cl_int x = clSetKernelArg(k, 0, sizeof(cl_mem), &r->b_counts.mem);
@@ -266,13 +267,13 @@ cl_kernel eng_resident_gather_kernel(nestcl_engine *e, eng_vp *vp, int clocked, 
 cl_int eng_resident_enqueue_gather(nestcl_engine *e, eng_vp *vp, cl_command_queue q, int64_t origin,
                                    int64_t window_origin)
 {
-  eng_resident *r = &e->res;
-  cl_uint parity = (cl_uint)((origin / e->min_delay) & 1);
+  eng_resident *r = &e->device.res;
+  cl_uint parity = (cl_uint)((origin / e->clock.min_delay) & 1);
   cl_long org = origin, wo = window_origin;
   cl_int err = clSetKernelArg(r->k_gather, 5, sizeof org, &org);
   err |= clSetKernelArg(r->k_gather, 6, sizeof parity, &parity);
   err |= clSetKernelArg(r->k_gather, 13, sizeof wo, &wo);
-  size_t gsize = (size_t)e->n_pops * r->gather_width, lsize = r->gather_width;
+  size_t gsize = (size_t)e->desc.n_pops * r->gather_width, lsize = r->gather_width;
   if (err == CL_SUCCESS) {
     err = nestcl_enq_launch(&vp->st.enqueued, q, r->k_gather, 1, &gsize, &lsize, 0, NULL, NULL);
   }
@@ -281,16 +282,16 @@ cl_int eng_resident_enqueue_gather(nestcl_engine *e, eng_vp *vp, cl_command_queu
 
 static int make_kernels(nestcl_engine *e, eng_vp *vp)
 {
-  eng_resident *r = &e->res;
+  eng_resident *r = &e->device.res;
   cl_int err;
   r->k_gather = eng_resident_gather_kernel(e, vp, 0, &err);
   int rc = eng_cl_check(err, "the gather kernel");
   if (!rc)
-    rc = nestcl_kernel_wg_width(e->dev, r->k_gather, "nestcl_gather", 256, &r->gather_width);
+    rc = nestcl_kernel_wg_width(e->device.dev, r->k_gather, "nestcl_gather", 256, &r->gather_width);
   /* The rings as parts of one buffer; the updates of each model in one launch; delivery and drive in one each. */
   if (!rc)
     rc = eng_resident_rehome_rings(e, vp);
-  for (int p = 0; p < e->n_pops && !rc; ++p) {
+  for (int p = 0; p < e->desc.n_pops && !rc; ++p) {
     /* Populations that keep their own update launch: their ring is a part now (nestcl_update_kernel_fixed_args: 8). */
     if (vp->blocks[p].n) {
       rc = eng_cl_check(clSetKernelArg(vp->blocks[p].k_update, 8, sizeof(cl_mem), &vp->blocks[p].b_ring.mem),
@@ -301,13 +302,13 @@ static int make_kernels(nestcl_engine *e, eng_vp *vp)
     rc = eng_resident_update_setup(e, vp);
   if (!rc)
     rc = eng_resident_merge_setup(e, vp);
-  for (int p = 0; p < e->n_pops && !rc && r->bucket_width; ++p) {
+  for (int p = 0; p < e->desc.n_pops && !rc && r->bucket_width; ++p) {
     if (vp->blocks[p].n && !r->merged_pop[p]) {
       /* eng_resident_plastic_fits took the models that cannot merge; a block without host parameters is left. */
       rc = nestcl_set_error(NESTCL_ERUNTIME,
                             "plastic synapses in the device loop need every population's update "
                             "merged; %s's is not: run with --host-clock",
-                            e->pops[p].model->name);
+                            e->desc.pops[p].model->name);
     }
   }
   if (!rc)
@@ -321,14 +322,14 @@ static int make_kernels(nestcl_engine *e, eng_vp *vp)
  */
 static unsigned char *gather_marks(const nestcl_engine *e, int mode)
 {
-  unsigned char *m = calloc(e->n_global ? e->n_global : 1, 1);
-  for (int k = 0; m && mode == 2 && k < e->n_recs; ++k) {
-    const eng_recorder *rc = &e->recs[k];
+  unsigned char *m = calloc(e->desc.n_global ? e->desc.n_global : 1, 1);
+  for (int k = 0; m && mode == 2 && k < e->desc.n_recs; ++k) {
+    const eng_recorder *rc = &e->desc.recs[k];
     if (!rc->is_multimeter) {
-      memset(m + e->pops[rc->pop].first + rc->first, ENG_MARK_RECORDED, rc->count);
+      memset(m + e->desc.pops[rc->pop].first + rc->first, ENG_MARK_RECORDED, rc->count);
     }
   }
-  if (m && e->res.bucket_width) {
+  if (m && e->device.res.bucket_width) {
     eng_resident_bucket_marks(e, m);
   }
   return m;
@@ -336,57 +337,57 @@ static unsigned char *gather_marks(const nestcl_engine *e, int mode)
 
 int eng_resident_setup(nestcl_engine *e)
 {
-  eng_resident *r = &e->res;
+  eng_resident *r = &e->device.res;
   memset(r, 0, sizeof *r);
-  int mode = e->dev ? eng_resident_mode(e, e->n_ranks) : 0;
+  int mode = e->device.dev ? eng_resident_mode(e, e->exchange.n_ranks) : 0;
   if (!mode) {
     return 0;
   }
   /* The stream VP: after the threads (build.c). */
-  r->vp = e->cfg.cpu_threads;
+  r->vp = e->desc.cfg.cpu_threads;
   r->full = mode == 2;
   eng_vp *vp = &e->vps[r->vp];
-  const nestcl_device_info *di = nestcl_device_get_info(e->dev);
-  eng_resident_plan(e, mode, e->min_delay, (size_t)di->max_alloc_bytes, &r->plan);
-  uint32_t *table = calloc(4 * (size_t)e->n_pops, sizeof *table);
-  uint64_t *gids = calloc((size_t)e->n_pops, sizeof *gids);
+  const nestcl_device_info *di = nestcl_device_get_info(e->device.dev);
+  eng_resident_plan(e, mode, e->clock.min_delay, (size_t)di->max_alloc_bytes, &r->plan);
+  uint32_t *table = calloc(4 * (size_t)e->desc.n_pops, sizeof *table);
+  uint64_t *gids = calloc((size_t)e->desc.n_pops, sizeof *gids);
   int rc = eng_resident_bucket_alloc(e);
   unsigned char *marks = gather_marks(e, mode);
-  uint32_t *errs0 = calloc(ENG_RES_ERR_WORDS * (size_t)e->n_pops, sizeof *errs0);
+  uint32_t *errs0 = calloc(ENG_RES_ERR_WORDS * (size_t)e->desc.n_pops, sizeof *errs0);
   uint64_t status0[ENG_RES_STATUS_WORDS] = {0};
   status0[ENG_RES_HALT_GID] = UINT64_MAX;
   memcpy(r->status, status0, sizeof r->status);
-  r->errs = calloc(ENG_RES_ERR_WORDS * (size_t)e->n_pops, sizeof *r->errs);
+  r->errs = calloc(ENG_RES_ERR_WORDS * (size_t)e->desc.n_pops, sizeof *r->errs);
   r->table = table;
   r->rec_host = malloc((size_t)(r->plan.rec_cap ? r->plan.rec_cap : 1) * 8);
   r->markers = calloc((size_t)r->plan.k + 1, sizeof *r->markers);
   if (!rc && (!table || !gids || !marks || !errs0 || !r->errs || !r->rec_host || !r->markers)) {
     rc = nestcl_set_error(NESTCL_ENOMEM, "out of host memory");
   }
-  for (int p = 0; p < e->n_pops && !rc; ++p) {
+  for (int p = 0; p < e->desc.n_pops && !rc; ++p) {
     gids[p] = vp->blocks[p].first_gid;
   }
   if (!rc)
     rc = carve_blocks(e, vp, table);
   if (!rc && !(r->counts = malloc(r->b_counts.bytes)))
     rc = nestcl_set_error(NESTCL_ENOMEM, "out of host memory");
-  nestcl_device *d = e->dev;
+  nestcl_device *d = e->device.dev;
   const cl_mem_flags ro = CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, rw = CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR;
   if (!rc)
-    rc = nestcl_buffer_alloc(d, NESTCL_MEM_OTHER, "block table", 16 * (size_t)e->n_pops, ro, table, &r->b_table);
+    rc = nestcl_buffer_alloc(d, NESTCL_MEM_OTHER, "block table", 16 * (size_t)e->desc.n_pops, ro, table, &r->b_table);
   if (!rc)
-    rc = nestcl_buffer_alloc(d, NESTCL_MEM_OTHER, "block gids", 8 * (size_t)e->n_pops, ro, gids, &r->b_gids);
+    rc = nestcl_buffer_alloc(d, NESTCL_MEM_OTHER, "block gids", 8 * (size_t)e->desc.n_pops, ro, gids, &r->b_gids);
   if (!rc)
-    rc = nestcl_buffer_alloc(d, NESTCL_MEM_OTHER, "out-degrees", 4 * (e->n_global ? e->n_global : 1), ro, e->out_degree,
-                             &r->b_degree);
+    rc = nestcl_buffer_alloc(d, NESTCL_MEM_OTHER, "out-degrees", 4 * (e->desc.n_global ? e->desc.n_global : 1), ro,
+                             e->exchange.out_degree, &r->b_degree);
   if (!rc)
-    rc = nestcl_buffer_alloc(d, NESTCL_MEM_OTHER, "recorded marks", e->n_global ? e->n_global : 1, ro, marks,
+    rc = nestcl_buffer_alloc(d, NESTCL_MEM_OTHER, "recorded marks", e->desc.n_global ? e->desc.n_global : 1, ro, marks,
                              &r->b_recorded);
   if (!rc)
     rc = nestcl_buffer_alloc(d, NESTCL_MEM_OTHER, "device loop status", sizeof status0, rw, status0, &r->b_status);
   if (!rc)
-    rc = nestcl_buffer_alloc(d, NESTCL_MEM_OTHER, "device loop errors", ENG_RES_ERR_WORDS * 4 * (size_t)e->n_pops, rw,
-                             errs0, &r->b_errs);
+    rc = nestcl_buffer_alloc(d, NESTCL_MEM_OTHER, "device loop errors", ENG_RES_ERR_WORDS * 4 * (size_t)e->desc.n_pops,
+                             rw, errs0, &r->b_errs);
   if (!rc)
     rc = nestcl_buffer_alloc(d, NESTCL_MEM_RECORDING, "spike recording", r->plan.rec_bytes, CL_MEM_READ_WRITE, NULL,
                              &r->b_rec);
@@ -400,7 +401,8 @@ int eng_resident_setup(nestcl_engine *e)
   }
   /* Work-groups of the delivery: enough to fill the device, each walking many spikes. */
   size_t cu = di->compute_units ? di->compute_units : 1;
-  r->deliver_groups = cu * 32 < e->global_cap ? cu * 32 : (e->global_cap ? e->global_cap : 1);
+  r->deliver_groups =
+    cu * 32 < e->exchange.global_cap ? cu * 32 : (e->exchange.global_cap ? e->exchange.global_cap : 1);
   if (!rc)
     rc = make_kernels(e, vp);
   if (!rc) {
@@ -414,19 +416,19 @@ int eng_resident_setup(nestcl_engine *e)
 
 void eng_resident_free(nestcl_engine *e)
 {
-  eng_resident *r = &e->res;
+  eng_resident *r = &e->device.res;
   /* The recorded super step went first (build.c: eng_resident_graph_free): it uses what follows. */
   eng_resident_plastic_free(e);
   if (r->k_gather)
     clReleaseKernel(r->k_gather);
   eng_resident_merge_free(e);
   eng_resident_update_free(e);
-  if (e->dev) {
+  if (e->device.dev) {
     /* Parents may go before their sub-buffers: OpenCL keeps the memory until the last one is released. */
     nestcl_buffer *bufs[] = {&r->b_mm,     &r->b_counts,   &r->b_spikes, &r->b_table, &r->b_gids,
                              &r->b_degree, &r->b_recorded, &r->b_status, &r->b_errs,  &r->b_rec};
     for (size_t k = 0; k < sizeof bufs / sizeof *bufs; ++k) {
-      nestcl_buffer_free(e->dev, bufs[k]);
+      nestcl_buffer_free(e->device.dev, bufs[k]);
     }
   }
   free(r->errs);

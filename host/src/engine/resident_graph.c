@@ -37,7 +37,7 @@ struct eng_graph {
 
 static int offered(const nestcl_engine *e, cl_command_queue q)
 {
-  cl_device_id d = nestcl_device_id(e->dev);
+  cl_device_id d = nestcl_device_id(e->device.dev);
   size_t len = 0;
   if (clGetDeviceInfo(d, CL_DEVICE_EXTENSIONS, 0, NULL, &len) != CL_SUCCESS || len == 0) {
     return 0;
@@ -81,13 +81,13 @@ static int offered(const nestcl_engine *e, cl_command_queue q)
  */
 static cl_int record(nestcl_engine *e, eng_vp *vp, struct eng_graph *g)
 {
-  eng_resident *r = &e->res;
+  eng_resident *r = &e->device.res;
   g->kernels = calloc((size_t)(r->n_upd + 1 + r->n_syn + r->n_launches), sizeof *g->kernels);
   if (!g->kernels) {
     return CL_OUT_OF_HOST_MEMORY;
   }
   cl_sync_point_khr prev = 0, sp;
-  cl_int err = CL_SUCCESS, f = 0, t = e->min_delay;
+  cl_int err = CL_SUCCESS, f = 0, t = e->clock.min_delay;
   /* Clocked kernels ignore their origin, parity and window arguments; every argument must be set to record. */
   cl_long zero = 0;
   cl_uint parity = 0;
@@ -112,7 +112,7 @@ static cl_int record(nestcl_engine *e, eng_vp *vp, struct eng_graph *g)
       err |= clSetKernelArg(kk, 6, sizeof parity, &parity);
       err |= clSetKernelArg(kk, 13, sizeof zero, &zero);
     }
-    size_t gsize = (size_t)e->n_pops * r->gather_width, lsize = r->gather_width;
+    size_t gsize = (size_t)e->desc.n_pops * r->gather_width, lsize = r->gather_width;
     if (err == CL_SUCCESS) {
       err = g->ndrange(g->cb, NULL, NULL, kk, 1, NULL, &gsize, &lsize, r->n_upd > 0, r->n_upd > 0 ? &prev : NULL, &sp,
                        NULL);
@@ -162,17 +162,17 @@ static void graph_free(struct eng_graph *g)
 
 int eng_resident_graph_setup(nestcl_engine *e, eng_vp *vp)
 {
-  eng_resident *r = &e->res;
-  if (!e->cfg.command_buffer || !r->full || r->n_launches == 0 || r->plan.mm_slot > 0) {
+  eng_resident *r = &e->device.res;
+  if (!e->desc.cfg.command_buffer || !r->full || r->n_launches == 0 || r->plan.mm_slot > 0) {
     /* (without an end-of-super-step launch, nothing would advance the device's clock; a multimeter's slot moves) */
     return 0;
   }
-  for (int p = 0; p < e->n_pops; ++p) {
+  for (int p = 0; p < e->desc.n_pops; ++p) {
     if (vp->blocks[p].n && !r->merged_pop[p]) {
       return 0; /* a population launched on its own: its kernel cannot read the clock */
     }
   }
-  cl_command_queue q = nestcl_device_queue(e->dev, vp->queue);
+  cl_command_queue q = nestcl_device_queue(e->device.dev, vp->queue);
   if (!offered(e, q)) {
     return 0;
   }
@@ -180,7 +180,7 @@ int eng_resident_graph_setup(nestcl_engine *e, eng_vp *vp)
   if (!g) {
     return nestcl_set_error(NESTCL_ENOMEM, "out of host memory");
   }
-  cl_platform_id pf = nestcl_device_get_info(e->dev)->platform;
+  cl_platform_id pf = nestcl_device_get_info(e->device.dev)->platform;
   g->create = (clCreateCommandBufferKHR_fn)clGetExtensionFunctionAddressForPlatform(pf, "clCreateCommandBufferKHR");
   g->ndrange = (clCommandNDRangeKernelKHR_fn)clGetExtensionFunctionAddressForPlatform(pf, "clCommandNDRangeKernelKHR");
   g->finalize =
@@ -212,18 +212,18 @@ int eng_resident_graph_setup(nestcl_engine *e, eng_vp *vp)
 
 void eng_resident_graph_free(nestcl_engine *e)
 {
-  struct eng_graph *g = e->res.graph;
+  struct eng_graph *g = e->device.res.graph;
   if (g) {
     graph_free(g);
   }
-  e->res.graph = NULL;
+  e->device.res.graph = NULL;
 }
 
 /* One whole super step at origin, recorded; window_origin: the recording's. */
 cl_int eng_resident_graph_enqueue(nestcl_engine *e, eng_vp *vp, cl_command_queue q, int64_t origin,
                                   int64_t window_origin)
 {
-  eng_resident *r = &e->res;
+  eng_resident *r = &e->device.res;
   struct eng_graph *g = r->graph;
   cl_int err = CL_SUCCESS;
   if (r->clock_stale) {
@@ -249,7 +249,7 @@ cl_int eng_resident_graph_enqueue(nestcl_engine *e, eng_vp *vp, cl_command_queue
  */
 int eng_resident_repoint(nestcl_engine *e, eng_vp *vp, int p)
 {
-  eng_resident *r = &e->res;
+  eng_resident *r = &e->device.res;
   int rc = eng_resident_plastic_repoint(e, vp, p);
   if (!rc && r->on && r->graph) {
     eng_resident_graph_free(e);

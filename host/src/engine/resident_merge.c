@@ -74,8 +74,8 @@ static void put(text *t, const char *fmt, ...)
 static int block_drives(const nestcl_engine *e, int p, int *out)
 {
   int m = 0;
-  for (int k = 0; k < e->n_drives; ++k) {
-    if (e->drives[k].pop == p) {
+  for (int k = 0; k < e->desc.n_drives; ++k) {
+    if (e->desc.drives[k].pop == p) {
       out[m++] = k;
     }
   }
@@ -86,7 +86,7 @@ static int block_drives(const nestcl_engine *e, int p, int *out)
 static void gen_kernel(const nestcl_engine *e, const eng_vp *vp, text *t, const char *name, const eng_launch *l,
                        int *drv)
 {
-  const eng_resident *r = &e->res;
+  const eng_resident *r = &e->device.res;
   put(t,
       "__kernel void %s(__global const uint *spikes, __global ulong *status, uint parity, long origin,\n"
       "  uint ring_slots, __global long *ring, uint seed, int clocked",
@@ -115,7 +115,7 @@ static void gen_kernel(const nestcl_engine *e, const eng_vp *vp, text *t, const 
       "    parity = (uint)((origin / %d) & 1);\n"
       "    if (get_global_id(0) == 0 && get_global_id(1) == 0 && get_global_id(2) == 0) {\n"
       "      status[NESTCL_RES_CLOCK] = (ulong)(origin + %d);\n    }\n  }\n",
-      e->min_delay, e->min_delay);
+      e->clock.min_delay, e->clock.min_delay);
   put(t,
       "  const ulong n_spikes = status[NESTCL_RES_GLOBAL_N + parity];\n"
       "  const uint i0 = (uint)(get_group_id(1) * get_local_size(0) + get_local_id(0));\n"
@@ -134,10 +134,10 @@ static void gen_kernel(const nestcl_engine *e, const eng_vp *vp, text *t, const 
     put(t, "  case %d:\n    for (uint i = i0; i < %uu; i += di) {\n", j, b->n);
     int m = block_drives(e, l->items[j], drv);
     for (int k = 0; k < m; ++k) {
-      const eng_drive *d = &e->drives[drv[k]];
+      const eng_drive *d = &e->desc.drives[drv[k]];
       /* eng_drive_window over the whole super step, on the device. */
       put(t, "      nestcl_drive_window(%lldl, %lldl, origin, %d, &f, &t);\n", (long long)d->start_step,
-          (long long)d->stop_step, e->min_delay);
+          (long long)d->stop_step, e->clock.min_delay);
       put(t,
           "      nestcl_drive_neuron(ring + %lluul, %uu, %uu, ring_slots, %uu, i, %lluul, %uu, origin, f, t, %d,"
           " %lldl, %d, seed, cdf%d_%d, %uu, %uu, %uu);\n",
@@ -155,14 +155,14 @@ static void gen_kernel(const nestcl_engine *e, const eng_vp *vp, text *t, const 
  */
 static int plan_launches(nestcl_engine *e, const eng_vp *vp, size_t max_param, int *drv)
 {
-  eng_resident *r = &e->res;
-  r->launches = calloc(2 * (size_t)e->n_pops + 1, sizeof *r->launches);
+  eng_resident *r = &e->device.res;
+  r->launches = calloc(2 * (size_t)e->desc.n_pops + 1, sizeof *r->launches);
   if (!r->launches) {
     return nestcl_set_error(NESTCL_ENOMEM, "out of host memory");
   }
   size_t bytes = 0;
   for (int pass = 0; pass < 2; ++pass) {
-    for (int p = 0; p < e->n_pops; ++p) {
+    for (int p = 0; p < e->desc.n_pops; ++p) {
       const eng_block *b = &vp->blocks[p];
       int m = pass ? block_drives(e, p, drv) : 0;
       if (b->n == 0 || (pass ? m == 0 : b->nnz == 0)) {
@@ -173,12 +173,12 @@ static int plan_launches(nestcl_engine *e, const eng_vp *vp, size_t max_param, i
         return nestcl_set_error(NESTCL_ENODEV,
                                 "the device takes %zu bytes of kernel arguments; the device loop's "
                                 "merged kernel needs %zu for population %d (%s)",
-                                max_param, FIXED_B + need, p, e->pops[p].model->name);
+                                max_param, FIXED_B + need, p, e->desc.pops[p].model->name);
       }
       /* A new launch when this one is full (delivery items first, then drives, in each). */
       if (r->n_launches == 0 || bytes + need > max_param) {
         eng_launch *l = &r->launches[r->n_launches++];
-        l->items = malloc(2 * (size_t)e->n_pops * sizeof *l->items);
+        l->items = malloc(2 * (size_t)e->desc.n_pops * sizeof *l->items);
         if (!l->items) {
           return nestcl_set_error(NESTCL_ENOMEM, "out of host memory");
         }
@@ -196,8 +196,8 @@ static int plan_launches(nestcl_engine *e, const eng_vp *vp, size_t max_param, i
 /* The arguments of launch l's kernel k (the rest is in its source; parity and origin are set per launch). */
 static cl_int set_args(nestcl_engine *e, eng_vp *vp, eng_launch *l, cl_kernel k, int clocked, int *drv)
 {
-  eng_resident *r = &e->res;
-  cl_uint slots = (cl_uint)e->ring_slots, seed = e->cfg.seed;
+  eng_resident *r = &e->device.res;
+  cl_uint slots = (cl_uint)e->clock.ring_slots, seed = e->desc.cfg.seed;
   cl_int c = clocked;
   cl_int err = clSetKernelArg(k, 0, sizeof(cl_mem), &vp->b_global.mem);
   err |= clSetKernelArg(k, 1, sizeof(cl_mem), &r->b_status.mem);
@@ -220,12 +220,12 @@ static cl_int set_args(nestcl_engine *e, eng_vp *vp, eng_launch *l, cl_kernel k,
     }
     int m = block_drives(e, l->items[j], drv);
     for (int q = 0; q < m; ++q, a += PER_DRIVE) {
-      err |= clSetKernelArg(k, a, sizeof(cl_mem), &e->drives[drv[q]].b_cdf.mem);
+      err |= clSetKernelArg(k, a, sizeof(cl_mem), &e->desc.drives[drv[q]].b_cdf.mem);
     }
   }
   /* Work-items per spike (and per group of driven neurons): the engine's width within this kernel's limit. */
   size_t w;
-  if (nestcl_kernel_wg_width(e->dev, k, "nestcl_step_merged", e->deliver_width, &w)) {
+  if (nestcl_kernel_wg_width(e->device.dev, k, "nestcl_step_merged", e->device.deliver_width, &w)) {
     return CL_INVALID_KERNEL;
   }
   l->width = l->n_deliver && w > max_row ? max_row : w;
@@ -235,14 +235,14 @@ static cl_int set_args(nestcl_engine *e, eng_vp *vp, eng_launch *l, cl_kernel k,
 /* Launch number `index`'s kernel with its arguments; clocked: see resident_graph.c. */
 cl_kernel eng_resident_launch_kernel(nestcl_engine *e, eng_vp *vp, int index, int clocked, cl_int *err)
 {
-  eng_resident *r = &e->res;
+  eng_resident *r = &e->device.res;
   char name[64];
   snprintf(name, sizeof name, "nestcl_step_merged_%d", index);
   cl_kernel k = clCreateKernel(r->merged, name, err);
   if (*err != CL_SUCCESS) {
     return NULL;
   }
-  int *drv = malloc(((size_t)e->n_drives + 1) * sizeof *drv);
+  int *drv = malloc(((size_t)e->desc.n_drives + 1) * sizeof *drv);
   cl_int x = drv ? set_args(e, vp, &r->launches[index], k, clocked, drv) : CL_OUT_OF_HOST_MEMORY;
   free(drv);
   if (x != CL_SUCCESS) {
@@ -255,10 +255,10 @@ cl_kernel eng_resident_launch_kernel(nestcl_engine *e, eng_vp *vp, int index, in
 
 int eng_resident_merge_setup(nestcl_engine *e, eng_vp *vp)
 {
-  eng_resident *r = &e->res;
+  eng_resident *r = &e->device.res;
   size_t max_param = 1024;
-  clGetDeviceInfo(nestcl_device_id(e->dev), CL_DEVICE_MAX_PARAMETER_SIZE, sizeof max_param, &max_param, NULL);
-  int *drv = malloc(((size_t)e->n_drives + 1) * sizeof *drv);
+  clGetDeviceInfo(nestcl_device_id(e->device.dev), CL_DEVICE_MAX_PARAMETER_SIZE, sizeof max_param, &max_param, NULL);
+  int *drv = malloc(((size_t)e->desc.n_drives + 1) * sizeof *drv);
   if (!drv) {
     return nestcl_set_error(NESTCL_ENOMEM, "out of host memory");
   }
@@ -274,11 +274,11 @@ int eng_resident_merge_setup(nestcl_engine *e, eng_vp *vp)
     rc = nestcl_set_error(NESTCL_ENOMEM, "out of host memory");
   char opt[160];
   snprintf(opt, sizeof opt, "%s%s",
-           e->cfg.weight_type == NESTCL_WEIGHT_DOUBLE ? "-DNESTCL_W_T=double -DNESTCL_W_SUFFIX=_d"
-                                                      : "-DNESTCL_W_T=float -DNESTCL_W_SUFFIX=_f",
-           e->deliver_contiguous ? " -DNESTCL_DELIVER_CONTIGUOUS=1" : "");
+           e->desc.cfg.weight_type == NESTCL_WEIGHT_DOUBLE ? "-DNESTCL_W_T=double -DNESTCL_W_SUFFIX=_d"
+                                                           : "-DNESTCL_W_T=float -DNESTCL_W_SUFFIX=_f",
+           e->device.deliver_contiguous ? " -DNESTCL_DELIVER_CONTIGUOUS=1" : "");
   if (!rc && r->n_launches)
-    rc = nestcl_program_build(e->dev, t.s, opt, &r->merged);
+    rc = nestcl_program_build(e->device.dev, t.s, opt, &r->merged);
   free(t.s);
   for (int k = 0; k < r->n_launches && !rc; ++k) {
     cl_int err;
@@ -291,7 +291,7 @@ int eng_resident_merge_setup(nestcl_engine *e, eng_vp *vp)
 
 void eng_resident_merge_free(nestcl_engine *e)
 {
-  eng_resident *r = &e->res;
+  eng_resident *r = &e->device.res;
   for (int k = 0; r->launches && k < r->n_launches; ++k) {
     if (r->launches[k].k)
       clReleaseKernel(r->launches[k].k);
@@ -308,10 +308,10 @@ void eng_resident_merge_free(nestcl_engine *e)
 /* The end of the super step at origin: delivery and the drives of its lags [0, min_delay). */
 cl_int eng_resident_enqueue_step_end(nestcl_engine *e, eng_vp *vp, cl_command_queue q, int64_t origin, cl_uint parity)
 {
-  eng_resident *r = &e->res;
+  eng_resident *r = &e->device.res;
   cl_long org = origin;
   cl_int err = CL_SUCCESS;
-  int drv[64], *dp = e->n_drives <= 64 ? drv : malloc((size_t)e->n_drives * sizeof *dp);
+  int drv[64], *dp = e->desc.n_drives <= 64 ? drv : malloc((size_t)e->desc.n_drives * sizeof *dp);
   if (!dp) {
     return CL_OUT_OF_HOST_MEMORY;
   }
@@ -323,7 +323,7 @@ cl_int eng_resident_enqueue_step_end(nestcl_engine *e, eng_vp *vp, cl_command_qu
       int m = block_drives(e, l->items[j], dp);
       for (int i = 0; i < m && !active; ++i) {
         int f2, t2;
-        active = eng_drive_window(&e->drives[dp[i]], origin, 0, e->min_delay, &f2, &t2);
+        active = eng_drive_window(&e->desc.drives[dp[i]], origin, 0, e->clock.min_delay, &f2, &t2);
       }
     }
     err = clSetKernelArg(l->k, 2, sizeof parity, &parity);

@@ -42,8 +42,8 @@ enum { HA_ORIGIN = 6, HA_CLOCKED = 7, HA_HIST = 17 };
 
 static int any_plastic(const nestcl_engine *e)
 {
-  for (int p = 0; p < e->n_projs; ++p) {
-    if (e->projs[p].sm) {
+  for (int p = 0; p < e->desc.n_projs; ++p) {
+    if (e->desc.projs[p].sm) {
       return 1;
     }
   }
@@ -53,8 +53,8 @@ static int any_plastic(const nestcl_engine *e)
 /* Whether population p's neurons get buckets: sources or targets of plastic synapses. */
 static int bucketed(const nestcl_engine *e, int p)
 {
-  for (int q = 0; q < e->n_projs; ++q) {
-    if (e->projs[q].sm && (e->projs[q].src == p || e->projs[q].tgt == p)) {
+  for (int q = 0; q < e->desc.n_projs; ++q) {
+    if (e->desc.projs[q].sm && (e->desc.projs[q].src == p || e->desc.projs[q].tgt == p)) {
       return 1;
     }
   }
@@ -70,7 +70,7 @@ static uint32_t bucket_width(const nestcl_engine *e, int min_delay)
 static int none_batched(const nestcl_engine *e)
 {
   for (int v = 0; e->vps && v < e->n_vps; ++v) {
-    for (int p = 0; e->vps[v].blocks && p < e->n_pops; ++p) {
+    for (int p = 0; e->vps[v].blocks && p < e->desc.n_pops; ++p) {
       const eng_block *b = &e->vps[v].blocks[p];
       for (int j = 0; j < b->n_plastic; ++j) {
         if (b->plastic[j].batch_cap) {
@@ -91,26 +91,26 @@ int eng_resident_plastic_fits(const nestcl_engine *e, int min_delay, int loop)
     return none_batched(e); /* beside threads or ranks: eng_resident_plastic_step */
   }
   /* Every kernel of a super step must see a halt: each population's update merged (resident_update.c). */
-  for (int p = 0; p < e->n_pops; ++p) {
-    const nestcl_model *m = e->pops[p].model;
+  for (int p = 0; p < e->desc.n_pops; ++p) {
+    const nestcl_model *m = e->desc.pops[p].model;
     if (m->spike_offsets || m->event_queue || (bucketed(e, p) && m->multiplicity)) {
       return 0;
     }
   }
   /* Bucket positions are 32-bit. */
-  return (uint64_t)e->n_global * (uint64_t)min_delay <= UINT32_MAX && none_batched(e);
+  return (uint64_t)e->desc.n_global * (uint64_t)min_delay <= UINT32_MAX && none_batched(e);
 }
 
 size_t eng_resident_bucket_bytes(const nestcl_engine *e, int min_delay)
 {
-  return any_plastic(e) ? (size_t)e->n_global * (8 + 4 + 4 * (size_t)min_delay) : 0;
+  return any_plastic(e) ? (size_t)e->desc.n_global * (8 + 4 + 4 * (size_t)min_delay) : 0;
 }
 
 void eng_resident_bucket_marks(const nestcl_engine *e, unsigned char *marks)
 {
-  for (int p = 0; any_plastic(e) && p < e->n_pops; ++p) {
+  for (int p = 0; any_plastic(e) && p < e->desc.n_pops; ++p) {
     if (bucketed(e, p)) {
-      for (uint64_t g = e->pops[p].first; g < e->pops[p].first + e->pops[p].n; ++g) {
+      for (uint64_t g = e->desc.pops[p].first; g < e->desc.pops[p].first + e->desc.pops[p].n; ++g) {
         marks[g] |= ENG_MARK_BUCKET;
       }
     }
@@ -120,21 +120,21 @@ void eng_resident_bucket_marks(const nestcl_engine *e, unsigned char *marks)
 /* The buckets (zeros: no stamp matches), before the gather kernel takes them as arguments. */
 int eng_resident_bucket_alloc(nestcl_engine *e)
 {
-  eng_resident *r = &e->res;
+  eng_resident *r = &e->device.res;
   /* Beside threads or ranks the host's list of sources serves (eng_resident_plastic_step): no buckets. */
-  r->bucket_width = r->full ? bucket_width(e, e->min_delay) : 0;
-  size_t n = r->bucket_width ? (e->n_global ? e->n_global : 1) : 1;
+  r->bucket_width = r->full ? bucket_width(e, e->clock.min_delay) : 0;
+  size_t n = r->bucket_width ? (e->desc.n_global ? e->desc.n_global : 1) : 1;
   size_t w = r->bucket_width ? r->bucket_width : 1;
   void *zeros = calloc(n * w, 8);
   if (!zeros) {
     return nestcl_set_error(NESTCL_ENOMEM, "out of host memory");
   }
   const cl_mem_flags rw = CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR;
-  int rc = nestcl_buffer_alloc(e->dev, NESTCL_MEM_OTHER, "spike buckets", n * 8, rw, zeros, &r->b_bucket_word);
+  int rc = nestcl_buffer_alloc(e->device.dev, NESTCL_MEM_OTHER, "spike buckets", n * 8, rw, zeros, &r->b_bucket_word);
   if (!rc)
-    rc = nestcl_buffer_alloc(e->dev, NESTCL_MEM_OTHER, "bucket sources", n * 4, rw, zeros, &r->b_bucket_src);
+    rc = nestcl_buffer_alloc(e->device.dev, NESTCL_MEM_OTHER, "bucket sources", n * 4, rw, zeros, &r->b_bucket_src);
   if (!rc)
-    rc = nestcl_buffer_alloc(e->dev, NESTCL_MEM_OTHER, "bucket lags", n * w * 4, rw, zeros, &r->b_bucket_lags);
+    rc = nestcl_buffer_alloc(e->device.dev, NESTCL_MEM_OTHER, "bucket lags", n * w * 4, rw, zeros, &r->b_bucket_lags);
   free(zeros);
   return rc;
 }
@@ -142,16 +142,16 @@ int eng_resident_bucket_alloc(nestcl_engine *e)
 /* Launch idx's kernel (a history append or a delivery) with its arguments; clocked: see resident_graph.c. */
 cl_kernel eng_resident_plastic_kernel(nestcl_engine *e, eng_vp *vp, int idx, int clocked, cl_int *err)
 {
-  eng_resident *r = &e->res;
+  eng_resident *r = &e->device.res;
   eng_res_syn *l = &r->syn[idx];
   eng_block *b = &vp->blocks[l->pop];
-  cl_uint width = r->bucket_width, md = (cl_uint)e->min_delay;
+  cl_uint width = r->bucket_width, md = (cl_uint)e->clock.min_delay;
   cl_int c = clocked;
   cl_kernel k;
   cl_int x;
   if (l->j < 0) {
     const eng_history *h = &b->hist;
-    k = clCreateKernel(e->core_program, "nestcl_hist_append_loop", err);
+    k = clCreateKernel(e->device.core_program, "nestcl_hist_append_loop", err);
     if (*err != CL_SUCCESS) {
       return NULL;
     }
@@ -181,7 +181,7 @@ cl_kernel eng_resident_plastic_kernel(nestcl_engine *e, eng_vp *vp, int idx, int
     x |= eng_hist_args(k, HA_HIST, h);
   } else {
     eng_plastic *pl = &b->plastic[l->j];
-    k = clCreateKernel(e->plastic_programs[pl->proj], "nestcl_plastic", err);
+    k = clCreateKernel(e->device.plastic_programs[pl->proj], "nestcl_plastic", err);
     if (*err != CL_SUCCESS) {
       return NULL;
     }
@@ -208,19 +208,19 @@ cl_kernel eng_resident_plastic_kernel(nestcl_engine *e, eng_vp *vp, int idx, int
 /* The launches: every block's history append, then every block's plastic deliveries; their shapes. */
 static int plan_launches(nestcl_engine *e, eng_vp *vp)
 {
-  eng_resident *r = &e->res;
+  eng_resident *r = &e->device.res;
   int n = 0;
-  for (int p = 0; p < e->n_pops; ++p) {
+  for (int p = 0; p < e->desc.n_pops; ++p) {
     n += (vp->blocks[p].hist.cap && vp->blocks[p].n) + vp->blocks[p].n_plastic;
   }
   r->syn = calloc((size_t)n + 1, sizeof *r->syn);
   if (!r->syn) {
     return nestcl_set_error(NESTCL_ENOMEM, "out of host memory");
   }
-  const nestcl_device_info *di = nestcl_device_get_info(e->dev);
+  const nestcl_device_info *di = nestcl_device_get_info(e->device.dev);
   size_t cu = di->compute_units ? di->compute_units : 1;
   for (int pass = 0; pass < 2; ++pass) {
-    for (int p = 0; p < e->n_pops; ++p) {
+    for (int p = 0; p < e->desc.n_pops; ++p) {
       eng_block *b = &vp->blocks[p];
       if (b->n == 0) {
         continue;
@@ -257,10 +257,10 @@ static int plan_launches(nestcl_engine *e, eng_vp *vp)
 
 int eng_resident_plastic_setup(nestcl_engine *e, eng_vp *vp)
 {
-  eng_resident *r = &e->res;
+  eng_resident *r = &e->device.res;
   r->halt_clear[0] = 0;
   r->halt_clear[1] = UINT64_MAX;
-  for (int p = 0; p < e->n_pops; ++p) {
+  for (int p = 0; p < e->desc.n_pops; ++p) {
     /* The host-clock kernels' rings are parts of one buffer now (resident.c): their ring argument follows. */
     for (int j = 0; j < vp->blocks[p].n_plastic; ++j) {
       cl_int err = clSetKernelArg(vp->blocks[p].plastic[j].k, PK_RING, sizeof(cl_mem), &vp->blocks[p].b_ring.mem);
@@ -271,8 +271,8 @@ int eng_resident_plastic_setup(nestcl_engine *e, eng_vp *vp)
   }
   if (!r->full && any_plastic(e)) {
     /* Beside threads or ranks: the history lengths each collect reads (eng_resident_plastic_step). */
-    r->hist_len = calloc((size_t)e->n_pops, sizeof *r->hist_len);
-    for (int p = 0; r->hist_len && p < e->n_pops; ++p) {
+    r->hist_len = calloc((size_t)e->desc.n_pops, sizeof *r->hist_len);
+    for (int p = 0; r->hist_len && p < e->desc.n_pops; ++p) {
       if (vp->blocks[p].hist.cap && vp->blocks[p].n && !(r->hist_len[p] = calloc(vp->blocks[p].n, 4))) {
         return nestcl_set_error(NESTCL_ENOMEM, "out of host memory");
       }
@@ -293,7 +293,7 @@ int eng_resident_plastic_setup(nestcl_engine *e, eng_vp *vp)
 
 void eng_resident_plastic_free(nestcl_engine *e)
 {
-  eng_resident *r = &e->res;
+  eng_resident *r = &e->device.res;
   for (int k = 0; r->syn && k < r->n_syn; ++k) {
     if (r->syn[k].k)
       clReleaseKernel(r->syn[k].k);
@@ -301,22 +301,22 @@ void eng_resident_plastic_free(nestcl_engine *e)
   free(r->syn);
   r->syn = NULL;
   r->n_syn = 0;
-  for (int p = 0; r->hist_len && p < e->n_pops; ++p) {
+  for (int p = 0; r->hist_len && p < e->desc.n_pops; ++p) {
     free(r->hist_len[p]);
   }
   free(r->hist_len);
   r->hist_len = NULL;
-  if (e->dev) {
-    nestcl_buffer_free(e->dev, &r->b_bucket_word);
-    nestcl_buffer_free(e->dev, &r->b_bucket_src);
-    nestcl_buffer_free(e->dev, &r->b_bucket_lags);
+  if (e->device.dev) {
+    nestcl_buffer_free(e->device.dev, &r->b_bucket_word);
+    nestcl_buffer_free(e->device.dev, &r->b_bucket_src);
+    nestcl_buffer_free(e->device.dev, &r->b_bucket_lags);
   }
 }
 
 /* The plastic part of the super step at origin, launched one by one (not clocked). */
 cl_int eng_resident_enqueue_plastic(nestcl_engine *e, eng_vp *vp, cl_command_queue q, int64_t origin)
 {
-  eng_resident *r = &e->res;
+  eng_resident *r = &e->device.res;
   cl_long org = origin;
   cl_int err = CL_SUCCESS;
   for (int k = 0; k < r->n_syn && err == CL_SUCCESS; ++k) {
@@ -333,7 +333,7 @@ cl_int eng_resident_enqueue_plastic(nestcl_engine *e, eng_vp *vp, cl_command_que
 /* Block p's history moved (grown, or replaced by a restore): the device loop's kernels follow it (eng_resident_repoint). */
 int eng_resident_plastic_repoint(nestcl_engine *e, eng_vp *vp, int p)
 {
-  eng_resident *r = &e->res;
+  eng_resident *r = &e->device.res;
   const eng_history *h = &vp->blocks[p].hist;
   cl_int err = CL_SUCCESS;
   for (int k = 0; r->on && k < r->n_syn; ++k) {
@@ -359,9 +359,9 @@ int eng_resident_plastic_repoint(nestcl_engine *e, eng_vp *vp, int p)
  */
 cl_int eng_resident_enqueue_hist_lengths(nestcl_engine *e, eng_vp *vp, cl_command_queue q)
 {
-  eng_resident *r = &e->res;
+  eng_resident *r = &e->device.res;
   cl_int err = CL_SUCCESS;
-  for (int p = 0; r->hist_len && p < e->n_pops && err == CL_SUCCESS; ++p) {
+  for (int p = 0; r->hist_len && p < e->desc.n_pops && err == CL_SUCCESS; ++p) {
     const eng_block *b = &vp->blocks[p];
     if (r->hist_len[p]) {
       err = nestcl_enq_read(&vp->st.enqueued, q, b->hist.b[ENG_H_LEN].mem, CL_FALSE, 0, (size_t)b->n * 4,
@@ -396,40 +396,42 @@ static int append_history(nestcl_engine *e, eng_vp *vp, eng_block *b, const uint
     users[nu++] = b->plastic[j].k;
   }
   while (need > h->cap && h->cap < h->max_cap) {
-    int rc = eng_hist_grow(h, e->dev, vp->queue, worst, users, nu);
+    int rc = eng_hist_grow(h, e->device.dev, vp->queue, worst, users, nu);
     if (rc) {
       return rc;
     }
   }
   if (need > h->cap) {
-    return eng_hist_append_device(h, e->dev, vp->queue, origin, users, nu);
+    return eng_hist_append_device(h, e->device.dev, vp->queue, origin, users, nu);
   }
-  return eng_cl_check(eng_hist_append_enqueue(h, e->dev, vp->queue, origin), "history append");
+  return eng_cl_check(eng_hist_append_enqueue(h, e->device.dev, vp->queue, origin), "history append");
 }
 
 int eng_resident_plastic_step(nestcl_engine *e, eng_vp *vp, int64_t origin)
 {
-  eng_resident *r = &e->res;
+  eng_resident *r = &e->device.res;
   double t0 = eng_now();
   int rc = 0;
-  for (int p = 0; p < e->n_pops && !rc; ++p) {
+  for (int p = 0; p < e->desc.n_pops && !rc; ++p) {
     if (r->hist_len && r->hist_len[p] && vp->blocks[p].hist.cap) {
       rc = append_history(e, vp, &vp->blocks[p], r->hist_len[p], origin);
     }
   }
   double t1 = eng_now();
   vp->st.seconds[NESTCL_PHASE_UPDATE] += t1 - t0;
-  if (rc || e->n_src_list == 0) {
+  if (rc || e->exchange.n_src_list == 0) {
     return rc;
   }
   /* The host's list stays as it is until the next collect has waited for this queue. */
   nestcl_enqueue_counts *c = &vp->st.enqueued;
-  cl_command_queue q = nestcl_device_queue(e->dev, vp->queue);
-  cl_int err = nestcl_enq_write(c, q, vp->b_srcs.mem, CL_FALSE, 0, e->n_src_list * 12, e->src_list, 0, NULL, NULL);
-  err |= nestcl_enq_write(c, q, vp->b_lags.mem, CL_FALSE, 0, e->n_global_spikes * 4, e->src_lags, 0, NULL, NULL);
-  cl_uint ns = (cl_uint)e->n_src_list;
+  cl_command_queue q = nestcl_device_queue(e->device.dev, vp->queue);
+  cl_int err = nestcl_enq_write(c, q, vp->b_srcs.mem, CL_FALSE, 0, e->exchange.n_src_list * 12, e->exchange.src_list, 0,
+                                NULL, NULL);
+  err |= nestcl_enq_write(c, q, vp->b_lags.mem, CL_FALSE, 0, e->exchange.n_global_spikes * 4, e->exchange.src_lags, 0,
+                          NULL, NULL);
+  cl_uint ns = (cl_uint)e->exchange.n_src_list;
   cl_long org = origin;
-  for (int p = 0; p < e->n_pops && err == CL_SUCCESS; ++p) {
+  for (int p = 0; p < e->desc.n_pops && err == CL_SUCCESS; ++p) {
     eng_block *b = &vp->blocks[p];
     for (int j = 0; b->n && j < b->n_plastic && err == CL_SUCCESS; ++j) {
       eng_plastic *pl = &b->plastic[j];
@@ -439,7 +441,7 @@ int eng_resident_plastic_step(nestcl_engine *e, eng_vp *vp, int64_t origin)
       err = clSetKernelArg(pl->k, PK_N_SRCS, sizeof ns, &ns);
       err |= clSetKernelArg(pl->k, PK_ORIGIN, sizeof org, &org);
       size_t g = pl->width < pl->max_row ? pl->width : (pl->max_row ? pl->max_row : 1);
-      size_t gsize[2] = {g, e->n_src_list}, lsize[2] = {g, 1};
+      size_t gsize[2] = {g, e->exchange.n_src_list}, lsize[2] = {g, 1};
       if (err == CL_SUCCESS)
         err = nestcl_enq_launch(c, q, pl->k, 2, gsize, lsize, 0, NULL, NULL);
     }

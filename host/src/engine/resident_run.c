@@ -32,12 +32,12 @@ typedef struct run_state {
  */
 int eng_resident_plastic_resume(nestcl_engine *e, eng_vp *vp, cl_command_queue q, int64_t halt_at, uint64_t gid)
 {
-  eng_resident *r = &e->res;
+  eng_resident *r = &e->device.res;
   int p = 0;
-  while (p < e->n_pops && !(gid >= vp->blocks[p].first_gid && gid - vp->blocks[p].first_gid < vp->blocks[p].n)) {
+  while (p < e->desc.n_pops && !(gid >= vp->blocks[p].first_gid && gid - vp->blocks[p].first_gid < vp->blocks[p].n)) {
     ++p;
   }
-  if (p == e->n_pops || !vp->blocks[p].hist.cap) {
+  if (p == e->desc.n_pops || !vp->blocks[p].hist.cap) {
     return nestcl_set_error(NESTCL_ERUNTIME, "internal: the device loop halted for neuron %llu, which has no history",
                             (unsigned long long)gid);
   }
@@ -47,7 +47,7 @@ int eng_resident_plastic_resume(nestcl_engine *e, eng_vp *vp, cl_command_queue q
   for (int j = 0; j < b->n_plastic && nu < 64; ++j) {
     users[nu++] = b->plastic[j].k;
   }
-  int rc = eng_hist_grow(&b->hist, e->dev, vp->queue, (uint32_t)(gid - b->first_gid), users, nu);
+  int rc = eng_hist_grow(&b->hist, e->device.dev, vp->queue, (uint32_t)(gid - b->first_gid), users, nu);
   if (!rc)
     rc = eng_resident_repoint(e, vp, p);
   if (rc) {
@@ -60,7 +60,7 @@ int eng_resident_plastic_resume(nestcl_engine *e, eng_vp *vp, cl_command_queue q
   if (err == CL_SUCCESS)
     err = eng_resident_enqueue_plastic(e, vp, q, halt_at);
   if (err == CL_SUCCESS) {
-    err = eng_resident_enqueue_step_end(e, vp, q, halt_at, (cl_uint)((halt_at / e->min_delay) & 1));
+    err = eng_resident_enqueue_step_end(e, vp, q, halt_at, (cl_uint)((halt_at / e->clock.min_delay) & 1));
   }
   r->clock_stale = 1; /* launched one by one: the clock of the next replay is the host's */
   return err == CL_SUCCESS
@@ -81,8 +81,8 @@ static int cl_failed(cl_int err, const char *what)
 static cl_int enqueue_end(run_state *s, int64_t origin, int replay)
 {
   nestcl_engine *e = s->e;
-  eng_resident *r = &e->res;
-  cl_uint parity = (cl_uint)((origin / e->min_delay) & 1);
+  eng_resident *r = &e->device.res;
+  cl_uint parity = (cl_uint)((origin / e->clock.min_delay) & 1);
   cl_int err;
   if (replay) {
     err = eng_resident_graph_enqueue(e, s->vp, s->q, origin, s->window_origin);
@@ -114,7 +114,7 @@ static cl_int enqueue_end(run_state *s, int64_t origin, int replay)
  */
 static cl_int throttle(run_state *s)
 {
-  eng_resident *r = &s->e->res;
+  eng_resident *r = &s->e->device.res;
   int ahead = r->s_per_ss > 0.0 ? (int)(AHEAD_S / r->s_per_ss) : 4;
   ahead = ahead < 2 ? 2 : ahead > r->plan.k ? r->plan.k : ahead;
   if (s->in_window - s->done < ahead) {
@@ -135,23 +135,23 @@ static cl_int throttle(run_state *s)
 static int record_window(run_state *s, size_t n, int64_t stop_at)
 {
   nestcl_engine *e = s->e;
-  uint32_t *ent = e->res.rec_host;
+  uint32_t *ent = e->device.res.rec_host;
   qsort(ent, n, 8, eng_cmp_spike); /* (gid, step) pairs: by step, then gid */
   size_t k = 0;
   while (k < n) {
-    int64_t ss = ent[2 * k + 1] / (uint32_t)e->min_delay;
-    int64_t origin = s->window_origin + ss * e->min_delay;
+    int64_t ss = ent[2 * k + 1] / (uint32_t)e->clock.min_delay;
+    int64_t origin = s->window_origin + ss * e->clock.min_delay;
     size_t m = 0;
-    while (k < n && ent[2 * k + 1] / (uint32_t)e->min_delay == ss) {
-      e->global[2 * m] = ent[2 * k];
-      e->global[2 * m + 1] = ent[2 * k + 1] - (uint32_t)(ss * e->min_delay);
+    while (k < n && ent[2 * k + 1] / (uint32_t)e->clock.min_delay == ss) {
+      e->exchange.global[2 * m] = ent[2 * k];
+      e->exchange.global[2 * m + 1] = ent[2 * k + 1] - (uint32_t)(ss * e->clock.min_delay);
       ++m;
       ++k;
     }
     if (stop_at >= 0 && origin >= stop_at) {
       break;
     }
-    int rc = eng_record_spikes(e, e->global, m, origin);
+    int rc = eng_record_spikes(e, e->exchange.global, m, origin);
     if (rc) {
       return rc;
     }
@@ -166,13 +166,13 @@ static int record_window(run_state *s, size_t n, int64_t stop_at)
  */
 int eng_resident_error(nestcl_engine *e, const eng_vp *vp, int64_t fail_at, int64_t origin, int lag)
 {
-  eng_resident *r = &e->res;
+  eng_resident *r = &e->device.res;
   for (int pass = 0; pass < 2; ++pass) {
     if ((pass == 0 && fail_at < 0) || (pass == 1 && (fail_at >= 0 || lag == 0))) {
       continue;
     }
     int64_t at = pass == 0 ? fail_at : origin;
-    for (int p = 0; p < e->n_pops; ++p) {
+    for (int p = 0; p < e->desc.n_pops; ++p) {
       const eng_block *b = &vp->blocks[p];
       const uint32_t *w = pass == 0 ? r->errs + ENG_RES_ERR_WORDS * p : r->counts + r->table[4 * p];
       int rc = b->n ? eng_block_failure(e, b, w, at) : 0;
@@ -183,11 +183,11 @@ int eng_resident_error(nestcl_engine *e, const eng_vp *vp, int64_t fail_at, int6
         return nestcl_set_error(NESTCL_ERUNTIME,
                                 "spike list overflow: %u spikes of %s for a capacity of %u in the "
                                 "super step at t = %.10g ms",
-                                w[0], e->pops[p].model->name, b->spike_cap, eng_step_ms(e, at));
+                                w[0], e->desc.pops[p].model->name, b->spike_cap, eng_step_ms(e, at));
       }
       if (b->n && pass == 0 && w[5]) {
         return nestcl_set_error(NESTCL_ERUNTIME, "bad spike entry from %s in the super step at t = %.10g ms",
-                                e->pops[p].model->name, eng_step_ms(e, at));
+                                e->desc.pops[p].model->name, eng_step_ms(e, at));
       }
     }
   }
@@ -198,15 +198,15 @@ int eng_resident_error(nestcl_engine *e, const eng_vp *vp, int64_t fail_at, int6
 static int record_slices(run_state *s, int64_t stop_at)
 {
   nestcl_engine *e = s->e;
-  eng_resident *r = &e->res;
+  eng_resident *r = &e->device.res;
   for (int k = 0; k < s->n_slices; ++k) {
     const int64_t *sl = r->slices + 3 * k;
     if (stop_at >= 0 && sl[0] >= stop_at) {
       break;
     }
-    for (int p = 0; p < e->n_pops; ++p) {
+    for (int p = 0; p < e->desc.n_pops; ++p) {
       eng_block *b = &s->vp->blocks[p];
-      if (e->pops[p].rec_interval_steps && b->n) {
+      if (e->desc.pops[p].rec_interval_steps && b->n) {
         memcpy(b->rec, r->mm_host + (size_t)k * r->plan.mm_slot + r->mm_off[p], b->rec_elems * sizeof *b->rec);
       }
     }
@@ -226,7 +226,7 @@ static int record_slices(run_state *s, int64_t stop_at)
 static int drain(run_state *s, int64_t origin, int lag)
 {
   nestcl_engine *e = s->e;
-  eng_resident *r = &e->res;
+  eng_resident *r = &e->device.res;
   nestcl_enqueue_counts *c = &s->vp->st.enqueued;
   uint64_t st[ENG_RES_STATUS_WORDS];
   cl_int err = nestcl_enq_read(c, s->q, r->b_status.mem, CL_FALSE, 0, sizeof st, st, 0, NULL, NULL);
@@ -270,8 +270,8 @@ static int drain(run_state *s, int64_t origin, int lag)
   if (err != CL_SUCCESS) {
     return cl_failed(err, "the device loop's drain");
   }
-  e->spikes_total += st[ENG_RES_SPIKES] - r->status[ENG_RES_SPIKES];
-  e->events_total += st[ENG_RES_EVENTS] - r->status[ENG_RES_EVENTS];
+  e->stats.spikes_total += st[ENG_RES_SPIKES] - r->status[ENG_RES_SPIKES];
+  e->stats.events_total += st[ENG_RES_EVENTS] - r->status[ENG_RES_EVENTS];
   memcpy(r->status, st, sizeof st);
   uint64_t n = st[ENG_RES_RECORDED];
   if (n > r->plan.rec_cap) {
@@ -282,7 +282,7 @@ static int drain(run_state *s, int64_t origin, int lag)
   /* A halt (resident_plastic.c): the super steps up to the halted one ran, and no later one; an error wins. */
   s->halt_at = st[ENG_RES_HALT] && fail_at < 0 ? (int64_t)(st[ENG_RES_HALT] - 1) : -1;
   s->halt_gid = st[ENG_RES_HALT_GID];
-  const int64_t ran_to = s->halt_at >= 0 ? s->halt_at + e->min_delay : -1;
+  const int64_t ran_to = s->halt_at >= 0 ? s->halt_at + e->clock.min_delay : -1;
   int rc = 0;
   if (steps_in_window > 0) {
     double rate = (double)n / steps_in_window;
@@ -316,8 +316,8 @@ static int drain(run_state *s, int64_t origin, int lag)
 
 static int sticky(nestcl_engine *e, int rc)
 {
-  e->res.sticky = rc;
-  snprintf(e->res.sticky_err, sizeof e->res.sticky_err, "%s", nestcl_last_error());
+  e->device.res.sticky = rc;
+  snprintf(e->device.res.sticky_err, sizeof e->device.res.sticky_err, "%s", nestcl_last_error());
   return rc;
 }
 
@@ -331,7 +331,7 @@ static int resume(run_state *s, int64_t pos0, int64_t steps, int64_t *origin, in
 {
   nestcl_engine *e = s->e;
   int rc = eng_resident_plastic_resume(e, s->vp, s->q, s->halt_at, s->halt_gid);
-  *origin = s->halt_at + e->min_delay;
+  *origin = s->halt_at + e->clock.min_delay;
   *lag = 0;
   *left = steps - (*origin - pos0);
   s->halt_at = -1;
@@ -347,7 +347,7 @@ static int resume(run_state *s, int64_t pos0, int64_t steps, int64_t *origin, in
  */
 static cl_int write_status(run_state *s)
 {
-  eng_resident *r = &s->e->res;
+  eng_resident *r = &s->e->device.res;
   memcpy(r->status_img, r->status, sizeof r->status_img);
   r->status_img[ENG_RES_GLOBAL_N] = r->status_img[ENG_RES_GLOBAL_N + 1] = 0;
   r->status_img[ENG_RES_RECORDED] = 0;
@@ -361,42 +361,43 @@ static cl_int write_status(run_state *s)
 static int advance_clock(nestcl_engine *e, int64_t steps, int64_t left)
 {
   int64_t run = steps - left;
-  int64_t total = (int64_t)e->lag + run;
-  e->origin += (total / e->min_delay) * e->min_delay;
-  e->lag = (int)(total % e->min_delay);
-  e->steps_done += run;
+  int64_t total = (int64_t)e->clock.lag + run;
+  e->clock.origin += (total / e->clock.min_delay) * e->clock.min_delay;
+  e->clock.lag = (int)(total % e->clock.min_delay);
+  e->clock.steps_done += run;
   if (left > 0) {
-    e->steps_left = left;
+    e->clock.steps_left = left;
     return nestcl_set_error(NESTCL_EINTR,
                             "stopped on request at t = %.10g ms, the end of a super step (%lld of %lld "
                             "steps of this call)",
-                            (double)(e->origin + e->lag) * e->cfg.resolution_ms, (long long)run, (long long)steps);
+                            (double)(e->clock.origin + e->clock.lag) * e->desc.cfg.resolution_ms, (long long)run,
+                            (long long)steps);
   }
   return 0;
 }
 
 int eng_resident_run(nestcl_engine *e, int64_t steps)
 {
-  eng_resident *r = &e->res;
+  eng_resident *r = &e->device.res;
   if (r->sticky) {
     return nestcl_set_error(r->sticky, "%s", r->sticky_err);
   }
   eng_vp *vp = &e->vps[r->vp];
-  run_state s = {e, vp, nestcl_device_queue(e->dev, vp->queue), e->origin, 0, 0, 0, eng_now(), -1, 0};
-  const int64_t pos0 = e->origin + e->lag;
-  int64_t origin = e->origin, left = steps;
-  int lag = e->lag;
+  run_state s = {e, vp, nestcl_device_queue(e->device.dev, vp->queue), e->clock.origin, 0, 0, 0, eng_now(), -1, 0};
+  const int64_t pos0 = e->clock.origin + e->clock.lag;
+  int64_t origin = e->clock.origin, left = steps;
+  int lag = e->clock.lag;
   cl_int err = lag == 0 ? write_status(&s) : CL_SUCCESS;
   int stop = 0, rc = 0, drained = 0;
-  e->steps_left = 0;
+  e->clock.steps_left = 0;
   double t0 = eng_now();
   for (;;) {
     while (left > 0 && err == CL_SUCCESS && !rc) {
       int from = lag;
-      int to = (int64_t)(e->min_delay - from) < left ? e->min_delay : from + (int)left;
+      int to = (int64_t)(e->clock.min_delay - from) < left ? e->clock.min_delay : from + (int)left;
       drained = 0;
       /* A whole super step is one replay where a command buffer was recorded. */
-      const int replay = r->graph && from == 0 && to == e->min_delay;
+      const int replay = r->graph && from == 0 && to == e->clock.min_delay;
       if (!replay) {
         err = eng_resident_enqueue_update(e, vp, s.q, origin, from, to, s.n_slices);
         if (r->plan.mm_slot) {
@@ -407,16 +408,16 @@ int eng_resident_run(nestcl_engine *e, int64_t steps)
           sl[2] = to;
         }
       }
-      if (err == CL_SUCCESS && to == e->min_delay)
+      if (err == CL_SUCCESS && to == e->clock.min_delay)
         err = enqueue_end(&s, origin, replay);
       left -= to - from;
       lag = to;
-      if (lag < e->min_delay || err != CL_SUCCESS) {
+      if (lag < e->clock.min_delay || err != CL_SUCCESS) {
         break; /* the run ends inside a super step */
       }
-      origin += e->min_delay;
+      origin += e->clock.min_delay;
       lag = 0;
-      stop = e->stop_flag && *e->stop_flag != 0;
+      stop = e->clock.stop_flag && *e->clock.stop_flag != 0;
       if (s.in_window >= r->plan.k || (stop && left > 0)) {
         rc = drain(&s, origin, 0);
         drained = 1;

@@ -23,18 +23,19 @@ static int cl_failed(cl_int err, const char *what)
 
 static cl_uint parity_of(const nestcl_engine *e, int64_t origin)
 {
-  return (cl_uint)((origin / e->min_delay) & 1);
+  return (cl_uint)((origin / e->clock.min_delay) & 1);
 }
 
 int eng_resident_update(nestcl_engine *e, eng_vp *vp, int64_t origin, int from, int to)
 {
-  cl_command_queue q = nestcl_device_queue(e->dev, vp->queue);
+  cl_command_queue q = nestcl_device_queue(e->device.dev, vp->queue);
   double t0 = eng_now();
   cl_int err = CL_SUCCESS;
-  if (from == 0 && origin == e->origin && e->lag == 0) {
+  if (from == 0 && origin == e->clock.origin && e->clock.lag == 0) {
     /* The run's first super step: the list lengths start at zero (after a restore, too). */
     static const cl_ulong zero2[2] = {0, 0};
-    err = nestcl_enq_write(&vp->st.enqueued, q, e->res.b_status.mem, CL_FALSE, 0, sizeof zero2, zero2, 0, NULL, NULL);
+    err = nestcl_enq_write(&vp->st.enqueued, q, e->device.res.b_status.mem, CL_FALSE, 0, sizeof zero2, zero2, 0, NULL,
+                           NULL);
   }
   if (err == CL_SUCCESS) {
     err = eng_resident_enqueue_update(e, vp, q, origin, from, to, 0);
@@ -48,9 +49,9 @@ int eng_resident_update(nestcl_engine *e, eng_vp *vp, int64_t origin, int from, 
 
 int eng_resident_collect(nestcl_engine *e, eng_vp *vp, int64_t origin)
 {
-  eng_resident *r = &e->res;
+  eng_resident *r = &e->device.res;
   nestcl_enqueue_counts *c = &vp->st.enqueued;
-  cl_command_queue q = nestcl_device_queue(e->dev, vp->queue);
+  cl_command_queue q = nestcl_device_queue(e->device.dev, vp->queue);
   cl_uint parity = parity_of(e, origin);
   cl_int err = eng_resident_enqueue_gather(e, vp, q, origin, origin);
   /* Status, errors and (a guess of) the list in one round trip. */
@@ -95,15 +96,15 @@ int eng_resident_collect(nestcl_engine *e, eng_vp *vp, int64_t origin)
 
 int eng_resident_deliver(nestcl_engine *e, eng_vp *vp, int64_t origin)
 {
-  eng_resident *r = &e->res;
+  eng_resident *r = &e->device.res;
   nestcl_enqueue_counts *c = &vp->st.enqueued;
-  cl_command_queue q = nestcl_device_queue(e->dev, vp->queue);
+  cl_command_queue q = nestcl_device_queue(e->device.dev, vp->queue);
   cl_uint parity = parity_of(e, origin);
   /* The host's list and length stay as they are until this queue's next wait (the next collect). */
-  r->n_upload = e->n_global_spikes;
+  r->n_upload = e->exchange.n_global_spikes;
   cl_int err = CL_SUCCESS;
   if (r->n_upload) {
-    err = nestcl_enq_write(c, q, vp->b_global.mem, CL_FALSE, 0, r->n_upload * 8, e->global, 0, NULL, NULL);
+    err = nestcl_enq_write(c, q, vp->b_global.mem, CL_FALSE, 0, r->n_upload * 8, e->exchange.global, 0, NULL, NULL);
   }
   if (err == CL_SUCCESS) {
     err = nestcl_enq_write(c, q, r->b_status.mem, CL_FALSE, (ENG_RES_GLOBAL_N + parity) * 8, sizeof r->n_upload,
@@ -118,8 +119,8 @@ int eng_resident_deliver(nestcl_engine *e, eng_vp *vp, int64_t origin)
 
 int eng_resident_partial(nestcl_engine *e, eng_vp *vp, int64_t origin, int lag)
 {
-  eng_resident *r = &e->res;
-  cl_command_queue q = nestcl_device_queue(e->dev, vp->queue);
+  eng_resident *r = &e->device.res;
+  cl_command_queue q = nestcl_device_queue(e->device.dev, vp->queue);
   cl_int err =
     nestcl_enq_read(&vp->st.enqueued, q, r->b_counts.mem, CL_TRUE, 0, r->b_counts.bytes, r->counts, 0, NULL, NULL);
   if (err != CL_SUCCESS) {

@@ -51,7 +51,7 @@ static const char *cl_type(nestcl_field_type t)
 /* Whether population p's model can be merged (and the blocks' host parameters are there for the constants). */
 static int mergeable(const nestcl_engine *e, const eng_vp *vp, int p)
 {
-  const nestcl_model *m = e->pops[p].model;
+  const nestcl_model *m = e->desc.pops[p].model;
   if (m->spike_offsets || m->event_queue || vp->blocks[p].n == 0) {
     return 0;
   }
@@ -141,7 +141,7 @@ static int rehome(nestcl_engine *e, cl_command_queue q, nestcl_mem_class cls, co
     }
   }
   if (!rc)
-    rc = nestcl_buffer_alloc(e->dev, cls, what, total, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, img, parent);
+    rc = nestcl_buffer_alloc(e->device.dev, cls, what, total, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, img, parent);
   free(img);
   for (int j = 0; j < nb && !rc; ++j) {
     size_t bytes = bufs[j]->bytes;
@@ -154,7 +154,7 @@ static int rehome(nestcl_engine *e, cl_command_queue q, nestcl_mem_class cls, co
     if ((rc = eng_cl_check(err, "clCreateSubBuffer(device loop)"))) {
       break;
     }
-    nestcl_buffer_free(e->dev, bufs[j]);
+    nestcl_buffer_free(e->device.dev, bufs[j]);
     bufs[j]->mem = m;
     bufs[j]->bytes = 0;
     bufs[j]->cls = cls;
@@ -165,18 +165,18 @@ static int rehome(nestcl_engine *e, cl_command_queue q, nestcl_mem_class cls, co
 size_t eng_resident_base_align(const nestcl_engine *e)
 {
   cl_uint bits = 1024;
-  clGetDeviceInfo(nestcl_device_id(e->dev), CL_DEVICE_MEM_BASE_ADDR_ALIGN, sizeof bits, &bits, NULL);
+  clGetDeviceInfo(nestcl_device_id(e->device.dev), CL_DEVICE_MEM_BASE_ADDR_ALIGN, sizeof bits, &bits, NULL);
   return bits / 8 > 8 ? bits / 8 : 8;
 }
 
-/* The stream's rings as parts of one buffer (e->res.b_ring_all), at e->res.ring_off[p] elements. */
+/* The stream's rings as parts of one buffer (e->device.res.b_ring_all), at e->device.res.ring_off[p] elements. */
 int eng_resident_rehome_rings(nestcl_engine *e, eng_vp *vp)
 {
-  eng_resident *r = &e->res;
-  nestcl_buffer **bufs = calloc((size_t)e->n_pops, sizeof *bufs);
-  size_t *offs = calloc((size_t)e->n_pops, sizeof *offs);
-  int *pops = calloc((size_t)e->n_pops, sizeof *pops);
-  r->ring_off = calloc((size_t)e->n_pops, sizeof *r->ring_off);
+  eng_resident *r = &e->device.res;
+  nestcl_buffer **bufs = calloc((size_t)e->desc.n_pops, sizeof *bufs);
+  size_t *offs = calloc((size_t)e->desc.n_pops, sizeof *offs);
+  int *pops = calloc((size_t)e->desc.n_pops, sizeof *pops);
+  r->ring_off = calloc((size_t)e->desc.n_pops, sizeof *r->ring_off);
   if (!bufs || !offs || !pops || !r->ring_off) {
     free(bufs);
     free(offs);
@@ -184,13 +184,13 @@ int eng_resident_rehome_rings(nestcl_engine *e, eng_vp *vp)
     return nestcl_set_error(NESTCL_ENOMEM, "out of host memory");
   }
   int nb = 0;
-  for (int p = 0; p < e->n_pops; ++p) {
+  for (int p = 0; p < e->desc.n_pops; ++p) {
     if (vp->blocks[p].n) {
       pops[nb] = p;
       bufs[nb++] = &vp->blocks[p].b_ring;
     }
   }
-  int rc = rehome(e, nestcl_device_queue(e->dev, vp->queue), NESTCL_MEM_RING, "rings", nb, bufs,
+  int rc = rehome(e, nestcl_device_queue(e->device.dev, vp->queue), NESTCL_MEM_RING, "rings", nb, bufs,
                   eng_resident_base_align(e), &r->b_ring_all, offs);
   for (int j = 0; j < nb; ++j) {
     r->ring_off[pops[j]] = offs[j] / 8;
@@ -208,14 +208,14 @@ int eng_resident_rehome_rings(nestcl_engine *e, eng_vp *vp)
  */
 cl_kernel eng_resident_update_kernel(nestcl_engine *e, const eng_update *u, int clocked, cl_int *err)
 {
-  const eng_resident *r = &e->res;
-  const nestcl_model *m = e->pops[u->pops[0]].model;
+  const eng_resident *r = &e->device.res;
+  const nestcl_model *m = e->desc.pops[u->pops[0]].model;
   cl_kernel k = clCreateKernel(u->prog, "nestcl_update_merged", err);
   if (*err != CL_SUCCESS) {
     return NULL;
   }
-  double h = e->cfg.resolution_ms;
-  cl_uint slots = (cl_uint)e->ring_slots, seed = e->cfg.seed;
+  double h = e->desc.cfg.resolution_ms;
+  cl_uint slots = (cl_uint)e->clock.ring_slots, seed = e->desc.cfg.seed;
   cl_int c = clocked;
   cl_int x = clSetKernelArg(k, 0, sizeof(cl_mem), &u->b_tab.mem);
   x |= clSetKernelArg(k, 4, sizeof h, &h);
@@ -243,9 +243,9 @@ cl_kernel eng_resident_update_kernel(nestcl_engine *e, const eng_update *u, int 
 /* One merged update for the populations pops[0..np) of one model: fields moved, table, program, kernel. */
 static int setup_one(nestcl_engine *e, eng_vp *vp, const int *pops, int np, eng_update *u)
 {
-  eng_resident *r = &e->res;
-  const nestcl_model *m = e->pops[pops[0]].model;
-  cl_command_queue q = nestcl_device_queue(e->dev, vp->queue);
+  eng_resident *r = &e->device.res;
+  const nestcl_model *m = e->desc.pops[pops[0]].model;
+  cl_command_queue q = nestcl_device_queue(e->device.dev, vp->queue);
   const int stride = TAB_FIXED + m->n_fields;
   u->n = np;
   u->pops = malloc((size_t)np * sizeof *u->pops);
@@ -264,17 +264,17 @@ static int setup_one(nestcl_engine *e, eng_vp *vp, const int *pops, int np, eng_
     uint64_t *t = tab + (size_t)j * stride;
     u->pops[j] = pops[j];
     t[0] = b->n;
-    t[1] = e->pops[pops[j]].K;
+    t[1] = e->desc.pops[pops[j]].K;
     t[2] = b->n_channels;
     t[3] = b->spike_cap;
     t[4] = r->ring_off[pops[j]];
     t[5] = r->table[4 * pops[j]];
     t[6] = r->table[4 * pops[j] + 1];
     t[7] = b->first_gid;
-    t[8] = (uint64_t)e->pops[pops[j]].rec_interval_steps;
+    t[8] = (uint64_t)e->desc.pops[pops[j]].rec_interval_steps;
     t[9] = r->mm_off ? r->mm_off[pops[j]] : 0;
     u->width = b->n > u->width ? b->n : u->width;
-    kmax = e->pops[pops[j]].K > kmax ? e->pops[pops[j]].K : kmax;
+    kmax = e->desc.pops[pops[j]].K > kmax ? e->desc.pops[pops[j]].K : kmax;
     sets[j] = b->fields;
     ns[j] = b->n;
   }
@@ -291,9 +291,9 @@ static int setup_one(nestcl_engine *e, eng_vp *vp, const int *pops, int np, eng_
     }
   }
   if (!rc)
-    rc = nestcl_buffer_alloc(e->dev, NESTCL_MEM_OTHER, "merged update table", (size_t)np * stride * 8,
+    rc = nestcl_buffer_alloc(e->device.dev, NESTCL_MEM_OTHER, "merged update table", (size_t)np * stride * 8,
                              CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, tab, &u->b_tab);
-  char *src = rc ? NULL : merged_source(m, stride, e->res.bucket_width != 0);
+  char *src = rc ? NULL : merged_source(m, stride, e->device.res.bucket_width != 0);
   if (!rc && !src)
     rc = nestcl_set_error(NESTCL_ERUNTIME, "the device loop cannot merge %s's kernel", m->name);
   char opt[4096];
@@ -301,8 +301,8 @@ static int setup_one(nestcl_engine *e, eng_vp *vp, const int *pops, int np, eng_
     nestcl_const_options(m, sets, ns, np, opt, sizeof opt - 64);
     size_t used = strlen(opt);
     snprintf(opt + used, sizeof opt - used, "%s-DNESTCL_LIBM_VARIANT=%d -DNESTCL_K_MAX=%u", used ? " " : "",
-             e->libm_fused, kmax);
-    rc = nestcl_program_build(e->dev, src, opt, &u->prog);
+             e->device.libm_fused, kmax);
+    rc = nestcl_program_build(e->device.dev, src, opt, &u->prog);
   }
   free(src);
   cl_int err = CL_SUCCESS;
@@ -316,7 +316,7 @@ static int setup_one(nestcl_engine *e, eng_vp *vp, const int *pops, int np, eng_
    * size could run in work-groups of one.
    */
   if (!rc)
-    rc = nestcl_kernel_wg_width(e->dev, u->k, "nestcl_update_merged", 64, &u->group);
+    rc = nestcl_kernel_wg_width(e->device.dev, u->k, "nestcl_update_merged", 64, &u->group);
   if (!rc)
     u->width = (u->width + u->group - 1) / u->group * u->group;
   free(tab);
@@ -329,32 +329,32 @@ static int setup_one(nestcl_engine *e, eng_vp *vp, const int *pops, int np, eng_
 
 int eng_resident_update_setup(nestcl_engine *e, eng_vp *vp)
 {
-  eng_resident *r = &e->res;
+  eng_resident *r = &e->device.res;
   /* Each sampled population's records within a slice's slot, in population order. */
-  r->mm_off = calloc((size_t)e->n_pops, sizeof *r->mm_off);
+  r->mm_off = calloc((size_t)e->desc.n_pops, sizeof *r->mm_off);
   if (!r->mm_off) {
     return nestcl_set_error(NESTCL_ENOMEM, "out of host memory");
   }
   size_t off = 0;
-  for (int p = 0; p < e->n_pops; ++p) {
+  for (int p = 0; p < e->desc.n_pops; ++p) {
     r->mm_off[p] = off;
-    off += e->pops[p].rec_interval_steps ? vp->blocks[p].rec_elems : 0;
+    off += e->desc.pops[p].rec_interval_steps ? vp->blocks[p].rec_elems : 0;
   }
-  r->upd = calloc((size_t)e->n_pops, sizeof *r->upd);
-  r->merged_pop = calloc((size_t)e->n_pops, sizeof *r->merged_pop);
-  int *pops = calloc((size_t)e->n_pops, sizeof *pops);
+  r->upd = calloc((size_t)e->desc.n_pops, sizeof *r->upd);
+  r->merged_pop = calloc((size_t)e->desc.n_pops, sizeof *r->merged_pop);
+  int *pops = calloc((size_t)e->desc.n_pops, sizeof *pops);
   if (!r->upd || !r->merged_pop || !pops) {
     free(pops);
     return nestcl_set_error(NESTCL_ENOMEM, "out of host memory");
   }
   int rc = 0;
-  for (int p = 0; p < e->n_pops && !rc; ++p) {
+  for (int p = 0; p < e->desc.n_pops && !rc; ++p) {
     if (r->merged_pop[p] || !mergeable(e, vp, p)) {
       continue;
     }
     int np = 0;
-    for (int q = p; q < e->n_pops; ++q) {
-      if (e->pops[q].model == e->pops[p].model && mergeable(e, vp, q)) {
+    for (int q = p; q < e->desc.n_pops; ++q) {
+      if (e->desc.pops[q].model == e->desc.pops[p].model && mergeable(e, vp, q)) {
         pops[np++] = q;
         r->merged_pop[q] = 1;
       }
@@ -367,19 +367,19 @@ int eng_resident_update_setup(nestcl_engine *e, eng_vp *vp)
 
 void eng_resident_update_free(nestcl_engine *e)
 {
-  eng_resident *r = &e->res;
+  eng_resident *r = &e->device.res;
   for (int k = 0; r->upd && k < r->n_upd; ++k) {
     eng_update *u = &r->upd[k];
     if (u->k)
       clReleaseKernel(u->k);
     if (u->prog)
       clReleaseProgram(u->prog);
-    if (e->dev) {
-      const nestcl_model *m = e->pops[u->pops[0]].model;
+    if (e->device.dev) {
+      const nestcl_model *m = e->desc.pops[u->pops[0]].model;
       for (int f = 0; u->parents && f < m->n_fields; ++f) {
-        nestcl_buffer_free(e->dev, &u->parents[f]);
+        nestcl_buffer_free(e->device.dev, &u->parents[f]);
       }
-      nestcl_buffer_free(e->dev, &u->b_tab);
+      nestcl_buffer_free(e->device.dev, &u->b_tab);
     }
     free(u->parents);
     free(u->pops);
@@ -389,8 +389,8 @@ void eng_resident_update_free(nestcl_engine *e)
   free(r->ring_off);
   free(r->mm_off);
   r->mm_off = NULL;
-  if (e->dev)
-    nestcl_buffer_free(e->dev, &r->b_ring_all);
+  if (e->device.dev)
+    nestcl_buffer_free(e->device.dev, &r->b_ring_all);
   r->upd = NULL;
   r->merged_pop = NULL;
   r->ring_off = NULL;
@@ -401,13 +401,13 @@ void eng_resident_update_free(nestcl_engine *e)
 cl_int eng_resident_enqueue_update(nestcl_engine *e, eng_vp *vp, cl_command_queue q, int64_t origin, int from, int to,
                                    int slot)
 {
-  eng_resident *r = &e->res;
+  eng_resident *r = &e->device.res;
   cl_long org = origin;
   cl_ulong rec_slot = (cl_ulong)slot * r->plan.mm_slot;
   cl_int f = from, t = to, err = CL_SUCCESS;
   for (int k = 0; k < r->n_upd && err == CL_SUCCESS; ++k) {
     eng_update *u = &r->upd[k];
-    const nestcl_model *m = e->pops[u->pops[0]].model;
+    const nestcl_model *m = e->desc.pops[u->pops[0]].model;
     err = clSetKernelArg(u->k, 13 + (cl_uint)m->n_fields, sizeof rec_slot, &rec_slot);
     err |= clSetKernelArg(u->k, 1, sizeof org, &org);
     err |= clSetKernelArg(u->k, 2, sizeof f, &f);
@@ -417,7 +417,7 @@ cl_int eng_resident_enqueue_update(nestcl_engine *e, eng_vp *vp, cl_command_queu
       err = nestcl_enq_launch(&vp->st.enqueued, q, u->k, 2, gs, ls, 0, NULL, NULL);
     }
   }
-  for (int p = 0; p < e->n_pops && err == CL_SUCCESS; ++p) {
+  for (int p = 0; p < e->desc.n_pops && err == CL_SUCCESS; ++p) {
     eng_block *b = &vp->blocks[p];
     if (b->n == 0 || r->merged_pop[p]) {
       continue;

@@ -17,9 +17,9 @@
 /* Block b's synapses in CSR: row pointers over every global source, targets, weights and (if they differ) delays. */
 static int alloc_block_csr(nestcl_engine *e, eng_block *b)
 {
-  nestcl_device *dev = e->dev;
-  size_t wsize = e->cfg.weight_type == NESTCL_WEIGHT_DOUBLE ? 8 : 4;
-  size_t rp = (size_t)(e->n_global + 1) * 8;
+  nestcl_device *dev = e->device.dev;
+  size_t wsize = e->desc.cfg.weight_type == NESTCL_WEIGHT_DOUBLE ? 8 : 4;
+  size_t rp = (size_t)(e->desc.n_global + 1) * 8;
   int rc = nestcl_buffer_alloc(dev, NESTCL_MEM_SYNAPSES, "CSR row pointers", rp,
                                CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, b->row_ptr, &b->b_row);
   if (!rc)
@@ -40,7 +40,8 @@ static int alloc_block_csr(nestcl_engine *e, eng_block *b)
 /* The delivery and drive kernels' arguments that never change (the rest are set per super step). */
 static cl_int set_core_args(nestcl_engine *e, eng_vp *vp, eng_block *b)
 {
-  cl_uint slots = (cl_uint)e->ring_slots, nch = b->n_channels, n = b->n, dh = b->delay_hom, seed = e->cfg.seed;
+  cl_uint slots = (cl_uint)e->clock.ring_slots, nch = b->n_channels, n = b->n, dh = b->delay_hom,
+          seed = e->desc.cfg.seed;
   cl_ulong first = b->first_gid;
   cl_int err = clSetKernelArg(b->k_deliver, DELIVER_ROW_PTR, sizeof(cl_mem), &b->b_row.mem);
   err |= clSetKernelArg(b->k_deliver, DELIVER_TARGET, sizeof(cl_mem), &b->b_target.mem);
@@ -65,7 +66,7 @@ static cl_int set_core_args(nestcl_engine *e, eng_vp *vp, eng_block *b)
 static int alloc_block_buffers(nestcl_engine *e, eng_block *b, const eng_population *p)
 {
   const nestcl_model *m = p->model;
-  nestcl_device *dev = e->dev;
+  nestcl_device *dev = e->device.dev;
   int rc = 0;
   char what[160];
   b->b_fields = calloc((size_t)m->n_fields, sizeof *b->b_fields);
@@ -78,7 +79,7 @@ static int alloc_block_buffers(nestcl_engine *e, eng_block *b, const eng_populat
     rc = nestcl_buffer_alloc(dev, NESTCL_MEM_STATE, what, bytes, CL_MEM_READ_WRITE | (bytes ? CL_MEM_COPY_HOST_PTR : 0),
                              bytes ? b->fields[f] : NULL, &b->b_fields[f]);
   }
-  size_t ring_bytes = (size_t)e->ring_slots * b->n_channels * b->n * 8;
+  size_t ring_bytes = (size_t)e->clock.ring_slots * b->n_channels * b->n * 8;
   if (!rc)
     rc = nestcl_buffer_alloc(dev, NESTCL_MEM_RING, "ring", ring_bytes,
                              CL_MEM_READ_WRITE | (ring_bytes ? CL_MEM_COPY_HOST_PTR : 0), ring_bytes ? b->ring : NULL,
@@ -101,26 +102,27 @@ static int alloc_block_buffers(nestcl_engine *e, eng_block *b, const eng_populat
 /* Block b's update, delivery and drive kernels, with the arguments that never change. */
 static int create_block_kernels(nestcl_engine *e, eng_vp *vp, eng_block *b, int pop)
 {
-  const eng_population *p = &e->pops[pop];
+  const eng_population *p = &e->desc.pops[pop];
   const nestcl_model *m = p->model;
   int rc;
   cl_int err;
-  b->k_update = clCreateKernel(e->model_programs[pop], m->kernel_name, &err);
+  b->k_update = clCreateKernel(e->device.model_programs[pop], m->kernel_name, &err);
   if ((rc = eng_cl_check(err, "clCreateKernel(update)")))
     return rc;
-  b->k_deliver = clCreateKernel(e->core_program, "nestcl_deliver", &err);
+  b->k_deliver = clCreateKernel(e->device.core_program, "nestcl_deliver", &err);
   if ((rc = eng_cl_check(err, "clCreateKernel(nestcl_deliver)")))
     return rc;
   /* A work-group per spike: no wider than the device allows for this kernel. */
-  if ((rc = nestcl_kernel_wg_width(e->dev, b->k_deliver, "nestcl_deliver", e->deliver_width, &b->deliver_width)))
+  if ((rc = nestcl_kernel_wg_width(e->device.dev, b->k_deliver, "nestcl_deliver", e->device.deliver_width,
+                                   &b->deliver_width)))
     return rc;
-  b->k_drive = clCreateKernel(e->core_program, "nestcl_drive", &err);
+  b->k_drive = clCreateKernel(e->device.core_program, "nestcl_drive", &err);
   if ((rc = eng_cl_check(err, "clCreateKernel(nestcl_drive)")))
     return rc;
-  err = nestcl_update_kernel_fixed_args(b->k_update, b->n, p->K, e->cfg.resolution_ms, (uint32_t)e->ring_slots,
-                                        b->n_channels, b->b_ring.mem, b->b_count.mem, b->b_spikes.mem, b->spike_cap,
-                                        p->rec_interval_steps, b->b_rec.mem, e->cfg.seed, b->first_gid, 1, b->b_fields,
-                                        m->n_fields, m->spike_offsets ? b->b_offsets.mem : NULL);
+  err = nestcl_update_kernel_fixed_args(
+    b->k_update, b->n, p->K, e->desc.cfg.resolution_ms, (uint32_t)e->clock.ring_slots, b->n_channels, b->b_ring.mem,
+    b->b_count.mem, b->b_spikes.mem, b->spike_cap, p->rec_interval_steps, b->b_rec.mem, e->desc.cfg.seed, b->first_gid,
+    1, b->b_fields, m->n_fields, m->spike_offsets ? b->b_offsets.mem : NULL);
   if ((rc = eng_cl_check(err, "clSetKernelArg(update)")))
     return rc;
   return eng_cl_check(set_core_args(e, vp, b), "clSetKernelArg(core)");
@@ -156,11 +158,11 @@ static void drop_host_copies(eng_block *b, const nestcl_model *m)
 
 static int upload_block(nestcl_engine *e, eng_vp *vp, eng_block *b, int pop)
 {
-  int rc = alloc_block_buffers(e, b, &e->pops[pop]);
+  int rc = alloc_block_buffers(e, b, &e->desc.pops[pop]);
   if (!rc)
     rc = create_block_kernels(e, vp, b, pop);
   if (!rc)
-    drop_host_copies(b, e->pops[pop].model);
+    drop_host_copies(b, e->desc.pops[pop].model);
   return rc;
 }
 
@@ -168,16 +170,16 @@ static int upload_block(nestcl_engine *e, eng_vp *vp, eng_block *b, int pop)
 int eng_stream_upload(nestcl_engine *e, eng_vp *vp)
 {
   /* Read-write: the device loop's gather kernel writes it (resident.c). */
-  int rc = nestcl_buffer_alloc(e->dev, NESTCL_MEM_OTHER, "global spike list", e->global_cap * 8, CL_MEM_READ_WRITE,
-                               NULL, &vp->b_global);
-  if (!rc && e->any_plastic) {
-    rc = nestcl_buffer_alloc(e->dev, NESTCL_MEM_OTHER, "spiking sources", e->global_cap * 12, CL_MEM_READ_ONLY, NULL,
-                             &vp->b_srcs);
+  int rc = nestcl_buffer_alloc(e->device.dev, NESTCL_MEM_OTHER, "global spike list", e->exchange.global_cap * 8,
+                               CL_MEM_READ_WRITE, NULL, &vp->b_global);
+  if (!rc && e->desc.any_plastic) {
+    rc = nestcl_buffer_alloc(e->device.dev, NESTCL_MEM_OTHER, "spiking sources", e->exchange.global_cap * 12,
+                             CL_MEM_READ_ONLY, NULL, &vp->b_srcs);
     if (!rc)
-      rc = nestcl_buffer_alloc(e->dev, NESTCL_MEM_OTHER, "spike lags", e->global_cap * 4, CL_MEM_READ_ONLY, NULL,
-                               &vp->b_lags);
+      rc = nestcl_buffer_alloc(e->device.dev, NESTCL_MEM_OTHER, "spike lags", e->exchange.global_cap * 4,
+                               CL_MEM_READ_ONLY, NULL, &vp->b_lags);
   }
-  for (int p = 0; p < e->n_pops && !rc; ++p) {
+  for (int p = 0; p < e->desc.n_pops && !rc; ++p) {
     rc = upload_block(e, vp, &vp->blocks[p], p);
     if (!rc)
       rc = eng_plastic_upload(e, vp, &vp->blocks[p]);
@@ -188,16 +190,16 @@ int eng_stream_upload(nestcl_engine *e, eng_vp *vp)
 /* A block's bytes on the device when everything stays resident (the build's budget). */
 static size_t block_device_bytes(const nestcl_engine *e, const eng_block *b)
 {
-  const eng_population *p = &e->pops[b->pop];
+  const eng_population *p = &e->desc.pops[b->pop];
   const nestcl_model *m = p->model;
   size_t bytes = 0;
   for (int f = 0; f < m->n_fields; ++f) {
     bytes += nestcl_field_type_size(m->fields[f].type) * nestcl_field_len(&m->fields[f], p->K) * b->n;
   }
-  size_t wsize = e->cfg.weight_type == NESTCL_WEIGHT_DOUBLE ? 8 : 4;
-  bytes += (size_t)e->ring_slots * b->n_channels * b->n * 8 + 4 + (size_t)b->spike_cap * 8 + b->rec_elems * 8;
+  size_t wsize = e->desc.cfg.weight_type == NESTCL_WEIGHT_DOUBLE ? 8 : 4;
+  bytes += (size_t)e->clock.ring_slots * b->n_channels * b->n * 8 + 4 + (size_t)b->spike_cap * 8 + b->rec_elems * 8;
   bytes += m->spike_offsets ? (size_t)b->spike_cap * 8 : 0;
-  bytes += (e->n_global + 1) * 8 + b->nnz * (4 + wsize) + (b->delay ? b->nnz * 2 : 0);
+  bytes += (e->desc.n_global + 1) * 8 + b->nnz * (4 + wsize) + (b->delay ? b->nnz * 2 : 0);
   bytes += eng_plastic_resident_bytes(e, b);
   if (b->hist.cap) {
     bytes += (size_t)b->n * ((size_t)b->hist.cap * 28 + 44) + (size_t)b->spike_cap * 8 + 8;
@@ -209,13 +211,13 @@ static size_t block_device_bytes(const nestcl_engine *e, const eng_block *b)
 size_t eng_stream_device_need(const nestcl_engine *e, const eng_vp *vp, size_t *plastic, int *units)
 {
   size_t need = 0;
-  for (int p = 0; p < e->n_pops; ++p) {
+  for (int p = 0; p < e->desc.n_pops; ++p) {
     const eng_block *b = &vp->blocks[p];
     need += block_device_bytes(e, b);
     *plastic += eng_plastic_resident_bytes(e, b);
     *units += b->n_plastic;
   }
-  return need + e->n_global * (size_t)e->min_delay * (e->any_plastic ? 24 : 8);
+  return need + e->desc.n_global * (size_t)e->clock.min_delay * (e->desc.any_plastic ? 24 : 8);
 }
 
 /*
@@ -225,7 +227,7 @@ size_t eng_stream_device_need(const nestcl_engine *e, const eng_vp *vp, size_t *
  */
 int eng_stream_batch(nestcl_engine *e, eng_vp *vp, size_t room)
 {
-  for (int p = 0; p < e->n_pops; ++p) {
+  for (int p = 0; p < e->desc.n_pops; ++p) {
     eng_block *b = &vp->blocks[p];
     for (int j = 0; j < b->n_plastic; ++j) {
       eng_plastic *pl = &b->plastic[j];
@@ -239,7 +241,7 @@ int eng_stream_batch(nestcl_engine *e, eng_vp *vp, size_t room)
                                 "device memory budget too small for one batch of plastic synapses: %zu bytes are "
                                 "left for %s's batches after the resident data, one batch needs %zu (its longest "
                                 "row has %u synapses); raise --device-memory",
-                                room, e->projs[pl->proj].sm->name,
+                                room, e->desc.projs[pl->proj].sm->name,
                                 eng_plastic_slot_bytes(e, pl, pl->max_row ? pl->max_row : 1), pl->max_row);
       }
       pl->batch_cap = cap;

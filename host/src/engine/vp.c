@@ -48,6 +48,6 @@ int eng_block_failure(const nestcl_engine *e, const eng_block *b, const uint32_t
   if (words[1] == 0) {
     return 0;
   }
-  return nestcl_failure_error(e->pops[b->pop].model, words, b->first_gid + words[2],
+  return nestcl_failure_error(e->desc.pops[b->pop].model, words, b->first_gid + words[2],
                               eng_step_ms(e, origin + (int64_t)words[3]));
 }
