@@ -9,6 +9,7 @@
 
 #include "engine_internal.h"
 #include "core/nestcl_core.h"
+#include "core/nestcl_connect.h"
 
 double eng_now(void)
 {
@@ -35,14 +36,8 @@ int64_t eng_ms_to_steps(double ms, double h)
 
 int64_t eng_delay_ms_to_steps(double ms, double h)
 {
-  /* NEST's Time::delay_ms_to_steps: ld_round(ms * STEPS_PER_MS), STEPS_PER_MS = 1 / (TICS_PER_STEP / TICS_PER_MS);
-   * a connection's delay is not rounded to tics first. */
-  int64_t tps = eng_tics_per_step(h);
-  if (tps <= 0) {
-    return 0;
-  }
-  double steps_per_ms = 1.0 / ((double)tps / 1000.0);
-  return (int64_t)floor(ms * steps_per_ms + 0.5);
+  /* NEST's Time::delay_ms_to_steps (nestcl_connect.h: the device's connection draws round the same way). */
+  return nestcl_conn_delay_steps(ms, eng_tics_per_step(h));
 }
 
 /* A step's start and a delay in ms as NEST's Time computes them (1000 tics per ms). */

@@ -9,33 +9,12 @@
 
 #include "engine_internal.h"
 #include "nestcl_philox.h"
+#include "core/nestcl_connect.h"
 
+/* The draw of the connection rules' weights and delays too (nestcl_connect.h): one text for host and device. */
 double eng_draw(const nestcl_value *v, uint32_t seed, uint32_t purpose, uint64_t id, uint64_t step)
 {
-  if (v->kind == NESTCL_DIST_CONSTANT) {
-    return v->a;
-  }
-  nestcl_rng_stream s = nestcl_stream_init(nestcl_rng_key(seed, purpose), nestcl_rng_counter(id, step));
-  switch (v->kind) {
-  case NESTCL_DIST_UNIFORM:
-    return v->a + (v->b - v->a) * nestcl_stream_uniform(&s);
-  case NESTCL_DIST_NORMAL:
-    return v->a + v->b * nestcl_stream_normal(&s);
-  case NESTCL_DIST_NORMAL_CLIPPED:
-    /*
-     * Redraw until in bounds (NEST's redraw, bounds included). NEST gives up
-     * after 1000 draws with an error; so does the caller, on the NaN.
-     */
-    for (int attempt = 0; attempt < 1000; ++attempt) {
-      double x = v->a + v->b * nestcl_stream_normal(&s);
-      if (x >= v->lo && x <= v->hi) {
-        return x;
-      }
-    }
-    return NAN;
-  default:
-    return v->a;
-  }
+  return nestcl_conn_value((uint32_t)v->kind, v->a, v->b, v->lo, v->hi, seed, purpose, id, step);
 }
 
 void eng_value_range(const nestcl_value *v, double *lo, double *hi)
