@@ -79,6 +79,7 @@ static void help(void)
          "  --host-clock         wait for the device every super step instead (the former loop)\n"
          "  --no-command-buffer  launch the device loop's kernels one by one, also where the device\n"
          "                       offers cl_khr_command_buffer (default: replay a recorded super step)\n"
+         "%s"
          "  --mpi                split the network over the MPI ranks (run under mpiexec)\n"
          "  --checkpoint-at MS   write a checkpoint at MS (from t = 0, the presimulation included;\n"
          "                       a multiple of the min delay) into the folder of --checkpoint DIR\n"
@@ -87,7 +88,8 @@ static void help(void)
          "  --quiet              no progress line\n"
          "  --dry-run            print the memory estimate (host and device, per VP) as JSON and exit;\n"
          "                       a run refuses a network that cannot fit before building it\n"
-         "  --help, --version\n");
+         "  --help, --version\n",
+         cli_build_help);
 }
 
 static void defaults(hpc_opts *o)
@@ -98,6 +100,7 @@ static void defaults(hpc_opts *o)
   o->presim = 50.0;
   o->dt = 0.1;
   cli_ckpt_init(&o->ck);
+  cli_build_init(&o->build);
   o->delay = 1.5;
   o->gpu_fraction_auto = 1;
   /* The main job runs on the default OpenCL device; --threads N --streams 0 is the pure C path. */
@@ -290,6 +293,9 @@ static int parse_run_flag(hpc_opts *o, cli_args *c)
   } else if (cli_ckpt_is_flag(a)) {
     if (cli_ckpt_flag(&o->ck, a, cli_args_value(c)))
       return FLAG_ERROR;
+  } else if (cli_build_is_flag(a)) {
+    if (cli_build_flag(&o->build, c))
+      return FLAG_ERROR;
   } else if (strcmp(a, "--quiet") == 0) {
     o->quiet = 1;
   } else if (strcmp(a, "--dry-run") == 0) {
@@ -376,6 +382,7 @@ static int make_network(hpc_opts *o, hpc_net *n)
   cfg.command_buffer = !o->no_command_buffer;
   cfg.history_max = (uint32_t)o->history_max;
   cfg.device_memory = (size_t)o->device_memory;
+  cli_build_config(&o->build, &cfg);
   if (cfg.history_capacity > cfg.history_max) {
     cfg.history_capacity = cfg.history_max;
   }
@@ -394,6 +401,8 @@ static int make_network(hpc_opts *o, hpc_net *n)
   /* Built, or built and restored from --restore's checkpoint. */
   if (!rc && !o->dry_run)
     rc = cli_ckpt_prepare(e, &o->ck, o->dt, o->presim + o->simtime);
+  if (!rc && !o->dry_run)
+    rc = cli_build_checksums(e, &o->build);
   return rc;
 }
 
@@ -614,6 +623,7 @@ static void write_config(json *j, const hpc_run *r)
   json_key(j, "weight_type");
   json_string(j, o->weight_double ? "double" : "float");
   results_config_loop(j, o->sync_interval, o->host_clock, !o->no_command_buffer);
+  cli_build_json(j, &o->build);
   json_key(j, "mpi_ranks");
   json_integer(j, r->ranks);
   cli_ckpt_json(j, &o->ck);
@@ -653,6 +663,7 @@ static void write_network(json *j, const hpc_run *r)
   json_number(j, p->p_rate);
   json_key(j, "min_delay_steps");
   json_integer(j, s1->min_delay_steps);
+  cli_build_checksums_json(j, &r->o.build);
   json_end_object(j);
 }
 
@@ -866,6 +877,7 @@ int cli_run_hpc_benchmark(int argc, char **argv)
     code = cli_exit_code(rc);
   }
   free(r.vp0);
+  cli_build_free(&r.o.build);
   nestcl_engine_destroy(r.net.e);
   cli_end_mpi(r.o.mpi);
   return code;

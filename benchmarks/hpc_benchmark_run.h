@@ -40,6 +40,7 @@ typedef struct hpc_opts {
   int quiet;
   int dry_run;
   cli_ckpt ck; /* --checkpoint-at, --checkpoint, --restore */
+  cli_build build; /* --build-threads */
 } hpc_opts;
 
 /* The network (benchmarks/hpc_benchmark.c) and what building it returns. */

@@ -84,6 +84,12 @@ void results_build_time(json *j, const nestcl_engine_stats *s1, double wall)
   json_number(j, s1->build_connections_s);
   json_key(j, "upload");
   json_number(j, s1->build_upload_s);
+  json_key(j, "draw");
+  json_number(j, s1->build_draw_s);
+  json_key(j, "csr");
+  json_number(j, s1->build_csr_s);
+  json_key(j, "threads");
+  json_integer(j, s1->build_threads);
   json_key(j, "total");
   json_number(j, s1->build_nodes_s + s1->build_connections_s + s1->build_upload_s);
   if (!isnan(wall)) {

@@ -46,6 +46,7 @@ typedef struct run_opts {
   int sync_interval, host_clock; /* nestcl_engine_config's; 0: the default */
   int no_command_buffer;
   cli_ckpt ck;
+  cli_build build;
 } run_opts;
 
 void bench_info_add(bench_network *net, const char *name, double value)
@@ -84,6 +85,7 @@ static void help(const bench_def *b)
          "  --host-clock         wait for the device every super step instead (the former loop)\n"
          "  --no-command-buffer  launch the device loop's kernels one by one, also where the device\n"
          "                       offers cl_khr_command_buffer (default: replay a recorded super step)\n"
+         "%s"
          "  --mpi                split the network over the MPI ranks (run under mpiexec)\n"
          "  --checkpoint-at MS   write a checkpoint at MS (from t = 0, the presimulation included;\n"
          "                       a multiple of the min delay) into the folder of --checkpoint DIR\n"
@@ -91,7 +93,7 @@ static void help(const bench_def *b)
          "                       split may differ); the results cover the continued part only\n"
          "  --quiet              no progress line\n"
          "  --help, --version\n",
-         b->name, b->summary, b->flags_help, b->default_simtime_ms, b->default_presim_ms);
+         b->name, b->summary, b->flags_help, b->default_simtime_ms, b->default_presim_ms, cli_build_help);
 }
 
 /* A flag's result: taken, an error (reported), --help/--version done, not the runner's. */
@@ -107,6 +109,7 @@ static void defaults(const bench_def *b, run_opts *o, void *bo)
   o->presim = b->default_presim_ms;
   o->dt = 0.1;
   cli_ckpt_init(&o->ck);
+  cli_build_init(&o->build);
   b->defaults(bo);
 }
 
@@ -211,6 +214,9 @@ static int parse_output_flag(run_opts *o, cli_args *c)
     o->mpi = 1;
   } else if (cli_ckpt_is_flag(a)) {
     if (cli_ckpt_flag(&o->ck, a, cli_args_value(c)))
+      return FLAG_ERROR;
+  } else if (cli_build_is_flag(a)) {
+    if (cli_build_flag(&o->build, c))
       return FLAG_ERROR;
   } else if (strcmp(a, "--quiet") == 0) {
     o->quiet = 1;
@@ -571,6 +577,7 @@ static int build(bench_run *r, int *code)
   cfg.sync_interval = o->sync_interval;
   cfg.host_clock = o->host_clock;
   cfg.command_buffer = !o->no_command_buffer;
+  cli_build_config(&o->build, &cfg);
   bench_common common = {o->dt, o->simtime, o->presim};
   double t_build0 = cli_now();
   int rc = nestcl_engine_create(&cfg, &r->e);
@@ -604,6 +611,8 @@ static int build(bench_run *r, int *code)
   }
   if (!rc)
     rc = cli_ckpt_prepare(r->e, &r->o.ck, o->dt, o->presim + o->simtime);
+  if (!rc)
+    rc = cli_build_checksums(r->e, &r->o.build);
   r->build_wall = cli_now() - t_build0;
   return rc;
 }
@@ -762,6 +771,7 @@ static void write_config(json *j, const bench_run *r)
   json_key(j, "mpi_ranks");
   json_integer(j, r->ranks);
   results_config_loop(j, o->sync_interval, o->host_clock, !o->no_command_buffer);
+  cli_build_json(j, &o->build);
   cli_ckpt_json(j, &o->ck);
   json_key(j, "spikes_file");
   if (o->spikes)
@@ -794,6 +804,7 @@ static void write_network(json *j, const bench_run *r)
     json_key(j, net->info[k].name);
     json_number(j, net->info[k].value);
   }
+  cli_build_checksums_json(j, &r->o.build);
   json_key(j, "populations");
   json_begin_array(j);
   for (int k = 0; k < net->n_pops; ++k) {
@@ -993,6 +1004,7 @@ int cli_run_benchmark(const bench_def *b, int argc, char **argv)
     nestcl_engine_destroy(r->e);
     cli_end_mpi(r->o.mpi);
   }
+  cli_build_free(&r->o.build);
   free(r->sp);
   free(r->vp0);
   free(bo);

@@ -33,6 +33,7 @@ target_sources(nestcl_objects PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/src/engine/vp.c
   ${CMAKE_CURRENT_LIST_DIR}/src/engine/partition.c
   ${CMAKE_CURRENT_LIST_DIR}/src/engine/build.c
+  ${CMAKE_CURRENT_LIST_DIR}/src/engine/connect.c
   ${CMAKE_CURRENT_LIST_DIR}/src/engine/stream_upload.c
   ${CMAKE_CURRENT_LIST_DIR}/src/engine/estimate.c
   ${CMAKE_CURRENT_LIST_DIR}/src/engine/cycle.c
@@ -51,6 +52,7 @@ target_sources(nestcl_objects PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/src/engine/checkpoint_write.c
   ${CMAKE_CURRENT_LIST_DIR}/src/engine/checkpoint_read.c
   ${CMAKE_CURRENT_LIST_DIR}/src/engine/checkpoint_restore.c
+  ${CMAKE_CURRENT_LIST_DIR}/src/engine/synapse_check.c
   ${CMAKE_CURRENT_BINARY_DIR}/engine_kernels_source.c
   ${CMAKE_CURRENT_BINARY_DIR}/plastic_kernels_source.c)
 target_include_directories(nestcl_objects PRIVATE

@@ -367,6 +367,134 @@ void cli_ckpt_json(json *j, const cli_ckpt *c)
     json_null(j);
 }
 
+const char cli_build_help[] =
+  "  --build-threads N    host threads that draw the synapses at the build (default: every\n"
+  "                       core the process may use); the network is the same on any number\n"
+  "  --build-upload M     how a stream's synapses reach its device while the next are drawn: map\n"
+  "                       (drawn into the mapped device buffers: no copy where the device's\n"
+  "                       memory is the host's), copy (pinned host memory, non-blocking\n"
+  "                       transfers), or auto (default: map on such devices, else copy)\n"
+  "  --synapse-checksums  the built synapses' checksums in the results (network.synapse_checksums):\n"
+  "                       equal for equal networks, whatever the build threads or the split\n";
+
+void cli_build_init(cli_build *b)
+{
+  memset(b, 0, sizeof *b);
+}
+
+int cli_build_is_flag(const char *a)
+{
+  return strcmp(a, "--build-threads") == 0 || strcmp(a, "--build-upload") == 0 || strcmp(a, "--synapse-checksums") == 0;
+}
+
+int cli_build_flag(cli_build *b, cli_args *c)
+{
+  if (strcmp(c->a, "--synapse-checksums") == 0) {
+    if (c->v) {
+      fprintf(stderr, "error: %s takes no value\n", c->a);
+      return -1;
+    }
+    b->checksums = 1;
+    return 0;
+  }
+  if (strcmp(c->a, "--build-upload") == 0) {
+    static const char *const names[] = {"auto", "map", "copy"};
+    const char *v = cli_args_value(c);
+    for (int k = 0; v && k < 3; ++k) {
+      if (strcmp(v, names[k]) == 0) {
+        b->upload = (nestcl_build_upload)k;
+        return 0;
+      }
+    }
+    fprintf(stderr, "error: --build-upload must be auto, map or copy (got '%s')\n", v ? v : "");
+    return -1;
+  }
+  return cli_parse_long(c->a, cli_args_value(c), 1, 1024, &b->threads);
+}
+
+int cli_build_checksums(nestcl_engine *e, cli_build *b)
+{
+  if (!b->checksums) {
+    return 0;
+  }
+  int n = 0;
+  int rc = nestcl_engine_synapse_checksums(e, NULL, 0, &n);
+  free(b->sums);
+  b->sums = rc ? NULL : calloc((size_t)(n ? n : 1), sizeof *b->sums);
+  if (!rc && !b->sums) {
+    rc = nestcl_set_error(NESTCL_ENOMEM, "out of host memory");
+  }
+  if (!rc) {
+    rc = nestcl_engine_synapse_checksums(e, b->sums, n, &n);
+  }
+  b->n_sums = rc ? 0 : n;
+  return rc;
+}
+
+static void json_hex(json *j, const char *key, uint64_t v)
+{
+  char hex[20];
+  snprintf(hex, sizeof hex, "%016llx", (unsigned long long)v);
+  json_key(j, key);
+  json_string(j, hex);
+}
+
+void cli_build_checksums_json(json *j, const cli_build *b)
+{
+  if (!b->checksums) {
+    return;
+  }
+  json_key(j, "synapse_checksums");
+  json_begin_array(j);
+  for (int k = 0; k < b->n_sums; ++k) {
+    const nestcl_synapse_checksum *c = &b->sums[k];
+    json_begin_object(j);
+    json_key(j, "projection");
+    if (c->proj >= 0)
+      json_integer(j, c->proj);
+    else
+      json_null(j);
+    json_key(j, "source_population");
+    json_integer(j, c->source_pop);
+    json_key(j, "target_population");
+    json_integer(j, c->target_pop);
+    json_key(j, "synapses");
+    json_integer(j, (long long)c->synapses);
+    json_hex(j, "sources", c->sources);
+    json_hex(j, "targets", c->targets);
+    json_hex(j, "weights", c->weights);
+    json_hex(j, "delays", c->delays);
+    json_hex(j, "layout", c->layout);
+    json_end_object(j);
+  }
+  json_end_array(j);
+}
+
+void cli_build_free(cli_build *b)
+{
+  free(b->sums);
+  b->sums = NULL;
+  b->n_sums = 0;
+}
+
+void cli_build_config(const cli_build *b, nestcl_engine_config *cfg)
+{
+  cfg->build_threads = (int)b->threads;
+  cfg->build_upload = b->upload;
+}
+
+void cli_build_json(json *j, const cli_build *b)
+{
+  static const char *const names[] = {"auto", "map", "copy"};
+  json_key(j, "build_threads");
+  if (b->threads)
+    json_integer(j, b->threads);
+  else
+    json_null(j);
+  json_key(j, "build_upload");
+  json_string(j, names[b->upload]);
+}
+
 static const char *class_names[NESTCL_MEM_CLASSES] = {"state", "ring", "synapses", "recording", "other"};
 
 void cli_write_bytes(json *j, const size_t *b)

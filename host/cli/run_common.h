@@ -108,6 +108,38 @@ int cli_run_until(nestcl_engine *e, const char *what, double until_ms, cli_ckpt 
 /* The config keys checkpoint_at_ms and restored_from_ms (null when not used). */
 void cli_ckpt_json(json *j, const cli_ckpt *c);
 
+/*
+ * The build's flags every run shares (docs/architecture.md, "Building the
+ * network"): --build-threads N, the host threads that draw the synapses
+ * (default: every core the process may use), and --build-upload, how a
+ * stream's synapses reach its device, validated when given (the network
+ * depends on neither); --synapse-checksums, the built synapses' checksums in
+ * the results, which show it.
+ */
+typedef struct cli_build {
+  long threads; /* 0: every core */
+  nestcl_build_upload upload; /* --build-upload auto|map|copy */
+  int checksums; /* --synapse-checksums: the built synapses' checksums into the results */
+  nestcl_synapse_checksum *sums;
+  int n_sums;
+} cli_build;
+void cli_build_init(cli_build *b);
+/* Whether a is one of the build's flags. */
+int cli_build_is_flag(const char *a);
+/* The flag c->a and its value, if it takes one; -1 after an error line. */
+int cli_build_flag(cli_build *b, cli_args *c);
+/* The flags into the engine's configuration. */
+void cli_build_config(const cli_build *b, nestcl_engine_config *cfg);
+/* The config keys build_threads (null: every core) and build_upload. */
+void cli_build_json(json *j, const cli_build *b);
+/* After the build, with --synapse-checksums: the synapses' checksums (nestcl_engine_synapse_checksums); engine codes. */
+int cli_build_checksums(nestcl_engine *e, cli_build *b);
+/* The network's key synapse_checksums, when they were taken. */
+void cli_build_checksums_json(json *j, const cli_build *b);
+void cli_build_free(cli_build *b);
+/* The flags' lines of --help. */
+extern const char cli_build_help[];
+
 void cli_write_bytes(json *j, const size_t *b);
 /* The phases, and the part of "other" spent waiting at barriers (not a phase of its own: no double count). */
 void cli_write_phases(json *j, const double *s, double wait);

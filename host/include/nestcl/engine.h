@@ -38,6 +38,14 @@ typedef enum nestcl_weight_type {
   NESTCL_WEIGHT_DOUBLE /* 8 bytes per synapse */
 } nestcl_weight_type;
 
+/* How the build's synapses reach the streams' device (nestcl_engine_config.build_upload). */
+typedef enum nestcl_build_upload {
+  NESTCL_BUILD_UPLOAD_AUTO = 0, /* map where the device's memory is the host's (CL_DEVICE_HOST_UNIFIED_MEMORY),
+                                   else copy */
+  NESTCL_BUILD_UPLOAD_MAP, /* drawn into the device buffers, mapped: no copy where the memory is the host's */
+  NESTCL_BUILD_UPLOAD_COPY /* drawn into pinned host memory and sent by non-blocking transfers */
+} nestcl_build_upload;
+
 typedef struct nestcl_engine_config {
   double resolution_ms; /* simulation step h (NEST's resolution); default 0.1 */
   double min_delay_ms; /* 0: the smallest delay of all connections */
@@ -84,6 +92,18 @@ typedef struct nestcl_engine_config {
    * them (one enqueue per super step); 0: launch each kernel.
    */
   int command_buffer;
+  /*
+   * Host threads that draw the synapses at the build (docs/architecture.md,
+   * "Building the network"): 0 (default) every core the process may run on
+   * (its affinity mask); at most 1024. The network is the same on any number.
+   */
+  int build_threads;
+  /*
+   * A stream's synapses are drawn straight into memory its device reads, and
+   * each block's go to the device while the next is drawn: build_upload says
+   * how (default auto). The network is the same either way.
+   */
+  nestcl_build_upload build_upload;
 } nestcl_engine_config;
 
 void nestcl_engine_config_defaults(nestcl_engine_config *c);
@@ -233,6 +253,32 @@ typedef struct nestcl_weight_stats {
   uint64_t checksum;
 } nestcl_weight_stats;
 int nestcl_engine_weight_stats(nestcl_engine *e, int proj, nestcl_weight_stats *out);
+
+/*
+ * Checksums of the built synapses: what shows that two builds made the same
+ * network (on any number of build threads, drawn on the host or the device,
+ * on any split). One entry per pair of source and target populations with
+ * static synapses (all static projections between them together: their
+ * synapses share the target block's CSR) in the order of their first
+ * Connect, then one per projection of translated synapses. Each sum runs over
+ * the synapses as a multiset, keyed by global ids, so it does not depend on
+ * the split; the layout hash follows the arrays in their order on the VPs and
+ * so compares two builds of the same split (threads, streams, fraction,
+ * ranks) slot for slot. Weights are the current ones (a plastic synapse's
+ * change as it learns). Up to cap entries into out, *n: how many there are.
+ * Collective under MPI (sums over every rank).
+ */
+typedef struct nestcl_synapse_checksum {
+  int proj; /* a projection of translated synapses; -1: static synapses from source_pop onto target_pop */
+  int source_pop, target_pop;
+  uint64_t synapses;
+  uint64_t sources; /* sum over the synapses of a hash of the source's global id */
+  uint64_t targets; /* ... of (source, target, the target's ring channel) */
+  uint64_t weights; /* ... of (source, target, the weight's bits as a double) */
+  uint64_t delays; /* ... of (source, target, the delay in steps) */
+  uint64_t layout; /* the arrays in their order: equal only between builds of one split */
+} nestcl_synapse_checksum;
+int nestcl_engine_synapse_checksums(nestcl_engine *e, nestcl_synapse_checksum *out, int cap, int *n);
 
 /*
  * GetConnections of a projection of translated synapses on this rank: source
@@ -438,6 +484,9 @@ typedef struct nestcl_engine_stats {
   uint64_t synaptic_events; /* synapses walked for those spikes, whole network */
   int64_t steps; /* simulated steps */
   double build_nodes_s, build_connections_s, build_upload_s;
+  /* Of build_connections_s: drawing the synapses (both passes), and assembling the CSR's rows between them. */
+  double build_draw_s, build_csr_s;
+  int build_threads; /* host threads that drew them */
   double simulate_s; /* wall time inside simulate() */
   /* Bytes of this rank by class (NESTCL_MEM_*): on the device (streams) and in host memory (CPU VPs). */
   size_t device_bytes[NESTCL_MEM_CLASSES];

@@ -66,6 +66,12 @@ int nestcl_engine_create(const nestcl_engine_config *c, nestcl_engine **out)
     return nestcl_set_error(NESTCL_EINVAL, "threads %d, streams %d: need at least one CPU thread or GPU stream",
                             c->cpu_threads, c->gpu_streams);
   }
+  if (c->build_threads < 0 || c->build_threads > 1024) {
+    return nestcl_set_error(NESTCL_EINVAL, "build threads %d: must be 0 (every core) to 1024", c->build_threads);
+  }
+  if ((int)c->build_upload < NESTCL_BUILD_UPLOAD_AUTO || (int)c->build_upload > NESTCL_BUILD_UPLOAD_COPY) {
+    return nestcl_set_error(NESTCL_EINVAL, "build_upload %d: must be auto, map or copy", (int)c->build_upload);
+  }
   if (c->cpu_threads > 256 || c->gpu_streams > 64) {
     return nestcl_set_error(NESTCL_EINVAL, "threads %d, streams %d: at most 256 threads and 64 streams", c->cpu_threads,
                             c->gpu_streams);
@@ -925,6 +931,9 @@ int nestcl_engine_get_stats(const nestcl_engine *e, nestcl_engine_stats *out)
   out->build_nodes_s = e->stats.build_nodes_s;
   out->build_connections_s = e->stats.build_conn_s;
   out->build_upload_s = e->stats.build_upload_s;
+  out->build_draw_s = e->stats.build_draw_s;
+  out->build_csr_s = e->stats.build_csr_s;
+  out->build_threads = e->stats.build_threads;
   out->simulate_s = e->stats.simulate_s;
   out->device_loop = e->device.res.on && e->device.res.full;
   out->sync_interval = e->device.res.on && e->device.res.full ? e->device.res.plan.k : 0;

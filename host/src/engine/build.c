@@ -14,12 +14,13 @@
  * target word (channel << 24 | local index), a float or double weight, and a
  * 16-bit delay per synapse only when the block's delays differ.
  */
+#define _GNU_SOURCE /* sched_getaffinity: the cores the build may use */
 #include <math.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#include <omp.h>
+#include <unistd.h>
 
 #include "engine_internal.h"
 #include "engine_kernels_source.h"
@@ -108,735 +109,6 @@ static int build_nodes(nestcl_engine *e, eng_vp *vp, eng_block *b)
   return 0;
 }
 
-/* ---- connectivity ------------------------------------------------------- */
-
-/* Words of the partner-draw stream of one (id, projection): word a of block a / 4. */
-typedef struct wordseq {
-  nestcl_philox_key key;
-  uint64_t id, base, blk;
-  nestcl_philox_ctr buf;
-  int have;
-} wordseq;
-
-static void wordseq_init(wordseq *w, uint32_t seed, uint64_t id, uint64_t base)
-{
-  w->key = nestcl_rng_key(seed, NESTCL_RNG_PURPOSE_CONNECT);
-  w->id = id;
-  w->base = base;
-  w->have = 0;
-  w->blk = 0;
-}
-
-static uint32_t wordseq_get(wordseq *w, uint64_t a)
-{
-  uint64_t b = a >> 2;
-  if (!w->have || b != w->blk) {
-    w->buf = nestcl_philox4x32_10(nestcl_rng_counter(w->id, w->base | b), w->key);
-    w->blk = b;
-    w->have = 1;
-  }
-  return w->buf.v[a & 3];
-}
-
-/* Uniform integer in [0, n) from a 32-bit word (multiply-shift; bias below n / 2^32). */
-static inline uint32_t word_below(uint32_t word, uint32_t n)
-{
-  return (uint32_t)(((uint64_t)word * (uint64_t)n) >> 32);
-}
-
-static uint64_t proj_step(int p, int kind, uint64_t j)
-{
-  return ((uint64_t)p << 34) | ((uint64_t)kind << 32) | (j & 0xffffffffu);
-}
-
-/* A uniform in [0, 1) from words a, a + 1 of the stream. */
-static double wordseq_uniform(wordseq *w, uint64_t *a)
-{
-  uint32_t hi = wordseq_get(w, (*a)++);
-  uint32_t lo = wordseq_get(w, (*a)++);
-  return nestcl_u01_53(hi, lo);
-}
-
-/* ln k! : summed below 16, else Stirling's series (relative error below 1e-16 there). Thread-safe, unlike lgamma. */
-static double log_factorial(uint64_t k)
-{
-  if (k < 16) {
-    double s = 0.0;
-    for (uint64_t i = 2; i <= k; ++i) {
-      s += log((double)i);
-    }
-    return s;
-  }
-  double x = (double)k + 1.0, x2 = x * x;
-  return (x - 0.5) * log(x) - x + 0.91893853320467274178 + 1.0 / (12.0 * x) - 1.0 / (360.0 * x * x2) +
-    1.0 / (1260.0 * x * x2 * x2);
-}
-
-/*
- * Binomial(n, q) by inversion of one uniform, searching outwards from the mode
- * (m, m - 1, m + 1, m - 2, ...: a fixed order of the outcomes, so the draw is
- * exact up to the rounding of the probabilities), in O(sqrt(n q (1 - q))) steps.
- */
-static uint64_t draw_binomial(uint64_t n, double q, double u)
-{
-  if (n == 0 || q <= 0.0) {
-    return 0;
-  }
-  if (q >= 1.0) {
-    return n;
-  }
-  uint64_t m = (uint64_t)floor(((double)n + 1.0) * q);
-  m = m > n ? n : m;
-  double pm =
-    exp(log_factorial(n) - log_factorial(m) - log_factorial(n - m) + (double)m * log(q) + (double)(n - m) * log1p(-q));
-  double r_down = (1.0 - q) / q, r_up = q / (1.0 - q);
-  u -= pm;
-  if (u < 0.0) {
-    return m;
-  }
-  uint64_t lo = m, hi = m;
-  double plo = pm, phi = pm;
-  for (;;) {
-    if (lo > 0) {
-      plo *= (double)lo / (double)(n - lo + 1) * r_down;
-      lo--;
-      u -= plo;
-      if (u < 0.0) {
-        return lo;
-      }
-    }
-    if (hi < n) {
-      phi *= (double)(n - hi) / (double)(hi + 1) * r_up;
-      hi++;
-      u -= phi;
-      if (u < 0.0) {
-        return hi;
-      }
-    }
-    /* Both tails below any double: what is left of u is rounding; the mode takes it. */
-    if ((lo == 0 || plo == 0.0) && (hi == n || phi == 0.0)) {
-      return m;
-    }
-  }
-}
-
-/*
- * fixed_total_number: the synapses of every chunk of NESTCL_FTN_CHUNK targets
- * (engine.h), N split by conditional binomials; counts[c] for all chunks.
- */
-static void ftn_counts(uint32_t seed, int p, uint64_t N, uint32_t n_targets, uint64_t *counts)
-{
-  uint32_t n_chunks = (n_targets + NESTCL_FTN_CHUNK - 1) / NESTCL_FTN_CHUNK;
-  uint64_t left = N;
-  for (uint32_t c = 0; c < n_chunks; ++c) {
-    uint32_t first = c * NESTCL_FTN_CHUNK;
-    uint32_t size = n_targets - first < NESTCL_FTN_CHUNK ? n_targets - first : NESTCL_FTN_CHUNK;
-    wordseq ws;
-    wordseq_init(&ws, seed, ((uint64_t)1 << 41) | c, proj_step(p, 3, 0));
-    uint64_t a = 0;
-    double u = wordseq_uniform(&ws, &a);
-    counts[c] = c + 1 == n_chunks ? left : draw_binomial(left, (double)size / (double)(n_targets - first), u);
-    left -= counts[c];
-  }
-}
-
-/*
- * The CSR is built in two passes over the same deterministic draws, so no
- * temporary list of all synapses is ever held: pass 0 counts each source's row
- * (and sees whether all delays are equal), pass 1 redraws and places every
- * synapse at its row's cursor. Within a row synapses stay in target-major
- * draw order.
- */
-typedef struct sink {
-  int pass;
-  uint64_t *row_ptr; /* pass 0: counts at [src + 1] */
-  uint64_t *cursor; /* pass 1: next free slot per source */
-  uint32_t *target;
-  float *weight_f;
-  double *weight_d;
-  uint16_t *delay; /* pass 1, only when delays differ */
-  uint32_t *indegree; /* pass 1: synapses per local target (for the overflow bound) */
-  double max_abs; /* pass 1: largest |weight| routed into the ring */
-  uint64_t n;
-  int have_delay, hom;
-  uint16_t delay0;
-  /* the projection being drawn: route of a constant weight, computed once */
-  int const_route, const_ch;
-  double const_value;
-  /* translated synapses: the block's CSR of the projection (rows: the source population) */
-  eng_plastic *pl;
-  uint64_t row_base; /* global id of row 0 */
-  unsigned char *scratch; /* a synapse, for checking drawn weights through set_status */
-  uint32_t *nin; /* pass 1: synapses that read the history, per local target */
-  double *maxd; /* pass 1: largest delay (ms) of those per local target */
-  int history; /* the model reads the target's history */
-  double ms_per_step;
-} sink;
-
-typedef struct marks {
-  uint32_t *stamp;
-  uint32_t size, now;
-} marks;
-
-static int marks_next(marks *m, uint32_t size)
-{
-  if (size > m->size) {
-    uint32_t *s = realloc(m->stamp, (size_t)size * sizeof *s);
-    if (!s) {
-      return nestcl_set_error(NESTCL_ENOMEM, "out of host memory");
-    }
-    memset(s + m->size, 0, (size_t)(size - m->size) * sizeof *s);
-    m->stamp = s;
-    m->size = size;
-  }
-  if (++m->now == 0) {
-    memset(m->stamp, 0, (size_t)m->size * sizeof *m->stamp);
-    m->now = 1;
-  }
-  return 0;
-}
-
-/*
- * One translated synapse (pass 1): its weight drawn as a static one's (the
- * same draw), kept unrouted in the model's per-synapse state; a drawn weight
- * is checked through the model's set_status, as NEST's Connect does.
- */
-static int add_plastic(const nestcl_engine *e, sink *k, const eng_projection *pr, int p, uint64_t row_id, uint64_t j,
-                       uint64_t row, uint32_t tgt_local, int64_t d)
-{
-  eng_plastic *pl = k->pl;
-  double w = pr->syn.weight.a;
-  if (pr->syn.weight.kind != NESTCL_DIST_CONSTANT) {
-    w = eng_draw(&pr->syn.weight, e->desc.cfg.seed, NESTCL_RNG_PURPOSE_CONNECT, row_id, proj_step(p, 1, j));
-    if (isnan(w)) {
-      return redraw_failed("weight", &pr->syn.weight);
-    }
-    memcpy(k->scratch, pr->tmpl, pr->sm->syn_size);
-    unsigned char cp[512];
-    if (pr->sm->cp_size > sizeof cp) {
-      return nestcl_set_error(NESTCL_EINVAL, "%s: common properties too large", pr->sm->name);
-    }
-    memcpy(cp, pr->cp, pr->sm->cp_size);
-    if (pr->sm->set_status(k->scratch, cp, "weight", w) != 0) {
-      return nestcl_set_error(NESTCL_EINVAL, "%s rejects the drawn weight %g: %s", pr->sm->name, w,
-                              nestcl_last_error());
-    }
-  }
-  uint64_t at = k->cursor[row]++;
-  pl->target[at] = tgt_local;
-  memcpy(pl->state + pr->lay.weight_off * pl->nnz + at * sizeof(double), &w, sizeof w);
-  if (pl->delay) {
-    pl->delay[at] = (uint16_t)d;
-  }
-  k->indegree[tgt_local]++;
-  if (k->history) {
-    k->nin[tgt_local]++;
-    double dms = (double)d * k->ms_per_step; /* NEST's Time::delay_steps_to_ms */
-    k->maxd[tgt_local] = dms > k->maxd[tgt_local] ? dms : k->maxd[tgt_local];
-  }
-  double reach = pr->max_abs > fabs(w) ? pr->max_abs : fabs(w);
-  k->max_abs = reach > k->max_abs ? reach : k->max_abs;
-  k->n++;
-  return 0;
-}
-
-/* One synapse: the weight and delay of the row's j-th synapse, routed through the model. */
-static int add_synapse(const nestcl_engine *e, sink *k, const eng_projection *pr, int p, const eng_population *tp,
-                       uint64_t row_id, uint64_t j, uint32_t src_gid, uint32_t tgt_local)
-{
-  int64_t d = k->have_delay ? k->delay0 : 0;
-  if (pr->syn.delay_ms.kind != NESTCL_DIST_CONSTANT || !k->have_delay) {
-    double dms = eng_draw(&pr->syn.delay_ms, e->desc.cfg.seed, NESTCL_RNG_PURPOSE_CONNECT, row_id, proj_step(p, 2, j));
-    if (isnan(dms)) {
-      return redraw_failed("delay", &pr->syn.delay_ms);
-    }
-    d = eng_delay_ms_to_steps(dms, e->desc.cfg.resolution_ms);
-    if (d < e->clock.min_delay || d > e->clock.max_delay) {
-      return nestcl_set_error(NESTCL_EINVAL, "drawn delay %g ms outside [min_delay, max_delay]", dms);
-    }
-  }
-  uint64_t row = src_gid - k->row_base;
-  if (k->pass == 0) {
-    if (!k->have_delay) {
-      k->have_delay = 1;
-      k->delay0 = (uint16_t)d;
-    }
-    k->hom = k->hom && d == k->delay0;
-    k->row_ptr[row + 1]++;
-    k->n++;
-    return 0;
-  }
-  if (k->pl) {
-    return add_plastic(e, k, pr, p, row_id, j, row, tgt_local, d);
-  }
-  int ch = k->const_ch;
-  double value = k->const_value;
-  if (!k->const_route) {
-    double w = eng_draw(&pr->syn.weight, e->desc.cfg.seed, NESTCL_RNG_PURPOSE_CONNECT, row_id, proj_step(p, 1, j));
-    if (isnan(w)) {
-      return redraw_failed("weight", &pr->syn.weight);
-    }
-    if (eng_route_spike(e->desc.pops[pr->src].model, tp->model, w, pr->syn.rport, tp->K, &ch, &value) != 0 || ch < 0 ||
-        (uint32_t)ch >= tp->n_channels) {
-      return nestcl_set_error(NESTCL_EINVAL, "%s rejects a spike of weight %g at rport %ld", tp->model->name, w,
-                              pr->syn.rport);
-    }
-  }
-  uint64_t at = k->cursor[row]++;
-  k->target[at] = ((uint32_t)ch << NESTCL_TARGET_INDEX_BITS) | tgt_local;
-  k->indegree[tgt_local]++;
-  if (fabs(value) > k->max_abs) {
-    k->max_abs = fabs(value);
-  }
-  if (k->weight_d) {
-    k->weight_d[at] = value;
-  } else {
-    k->weight_f[at] = (float)value;
-  }
-  if (k->delay) {
-    k->delay[at] = (uint16_t)d;
-  }
-  k->n++;
-  return 0;
-}
-
-/* One projection drawn onto one block: what every connection rule's draw needs. */
-typedef struct draw_ctx {
-  const nestcl_engine *e;
-  const eng_block *b;
-  int p; /* the projection's index: its streams' key */
-  sink *c;
-  marks *mk;
-  const eng_projection *pr;
-  const eng_population *sp, *tp;
-  uint32_t seed;
-  int same; /* source and target are one population (autapses possible) */
-} draw_ctx;
-
-static int draw_fixed_indegree(const draw_ctx *x)
-{
-  const eng_projection *pr = x->pr;
-  const eng_population *sp = x->sp;
-  marks *mk = x->mk;
-  int rc = 0;
-  for (uint32_t i = 0; i < x->b->n && !rc; ++i) {
-    uint64_t t = x->b->first_gid + i;
-    wordseq ws;
-    wordseq_init(&ws, x->seed, t, proj_step(x->p, 0, 0));
-    if (!pr->conn.allow_multapses && (rc = marks_next(mk, sp->n))) {
-      break;
-    }
-    uint64_t a = 0;
-    for (uint32_t j = 0; j < pr->conn.degree && !rc;) {
-      uint32_t s = word_below(wordseq_get(&ws, a++), sp->n);
-      uint64_t sg = sp->first + s;
-      if (!pr->conn.allow_autapses && x->same && sg == t) {
-        continue;
-      }
-      if (!pr->conn.allow_multapses) {
-        if (mk->stamp[s] == mk->now) {
-          continue;
-        }
-        mk->stamp[s] = mk->now;
-      }
-      rc = add_synapse(x->e, x->c, pr, x->p, x->tp, t, j, (uint32_t)sg, i);
-      ++j;
-    }
-  }
-  return rc;
-}
-
-/* Every block redraws all sources' targets and keeps its own: the draw is keyed by source. */
-static int draw_fixed_outdegree(const draw_ctx *x)
-{
-  const eng_projection *pr = x->pr;
-  const eng_population *sp = x->sp, *tp = x->tp;
-  marks *mk = x->mk;
-  int rc = 0;
-  uint64_t lo = x->b->first_gid, hi = x->b->first_gid + x->b->n;
-  for (uint32_t s = 0; s < sp->n && !rc; ++s) {
-    uint64_t sg = sp->first + s;
-    wordseq ws;
-    wordseq_init(&ws, x->seed, sg, proj_step(x->p, 0, 0));
-    if (!pr->conn.allow_multapses && (rc = marks_next(mk, tp->n))) {
-      break;
-    }
-    uint64_t a = 0;
-    for (uint32_t j = 0; j < pr->conn.degree && !rc;) {
-      uint32_t t = word_below(wordseq_get(&ws, a++), tp->n);
-      uint64_t tg = tp->first + t;
-      if (!pr->conn.allow_autapses && x->same && sg == tg) {
-        continue;
-      }
-      if (!pr->conn.allow_multapses) {
-        if (mk->stamp[t] == mk->now) {
-          continue;
-        }
-        mk->stamp[t] = mk->now;
-      }
-      if (tg >= lo && tg < hi) {
-        rc = add_synapse(x->e, x->c, pr, x->p, tp, sg, j, (uint32_t)sg, (uint32_t)(tg - lo));
-      }
-      ++j;
-    }
-  }
-  return rc;
-}
-
-static int draw_all_to_all(const draw_ctx *x)
-{
-  int rc = 0;
-  for (uint32_t i = 0; i < x->b->n && !rc; ++i) {
-    uint64_t t = x->b->first_gid + i;
-    for (uint32_t s = 0; s < x->sp->n && !rc; ++s) {
-      uint64_t sg = x->sp->first + s;
-      if (!x->pr->conn.allow_autapses && x->same && sg == t) {
-        continue;
-      }
-      rc = add_synapse(x->e, x->c, x->pr, x->p, x->tp, t, s, (uint32_t)sg, i);
-    }
-  }
-  return rc;
-}
-
-/* Every block draws the chunks that overlap its targets whole and keeps its own. */
-static int draw_fixed_total(const draw_ctx *x)
-{
-  const eng_projection *pr = x->pr;
-  const eng_population *sp = x->sp, *tp = x->tp;
-  if (x->b->n == 0 || pr->conn.N == 0) {
-    return 0;
-  }
-  uint32_t n_chunks = (tp->n + NESTCL_FTN_CHUNK - 1) / NESTCL_FTN_CHUNK;
-  uint64_t *counts = malloc((size_t)n_chunks * sizeof *counts);
-  if (!counts) {
-    return nestcl_set_error(NESTCL_ENOMEM, "out of host memory");
-  }
-  ftn_counts(x->seed, x->p, pr->conn.N, tp->n, counts);
-  int rc = 0;
-  uint32_t lo = (uint32_t)(x->b->first_gid - tp->first), hi = lo + x->b->n;
-  for (uint32_t ch = lo / NESTCL_FTN_CHUNK; ch <= (hi - 1) / NESTCL_FTN_CHUNK && !rc; ++ch) {
-    uint32_t first = ch * NESTCL_FTN_CHUNK;
-    uint32_t size = tp->n - first < NESTCL_FTN_CHUNK ? tp->n - first : NESTCL_FTN_CHUNK;
-    uint64_t row_id = ((uint64_t)1 << 40) | ch;
-    wordseq ws;
-    wordseq_init(&ws, x->seed, row_id, proj_step(x->p, 0, 0));
-    uint64_t a = 0;
-    for (uint64_t j = 0; j < counts[ch] && !rc;) {
-      uint32_t s = word_below(wordseq_get(&ws, a), sp->n);
-      uint32_t t = first + word_below(wordseq_get(&ws, a + 1), size);
-      a += 2;
-      uint64_t sg = sp->first + s, tg = tp->first + t;
-      if (!pr->conn.allow_autapses && x->same && sg == tg) {
-        continue;
-      }
-      if (t >= lo && t < hi) {
-        rc = add_synapse(x->e, x->c, pr, x->p, tp, row_id, j, (uint32_t)sg, t - lo);
-      }
-      ++j;
-    }
-  }
-  free(counts);
-  return rc;
-}
-
-static int draw_bernoulli(const draw_ctx *x)
-{
-  const eng_projection *pr = x->pr;
-  if (!(pr->conn.p > 0.0)) {
-    return 0;
-  }
-  /* Geometric gaps: the number of sources skipped before the next one taken is floor(ln(1 - u) / ln(1 - p)). */
-  double l1p = log1p(-pr->conn.p);
-  int rc = 0;
-  for (uint32_t i = 0; i < x->b->n && !rc; ++i) {
-    uint64_t t = x->b->first_gid + i;
-    wordseq ws;
-    wordseq_init(&ws, x->seed, t, proj_step(x->p, 0, 0));
-    uint64_t a = 0, j = 0;
-    double s = -1.0;
-    for (;;) {
-      double gap = floor(log1p(-wordseq_uniform(&ws, &a)) / l1p);
-      s += gap + 1.0;
-      if (!(s < (double)x->sp->n)) {
-        break;
-      }
-      uint64_t sg = x->sp->first + (uint64_t)s;
-      if (!pr->conn.allow_autapses && x->same && sg == t) {
-        continue;
-      }
-      if ((rc = add_synapse(x->e, x->c, pr, x->p, x->tp, t, j, (uint32_t)sg, i))) {
-        break;
-      }
-      ++j;
-    }
-  }
-  return rc;
-}
-
-static int draw_one_to_one(const draw_ctx *x)
-{
-  int rc = 0;
-  for (uint32_t i = 0; i < x->b->n && !rc; ++i) {
-    uint64_t t = x->b->first_gid + i;
-    uint64_t sg = x->sp->first + (t - x->tp->first);
-    if (!x->pr->conn.allow_autapses && x->same) {
-      continue;
-    }
-    rc = add_synapse(x->e, x->c, x->pr, x->p, x->tp, t, 0, (uint32_t)sg, i);
-  }
-  return rc;
-}
-
-static int draw_projection(const nestcl_engine *e, const eng_block *b, int p, sink *c, marks *mk)
-{
-  const eng_projection *pr = &e->desc.projs[p];
-  const eng_population *sp = &e->desc.pops[pr->src], *tp = &e->desc.pops[pr->tgt];
-  draw_ctx x = {e, b, p, c, mk, pr, sp, tp, e->desc.cfg.seed, pr->src == pr->tgt};
-  c->const_route = pr->syn.weight.kind == NESTCL_DIST_CONSTANT;
-  if (c->const_route && !c->pl &&
-      (eng_route_spike(sp->model, tp->model, pr->syn.weight.a, pr->syn.rport, tp->K, &c->const_ch, &c->const_value) !=
-         0 ||
-       c->const_ch < 0 || (uint32_t)c->const_ch >= tp->n_channels)) {
-    return nestcl_set_error(NESTCL_EINVAL, "%s rejects a spike of weight %g at rport %ld", tp->model->name,
-                            pr->syn.weight.a, pr->syn.rport);
-  }
-  /* A constant delay is drawn (rounded) once per projection. */
-  if (pr->syn.delay_ms.kind == NESTCL_DIST_CONSTANT) {
-    int64_t dd = eng_delay_ms_to_steps(pr->syn.delay_ms.a, e->desc.cfg.resolution_ms);
-    if (c->pass == 0) {
-      c->hom = c->hom && (!c->have_delay || dd == c->delay0);
-    }
-    c->have_delay = 1;
-    c->delay0 = (uint16_t)dd;
-  }
-  switch (pr->conn.rule) {
-  case NESTCL_RULE_FIXED_INDEGREE:
-    return draw_fixed_indegree(&x);
-  case NESTCL_RULE_FIXED_OUTDEGREE:
-    return draw_fixed_outdegree(&x);
-  case NESTCL_RULE_ALL_TO_ALL:
-    return draw_all_to_all(&x);
-  case NESTCL_RULE_FIXED_TOTAL_NUMBER:
-    return draw_fixed_total(&x);
-  case NESTCL_RULE_PAIRWISE_BERNOULLI:
-    return draw_bernoulli(&x);
-  case NESTCL_RULE_ONE_TO_ONE:
-    return draw_one_to_one(&x);
-  }
-  return 0;
-}
-
-/*
- * The fixed-point ring holds |sum| < 2^31 per slot (nestcl_fixed.h). Bound the
- * worst case of one slot of one neuron: every synapse onto it at the largest
- * weight, plus every drive at its largest count (the inversion table's end
- * times its chunks), and refuse a network that could overflow.
- */
-static int check_fixed_range(const nestcl_engine *e, const eng_block *b, const uint32_t *indegree, double max_abs)
-{
-  uint64_t max_in = 0;
-  for (uint32_t i = 0; i < b->n; ++i) {
-    max_in = indegree[i] > max_in ? indegree[i] : max_in;
-  }
-  uint64_t events = max_in;
-  for (int k = 0; k < e->desc.n_drives; ++k) {
-    const eng_drive *d = &e->desc.drives[k];
-    if (d->pop != b->pop) {
-      continue;
-    }
-    double v = fabs(nestcl_fixed_to_double(d->value_fixed));
-    max_abs = v > max_abs ? v : max_abs;
-    events += d->is_poisson ? (uint64_t)d->kstop * d->chunks : 1u;
-  }
-  if (!nestcl_fixed_fits(max_abs, events)) {
-    return nestcl_set_error(NESTCL_EINVAL,
-                            "%s: up to %llu inputs of |w| <= %g per step could overflow the fixed-point ring "
-                            "(|sum| must stay below 2^31)",
-                            e->desc.pops[b->pop].model->name, (unsigned long long)events, max_abs);
-  }
-  return 0;
-}
-
-/* The static CSR of the block (projections without a synapse model), over global source ids. */
-static int build_static(nestcl_engine *e, eng_vp *vp, eng_block *b, marks *mk, uint32_t *indegree, double *max_abs)
-{
-  uint64_t N = e->desc.n_global;
-  sink k;
-  memset(&k, 0, sizeof k);
-  k.hom = 1;
-  k.indegree = indegree;
-  b->row_ptr = calloc(N + 1, sizeof *b->row_ptr);
-  if (!b->row_ptr) {
-    return nestcl_set_error(NESTCL_ENOMEM, "out of host memory for row pointers");
-  }
-  k.row_ptr = b->row_ptr;
-  int rc = 0;
-  for (int pass = 0; pass < 2 && !rc; ++pass) {
-    k.pass = pass;
-    k.n = 0;
-    if (pass == 1) {
-      for (uint64_t s = 0; s < N; ++s) {
-        uint64_t len = b->row_ptr[s + 1];
-        if (len > b->max_row) {
-          b->max_row = (uint32_t)len;
-        }
-        b->row_ptr[s + 1] += b->row_ptr[s];
-      }
-      b->nnz = b->row_ptr[N];
-      size_t wsize = e->desc.cfg.weight_type == NESTCL_WEIGHT_DOUBLE ? sizeof(double) : sizeof(float);
-      b->target = malloc((b->nnz ? b->nnz : 1) * sizeof *b->target);
-      b->weight = malloc((b->nnz ? b->nnz : 1) * wsize);
-      k.cursor = malloc((N ? N : 1) * sizeof *k.cursor);
-      if (!k.hom) {
-        b->delay = malloc((b->nnz ? b->nnz : 1) * sizeof *b->delay);
-      }
-      if (!b->target || !b->weight || !k.cursor || (!k.hom && !b->delay)) {
-        rc = nestcl_set_error(NESTCL_ENOMEM, "out of host memory for %llu synapses", (unsigned long long)b->nnz);
-        break;
-      }
-      memcpy(k.cursor, b->row_ptr, N * sizeof *k.cursor);
-      k.target = b->target;
-      k.weight_f = wsize == sizeof(float) ? b->weight : NULL;
-      k.weight_d = wsize == sizeof(double) ? b->weight : NULL;
-      k.delay = b->delay;
-      b->delay_hom = k.hom ? (k.have_delay ? k.delay0 : (uint32_t)e->clock.min_delay) : NESTCL_DELAY_PER_SYNAPSE;
-    }
-    k.have_delay = 0;
-    for (int p = 0; p < e->desc.n_projs && !rc && b->n > 0; ++p) {
-      if (e->desc.projs[p].tgt == b->pop && !e->desc.projs[p].sm) {
-        rc = draw_projection(e, b, p, &k, mk);
-      }
-    }
-    if (!rc && pass == 1 && k.n != b->nnz) {
-      rc = nestcl_set_error(NESTCL_ERUNTIME, "internal: the second pass drew %llu synapses, the first %llu",
-                            (unsigned long long)k.n, (unsigned long long)b->nnz);
-    }
-  }
-  free(k.cursor);
-  *max_abs = k.max_abs > *max_abs ? k.max_abs : *max_abs;
-  if (rc) {
-    return rc;
-  }
-  vp->synapses += b->nnz;
-  size_t wsize = e->desc.cfg.weight_type == NESTCL_WEIGHT_DOUBLE ? sizeof(double) : sizeof(float);
-  vp->ops->account(vp, NESTCL_MEM_SYNAPSES,
-                   (N + 1) * sizeof(uint64_t) + b->nnz * (sizeof(uint32_t) + wsize) +
-                     (b->delay ? b->nnz * sizeof(uint16_t) : 0));
-  return 0;
-}
-
-/* The CSR of translated-synapse projection p onto the block, over the source population's rows. */
-static int build_plastic(nestcl_engine *e, eng_vp *vp, eng_block *b, int p, eng_plastic *pl, marks *mk,
-                         uint32_t *indegree, double *max_abs, uint32_t *nin, double *maxd)
-{
-  const eng_projection *pr = &e->desc.projs[p];
-  const eng_population *sp = &e->desc.pops[pr->src];
-  sink k;
-  memset(&k, 0, sizeof k);
-  k.hom = 1;
-  k.indegree = indegree;
-  k.nin = nin;
-  k.maxd = maxd;
-  k.history = pr->sm->uses_history;
-  k.ms_per_step = eng_delay_ms(e, 1);
-  k.pl = pl;
-  k.row_base = sp->first;
-  pl->proj = p;
-  pl->src_first = sp->first;
-  pl->n_rows = sp->n;
-  pl->row_ptr = calloc((size_t)sp->n + 1, sizeof *pl->row_ptr);
-  k.scratch = malloc(pr->sm->syn_size);
-  if (!pl->row_ptr || !k.scratch) {
-    free(k.scratch);
-    return nestcl_set_error(NESTCL_ENOMEM, "out of host memory for row pointers");
-  }
-  k.row_ptr = pl->row_ptr;
-  int rc = 0;
-  for (int pass = 0; pass < 2 && !rc; ++pass) {
-    k.pass = pass;
-    k.n = 0;
-    if (pass == 1) {
-      for (uint32_t r = 0; r < pl->n_rows; ++r) {
-        uint64_t len = pl->row_ptr[r + 1];
-        pl->max_row = len > pl->max_row ? (uint32_t)len : pl->max_row;
-        pl->row_ptr[r + 1] += pl->row_ptr[r];
-      }
-      pl->nnz = pl->row_ptr[pl->n_rows];
-      pl->target = malloc((pl->nnz ? pl->nnz : 1) * sizeof *pl->target);
-      pl->state = malloc(pl->nnz * pr->lay.state_bytes + 8);
-      pl->src_state = malloc((size_t)pl->n_rows * pr->lay.src_bytes + 8);
-      k.cursor = malloc(((size_t)pl->n_rows + 1) * sizeof *k.cursor);
-      if (!k.hom) {
-        pl->delay = malloc((pl->nnz ? pl->nnz : 1) * sizeof *pl->delay);
-      }
-      if (!pl->target || !pl->state || !pl->src_state || !k.cursor || (!k.hom && !pl->delay)) {
-        rc =
-          nestcl_set_error(NESTCL_ENOMEM, "out of host memory for %llu plastic synapses", (unsigned long long)pl->nnz);
-        break;
-      }
-      memcpy(k.cursor, pl->row_ptr, (size_t)pl->n_rows * sizeof *k.cursor);
-      pl->delay_hom = k.hom ? (k.have_delay ? k.delay0 : (uint32_t)e->clock.min_delay) : NESTCL_DELAY_PER_SYNAPSE;
-    }
-    k.have_delay = 0;
-    rc = draw_projection(e, b, p, &k, mk);
-    if (!rc && pass == 1 && k.n != pl->nnz) {
-      rc = nestcl_set_error(NESTCL_ERUNTIME, "internal: the second pass drew %llu plastic synapses, the first %llu",
-                            (unsigned long long)k.n, (unsigned long long)pl->nnz);
-    }
-  }
-  free(k.cursor);
-  free(k.scratch);
-  *max_abs = k.max_abs > *max_abs ? k.max_abs : *max_abs;
-  if (!rc) {
-    vp->synapses += pl->nnz;
-    vp->st.plastic_synapses += pl->nnz;
-  }
-  return rc;
-}
-
-static int build_synapses(nestcl_engine *e, eng_vp *vp, eng_block *b, marks *mk)
-{
-  uint32_t *indegree = calloc(b->n ? b->n : 1, sizeof *indegree);
-  double max_abs = 0.0;
-  if (!indegree) {
-    return nestcl_set_error(NESTCL_ENOMEM, "out of host memory");
-  }
-  int rc = build_static(e, vp, b, mk, indegree, &max_abs);
-  int history = 0;
-  for (int p = 0; p < e->desc.n_projs; ++p) {
-    if (e->desc.projs[p].tgt == b->pop && e->desc.projs[p].sm) {
-      b->n_plastic++;
-      history |= e->desc.projs[p].sm->uses_history;
-    }
-  }
-  uint32_t *nin = NULL;
-  double *maxd = NULL;
-  if (!rc && b->n_plastic) {
-    b->plastic = calloc((size_t)b->n_plastic, sizeof *b->plastic);
-    nin = history ? calloc(b->n ? b->n : 1, sizeof *nin) : NULL;
-    maxd = history ? calloc(b->n ? b->n : 1, sizeof *maxd) : NULL;
-    if (!b->plastic || (history && (!nin || !maxd))) {
-      rc = nestcl_set_error(NESTCL_ENOMEM, "out of host memory");
-    }
-    for (int p = 0, j = 0; p < e->desc.n_projs && !rc; ++p) {
-      if (e->desc.projs[p].tgt == b->pop && e->desc.projs[p].sm) {
-        rc = build_plastic(e, vp, b, p, &b->plastic[j++], mk, indegree, &max_abs, nin, maxd);
-      }
-    }
-    if (!rc) {
-      rc = eng_plastic_init_state(e, vp, b, nin, maxd);
-    }
-  }
-  if (!rc) {
-    rc = check_fixed_range(e, b, indegree, max_abs);
-  }
-  free(indegree);
-  free(nin);
-  free(maxd);
-  return rc;
-}
-
 /* ---- device (a stream's part: stream_upload.c) -------------------------- */
 
 /*
@@ -863,7 +135,8 @@ static int check_device_budget(nestcl_engine *e)
   if (e->desc.cfg.device_memory > 0 && e->desc.cfg.device_memory < avail) {
     avail = e->desc.cfg.device_memory;
   }
-  size_t used = nestcl_device_bytes_total(e->device.dev);
+  /* The synapses the build put there already are in `need` too. */
+  size_t used = nestcl_device_bytes_total(e->device.dev) - e->device.staged_bytes;
   avail = avail > used ? avail - used : 0;
   if (need <= avail) {
     return 0;
@@ -1087,6 +360,11 @@ static int open_device(nestcl_engine *e)
   } else if (mode && strcmp(mode, "contiguous") == 0) {
     e->device.deliver_contiguous = 1;
   }
+  /* The build's synapses: written in place where the device's memory is the host's, else sent from pinned copies. */
+  cl_bool unified = CL_FALSE;
+  clGetDeviceInfo(nestcl_device_id(e->device.dev), CL_DEVICE_HOST_UNIFIED_MEMORY, sizeof unified, &unified, NULL);
+  e->device.stage_map = e->desc.cfg.build_upload == NESTCL_BUILD_UPLOAD_MAP ||
+    (e->desc.cfg.build_upload == NESTCL_BUILD_UPLOAD_AUTO && unified == CL_TRUE);
   e->device.deliver_width = e->device.deliver_contiguous ? DELIVER_CPU_WIDTH : 256u;
   const char *w = getenv("NESTCL_DELIVER_WIDTH");
   if (w && atoi(w) > 0) {
@@ -1095,31 +373,78 @@ static int open_device(nestcl_engine *e)
   return nestcl_device_require(e->device.dev, "the engine");
 }
 
-/* Neurons and synapses: each VP builds its own blocks, in parallel; *t_nodes: when the neurons were done. */
+/* The build's threads: the config's, else every core this process may run on (its affinity mask). */
+static int build_threads(const nestcl_engine *e)
+{
+  if (e->desc.cfg.build_threads > 0) {
+    return e->desc.cfg.build_threads;
+  }
+  cpu_set_t set;
+  if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0) {
+    return CPU_COUNT(&set);
+  }
+  long n = sysconf(_SC_NPROCESSORS_ONLN);
+  return n > 0 ? (int)n : 1;
+}
+
+/*
+ * The synapses of every VP's blocks (connect.c). With fewer VPs than build
+ * threads (a stream VP, above all), the VPs' blocks come one after another,
+ * each drawn by all threads; with as many VPs as threads or more, each thread
+ * draws whole VPs, as the threads would simulate them. The network is the
+ * same either way (connect.c); *bt: the draw's and the CSR's times.
+ */
+static int build_connections(nestcl_engine *e, eng_build_times *bt)
+{
+  int threads = e->stats.build_threads;
+  if (e->n_vps < threads) {
+    int rc = 0;
+    for (int v = 0; v < e->n_vps && !rc; ++v) {
+      for (int p = 0; p < e->desc.n_pops && !rc; ++p) {
+        rc = eng_connect_block(e, &e->vps[v], &e->vps[v].blocks[p], threads, bt);
+      }
+    }
+    return rc;
+  }
+  eng_build_times *per = calloc((size_t)e->n_vps, sizeof *per);
+  if (!per) {
+    return nestcl_set_error(NESTCL_ENOMEM, "out of host memory");
+  }
+#pragma omp parallel for num_threads(threads) schedule(dynamic, 1)
+  for (int v = 0; v < e->n_vps; ++v) {
+    for (int p = 0; p < e->desc.n_pops && e->vps[v].status == 0; ++p) {
+      eng_vp_fail(&e->vps[v], eng_connect_block(e, &e->vps[v], &e->vps[v].blocks[p], 1, &per[v]));
+    }
+  }
+  /* The VPs drew side by side: the slowest one's times are the build's. */
+  for (int v = 0; v < e->n_vps; ++v) {
+    bt->draw_s = per[v].draw_s > bt->draw_s ? per[v].draw_s : bt->draw_s;
+    bt->csr_s = per[v].csr_s > bt->csr_s ? per[v].csr_s : bt->csr_s;
+  }
+  free(per);
+  return eng_vps_status(e);
+}
+
+/* Neurons (each VP its own, in parallel), then synapses; *t_nodes: when the neurons were done. */
 static int build_blocks(nestcl_engine *e, double *t_nodes)
 {
-  double t = 0.0;
-#pragma omp parallel num_threads(e->n_vps)
-  {
-    marks mk = {NULL, 0, 0};
-#pragma omp for schedule(dynamic, 1)
-    for (int v = 0; v < e->n_vps; ++v) {
-      for (int p = 0; p < e->desc.n_pops && e->vps[v].status == 0; ++p) {
-        eng_vp_fail(&e->vps[v], build_nodes(e, &e->vps[v], &e->vps[v].blocks[p]));
-      }
+  int threads = e->n_vps < e->stats.build_threads ? e->n_vps : e->stats.build_threads;
+#pragma omp parallel for num_threads(threads) schedule(dynamic, 1)
+  for (int v = 0; v < e->n_vps; ++v) {
+    for (int p = 0; p < e->desc.n_pops && e->vps[v].status == 0; ++p) {
+      eng_vp_fail(&e->vps[v], build_nodes(e, &e->vps[v], &e->vps[v].blocks[p]));
     }
-#pragma omp single
-    t = eng_now();
-#pragma omp for schedule(dynamic, 1)
-    for (int v = 0; v < e->n_vps; ++v) {
-      for (int p = 0; p < e->desc.n_pops && e->vps[v].status == 0; ++p) {
-        eng_vp_fail(&e->vps[v], build_synapses(e, &e->vps[v], &e->vps[v].blocks[p], &mk));
-      }
-    }
-    free(mk.stamp);
   }
-  *t_nodes = t;
-  return eng_vps_status(e);
+  *t_nodes = eng_now();
+  int rc = eng_vps_status(e);
+  if (rc) {
+    return rc;
+  }
+  eng_build_times bt = {0.0, 0.0};
+  rc = build_connections(e, &bt);
+  e->stats.build_draw_s = bt.draw_s;
+  e->stats.build_csr_s = bt.csr_s;
+  return rc;
 }
 
 /* Synapse counts per VP, the out-degree of every source and the totals, over every rank. */
@@ -1240,6 +565,7 @@ int eng_build(nestcl_engine *e)
     e->desc.any_plastic |= e->desc.projs[p].sm != NULL;
   }
   e->n_vps = e->desc.cfg.cpu_threads + e->desc.cfg.gpu_streams;
+  e->stats.build_threads = build_threads(e);
   uint64_t total_vps = (uint64_t)e->n_vps * (uint64_t)e->exchange.n_ranks;
   if (total_vps > e->desc.n_global) {
     return nestcl_set_error(NESTCL_EINVAL,
@@ -1268,6 +594,8 @@ int eng_build(nestcl_engine *e)
     return adm;
   }
 
+  /* A stream's plastic synapses are drawn into device memory too unless they may have to go batched. */
+  e->device.stage_plastic = e->device.dev && e->desc.any_plastic && eng_estimate_resident(e);
   double t_nodes = 0.0;
   rc = build_blocks(e, &t_nodes);
   if (rc) {
@@ -1294,6 +622,14 @@ int eng_build(nestcl_engine *e)
 /* A block's host arrays, device buffers, plastic synapses and kernels (eng_free_built). */
 static void free_block(nestcl_engine *e, eng_block *b, const nestcl_model *m)
 {
+  for (int k = 0; k < 3; ++k) {
+    eng_stream_stage_finish(e, &b->stage[k]); /* a build that failed may leave them under way */
+  }
+  for (int j = 0; b->plastic && j < b->n_plastic; ++j) {
+    for (int k = 0; k < 4; ++k) {
+      eng_stream_stage_finish(e, &b->plastic[j].stage[k]);
+    }
+  }
   if (b->fields) {
     for (int f = 0; f < m->n_fields; ++f) {
       free(b->fields[f]);

@@ -23,7 +23,8 @@
  *   mpi.c         every MPI call (a serial twin without MPI)
  *   vp.c          a VP's failure, the VPs' status, spike order, a block's failure
  *   partition.c   the partition over ranks and VPs, the delays' range
- *   build.c       state, connectivity, the build's steps in order
+ *   build.c       state, the build's steps in order
+ *   connect.c     the synapses onto a block, drawn by every build thread
  *   stream_upload.c  a stream VP's blocks to its device, and its device budget
  *   estimate.c    the memory estimate and admission
  *   cycle.c       simulate: the host clock's loop, and the kinds of VP (eng_vp_ops)
@@ -88,6 +89,19 @@ typedef struct eng_projection {
   double max_abs; /* largest |weight| it can deliver when the model bounds it (Wmax), else 0 */
 } eng_projection;
 
+/*
+ * One array of a stream's synapses that the host fills at the build while the
+ * arrays before it travel to the device (stream_upload.c): the device buffer
+ * mapped (zero copy where the device's memory is the host's), or pinned host
+ * memory whose transfer starts when the array is complete.
+ */
+typedef struct eng_stage {
+  cl_mem staging; /* pinned host memory the host writes; NULL: the device buffer itself, mapped */
+  cl_command_queue q; /* the stream's queue, which maps and sends it */
+  void *host; /* where the host writes, while mapped */
+  cl_event done; /* the transfer or the unmap, once started */
+} eng_stage;
+
 /* The synapses of one translated-synapse projection onto one block. */
 typedef struct eng_plastic {
   int proj;
@@ -102,6 +116,7 @@ typedef struct eng_plastic {
   uint64_t nnz;
   uint32_t max_row;
   nestcl_buffer b_row, b_target, b_delay, b_state, b_src_state, b_tmpl, b_cp;
+  eng_stage stage[4]; /* a stream's targets, state, delays and per-source state on their way (the build) */
   cl_kernel k;
   size_t width; /* work-items per spiking source: e->device.deliver_width within k's limit */
   /*
@@ -190,6 +205,7 @@ typedef struct eng_block {
   uint32_t delay_hom; /* steps, or NESTCL_DELAY_PER_SYNAPSE */
   uint64_t nnz;
   uint32_t max_row; /* longest row, sizes the delivery kernel */
+  eng_stage stage[3]; /* a stream's targets, weights and delays on their way to b_target, b_weight, b_delay */
   size_t deliver_width; /* work-items per spike: e->device.deliver_width within k_deliver's limit on the device */
   /* device (GPU VPs) */
   nestcl_buffer *b_fields;
@@ -240,6 +256,15 @@ typedef struct eng_vp_ops {
   int (*plastic_init)(nestcl_engine *e, eng_vp *vp, const eng_plastic *pl);
   /* Build: the VP's blocks to its device (nothing for threads). */
   int (*upload)(nestcl_engine *e, eng_vp *vp);
+  /*
+   * Build: room for one array of a block's synapses, of bytes: *host where
+   * the host writes it (threads: NULL, the build allocates host memory;
+   * streams: their device buffer *buf, staged) ...
+   */
+  int (*stage)(nestcl_engine *e, eng_vp *vp, nestcl_buffer *buf, eng_stage *st, nestcl_mem_class c, cl_mem_flags access,
+               const char *what, size_t bytes, void **host);
+  /* ... and the array is complete: its upload starts while the build goes on (threads: NULL). */
+  int (*staged)(nestcl_engine *e, eng_vp *vp, nestcl_buffer *buf, eng_stage *st, size_t bytes);
   /* Build: the host arrays of a block that only this kind keeps (threads: the spikes' offsets, written by the C loop). */
   int (*block_arrays)(nestcl_engine *e, eng_vp *vp, eng_block *b);
   /* Build: the bytes the VP needs on the device, with their plastic part and its number of sets (threads: none). */
@@ -275,6 +300,11 @@ int eng_stream_upload(nestcl_engine *e, eng_vp *vp);
 size_t eng_stream_device_need(const nestcl_engine *e, const eng_vp *vp, size_t *plastic, int *units);
 int eng_stream_batch(nestcl_engine *e, eng_vp *vp, size_t room);
 int eng_stream_kernel_block(const eng_vp *vp, int pop, void *const **fields, uint32_t *n);
+int eng_stream_stage(nestcl_engine *e, eng_vp *vp, nestcl_buffer *buf, eng_stage *st, nestcl_mem_class c,
+                     cl_mem_flags access, const char *what, size_t bytes, void **host);
+int eng_stream_staged(nestcl_engine *e, eng_vp *vp, nestcl_buffer *buf, eng_stage *st, size_t bytes);
+/* The staged array's upload done: waited for, its pinned memory released (also after a failed build). */
+int eng_stream_stage_finish(nestcl_engine *e, eng_stage *st);
 
 /* The device loop's sizes (resident.c): what it adds to the device memory, and how often it drains. */
 typedef struct eng_res_plan {
@@ -457,6 +487,9 @@ typedef struct eng_device {
   uint32_t deliver_width; /* work-items per spike (one work-group) in the delivery kernel */
   int deliver_contiguous; /* each work-item walks a contiguous chunk of the row (CPU devices), not a stride */
   int libm_fused; /* the host glibc's exp/pow build (nestcl_libm.h), for C path and device alike */
+  int stage_map; /* the build maps the streams' synapse buffers and writes them in place (else: pinned copies) */
+  int stage_plastic; /* ... their plastic synapses too (the estimate says they stay resident, not batched) */
+  size_t staged_bytes; /* device bytes the build allocated while drawing (the budget's check counts them apart) */
   eng_resident res;
 } eng_device;
 
@@ -468,6 +501,8 @@ typedef struct eng_stats {
   uint64_t spikes_total, events_total, synapses_total, local_synapses;
   uint64_t plastic_synapses_total;
   double build_nodes_s, build_conn_s, build_upload_s, simulate_s;
+  double build_draw_s, build_csr_s; /* of build_conn_s: drawing (both passes), and the CSR's rows and arrays */
+  int build_threads; /* host threads that drew the synapses */
   nestcl_vp_stats *vp_stats;
 } eng_stats;
 
@@ -516,6 +551,14 @@ int eng_route_spike(const nestcl_model *src, const nestcl_model *tgt, double w, 
 int eng_set_value(const nestcl_model *m, void *const *fields, size_t n, size_t i, uint32_t K, const char *name,
                   double v);
 int eng_build(nestcl_engine *e);
+/* The build's time in the synapses' draw passes and in the CSR between them (connect.c). */
+typedef struct eng_build_times {
+  double draw_s, csr_s;
+} eng_build_times;
+/* connect.c: the synapses onto block b of VP vp (static CSR, plastic sets, the ring's range), on `threads` threads. */
+int eng_connect_block(nestcl_engine *e, eng_vp *vp, eng_block *b, int threads, eng_build_times *bt);
+/* connect.c: fixed_total_number's synapses per chunk of NESTCL_FTN_CHUNK targets of projection p (engine.h). */
+int eng_ftn_counts(uint32_t seed, int p, uint64_t N, uint32_t n_targets, uint64_t *counts);
 void eng_free_built(nestcl_engine *e);
 int eng_run(nestcl_engine *e, int64_t steps);
 /* vp.c: records a worker thread's failure in its VP (message copied). */
@@ -679,6 +722,8 @@ size_t eng_memory_limit_env(void);
 /* estimate.c: the admission estimate (nestcl_engine_estimate), and the refusal of what cannot fit. */
 int eng_estimate(nestcl_engine *e, nestcl_memory_estimate *out);
 int eng_admit(nestcl_engine *e);
+/* estimate.c: 1 when the estimate says everything of the streams stays resident on the device (nothing batched). */
+int eng_estimate_resident(nestcl_engine *e);
 void eng_recorders_free(nestcl_engine *e);
 /* checkpoint.c: the hash of the network's description (not of its split), checked by restore. */
 uint64_t eng_network_hash(const nestcl_engine *e);

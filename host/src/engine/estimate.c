@@ -308,6 +308,18 @@ static const char *human(char *buf, size_t cap, size_t b)
   return buf;
 }
 
+int eng_estimate_resident(nestcl_engine *e)
+{
+  nestcl_memory_estimate est;
+  if (e->desc.cfg.gpu_streams <= 0 || eng_estimate(e, &est) != 0) {
+    return 0;
+  }
+  size_t dev = 0;
+  for (int c = 0; c < NESTCL_MEM_CLASSES; ++c)
+    dev += est.device_bytes[c];
+  return dev <= est.device_available;
+}
+
 static int admit_local(nestcl_engine *e);
 
 /* Collective under MPI: every rank refuses when one does, with that rank's message (none is left waiting in

@@ -238,6 +238,9 @@ int eng_plastic_upload(nestcl_engine *e, eng_vp *vp, eng_block *b)
     size_t sb = pl->nnz * pr->lay.state_bytes, rb = pl->n_rows * pr->lay.src_bytes;
     if (pl->batch_cap) {
       rc = slots_alloc(e, pl);
+    } else if (pl->b_target.mem) { /* the build drew the rest into its buffers (connect.c, stream_upload.c) */
+      rc = nestcl_buffer_alloc(dev, NESTCL_MEM_SYNAPSES, "plastic row pointers", (pl->n_rows + 1) * 8,
+                               CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, pl->row_ptr, &pl->b_row);
     } else {
       rc = nestcl_buffer_alloc(dev, NESTCL_MEM_SYNAPSES, "plastic row pointers", (pl->n_rows + 1) * 8,
                                CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, pl->row_ptr, &pl->b_row);

@@ -1,8 +1,10 @@
 /*
  * A stream VP's buffers on the device (eng_vp_ops.upload of both stream
  * kinds): the spike lists it reads, then each block's state, ring, spike
- * list, CSR and kernels with their fixed arguments; and what the build's
- * device budget and specialisation ask of a stream (device_need, batch,
+ * list, CSR and kernels with their fixed arguments; the synapse arrays that
+ * the build draws straight into device buffers or pinned memory, each sent
+ * while the next is drawn (stage, staged); and what the build's device
+ * budget and specialisation ask of a stream (device_need, batch,
  * kernel_block). The build calls it through the VP's table; it calls
  * nothing of the build or the cycle.
  */
@@ -12,9 +14,102 @@
 
 #include "engine_internal.h"
 #include "core_kernel_args.h"
+#include "core/nestcl_core.h"
 #include "specialise.h"
 
-/* Block b's synapses in CSR: row pointers over every global source, targets, weights and (if they differ) delays. */
+/* ---- the build's staged arrays -------------------------------------------- */
+
+/*
+ * Room for one of a block's synapse arrays while it is drawn (eng_vp_ops.stage):
+ * its device buffer, and where the host writes it. Mapped (stage_map): the
+ * buffer itself, mapped for writing, which on a device whose memory is the
+ * host's (PoCL, integrated GPUs) is the same memory, so the upload copies
+ * nothing; otherwise pinned host memory (CL_MEM_ALLOC_HOST_PTR, mapped), whose
+ * transfer eng_stream_staged starts without waiting. An empty array gets its
+ * (empty) buffer and nothing to write.
+ */
+int eng_stream_stage(nestcl_engine *e, eng_vp *vp, nestcl_buffer *buf, eng_stage *st, nestcl_mem_class c,
+                     cl_mem_flags access, const char *what, size_t bytes, void **host)
+{
+  memset(st, 0, sizeof *st);
+  *host = NULL;
+  cl_mem_flags flags = access | (e->device.stage_map ? CL_MEM_ALLOC_HOST_PTR : 0);
+  int rc = nestcl_buffer_alloc(e->device.dev, c, what, bytes, flags, NULL, buf);
+  if (rc || bytes == 0) {
+    return rc;
+  }
+  e->device.staged_bytes += bytes;
+  cl_command_queue q = nestcl_device_queue(e->device.dev, vp->queue);
+  st->q = q;
+  cl_int err = CL_SUCCESS;
+  cl_mem target = buf->mem;
+  if (!e->device.stage_map) {
+    st->staging = clCreateBuffer(nestcl_device_context(e->device.dev), CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR, bytes,
+                                 NULL, &err);
+    if ((rc = eng_cl_check(err, "clCreateBuffer(pinned staging)"))) {
+      return rc;
+    }
+    target = st->staging;
+  }
+  st->host = clEnqueueMapBuffer(q, target, CL_TRUE, CL_MAP_WRITE_INVALIDATE_REGION, 0, bytes, 0, NULL, NULL, &err);
+  if ((rc = eng_cl_check(err, "clEnqueueMapBuffer(the build's synapses)"))) {
+    st->host = NULL;
+    return rc;
+  }
+  *host = st->host;
+  return 0;
+}
+
+/* The array is complete (eng_vp_ops.staged): unmapped in place, or its transfer started; neither waited for. */
+int eng_stream_staged(nestcl_engine *e, eng_vp *vp, nestcl_buffer *buf, eng_stage *st, size_t bytes)
+{
+  if (!st->host) {
+    return 0;
+  }
+  (void)e;
+  (void)vp;
+  cl_command_queue q = st->q;
+  cl_int err;
+  if (st->staging) {
+    err = clEnqueueWriteBuffer(q, buf->mem, CL_FALSE, 0, bytes, st->host, 0, NULL, &st->done);
+  } else {
+    err = clEnqueueUnmapMemObject(q, buf->mem, st->host, 0, NULL, &st->done);
+    st->host = NULL;
+  }
+  /* Start it now, not at the queue's next wait. */
+  clFlush(q);
+  return eng_cl_check(err, st->staging ? "clEnqueueWriteBuffer(the build's synapses)" : "clEnqueueUnmapMemObject");
+}
+
+int eng_stream_stage_finish(nestcl_engine *e, eng_stage *st)
+{
+  (void)e;
+  cl_int err = CL_SUCCESS;
+  if (st->done) {
+    err = clWaitForEvents(1, &st->done);
+    clReleaseEvent(st->done);
+    st->done = NULL;
+  }
+  if (st->staging) {
+    if (st->host) {
+      cl_int e2 = clEnqueueUnmapMemObject(st->q, st->staging, st->host, 0, NULL, NULL);
+      e2 = e2 == CL_SUCCESS ? clFinish(st->q) : e2;
+      err = err == CL_SUCCESS ? e2 : err;
+    }
+    clReleaseMemObject(st->staging);
+    st->staging = NULL;
+  }
+  st->host = NULL;
+  return eng_cl_check(err, "the build's upload of the synapses");
+}
+
+/* ---- a block's buffers ----------------------------------------------------- */
+
+/*
+ * Block b's synapses in CSR: row pointers over every global source, targets,
+ * weights and (if they differ) delays; the last three are the build's staged
+ * buffers (their uploads are waited for here) or made from the host's arrays.
+ */
 static int alloc_block_csr(nestcl_engine *e, eng_block *b)
 {
   nestcl_device *dev = e->device.dev;
@@ -22,6 +117,12 @@ static int alloc_block_csr(nestcl_engine *e, eng_block *b)
   size_t rp = (size_t)(e->desc.n_global + 1) * 8;
   int rc = nestcl_buffer_alloc(dev, NESTCL_MEM_SYNAPSES, "CSR row pointers", rp,
                                CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, b->row_ptr, &b->b_row);
+  for (int k = 0; k < 3 && !rc; ++k) {
+    rc = eng_stream_stage_finish(e, &b->stage[k]);
+  }
+  if (!rc && b->b_target.mem) {
+    return 0; /* staged */
+  }
   if (!rc)
     rc = nestcl_buffer_alloc(dev, NESTCL_MEM_SYNAPSES, "CSR targets", b->nnz * 4,
                              CL_MEM_READ_ONLY | (b->nnz ? CL_MEM_COPY_HOST_PTR : 0), b->nnz ? b->target : NULL,
@@ -180,9 +281,15 @@ int eng_stream_upload(nestcl_engine *e, eng_vp *vp)
                                CL_MEM_READ_ONLY, NULL, &vp->b_lags);
   }
   for (int p = 0; p < e->desc.n_pops && !rc; ++p) {
-    rc = upload_block(e, vp, &vp->blocks[p], p);
+    eng_block *b = &vp->blocks[p];
+    rc = upload_block(e, vp, b, p);
+    for (int j = 0; j < b->n_plastic && !rc; ++j) {
+      for (int k = 0; k < 4 && !rc; ++k) {
+        rc = eng_stream_stage_finish(e, &b->plastic[j].stage[k]);
+      }
+    }
     if (!rc)
-      rc = eng_plastic_upload(e, vp, &vp->blocks[p]);
+      rc = eng_plastic_upload(e, vp, b);
   }
   return rc;
 }
@@ -199,7 +306,8 @@ static size_t block_device_bytes(const nestcl_engine *e, const eng_block *b)
   size_t wsize = e->desc.cfg.weight_type == NESTCL_WEIGHT_DOUBLE ? 8 : 4;
   bytes += (size_t)e->clock.ring_slots * b->n_channels * b->n * 8 + 4 + (size_t)b->spike_cap * 8 + b->rec_elems * 8;
   bytes += m->spike_offsets ? (size_t)b->spike_cap * 8 : 0;
-  bytes += (e->desc.n_global + 1) * 8 + b->nnz * (4 + wsize) + (b->delay ? b->nnz * 2 : 0);
+  bytes +=
+    (e->desc.n_global + 1) * 8 + b->nnz * (4 + wsize) + (b->delay_hom == NESTCL_DELAY_PER_SYNAPSE ? b->nnz * 2 : 0);
   bytes += eng_plastic_resident_bytes(e, b);
   if (b->hist.cap) {
     bytes += (size_t)b->n * ((size_t)b->hist.cap * 28 + 44) + (size_t)b->spike_cap * 8 + 8;
@@ -218,6 +326,44 @@ size_t eng_stream_device_need(const nestcl_engine *e, const eng_vp *vp, size_t *
     *units += b->n_plastic;
   }
   return need + e->desc.n_global * (size_t)e->clock.min_delay * (e->desc.any_plastic ? 24 : 8);
+}
+
+/*
+ * A plastic set the build drew into device buffers (the estimate said it
+ * would stay resident) that must go batched after all: its arrays back into
+ * host memory, its buffers freed.
+ */
+static int unstage_plastic(nestcl_engine *e, eng_vp *vp, eng_plastic *pl)
+{
+  const eng_syn_layout *L = &e->desc.projs[pl->proj].lay;
+  size_t bytes[4] = {pl->nnz * 4, pl->nnz * L->state_bytes, pl->delay_hom == NESTCL_DELAY_PER_SYNAPSE ? pl->nnz * 2 : 0,
+                     (size_t)pl->n_rows * L->src_bytes};
+  nestcl_buffer *buf[4] = {&pl->b_target, &pl->b_state, &pl->b_delay, &pl->b_src_state};
+  void *host[4];
+  int rc = 0;
+  cl_int err = CL_SUCCESS;
+  for (int k = 0; k < 4; ++k) {
+    rc = rc ? rc : eng_stream_stage_finish(e, &pl->stage[k]);
+    host[k] = malloc(bytes[k] + 8);
+    rc = rc ? rc : (host[k] ? 0 : nestcl_set_error(NESTCL_ENOMEM, "out of host memory for plastic synapses"));
+    if (!rc && bytes[k] && err == CL_SUCCESS) {
+      err = clEnqueueReadBuffer(nestcl_device_queue(e->device.dev, vp->queue), buf[k]->mem, CL_TRUE, 0, bytes[k],
+                                host[k], 0, NULL, NULL);
+    }
+  }
+  rc = rc ? rc : eng_cl_check(err, "reading the build's plastic synapses back for batches");
+  pl->target = host[0];
+  pl->state = host[1];
+  pl->delay = pl->delay_hom == NESTCL_DELAY_PER_SYNAPSE ? host[2] : NULL;
+  if (!pl->delay) {
+    free(host[2]);
+  }
+  pl->src_state = host[3];
+  for (int k = 0; k < 4; ++k) {
+    e->device.staged_bytes -= buf[k]->bytes;
+    nestcl_buffer_free(e->device.dev, buf[k]);
+  }
+  return rc;
 }
 
 /*
@@ -245,6 +391,10 @@ int eng_stream_batch(nestcl_engine *e, eng_vp *vp, size_t room)
                                 eng_plastic_slot_bytes(e, pl, pl->max_row ? pl->max_row : 1), pl->max_row);
       }
       pl->batch_cap = cap;
+      int rc = pl->b_target.mem ? unstage_plastic(e, vp, pl) : 0;
+      if (rc) {
+        return rc;
+      }
     }
   }
   return 0;
