@@ -401,6 +401,7 @@ static int make_network(hpc_opts *o, hpc_net *n)
   /* Built, or built and restored from --restore's checkpoint. */
   if (!rc && !o->dry_run)
     rc = cli_ckpt_prepare(e, &o->ck, o->dt, o->presim + o->simtime);
+  cli_build_done(&o->build);
   if (!rc && !o->dry_run)
     rc = cli_build_checksums(e, &o->build);
   return rc;
@@ -715,7 +716,7 @@ static void write_results(json *j, const hpc_run *r, const hpc_activity *a)
   const nestcl_engine_stats *s1 = &r->s1;
   write_config(j, r);
   write_network(j, r);
-  results_build_time(j, s1, NAN);
+  results_build_time(j, s1, NAN, r->o.build.peak_rss);
   results_sim sim = {&r->s0, s1, r->vp0, r->presim_wall, r->sim_wall, a->sim_ms, 1};
   results_simulation(j, &sim);
   uint64_t events = s1->synaptic_events - r->s0.synaptic_events;
@@ -772,6 +773,7 @@ static int build(hpc_run *r, int rc, int *code)
     *code = CLI_USAGE;
     return rc;
   }
+  o->build.quiet = o->quiet || r->rank != 0;
   if (!rc) {
     if (!o->quiet && r->rank == 0) {
       fprintf(stderr, "nestcl: building hpc_benchmark at scale %g: %u neurons, %.1f M synapses\n", o->scale,

@@ -74,7 +74,7 @@ void results_config_end(json *j)
   json_end_object(j);
 }
 
-void results_build_time(json *j, const nestcl_engine_stats *s1, double wall)
+void results_build_time(json *j, const nestcl_engine_stats *s1, double wall, long peak_rss)
 {
   json_key(j, "build_time_s");
   json_begin_object(j);
@@ -90,6 +90,12 @@ void results_build_time(json *j, const nestcl_engine_stats *s1, double wall)
   json_number(j, s1->build_csr_s);
   json_key(j, "threads");
   json_integer(j, s1->build_threads);
+  json_key(j, "drawn_on_device");
+  json_integer(j, s1->build_device_csrs);
+  json_key(j, "drawn_on_host");
+  json_integer(j, s1->build_host_csrs);
+  json_key(j, "peak_rss_bytes");
+  json_integer(j, peak_rss);
   json_key(j, "total");
   json_number(j, s1->build_nodes_s + s1->build_connections_s + s1->build_upload_s);
   if (!isnan(wall)) {

@@ -20,8 +20,11 @@ void results_config_loop(json *j, int sync_interval, int host_clock, int command
 /* config.version and git_commit, and the end of "config". */
 void results_config_end(json *j);
 
-/* "build_time_s": the engine's phases of building, and wall (NAN: left out) as the driver measured it. */
-void results_build_time(json *j, const nestcl_engine_stats *s1, double wall);
+/*
+ * "build_time_s": the engine's phases of building and their parts (drawing, the CSR, threads, who drew), the
+ * process's peak resident set when the build was done, and wall (NAN: left out) as the driver measured it.
+ */
+void results_build_time(json *j, const nestcl_engine_stats *s1, double wall, long peak_rss);
 
 /* What "simulation" reports: the stats before (s0, vp0: NULL when none were taken) and after the measured part. */
 typedef struct results_sim {

@@ -577,7 +577,8 @@ static int build(bench_run *r, int *code)
   cfg.sync_interval = o->sync_interval;
   cfg.host_clock = o->host_clock;
   cfg.command_buffer = !o->no_command_buffer;
-  cli_build_config(&o->build, &cfg);
+  r->o.build.quiet = o->quiet || r->rank != 0;
+  cli_build_config(&r->o.build, &cfg);
   bench_common common = {o->dt, o->simtime, o->presim};
   double t_build0 = cli_now();
   int rc = nestcl_engine_create(&cfg, &r->e);
@@ -611,6 +612,7 @@ static int build(bench_run *r, int *code)
   }
   if (!rc)
     rc = cli_ckpt_prepare(r->e, &r->o.ck, o->dt, o->presim + o->simtime);
+  cli_build_done(&r->o.build);
   if (!rc)
     rc = cli_build_checksums(r->e, &r->o.build);
   r->build_wall = cli_now() - t_build0;
@@ -888,7 +890,7 @@ static void write_results(json *j, const bench_run *r)
 {
   write_config(j, r);
   write_network(j, r);
-  results_build_time(j, &r->s1, r->build_wall);
+  results_build_time(j, &r->s1, r->build_wall, r->o.build.peak_rss);
   results_sim sim = {&r->s0, &r->s1, r->vp0, r->presim_wall, r->sim_wall, r->sim_ms, 0};
   results_simulation(j, &sim);
   write_activity(j, r);

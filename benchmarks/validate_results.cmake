@@ -21,7 +21,9 @@ set(required
   "network.CI:NUMBER" "network.synapses:NUMBER" "network.J_E_pA:NUMBER" "network.J_I_pA:NUMBER"
   "network.poisson_rate_hz:NUMBER" "network.min_delay_steps:NUMBER"
   "build_time_s:OBJECT" "build_time_s.nodes:NUMBER" "build_time_s.connections:NUMBER" "build_time_s.upload:NUMBER"
-  "build_time_s.total:NUMBER"
+  "build_time_s.total:NUMBER" "build_time_s.draw:NUMBER" "build_time_s.csr:NUMBER" "build_time_s.threads:NUMBER"
+  "build_time_s.drawn_on_device:NUMBER" "build_time_s.drawn_on_host:NUMBER" "build_time_s.peak_rss_bytes:NUMBER"
+  "config.build_upload:STRING" "config.build_on:STRING"
   "simulation:OBJECT" "simulation.presim_wall_s:NUMBER" "simulation.sim_wall_s:NUMBER"
   "simulation.real_time_factor:NUMBER" "simulation.vps:ARRAY" "simulation.phases_sum_s:OBJECT"
   "activity:OBJECT" "activity.spikes:NUMBER" "activity.recorded_neurons:NUMBER" "activity.recorded_spikes:NUMBER"
@@ -34,7 +36,7 @@ set(required
   "plasticity:OBJECT" "plasticity.ee_synapse:STRING" "plasticity.delivery:STRING" "plasticity.batches:NUMBER" "plasticity.ee_weight_mean_pA:NUMBER"
   "plasticity.ee_weight_sd_pA:NUMBER" "plasticity.ee_weight_min_pA:NUMBER" "plasticity.ee_weight_max_pA:NUMBER")
 # keys that may be null (no device, too few spikes, no git)
-set(nullable "config.device_memory" "config.device_spec" "config.device_name" "config.device_driver" "config.git_commit" "activity.cv_isi"
+set(nullable "config.build_threads" "config.device_memory" "config.device_spec" "config.device_name" "config.device_driver" "config.git_commit" "activity.cv_isi"
   "plasticity.ee_weight_checksum")
 
 function(json_type out path)

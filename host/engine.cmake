@@ -22,6 +22,15 @@ file(WRITE ${CMAKE_CURRENT_BINARY_DIR}/plastic_kernels_source.h.in
 configure_file(${CMAKE_CURRENT_BINARY_DIR}/plastic_kernels_source.h.in
   ${CMAKE_CURRENT_BINARY_DIR}/plastic_kernels_source.h COPYONLY)
 
+# The synapses drawn on the device (connect_device.c): nestcl_core.h's constants, the draws of
+# nestcl_connect.h (shared with the host's build, connect.c) and the kernels.
+nestcl_embed(${CMAKE_CURRENT_BINARY_DIR}/connect_kernels_source.c nestcl_connect_kernels_source
+  ${NESTCL_CORE_DIR}/nestcl_core.h ${NESTCL_CORE_DIR}/nestcl_connect.h ${NESTCL_CORE_DIR}/connect_kernels.cl)
+file(WRITE ${CMAKE_CURRENT_BINARY_DIR}/connect_kernels_source.h.in
+  "/* Generated: the build's kernels as text (engine.cmake). */\nextern const char nestcl_connect_kernels_source[];\n")
+configure_file(${CMAKE_CURRENT_BINARY_DIR}/connect_kernels_source.h.in
+  ${CMAKE_CURRENT_BINARY_DIR}/connect_kernels_source.h COPYONLY)
+
 get_property(_nestcl_rt_headers GLOBAL PROPERTY NESTCL_RT_HEADERS)
 nestcl_embed(${CMAKE_CURRENT_BINARY_DIR}/nestcl_rt_source.c nestcl_rt_source ${_nestcl_rt_headers})
 target_sources(nestcl_objects PRIVATE
@@ -34,6 +43,7 @@ target_sources(nestcl_objects PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/src/engine/partition.c
   ${CMAKE_CURRENT_LIST_DIR}/src/engine/build.c
   ${CMAKE_CURRENT_LIST_DIR}/src/engine/connect.c
+  ${CMAKE_CURRENT_LIST_DIR}/src/engine/connect_device.c
   ${CMAKE_CURRENT_LIST_DIR}/src/engine/stream_upload.c
   ${CMAKE_CURRENT_LIST_DIR}/src/engine/estimate.c
   ${CMAKE_CURRENT_LIST_DIR}/src/engine/cycle.c
@@ -54,7 +64,8 @@ target_sources(nestcl_objects PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/src/engine/checkpoint_restore.c
   ${CMAKE_CURRENT_LIST_DIR}/src/engine/synapse_check.c
   ${CMAKE_CURRENT_BINARY_DIR}/engine_kernels_source.c
-  ${CMAKE_CURRENT_BINARY_DIR}/plastic_kernels_source.c)
+  ${CMAKE_CURRENT_BINARY_DIR}/plastic_kernels_source.c
+  ${CMAKE_CURRENT_BINARY_DIR}/connect_kernels_source.c)
 target_include_directories(nestcl_objects PRIVATE
   ${CMAKE_CURRENT_BINARY_DIR}
   ${PROJECT_SOURCE_DIR}/kernels_templates)

@@ -5,6 +5,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -374,8 +375,14 @@ const char cli_build_help[] =
   "                       (drawn into the mapped device buffers: no copy where the device's\n"
   "                       memory is the host's), copy (pinned host memory, non-blocking\n"
   "                       transfers), or auto (default: map on such devices, else copy)\n"
+  "  --build-on W         who draws a stream's synapses: device (its kernels, for the rules they\n"
+  "                       draw: fixed_total_number, pairwise_bernoulli, fixed_indegree), host\n"
+  "                       (the build threads), or auto (default: the device if it is a GPU)\n"
   "  --synapse-checksums  the built synapses' checksums in the results (network.synapse_checksums):\n"
   "                       equal for equal networks, whatever the build threads or the split\n";
+
+static const char *const build_upload_names[] = {"auto", "map", "copy"};
+static const char *const build_on_names[] = {"auto", "host", "device"};
 
 void cli_build_init(cli_build *b)
 {
@@ -384,7 +391,8 @@ void cli_build_init(cli_build *b)
 
 int cli_build_is_flag(const char *a)
 {
-  return strcmp(a, "--build-threads") == 0 || strcmp(a, "--build-upload") == 0 || strcmp(a, "--synapse-checksums") == 0;
+  return strcmp(a, "--build-threads") == 0 || strcmp(a, "--build-upload") == 0 || strcmp(a, "--build-on") == 0 ||
+    strcmp(a, "--synapse-checksums") == 0;
 }
 
 int cli_build_flag(cli_build *b, cli_args *c)
@@ -397,16 +405,20 @@ int cli_build_flag(cli_build *b, cli_args *c)
     b->checksums = 1;
     return 0;
   }
-  if (strcmp(c->a, "--build-upload") == 0) {
-    static const char *const names[] = {"auto", "map", "copy"};
+  if (strcmp(c->a, "--build-upload") == 0 || strcmp(c->a, "--build-on") == 0) {
+    int upload = strcmp(c->a, "--build-upload") == 0;
+    const char *const *names = upload ? build_upload_names : build_on_names;
     const char *v = cli_args_value(c);
     for (int k = 0; v && k < 3; ++k) {
       if (strcmp(v, names[k]) == 0) {
-        b->upload = (nestcl_build_upload)k;
+        if (upload)
+          b->upload = (nestcl_build_upload)k;
+        else
+          b->on = (nestcl_build_on)k;
         return 0;
       }
     }
-    fprintf(stderr, "error: --build-upload must be auto, map or copy (got '%s')\n", v ? v : "");
+    fprintf(stderr, "error: %s must be %s, %s or %s (got '%s')\n", c->a, names[0], names[1], names[2], v ? v : "");
     return -1;
   }
   return cli_parse_long(c->a, cli_args_value(c), 1, 1024, &b->threads);
@@ -477,22 +489,51 @@ void cli_build_free(cli_build *b)
   b->n_sums = 0;
 }
 
-void cli_build_config(const cli_build *b, nestcl_engine_config *cfg)
+/* A long build's progress on stderr, as the simulation's: one line redrawn on a terminal, else one per quarter. */
+static void build_progress(void *arg, double fraction, double seconds)
 {
+  cli_build *b = arg;
+  int tty = isatty(2), pct = (int)(100.0 * fraction);
+  if (!tty && b->printed && pct / 25 == b->last / 25) {
+    return;
+  }
+  fprintf(stderr, "%snestcl: building: synapses %3d %% drawn, %.1f s%s", tty ? "\r" : "", pct, seconds,
+          tty ? "" : "\n");
+  b->printed = 1;
+  b->last = pct;
+}
+
+void cli_build_done(cli_build *b)
+{
+  if (b->printed && isatty(2)) {
+    fputc('\n', stderr);
+  }
+  b->printed = 0;
+  struct rusage ru;
+  getrusage(RUSAGE_SELF, &ru);
+  b->peak_rss = ru.ru_maxrss * 1024L;
+}
+
+void cli_build_config(cli_build *b, nestcl_engine_config *cfg)
+{
+  cfg->build_progress = b->quiet ? NULL : build_progress;
+  cfg->build_progress_arg = b;
   cfg->build_threads = (int)b->threads;
   cfg->build_upload = b->upload;
+  cfg->build_on = b->on;
 }
 
 void cli_build_json(json *j, const cli_build *b)
 {
-  static const char *const names[] = {"auto", "map", "copy"};
   json_key(j, "build_threads");
   if (b->threads)
     json_integer(j, b->threads);
   else
     json_null(j);
   json_key(j, "build_upload");
-  json_string(j, names[b->upload]);
+  json_string(j, build_upload_names[b->upload]);
+  json_key(j, "build_on");
+  json_string(j, build_on_names[b->on]);
 }
 
 static const char *class_names[NESTCL_MEM_CLASSES] = {"state", "ring", "synapses", "recording", "other"};

@@ -111,26 +111,33 @@ void cli_ckpt_json(json *j, const cli_ckpt *c);
 /*
  * The build's flags every run shares (docs/architecture.md, "Building the
  * network"): --build-threads N, the host threads that draw the synapses
- * (default: every core the process may use), and --build-upload, how a
- * stream's synapses reach its device, validated when given (the network
- * depends on neither); --synapse-checksums, the built synapses' checksums in
- * the results, which show it.
+ * (default: every core the process may use), --build-upload, how a
+ * stream's synapses reach its device, and --build-on, who draws them,
+ * validated when given (the network depends on none of them);
+ * --synapse-checksums, the built synapses' checksums in the results, which
+ * show it.
  */
 typedef struct cli_build {
   long threads; /* 0: every core */
   nestcl_build_upload upload; /* --build-upload auto|map|copy */
+  nestcl_build_on on; /* --build-on auto|host|device */
   int checksums; /* --synapse-checksums: the built synapses' checksums into the results */
   nestcl_synapse_checksum *sums;
   int n_sums;
+  int quiet; /* no progress lines (set by the driver: --quiet, or not rank 0) */
+  int printed, last; /* the progress lines so far */
+  long peak_rss; /* bytes: the process's peak resident set when the build was done */
 } cli_build;
 void cli_build_init(cli_build *b);
 /* Whether a is one of the build's flags. */
 int cli_build_is_flag(const char *a);
 /* The flag c->a and its value, if it takes one; -1 after an error line. */
 int cli_build_flag(cli_build *b, cli_args *c);
-/* The flags into the engine's configuration. */
-void cli_build_config(const cli_build *b, nestcl_engine_config *cfg);
-/* The config keys build_threads (null: every core) and build_upload. */
+/* The flags into the engine's configuration, and the progress lines of a long build (unless quiet). */
+void cli_build_config(cli_build *b, nestcl_engine_config *cfg);
+/* After the build: the progress line ended, the peak resident set taken. */
+void cli_build_done(cli_build *b);
+/* The config keys build_threads (null: every core), build_upload and build_on. */
 void cli_build_json(json *j, const cli_build *b);
 /* After the build, with --synapse-checksums: the synapses' checksums (nestcl_engine_synapse_checksums); engine codes. */
 int cli_build_checksums(nestcl_engine *e, cli_build *b);

@@ -311,4 +311,67 @@ NESTCL_INLINE void nestcl_conn_take(nestcl_conn_iter *it, const nestcl_conn_rule
   }
 }
 
+/*
+ * A projection onto a block as the device's kernels get it (connect_kernels.cl,
+ * host/src/engine/connect_device.c): integer words and doubles, by these
+ * indices, instead of three dozen kernel arguments.
+ */
+enum nestcl_conn_word_index {
+  NESTCL_CW_RULE = 0,
+  NESTCL_CW_P,
+  NESTCL_CW_SEED,
+  NESTCL_CW_N_SRC,
+  NESTCL_CW_N_TGT,
+  NESTCL_CW_SRC_FIRST,
+  NESTCL_CW_TGT_FIRST,
+  NESTCL_CW_LO,
+  NESTCL_CW_HI,
+  NESTCL_CW_DEGREE,
+  NESTCL_CW_NO_AUTAPSE,
+  NESTCL_CW_UNIT0, /* the units [unit0, unit0 + units), per_chunk of them to a chunk */
+  NESTCL_CW_UNITS,
+  NESTCL_CW_PER_CHUNK,
+  NESTCL_CW_TICS_PER_STEP,
+  NESTCL_CW_MIN_DELAY,
+  NESTCL_CW_MAX_DELAY,
+  NESTCL_CW_DELAY_KIND,
+  NESTCL_CW_DELAY_CONST, /* a constant delay's steps */
+  NESTCL_CW_WEIGHT_KIND,
+  NESTCL_CW_CH_CONST, /* a constant weight's channel (static synapses) */
+  NESTCL_CW_CH_POS, /* a drawn weight's channel by its sign (static synapses) */
+  NESTCL_CW_CH_NEG,
+  NESTCL_CW_CH_ZERO,
+  NESTCL_CW_ROW0, /* the CSR's row of source 0 */
+  NESTCL_CW_PLASTIC, /* 1: a set of translated synapses (target index, weight into the state) */
+  NESTCL_CW_WEIGHT_DOUBLE,
+  NESTCL_CW_PER_SYNAPSE_DELAY,
+  NESTCL_CW_NNZ,
+  NESTCL_CW_WEIGHT_OFF, /* plastic: the weight's byte offset per synapse in the state (times nnz: its array) */
+  NESTCL_CW_N_FIELDS, /* plastic: other per-synapse fields, set from the template */
+  NESTCL_CW_WORDS
+};
+enum nestcl_conn_double_index {
+  NESTCL_CD_L1P = 0,
+  NESTCL_CD_DELAY_A,
+  NESTCL_CD_DELAY_B,
+  NESTCL_CD_DELAY_LO,
+  NESTCL_CD_DELAY_HI,
+  NESTCL_CD_WEIGHT_A,
+  NESTCL_CD_WEIGHT_B,
+  NESTCL_CD_WEIGHT_LO,
+  NESTCL_CD_WEIGHT_HI,
+  NESTCL_CD_VALUE_CONST, /* a constant weight's routed value (static), or the weight (plastic) */
+  NESTCL_CD_DOUBLES
+};
+/* Bits of a draw's status word: what the host must redo itself, for the message it gives. */
+#define NESTCL_CONN_WEIGHT_REDRAW 1u
+#define NESTCL_CONN_DELAY_REDRAW 2u
+#define NESTCL_CONN_DELAY_RANGE 4u
+#define NESTCL_CONN_GAP_UNSURE 8u
+/* Status words: the bits, the delay every other must equal (-1: none yet), whether two differ. */
+#define NESTCL_CONN_STATUS_BITS 0
+#define NESTCL_CONN_STATUS_DELAY_REF 1
+#define NESTCL_CONN_STATUS_DELAYS_DIFFER 2
+#define NESTCL_CONN_STATUS_WORDS 4
+
 #endif

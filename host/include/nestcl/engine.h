@@ -46,6 +46,13 @@ typedef enum nestcl_build_upload {
   NESTCL_BUILD_UPLOAD_COPY /* drawn into pinned host memory and sent by non-blocking transfers */
 } nestcl_build_upload;
 
+/* Who draws a stream's synapses (nestcl_engine_config.build_on). */
+typedef enum nestcl_build_on {
+  NESTCL_BUILD_ON_AUTO = 0, /* the device where it is a GPU or accelerator, else the host's threads */
+  NESTCL_BUILD_ON_HOST,
+  NESTCL_BUILD_ON_DEVICE /* the device, for every projection it can draw */
+} nestcl_build_on;
+
 typedef struct nestcl_engine_config {
   double resolution_ms; /* simulation step h (NEST's resolution); default 0.1 */
   double min_delay_ms; /* 0: the smallest delay of all connections */
@@ -104,6 +111,23 @@ typedef struct nestcl_engine_config {
    * how (default auto). The network is the same either way.
    */
   nestcl_build_upload build_upload;
+  /*
+   * A stream's projections of fixed_total_number, pairwise_bernoulli and
+   * fixed_indegree (with multapses) can be drawn by its device instead, the
+   * same network bit for bit (docs/architecture.md, "Building the network"):
+   * build_on says where (default auto).
+   */
+  nestcl_build_on build_on;
+  /*
+   * Progress of a long build (NULL: none): called by the thread that builds
+   * (prepare, or the first simulate()), from its own part of the drawing,
+   * about twice a second once a second has passed, with the share of the
+   * synapses' draws done (by the rules' expectations; it may stop short of 1)
+   * and the seconds since the synapses began. Nothing of the engine may be
+   * called from it.
+   */
+  void (*build_progress)(void *arg, double fraction, double seconds);
+  void *build_progress_arg;
 } nestcl_engine_config;
 
 void nestcl_engine_config_defaults(nestcl_engine_config *c);
@@ -487,6 +511,7 @@ typedef struct nestcl_engine_stats {
   /* Of build_connections_s: drawing the synapses (both passes), and assembling the CSR's rows between them. */
   double build_draw_s, build_csr_s;
   int build_threads; /* host threads that drew them */
+  int build_device_csrs, build_host_csrs; /* static CSRs (one per block) and plastic sets drawn by the device, host */
   double simulate_s; /* wall time inside simulate() */
   /* Bytes of this rank by class (NESTCL_MEM_*): on the device (streams) and in host memory (CPU VPs). */
   size_t device_bytes[NESTCL_MEM_CLASSES];

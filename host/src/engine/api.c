@@ -72,6 +72,9 @@ int nestcl_engine_create(const nestcl_engine_config *c, nestcl_engine **out)
   if ((int)c->build_upload < NESTCL_BUILD_UPLOAD_AUTO || (int)c->build_upload > NESTCL_BUILD_UPLOAD_COPY) {
     return nestcl_set_error(NESTCL_EINVAL, "build_upload %d: must be auto, map or copy", (int)c->build_upload);
   }
+  if ((int)c->build_on < NESTCL_BUILD_ON_AUTO || (int)c->build_on > NESTCL_BUILD_ON_DEVICE) {
+    return nestcl_set_error(NESTCL_EINVAL, "build_on %d: must be auto, host or device", (int)c->build_on);
+  }
   if (c->cpu_threads > 256 || c->gpu_streams > 64) {
     return nestcl_set_error(NESTCL_EINVAL, "threads %d, streams %d: at most 256 threads and 64 streams", c->cpu_threads,
                             c->gpu_streams);
@@ -934,6 +937,8 @@ int nestcl_engine_get_stats(const nestcl_engine *e, nestcl_engine_stats *out)
   out->build_draw_s = e->stats.build_draw_s;
   out->build_csr_s = e->stats.build_csr_s;
   out->build_threads = e->stats.build_threads;
+  out->build_device_csrs = e->stats.build_device_csrs;
+  out->build_host_csrs = e->stats.build_host_csrs;
   out->simulate_s = e->stats.simulate_s;
   out->device_loop = e->device.res.on && e->device.res.full;
   out->sync_interval = e->device.res.on && e->device.res.full ? e->device.res.plan.k : 0;

@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "engine_internal.h"
+#include "connect_internal.h"
 #include "engine_kernels_source.h"
 #include "nestcl_fixed.h"
 #include "nestcl_libm.h"
@@ -420,6 +421,8 @@ static int build_connections(nestcl_engine *e, eng_build_times *bt)
   for (int v = 0; v < e->n_vps; ++v) {
     bt->draw_s = per[v].draw_s > bt->draw_s ? per[v].draw_s : bt->draw_s;
     bt->csr_s = per[v].csr_s > bt->csr_s ? per[v].csr_s : bt->csr_s;
+    bt->device_csrs += per[v].device_csrs;
+    bt->host_csrs += per[v].host_csrs;
   }
   free(per);
   return eng_vps_status(e);
@@ -440,10 +443,20 @@ static int build_blocks(nestcl_engine *e, double *t_nodes)
   if (rc) {
     return rc;
   }
-  eng_build_times bt = {0.0, 0.0};
+  eng_build_times bt = {0.0, 0.0, 0, 0};
+  atomic_init(&e->stats.build_work, 0);
+  e->stats.build_work_expected = 2.0 * eng_expected_synapses(e);
+  e->stats.build_t0 = e->stats.build_reported = eng_now();
   rc = build_connections(e, &bt);
+  const nestcl_engine_config *c = &e->desc.cfg;
+  if (!rc && c->build_progress && e->stats.build_reported > e->stats.build_t0) {
+    /* A build long enough to report ends its report. */
+    c->build_progress(c->build_progress_arg, 1.0, eng_now() - e->stats.build_t0);
+  }
   e->stats.build_draw_s = bt.draw_s;
   e->stats.build_csr_s = bt.csr_s;
+  e->stats.build_device_csrs = bt.device_csrs;
+  e->stats.build_host_csrs = bt.host_csrs;
   return rc;
 }
 
@@ -594,8 +607,19 @@ int eng_build(nestcl_engine *e)
     return adm;
   }
 
-  /* A stream's plastic synapses are drawn into device memory too unless they may have to go batched. */
-  e->device.stage_plastic = e->device.dev && e->desc.any_plastic && eng_estimate_resident(e);
+  /*
+   * A stream's plastic synapses are drawn into device memory too unless they
+   * may have to go batched. NESTCL_TEST_STAGE_PLASTIC (a test hook, as
+   * tests/engine/test_engine_build.c uses it) stages them whatever the
+   * estimate says, for the budget's check to bring back (stream_upload.c).
+   */
+  e->device.stage_plastic =
+    e->device.dev && e->desc.any_plastic && (eng_estimate_resident(e) || getenv("NESTCL_TEST_STAGE_PLASTIC"));
+  /* The device draws the streams' synapses where it pays (connect_device.c). */
+  rc = eng_conn_device_setup(e);
+  if (rc) {
+    return rc;
+  }
   double t_nodes = 0.0;
   rc = build_blocks(e, &t_nodes);
   if (rc) {
@@ -709,6 +733,7 @@ void eng_free_built(nestcl_engine *e)
   if (e->device.core_program)
     clReleaseProgram(e->device.core_program);
   e->device.core_program = NULL;
+  eng_conn_device_free(e);
   for (int k = 0; k < e->desc.n_drives; ++k) {
     if (e->device.dev) {
       nestcl_buffer_free(e->device.dev, &e->desc.drives[k].b_cdf);

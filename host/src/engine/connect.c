@@ -29,6 +29,7 @@
 #include <omp.h>
 
 #include "engine_internal.h"
+#include "connect_internal.h"
 #include "nestcl_fixed.h"
 #include "core/nestcl_connect.h"
 #include "core/nestcl_core.h"
@@ -132,38 +133,6 @@ int eng_ftn_counts(uint32_t seed, int p, uint64_t N, uint32_t n_targets, uint64_
 
 /* ---- the plan: projections, chunks, threads ------------------------------ */
 
-/* A chunk of one projection's units: what it drew, and its failure. */
-typedef struct cn_chunk {
-  uint32_t u0, u1;
-  uint64_t n; /* synapses onto the block */
-  double max_abs; /* pass 1: largest |weight| routed into the ring */
-  int rc;
-  char *err; /* the failure's message (nestcl_last_error is per thread) */
-} cn_chunk;
-
-/* One projection onto the block. */
-typedef struct cn_proj {
-  int p;
-  const eng_projection *pr;
-  const eng_population *sp, *tp;
-  nestcl_conn_rule r;
-  int marks; /* multapses forbidden (fixed in- or out-degree): marks over the partners */
-  uint32_t unit0, n_units;
-  int n_chunks;
-  cn_chunk *ch;
-  uint32_t *cnt; /* [n_chunks][sp->n]: pass 0 counts per source row, then each chunk's cursor in the row */
-  uint64_t *ftn; /* fixed_total_number: each chunk's share of N (the whole target population's chunks) */
-  uint64_t row0; /* the CSR's row of source 0 */
-  /*
-   * A constant weight: its route, once per projection (static synapses); the
-   * weights are written after pass 1, row by row (fill_constant_weights).
-   */
-  int route_const, ch_const;
-  double value_const;
-  int delay_const;
-  uint16_t delay_steps;
-} cn_proj;
-
 /* A build thread's own: multapse marks, a synapse to check drawn weights through set_status, and its
    tallies per target where chunks share targets (fixed_outdegree). */
 typedef struct cn_thread {
@@ -204,6 +173,7 @@ typedef struct cn_draw {
   atomic_int delays_differ;
   int64_t tps;
   double ms_per_step;
+  int reports; /* this draw's thread 0 is the build's own thread (the progress' reporter) */
 } cn_draw;
 
 /* A chunk's failure: the first one stops the chunk; its message is kept for the calling thread. */
@@ -526,6 +496,22 @@ static void draw_chunk(cn_draw *d, cn_proj *q, int ci, cn_thread *th)
   chunk_fail(c, rc);
 }
 
+void eng_build_progress(nestcl_engine *e, uint64_t n, int report)
+{
+  uint64_t done = atomic_fetch_add(&e->stats.build_work, n) + n;
+  const nestcl_engine_config *c = &e->desc.cfg;
+  if (!report || !c->build_progress) {
+    return;
+  }
+  double now = eng_now();
+  if (now - e->stats.build_t0 < 1.0 || now - e->stats.build_reported < 0.5) {
+    return;
+  }
+  e->stats.build_reported = now;
+  double f = e->stats.build_work_expected > 0 ? (double)done / e->stats.build_work_expected : 1.0;
+  c->build_progress(c->build_progress_arg, f < 1.0 ? f : 1.0, now - e->stats.build_t0);
+}
+
 /* One pass over every chunk of every projection, on the build threads (chunks taken dynamically). */
 static void run_pass(cn_draw *d, int pass)
 {
@@ -542,9 +528,11 @@ static void run_pass(cn_draw *d, int pass)
       k++;
     }
     cn_proj *q = &d->pj[k];
-    cn_thread *th = &d->th[d->threads > 1 ? omp_get_thread_num() : 0];
+    int t = d->threads > 1 ? omp_get_thread_num() : 0;
     q->ch[ci].n = 0;
-    draw_chunk(d, q, ci, th);
+    draw_chunk(d, q, ci, &d->th[t]);
+    /* The progress of the build's own thread (thread 0 of the team; with VPs on threads, the first VP's). */
+    eng_build_progress(d->e, q->ch[ci].n, t == 0 && d->reports);
   }
 }
 
@@ -903,6 +891,7 @@ static int plan_draw(cn_draw *d, int plastic_p)
 static void draw_init(cn_draw *d, nestcl_engine *e, eng_vp *vp, eng_block *b, int threads)
 {
   memset(d, 0, sizeof *d);
+  d->reports = threads > 1 || omp_get_thread_num() == 0;
   d->e = e;
   d->vp = vp;
   d->b = b;
@@ -922,10 +911,23 @@ static int build_static(nestcl_engine *e, eng_vp *vp, eng_block *b, int threads,
   b->row_ptr = calloc(e->desc.n_global + 1, sizeof *b->row_ptr);
   d.out.row_ptr = b->row_ptr;
   int rc = b->row_ptr ? plan_draw(&d, -1) : nestcl_set_error(NESTCL_ENOMEM, "out of host memory for row pointers");
-  if (!rc)
+  int drawn = 0;
+  if (!rc) {
+    double t0 = eng_now();
+    cn_device_out o = {b->row_ptr, e->desc.n_global, NULL, indegree, NULL, NULL, 0, 0.0};
+    rc = eng_conn_device_draw(e, vp, b, d.pj, d.n_pj, &o, &drawn);
+    *max_abs = drawn && o.max_abs > *max_abs ? o.max_abs : *max_abs;
+    eng_build_progress(e, drawn ? 2 * b->nnz : 0, d.reports);
+    bt->draw_s += drawn ? eng_now() - t0 : 0.0;
+  }
+  if (!rc && !drawn)
     rc = draw_passes(&d, alloc_static, max_abs, bt);
-  if (!rc)
+  if (!rc && !drawn)
     rc = static_staged(&d);
+  if (!rc && d.n_pj) {
+    bt->device_csrs += drawn;
+    bt->host_csrs += !drawn;
+  }
   free_projs(d.pj, d.n_pj);
   if (rc) {
     return rc;
@@ -956,8 +958,27 @@ static int build_plastic(nestcl_engine *e, eng_vp *vp, eng_block *b, int p, eng_
   pl->row_ptr = calloc((size_t)sp->n + 1, sizeof *pl->row_ptr);
   d.out.row_ptr = pl->row_ptr;
   int rc = pl->row_ptr ? plan_draw(&d, p) : nestcl_set_error(NESTCL_ENOMEM, "out of host memory for row pointers");
-  if (!rc)
+  int drawn = 0;
+  if (!rc) {
+    double t0 = eng_now();
+    cn_device_out o = {pl->row_ptr, sp->n, pl, tallies->indegree, tallies->nin, tallies->maxd, d.out.history, 0.0};
+    rc = eng_conn_device_draw(e, vp, b, d.pj, d.n_pj, &o, &drawn);
+    eng_build_progress(e, drawn ? 2 * pl->nnz : 0, d.reports);
+    if (drawn && pl->nnz) {
+      double reach = pr->max_abs > o.max_abs ? pr->max_abs : o.max_abs;
+      *max_abs = reach > *max_abs ? reach : *max_abs;
+    }
+    if (drawn) {
+      /* The per-source state stays the host's to write (eng_plastic_init_state), staged. */
+      pl->src_state = syn_array(&d, 1, &pl->b_src_state, &pl->stage[3], CL_MEM_READ_WRITE, "per-source state",
+                                (size_t)pl->n_rows * pr->lay.src_bytes, &rc);
+    }
+    bt->draw_s += drawn ? eng_now() - t0 : 0.0;
+  }
+  if (!rc && !drawn)
     rc = draw_passes(&d, alloc_plastic, max_abs, bt);
+  bt->device_csrs += !rc && drawn;
+  bt->host_csrs += !rc && !drawn;
   free_projs(d.pj, d.n_pj);
   if (!rc) {
     vp->synapses += pl->nnz;

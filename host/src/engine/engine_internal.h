@@ -487,6 +487,8 @@ typedef struct eng_device {
   uint32_t deliver_width; /* work-items per spike (one work-group) in the delivery kernel */
   int deliver_contiguous; /* each work-item walks a contiguous chunk of the row (CPU devices), not a stride */
   int libm_fused; /* the host glibc's exp/pow build (nestcl_libm.h), for C path and device alike */
+  int draw_on_device; /* the build draws the streams' synapses on the device where it can (connect_device.c) */
+  cl_program connect_program; /* its kernels */
   int stage_map; /* the build maps the streams' synapse buffers and writes them in place (else: pinned copies) */
   int stage_plastic; /* ... their plastic synapses too (the estimate says they stay resident, not batched) */
   size_t staged_bytes; /* device bytes the build allocated while drawing (the budget's check counts them apart) */
@@ -503,6 +505,10 @@ typedef struct eng_stats {
   double build_nodes_s, build_conn_s, build_upload_s, simulate_s;
   double build_draw_s, build_csr_s; /* of build_conn_s: drawing (both passes), and the CSR's rows and arrays */
   int build_threads; /* host threads that drew the synapses */
+  int build_device_csrs, build_host_csrs; /* static CSRs and plastic sets drawn on the device, on the host */
+  /* The build's progress (config.build_progress): synapse draws done (each synapse twice: two passes), expected. */
+  atomic_uint_least64_t build_work;
+  double build_work_expected, build_t0, build_reported;
   nestcl_vp_stats *vp_stats;
 } eng_stats;
 
@@ -554,9 +560,18 @@ int eng_build(nestcl_engine *e);
 /* The build's time in the synapses' draw passes and in the CSR between them (connect.c). */
 typedef struct eng_build_times {
   double draw_s, csr_s;
+  int device_csrs, host_csrs; /* static CSRs and plastic sets drawn by the device, by the host */
 } eng_build_times;
 /* connect.c: the synapses onto block b of VP vp (static CSR, plastic sets, the ring's range), on `threads` threads. */
 int eng_connect_block(nestcl_engine *e, eng_vp *vp, eng_block *b, int threads, eng_build_times *bt);
+/*
+ * connect.c: n more synapse draws done; the build's progress reported to the
+ * config's build_progress, by the thread that runs the build (report: 1
+ * there), at most twice a second and only after a second.
+ */
+void eng_build_progress(nestcl_engine *e, uint64_t n, int report);
+/* estimate.c: the synapses this rank's blocks get by the rules' expectations (exact where the rule is). */
+double eng_expected_synapses(const nestcl_engine *e);
 /* connect.c: fixed_total_number's synapses per chunk of NESTCL_FTN_CHUNK targets of projection p (engine.h). */
 int eng_ftn_counts(uint32_t seed, int p, uint64_t N, uint32_t n_targets, uint64_t *counts);
 void eng_free_built(nestcl_engine *e);

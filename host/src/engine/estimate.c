@@ -57,6 +57,17 @@ static double expected_synapses(const nestcl_engine *e, const eng_projection *pr
   return 0.0;
 }
 
+double eng_expected_synapses(const nestcl_engine *e)
+{
+  double s = 0.0;
+  for (int v = 0; v < e->n_vps; ++v) {
+    for (int q = 0; q < e->desc.n_projs; ++q) {
+      s += expected_synapses(e, &e->desc.projs[q], e->vps[v].blocks[e->desc.projs[q].tgt].n);
+    }
+  }
+  return s;
+}
+
 /* Whether projection pr's delays are one value, and which (steps). */
 static int constant_delay(const nestcl_engine *e, const eng_projection *pr, int64_t *steps)
 {

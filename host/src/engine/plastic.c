@@ -92,7 +92,8 @@ int eng_plastic_init_state(nestcl_engine *e, eng_vp *vp, eng_block *b, const uin
     for (uint32_t r = 0; r < pl->n_rows; ++r) {
       eng_syn_store(sm, t, pl->src_state, pr->lay.n_src, pr->lay.src_f, pr->lay.src_off, pl->n_rows, r);
     }
-    for (int f = 0; f < pr->lay.n_state; ++f) {
+    /* No state here: the device drew the set, its state from the template too (connect_device.c). */
+    for (int f = 0; f < pr->lay.n_state && pl->state; ++f) {
       if (pr->lay.state_f[f] == pr->lay.weight_f) {
         continue;
       }
