@@ -3,9 +3,9 @@
  * partition of every population into weighted contiguous blocks over the VPs
  * (CPU VPs first, then the GPU streams, per MPI rank; partition.c), the
  * neurons' state (defaults, settings, pre_run), the synapses onto each block
- * drawn in the VP that owns the targets into a CSR over global source ids, and
- * the upload of everything a GPU VP needs to stay resident on the device
- * (stream_upload.c, through the VP's table).
+ * into a CSR over global source ids (connect.c: every build thread draws, or
+ * the device), and the upload of everything a GPU VP needs to stay resident
+ * on the device (stream_upload.c, through the VP's table).
  *
  * Draws never depend on the partition: sources of target t in projection p
  * come from the Philox stream (seed, CONNECT; id t, step p<<34 | kind<<32 | j),
@@ -14,13 +14,10 @@
  * target word (channel << 24 | local index), a float or double weight, and a
  * 16-bit delay per synapse only when the block's delays differ.
  */
-#define _GNU_SOURCE /* sched_getaffinity: the cores the build may use */
 #include <math.h>
-#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "engine_internal.h"
 #include "connect_internal.h"
@@ -374,20 +371,6 @@ static int open_device(nestcl_engine *e)
   return nestcl_device_require(e->device.dev, "the engine");
 }
 
-/* The build's threads: the config's, else every core this process may run on (its affinity mask). */
-static int build_threads(const nestcl_engine *e)
-{
-  if (e->desc.cfg.build_threads > 0) {
-    return e->desc.cfg.build_threads;
-  }
-  cpu_set_t set;
-  if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0) {
-    return CPU_COUNT(&set);
-  }
-  long n = sysconf(_SC_NPROCESSORS_ONLN);
-  return n > 0 ? (int)n : 1;
-}
-
 /*
  * The synapses of every VP's blocks (connect.c). With fewer VPs than build
  * threads (a stream VP, above all), the VPs' blocks come one after another,
@@ -578,7 +561,7 @@ int eng_build(nestcl_engine *e)
     e->desc.any_plastic |= e->desc.projs[p].sm != NULL;
   }
   e->n_vps = e->desc.cfg.cpu_threads + e->desc.cfg.gpu_streams;
-  e->stats.build_threads = build_threads(e);
+  e->stats.build_threads = eng_build_thread_count(e);
   uint64_t total_vps = (uint64_t)e->n_vps * (uint64_t)e->exchange.n_ranks;
   if (total_vps > e->desc.n_global) {
     return nestcl_set_error(NESTCL_EINVAL,

@@ -19,6 +19,11 @@
  * Pass 0 draws a delay only while it can still tell whether the block's delays
  * are all one value (then no per-synapse delay is stored): once two differ,
  * the rest are drawn in pass 1 alone, where they are needed.
+ *
+ * A stream's arrays are drawn into memory its device reads and sent while
+ * the next block is drawn (the VP's stage and staged: stream_upload.c); where
+ * the device can draw a block or plastic set itself, it does
+ * (connect_device.c), and the host draws what it cannot.
  */
 #include <math.h>
 #include <stdatomic.h>
@@ -114,7 +119,7 @@ static uint64_t draw_binomial(uint64_t n, double q, double u)
  * fixed_total_number: the synapses of every chunk of NESTCL_FTN_CHUNK targets
  * (engine.h), N split by conditional binomials; counts[c] for all chunks.
  */
-int eng_ftn_counts(uint32_t seed, int p, uint64_t N, uint32_t n_targets, uint64_t *counts)
+static void ftn_counts(uint32_t seed, int p, uint64_t N, uint32_t n_targets, uint64_t *counts)
 {
   uint32_t n_chunks = (n_targets + NESTCL_FTN_CHUNK - 1) / NESTCL_FTN_CHUNK;
   uint64_t left = N;
@@ -128,7 +133,6 @@ int eng_ftn_counts(uint32_t seed, int p, uint64_t N, uint32_t n_targets, uint64_
     counts[c] = c + 1 == n_chunks ? left : draw_binomial(left, (double)size / (double)(n_targets - first), u);
     left -= counts[c];
   }
-  return 0;
 }
 
 /* ---- the plan: projections, chunks, threads ------------------------------ */
@@ -280,7 +284,7 @@ static int plan_proj(const nestcl_engine *e, const eng_block *b, int p, int thre
     if (!q->ftn) {
       return nestcl_set_error(NESTCL_ENOMEM, "out of host memory");
     }
-    eng_ftn_counts(e->desc.cfg.seed, p, pr->conn.N, q->tp->n, q->ftn);
+    ftn_counts(e->desc.cfg.seed, p, pr->conn.N, q->tp->n, q->ftn);
   }
   if (pr->syn.delay_ms.kind == NESTCL_DIST_CONSTANT) {
     q->delay_const = 1;

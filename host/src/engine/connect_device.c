@@ -52,6 +52,11 @@ int eng_conn_device_setup(nestcl_engine *e)
   snprintf(src, len, "%s\n%s", nestcl_rt_source, nestcl_connect_kernels_source);
   int rc = nestcl_program_build(e->device.dev, src, "", &e->device.connect_program);
   free(src);
+  if (rc && e->desc.cfg.build_on == NESTCL_BUILD_ON_AUTO) {
+    /* Not asked for: the host draws, as it would on a CPU device. */
+    e->device.draw_on_device = 0;
+    return 0;
+  }
   return rc;
 }
 

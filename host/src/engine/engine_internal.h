@@ -570,10 +570,10 @@ int eng_connect_block(nestcl_engine *e, eng_vp *vp, eng_block *b, int threads, e
  * there), at most twice a second and only after a second.
  */
 void eng_build_progress(nestcl_engine *e, uint64_t n, int report);
+/* estimate.c: the build's threads: the config's, else every core this process may run on (its affinity mask). */
+int eng_build_thread_count(const nestcl_engine *e);
 /* estimate.c: the synapses this rank's blocks get by the rules' expectations (exact where the rule is). */
 double eng_expected_synapses(const nestcl_engine *e);
-/* connect.c: fixed_total_number's synapses per chunk of NESTCL_FTN_CHUNK targets of projection p (engine.h). */
-int eng_ftn_counts(uint32_t seed, int p, uint64_t N, uint32_t n_targets, uint64_t *counts);
 void eng_free_built(nestcl_engine *e);
 int eng_run(nestcl_engine *e, int64_t steps);
 /* vp.c: records a worker thread's failure in its VP (message copied). */

@@ -8,7 +8,9 @@
  * in-degree, all-to-all and one-to-one rules; for fixed_total_number,
  * fixed_outdegree and pairwise_bernoulli the expectation of the block's share).
  */
+#define _GNU_SOURCE /* sched_getaffinity: the cores the build may use */
 #include <math.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,6 +34,19 @@ size_t eng_memory_limit_env(void)
   else if (*end == 'G' || *end == 'g')
     v *= 1024.0 * 1024.0 * 1024.0;
   return v > 0 ? (size_t)v : (size_t)-1;
+}
+
+int eng_build_thread_count(const nestcl_engine *e)
+{
+  if (e->desc.cfg.build_threads > 0) {
+    return e->desc.cfg.build_threads;
+  }
+  cpu_set_t set;
+  if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0) {
+    return CPU_COUNT(&set);
+  }
+  long n = sysconf(_SC_NPROCESSORS_ONLN);
+  return n > 0 ? (int)n : 1;
 }
 
 /* Expected synapses of projection pr onto n of the target population's neurons. */
@@ -223,6 +238,24 @@ static size_t estimate_vps(const nestcl_engine *e, const est_shape *sh, nestcl_m
   }
   /* The rank's lists: out-degrees, the global spike list and its gather copy, the plastic sources. */
   host_all += e->desc.n_global * 4 + 2 * global_cap * 8 + (sh->any_plastic ? global_cap * 20 : 0);
+  /*
+   * While a block is drawn (connect.c): each chunk's counts (4 bytes) per
+   * source row of every static projection onto it (or of one plastic set),
+   * CN_CHUNKS_PER_THREAD (4) chunks per build thread; the largest block's.
+   */
+  size_t rows = 0;
+  for (int p = 0; p < e->desc.n_pops; ++p) {
+    size_t st = 0, pl = 0;
+    for (int q = 0; q < e->desc.n_projs; ++q) {
+      const eng_projection *pr = &e->desc.projs[q];
+      size_t n = pr->tgt == p ? e->desc.pops[pr->src].n : 0;
+      st += pr->sm ? 0 : n;
+      pl = pr->sm && n > pl ? n : pl;
+    }
+    rows = st > rows ? st : rows;
+    rows = pl > rows ? pl : rows;
+  }
+  host_all += (size_t)4 * (size_t)eng_build_thread_count(e) * rows * 4;
   return host_all;
 }
 
