@@ -223,9 +223,11 @@ static cl_int dv_zero(dv_draw *x, const nestcl_buffer *buf, size_t words)
 static int dv_plan(dv_draw *x, const cn_proj *q, const uint32_t ch[3], dv_proj *v, int *room)
 {
   const nestcl_engine *e = x->e;
-  double expect = (double)q->n_units * (double)q->r.n_src; /* an upper bound of the counts' entries with per 1 */
-  double synapses = q->pr->conn.rule == NESTCL_RULE_FIXED_INDEGREE ? (double)q->r.degree * (q->r.hi - q->r.lo)
-                                                                   : (double)q->r.n_src * (q->r.hi - q->r.lo);
+  double expect = (double)q->n_units * (double)q->r.n_src; /* the counts' entries with per 1 */
+  double targets = (double)(q->r.hi - q->r.lo), synapses = (double)q->r.degree * targets;
+  if (q->pr->conn.rule == NESTCL_RULE_PAIRWISE_BERNOULLI) {
+    synapses = q->pr->conn.p * (double)q->r.n_src * targets; /* expected */
+  }
   double cap = 4.0 * synapses > (double)CONN_COUNTS_MIN_BYTES ? 4.0 * synapses : (double)CONN_COUNTS_MIN_BYTES;
   uint64_t per = 1;
   while (4.0 * expect / (double)per > cap) {
