@@ -138,7 +138,7 @@ static void ftn_counts(uint32_t seed, int p, uint64_t N, uint32_t n_targets, uin
 /* ---- the plan: projections, chunks, threads ------------------------------ */
 
 /* A build thread's own: multapse marks, a synapse to check drawn weights through set_status, and its
-   tallies per target where chunks share targets (fixed_outdegree). */
+   tallies per target (shared_targets). */
 typedef struct cn_thread {
   uint32_t *stamp;
   uint32_t stamp_size, now;
@@ -171,7 +171,12 @@ typedef struct cn_draw {
   cn_out out;
   int threads;
   cn_thread *th;
-  int shared_targets; /* some projection's chunks share targets: tallies per thread */
+  /*
+   * Chunks that run at once may share targets (the chunks of different
+   * projections onto the block, fixed_outdegree's of one): on more than one
+   * thread each keeps its own tallies per target, summed after pass 1.
+   */
+  int shared_targets;
   int pass;
   atomic_int delay_ref; /* pass 0: -1, or the delay that every other must equal */
   atomic_int delays_differ;
@@ -644,7 +649,7 @@ static int threads_init(cn_draw *d)
   return 0;
 }
 
-/* The threads' tallies per target (fixed_outdegree) into the block's; the threads' memory freed. */
+/* The threads' tallies per target (shared_targets) into the block's; the threads' memory freed. */
 static void threads_done(cn_draw *d, int merge)
 {
   for (int t = 0; d->th && t < d->threads; ++t) {
@@ -887,7 +892,7 @@ static int plan_draw(cn_draw *d, int plastic_p)
     }
     cn_proj *q = &d->pj[d->n_pj++];
     rc = plan_proj(e, d->b, p, d->threads, plastic_p >= 0 ? 0 : e->desc.pops[pr->src].first, q);
-    d->shared_targets |= pr->conn.rule == NESTCL_RULE_FIXED_OUTDEGREE && d->threads > 1;
+    d->shared_targets = d->threads > 1;
   }
   return rc;
 }

@@ -434,7 +434,7 @@ static int dv_output(dv_draw *x, nestcl_buffer *buf, const char *what, size_t by
 {
   int rc = nestcl_buffer_alloc(x->e->device.dev, NESTCL_MEM_SYNAPSES, what, bytes, CL_MEM_READ_WRITE, NULL, buf);
   if (!rc) {
-    x->e->device.staged_bytes += bytes ? bytes : 0;
+    x->e->device.staged_bytes += bytes;
   }
   return rc;
 }

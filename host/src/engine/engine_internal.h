@@ -491,7 +491,8 @@ typedef struct eng_device {
   cl_program connect_program; /* its kernels */
   int stage_map; /* the build maps the streams' synapse buffers and writes them in place (else: pinned copies) */
   int stage_plastic; /* ... their plastic synapses too (the estimate says they stay resident, not batched) */
-  size_t staged_bytes; /* device bytes the build allocated while drawing (the budget's check counts them apart) */
+  /* Device bytes the build allocated while drawing (the budget's check counts them apart); VPs build at once. */
+  _Atomic size_t staged_bytes;
   eng_resident res;
 } eng_device;
 
