@@ -472,7 +472,12 @@ static int fill_synapse(cn_draw *d, const cn_proj *q, cn_chunk *c, cn_thread *th
 /* One chunk of one projection in the current pass: its units' synapses onto the block, in draw order. */
 static void draw_chunk(cn_draw *d, cn_proj *q, int ci, cn_thread *th)
 {
-  cn_chunk *c = &q->ch[ci];
+  /*
+   * Its count and largest weight are kept on the thread's stack while it
+   * draws: neighbouring chunks' records share cache lines, and other threads
+   * draw those chunks at the same time.
+   */
+  cn_chunk acc = q->ch[ci], *c = &acc;
   uint32_t *cnt = q->cnt + (size_t)ci * q->sp->n;
   const nestcl_conn_rule *r = &q->r;
   uint32_t mark_size = r->rule == NESTCL_CONN_FIXED_INDEGREE ? r->n_src : r->n_tgt;
@@ -503,6 +508,7 @@ static void draw_chunk(cn_draw *d, cn_proj *q, int ci, cn_thread *th)
     }
   }
   chunk_fail(c, rc);
+  q->ch[ci] = acc;
 }
 
 void eng_build_progress(nestcl_engine *e, uint64_t n, int report)
