@@ -18,6 +18,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef __GLIBC__
+#include <malloc.h> /* malloc_trim */
+#endif
 
 #include "engine_internal.h"
 #include "connect_internal.h"
@@ -431,6 +434,14 @@ static int build_blocks(nestcl_engine *e, double *t_nodes)
   e->stats.build_work_expected = 2.0 * eng_expected_synapses(e);
   e->stats.build_t0 = e->stats.build_reported = eng_now();
   rc = build_connections(e, &bt);
+#ifdef __GLIBC__
+  /*
+   * The draw's temporaries (chunk counts, the threads' tallies) were freed,
+   * but glibc keeps freed heap memory mapped; give it back before the upload
+   * allocates what the device loop needs, where the build's peak lies.
+   */
+  malloc_trim(0);
+#endif
   const nestcl_engine_config *c = &e->desc.cfg;
   if (!rc && c->build_progress && e->stats.build_reported > e->stats.build_t0) {
     /* A build long enough to report ends its report. */
