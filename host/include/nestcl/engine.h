@@ -42,7 +42,8 @@ typedef enum nestcl_weight_type {
 typedef enum nestcl_build_upload {
   NESTCL_BUILD_UPLOAD_AUTO = 0, /* map where the device's memory is the host's (CL_DEVICE_HOST_UNIFIED_MEMORY),
                                    else copy */
-  NESTCL_BUILD_UPLOAD_MAP, /* drawn into the device buffers, mapped: no copy where the memory is the host's */
+  NESTCL_BUILD_UPLOAD_MAP, /* drawn into the device buffers, mapped: no copy where the memory is the host's
+                              (elsewhere the driver sends each at its unmap) */
   NESTCL_BUILD_UPLOAD_COPY /* drawn into pinned host memory and sent by non-blocking transfers */
 } nestcl_build_upload;
 

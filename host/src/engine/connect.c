@@ -138,9 +138,9 @@ static void ftn_counts(uint32_t seed, int p, uint64_t N, uint32_t n_targets, uin
 /* ---- the plan: projections, chunks, threads ------------------------------ */
 
 /* A build thread's own: multapse marks, a synapse to check drawn weights through set_status, and its
-   tallies per target (shared_targets). */
+   tallies per target (shared_targets); a cache line of its own (the marks' counter changes per unit). */
 typedef struct cn_thread {
-  uint32_t *stamp;
+  _Alignas(64) uint32_t *stamp;
   uint32_t stamp_size, now;
   unsigned char *scratch;
   uint32_t *indegree, *nin;
@@ -630,10 +630,11 @@ static void delay_reference(cn_draw *d)
 
 static int threads_init(cn_draw *d)
 {
-  d->th = calloc((size_t)d->threads, sizeof *d->th);
+  d->th = aligned_alloc(64, (size_t)d->threads * sizeof *d->th);
   if (!d->th) {
     return nestcl_set_error(NESTCL_ENOMEM, "out of host memory");
   }
+  memset(d->th, 0, (size_t)d->threads * sizeof *d->th);
   uint32_t n = d->b->n ? d->b->n : 1;
   for (int t = 0; t < d->threads; ++t) {
     cn_thread *th = &d->th[t];

@@ -489,6 +489,7 @@ typedef struct eng_device {
   int libm_fused; /* the host glibc's exp/pow build (nestcl_libm.h), for C path and device alike */
   int draw_on_device; /* the build draws the streams' synapses on the device where it can (connect_device.c) */
   cl_program connect_program; /* its kernels */
+  int host_unified; /* the device's memory is the host's (CL_DEVICE_HOST_UNIFIED_MEMORY) */
   int stage_map; /* the build maps the streams' synapse buffers and writes them in place (else: pinned copies) */
   int stage_plastic; /* ... their plastic synapses too (the estimate says they stay resident, not batched) */
   /* Device bytes the build allocated while drawing (the budget's check counts them apart); VPs build at once. */

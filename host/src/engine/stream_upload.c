@@ -23,17 +23,18 @@
  * Room for one of a block's synapse arrays while it is drawn (eng_vp_ops.stage):
  * its device buffer, and where the host writes it. Mapped (stage_map): the
  * buffer itself, mapped for writing, which on a device whose memory is the
- * host's (PoCL, integrated GPUs) is the same memory, so the upload copies
- * nothing; otherwise pinned host memory (CL_MEM_ALLOC_HOST_PTR, mapped), whose
- * transfer eng_stream_staged starts without waiting. An empty array gets its
- * (empty) buffer and nothing to write.
+ * host's (PoCL, integrated GPUs) is allocated there (CL_MEM_ALLOC_HOST_PTR)
+ * and is the same memory, so the upload copies nothing (elsewhere the driver
+ * sends it at the unmap); otherwise pinned host memory (CL_MEM_ALLOC_HOST_PTR,
+ * mapped), whose transfer eng_stream_staged starts without waiting. An empty
+ * array gets its (empty) buffer and nothing to write.
  */
 int eng_stream_stage(nestcl_engine *e, eng_vp *vp, nestcl_buffer *buf, eng_stage *st, nestcl_mem_class c,
                      cl_mem_flags access, const char *what, size_t bytes, void **host)
 {
   memset(st, 0, sizeof *st);
   *host = NULL;
-  cl_mem_flags flags = access | (e->device.stage_map ? CL_MEM_ALLOC_HOST_PTR : 0);
+  cl_mem_flags flags = access | (e->device.stage_map && e->device.host_unified ? CL_MEM_ALLOC_HOST_PTR : 0);
   int rc = nestcl_buffer_alloc(e->device.dev, c, what, bytes, flags, NULL, buf);
   if (rc || bytes == 0) {
     return rc;
