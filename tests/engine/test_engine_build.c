@@ -12,7 +12,7 @@
  * back to the host unchanged. Bad build settings are refused. Under
  * NESTCL_TEST_DIVISOR (the oclgrind tests: the simulator is some 10^4 times
  * slower) a network a quarter the size is drawn once on the device against
- * the CPU thread's.
+ * the CPU thread's, and its plastic sets once staged and batched.
  */
 #include <math.h>
 #include <stdio.h>
@@ -23,9 +23,9 @@
 
 #define MAX_SUMS 16
 
-/* Populations and degrees divided by `shrink`, simulated for sim_ms (NESTCL_TEST_DIVISOR: smaller, shorter). */
+/* Populations and degrees divided by `shrink` (NESTCL_TEST_DIVISOR: 4), simulated for SIM_MS. */
 static uint32_t shrink = 1;
-static double sim_ms = 10.0;
+#define SIM_MS 10.0
 
 static int failures;
 #define CHECK(c, ...)                                                                                                  \
@@ -99,7 +99,7 @@ static int describe(nestcl_engine *e)
   return rc;
 }
 
-/* Builds with cfg, takes the checksums, runs 20 ms; 0, or 77 when no device (after a line). */
+/* Builds with cfg, takes the checksums, runs SIM_MS; 0, or 77 when no device (after a line). */
 static int build(const nestcl_engine_config *cfg, const char *what, built *out)
 {
   memset(out, 0, sizeof *out);
@@ -125,7 +125,7 @@ static int build(const nestcl_engine_config *cfg, const char *what, built *out)
     out->batched = st.plastic_batched;
   }
   if (!rc)
-    rc = nestcl_engine_simulate(e, sim_ms);
+    rc = nestcl_engine_simulate(e, SIM_MS);
   if (!rc)
     rc = nestcl_engine_get_stats(e, &st);
   out->spikes = st.spikes;
@@ -318,7 +318,7 @@ static int check_device_small(const built *ref)
   printf("1 stream, on the device: %d CSRs on the device, %llu spikes\n", x.device_csrs, (unsigned long long)x.spikes);
   CHECK(x.device_csrs == 2, "%d CSRs drawn on the device", x.device_csrs);
   same(ref, &x, 0, "1 stream, on the device");
-  return failures ? 1 : 0;
+  return 0;
 }
 
 int main(void)
@@ -326,7 +326,6 @@ int main(void)
   const char *div = getenv("NESTCL_TEST_DIVISOR");
   if (div && atoi(div) > 1) {
     shrink = 4;
-    sim_ms = 2.0;
   }
   check_refusals();
   nestcl_engine_config c;
@@ -334,14 +333,18 @@ int main(void)
   built ref;
   build(&c, "1 thread, 1 build thread", &ref);
   printf("reference: %d checksum entries, %llu spikes\n", ref.n_sums, (unsigned long long)ref.spikes);
-  CHECK(ref.n_sums == 8 && (ref.spikes > 0 || shrink > 1), "the reference: %d entries, %llu spikes", ref.n_sums,
+  CHECK(ref.n_sums == 8 && ref.spikes > 0, "the reference: %d entries, %llu spikes", ref.n_sums,
         (unsigned long long)ref.spikes);
   if (shrink > 1) {
-    return check_device_small(&ref);
-  }
-  check_threads(&ref);
-  if (check_stream(&ref) == 77 || check_splits(&ref) == 77 || check_unstaged(&ref) == 77) {
-    return failures ? 1 : 77;
+    /* A device simulator: the device's draw once, then its staged plastic sets brought back. */
+    if (check_device_small(&ref) == 77 || check_unstaged(&ref) == 77) {
+      return failures ? 1 : 77;
+    }
+  } else {
+    check_threads(&ref);
+    if (check_stream(&ref) == 77 || check_splits(&ref) == 77 || check_unstaged(&ref) == 77) {
+      return failures ? 1 : 77;
+    }
   }
   if (failures) {
     fprintf(stderr, "%d failures\n", failures);
