@@ -227,8 +227,13 @@ static int loop_buffers(nestcl_block_set *s, uint32_t *table, uint64_t *gids, ui
     list_cap += s->blocks[j]->spike_cap;
   }
   const size_t lids = l->lids ? l->lids : 1, w = l->bucket_width ? l->bucket_width : 1;
-  /* Only the bucket words and the error words are read before they are written: those start as zeros. */
-  void *zeros = calloc(lids + (size_t)s->n * NESTCL_RES_ERR_WORDS + 1, 8);
+  /*
+   * The buckets, the list and the error words start as zeros (as the engine's device loop's): oclgrind
+   * otherwise takes what the gather wrote there for uninitialised in the kernels after it. The kept
+   * spikes, read only by the host, do not.
+   */
+  const size_t zero_words = lids * w + (size_t)list_cap * 2 + (size_t)s->n * NESTCL_RES_ERR_WORDS + lids * 2 + 2;
+  void *zeros = calloc(zero_words, 4);
   l->errs = calloc((size_t)s->n * NESTCL_RES_ERR_WORDS + 1, sizeof *l->errs);
   l->rec_host = calloc(2 * l->rec_cap + 2, sizeof *l->rec_host);
   if (!zeros || !l->errs || !l->rec_host) {
@@ -252,13 +257,13 @@ static int loop_buffers(nestcl_block_set *s, uint32_t *table, uint64_t *gids, ui
   if (!rc)
     rc = nestcl_buffer_alloc(d, NESTCL_MEM_RECORDING, "loop spikes kept", l->rec_cap * 8, scratch, NULL, &l->b_rec);
   if (!rc)
-    rc = nestcl_buffer_alloc(d, NESTCL_MEM_OTHER, "loop spike list", list_cap * 8 + 8, scratch, NULL, &l->b_global);
+    rc = nestcl_buffer_alloc(d, NESTCL_MEM_OTHER, "loop spike list", list_cap * 8 + 8, rw, zeros, &l->b_global);
   if (!rc)
     rc = nestcl_buffer_alloc(d, NESTCL_MEM_OTHER, "spike buckets", lids * 8, rw, zeros, &l->b_bucket_word);
   if (!rc)
-    rc = nestcl_buffer_alloc(d, NESTCL_MEM_OTHER, "bucket sources", lids * 4, scratch, NULL, &l->b_bucket_src);
+    rc = nestcl_buffer_alloc(d, NESTCL_MEM_OTHER, "bucket sources", lids * 4, rw, zeros, &l->b_bucket_src);
   if (!rc)
-    rc = nestcl_buffer_alloc(d, NESTCL_MEM_OTHER, "bucket lags", lids * w * 4, scratch, NULL, &l->b_bucket_lags);
+    rc = nestcl_buffer_alloc(d, NESTCL_MEM_OTHER, "bucket lags", lids * w * 4, rw, zeros, &l->b_bucket_lags);
   free(zeros);
   return rc;
 }

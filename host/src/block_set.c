@@ -269,7 +269,10 @@ static int set_table(nestcl_block_set *s, uint64_t **field_off)
   for (int j = 0; j < s->n; ++j) {
     const nestcl_block *b = s->blocks[j];
     uint64_t *t = tab + (size_t)j * stride;
-    t[SET_TAB_N] = b->c.n;
+    /* A block that is not merged has no case in the kernel (all ones) and no neurons there. */
+    const int mi = set_model_index(s, j);
+    t[SET_TAB_MODEL] = mi < 0 ? ~(uint64_t)0 : (uint64_t)mi;
+    t[SET_TAB_N] = mi < 0 ? 0 : b->c.n;
     t[SET_TAB_K] = b->c.K;
     t[SET_TAB_CHANNELS] = b->n_channels;
     t[SET_TAB_CAP] = b->spike_cap;
@@ -285,7 +288,6 @@ static int set_table(nestcl_block_set *s, uint64_t **field_off)
       t[SET_TAB_FIXED + f] = field_off[j][f];
     }
   }
-  /* The model index (SET_TAB_MODEL) is the source generator's (set_update_build), which fills it in. */
   int rc = nestcl_buffer_alloc(s->dev, NESTCL_MEM_OTHER, "merged update table", (size_t)(s->n ? s->n : 1) * stride * 8,
                                CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, tab, &s->b_tab);
   free(tab);

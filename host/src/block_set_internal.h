@@ -109,6 +109,8 @@ struct nestcl_block_set {
   set_loop loop;
 };
 
+/* block_set_source.c: the index of block j's model among the set's merged models (first seen first), or -1. */
+int set_model_index(const nestcl_block_set *s, int j);
 /* block_set_source.c: the merged update's program and kernel (every mergeable block), with its fixed arguments. */
 int set_update_build(nestcl_block_set *s);
 /* block_set_source.c: the merged delivery and drive's program and launches. */

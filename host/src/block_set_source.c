@@ -88,8 +88,7 @@ static const char *cl_type(nestcl_field_type t)
 
 /* ---- the merged update ------------------------------------------------- */
 
-/* The index of block j's model among the set's merged models (first seen first), -1 for a block not merged. */
-static int model_index(const nestcl_block_set *s, int j)
+int set_model_index(const nestcl_block_set *s, int j)
 {
   if (!s->merged[j]) {
     return -1;
@@ -160,7 +159,7 @@ static int put_model(text *t, const nestcl_block_set *s, int mi, const nestcl_mo
   }
   int k = 0;
   for (int j = 0; j < s->n; ++j) {
-    if (model_index(s, j) == mi) {
+    if (set_model_index(s, j) == mi) {
       sets[k] = s->blocks[j]->fields;
       ns[k++] = s->blocks[j]->c.n;
     }
@@ -220,19 +219,6 @@ static void put_update_kernel(text *t, const nestcl_block_set *s, const nestcl_m
   put(t, "  default:\n    break; /* a block with its own launch */\n  }\n}\n");
 }
 
-/* The table's model word of every block (-1 as all ones: no case), now that the models are numbered. */
-static int write_models(nestcl_block_set *s, size_t stride)
-{
-  cl_command_queue q = nestcl_device_queue(s->dev, s->queue);
-  cl_int err = CL_SUCCESS;
-  for (int j = 0; j < s->n && err == CL_SUCCESS; ++j) {
-    const int mi = model_index(s, j);
-    cl_ulong w[2] = {mi < 0 ? ~(cl_ulong)0 : (cl_ulong)mi, mi < 0 ? 0 : s->blocks[j]->c.n};
-    err = clEnqueueWriteBuffer(q, s->b_tab.mem, CL_TRUE, (size_t)j * stride * 8, sizeof w, w, 0, NULL, NULL);
-  }
-  return err == CL_SUCCESS ? 0 : set_src_fail(err, "writing the merged update's table");
-}
-
 /* The update kernel's arguments that stay for the set's life. */
 static cl_int update_fixed_args(nestcl_block_set *s)
 {
@@ -262,7 +248,7 @@ int set_update_build(nestcl_block_set *s)
   for (int j = 0; j < s->n; ++j) {
     const nestcl_block *b = s->blocks[j];
     max_fields = b->c.model->n_fields > max_fields ? b->c.model->n_fields : max_fields;
-    if (model_index(s, j) == n_models) {
+    if (set_model_index(s, j) == n_models) {
       models[n_models++] = b->c.model;
     }
     if (s->merged[j]) {
@@ -271,7 +257,7 @@ int set_update_build(nestcl_block_set *s)
     }
   }
   const size_t stride = SET_TAB_FIXED + (size_t)max_fields;
-  int rc = write_models(s, stride);
+  int rc = 0;
   text t = {0};
   put(&t, "%s\n", nestcl_rt_source);
   for (int mi = 0; mi < n_models && !rc; ++mi) {
