@@ -232,7 +232,7 @@ NESTCL_INLINE void nestcl_drive_window(long start_step, long stop_step, long ori
  * nestcl_deliver over the global list that nestcl_gather left on the device,
  * for one block: its length is read there, so the host launches a fixed
  * number of work-groups, each of which walks every get_num_groups(1)-th
- * spike. The device loop's merged delivery kernel (resident_merge.c
+ * spike. The device loop's merged delivery kernel (device_loop/resident_merge.c
  * generates it) calls this for each of its blocks, one per index in
  * dimension 2.
  */
@@ -253,7 +253,7 @@ NESTCL_INLINE void nestcl_deliver_list(__global const uint *spikes, ulong n_spik
 
 /*
  * The device loop's spike history of one block (ArchivingNode::set_spiketime,
- * host/src/engine/resident_plastic.c): after the gather, before any plastic
+ * host/src/engine/device_loop/resident_plastic.c): after the gather, before any plastic
  * delivery of the super step; each work-item takes every get_global_size-th
  * of the super step's sources, and those of this block (gids [first_gid,
  * first_gid + n)) append their spikes, sorted by lag, to their history. A

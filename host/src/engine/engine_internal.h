@@ -33,13 +33,14 @@
  *   psp.c         hpc_benchmark's PSP peak (weight conversion)
  *   checkpoint.c, checkpoint_write.c, checkpoint_read.c, checkpoint_restore.c
  *                 checkpoint and restore (checkpoint_internal.h: what they share)
- *   resident.c, resident_run.c, resident_merge.c, resident_update.c,
- *   resident_graph.c, resident_plastic.c, resident_step.c
- *                 the device loop, and one stream beside threads or ranks
+ *   device_loop/  the device loop, and one stream beside threads or ranks:
+ *                 resident.c, resident_run.c, resident_merge.c,
+ *                 resident_update.c, resident_graph.c, resident_plastic.c,
+ *                 resident_step.c
  * The shared helpers (clock.c, value.c, mpi.c, vp.c, partition.c) call no
  * engine file above them. The files' dependencies form no circle
  * (tests: style_circles): the build calls the estimate, the cycle's VP kinds
- * and the device loop's setup (resident.c), then its recorded super step
+ * and the device loop's setup (device_loop/resident.c), then its recorded super step
  * (resident_graph.c), and frees them in the reverse order; the cycle calls
  * the device loop (resident_run.c, and resident_step.c and resident_plastic.c
  * through the VP's table); resident_step.c and resident_run.c drive
@@ -448,7 +449,7 @@ typedef struct eng_exchange {
   char ex_err[512];
 } eng_exchange;
 
-/* The OpenCL device: its programs, the delivery's shape, and the device loop (resident*.c). */
+/* The OpenCL device: its programs, the delivery's shape, and the device loop (device_loop/). */
 typedef struct eng_device {
   nestcl_device *dev;
   cl_program *model_programs; /* per population (NULL entries for CPU-only runs) */

@@ -20,7 +20,7 @@
 
 #include <CL/cl_ext.h>
 
-#include "engine_internal.h"
+#include "../engine_internal.h"
 #include "enqueue.h"
 
 struct eng_graph {

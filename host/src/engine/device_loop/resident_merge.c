@@ -24,7 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "engine_internal.h"
+#include "../engine_internal.h"
 #include "engine_kernels_source.h"
 #include "enqueue.h"
 #include "nestcl_rt_source.h"

@@ -1,6 +1,10 @@
 /*
  * The device loop: super steps that run on the device on their own, while the
  * host enqueues ahead of them (issue 29; docs/architecture.md, "The device loop").
+ * This folder (host/src/engine/device_loop/) holds the loop's files: this
+ * one (eligibility, sizes, buffers), resident_run.c (the loop), resident_merge.c,
+ * resident_update.c, resident_plastic.c (its kernels), resident_graph.c (the
+ * recorded super step) and resident_step.c (one stream beside threads or ranks).
  *
  * cycle.c's loop makes the host the clock of the device: per super step it
  * waits for the update, reads each population's spikes back, sorts them,
@@ -42,7 +46,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "engine_internal.h"
+#include "../engine_internal.h"
 #include "enqueue.h"
 
 enum { RES_DEFAULT_K = 250 };

@@ -34,7 +34,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "engine_internal.h"
+#include "../engine_internal.h"
 #include "enqueue.h"
 
 /* nestcl_hist_append_loop's arguments (engine_kernels.cl): the origin, then the history's from HA_HIST on. */
