@@ -1065,6 +1065,9 @@ static int plastic_kernel(nestcl_block *b, block_plastic *p, long rport, const i
                                p->nnz, &p->b_src_state);
   if (sm->uses_history) {
     err |= eng_hist_args(p->k, PK_HIST, &b->hist);
+    /* It follows the history when it grows (plastic_dev.h). */
+    if (err == CL_SUCCESS && eng_hist_add_user(&b->hist, p->k))
+      return NESTCL_ENOMEM;
   } else {
     for (cl_uint a = 0; a < ENG_H_ARRAYS; ++a) {
       err |= clSetKernelArg(p->k, PK_HIST + a, sizeof(cl_mem), &p->b_tmpl.mem);
@@ -1260,15 +1263,8 @@ static int append_history(nestcl_block *b, int64_t origin)
     h->n_append++;
   }
   eng_hist_sort(h);
-  cl_kernel users[64];
-  int nu = 0;
-  for (int s = 0; s < b->n_plastic && nu < 64; ++s) {
-    if (b->plastic[s].sm->uses_history) {
-      users[nu++] = b->plastic[s].k;
-    }
-  }
   h->counts = &b->enq;
-  return eng_hist_append_device(h, b->dev, b->c.queue, origin, users, nu);
+  return eng_hist_append_device(h, b->dev, b->c.queue, origin);
 }
 
 int nestcl_block_plastic_read(nestcl_block *b, int s, void *syn)

@@ -42,12 +42,7 @@ int eng_resident_plastic_resume(nestcl_engine *e, eng_vp *vp, cl_command_queue q
                             (unsigned long long)gid);
   }
   eng_block *b = &vp->blocks[p];
-  cl_kernel users[64];
-  int nu = 0;
-  for (int j = 0; j < b->n_plastic && nu < 64; ++j) {
-    users[nu++] = b->plastic[j].k;
-  }
-  int rc = eng_hist_grow(&b->hist, e->device.dev, vp->queue, (uint32_t)(gid - b->first_gid), users, nu);
+  int rc = eng_hist_grow(&b->hist, e->device.dev, vp->queue, (uint32_t)(gid - b->first_gid));
   if (!rc)
     rc = eng_resident_repoint(e, vp, p);
   if (rc) {
