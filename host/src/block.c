@@ -237,6 +237,7 @@ void nestcl_block_destroy(nestcl_block *b)
   if (!b) {
     return;
   }
+  nestcl_kprof_destroy(b->enq.profile);
   const nestcl_model *m = b->c.model;
   if (b->k_update)
     clReleaseKernel(b->k_update);
@@ -1500,6 +1501,27 @@ int nestcl_block_update(nestcl_block *b, int64_t origin_steps, int from, int to)
   if (!rc)
     rc = nestcl_block_update_collect(b);
   return rc;
+}
+
+int nestcl_block_profile_kernels(nestcl_block *b, int sample_every)
+{
+  if (!b || sample_every < 0 || sample_every > 1000000) {
+    return nestcl_set_error(NESTCL_EINVAL, "block kernel profile: sample_every %d (need 0 to 1000000)", sample_every);
+  }
+  nestcl_kprof_destroy(b->enq.profile);
+  b->enq.profile = NULL;
+  if (sample_every > 0 && !b->c.on_host) {
+    b->enq.profile = nestcl_kprof_create(sample_every);
+    if (!b->enq.profile) {
+      return nestcl_set_error(NESTCL_ENOMEM, "out of host memory for the kernel profile");
+    }
+  }
+  return 0;
+}
+
+int nestcl_block_kernel_profile(const nestcl_block *b, nestcl_kernel_profile *out)
+{
+  return b ? nestcl_kprof_add_to(b->enq.profile, out) : NESTCL_EINVAL;
 }
 
 void nestcl_block_enqueued(const nestcl_block *b, uint64_t *launches, uint64_t *waits)

@@ -120,7 +120,8 @@ if(DEFINED RUN_EXIT AND NOT RUN_EXIT EQUAL 0)
 endif()
 
 file(READ "${DIR}/summary.txt" summary)
-foreach(want "steps passed" "hpc_plastic_large" "microcircuit" "identical" "held-out R^2")
+foreach(want "steps passed" "hpc_plastic_large" "microcircuit" "identical" "held-out R^2" "Kernels timed"
+        "(idle between kernels)")
   string(FIND "${summary}" "${want}" at)
   if(at LESS 0)
     message(FATAL_ERROR "check_gpu_check: summary.txt lacks '${want}'")

@@ -84,6 +84,14 @@ typedef struct nestcl_engine_config {
    * them (one enqueue per super step); 0: launch each kernel.
    */
   int command_buffer;
+  /*
+   * Kernels timed from profiling events on the streams (issue 41,
+   * nestcl_kernel_profile in device.h): launches i of each kernel with
+   * i mod kernel_sample < 2 get an event (default 64: about 3 % of the
+   * launches, so that the events cost under 2 % of a GPU run); 1: every
+   * launch; 0: none (nor are launches counted by kernel).
+   */
+  int kernel_sample;
 } nestcl_engine_config;
 
 void nestcl_engine_config_defaults(nestcl_engine_config *c);
@@ -412,6 +420,12 @@ typedef struct nestcl_enqueue_counts {
   uint64_t resumes;
   uint64_t writes, reads; /* transfers host -> device, device -> host */
   uint64_t bytes_written, bytes_read;
+  /*
+   * Internal: the kernel profile the VP's launches are timed into (NULL:
+   * none; always NULL in the copies nestcl_engine_get_stats gives out; read
+   * the profile with nestcl_engine_kernel_profile).
+   */
+  struct nestcl_kprof *profile;
 } nestcl_enqueue_counts;
 
 typedef struct nestcl_vp_stats {
@@ -458,6 +472,13 @@ typedef struct nestcl_engine_stats {
 } nestcl_engine_stats;
 
 int nestcl_engine_get_stats(const nestcl_engine *e, nestcl_engine_stats *out);
+/*
+ * The kernels this rank's streams launched since the build, by name, and the
+ * device's idle time between them (config.kernel_sample; device.h). out is
+ * the caller's (nestcl_kernel_profile_free); waits for the timed launches
+ * still on the device. Without streams or with kernel_sample 0, no kernels.
+ */
+int nestcl_engine_kernel_profile(const nestcl_engine *e, nestcl_kernel_profile *out);
 
 /*
  * The peak of the PSP (mV) of a unit (1 pA) alpha-shaped current in an

@@ -30,6 +30,7 @@
  *   core_cpu.c    the C twins of the core kernels
  *   plastic.c     translated synapses: state, history, delivery, weights
  *   record.c      spike recorders and multimeters
+ *   kernel_profile.c  the streams' kernels timed (kprof.h)
  *   psp.c         hpc_benchmark's PSP peak (weight conversion)
  *   checkpoint.c, checkpoint_write.c, checkpoint_read.c, checkpoint_restore.c
  *                 checkpoint and restore (checkpoint_internal.h: what they share)
@@ -518,6 +519,9 @@ int eng_set_value(const nestcl_model *m, void *const *fields, size_t n, size_t i
                   double v);
 int eng_build(nestcl_engine *e);
 void eng_free_built(nestcl_engine *e);
+/* kernel_profile.c: the stream VPs' kernel profiles (config.kernel_sample), made before their kernels, and freed. */
+int eng_kernel_profile_open(nestcl_engine *e);
+void eng_kernel_profile_close(nestcl_engine *e);
 int eng_run(nestcl_engine *e, int64_t steps);
 /* vp.c: records a worker thread's failure in its VP (message copied). */
 void eng_vp_fail(eng_vp *vp, int rc);

@@ -235,8 +235,15 @@ cl_int eng_resident_graph_enqueue(nestcl_engine *e, eng_vp *vp, cl_command_queue
     r->clock_stale = 0;
   }
   if (err == CL_SUCCESS) {
+    nestcl_kprof *prof = vp->st.enqueued.profile;
+    cl_event *ev = NULL;
     vp->st.enqueued.replays++;
-    err = g->enqueue(1, &q, g->cb, 0, NULL, NULL);
+    /* Timed as one command (kprof.h): a replay's kernels have no events of their own. */
+    if (prof)
+      nestcl_kprof_begin(prof, "command_buffer", q, &ev);
+    err = g->enqueue(1, &q, g->cb, 0, NULL, ev);
+    if (prof)
+      nestcl_kprof_end(prof, err);
   }
   return err;
 }
