@@ -229,26 +229,25 @@ NESTCL_INLINE void nestcl_drive_window(long start_step, long stop_step, long ori
 }
 
 /*
- * nestcl_deliver over the global list that nestcl_gather left on the device,
- * for one block: its length is read there, so the host launches a fixed
- * number of work-groups, each of which walks every get_num_groups(1)-th
- * spike. The device loop's merged delivery kernel (device_loop/resident_merge.c
- * generates it) calls this for each of its blocks, one per index in
- * dimension 2.
+ * Spike s of the global list that nestcl_gather left on the device, delivered
+ * into one block by the work-group: its lanes split the source's row
+ * (nestcl_row_part). The device loop's merged delivery kernel
+ * (device_loop/resident_merge.c generates it) hands its work-groups such
+ * (spike, block) pairs in turn, as many as the list it reads there has: its
+ * grid is a few work-groups per compute unit, whatever the list's length,
+ * and a short list costs a short kernel (issue 41).
  */
-NESTCL_INLINE void nestcl_deliver_list(__global const uint *spikes, ulong n_spikes, long origin,
-                                       __global const ulong *row_ptr, __global const uint *target,
-                                       __global const NESTCL_W_T *weight, __global const nestcl_u16 *delay,
-                                       uint delay_hom, __global long *ring, uint ring_slots, uint n, uint n_channels)
+NESTCL_INLINE void nestcl_deliver_spike(__global const uint *spikes, ulong s, long origin,
+                                        __global const ulong *row_ptr, __global const uint *target,
+                                        __global const NESTCL_W_T *weight, __global const nestcl_u16 *delay,
+                                        uint delay_hom, __global long *ring, uint ring_slots, uint n, uint n_channels)
 {
-  for (ulong s = get_group_id(1); s < n_spikes; s += get_num_groups(1)) {
-    const uint gid = spikes[2u * s], lag = spikes[2u * s + 1u];
-    ulong r0 = row_ptr[gid], r1 = row_ptr[gid + 1u];
-    ulong k0, k1, stride;
-    nestcl_row_part(r0, r1, (ulong)get_local_id(0), (ulong)get_local_size(0), &k0, &k1, &stride);
-    NESTCL_CORE_CAT(nestcl_deliver_range, NESTCL_W_SUFFIX)
-    (ring, n_channels, n, ring_slots, target, weight, delay, delay_hom, origin + (long)lag, k0, k1, stride);
-  }
+  const uint gid = spikes[2u * s], lag = spikes[2u * s + 1u];
+  ulong r0 = row_ptr[gid], r1 = row_ptr[gid + 1u];
+  ulong k0, k1, stride;
+  nestcl_row_part(r0, r1, (ulong)get_local_id(0), (ulong)get_local_size(0), &k0, &k1, &stride);
+  NESTCL_CORE_CAT(nestcl_deliver_range, NESTCL_W_SUFFIX)
+  (ring, n_channels, n, ring_slots, target, weight, delay, delay_hom, origin + (long)lag, k0, k1, stride);
 }
 
 /*

@@ -350,7 +350,9 @@ typedef struct eng_resident {
   size_t *mm_off; /* per population: its records' offset within a slot (elements) */
   int64_t *slices; /* per slot: the slice's origin, from and to */
   cl_kernel k_gather;
-  size_t gather_width, deliver_groups;
+  size_t gather_width;
+  size_t deliver_groups; /* work-groups of a plastic delivery: enough to fill the device */
+  size_t step_groups; /* work-groups of the merged end of a super step: a few per compute unit (resident_merge.c) */
   cl_program merged; /* the generated merged kernels */
   eng_launch *launches; /* the end of a super step */
   int n_launches;

@@ -136,9 +136,9 @@ static cl_int record(nestcl_engine *e, eng_vp *vp, struct eng_graph *g)
       break;
     err = clSetKernelArg(kk, 2, sizeof parity, &parity);
     err |= clSetKernelArg(kk, 3, sizeof zero, &zero);
-    size_t gs[3] = {l->width, r->deliver_groups, (size_t)l->n_items}, ls[3] = {l->width, 1, 1};
+    size_t gs[2] = {l->width, r->step_groups}, ls[2] = {l->width, 1};
     if (err == CL_SUCCESS) {
-      err = g->ndrange(g->cb, NULL, NULL, kk, 3, NULL, gs, ls, 1, &prev, &sp, NULL);
+      err = g->ndrange(g->cb, NULL, NULL, kk, 2, NULL, gs, ls, 1, &prev, &sp, NULL);
     }
     prev = sp;
   }
