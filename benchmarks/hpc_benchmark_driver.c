@@ -82,6 +82,10 @@ static void help(void)
          "  --kernel-sample N    time launches i of each kernel with i mod N < 2 from profiling\n"
          "                       events (simulation.kernels; default 64; 0: no kernel table)\n"
          "  --profile-kernels    time every launch (--kernel-sample 1)\n"
+         "  --persistent         the device loop runs many super steps per launch, its phases\n"
+         "                       separated by grid barriers, on any device where it can (default:\n"
+         "                       on GPUs; one stream, one model, static synapses, no multimeter)\n"
+         "  --no-persistent      launch the device loop's kernels per phase\n"
          "  --mpi                split the network over the MPI ranks (run under mpiexec)\n"
          "  --checkpoint-at MS   write a checkpoint at MS (from t = 0, the presimulation included;\n"
          "                       a multiple of the min delay) into the folder of --checkpoint DIR\n"
@@ -101,6 +105,7 @@ static void defaults(hpc_opts *o)
   o->presim = 50.0;
   o->dt = 0.1;
   o->kernel_sample = 64;
+  o->persistent = -1;
   cli_ckpt_init(&o->ck);
   o->delay = 1.5;
   o->gpu_fraction_auto = 1;
@@ -295,6 +300,10 @@ static int parse_run_flag(hpc_opts *o, cli_args *c)
     o->kernel_sample = (int)l;
   } else if (strcmp(a, "--profile-kernels") == 0) {
     o->kernel_sample = 1;
+  } else if (strcmp(a, "--persistent") == 0) {
+    o->persistent = 1;
+  } else if (strcmp(a, "--no-persistent") == 0) {
+    o->persistent = 0;
   } else if (strcmp(a, "--mpi") == 0) {
     o->mpi = 1;
   } else if (cli_ckpt_is_flag(a)) {
@@ -385,6 +394,7 @@ static int make_network(hpc_opts *o, hpc_net *n)
   cfg.host_clock = o->host_clock;
   cfg.command_buffer = !o->no_command_buffer;
   cfg.kernel_sample = o->kernel_sample;
+  cfg.persistent = o->persistent;
   cfg.history_max = (uint32_t)o->history_max;
   cfg.device_memory = (size_t)o->device_memory;
   if (cfg.history_capacity > cfg.history_max) {
@@ -624,7 +634,7 @@ static void write_config(json *j, const hpc_run *r)
   json_integer(j, r->net.nrec);
   json_key(j, "weight_type");
   json_string(j, o->weight_double ? "double" : "float");
-  results_config_loop(j, o->sync_interval, o->host_clock, !o->no_command_buffer, o->kernel_sample);
+  results_config_loop(j, o->sync_interval, o->host_clock, !o->no_command_buffer, o->kernel_sample, o->persistent);
   json_key(j, "mpi_ranks");
   json_integer(j, r->ranks);
   cli_ckpt_json(j, &o->ck);

@@ -37,7 +37,7 @@ typedef struct hpc_opts {
   int mpi;
   int sync_interval, host_clock; /* nestcl_engine_config's; 0: the default */
   int no_command_buffer;
-  int kernel_sample; /* nestcl_engine_config's */
+  int kernel_sample, persistent; /* nestcl_engine_config's */
   int quiet;
   int dry_run;
   cli_ckpt ck; /* --checkpoint-at, --checkpoint, --restore */

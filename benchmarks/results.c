@@ -51,7 +51,8 @@ void results_config_device(json *j, const char *device_spec, const nestcl_engine
     json_null(j);
 }
 
-void results_config_loop(json *j, int sync_interval, int host_clock, int command_buffer, int kernel_sample)
+void results_config_loop(json *j, int sync_interval, int host_clock, int command_buffer, int kernel_sample,
+                         int persistent)
 {
   json_key(j, "sync_interval");
   if (sync_interval)
@@ -64,6 +65,8 @@ void results_config_loop(json *j, int sync_interval, int host_clock, int command
   json_bool(j, command_buffer);
   json_key(j, "kernel_sample");
   json_integer(j, kernel_sample);
+  json_key(j, "persistent");
+  json_string(j, persistent < 0 ? "auto" : persistent ? "on" : "off");
 }
 
 void results_config_end(json *j)
@@ -239,6 +242,8 @@ void results_simulation(json *j, const results_sim *r)
     json_null(j);
   json_key(j, "command_buffer");
   json_bool(j, s1->command_buffer);
+  json_key(j, "persistent_groups");
+  json_integer(j, s1->persistent_groups);
   json_key(j, "phases_sum_s");
   cli_write_phases(j, t.phases, t.wait);
   if (r->plastic_split) {

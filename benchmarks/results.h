@@ -15,8 +15,12 @@
 void results_begin(json *j, const char *benchmark, int argc, char **argv);
 /* config.device_spec (NULL: null), device_name, device_driver (of the streams, from the stats). */
 void results_config_device(json *j, const char *device_spec, const nestcl_engine_stats *s1);
-/* config.sync_interval (0: null), host_clock, command_buffer, kernel_sample: the device loop's flags as given. */
-void results_config_loop(json *j, int sync_interval, int host_clock, int command_buffer, int kernel_sample);
+/*
+ * config.sync_interval (0: null), host_clock, command_buffer, kernel_sample,
+ * persistent ("auto", "on", "off"): the device loop's flags as given.
+ */
+void results_config_loop(json *j, int sync_interval, int host_clock, int command_buffer, int kernel_sample,
+                         int persistent);
 /* config.version and git_commit, and the end of "config". */
 void results_config_end(json *j);
 

@@ -45,7 +45,7 @@ typedef struct run_opts {
   int mpi, quiet, dry_run;
   int sync_interval, host_clock; /* nestcl_engine_config's; 0: the default */
   int no_command_buffer;
-  int kernel_sample; /* nestcl_engine_config's */
+  int kernel_sample, persistent; /* nestcl_engine_config's */
   cli_ckpt ck;
 } run_opts;
 
@@ -88,6 +88,10 @@ static void help(const bench_def *b)
          "  --kernel-sample N    time launches i of each kernel with i mod N < 2 from profiling\n"
          "                       events (simulation.kernels; default 64; 0: no kernel table)\n"
          "  --profile-kernels    time every launch (--kernel-sample 1)\n"
+         "  --persistent         the device loop runs many super steps per launch, its phases\n"
+         "                       separated by grid barriers, on any device where it can (default:\n"
+         "                       on GPUs; one stream, one model, static synapses, no multimeter)\n"
+         "  --no-persistent      launch the device loop's kernels per phase\n"
          "  --mpi                split the network over the MPI ranks (run under mpiexec)\n"
          "  --checkpoint-at MS   write a checkpoint at MS (from t = 0, the presimulation included;\n"
          "                       a multiple of the min delay) into the folder of --checkpoint DIR\n"
@@ -111,6 +115,7 @@ static void defaults(const bench_def *b, run_opts *o, void *bo)
   o->presim = b->default_presim_ms;
   o->dt = 0.1;
   o->kernel_sample = 64;
+  o->persistent = -1;
   cli_ckpt_init(&o->ck);
   b->defaults(bo);
 }
@@ -218,6 +223,10 @@ static int parse_output_flag(run_opts *o, cli_args *c)
     o->kernel_sample = (int)l;
   } else if (strcmp(a, "--profile-kernels") == 0) {
     o->kernel_sample = 1;
+  } else if (strcmp(a, "--persistent") == 0) {
+    o->persistent = 1;
+  } else if (strcmp(a, "--no-persistent") == 0) {
+    o->persistent = 0;
   } else if (strcmp(a, "--mpi") == 0) {
     o->mpi = 1;
   } else if (cli_ckpt_is_flag(a)) {
@@ -584,6 +593,7 @@ static int build(bench_run *r, int *code)
   cfg.host_clock = o->host_clock;
   cfg.command_buffer = !o->no_command_buffer;
   cfg.kernel_sample = o->kernel_sample;
+  cfg.persistent = o->persistent;
   bench_common common = {o->dt, o->simtime, o->presim};
   double t_build0 = cli_now();
   int rc = nestcl_engine_create(&cfg, &r->e);
@@ -776,7 +786,7 @@ static void write_config(json *j, const bench_run *r)
   json_string(j, o->weight_double ? "double" : "float");
   json_key(j, "mpi_ranks");
   json_integer(j, r->ranks);
-  results_config_loop(j, o->sync_interval, o->host_clock, !o->no_command_buffer, o->kernel_sample);
+  results_config_loop(j, o->sync_interval, o->host_clock, !o->no_command_buffer, o->kernel_sample, o->persistent);
   cli_ckpt_json(j, &o->ck);
   json_key(j, "spikes_file");
   if (o->spikes)

@@ -43,6 +43,7 @@ target_sources(nestcl_objects PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/src/engine/device_loop/resident_step.c
   ${CMAKE_CURRENT_LIST_DIR}/src/engine/device_loop/resident_graph.c
   ${CMAKE_CURRENT_LIST_DIR}/src/engine/device_loop/resident_plastic.c
+  ${CMAKE_CURRENT_LIST_DIR}/src/engine/device_loop/resident_persist.c
   ${CMAKE_CURRENT_LIST_DIR}/src/engine/core_cpu.c
   ${CMAKE_CURRENT_LIST_DIR}/src/engine/plastic.c
   ${CMAKE_CURRENT_LIST_DIR}/src/engine/record.c

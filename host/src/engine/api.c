@@ -54,6 +54,7 @@ void nestcl_engine_config_defaults(nestcl_engine_config *c)
   c->history_max = 4096;
   c->command_buffer = 1;
   c->kernel_sample = 64;
+  c->persistent = -1;
 }
 
 int nestcl_engine_create(const nestcl_engine_config *c, nestcl_engine **out)
@@ -111,6 +112,10 @@ int nestcl_engine_create(const nestcl_engine_config *c, nestcl_engine **out)
                             "kernel_sample %d: need 1 to 1000000 (every launch to one in a million), "
                             "or 0 for no kernel timing",
                             c->kernel_sample);
+  }
+  if (c->persistent < -1 || c->persistent > 1) {
+    return nestcl_set_error(NESTCL_EINVAL, "persistent %d: must be -1 (on GPUs), 0 (never) or 1 (where it can run)",
+                            c->persistent);
   }
   if (c->host_clock != 0 && c->host_clock != 1) {
     return nestcl_set_error(NESTCL_EINVAL, "host_clock %d: must be 0 or 1", c->host_clock);
@@ -937,6 +942,7 @@ int nestcl_engine_get_stats(const nestcl_engine *e, nestcl_engine_stats *out)
   out->device_loop = e->device.res.on && e->device.res.full;
   out->sync_interval = e->device.res.on && e->device.res.full ? e->device.res.plan.k : 0;
   out->command_buffer = e->device.res.graph != NULL;
+  out->persistent_groups = (int)eng_resident_persist_groups(e);
   size_t syn_bytes = 0;
   for (int c = 0; c < NESTCL_MEM_CLASSES; ++c) {
     out->device_bytes[c] = e->device.dev ? nestcl_device_bytes_in_use(e->device.dev, (nestcl_mem_class)c) : 0;

@@ -4,7 +4,8 @@
  * This folder (host/src/engine/device_loop/) holds the loop's files: this
  * one (eligibility, sizes, buffers), resident_run.c (the loop), resident_merge.c,
  * resident_update.c, resident_plastic.c (its kernels), resident_graph.c (the
- * recorded super step) and resident_step.c (one stream beside threads or ranks).
+ * recorded super step), resident_persist.c (many super steps per launch) and
+ * resident_step.c (one stream beside threads or ranks).
  *
  * cycle.c's loop makes the host the clock of the device: per super step it
  * waits for the update, reads each population's spikes back, sorts them,
@@ -319,6 +320,9 @@ static int make_kernels(nestcl_engine *e, eng_vp *vp)
   }
   if (!rc)
     rc = eng_resident_plastic_setup(e, vp);
+  /* One launch for many super steps, where the device runs all of its work-groups at once. */
+  if (!rc)
+    rc = eng_resident_persist_setup(e, vp);
   return rc;
 }
 
@@ -432,6 +436,7 @@ void eng_resident_free(nestcl_engine *e)
 {
   eng_resident *r = &e->device.res;
   /* The recorded super step went first (build.c: eng_resident_graph_free): it uses what follows. */
+  eng_resident_persist_free(e);
   eng_resident_plastic_free(e);
   if (r->k_gather)
     clReleaseKernel(r->k_gather);

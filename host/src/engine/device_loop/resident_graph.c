@@ -163,8 +163,9 @@ static void graph_free(struct eng_graph *g)
 int eng_resident_graph_setup(nestcl_engine *e, eng_vp *vp)
 {
   eng_resident *r = &e->device.res;
-  if (!e->desc.cfg.command_buffer || !r->full || r->n_launches == 0 || r->plan.mm_slot > 0) {
-    /* (without an end-of-super-step launch, nothing would advance the device's clock; a multimeter's slot moves) */
+  if (!e->desc.cfg.command_buffer || !r->full || r->n_launches == 0 || r->plan.mm_slot > 0 || r->persist) {
+    /* (without an end-of-super-step launch, nothing would advance the device's clock; a multimeter's slot moves;
+        the persistent loop runs every whole super step) */
     return 0;
   }
   for (int p = 0; p < e->desc.n_pops; ++p) {

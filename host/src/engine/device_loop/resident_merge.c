@@ -395,3 +395,47 @@ cl_int eng_resident_enqueue_step_end(nestcl_engine *e, eng_vp *vp, cl_command_qu
   }
   return err;
 }
+
+/*
+ * The persistent loop's end of a super step (resident_persist.c): every
+ * launch's parameters (params: ",\n  ..." each, named L<k>_...), or their
+ * units, for the work-groups of dimension 0, each launch in a scope of its
+ * own (the names its body declares repeat). NULL: out of memory.
+ */
+char *eng_resident_step_text(const nestcl_engine *e, const eng_vp *vp, int params)
+{
+  const eng_resident *r = &e->device.res;
+  int *drv = malloc(((size_t)e->desc.n_drives + 1) * sizeof *drv);
+  text t = {0};
+  put(&t, "%s", "");
+  for (int k = 0; drv && k < r->n_launches; ++k) {
+    char pfx[32];
+    snprintf(pfx, sizeof pfx, "L%d_", k);
+    if (params) {
+      gen_params(e, &t, &r->launches[k], drv, pfx);
+      continue;
+    }
+    put(&t, "    { /* the end of the super step, part %d */\n", k);
+    gen_units(e, vp, &t, &r->launches[k], drv, pfx, 0);
+    put(&t, "    }\n");
+  }
+  if (!drv || t.oom) {
+    free(t.s);
+    t.s = NULL;
+  }
+  free(drv);
+  return t.s;
+}
+
+/* The arguments of eng_resident_step_text's parameters of kernel k from index *a on. */
+cl_int eng_resident_step_args(nestcl_engine *e, eng_vp *vp, cl_kernel k, cl_uint *a)
+{
+  eng_resident *r = &e->device.res;
+  int *drv = malloc(((size_t)e->desc.n_drives + 1) * sizeof *drv);
+  cl_int err = drv ? CL_SUCCESS : CL_OUT_OF_HOST_MEMORY;
+  for (int j = 0; drv && j < r->n_launches; ++j) {
+    item_args(e, vp, &r->launches[j], k, a, drv, &err);
+  }
+  free(drv);
+  return err;
+}
