@@ -111,7 +111,9 @@ void nestcl_block_enqueued(const nestcl_block *b, uint64_t *launches, uint64_t *
  * i mod sample_every < 2 (1: every launch; 0: stop timing, the table so far
  * dropped). nestcl_block_kernel_profile adds the block's table to out (by
  * kernel name; out zeroed by the caller, freed with nestcl_kernel_profile_free),
- * waiting for the timed launches still on the device.
+ * waiting for the timed launches still on the device. Its idle gaps are
+ * between this block's own consecutive commands: other blocks' commands on
+ * the same queue in between lengthen them.
  */
 int nestcl_block_profile_kernels(nestcl_block *b, int sample_every);
 int nestcl_block_kernel_profile(const nestcl_block *b, nestcl_kernel_profile *out);

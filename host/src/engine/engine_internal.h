@@ -579,6 +579,8 @@ cl_int eng_resident_persist_enqueue(nestcl_engine *e, eng_vp *vp, cl_command_que
 /* Its barrier words into bar[4] (at a drain), and the error when bar[2] says a barrier failed. */
 cl_int eng_resident_persist_read(nestcl_engine *e, eng_vp *vp, cl_command_queue q, cl_uint *bar);
 int eng_resident_persist_failed(nestcl_engine *e);
+/* Its launch was refused at the enqueue (nothing ran): this engine's loop launches per phase from now on. */
+void eng_resident_persist_refused(nestcl_engine *e, cl_int err);
 /* resident_update.c: the OpenCL type of a field. */
 const char *eng_resident_cl_type(nestcl_field_type t);
 /* resident_merge.c for the persistent loop: the end of a super step's parameters (params) or body; its arguments. */

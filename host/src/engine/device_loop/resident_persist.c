@@ -80,7 +80,12 @@ static void remember_failure(const char *device)
   pthread_mutex_unlock(&failed_lock);
 }
 
-/* A positive number from the environment (the tests' overrides), else def. */
+/*
+ * A positive number from the environment, else def: the tests' overrides of
+ * the work-groups (NESTCL_PERSISTENT_GROUPS: more than the device runs at
+ * once), their width (NESTCL_PERSISTENT_WIDTH: more than it takes) and the
+ * spin bound (NESTCL_PERSISTENT_SPINS), which make the failures happen.
+ */
 static unsigned long long env_count(const char *name, unsigned long long def)
 {
   const char *v = getenv(name);
@@ -173,7 +178,35 @@ static char *source(const nestcl_engine *e, const eng_vp *vp)
   return s;
 }
 
-/* The kernel's arguments but the per-launch ones (origin0, n_ss, window_origin from p->arg_origin on). */
+/* nestcl_persistent's fixed leading arguments (source()'s order); the model's fields, the units' and the launch's follow. */
+enum {
+  PA_TAB,
+  PA_RESOLUTION,
+  PA_RING_SLOTS,
+  PA_REC_MM,
+  PA_RNG_SEED,
+  PA_RING,
+  PA_COUNTS,
+  PA_SPIKES,
+  PA_BLOCKS,
+  PA_BLOCK_GID,
+  PA_GLOBAL_LIST,
+  PA_STATUS,
+  PA_OUT_DEGREE,
+  PA_RECORDED,
+  PA_REC,
+  PA_REC_CAP,
+  PA_ERRS,
+  PA_BUCKET_WORD,
+  PA_BUCKET_SRC,
+  PA_BUCKET_LAGS,
+  PA_SEED,
+  PA_BAR,
+  PA_SPINS,
+  PA_FIELDS
+};
+
+/* The kernel's arguments but the per-launch ones (origin0, n_ss and window_origin from p->arg_origin on). */
 static cl_int set_args(nestcl_engine *e, eng_vp *vp, struct eng_persist *p)
 {
   eng_resident *r = &e->device.res;
@@ -183,42 +216,37 @@ static cl_int set_args(nestcl_engine *e, eng_vp *vp, struct eng_persist *p)
   cl_double h = e->desc.cfg.resolution_ms;
   cl_uint slots = (cl_uint)e->clock.ring_slots, seed = e->desc.cfg.seed;
   cl_ulong cap = r->plan.rec_cap, spins = p->spins;
-  const cl_mem *mem[] = {&u->b_tab.mem,
-                         NULL,
-                         NULL,
-                         &r->b_mm.mem,
-                         NULL,
-                         &r->b_ring_all.mem,
-                         &r->b_counts.mem,
-                         &r->b_spikes.mem,
-                         &r->b_table.mem,
-                         &r->b_gids.mem,
-                         &vp->b_global.mem,
-                         &r->b_status.mem,
-                         &r->b_degree.mem,
-                         &r->b_recorded.mem,
-                         &r->b_rec.mem,
-                         NULL,
-                         &r->b_errs.mem,
-                         &r->b_bucket_word.mem,
-                         &r->b_bucket_src.mem,
-                         &r->b_bucket_lags.mem,
-                         NULL,
-                         &p->b_bar.mem,
-                         NULL};
+  const struct {
+    cl_uint at;
+    const cl_mem *mem;
+  } bufs[] = {{PA_TAB, &u->b_tab.mem},
+              {PA_REC_MM, &r->b_mm.mem},
+              {PA_RING, &r->b_ring_all.mem},
+              {PA_COUNTS, &r->b_counts.mem},
+              {PA_SPIKES, &r->b_spikes.mem},
+              {PA_BLOCKS, &r->b_table.mem},
+              {PA_BLOCK_GID, &r->b_gids.mem},
+              {PA_GLOBAL_LIST, &vp->b_global.mem},
+              {PA_STATUS, &r->b_status.mem},
+              {PA_OUT_DEGREE, &r->b_degree.mem},
+              {PA_RECORDED, &r->b_recorded.mem},
+              {PA_REC, &r->b_rec.mem},
+              {PA_ERRS, &r->b_errs.mem},
+              {PA_BUCKET_WORD, &r->b_bucket_word.mem},
+              {PA_BUCKET_SRC, &r->b_bucket_src.mem},
+              {PA_BUCKET_LAGS, &r->b_bucket_lags.mem},
+              {PA_BAR, &p->b_bar.mem}};
   cl_int err = CL_SUCCESS;
-  for (cl_uint a = 0; a < sizeof mem / sizeof mem[0]; ++a) {
-    if (mem[a]) {
-      err |= clSetKernelArg(k, a, sizeof(cl_mem), mem[a]);
-    }
+  for (size_t b = 0; b < sizeof bufs / sizeof bufs[0]; ++b) {
+    err |= clSetKernelArg(k, bufs[b].at, sizeof(cl_mem), bufs[b].mem);
   }
-  err |= clSetKernelArg(k, 1, sizeof h, &h);
-  err |= clSetKernelArg(k, 2, sizeof slots, &slots);
-  err |= clSetKernelArg(k, 4, sizeof seed, &seed);
-  err |= clSetKernelArg(k, 15, sizeof cap, &cap);
-  err |= clSetKernelArg(k, 20, sizeof seed, &seed);
-  err |= clSetKernelArg(k, 22, sizeof spins, &spins);
-  cl_uint a = 23;
+  err |= clSetKernelArg(k, PA_RESOLUTION, sizeof h, &h);
+  err |= clSetKernelArg(k, PA_RING_SLOTS, sizeof slots, &slots);
+  err |= clSetKernelArg(k, PA_RNG_SEED, sizeof seed, &seed);
+  err |= clSetKernelArg(k, PA_REC_CAP, sizeof cap, &cap);
+  err |= clSetKernelArg(k, PA_SEED, sizeof seed, &seed);
+  err |= clSetKernelArg(k, PA_SPINS, sizeof spins, &spins);
+  cl_uint a = PA_FIELDS;
   for (int f = 0; f < m->n_fields; ++f, ++a) {
     err |= clSetKernelArg(k, a, sizeof(cl_mem), &u->parents[f].mem);
   }
@@ -256,6 +284,7 @@ static int build(nestcl_engine *e, eng_vp *vp, struct eng_persist *p)
   if (!rc)
     rc = nestcl_kernel_wg_width(e->device.dev, p->k, "nestcl_persistent", e->device.deliver_contiguous ? 64 : 256,
                                 &p->width);
+  p->width = env_count("NESTCL_PERSISTENT_WIDTH", p->width);
   p->groups = env_count("NESTCL_PERSISTENT_GROUPS", di->compute_units ? di->compute_units : 1);
   p->spins = env_count("NESTCL_PERSISTENT_SPINS", strcmp(di->type, "cpu") == 0 ? SPINS_CPU : SPINS_GPU);
   snprintf(p->device, sizeof p->device, "%s", di->device_name);
@@ -305,9 +334,10 @@ int eng_resident_persist_setup(nestcl_engine *e, eng_vp *vp)
   if (!p) {
     return nestcl_set_error(NESTCL_ENOMEM, "out of host memory");
   }
-  char *src_ok = eng_resident_update_at_source(e->desc.pops[r->upd[0].pops[0]].model);
-  free(src_ok);
-  if (!src_ok) {
+  char *at = eng_resident_update_at_source(e->desc.pops[r->upd[0].pops[0]].model);
+  const int takes_neuron = at != NULL;
+  free(at);
+  if (!takes_neuron) {
     free(p);
     if (getenv("NESTCL_VERBOSE"))
       fprintf(stderr,
@@ -373,4 +403,13 @@ int eng_resident_persist_failed(nestcl_engine *e)
                           "are void, and this process's later device loops launch their kernels one by one on it "
                           "(--no-persistent does so from the start)",
                           p->device, (unsigned long long)p->spins, p->groups, p->width);
+}
+
+void eng_resident_persist_refused(nestcl_engine *e, cl_int err)
+{
+  struct eng_persist *p = e->device.res.persist;
+  if (getenv("NESTCL_VERBOSE"))
+    fprintf(stderr, "nestcl: device %s refused the persistent device loop's launch (%s): it launches its kernels\n",
+            p->device, nestcl_cl_error_name(err));
+  eng_resident_persist_free(e);
 }

@@ -398,6 +398,12 @@ static int persist_steps(run_state *s, int64_t *origin, int64_t *left, int *stop
   if (e->clock.stop_flag && *e->clock.stop_flag != 0)
     n = 1;
   cl_int err = eng_resident_persist_enqueue(e, s->vp, s->q, *origin, (int)n, s->window_origin);
+  if (err != CL_SUCCESS) {
+    /* Refused at the enqueue (nothing of it ran): the loop goes on launched, from this super step. */
+    clFinish(s->q);
+    eng_resident_persist_refused(e, err);
+    return 0;
+  }
   cl_event end = NULL;
   if (err == CL_SUCCESS)
     err = clEnqueueMarkerWithWaitList(s->q, 0, NULL, &end);
