@@ -104,7 +104,7 @@ static void gen_params(const nestcl_engine *e, text *t, const eng_launch *l, int
  * The body of launch l's kernel: its work-groups take units in turn (unit u
  * from get_group_id(1), stepping by the grid's work-groups), as many as the
  * super step has: a delivery unit per spike of the global list and delivered
- * block (block-major), then a drive unit per W (the work-group's width)
+ * block (block-major), then a drive unit per CH (a multiple of the width)
  * neurons of each driven block whose drives are on in this super step (none
  * otherwise). The grid is fixed and small (step_groups, resident.c), so the
  * kernel costs what its units cost, not what the longest list could (issue
@@ -114,7 +114,16 @@ static void gen_units(const nestcl_engine *e, const eng_vp *vp, text *t, const e
                       int dim)
 {
   const eng_resident *r = &e->device.res;
-  put(t, "  const uint W = (uint)get_local_size(0), lid = (uint)get_local_id(0);\n  int f, t;\n  (void)f; (void)t;\n");
+  /*
+   * A drive unit: CH neurons, W per pass. On GPUs one pass (a neuron per
+   * work-item); on CPU devices, whose work-groups are one work-item wide
+   * (contiguous delivery), 64 neurons, so that a unit's bookkeeping (finding
+   * its block, its window) is not paid per neuron.
+   */
+  put(t,
+      "  const uint W = (uint)get_local_size(0), lid = (uint)get_local_id(0), CH = W * %du;\n  int f, t;\n"
+      "  (void)f; (void)t;\n",
+      e->device.deliver_contiguous ? 64 : 1);
   for (int j = l->n_deliver; j < l->n_items; ++j) {
     int m = block_drives(e, l->items[j], drv);
     put(t, "  ulong c%d = 0ul; /* population %d's drive units: none while its drives are off */\n", j, l->items[j]);
@@ -122,7 +131,7 @@ static void gen_units(const nestcl_engine *e, const eng_vp *vp, text *t, const e
       const eng_drive *d = &e->desc.drives[drv[k]];
       put(
         t,
-        "  nestcl_drive_window(%lldl, %lldl, origin, %d, &f, &t);\n  if (f < t) {\n    c%d = (%uul + W - 1ul) / W;\n  }\n",
+        "  nestcl_drive_window(%lldl, %lldl, origin, %d, &f, &t);\n  if (f < t) {\n    c%d = (%uul + CH - 1ul) / CH;\n  }\n",
         (long long)d->start_step, (long long)d->stop_step, e->clock.min_delay, j, vp->blocks[l->items[j]].n);
     }
   }
@@ -154,7 +163,10 @@ static void gen_units(const nestcl_engine *e, const eng_vp *vp, text *t, const e
   for (int j = l->n_deliver; j < l->n_items; ++j) {
     const eng_block *b = &vp->blocks[l->items[j]];
     const unsigned long long ro = r->ring_off[l->items[j]];
-    put(t, "    if (v < c%d) {\n      const uint i = (uint)v * W + lid;\n      if (i < %uu) {\n", j, b->n);
+    put(t,
+        "    if (v < c%d) {\n      const uint i1 = min((uint)v * CH + CH, %uu);\n"
+        "      for (uint i = (uint)v * CH + lid; i < i1; i += W) {\n",
+        j, b->n);
     int m = block_drives(e, l->items[j], drv);
     for (int k = 0; k < m; ++k) {
       const eng_drive *d = &e->desc.drives[drv[k]];
