@@ -79,6 +79,13 @@ static void help(void)
          "  --host-clock         wait for the device every super step instead (the former loop)\n"
          "  --no-command-buffer  launch the device loop's kernels one by one, also where the device\n"
          "                       offers cl_khr_command_buffer (default: replay a recorded super step)\n"
+         "  --kernel-sample N    time launches i of each kernel with i mod N < 2 from profiling\n"
+         "                       events (simulation.kernels; default 64; 0: no kernel table)\n"
+         "  --profile-kernels    time every launch (--kernel-sample 1)\n"
+         "  --persistent         the device loop runs many super steps per launch, its phases\n"
+         "                       separated by grid barriers, on any device where it can (default:\n"
+         "                       on GPUs; one stream, one model, static synapses, no multimeter)\n"
+         "  --no-persistent      launch the device loop's kernels per phase\n"
          "  --mpi                split the network over the MPI ranks (run under mpiexec)\n"
          "  --checkpoint-at MS   write a checkpoint at MS (from t = 0, the presimulation included;\n"
          "                       a multiple of the min delay) into the folder of --checkpoint DIR\n"
@@ -97,6 +104,8 @@ static void defaults(hpc_opts *o)
   o->simtime = 250.0;
   o->presim = 50.0;
   o->dt = 0.1;
+  o->kernel_sample = 64;
+  o->persistent = -1;
   cli_ckpt_init(&o->ck);
   o->delay = 1.5;
   o->gpu_fraction_auto = 1;
@@ -285,6 +294,16 @@ static int parse_run_flag(hpc_opts *o, cli_args *c)
     o->host_clock = 1;
   } else if (strcmp(a, "--no-command-buffer") == 0) {
     o->no_command_buffer = 1;
+  } else if (strcmp(a, "--kernel-sample") == 0) {
+    if (cli_parse_long(a, cli_args_value(c), 0, 1000000, &l))
+      return FLAG_ERROR;
+    o->kernel_sample = (int)l;
+  } else if (strcmp(a, "--profile-kernels") == 0) {
+    o->kernel_sample = 1;
+  } else if (strcmp(a, "--persistent") == 0) {
+    o->persistent = 1;
+  } else if (strcmp(a, "--no-persistent") == 0) {
+    o->persistent = 0;
   } else if (strcmp(a, "--mpi") == 0) {
     o->mpi = 1;
   } else if (cli_ckpt_is_flag(a)) {
@@ -374,6 +393,8 @@ static int make_network(hpc_opts *o, hpc_net *n)
   cfg.sync_interval = o->sync_interval;
   cfg.host_clock = o->host_clock;
   cfg.command_buffer = !o->no_command_buffer;
+  cfg.kernel_sample = o->kernel_sample;
+  cfg.persistent = o->persistent;
   cfg.history_max = (uint32_t)o->history_max;
   cfg.device_memory = (size_t)o->device_memory;
   if (cfg.history_capacity > cfg.history_max) {
@@ -613,7 +634,7 @@ static void write_config(json *j, const hpc_run *r)
   json_integer(j, r->net.nrec);
   json_key(j, "weight_type");
   json_string(j, o->weight_double ? "double" : "float");
-  results_config_loop(j, o->sync_interval, o->host_clock, !o->no_command_buffer);
+  results_config_loop(j, o->sync_interval, o->host_clock, !o->no_command_buffer, o->kernel_sample, o->persistent);
   json_key(j, "mpi_ranks");
   json_integer(j, r->ranks);
   cli_ckpt_json(j, &o->ck);
@@ -705,7 +726,7 @@ static void write_results(json *j, const hpc_run *r, const hpc_activity *a)
   write_config(j, r);
   write_network(j, r);
   results_build_time(j, s1, NAN);
-  results_sim sim = {&r->s0, s1, r->vp0, r->presim_wall, r->sim_wall, a->sim_ms, 1};
+  results_sim sim = {&r->s0, s1, r->vp0, r->presim_wall, r->sim_wall, a->sim_ms, 1, &r->k0, &r->k1};
   results_simulation(j, &sim);
   uint64_t events = s1->synaptic_events - r->s0.synaptic_events;
   results_activity act = {s1->spikes - r->s0.spikes,
@@ -798,6 +819,7 @@ static int simulate(hpc_run *r)
     r->vp0 = malloc((size_t)r->s0.n_vps * sizeof *r->vp0);
     if (r->vp0)
       memcpy(r->vp0, r->s0.vps, (size_t)r->s0.n_vps * sizeof *r->vp0);
+    rc = nestcl_engine_kernel_profile(r->net.e, &r->k0);
   }
   if (!rc) {
     rc = cli_run_until(r->net.e, "sim", o->presim + o->simtime, &o->ck, o->dt, o->quiet || r->rank, &r->sim_wall);
@@ -831,6 +853,8 @@ static int run(hpc_run *r, int *rc_out)
     return cli_exit_code(rc);
   }
   nestcl_engine_get_stats(r->net.e, &r->s1);
+  if (nestcl_engine_kernel_profile(r->net.e, &r->k1))
+    fprintf(stderr, "warning: no kernel table: %s\n", nestcl_last_error());
   memset(&r->ws, 0, sizeof r->ws);
   if (!o->ee_static && (rc = nestcl_engine_weight_stats(r->net.e, r->net.p.ee, &r->ws)) != 0) {
     *rc_out = rc;
@@ -866,6 +890,8 @@ int cli_run_hpc_benchmark(int argc, char **argv)
     code = cli_exit_code(rc);
   }
   free(r.vp0);
+  nestcl_kernel_profile_free(&r.k0);
+  nestcl_kernel_profile_free(&r.k1);
   nestcl_engine_destroy(r.net.e);
   cli_end_mpi(r.o.mpi);
   return code;

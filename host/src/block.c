@@ -239,6 +239,7 @@ void nestcl_block_destroy(nestcl_block *b)
   if (!b) {
     return;
   }
+  nestcl_kprof_destroy(b->enq.profile);
   const nestcl_model *m = b->c.model;
   if (b->k_update)
     clReleaseKernel(b->k_update);
@@ -1091,6 +1092,9 @@ static int plastic_kernel(nestcl_block *b, block_plastic *p, long rport, const i
                                p->nnz, &p->b_src_state);
   if (sm->uses_history) {
     err |= eng_hist_args(p->k, PK_HIST, &b->hist);
+    /* It follows the history when it grows (plastic_dev.h). */
+    if (err == CL_SUCCESS && eng_hist_add_user(&b->hist, p->k))
+      return NESTCL_ENOMEM;
   } else {
     for (cl_uint a = 0; a < ENG_H_ARRAYS; ++a) {
       err |= clSetKernelArg(p->k, PK_HIST + a, sizeof(cl_mem), &p->b_tmpl.mem);
@@ -1286,15 +1290,8 @@ static int append_history(nestcl_block *b, int64_t origin)
     h->n_append++;
   }
   eng_hist_sort(h);
-  cl_kernel users[64];
-  int nu = 0;
-  for (int s = 0; s < b->n_plastic && nu < 64; ++s) {
-    if (b->plastic[s].sm->uses_history) {
-      users[nu++] = b->plastic[s].k;
-    }
-  }
   h->counts = &b->enq;
-  return eng_hist_append_device(h, b->dev, b->c.queue, origin, users, nu);
+  return eng_hist_append_device(h, b->dev, b->c.queue, origin);
 }
 
 int nestcl_block_plastic_read(nestcl_block *b, int s, void *syn)
@@ -1570,6 +1567,27 @@ int nestcl_block_update(nestcl_block *b, int64_t origin_steps, int from, int to)
   if (!rc)
     rc = nestcl_block_update_collect(b);
   return rc;
+}
+
+int nestcl_block_profile_kernels(nestcl_block *b, int sample_every)
+{
+  if (!b || sample_every < 0 || sample_every > 1000000) {
+    return nestcl_set_error(NESTCL_EINVAL, "block kernel profile: sample_every %d (need 0 to 1000000)", sample_every);
+  }
+  nestcl_kprof_destroy(b->enq.profile);
+  b->enq.profile = NULL;
+  if (sample_every > 0 && !b->c.on_host) {
+    b->enq.profile = nestcl_kprof_create(sample_every);
+    if (!b->enq.profile) {
+      return nestcl_set_error(NESTCL_ENOMEM, "out of host memory for the kernel profile");
+    }
+  }
+  return 0;
+}
+
+int nestcl_block_kernel_profile(const nestcl_block *b, nestcl_kernel_profile *out)
+{
+  return b ? nestcl_kprof_add_to(b->enq.profile, out) : NESTCL_EINVAL;
 }
 
 void nestcl_block_enqueued(const nestcl_block *b, uint64_t *launches, uint64_t *waits)

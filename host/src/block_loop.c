@@ -617,17 +617,8 @@ static int resume(nestcl_block_set *s, cl_command_queue q, int64_t halt_at, uint
     return nestcl_set_error(NESTCL_ERUNTIME, "internal: the device loop halted for neuron %llu, which has no history",
                             (unsigned long long)gid);
   }
-  cl_kernel *users = calloc((size_t)b->n_plastic + 1, sizeof *users);
-  if (!users) {
-    return nestcl_set_error(NESTCL_ENOMEM, "out of host memory");
-  }
-  int nu = 0;
-  for (int k = 0; k < b->n_plastic; ++k) {
-    if (b->plastic[k].sm->uses_history)
-      users[nu++] = b->plastic[k].k;
-  }
-  int rc = eng_hist_grow(&b->hist, s->dev, s->queue, (uint32_t)(gid - l->first[j]), users, nu);
-  free(users);
+  /* The plastic kernels that read the history follow it (its users); the loop's append is ours to re-point. */
+  int rc = eng_hist_grow(&b->hist, s->dev, s->queue, (uint32_t)(gid - l->first[j]));
   if (!rc && eng_hist_args(l->k_hist[j], HA_HIST, &b->hist) != CL_SUCCESS)
     rc = loop_fail(CL_INVALID_KERNEL_ARGS, "clSetKernelArg(history)");
   if (rc) {

@@ -276,6 +276,9 @@ int eng_plastic_upload(nestcl_engine *e, eng_vp *vp, eng_block *b)
     err = eng_plastic_kernel_args(e, b, pl, pl->k, &vp->b_srcs, &vp->b_lags);
     if ((rc = eng_cl_check(err, "clSetKernelArg(nestcl_plastic)")))
       return rc;
+    /* It reads the history: it follows the history's moves (plastic_dev.h), with every other set of the block. */
+    if (h->cap && (rc = eng_hist_add_user(h, pl->k)))
+      return rc;
     if (pl->batch_cap) {
       continue; /* batched: the host keeps the synapses */
     }
@@ -696,13 +699,8 @@ static int hist_host(nestcl_engine *e, eng_vp *vp, eng_block *b, int64_t origin)
 /* A stream's: appended on the device, before the plastic kernels that read it. */
 static int hist_device(nestcl_engine *e, eng_vp *vp, eng_block *b, int64_t origin)
 {
-  cl_kernel users[64];
-  int nu = 0;
-  for (int j = 0; j < b->n_plastic && nu < 64; ++j) {
-    users[nu++] = b->plastic[j].k;
-  }
   b->hist.counts = &vp->st.enqueued;
-  return eng_hist_append_device(&b->hist, e->device.dev, vp->queue, origin, users, nu);
+  return eng_hist_append_device(&b->hist, e->device.dev, vp->queue, origin);
 }
 
 /* A thread's delivery: the C path of every set of every block. */
