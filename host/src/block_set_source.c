@@ -508,10 +508,21 @@ int set_deliver_build(nestcl_block_set *s)
   return rc;
 }
 
-/* Work-groups in dimension 1: enough for the list's spikes and every generator's entries, within a bound. */
+/*
+ * Work-groups in dimension 1 (each walks every g-th spike and every g-th
+ * share of a generator's entries): on a GPU enough for the list's spikes
+ * (mode 0) or the loop's share, and for every generator's entries, within a
+ * bound; on a CPU device a few per core, each work-group there being one
+ * work-item (a grid of one per entry costs PoCL more than the draws).
+ */
 static size_t deliver_groups(const nestcl_block_set *s, int mode, uint32_t n_list)
 {
-  size_t g = mode == 0 ? n_list : (s->loop.groups ? s->loop.groups : 64);
+  const nestcl_device_info *di = nestcl_device_get_info(s->dev);
+  const size_t cu = di->compute_units ? di->compute_units : 1;
+  if (s->contiguous) {
+    return 4 * cu;
+  }
+  size_t g = mode == 0 ? n_list : (s->loop.groups ? s->loop.groups : 4 * cu);
   for (int i = 0; i < s->n_items; ++i) {
     const set_item *it = &s->items[i];
     if (it->poisson >= 0) {

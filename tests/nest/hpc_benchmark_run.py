@@ -115,6 +115,9 @@ def main():
            "presim_time_s": log.get("presim_time"), "sim_time_s": log.get("sim_time"),
            "build_time_nodes_s": log.get("build_time_nodes"), "build_edge_time_s": log.get("build_edge_time"),
            "real_time_factor": log.get("sim_time", 0.0) / (a.simtime / 1000.0),
+           # NEST's own time_simulate: the last Simulate's run without its Prepare and Cleanup (nestcl's export)
+           "time_simulate_s": nest.GetKernelStatus("time_simulate"),
+           "real_time_factor_run": nest.GetKernelStatus("time_simulate") / (a.simtime / 1000.0),
            "nestcl_time_update_s": nest.GetKernelStatus("nestcl_time_update") if a.streams >= 0 else None,
            "nestcl_device_plastic_synapses": nest.GetKernelStatus("nestcl_device_plastic_synapses")
            if a.streams >= 0 else None,
