@@ -45,6 +45,7 @@ target_sources(nestcl_objects PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/src/engine/resident_plastic.c
   ${CMAKE_CURRENT_LIST_DIR}/src/engine/core_cpu.c
   ${CMAKE_CURRENT_LIST_DIR}/src/engine/plastic.c
+  ${CMAKE_CURRENT_LIST_DIR}/src/engine/plastic_cpu.c
   ${CMAKE_CURRENT_LIST_DIR}/src/engine/record.c
   ${CMAKE_CURRENT_LIST_DIR}/src/engine/psp.c
   ${CMAKE_CURRENT_LIST_DIR}/src/engine/checkpoint.c
