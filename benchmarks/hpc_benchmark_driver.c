@@ -70,6 +70,10 @@ static void help(void)
          "  --ee-synapse S       E->E synapses: stdp_pl_synapse_hom (default, NEST's plastic\n"
          "                       benchmark) or static (static_synapse at the same initial weight)\n"
          "  --history-max N      most entries of a neuron's STDP spike history (default 4096)\n"
+         "  --plastic-tasks N|off  CPU threads share their plastic delivery: each thread's is cut into\n"
+         "                       N tasks (ranges of targets) per population, and a thread done with its\n"
+         "                       own takes the others' open ones (default 16; off: each thread alone;\n"
+         "                       the same results)\n"
          "  --device-memory B    device memory budget of the streams in bytes (suffix K, M, G; default:\n"
          "                       what the device has); plastic synapses that do not fit are delivered\n"
          "                       in batches from host memory (same results)\n"
@@ -245,6 +249,16 @@ static int parse_network_flag(hpc_opts *o, cli_args *c)
       return FLAG_ERROR;
   } else if (strcmp(a, "--device-memory") == 0) {
     return parse_device_memory(o, cli_args_value(c));
+  } else if (strcmp(a, "--plastic-tasks") == 0) {
+    const char *x = cli_args_value(c);
+    long l;
+    if (x && strcmp(x, "off") == 0) {
+      o->plastic_tasks = -1;
+    } else if (cli_parse_long(a, x, 1, 4096, &l)) {
+      return FLAG_ERROR;
+    } else {
+      o->plastic_tasks = (int)l;
+    }
   } else {
     return FLAG_OTHER;
   }
@@ -375,6 +389,7 @@ static int make_network(hpc_opts *o, hpc_net *n)
   cfg.host_clock = o->host_clock;
   cfg.command_buffer = !o->no_command_buffer;
   cfg.history_max = (uint32_t)o->history_max;
+  cfg.plastic_tasks = o->plastic_tasks;
   cfg.device_memory = (size_t)o->device_memory;
   if (cfg.history_capacity > cfg.history_max) {
     cfg.history_capacity = cfg.history_max;
@@ -567,6 +582,11 @@ static void write_config(json *j, const hpc_run *r)
   json_string(j, o->ee_static ? "static_synapse" : "stdp_pl_synapse_hom");
   json_key(j, "history_max");
   json_integer(j, o->history_max);
+  json_key(j, "plastic_tasks");
+  if (o->plastic_tasks < 0)
+    json_string(j, "off");
+  else
+    json_integer(j, o->plastic_tasks ? o->plastic_tasks : NESTCL_PLASTIC_TASKS_DEFAULT);
   json_key(j, "device_memory");
   if (o->device_memory > 0)
     json_integer(j, (long long)o->device_memory);
