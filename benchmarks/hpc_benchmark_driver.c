@@ -446,6 +446,7 @@ static int auto_split(hpc_run *r)
   o->gpu_fraction = r->ar.alpha;
   const char *src = r->ar.source;
   r->split_source = strcmp(src, "profile") == 0 ? "performance profile"
+    : strcmp(src, "profile (repository)") == 0  ? "performance profile (repository)"
     : strcmp(src, "flag") == 0                  ? "flag"
     : strcmp(src, "single kind of VP") == 0     ? "single kind of VP"
                                                 : "performance profile (calibrated now)";
@@ -456,7 +457,7 @@ static int auto_split(hpc_run *r)
     fprintf(stderr,
             "nestcl: auto split: %d thread(s), %d stream(s), gpu fraction %.3f (predicted %.2f s per "
             "simulated second; %s)\n",
-            o->threads, o->streams, o->gpu_fraction, r->predicted, r->profile_used);
+            o->threads, o->streams, o->gpu_fraction, r->predicted, r->ar.profile_note);
   }
   return CLI_OK;
 }
