@@ -131,6 +131,8 @@ static void write_vp(json *j, const results_sim *r, int v, double super_steps, s
       json_integer(j, (long long)(a->plastic_tasks - (b ? b->plastic_tasks : 0)));
       json_key(j, "plastic_tasks_other");
       json_integer(j, (long long)(a->plastic_tasks_other - (b ? b->plastic_tasks_other : 0)));
+      json_key(j, "deliver_plastic_cpu_s");
+      json_number(j, a->plastic_cpu_seconds - (b ? b->plastic_cpu_seconds : 0.0));
     }
   }
   nestcl_enqueue_counts vq = {0};

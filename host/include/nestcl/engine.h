@@ -436,6 +436,9 @@ typedef struct nestcl_vp_stats {
   /* CPU VPs: plastic delivery tasks this VP's thread ran (nestcl_engine_config.plastic_tasks), and of those the
      ones of other VPs, taken over while they were still busy */
   uint64_t plastic_tasks, plastic_tasks_other;
+  /* CPU VPs: the thread's CPU time in those tasks (the wall time is in plastic_seconds, with the rest of the
+     delivery): less than the wall time where the thread did not run all the while */
+  double plastic_cpu_seconds;
   uint64_t plastic_synapses; /* of the synapses onto this VP's neurons */
   nestcl_enqueue_counts enqueued; /* since the build, simulate() only (not checkpoints or weight reads) */
 } nestcl_vp_stats;

@@ -32,6 +32,7 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "engine_internal.h"
 #include "nestcl_synapse.h"
@@ -266,6 +267,17 @@ static void run_task(const nestcl_engine *e, eng_vp *u, uint32_t task, uint32_t 
 
 /* ---- sharing ----------------------------------------------------------------- */
 
+/*
+ * The calling thread's CPU time: beside the wall time, it tells a thread that worked slower (the same CPU time,
+ * more wall time per task: another hardware thread on its core, a lower clock) from one that was not running.
+ */
+static double thread_cpu_now(void)
+{
+  struct timespec ts;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
 static inline void cpu_relax(void)
 {
 #if defined(__x86_64__) || defined(__i386__)
@@ -359,7 +371,9 @@ static void deliver_shared(nestcl_engine *e, eng_vp *vp, int64_t origin, int fai
     cpu_work *w = work_of(u);
     long task;
     while ((task = take_task(w, step, waited)) >= 0) {
+      double c0 = thread_cpu_now();
       run_task(e, u, (uint32_t)task, share, origin, syn, vp->syn_scratch_half);
+      vp->st.plastic_cpu_seconds += thread_cpu_now() - c0;
       atomic_fetch_add_explicit(&w->done, 1u, memory_order_release);
       vp->st.plastic_tasks++;
       vp->st.plastic_tasks_other += d != 0;
@@ -423,7 +437,9 @@ int eng_plastic_deliver_host(nestcl_engine *e, eng_vp *vp, int64_t origin)
   if (sharing(e)) {
     deliver_shared(e, vp, origin, rc || vp->status, &waited);
   } else if (!rc && !vp->status) {
+    double c0 = thread_cpu_now();
     deliver_alone(e, vp, origin);
+    vp->st.plastic_cpu_seconds += thread_cpu_now() - c0;
   }
   double dt = eng_now() - t1 - waited;
   vp->st.plastic_seconds += dt;
