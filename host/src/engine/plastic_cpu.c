@@ -474,7 +474,7 @@ int eng_plastic_host_init(nestcl_engine *e, eng_vp *vp, eng_plastic *pl)
   const eng_projection *pr = &e->desc.projs[pl->proj];
   vp->host_bytes[NESTCL_MEM_SYNAPSES] += (pl->n_rows + 1) * 8 + pl->nnz * (4 + pr->lay.state_bytes) +
     (pl->delay ? pl->nnz * 2 : 0) + pl->n_rows * pr->lay.src_bytes;
-  pl->rows_sorted = rows_sorted(pl);
+  pl->rows_sorted = sharing(e) && rows_sorted(pl); /* only shared delivery cuts blocks into tasks */
   if (sharing(e) && pr->lay.src_bytes) {
     pl->src_prev = calloc(pl->n_rows ? pl->n_rows : 1, pr->lay.src_bytes);
     if (!pl->src_prev) {
