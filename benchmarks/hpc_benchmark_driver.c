@@ -70,6 +70,10 @@ static void help(void)
          "  --ee-synapse S       E->E synapses: stdp_pl_synapse_hom (default, NEST's plastic\n"
          "                       benchmark) or static (static_synapse at the same initial weight)\n"
          "  --history-max N      most entries of a neuron's STDP spike history (default 4096)\n"
+         "  --plastic-tasks N|off  CPU threads share their plastic delivery: each thread's is cut into\n"
+         "                       N tasks (ranges of targets) per population, and a thread done with its\n"
+         "                       own takes the others' open ones (default 16; off: each thread alone;\n"
+         "                       the same results)\n"
          "  --device-memory B    device memory budget of the streams in bytes (suffix K, M, G; default:\n"
          "                       what the device has); plastic synapses that do not fit are delivered\n"
          "                       in batches from host memory (same results)\n"
@@ -254,6 +258,16 @@ static int parse_network_flag(hpc_opts *o, cli_args *c)
       return FLAG_ERROR;
   } else if (strcmp(a, "--device-memory") == 0) {
     return parse_device_memory(o, cli_args_value(c));
+  } else if (strcmp(a, "--plastic-tasks") == 0) {
+    const char *x = cli_args_value(c);
+    long l;
+    if (x && strcmp(x, "off") == 0) {
+      o->plastic_tasks = -1;
+    } else if (cli_parse_long(a, x, 1, 4096, &l)) {
+      return FLAG_ERROR;
+    } else {
+      o->plastic_tasks = (int)l;
+    }
   } else {
     return FLAG_OTHER;
   }
@@ -396,6 +410,7 @@ static int make_network(hpc_opts *o, hpc_net *n)
   cfg.kernel_sample = o->kernel_sample;
   cfg.persistent = o->persistent;
   cfg.history_max = (uint32_t)o->history_max;
+  cfg.plastic_tasks = o->plastic_tasks;
   cfg.device_memory = (size_t)o->device_memory;
   if (cfg.history_capacity > cfg.history_max) {
     cfg.history_capacity = cfg.history_max;
@@ -452,6 +467,7 @@ static int auto_split(hpc_run *r)
   o->gpu_fraction = r->ar.alpha;
   const char *src = r->ar.source;
   r->split_source = strcmp(src, "profile") == 0 ? "performance profile"
+    : strcmp(src, "profile (repository)") == 0  ? "performance profile (repository)"
     : strcmp(src, "flag") == 0                  ? "flag"
     : strcmp(src, "single kind of VP") == 0     ? "single kind of VP"
                                                 : "performance profile (calibrated now)";
@@ -462,7 +478,7 @@ static int auto_split(hpc_run *r)
     fprintf(stderr,
             "nestcl: auto split: %d thread(s), %d stream(s), gpu fraction %.3f (predicted %.2f s per "
             "simulated second; %s)\n",
-            o->threads, o->streams, o->gpu_fraction, r->predicted, r->profile_used);
+            o->threads, o->streams, o->gpu_fraction, r->predicted, r->ar.profile_note);
   }
   return CLI_OK;
 }
@@ -588,6 +604,11 @@ static void write_config(json *j, const hpc_run *r)
   json_string(j, o->ee_static ? "static_synapse" : "stdp_pl_synapse_hom");
   json_key(j, "history_max");
   json_integer(j, o->history_max);
+  json_key(j, "plastic_tasks");
+  if (o->plastic_tasks < 0)
+    json_string(j, "off");
+  else
+    json_integer(j, o->plastic_tasks ? o->plastic_tasks : NESTCL_PLASTIC_TASKS_DEFAULT);
   json_key(j, "device_memory");
   if (o->device_memory > 0)
     json_integer(j, (long long)o->device_memory);

@@ -29,6 +29,8 @@ typedef struct hpc_opts {
   const char *model;
   int ee_static; /* --ee-synapse static: E->E static_synapse (the former variant) */
   long history_max;
+  int
+    plastic_tasks; /* nestcl_engine_config's: tasks per population of a thread's plastic delivery; -1 off, 0 default */
   double device_memory; /* bytes; 0: what the device has free */
   unsigned long seed;
   long record;

@@ -133,6 +133,14 @@ static void write_vp(json *j, const results_sim *r, int v, double super_steps, s
     json_number(j, ph[NESTCL_PHASE_DELIVER] - plastic);
     json_key(j, "deliver_plastic_s");
     json_number(j, plastic);
+    if (!a->is_gpu) {
+      json_key(j, "plastic_tasks");
+      json_integer(j, (long long)(a->plastic_tasks - (b ? b->plastic_tasks : 0)));
+      json_key(j, "plastic_tasks_other");
+      json_integer(j, (long long)(a->plastic_tasks_other - (b ? b->plastic_tasks_other : 0)));
+      json_key(j, "deliver_plastic_cpu_s");
+      json_number(j, a->plastic_cpu_seconds - (b ? b->plastic_cpu_seconds : 0.0));
+    }
   }
   nestcl_enqueue_counts vq = {0};
   cli_enqueued_add(&vq, &a->enqueued, b ? &b->enqueued : &vq);

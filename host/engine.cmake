@@ -46,6 +46,7 @@ target_sources(nestcl_objects PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/src/engine/device_loop/resident_persist.c
   ${CMAKE_CURRENT_LIST_DIR}/src/engine/core_cpu.c
   ${CMAKE_CURRENT_LIST_DIR}/src/engine/plastic.c
+  ${CMAKE_CURRENT_LIST_DIR}/src/engine/plastic_cpu.c
   ${CMAKE_CURRENT_LIST_DIR}/src/engine/record.c
   ${CMAKE_CURRENT_LIST_DIR}/src/engine/kernel_profile.c
   ${CMAKE_CURRENT_LIST_DIR}/src/engine/psp.c

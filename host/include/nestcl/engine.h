@@ -103,7 +103,17 @@ typedef struct nestcl_engine_config {
    * device, never a hang, and the process's later device loops launch.
    */
   int persistent;
+  /*
+   * CPU threads share their plastic delivery (issue 42): each CPU VP's is cut
+   * into tasks, plastic_tasks ranges of target neurons per population (0: the
+   * default, NESTCL_PLASTIC_TASKS_DEFAULT; at most 4096), and a thread that has run its own takes the
+   * others' open tasks instead of waiting for them. -1: each thread delivers
+   * its own VP's synapses alone (NEST's way). The results are the same.
+   */
+  int plastic_tasks;
 } nestcl_engine_config;
+
+#define NESTCL_PLASTIC_TASKS_DEFAULT 16
 
 void nestcl_engine_config_defaults(nestcl_engine_config *c);
 
@@ -450,6 +460,12 @@ typedef struct nestcl_vp_stats {
   double
     plastic_seconds; /* delivery through translated (plastic) synapses; included in seconds[NESTCL_PHASE_DELIVER] */
   uint64_t plastic_batches; /* batches of batched plastic delivery (0: resident) */
+  /* CPU VPs: plastic delivery tasks this VP's thread ran (nestcl_engine_config.plastic_tasks), and of those the
+     ones of other VPs, taken over while they were still busy */
+  uint64_t plastic_tasks, plastic_tasks_other;
+  /* CPU VPs: the thread's CPU time in those tasks (the wall time is in plastic_seconds, with the rest of the
+     delivery): less than the wall time where the thread did not run all the while */
+  double plastic_cpu_seconds;
   uint64_t plastic_synapses; /* of the synapses onto this VP's neurons */
   nestcl_enqueue_counts enqueued; /* since the build, simulate() only (not checkpoints or weight reads) */
 } nestcl_vp_stats;

@@ -117,6 +117,12 @@ int nestcl_engine_create(const nestcl_engine_config *c, nestcl_engine **out)
     return nestcl_set_error(NESTCL_EINVAL, "persistent %d: must be -1 (on GPUs), 0 (never) or 1 (where it can run)",
                             c->persistent);
   }
+  if (c->plastic_tasks < -1 || c->plastic_tasks > 4096) {
+    return nestcl_set_error(NESTCL_EINVAL,
+                            "plastic_tasks %d: need 1 to 4096 tasks per population (0: the default, "
+                            "-1: no sharing between threads)",
+                            c->plastic_tasks);
+  }
   if (c->host_clock != 0 && c->host_clock != 1) {
     return nestcl_set_error(NESTCL_EINVAL, "host_clock %d: must be 0 or 1", c->host_clock);
   }

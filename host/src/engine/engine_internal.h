@@ -101,6 +101,9 @@ typedef struct eng_plastic {
   uint32_t delay_hom;
   unsigned char *state; /* per synapse (eng_syn_layout) */
   unsigned char *src_state; /* per source row */
+  unsigned char
+    *src_prev; /* CPU VPs that share their delivery: src_state as at the super step's start (plastic_cpu.c) */
+  int rows_sorted; /* CPU VPs: every row lists its targets in ascending order (plastic_cpu.c) */
   uint64_t nnz;
   uint32_t max_row;
   nestcl_buffer b_row, b_target, b_delay, b_state, b_src_state, b_tmpl, b_cp;
@@ -218,8 +221,10 @@ typedef struct eng_vp {
   size_t n_out, out_cap;
   nestcl_buffer b_global; /* the global spike list (GPU VPs) */
   nestcl_buffer b_srcs, b_lags; /* the spiking sources and their lags (GPU VPs with plastic synapses) */
-  unsigned char *syn_scratch; /* CPU VPs: two synapse structs for the C path's send() */
-  size_t syn_scratch_half; /* bytes of one, rounded up to 8 */
+  /* CPU VPs: the C path's working memory (plastic_cpu.c), whole cache lines: the words by which the VP's plastic
+     delivery is shared between threads, then two synapse structs of syn_scratch_half bytes each */
+  unsigned char *syn_scratch;
+  size_t syn_scratch_half; /* the largest synapse struct, rounded up to 8 bytes */
   size_t global_cap;
   nestcl_vp_stats st;
   size_t host_bytes[NESTCL_MEM_CLASSES];
@@ -238,8 +243,8 @@ typedef struct eng_vp_ops {
   const char *kind;
   /* Build: host memory of the VP's arrays (counted where they stay for the run). */
   void (*account)(eng_vp *vp, nestcl_mem_class c, size_t bytes);
-  /* Build: a translated-synapse set made on the VP (its host copy counted, the C path's structs sized). */
-  int (*plastic_init)(nestcl_engine *e, eng_vp *vp, const eng_plastic *pl);
+  /* Build: a translated-synapse set made on the VP (its host copy counted, the C path's working memory made). */
+  int (*plastic_init)(nestcl_engine *e, eng_vp *vp, eng_plastic *pl);
   /* Build: the VP's blocks to its device (nothing for threads). */
   int (*upload)(nestcl_engine *e, eng_vp *vp);
   /* Build: the host arrays of a block that only this kind keeps (threads: the spikes' offsets, written by the C loop). */
@@ -264,7 +269,8 @@ typedef struct eng_vp_ops {
   int (*collect)(nestcl_engine *e, eng_vp *vp, int64_t origin);
   /* Cycle: the global list into the VP's rings. */
   int (*deliver)(nestcl_engine *e, eng_vp *vp, int64_t origin);
-  /* Cycle: the translated synapses' history and delivery. */
+  /* Cycle: the translated synapses' history and delivery; called on a failed VP too (threads wait for each other's
+     part of the delivery, plastic_cpu.c), which then does nothing but tell the others. */
   int (*plastic)(nestcl_engine *e, eng_vp *vp, int64_t origin);
   /* Cycle: the multimeters' buffers into the blocks' host mirrors. */
   int (*drain)(nestcl_engine *e, eng_vp *vp);
@@ -635,10 +641,11 @@ size_t eng_plastic_slot_bytes(const nestcl_engine *e, const eng_plastic *pl, uin
 /* Master, after the exchange: the spiking sources of the global list. */
 void eng_plastic_sources(nestcl_engine *e);
 /* The VP's part of the super step's plastic work: history of its own spikes, then delivery (eng_vp_ops.plastic). */
-int eng_plastic_deliver_host(nestcl_engine *e, eng_vp *vp, int64_t origin);
 int eng_plastic_deliver_device(nestcl_engine *e, eng_vp *vp, int64_t origin);
-/* A thread's set (eng_vp_ops.plastic_init). */
-int eng_plastic_host_init(nestcl_engine *e, eng_vp *vp, const eng_plastic *pl);
+/* plastic_cpu.c: a thread's part (shared with the other threads), and a thread's set (eng_vp_ops.plastic_init). */
+int eng_plastic_deliver_host(nestcl_engine *e, eng_vp *vp, int64_t origin);
+int eng_plastic_host_init(nestcl_engine *e, eng_vp *vp, eng_plastic *pl);
+
 /* A set's weights, targets and delays from the host copy, or from the device unless batched (eng_vp_ops.plastic_snapshot). */
 int eng_plastic_snapshot_host(nestcl_engine *e, const eng_vp *vp, const eng_plastic *pl, double *w, uint32_t *tg,
                               uint16_t *dl);
