@@ -70,6 +70,10 @@ static void help(void)
          "  --ee-synapse S       E->E synapses: stdp_pl_synapse_hom (default, NEST's plastic\n"
          "                       benchmark) or static (static_synapse at the same initial weight)\n"
          "  --history-max N      most entries of a neuron's STDP spike history (default 4096)\n"
+         "  --plastic-tasks N|off  CPU threads share their plastic delivery: each thread's is cut into\n"
+         "                       N tasks (ranges of targets) per population, and a thread done with its\n"
+         "                       own takes the others' open ones (default 16; off: each thread alone;\n"
+         "                       the same results)\n"
          "  --device-memory B    device memory budget of the streams in bytes (suffix K, M, G; default:\n"
          "                       what the device has); plastic synapses that do not fit are delivered\n"
          "                       in batches from host memory (same results)\n"
@@ -79,6 +83,13 @@ static void help(void)
          "  --host-clock         wait for the device every super step instead (the former loop)\n"
          "  --no-command-buffer  launch the device loop's kernels one by one, also where the device\n"
          "                       offers cl_khr_command_buffer (default: replay a recorded super step)\n"
+         "  --kernel-sample N    time launches i of each kernel with i mod N < 2 from profiling\n"
+         "                       events (simulation.kernels; default 64; 0: no kernel table)\n"
+         "  --profile-kernels    time every launch (--kernel-sample 1)\n"
+         "  --persistent         the device loop runs many super steps per launch, its phases\n"
+         "                       separated by grid barriers, on any device where it can (default:\n"
+         "                       on GPUs; one stream, one model, static synapses, no multimeter)\n"
+         "  --no-persistent      launch the device loop's kernels per phase\n"
          "%s"
          "  --mpi                split the network over the MPI ranks (run under mpiexec)\n"
          "  --checkpoint-at MS   write a checkpoint at MS (from t = 0, the presimulation included;\n"
@@ -99,6 +110,8 @@ static void defaults(hpc_opts *o)
   o->simtime = 250.0;
   o->presim = 50.0;
   o->dt = 0.1;
+  o->kernel_sample = 64;
+  o->persistent = -1;
   cli_ckpt_init(&o->ck);
   cli_build_init(&o->build);
   o->delay = 1.5;
@@ -248,6 +261,16 @@ static int parse_network_flag(hpc_opts *o, cli_args *c)
       return FLAG_ERROR;
   } else if (strcmp(a, "--device-memory") == 0) {
     return parse_device_memory(o, cli_args_value(c));
+  } else if (strcmp(a, "--plastic-tasks") == 0) {
+    const char *x = cli_args_value(c);
+    long l;
+    if (x && strcmp(x, "off") == 0) {
+      o->plastic_tasks = -1;
+    } else if (cli_parse_long(a, x, 1, 4096, &l)) {
+      return FLAG_ERROR;
+    } else {
+      o->plastic_tasks = (int)l;
+    }
   } else {
     return FLAG_OTHER;
   }
@@ -288,6 +311,16 @@ static int parse_run_flag(hpc_opts *o, cli_args *c)
     o->host_clock = 1;
   } else if (strcmp(a, "--no-command-buffer") == 0) {
     o->no_command_buffer = 1;
+  } else if (strcmp(a, "--kernel-sample") == 0) {
+    if (cli_parse_long(a, cli_args_value(c), 0, 1000000, &l))
+      return FLAG_ERROR;
+    o->kernel_sample = (int)l;
+  } else if (strcmp(a, "--profile-kernels") == 0) {
+    o->kernel_sample = 1;
+  } else if (strcmp(a, "--persistent") == 0) {
+    o->persistent = 1;
+  } else if (strcmp(a, "--no-persistent") == 0) {
+    o->persistent = 0;
   } else if (strcmp(a, "--mpi") == 0) {
     o->mpi = 1;
   } else if (cli_ckpt_is_flag(a)) {
@@ -380,7 +413,10 @@ static int make_network(hpc_opts *o, hpc_net *n)
   cfg.sync_interval = o->sync_interval;
   cfg.host_clock = o->host_clock;
   cfg.command_buffer = !o->no_command_buffer;
+  cfg.kernel_sample = o->kernel_sample;
+  cfg.persistent = o->persistent;
   cfg.history_max = (uint32_t)o->history_max;
+  cfg.plastic_tasks = o->plastic_tasks;
   cfg.device_memory = (size_t)o->device_memory;
   cli_build_config(&o->build, &cfg);
   if (cfg.history_capacity > cfg.history_max) {
@@ -441,6 +477,7 @@ static int auto_split(hpc_run *r)
   o->gpu_fraction = r->ar.alpha;
   const char *src = r->ar.source;
   r->split_source = strcmp(src, "profile") == 0 ? "performance profile"
+    : strcmp(src, "profile (repository)") == 0  ? "performance profile (repository)"
     : strcmp(src, "flag") == 0                  ? "flag"
     : strcmp(src, "single kind of VP") == 0     ? "single kind of VP"
                                                 : "performance profile (calibrated now)";
@@ -451,7 +488,7 @@ static int auto_split(hpc_run *r)
     fprintf(stderr,
             "nestcl: auto split: %d thread(s), %d stream(s), gpu fraction %.3f (predicted %.2f s per "
             "simulated second; %s)\n",
-            o->threads, o->streams, o->gpu_fraction, r->predicted, r->profile_used);
+            o->threads, o->streams, o->gpu_fraction, r->predicted, r->ar.profile_note);
   }
   return CLI_OK;
 }
@@ -577,6 +614,11 @@ static void write_config(json *j, const hpc_run *r)
   json_string(j, o->ee_static ? "static_synapse" : "stdp_pl_synapse_hom");
   json_key(j, "history_max");
   json_integer(j, o->history_max);
+  json_key(j, "plastic_tasks");
+  if (o->plastic_tasks < 0)
+    json_string(j, "off");
+  else
+    json_integer(j, o->plastic_tasks ? o->plastic_tasks : NESTCL_PLASTIC_TASKS_DEFAULT);
   json_key(j, "device_memory");
   if (o->device_memory > 0)
     json_integer(j, (long long)o->device_memory);
@@ -623,7 +665,7 @@ static void write_config(json *j, const hpc_run *r)
   json_integer(j, r->net.nrec);
   json_key(j, "weight_type");
   json_string(j, o->weight_double ? "double" : "float");
-  results_config_loop(j, o->sync_interval, o->host_clock, !o->no_command_buffer);
+  results_config_loop(j, o->sync_interval, o->host_clock, !o->no_command_buffer, o->kernel_sample, o->persistent);
   cli_build_json(j, &o->build);
   json_key(j, "mpi_ranks");
   json_integer(j, r->ranks);
@@ -717,7 +759,7 @@ static void write_results(json *j, const hpc_run *r, const hpc_activity *a)
   write_config(j, r);
   write_network(j, r);
   results_build_time(j, s1, NAN, r->o.build.peak_rss);
-  results_sim sim = {&r->s0, s1, r->vp0, r->presim_wall, r->sim_wall, a->sim_ms, 1};
+  results_sim sim = {&r->s0, s1, r->vp0, r->presim_wall, r->sim_wall, a->sim_ms, 1, &r->k0, &r->k1};
   results_simulation(j, &sim);
   uint64_t events = s1->synaptic_events - r->s0.synaptic_events;
   results_activity act = {s1->spikes - r->s0.spikes,
@@ -811,6 +853,7 @@ static int simulate(hpc_run *r)
     r->vp0 = malloc((size_t)r->s0.n_vps * sizeof *r->vp0);
     if (r->vp0)
       memcpy(r->vp0, r->s0.vps, (size_t)r->s0.n_vps * sizeof *r->vp0);
+    rc = nestcl_engine_kernel_profile(r->net.e, &r->k0);
   }
   if (!rc) {
     rc = cli_run_until(r->net.e, "sim", o->presim + o->simtime, &o->ck, o->dt, o->quiet || r->rank, &r->sim_wall);
@@ -844,6 +887,8 @@ static int run(hpc_run *r, int *rc_out)
     return cli_exit_code(rc);
   }
   nestcl_engine_get_stats(r->net.e, &r->s1);
+  if (nestcl_engine_kernel_profile(r->net.e, &r->k1))
+    fprintf(stderr, "warning: no kernel table: %s\n", nestcl_last_error());
   memset(&r->ws, 0, sizeof r->ws);
   if (!o->ee_static && (rc = nestcl_engine_weight_stats(r->net.e, r->net.p.ee, &r->ws)) != 0) {
     *rc_out = rc;
@@ -880,6 +925,8 @@ int cli_run_hpc_benchmark(int argc, char **argv)
   }
   free(r.vp0);
   cli_build_free(&r.o.build);
+  nestcl_kernel_profile_free(&r.k0);
+  nestcl_kernel_profile_free(&r.k1);
   nestcl_engine_destroy(r.net.e);
   cli_end_mpi(r.o.mpi);
   return code;

@@ -29,6 +29,8 @@ typedef struct hpc_opts {
   const char *model;
   int ee_static; /* --ee-synapse static: E->E static_synapse (the former variant) */
   long history_max;
+  int
+    plastic_tasks; /* nestcl_engine_config's: tasks per population of a thread's plastic delivery; -1 off, 0 default */
   double device_memory; /* bytes; 0: what the device has free */
   unsigned long seed;
   long record;
@@ -37,6 +39,7 @@ typedef struct hpc_opts {
   int mpi;
   int sync_interval, host_clock; /* nestcl_engine_config's; 0: the default */
   int no_command_buffer;
+  int kernel_sample, persistent; /* nestcl_engine_config's */
   int quiet;
   int dry_run;
   cli_ckpt ck; /* --checkpoint-at, --checkpoint, --restore */
@@ -73,6 +76,7 @@ typedef struct hpc_run {
   double presim_wall, sim_wall;
   nestcl_engine_stats s0, s1;
   nestcl_vp_stats *vp0;
+  nestcl_kernel_profile k0, k1; /* the streams' kernels before and after the measured part */
   nestcl_weight_stats ws;
 } hpc_run;
 

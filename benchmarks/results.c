@@ -4,6 +4,8 @@
  * results, which is the point of having one writer.
  */
 #include <math.h>
+#include <stdlib.h>
+#include <string.h>
 #include <sys/resource.h>
 
 #include "results.h"
@@ -49,7 +51,8 @@ void results_config_device(json *j, const char *device_spec, const nestcl_engine
     json_null(j);
 }
 
-void results_config_loop(json *j, int sync_interval, int host_clock, int command_buffer)
+void results_config_loop(json *j, int sync_interval, int host_clock, int command_buffer, int kernel_sample,
+                         int persistent)
 {
   json_key(j, "sync_interval");
   if (sync_interval)
@@ -60,6 +63,10 @@ void results_config_loop(json *j, int sync_interval, int host_clock, int command
   json_bool(j, host_clock);
   json_key(j, "command_buffer");
   json_bool(j, command_buffer);
+  json_key(j, "kernel_sample");
+  json_integer(j, kernel_sample);
+  json_key(j, "persistent");
+  json_string(j, persistent < 0 ? "auto" : persistent ? "on" : "off");
 }
 
 void results_config_end(json *j)
@@ -138,6 +145,14 @@ static void write_vp(json *j, const results_sim *r, int v, double super_steps, s
     json_number(j, ph[NESTCL_PHASE_DELIVER] - plastic);
     json_key(j, "deliver_plastic_s");
     json_number(j, plastic);
+    if (!a->is_gpu) {
+      json_key(j, "plastic_tasks");
+      json_integer(j, (long long)(a->plastic_tasks - (b ? b->plastic_tasks : 0)));
+      json_key(j, "plastic_tasks_other");
+      json_integer(j, (long long)(a->plastic_tasks_other - (b ? b->plastic_tasks_other : 0)));
+      json_key(j, "deliver_plastic_cpu_s");
+      json_number(j, a->plastic_cpu_seconds - (b ? b->plastic_cpu_seconds : 0.0));
+    }
   }
   nestcl_enqueue_counts vq = {0};
   cli_enqueued_add(&vq, &a->enqueued, b ? &b->enqueued : &vq);
@@ -145,6 +160,76 @@ static void write_vp(json *j, const results_sim *r, int v, double super_steps, s
   json_key(j, "enqueued");
   cli_write_enqueued(j, &vq, super_steps);
   json_end_object(j);
+}
+
+/* By total device time, the largest first (then by name, so that equal times keep one order). */
+static int by_device_time(const void *pa, const void *pb)
+{
+  const nestcl_kernel_time *a = pa, *b = pb;
+  double ta = a->profiled ? a->device_s / (double)a->profiled * (double)a->launches : 0.0;
+  double tb = b->profiled ? b->device_s / (double)b->profiled * (double)b->launches : 0.0;
+  return ta < tb ? 1 : ta > tb ? -1 : strcmp(a->name, b->name);
+}
+
+/*
+ * "kernels": the measured part's launches per kernel name and their device
+ * time from the profiling events of the sampled launches (issue 41): the mean
+ * per launch, and the total that the mean gives for every launch; the idle
+ * time between consecutive timed kernels of a queue.
+ */
+static void write_kernels(json *j, const results_sim *r)
+{
+  json_key(j, "kernels");
+  nestcl_kernel_profile d;
+  if (!r->k1 || r->k1->sample_every == 0 || nestcl_kernel_profile_diff(r->k1, r->k0, &d)) {
+    json_null(j);
+    return;
+  }
+  qsort(d.kernels, (size_t)d.n_kernels, sizeof *d.kernels, by_device_time);
+  uint64_t launches = 0, profiled = 0;
+  double total = 0.0;
+  json_begin_object(j);
+  json_key(j, "sample_every");
+  json_integer(j, d.sample_every);
+  json_key(j, "table");
+  json_begin_array(j);
+  for (int k = 0; k < d.n_kernels; ++k) {
+    const nestcl_kernel_time *t = &d.kernels[k];
+    double per = t->profiled ? t->device_s / (double)t->profiled : 0.0;
+    launches += t->launches;
+    profiled += t->profiled;
+    total += per * (double)t->launches;
+    json_begin_object(j);
+    json_key(j, "name");
+    json_string(j, t->name);
+    json_key(j, "launches");
+    json_integer(j, (long long)t->launches);
+    json_key(j, "profiled");
+    json_integer(j, (long long)t->profiled);
+    json_key(j, "device_s");
+    json_number(j, per * (double)t->launches);
+    json_key(j, "device_us_per_launch");
+    json_number(j, per * 1e6);
+    json_end_object(j);
+  }
+  json_end_array(j);
+  json_key(j, "launches");
+  json_integer(j, (long long)launches);
+  json_key(j, "profiled");
+  json_integer(j, (long long)profiled);
+  json_key(j, "device_s");
+  json_number(j, total);
+  json_key(j, "idle");
+  json_begin_object(j);
+  json_key(j, "gaps");
+  json_integer(j, (long long)d.gaps);
+  json_key(j, "us_per_gap");
+  json_number(j, d.gaps ? d.idle_s / (double)d.gaps * 1e6 : 0.0);
+  json_key(j, "measured_s");
+  json_number(j, d.idle_s);
+  json_end_object(j);
+  json_end_object(j);
+  nestcl_kernel_profile_free(&d);
 }
 
 void results_simulation(json *j, const results_sim *r)
@@ -177,6 +262,8 @@ void results_simulation(json *j, const results_sim *r)
     json_null(j);
   json_key(j, "command_buffer");
   json_bool(j, s1->command_buffer);
+  json_key(j, "persistent_groups");
+  json_integer(j, s1->persistent_groups);
   json_key(j, "phases_sum_s");
   cli_write_phases(j, t.phases, t.wait);
   if (r->plastic_split) {
@@ -185,6 +272,7 @@ void results_simulation(json *j, const results_sim *r)
     json_key(j, "deliver_plastic_s");
     json_number(j, t.plastic);
   }
+  write_kernels(j, r);
   json_end_object(j);
 }
 

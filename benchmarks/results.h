@@ -15,8 +15,12 @@
 void results_begin(json *j, const char *benchmark, int argc, char **argv);
 /* config.device_spec (NULL: null), device_name, device_driver (of the streams, from the stats). */
 void results_config_device(json *j, const char *device_spec, const nestcl_engine_stats *s1);
-/* config.sync_interval (0: null), host_clock, command_buffer: the device loop's flags as given. */
-void results_config_loop(json *j, int sync_interval, int host_clock, int command_buffer);
+/*
+ * config.sync_interval (0: null), host_clock, command_buffer, kernel_sample,
+ * persistent ("auto", "on", "off"): the device loop's flags as given.
+ */
+void results_config_loop(json *j, int sync_interval, int host_clock, int command_buffer, int kernel_sample,
+                         int persistent);
 /* config.version and git_commit, and the end of "config". */
 void results_config_end(json *j);
 
@@ -32,8 +36,10 @@ typedef struct results_sim {
   const nestcl_vp_stats *vp0;
   double presim_wall, sim_wall, sim_ms;
   int plastic_split; /* the deliver phase split into static and plastic (hpc_benchmark) */
+  /* The streams' kernel profiles before (NULL: none taken) and after the measured part (NULL: "kernels" is null). */
+  const nestcl_kernel_profile *k0, *k1;
 } results_sim;
-/* "simulation": wall times, real-time factor, per VP phases and enqueue counts, their sums. */
+/* "simulation": wall times, real-time factor, per VP phases and enqueue counts, their sums, the kernels timed. */
 void results_simulation(json *j, const results_sim *r);
 
 /*

@@ -45,6 +45,7 @@ typedef struct run_opts {
   int mpi, quiet, dry_run;
   int sync_interval, host_clock; /* nestcl_engine_config's; 0: the default */
   int no_command_buffer;
+  int kernel_sample, persistent; /* nestcl_engine_config's */
   cli_ckpt ck;
   cli_build build;
 } run_opts;
@@ -85,6 +86,13 @@ static void help(const bench_def *b)
          "  --host-clock         wait for the device every super step instead (the former loop)\n"
          "  --no-command-buffer  launch the device loop's kernels one by one, also where the device\n"
          "                       offers cl_khr_command_buffer (default: replay a recorded super step)\n"
+         "  --kernel-sample N    time launches i of each kernel with i mod N < 2 from profiling\n"
+         "                       events (simulation.kernels; default 64; 0: no kernel table)\n"
+         "  --profile-kernels    time every launch (--kernel-sample 1)\n"
+         "  --persistent         the device loop runs many super steps per launch, its phases\n"
+         "                       separated by grid barriers, on any device where it can (default:\n"
+         "                       on GPUs; one stream, one model, static synapses, no multimeter)\n"
+         "  --no-persistent      launch the device loop's kernels per phase\n"
          "%s"
          "  --mpi                split the network over the MPI ranks (run under mpiexec)\n"
          "  --checkpoint-at MS   write a checkpoint at MS (from t = 0, the presimulation included;\n"
@@ -108,6 +116,8 @@ static void defaults(const bench_def *b, run_opts *o, void *bo)
   o->simtime = b->default_simtime_ms;
   o->presim = b->default_presim_ms;
   o->dt = 0.1;
+  o->kernel_sample = 64;
+  o->persistent = -1;
   cli_ckpt_init(&o->ck);
   cli_build_init(&o->build);
   b->defaults(bo);
@@ -210,6 +220,16 @@ static int parse_output_flag(run_opts *o, cli_args *c)
     o->host_clock = 1;
   } else if (strcmp(a, "--no-command-buffer") == 0) {
     o->no_command_buffer = 1;
+  } else if (strcmp(a, "--kernel-sample") == 0) {
+    if (cli_parse_long(a, cli_args_value(c), 0, 1000000, &l))
+      return FLAG_ERROR;
+    o->kernel_sample = (int)l;
+  } else if (strcmp(a, "--profile-kernels") == 0) {
+    o->kernel_sample = 1;
+  } else if (strcmp(a, "--persistent") == 0) {
+    o->persistent = 1;
+  } else if (strcmp(a, "--no-persistent") == 0) {
+    o->persistent = 0;
   } else if (strcmp(a, "--mpi") == 0) {
     o->mpi = 1;
   } else if (cli_ckpt_is_flag(a)) {
@@ -549,6 +569,7 @@ typedef struct bench_run {
   size_t n_sp, cap_sp;
   nestcl_vp_stats *vp0;
   nestcl_engine_stats s0, s1;
+  nestcl_kernel_profile k0, k1; /* the streams' kernels before and after the measured part */
   double build_wall, presim_wall, sim_wall;
   /* The measured window [presim, presim + simtime), of which a restored run has only the part from its checkpoint on. */
   double sim_ms;
@@ -577,6 +598,8 @@ static int build(bench_run *r, int *code)
   cfg.sync_interval = o->sync_interval;
   cfg.host_clock = o->host_clock;
   cfg.command_buffer = !o->no_command_buffer;
+  cfg.kernel_sample = o->kernel_sample;
+  cfg.persistent = o->persistent;
   r->o.build.quiet = o->quiet || r->rank != 0;
   cli_build_config(&r->o.build, &cfg);
   bench_common common = {o->dt, o->simtime, o->presim};
@@ -633,6 +656,8 @@ static int simulate(bench_run *r)
     else
       rc = nestcl_set_error(NESTCL_ENOMEM, "out of host memory");
   }
+  if (!rc)
+    rc = nestcl_engine_kernel_profile(r->e, &r->k0);
   if (!rc)
     rc = cli_run_until(r->e, "sim", o->presim + o->simtime, &o->ck, o->dt, o->quiet || r->rank, &r->sim_wall);
   return rc;
@@ -772,7 +797,7 @@ static void write_config(json *j, const bench_run *r)
   json_string(j, o->weight_double ? "double" : "float");
   json_key(j, "mpi_ranks");
   json_integer(j, r->ranks);
-  results_config_loop(j, o->sync_interval, o->host_clock, !o->no_command_buffer);
+  results_config_loop(j, o->sync_interval, o->host_clock, !o->no_command_buffer, o->kernel_sample, o->persistent);
   cli_build_json(j, &o->build);
   cli_ckpt_json(j, &o->ck);
   json_key(j, "spikes_file");
@@ -891,7 +916,7 @@ static void write_results(json *j, const bench_run *r)
   write_config(j, r);
   write_network(j, r);
   results_build_time(j, &r->s1, r->build_wall, r->o.build.peak_rss);
-  results_sim sim = {&r->s0, &r->s1, r->vp0, r->presim_wall, r->sim_wall, r->sim_ms, 0};
+  results_sim sim = {&r->s0, &r->s1, r->vp0, r->presim_wall, r->sim_wall, r->sim_ms, 0, &r->k0, &r->k1};
   results_simulation(j, &sim);
   write_activity(j, r);
   results_memory_end(j, &r->s1, 0);
@@ -965,6 +990,8 @@ static int run(bench_run *r)
     return cli_exit_code(rc);
   }
   nestcl_engine_get_stats(r->e, &r->s1);
+  if (nestcl_engine_kernel_profile(r->e, &r->k1))
+    fprintf(stderr, "warning: no kernel table: %s\n", nestcl_last_error());
   code = analyse(r);
   if (code != CLI_OK)
     return code;
@@ -1009,6 +1036,8 @@ int cli_run_benchmark(const bench_def *b, int argc, char **argv)
   cli_build_free(&r->o.build);
   free(r->sp);
   free(r->vp0);
+  nestcl_kernel_profile_free(&r->k0);
+  nestcl_kernel_profile_free(&r->k1);
   free(bo);
   free(r);
   return code;

@@ -14,7 +14,11 @@ target_sources(nestcl_objects PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/src/block.c
   ${CMAKE_CURRENT_LIST_DIR}/src/block_host.c
   ${CMAKE_CURRENT_LIST_DIR}/src/block_events.c
-  ${CMAKE_CURRENT_LIST_DIR}/src/plastic_dev.c)
+  ${CMAKE_CURRENT_LIST_DIR}/src/block_set.c
+  ${CMAKE_CURRENT_LIST_DIR}/src/block_set_source.c
+  ${CMAKE_CURRENT_LIST_DIR}/src/block_loop.c
+  ${CMAKE_CURRENT_LIST_DIR}/src/plastic_dev.c
+  ${CMAKE_CURRENT_LIST_DIR}/src/kprof.c)
 
 add_executable(nestcl-info ${CMAKE_CURRENT_LIST_DIR}/tools/nestcl_info.c)
 target_link_libraries(nestcl-info PRIVATE nestcl)

@@ -47,16 +47,19 @@ target_sources(nestcl_objects PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/src/engine/stream_upload.c
   ${CMAKE_CURRENT_LIST_DIR}/src/engine/estimate.c
   ${CMAKE_CURRENT_LIST_DIR}/src/engine/cycle.c
-  ${CMAKE_CURRENT_LIST_DIR}/src/engine/resident.c
-  ${CMAKE_CURRENT_LIST_DIR}/src/engine/resident_run.c
-  ${CMAKE_CURRENT_LIST_DIR}/src/engine/resident_merge.c
-  ${CMAKE_CURRENT_LIST_DIR}/src/engine/resident_update.c
-  ${CMAKE_CURRENT_LIST_DIR}/src/engine/resident_step.c
-  ${CMAKE_CURRENT_LIST_DIR}/src/engine/resident_graph.c
-  ${CMAKE_CURRENT_LIST_DIR}/src/engine/resident_plastic.c
+  ${CMAKE_CURRENT_LIST_DIR}/src/engine/device_loop/resident.c
+  ${CMAKE_CURRENT_LIST_DIR}/src/engine/device_loop/resident_run.c
+  ${CMAKE_CURRENT_LIST_DIR}/src/engine/device_loop/resident_merge.c
+  ${CMAKE_CURRENT_LIST_DIR}/src/engine/device_loop/resident_update.c
+  ${CMAKE_CURRENT_LIST_DIR}/src/engine/device_loop/resident_step.c
+  ${CMAKE_CURRENT_LIST_DIR}/src/engine/device_loop/resident_graph.c
+  ${CMAKE_CURRENT_LIST_DIR}/src/engine/device_loop/resident_plastic.c
+  ${CMAKE_CURRENT_LIST_DIR}/src/engine/device_loop/resident_persist.c
   ${CMAKE_CURRENT_LIST_DIR}/src/engine/core_cpu.c
   ${CMAKE_CURRENT_LIST_DIR}/src/engine/plastic.c
+  ${CMAKE_CURRENT_LIST_DIR}/src/engine/plastic_cpu.c
   ${CMAKE_CURRENT_LIST_DIR}/src/engine/record.c
+  ${CMAKE_CURRENT_LIST_DIR}/src/engine/kernel_profile.c
   ${CMAKE_CURRENT_LIST_DIR}/src/engine/psp.c
   ${CMAKE_CURRENT_LIST_DIR}/src/engine/checkpoint.c
   ${CMAKE_CURRENT_LIST_DIR}/src/engine/checkpoint_write.c

@@ -575,6 +575,7 @@ void cli_enqueued_add(nestcl_enqueue_counts *sum, const nestcl_enqueue_counts *a
   sum->reads += a->reads - b->reads;
   sum->bytes_written += a->bytes_written - b->bytes_written;
   sum->bytes_read += a->bytes_read - b->bytes_read;
+  sum->persistent_steps += a->persistent_steps - b->persistent_steps;
 }
 
 void cli_write_enqueued(json *j, const nestcl_enqueue_counts *c, double super_steps)
@@ -599,6 +600,8 @@ void cli_write_enqueued(json *j, const nestcl_enqueue_counts *c, double super_st
   json_integer(j, (long long)c->bytes_written);
   json_key(j, "bytes_from_device");
   json_integer(j, (long long)c->bytes_read);
+  json_key(j, "persistent_steps");
+  json_integer(j, (long long)c->persistent_steps);
   json_key(j, "super_steps");
   json_number(j, super_steps);
   json_key(j, "per_super_step");

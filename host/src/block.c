@@ -102,6 +102,8 @@ static int cl_fail(cl_int err, const char *what)
   return nestcl_set_error(NESTCL_ECL, "block: %s failed: %s", what, nestcl_cl_error_name(err));
 }
 
+static cl_int enqueue_poisson(nestcl_block *b, cl_command_queue q, cl_long org, cl_int f, cl_int t);
+
 static size_t field_len(const nestcl_field *f, uint32_t K)
 {
   return nestcl_field_len(f, K);
@@ -237,6 +239,7 @@ void nestcl_block_destroy(nestcl_block *b)
   if (!b) {
     return;
   }
+  nestcl_kprof_destroy(b->enq.profile);
   const nestcl_model *m = b->c.model;
   if (b->k_update)
     clReleaseKernel(b->k_update);
@@ -306,7 +309,8 @@ void nestcl_block_destroy(nestcl_block *b)
   free(b->fields);
   free(b->field_bytes);
   free(b->b_fields);
-  free(b->stage);
+  if (!b->stage_shared)
+    free(b->stage);
   free(b->spikes);
   free(b->spike_offsets);
   free(b->rec);
@@ -423,19 +427,36 @@ static int build_kernels(nestcl_block *b)
   rc = nestcl_kernel_wg_width(b->dev, b->k_deliver, "nestcl_deliver", b->contiguous ? 1u : 256u, &b->deliver_width);
   if (rc)
     return rc;
+  return nestcl_block_repoint(b);
+}
+
+/*
+ * The kernels' arguments that name the block's buffers, set again after a set
+ * (block_set.c) replaced the buffers by parts of its own: the update's, the
+ * staging's and each plastic set's ring.
+ */
+int nestcl_block_repoint(nestcl_block *b)
+{
+  if (!b->k_update) {
+    return 0;
+  }
+  const nestcl_model *m = b->c.model;
   cl_uint n = b->c.n, slots = b->c.ring_slots, nch = b->n_channels;
   nestcl_update_args a;
   nestcl_block_update_args(b, &a);
   const nestcl_update_mems mem = {
     .ring = b->b_ring.mem, .spike_count = b->b_count.mem, .spikes = b->b_spikes.mem, .rec = b->b_rec.mem};
-  err = nestcl_update_kernel_set(b->k_update, &a, &mem, b->b_fields, m->n_fields,
-                                 m->spike_offsets ? b->b_offsets.mem : NULL);
+  cl_int err = nestcl_update_kernel_set(b->k_update, &a, &mem, b->b_fields, m->n_fields,
+                                        m->spike_offsets ? b->b_offsets.mem : NULL);
   err |= clSetKernelArg(b->k_stage, STAGE_RING, sizeof(cl_mem), &b->b_ring.mem);
   err |= clSetKernelArg(b->k_stage, STAGE_N_CHANNELS, sizeof nch, &nch);
   err |= clSetKernelArg(b->k_stage, STAGE_N, sizeof n, &n);
   err |= clSetKernelArg(b->k_stage, STAGE_RING_SLOTS, sizeof slots, &slots);
   err |= clSetKernelArg(b->k_stage, STAGE_STAGE, sizeof(cl_mem), &b->b_stage.mem);
-  return err == CL_SUCCESS ? 0 : cl_fail(err, "clSetKernelArg");
+  for (int k = 0; k < b->n_plastic; ++k) {
+    err |= clSetKernelArg(b->plastic[k].k, PK_RING, sizeof(cl_mem), &b->b_ring.mem);
+  }
+  return err == CL_SUCCESS ? 0 : cl_fail(err, "clSetKernelArg(block buffers)");
 }
 
 /* Host fields to the device (to_device) or back, on the block's queue. */
@@ -699,10 +720,16 @@ int nestcl_block_add_poisson(nestcl_block *b, double rate_hz, uint32_t n, const 
   return rc;
 }
 
+/* The ring's bytes (its device buffer may be a part of a set's, which does not count them: block_set.c). */
+static size_t block_ring_bytes(const nestcl_block *b)
+{
+  return (size_t)b->c.ring_slots * b->n_channels * b->c.n * 8;
+}
+
 static int ring_copy_alloc(nestcl_block *b)
 {
   if (!b->ring_copy) {
-    b->ring_copy = calloc(b->b_ring.bytes / 8 + 1, 8);
+    b->ring_copy = calloc(block_ring_bytes(b) / 8 + 1, 8);
     if (!b->ring_copy) {
       return nestcl_set_error(NESTCL_ENOMEM, "out of host memory");
     }
@@ -712,7 +739,7 @@ static int ring_copy_alloc(nestcl_block *b)
 
 int nestcl_block_ring_save(nestcl_block *b)
 {
-  if (b->c.n == 0 || b->b_ring.bytes == 0) { /* also a host block: its ring is the copy */
+  if (b->c.n == 0 || b->c.on_host || block_ring_bytes(b) == 0) { /* a host block's ring is the copy */
     return 0;
   }
   int rc = ring_copy_alloc(b);
@@ -720,7 +747,7 @@ int nestcl_block_ring_save(nestcl_block *b)
     return rc;
   }
   cl_command_queue q = nestcl_device_queue(b->dev, b->c.queue);
-  cl_int err = clEnqueueReadBuffer(q, b->b_ring.mem, CL_TRUE, 0, b->b_ring.bytes, b->ring_copy, 0, NULL, NULL);
+  cl_int err = clEnqueueReadBuffer(q, b->b_ring.mem, CL_TRUE, 0, block_ring_bytes(b), b->ring_copy, 0, NULL, NULL);
   return err == CL_SUCCESS ? 0 : cl_fail(err, "reading the ring back");
 }
 
@@ -743,11 +770,11 @@ void nestcl_block_ring_add(nestcl_block *b, int64_t step, uint32_t ch, uint32_t 
 
 int nestcl_block_ring_restore(nestcl_block *b)
 {
-  if (!b->ring_copy || b->b_ring.bytes == 0) {
+  if (!b->ring_copy || b->c.on_host || block_ring_bytes(b) == 0) {
     return 0;
   }
   cl_command_queue q = nestcl_device_queue(b->dev, b->c.queue);
-  cl_int err = clEnqueueWriteBuffer(q, b->b_ring.mem, CL_TRUE, 0, b->b_ring.bytes, b->ring_copy, 0, NULL, NULL);
+  cl_int err = clEnqueueWriteBuffer(q, b->b_ring.mem, CL_TRUE, 0, block_ring_bytes(b), b->ring_copy, 0, NULL, NULL);
   return err == CL_SUCCESS ? 0 : cl_fail(err, "writing the ring");
 }
 
@@ -1065,6 +1092,9 @@ static int plastic_kernel(nestcl_block *b, block_plastic *p, long rport, const i
                                p->nnz, &p->b_src_state);
   if (sm->uses_history) {
     err |= eng_hist_args(p->k, PK_HIST, &b->hist);
+    /* It follows the history when it grows (plastic_dev.h). */
+    if (err == CL_SUCCESS && eng_hist_add_user(&b->hist, p->k))
+      return NESTCL_ENOMEM;
   } else {
     for (cl_uint a = 0; a < ENG_H_ARRAYS; ++a) {
       err |= clSetKernelArg(p->k, PK_HIST + a, sizeof(cl_mem), &p->b_tmpl.mem);
@@ -1189,7 +1219,7 @@ static int cmp_u32_pair(const void *x, const void *y)
 }
 
 /* The pending spikes of every set through its kernel: grouped by row, each row's in time order. */
-static cl_int enqueue_plastic(nestcl_block *b, cl_command_queue q)
+cl_int nestcl_block_enqueue_plastic(nestcl_block *b, cl_command_queue q)
 {
   cl_int err = CL_SUCCESS;
   for (int s = 0; s < b->n_plastic && err == CL_SUCCESS; ++s) {
@@ -1260,15 +1290,8 @@ static int append_history(nestcl_block *b, int64_t origin)
     h->n_append++;
   }
   eng_hist_sort(h);
-  cl_kernel users[64];
-  int nu = 0;
-  for (int s = 0; s < b->n_plastic && nu < 64; ++s) {
-    if (b->plastic[s].sm->uses_history) {
-      users[nu++] = b->plastic[s].k;
-    }
-  }
   h->counts = &b->enq;
-  return eng_hist_append_device(h, b->dev, b->c.queue, origin, users, nu);
+  return eng_hist_append_device(h, b->dev, b->c.queue, origin);
 }
 
 int nestcl_block_plastic_read(nestcl_block *b, int s, void *syn)
@@ -1361,43 +1384,22 @@ int nestcl_block_failure(const nestcl_block *b, uint32_t *code, uint32_t *index,
  * The spike entries read back with the count, in the same round trip: as
  * many as twice the last slices' rate predicts (more take a second read).
  */
-static uint32_t spike_guess(const nestcl_block *b)
+uint32_t nestcl_block_spike_guess(const nestcl_block *b)
 {
   double g = 2.0 * b->spike_rate + 64.0;
   return g < (double)b->spike_cap ? (uint32_t)g : b->spike_cap;
 }
 
-int nestcl_block_update_enqueue(nestcl_block *b, int64_t origin_steps, int from, int to)
+/*
+ * The block's own update of lags [from, to): its precise-spike events, the
+ * staged input added to the ring (the staging already written) and the
+ * model's kernel. A set (block_set.c) runs this for a block it could not merge.
+ */
+int nestcl_block_enqueue_own_update(nestcl_block *b, cl_command_queue q, int64_t origin_steps, int from, int to)
 {
-  b->n_spikes = 0;
-  b->in_flight = 0;
-  memset(b->count, 0, sizeof b->count);
-  if (b->c.n == 0 || from >= to) {
-    b->n_ev = 0;
-    return 0;
-  }
-  if (from < 0 || (uint32_t)to > b->c.min_delay_steps) {
-    return nestcl_set_error(NESTCL_EINVAL, "block: lags [%d, %d) outside the slice of %u steps", from, to,
-                            b->c.min_delay_steps);
-  }
-  if (b->c.on_host) {
-    return nestcl_block_host_update(b, origin_steps, from, to);
-  }
-  if (!b->k_update) {
-    return nestcl_set_error(NESTCL_EINVAL, "block: update before the first upload");
-  }
-  static const cl_uint zero[NESTCL_COUNT_WORDS] = {0};
-  cl_command_queue q = nestcl_device_queue(b->dev, b->c.queue);
   cl_long org = origin_steps;
   cl_int f = from, t = to;
   size_t gsize = b->c.n;
-  size_t stage_bytes = b->stage_elems * 8;
-  cl_int err = enqueue_delivery(b, q);
-  if (err == CL_SUCCESS)
-    err = enqueue_plastic(b, q);
-  if (err != CL_SUCCESS) {
-    return cl_fail(err, "spike delivery");
-  }
   if (b->c.model->event_queue) {
     int rc = upload_events(b, q, from, to);
     b->n_ev = 0;
@@ -1405,22 +1407,29 @@ int nestcl_block_update_enqueue(nestcl_block *b, int64_t origin_steps, int from,
       return rc;
     }
   }
-  nestcl_enqueue_counts *c = &b->enq;
-  err = nestcl_enq_write(c, q, b->b_stage.mem, CL_FALSE, 0, stage_bytes, b->stage, 0, NULL, NULL);
-  err |= nestcl_enq_write(c, q, b->b_count.mem, CL_FALSE, 0, sizeof zero, zero, 0, NULL, NULL);
-  err |= clSetKernelArg(b->k_stage, STAGE_ORIGIN, sizeof org, &org);
+  cl_int err = clSetKernelArg(b->k_stage, STAGE_ORIGIN, sizeof org, &org);
   err |= clSetKernelArg(b->k_stage, STAGE_FROM, sizeof f, &f);
   err |= clSetKernelArg(b->k_stage, STAGE_TO, sizeof t, &t);
   err |= nestcl_update_kernel_slice(b->k_update, origin_steps, from, to);
   if (err == CL_SUCCESS)
-    err = nestcl_enq_launch(c, q, b->k_stage, 1, &gsize, NULL, 0, NULL, NULL);
+    err = nestcl_enq_launch(&b->enq, q, b->k_stage, 1, &gsize, NULL, 0, NULL, NULL);
   if (err == CL_SUCCESS)
-    err = nestcl_enq_launch(c, q, b->k_update, 1, &gsize, NULL, 0, NULL, NULL);
-  if (err == CL_SUCCESS)
-    err = enqueue_poisson(b, q, org, f, t);
-  /* The count, a guess of the spikes and the recordings come back in the caller's one wait for the queue. */
-  b->guess = spike_guess(b);
-  if (err == CL_SUCCESS) {
+    err = nestcl_enq_launch(&b->enq, q, b->k_update, 1, &gsize, NULL, 0, NULL, NULL);
+  return err == CL_SUCCESS ? 0 : cl_fail(err, "update");
+}
+
+/*
+ * The read-back of an update of lags [from, to) for the caller's one wait: the
+ * count words (unless a set reads every block's at once), a guess of the
+ * spikes and their offsets, the recordings; then the block is in flight.
+ */
+int nestcl_block_enqueue_readback(nestcl_block *b, cl_command_queue q, int64_t origin_steps, int from, int to,
+                                  int read_count)
+{
+  nestcl_enqueue_counts *c = &b->enq;
+  cl_int err = CL_SUCCESS;
+  b->guess = nestcl_block_spike_guess(b);
+  if (read_count) {
     err = nestcl_enq_read(c, q, b->b_count.mem, CL_FALSE, 0, sizeof b->count, b->count, 0, NULL, NULL);
   }
   if (err == CL_SUCCESS && b->guess) {
@@ -1435,14 +1444,68 @@ int nestcl_block_update_enqueue(nestcl_block *b, int64_t origin_steps, int from,
     err = nestcl_enq_read(c, q, b->b_rec.mem, CL_FALSE, 0, (size_t)(to - from) * b->n_rec * b->c.n * 8, b->rec, 0, NULL,
                           NULL);
   }
-  if (err == CL_SUCCESS)
-    err = clFlush(q);
   if (err != CL_SUCCESS) {
     return cl_fail(err, "update");
   }
   b->in_flight = 1;
   b->flight_origin = origin_steps;
   return 0;
+}
+
+/* Whether an update of lags [from, to) has anything to do; fails on a bad slice or a block not uploaded. */
+int nestcl_block_update_check(nestcl_block *b, int from, int to, int *any)
+{
+  b->n_spikes = 0;
+  b->in_flight = 0;
+  memset(b->count, 0, sizeof b->count);
+  *any = 0;
+  if (b->c.n == 0 || from >= to) {
+    b->n_ev = 0;
+    return 0;
+  }
+  if (from < 0 || (uint32_t)to > b->c.min_delay_steps) {
+    return nestcl_set_error(NESTCL_EINVAL, "block: lags [%d, %d) outside the slice of %u steps", from, to,
+                            b->c.min_delay_steps);
+  }
+  if (!b->c.on_host && !b->k_update) {
+    return nestcl_set_error(NESTCL_EINVAL, "block: update before the first upload");
+  }
+  *any = 1;
+  return 0;
+}
+
+int nestcl_block_update_enqueue(nestcl_block *b, int64_t origin_steps, int from, int to)
+{
+  int any = 0;
+  int rc = nestcl_block_update_check(b, from, to, &any);
+  if (rc || !any) {
+    return rc;
+  }
+  if (b->c.on_host) {
+    return nestcl_block_host_update(b, origin_steps, from, to);
+  }
+  static const cl_uint zero[NESTCL_COUNT_WORDS] = {0};
+  cl_command_queue q = nestcl_device_queue(b->dev, b->c.queue);
+  cl_int err = enqueue_delivery(b, q);
+  if (err == CL_SUCCESS)
+    err = nestcl_block_enqueue_plastic(b, q);
+  if (err != CL_SUCCESS) {
+    return cl_fail(err, "spike delivery");
+  }
+  err = nestcl_enq_write(&b->enq, q, b->b_stage.mem, CL_FALSE, 0, b->stage_elems * 8, b->stage, 0, NULL, NULL);
+  err |= nestcl_enq_write(&b->enq, q, b->b_count.mem, CL_FALSE, 0, sizeof zero, zero, 0, NULL, NULL);
+  if (err != CL_SUCCESS) {
+    return cl_fail(err, "update");
+  }
+  rc = nestcl_block_enqueue_own_update(b, q, origin_steps, from, to);
+  if (!rc && (err = enqueue_poisson(b, q, origin_steps, from, to)) != CL_SUCCESS)
+    rc = cl_fail(err, "update");
+  /* The count, a guess of the spikes and the recordings come back in the caller's one wait for the queue. */
+  if (!rc)
+    rc = nestcl_block_enqueue_readback(b, q, origin_steps, from, to, 1);
+  if (!rc && (err = clFlush(q)) != CL_SUCCESS)
+    rc = cl_fail(err, "update");
+  return rc;
 }
 
 int nestcl_block_finish(nestcl_block *b)
@@ -1504,6 +1567,27 @@ int nestcl_block_update(nestcl_block *b, int64_t origin_steps, int from, int to)
   if (!rc)
     rc = nestcl_block_update_collect(b);
   return rc;
+}
+
+int nestcl_block_profile_kernels(nestcl_block *b, int sample_every)
+{
+  if (!b || sample_every < 0 || sample_every > 1000000) {
+    return nestcl_set_error(NESTCL_EINVAL, "block kernel profile: sample_every %d (need 0 to 1000000)", sample_every);
+  }
+  nestcl_kprof_destroy(b->enq.profile);
+  b->enq.profile = NULL;
+  if (sample_every > 0 && !b->c.on_host) {
+    b->enq.profile = nestcl_kprof_create(sample_every);
+    if (!b->enq.profile) {
+      return nestcl_set_error(NESTCL_ENOMEM, "out of host memory for the kernel profile");
+    }
+  }
+  return 0;
+}
+
+int nestcl_block_kernel_profile(const nestcl_block *b, nestcl_kernel_profile *out)
+{
+  return b ? nestcl_kprof_add_to(b->enq.profile, out) : NESTCL_EINVAL;
 }
 
 void nestcl_block_enqueued(const nestcl_block *b, uint64_t *launches, uint64_t *waits)

@@ -46,6 +46,7 @@ struct nestcl_block {
   size_t *field_bytes;
   int64_t *stage; /* [min_delay][n_channels][n] */
   size_t stage_elems;
+  int stage_shared; /* stage is a part of a set's array (block_set.c), which frees it */
   nestcl_spike *spikes;
   double *spike_offsets; /* model->spike_offsets: the offset of each entry of spikes, else NULL */
   uint32_t n_spikes;
@@ -103,6 +104,17 @@ static inline void nestcl_block_update_args(const nestcl_block *b, nestcl_update
   nestcl_update_args_init(a, b->c.n, b->c.K, b->c.resolution_ms, b->c.ring_slots, b->n_channels, b->spike_cap,
                           b->c.record ? 1 : 0, b->c.rng_seed, b->c.id_first, b->c.id_stride ? b->c.id_stride : 1);
 }
+/* block.c: the kernels' arguments that name the block's buffers, set again (a set replaced the buffers). */
+int nestcl_block_repoint(nestcl_block *b);
+/* block.c: the pending spikes of every plastic set through its kernel (grouped by row, in time order). */
+cl_int nestcl_block_enqueue_plastic(nestcl_block *b, cl_command_queue q);
+/* block.c: spike-list entries to read back with the count (twice the recent rate). */
+uint32_t nestcl_block_spike_guess(const nestcl_block *b);
+/* block.c: the parts of nestcl_block_update_enqueue that a set (block_set.c) runs for a block it did not merge. */
+int nestcl_block_update_check(nestcl_block *b, int from, int to, int *any);
+int nestcl_block_enqueue_own_update(nestcl_block *b, cl_command_queue q, int64_t origin_steps, int from, int to);
+int nestcl_block_enqueue_readback(nestcl_block *b, cl_command_queue q, int64_t origin_steps, int from, int to,
+                                  int read_count);
 /* block_events.c: the staged events grouped by neuron into b->evq_* (checked against [from, to)); no device work. */
 int nestcl_block_group_events(nestcl_block *b, int from, int to);
 

@@ -476,25 +476,42 @@ int eng_hist_download(eng_history *h, nestcl_device *dev, int queue)
   return rc;
 }
 
-int eng_hist_replace_device(eng_history *h, nestcl_device *dev, const cl_kernel *users, int n_users)
+int eng_hist_add_user(eng_history *h, cl_kernel k)
+{
+  if (h->n_users == h->cap_users) {
+    int cap = h->cap_users ? 2 * h->cap_users : 8;
+    cl_kernel *u = realloc(h->users, (size_t)cap * sizeof *u);
+    if (!u) {
+      return nestcl_set_error(NESTCL_ENOMEM, "out of host memory");
+    }
+    h->users = u;
+    h->cap_users = cap;
+  }
+  h->users[h->n_users++] = k;
+  return 0;
+}
+
+/* The device copy moved: the append kernel and every user read the new buffers and capacity. */
+static int hist_repoint(eng_history *h)
+{
+  cl_int err = eng_hist_args(h->k_append, HIST_APPEND_HISTORY, h);
+  for (int j = 0; j < h->n_users; ++j) {
+    err |= eng_hist_args(h->users[j], PK_HIST, h);
+  }
+  return cl_check(err, "clSetKernelArg(history)");
+}
+
+int eng_hist_replace_device(eng_history *h, nestcl_device *dev)
 {
   for (int a = 0; a < ENG_H_ARRAYS; ++a) {
     nestcl_buffer_free(dev, &h->b[a]);
   }
   int rc = hist_to_device(h, dev);
-  if (!rc) {
-    cl_int err = eng_hist_args(h->k_append, HIST_APPEND_HISTORY, h);
-    for (int j = 0; j < n_users; ++j) {
-      err |= eng_hist_args(users[j], PK_HIST, h);
-    }
-    rc = cl_check(err, "clSetKernelArg(history)");
-  }
-  return rc;
+  return rc ? rc : hist_repoint(h);
 }
 
 /* Grows the device copy: read back, re-lay out, upload, re-point the kernels. */
-static int hist_grow_device(eng_history *h, nestcl_device *dev, int queue, uint32_t new_cap, const cl_kernel *users,
-                            int n_users)
+static int hist_grow_device(eng_history *h, nestcl_device *dev, int queue, uint32_t new_cap)
 {
   int rc = eng_hist_download(h, dev, queue);
   if (!rc)
@@ -504,13 +521,8 @@ static int hist_grow_device(eng_history *h, nestcl_device *dev, int queue, uint3
   }
   if (!rc)
     rc = hist_to_device(h, dev);
-  if (!rc) {
-    cl_int err = eng_hist_args(h->k_append, HIST_APPEND_HISTORY, h);
-    for (int j = 0; j < n_users; ++j) {
-      err |= eng_hist_args(users[j], PK_HIST, h);
-    }
-    rc = cl_check(err, "clSetKernelArg(history)");
-  }
+  if (!rc)
+    rc = hist_repoint(h);
   for (int a = 0; a < ENG_H_ARRAYS; ++a) {
     free(h->a[a]);
     h->a[a] = NULL;
@@ -518,12 +530,12 @@ static int hist_grow_device(eng_history *h, nestcl_device *dev, int queue, uint3
   return rc;
 }
 
-int eng_hist_grow(eng_history *h, nestcl_device *dev, int queue, uint32_t full, const cl_kernel *users, int n_users)
+int eng_hist_grow(eng_history *h, nestcl_device *dev, int queue, uint32_t full)
 {
   if (h->cap >= h->max_cap) {
     return hist_too_small(h, full);
   }
-  return hist_grow_device(h, dev, queue, h->cap * 2 > h->max_cap ? h->max_cap : h->cap * 2, users, n_users);
+  return hist_grow_device(h, dev, queue, h->cap * 2 > h->max_cap ? h->max_cap : h->cap * 2);
 }
 
 cl_int eng_hist_append_enqueue(eng_history *h, nestcl_device *dev, int queue, int64_t origin)
@@ -549,8 +561,7 @@ cl_int eng_hist_append_enqueue(eng_history *h, nestcl_device *dev, int queue, in
   return err;
 }
 
-int eng_hist_append_device(eng_history *h, nestcl_device *dev, int queue, int64_t origin, const cl_kernel *users,
-                           int n_users)
+int eng_hist_append_device(eng_history *h, nestcl_device *dev, int queue, int64_t origin)
 {
   if (h->n_append == 0) {
     return 0;
@@ -582,7 +593,7 @@ int eng_hist_append_device(eng_history *h, nestcl_device *dev, int queue, int64_
     if (flag[0] == 0) {
       return 0;
     }
-    int rc = eng_hist_grow(h, dev, queue, flag[1], users, n_users);
+    int rc = eng_hist_grow(h, dev, queue, flag[1]);
     if (rc) {
       return rc;
     }
@@ -604,5 +615,6 @@ void eng_hist_free(eng_history *h, nestcl_device *dev)
   if (h->k_append)
     clReleaseKernel(h->k_append);
   free(h->append);
+  free(h->users);
   memset(h, 0, sizeof *h);
 }

@@ -148,6 +148,14 @@ typedef struct eng_history {
   nestcl_buffer b_append, b_flag;
   cl_kernel k_append;
   nestcl_enqueue_counts *counts; /* the owning VP's (enqueue.h); NULL: not counted */
+  /*
+   * The kernels that read the history at PK_HIST (eng_hist_add_user): every
+   * one of them follows the device copy when it moves (grown, replaced), so
+   * that none is left reading a freed ring, however many projections a
+   * population receives (not retained: their owners release them).
+   */
+  cl_kernel *users;
+  int n_users, cap_users;
 } eng_history;
 
 /*
@@ -168,12 +176,14 @@ void eng_hist_sort(eng_history *h);
 int eng_hist_append_host(eng_history *h, int64_t origin);
 /* The device copy (from the host arrays, which are freed) and the append kernel from the core program. */
 int eng_hist_upload(eng_history *h, nestcl_device *dev, cl_program core);
+/* Kernel k reads the history at PK_HIST: its arguments follow the device copy from now on. */
+int eng_hist_add_user(eng_history *h, cl_kernel k);
 /*
  * The device copy's ring twice as long (at most max_cap; beyond it the error
  * that names neuron `full`, a local index), the kernels' history arguments
- * re-pointed: h->k_append's and users' at PK_HIST.
+ * re-pointed: h->k_append's and every user's at PK_HIST.
  */
-int eng_hist_grow(eng_history *h, nestcl_device *dev, int queue, uint32_t full, const cl_kernel *users, int n_users);
+int eng_hist_grow(eng_history *h, nestcl_device *dev, int queue, uint32_t full);
 /*
  * The append on the device without waiting for it: for a caller that knows
  * there is room (every ring holds its length plus its spikes to append);
@@ -181,8 +191,7 @@ int eng_hist_grow(eng_history *h, nestcl_device *dev, int queue, uint32_t full, 
  */
 cl_int eng_hist_append_enqueue(eng_history *h, nestcl_device *dev, int queue, int64_t origin);
 /* The same on the device; the users' history arguments (at PK_HIST) follow a growth. */
-int eng_hist_append_device(eng_history *h, nestcl_device *dev, int queue, int64_t origin, const cl_kernel *users,
-                           int n_users);
+int eng_hist_append_device(eng_history *h, nestcl_device *dev, int queue, int64_t origin);
 /* The device copy back into host arrays (for reading; the device copy stays). */
 int eng_hist_download(eng_history *h, nestcl_device *dev, int queue);
 /*
@@ -190,7 +199,7 @@ int eng_hist_download(eng_history *h, nestcl_device *dev, int queue);
  * copy: new buffers, the append kernel's and the users' arguments re-pointed,
  * the host arrays freed (a checkpoint's restore).
  */
-int eng_hist_replace_device(eng_history *h, nestcl_device *dev, const cl_kernel *users, int n_users);
+int eng_hist_replace_device(eng_history *h, nestcl_device *dev);
 cl_int eng_hist_args(cl_kernel k, cl_uint first, const eng_history *h);
 void eng_hist_free(eng_history *h, nestcl_device *dev);
 

@@ -128,6 +128,89 @@ NESTCL_INLINE int nestcl_bucket_add(__global ulong *word, __global uint *src, __
  * and targets of plastic synapses) also go to their bucket (nestcl_core.h),
  * the first spike of each to the list of this super step's sources.
  */
+NESTCL_INLINE void nestcl_gather_block(uint b, __local uint *bad, int halted, int clocked, __global uint *counts,
+                                       __global const uint *spikes, __global const uint *blocks,
+                                       __global const ulong *block_gid, uint min_delay, long origin, uint parity,
+                                       __global uint *global_list, __global ulong *status,
+                                       __global const uint *out_degree, __global const uchar *recorded,
+                                       __global uint *rec, ulong rec_cap, long window_origin, __global uint *errs,
+                                       __global ulong *bucket_word, __global uint *bucket_src,
+                                       __global uint *bucket_lags, uint bucket_width)
+{
+  const ulong stamp = (ulong)(origin / (long)min_delay) + 1ul;
+  const uint lid = (uint)get_local_id(0), ls = (uint)get_local_size(0);
+  /* blocks[4b ...]: count words' offset, spike list's offset (entries), capacity, neurons */
+  __global uint *cnt = counts + blocks[4u * b];
+  __global const uint *sp = spikes + 2u * (ulong)blocks[4u * b + 1u];
+  const uint cap = blocks[4u * b + 2u], n = blocks[4u * b + 3u];
+  if (lid == 0u) {
+    *bad = 0u;
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+  const uint count = cnt[0], failed = cnt[1];
+  const uint m = halted ? 0u : count < cap ? count : cap;
+  const ulong gid0 = block_gid[b];
+  ulong events = 0;
+  for (uint j = lid; j < m; j += ls) {
+    const uint i = sp[2u * j], lag = sp[2u * j + 1u];
+    if (i >= n || lag >= min_delay) {
+      atomic_or(bad, 1u);
+      continue;
+    }
+    const uint gid = (uint)(gid0 + i);
+    const ulong at = atom_inc(&status[NESTCL_RES_GLOBAL_N + parity]);
+    global_list[2u * at] = gid;
+    global_list[2u * at + 1u] = lag;
+    events += out_degree[gid];
+    const uint mark = recorded[gid];
+    if ((mark & NESTCL_MARK_BUCKET) != 0u &&
+        nestcl_bucket_add(bucket_word, bucket_src, bucket_lags, bucket_width, &status[NESTCL_RES_SRC_N + parity], gid,
+                          lag, stamp)) {
+      atomic_or(bad, 1u);
+    }
+    if ((mark & NESTCL_MARK_RECORDED) != 0u) {
+      const ulong r = atom_inc(&status[NESTCL_RES_RECORDED]);
+      if (r < rec_cap) {
+        rec[2u * r] = gid;
+        rec[2u * r + 1u] = (uint)(origin - window_origin) + lag;
+      }
+    }
+  }
+  if (events) {
+    atom_add(&status[NESTCL_RES_EVENTS], events);
+  }
+  /* Every work-item has read the count words before they are cleared. */
+  barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
+  if (lid == 0u && !halted) {
+    atom_add(&status[NESTCL_RES_SPIKES], (ulong)m);
+    if (failed != 0u || count > cap || *bad != 0u) {
+      const ulong prev = atom_cmpxchg(&status[NESTCL_RES_FAILED], 0ul, (ulong)origin + 1ul);
+      if (prev == 0ul || prev == (ulong)origin + 1ul) {
+        for (uint w = 0; w < 5u; ++w) {
+          errs[NESTCL_RES_ERR_WORDS * b + w] = cnt[w];
+        }
+        errs[NESTCL_RES_ERR_WORDS * b + 5u] = *bad;
+      }
+    }
+    for (uint w = 0; w < 5u; ++w) {
+      cnt[w] = 0u;
+    }
+    if (b == 0u) {
+      status[NESTCL_RES_GLOBAL_N + (parity ^ 1u)] = 0ul;
+      status[NESTCL_RES_SRC_N + (parity ^ 1u)] = 0ul;
+      if (clocked) {
+        status[NESTCL_RES_CLOCK_END] = (ulong)origin;
+      }
+    }
+  }
+}
+
+
+/*
+ * The gather as a kernel of the launched loop: work-group b takes block b. A
+ * replay (clocked, resident_graph.c) reads the super step's origin and the
+ * recording window's from the status words.
+ */
 __kernel void nestcl_gather(__global uint *counts, __global const uint *spikes, __global const uint *blocks,
                             __global const ulong *block_gid, uint min_delay, long origin, uint parity,
                             __global uint *global_list, __global ulong *status, __global const uint *out_degree,
@@ -148,72 +231,9 @@ __kernel void nestcl_gather(__global uint *counts, __global const uint *spikes, 
     parity = (uint)((origin / (long)min_delay) & 1);
     window_origin = (long)status[NESTCL_RES_WINDOW];
   }
-  const ulong stamp = (ulong)(origin / (long)min_delay) + 1ul;
-  const uint b = (uint)get_group_id(0), lid = (uint)get_local_id(0), ls = (uint)get_local_size(0);
-  /* blocks[4b ...]: count words' offset, spike list's offset (entries), capacity, neurons */
-  __global uint *cnt = counts + blocks[4u * b];
-  __global const uint *sp = spikes + 2u * (ulong)blocks[4u * b + 1u];
-  const uint cap = blocks[4u * b + 2u], n = blocks[4u * b + 3u];
-  if (lid == 0u) {
-    bad = 0u;
-  }
-  barrier(CLK_LOCAL_MEM_FENCE);
-  const uint count = cnt[0], failed = cnt[1];
-  const uint m = halted ? 0u : count < cap ? count : cap;
-  const ulong gid0 = block_gid[b];
-  ulong events = 0;
-  for (uint j = lid; j < m; j += ls) {
-    const uint i = sp[2u * j], lag = sp[2u * j + 1u];
-    if (i >= n || lag >= min_delay) {
-      atomic_or(&bad, 1u);
-      continue;
-    }
-    const uint gid = (uint)(gid0 + i);
-    const ulong at = atom_inc(&status[NESTCL_RES_GLOBAL_N + parity]);
-    global_list[2u * at] = gid;
-    global_list[2u * at + 1u] = lag;
-    events += out_degree[gid];
-    const uint mark = recorded[gid];
-    if ((mark & NESTCL_MARK_BUCKET) != 0u &&
-        nestcl_bucket_add(bucket_word, bucket_src, bucket_lags, bucket_width, &status[NESTCL_RES_SRC_N + parity], gid,
-                          lag, stamp)) {
-      atomic_or(&bad, 1u);
-    }
-    if ((mark & NESTCL_MARK_RECORDED) != 0u) {
-      const ulong r = atom_inc(&status[NESTCL_RES_RECORDED]);
-      if (r < rec_cap) {
-        rec[2u * r] = gid;
-        rec[2u * r + 1u] = (uint)(origin - window_origin) + lag;
-      }
-    }
-  }
-  if (events) {
-    atom_add(&status[NESTCL_RES_EVENTS], events);
-  }
-  /* Every work-item has read the count words before they are cleared. */
-  barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
-  if (lid == 0u && !halted) {
-    atom_add(&status[NESTCL_RES_SPIKES], (ulong)m);
-    if (failed != 0u || count > cap || bad != 0u) {
-      const ulong prev = atom_cmpxchg(&status[NESTCL_RES_FAILED], 0ul, (ulong)origin + 1ul);
-      if (prev == 0ul || prev == (ulong)origin + 1ul) {
-        for (uint w = 0; w < 5u; ++w) {
-          errs[NESTCL_RES_ERR_WORDS * b + w] = cnt[w];
-        }
-        errs[NESTCL_RES_ERR_WORDS * b + 5u] = bad;
-      }
-    }
-    for (uint w = 0; w < 5u; ++w) {
-      cnt[w] = 0u;
-    }
-    if (b == 0u) {
-      status[NESTCL_RES_GLOBAL_N + (parity ^ 1u)] = 0ul;
-      status[NESTCL_RES_SRC_N + (parity ^ 1u)] = 0ul;
-      if (clocked) {
-        status[NESTCL_RES_CLOCK_END] = (ulong)origin;
-      }
-    }
-  }
+  nestcl_gather_block((uint)get_group_id(0), &bad, halted, clocked, counts, spikes, blocks, block_gid, min_delay,
+                      origin, parity, global_list, status, out_degree, recorded, rec, rec_cap, window_origin, errs,
+                      bucket_word, bucket_src, bucket_lags, bucket_width);
 }
 
 /*
@@ -229,31 +249,70 @@ NESTCL_INLINE void nestcl_drive_window(long start_step, long stop_step, long ori
 }
 
 /*
- * nestcl_deliver over the global list that nestcl_gather left on the device,
- * for one block: its length is read there, so the host launches a fixed
- * number of work-groups, each of which walks every get_num_groups(1)-th
- * spike. The device loop's merged delivery kernel (resident_merge.c
- * generates it) calls this for each of its blocks, one per index in
- * dimension 2.
+ * Spike s of the global list that nestcl_gather left on the device, delivered
+ * into one block by the work-group: its lanes split the source's row
+ * (nestcl_row_part). The device loop's merged delivery kernel
+ * (device_loop/resident_merge.c generates it) hands its work-groups such
+ * (spike, block) pairs in turn, as many as the list it reads there has: its
+ * grid is a few work-groups per compute unit, whatever the list's length,
+ * and a short list costs a short kernel (issue 41).
  */
-NESTCL_INLINE void nestcl_deliver_list(__global const uint *spikes, ulong n_spikes, long origin,
-                                       __global const ulong *row_ptr, __global const uint *target,
-                                       __global const NESTCL_W_T *weight, __global const nestcl_u16 *delay,
-                                       uint delay_hom, __global long *ring, uint ring_slots, uint n, uint n_channels)
+NESTCL_INLINE void nestcl_deliver_spike(__global const uint *spikes, ulong s, long origin,
+                                        __global const ulong *row_ptr, __global const uint *target,
+                                        __global const NESTCL_W_T *weight, __global const nestcl_u16 *delay,
+                                        uint delay_hom, __global long *ring, uint ring_slots, uint n, uint n_channels)
 {
-  for (ulong s = get_group_id(1); s < n_spikes; s += get_num_groups(1)) {
-    const uint gid = spikes[2u * s], lag = spikes[2u * s + 1u];
-    ulong r0 = row_ptr[gid], r1 = row_ptr[gid + 1u];
-    ulong k0, k1, stride;
-    nestcl_row_part(r0, r1, (ulong)get_local_id(0), (ulong)get_local_size(0), &k0, &k1, &stride);
-    NESTCL_CORE_CAT(nestcl_deliver_range, NESTCL_W_SUFFIX)
-    (ring, n_channels, n, ring_slots, target, weight, delay, delay_hom, origin + (long)lag, k0, k1, stride);
+  const uint gid = spikes[2u * s], lag = spikes[2u * s + 1u];
+  ulong r0 = row_ptr[gid], r1 = row_ptr[gid + 1u];
+  ulong k0, k1, stride;
+  nestcl_row_part(r0, r1, (ulong)get_local_id(0), (ulong)get_local_size(0), &k0, &k1, &stride);
+  NESTCL_CORE_CAT(nestcl_deliver_range, NESTCL_W_SUFFIX)
+  (ring, n_channels, n, ring_slots, target, weight, delay, delay_hom, origin + (long)lag, k0, k1, stride);
+}
+
+/*
+ * A grid barrier of the persistent device loop (device_loop/resident_persist.c,
+ * issue 41): every work-group of the launch waits here until all have
+ * arrived. bar[0] counts arrivals, bar[1] is the barrier's generation, bar[2]
+ * the loop's error word. The last to arrive resets the count and moves the
+ * generation on; the others spin on the generation, at most `spins` reads:
+ * a barrier that does not complete in them (more work-groups than the device
+ * runs at once, which the host's residency check should have prevented)
+ * sets the error word, and every work-group that sees it leaves at its next
+ * barrier, so the launch ends, never hangs, and the host reports it. Only
+ * work-item 0 of a group spins; the group waits for it at a local barrier.
+ * The fences before the arrival and after the wait order the phases' global
+ * writes across work-groups. Returns 1 when the loop must stop.
+ */
+NESTCL_INLINE int nestcl_grid_sync(volatile __global uint *bar, uint groups, ulong spins, __local uint *stop)
+{
+  barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
+  if (get_local_id(0) == 0u) {
+    uint fail = atomic_add(&bar[2], 0u);
+    const uint gen = atomic_add(&bar[1], 0u);
+    mem_fence(CLK_GLOBAL_MEM_FENCE);
+    if (fail == 0u && atomic_inc(&bar[0]) == groups - 1u) {
+      atomic_xchg(&bar[0], 0u);
+      mem_fence(CLK_GLOBAL_MEM_FENCE);
+      atomic_inc(&bar[1]);
+    } else {
+      for (ulong k = 0ul; fail == 0u && atomic_add(&bar[1], 0u) == gen; ++k) {
+        fail = k >= spins ? 1u : atomic_add(&bar[2], 0u);
+      }
+    }
+    if (fail != 0u) {
+      atomic_xchg(&bar[2], 1u);
+    }
+    mem_fence(CLK_GLOBAL_MEM_FENCE);
+    *stop = fail;
   }
+  barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
+  return *stop != 0u;
 }
 
 /*
  * The device loop's spike history of one block (ArchivingNode::set_spiketime,
- * host/src/engine/resident_plastic.c): after the gather, before any plastic
+ * host/src/engine/device_loop/resident_plastic.c): after the gather, before any plastic
  * delivery of the super step; each work-item takes every get_global_size-th
  * of the super step's sources, and those of this block (gids [first_gid,
  * first_gid + n)) append their spikes, sorted by lag, to their history. A

@@ -159,7 +159,7 @@ NESTCL_INLINE int nestcl_hist_append_neuron(const nestcl_history *h, nestcl_u32 
 
 /*
  * The device loop's per-source view of a super step's spikes
- * (host/src/engine/resident_plastic.c): neuron gid's lags are
+ * (host/src/engine/device_loop/resident_plastic.c): neuron gid's lags are
  * lags[gid * width, + count), count in the low NESTCL_BUCKET_BITS bits of
  * word[gid] when its high bits are the super step's stamp, in the order the
  * gather wrote them; a reader sorts them first (a neuron's spikes of one super
@@ -184,7 +184,7 @@ NESTCL_INLINE void nestcl_sort_lags(NESTCL_GLOBAL nestcl_u32 *v, nestcl_u32 n)
   }
 }
 /*
- * Device-resident super steps (host/src/engine/resident.c). The words of a
+ * Device-resident super steps (host/src/engine/device_loop/resident.c). The words of a
  * stream's status buffer (ulong), which the host reads only when it drains.
  */
 #define NESTCL_RES_GLOBAL_N 0 /* [0], [1]: the global list's length, by the super step's parity */
@@ -204,7 +204,7 @@ NESTCL_INLINE void nestcl_sort_lags(NESTCL_GLOBAL nestcl_u32 *v, nestcl_u32 n)
 #define NESTCL_RES_CLOCK 7
 #define NESTCL_RES_WINDOW 8
 /*
- * Plastic synapses (host/src/engine/resident_plastic.c): [9], [10] the
+ * Plastic synapses (host/src/engine/device_loop/resident_plastic.c): [9], [10] the
  * super step's spiking sources in the bucket list, by parity; [11] 1 + the
  * origin of a super step whose history append found a ring full (a halt:
  * every kernel of later super steps does nothing until the host has grown the

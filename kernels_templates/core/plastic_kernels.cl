@@ -23,7 +23,7 @@
  * Where the sources come from (loop):
  *   0  the host's list: srcs[3s .. 3s+2] = (gid, q0, q1), lags[q0, q1) in
  *      time order, n_srcs of them, one work-group each (cycle.c);
- *   1  the device loop (host/src/engine/resident_plastic.c): the super step's
+ *   1  the device loop (host/src/engine/device_loop/resident_plastic.c): the super step's
  *      sources srcs[s] (their number in status), each neuron's lags in its
  *      bucket (nestcl_core.h), sorted here first; a fixed number of
  *      work-groups takes every get_num_groups(1)-th source; nothing after a

@@ -14,6 +14,7 @@
 #include "perfmodel_cli.h"
 #include "pm_commands.h"
 #include "pm_floor.h"
+#include "pm_profile.h"
 #include "pm_sweep.h"
 
 static void usage(FILE *f)
@@ -27,6 +28,7 @@ static void usage(FILE *f)
           "  tune      the best (threads, streams, alpha) for a network size on this hardware\n"
           "  plot      gnuplot PNGs: measured against predicted, time against alpha, phases\n"
           "  floor     the real-time factor a run's kernel launches and device waits impose\n"
+          "  profiles  the profiles there are for the device (repository, cache) and the one a run uses\n"
           "\n"
           "`nestcl perfmodel <command> --help` lists a command's flags.\n");
 }
@@ -46,9 +48,11 @@ int cli_perfmodel(int argc, char **argv)
     return pm_sweep(argc - 1, argv + 1);
   if (strcmp(c, "floor") == 0)
     return pm_floor(argc - 1, argv + 1);
+  if (strcmp(c, "profiles") == 0)
+    return pm_profiles(argc - 1, argv + 1);
   int rc = pm_command(c, argc - 1, argv + 1);
   if (rc >= 0)
     return rc;
-  fprintf(stderr, "error: perfmodel: unknown command '%s' (sweep, fit, predict, tune, plot, floor)\n", c);
+  fprintf(stderr, "error: perfmodel: unknown command '%s' (sweep, fit, predict, tune, plot, floor, profiles)\n", c);
   return CLI_USAGE;
 }

@@ -1,17 +1,22 @@
 /*
  * The profile behind `--gpu-fraction auto` and `--threads auto --streams
  * auto` (docs/perfmodel.md): the cache's profile of the device and driver
- * the run will use, checked against this machine; when there is none, or it
- * is corrupt or stale (another core count, another schema), a bounded
- * calibration (a small sweep, in child processes, then the fit) builds it
- * first and says so on stderr. Under MPI, or with the cache off, there is no
- * way to calibrate: that is an error, never a silent fallback.
+ * the run will use, checked against this machine; else the repository's
+ * profile of this device, driver and core count (perfmodel/profiles/,
+ * fitted on a real machine; nestcl_pm_profile_find); when there is neither,
+ * or the cache's is corrupt or stale (another core count, another schema)
+ * and the repository has none, a bounded calibration (a small sweep, in
+ * child processes, then the fit) builds one first and says so on stderr.
+ * Under MPI, or with the cache off, there is no way to calibrate: that is an
+ * error, never a silent fallback. Which profile was used is said in words
+ * (profile_note): the split line of `nestcl run` prints it.
  */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -102,6 +107,29 @@ static int calibrate(const char *device_spec, const nestcl_device_info *dev, con
   return CLI_OK;
 }
 
+/* What the repository's profiles folder holds instead of one for this device (for the messages). */
+static void repository_why(const nestcl_device_info *dev, char *why, size_t cap)
+{
+  nestcl_pm_profile rp;
+  char path[4096];
+  long cores = sysconf(_SC_NPROCESSORS_ONLN);
+  nestcl_pm_profile_find_repository("hpc_benchmark", dev->device_name, dev->driver_version, (int)cores, &rp, path,
+                                    sizeof path, why, cap);
+}
+
+/* The profile used, in words. */
+static void describe(const nestcl_pm_profile *p, const char *path, const char *kind, char *out, size_t cap)
+{
+  char date[32] = "?";
+  time_t t = (time_t)p->created;
+  struct tm tm;
+  if (gmtime_r(&t, &tm)) {
+    strftime(date, sizeof date, "%Y-%m-%d", &tm);
+  }
+  snprintf(out, cap, "%s profile %s of '%s' (driver %s, %d cores), fitted %s%s%s", kind, path, p->device_name,
+           p->device_driver, p->cores, date, *p->machine ? " on " : "", p->machine);
+}
+
 int pm_auto_split(const pm_auto_request *rq, pm_auto_result *res)
 {
   memset(res, 0, sizeof *res);
@@ -126,15 +154,18 @@ int pm_auto_split(const pm_auto_request *rq, pm_auto_result *res)
     if (st == PM_PROFILE_CORRUPT) {
       fprintf(stderr, "nestcl: %s; rebuilding it\n", nestcl_last_error());
     }
+    char why[2048];
+    repository_why(&dev, why, sizeof why);
     if (st == PM_PROFILE_NO_CACHE || rq->mpi) {
       fprintf(stderr,
-              "error: --gpu-fraction auto: no usable performance profile of '%s' (driver %s) and no way to "
-              "calibrate here (%s): run `nestcl perfmodel sweep` and `nestcl perfmodel fit` first, or give "
-              "--gpu-fraction A\n",
-              dev.device_name, dev.driver_version,
+              "error: --gpu-fraction auto: no usable performance profile of '%s' (driver %s, %ld cores; "
+              "repository: %s) and no way to calibrate here (%s): run `nestcl perfmodel sweep` and "
+              "`nestcl perfmodel fit` first, or give --gpu-fraction A\n",
+              dev.device_name, dev.driver_version, sysconf(_SC_NPROCESSORS_ONLN), why,
               st == PM_PROFILE_NO_CACHE ? "the cache folder is off or cannot be created" : "under MPI");
       return CLI_USAGE;
     }
+    fprintf(stderr, "nestcl: the repository has no profile of this machine: %s\n", why);
     int code = calibrate(rq->device, &dev, res->profile_path, rq->scale, rq->stdp, threads, streams, rq->budget, &p);
     if (code != CLI_OK) {
       return code;
@@ -142,6 +173,12 @@ int pm_auto_split(const pm_auto_request *rq, pm_auto_result *res)
     calibrated = 1;
   }
   res->prof = p;
+  describe(&p, res->profile_path,
+           rq->profile      ? "the given"
+             : p.repository ? "the repository's"
+             : calibrated   ? "the newly calibrated"
+                            : "the cache's",
+           res->profile_note, sizeof res->profile_note);
   nestcl_pm_config c;
   pm_hpc_config(&p, rq->scale, rq->stdp, rq->ranks, &c);
   if (rq->keep_alpha) {
@@ -182,6 +219,7 @@ int pm_auto_split(const pm_auto_request *rq, pm_auto_result *res)
     res->streams = streams;
     res->alpha = nestcl_pm_best_alpha(p.p, &c, &res->predicted);
   }
-  snprintf(res->source, sizeof res->source, "%s", calibrated ? "profile (calibrated now)" : "profile");
+  snprintf(res->source, sizeof res->source, "%s",
+           calibrated ? "profile (calibrated now)" : (p.repository ? "profile (repository)" : "profile"));
   return CLI_OK;
 }

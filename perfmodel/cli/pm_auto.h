@@ -24,8 +24,9 @@ typedef struct pm_auto_result {
   int threads, streams;
   double alpha;
   double predicted; /* wall seconds per simulated second (NAN: no model used) */
-  char source[64]; /* "profile", "profile (calibrated now)", "single kind of VP" */
+  char source[64]; /* "profile", "profile (repository)", "profile (calibrated now)", "single kind of VP" */
   char profile_path[4096];
+  char profile_note[5120]; /* which profile, in words: where it comes from, its device, machine and date */
   nestcl_pm_profile prof; /* the profile used (when one was) */
 } pm_auto_result;
 

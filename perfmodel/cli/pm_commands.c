@@ -63,6 +63,8 @@ static void json_profile(json *j, const nestcl_pm_profile *p)
   json_string(j, p->device_driver);
   json_key(j, "cores");
   json_integer(j, p->cores);
+  json_key(j, "machine");
+  json_string(j, p->machine);
   json_key(j, "parameters");
   json_begin_object(j);
   for (int i = 0; i < NESTCL_PM_NP; ++i) {
@@ -226,19 +228,27 @@ static void json_prediction(json *j, const nestcl_pm_config *c, const nestcl_pm_
 static int cmd_fit(int argc, char **argv)
 {
   pm_flags f;
-  if (pm_parse_flags(argc, argv, "FILES out profile folds", &f)) {
+  if (pm_parse_flags(argc, argv, "FILES out profile profile-dir folds", &f)) {
     free(f.files);
     return CLI_USAGE;
   }
   if (f.help) {
-    printf("usage: nestcl perfmodel fit SWEEP.jsonl... [--folds K] [--profile FILE] [--out FILE]\n"
+    printf("usage: nestcl perfmodel fit SWEEP.jsonl... [--folds K] [--profile FILE | --profile-dir DIR]\n"
+           "                            [--out FILE]\n"
            "\n"
            "Fits the CPU, GPU and co-execution models to the sweep's runs (one device), reports\n"
            "the parameters with standard errors and R^2 on held-out runs (K-fold over runs,\n"
            "default 5), and stores the profile (default: the cache folder's profile of the\n"
-           "sweep's device and driver). The report is JSON on stdout or --out, a table on stderr.\n");
+           "sweep's device and driver; --profile-dir: in DIR under the name the cache and the\n"
+           "repository's perfmodel/profiles/ give it). The report is JSON on stdout or --out, a\n"
+           "table on stderr.\n");
     free(f.files);
     return CLI_OK;
+  }
+  if (f.profile && f.profile_dir) {
+    fprintf(stderr, "error: fit: --profile or --profile-dir, not both\n");
+    free(f.files);
+    return CLI_USAGE;
   }
   if (f.n_files == 0) {
     fprintf(stderr, "error: fit: which sweep files? (nestcl perfmodel fit SWEEP.jsonl)\n");
@@ -255,8 +265,16 @@ static int cmd_fit(int argc, char **argv)
   code = pred ? pm_fit_sweep(&d, f.folds, &prof, pred) : CLI_RUNTIME;
   char path[4096];
   if (!code) {
+    char name[320];
     if (f.profile) {
       snprintf(path, sizeof path, "%s", f.profile);
+    } else if (f.profile_dir) {
+      if (nestcl_pm_profile_name(prof.benchmark, prof.device_name, prof.device_driver, name, sizeof name) ||
+          (mkdir(f.profile_dir, 0755) != 0 && errno != EEXIST)) {
+        fprintf(stderr, "error: fit: cannot make the profile's folder %s: %s\n", f.profile_dir, strerror(errno));
+        code = CLI_RUNTIME;
+      }
+      snprintf(path, sizeof path, "%s/%s", f.profile_dir, name);
     } else if (nestcl_pm_profile_path(prof.benchmark, prof.device_name, prof.device_driver, path, sizeof path)) {
       fprintf(stderr, "error: %s\n", nestcl_last_error());
       code = CLI_RUNTIME;

@@ -99,6 +99,8 @@ static int pm_flag_value(const char *a, const char *v, pm_flags *f)
     f->out = v;
   else if (strcmp(a, "--profile") == 0)
     f->profile = v;
+  else if (strcmp(a, "--profile-dir") == 0)
+    f->profile_dir = v;
   else if (strcmp(a, "--device") == 0)
     f->device = v;
   else if (strcmp(a, "--out-dir") == 0)

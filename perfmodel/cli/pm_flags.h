@@ -6,6 +6,7 @@ typedef struct pm_flags {
   char **files;
   int n_files;
   const char *out, *profile, *device, *out_dir;
+  const char *profile_dir; /* fit --profile-dir: the profile under its own name in that folder */
   int folds;
   double scale, neurons, rate;
   int threads, streams, ranks, max_threads, max_streams;

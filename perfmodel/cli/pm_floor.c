@@ -6,8 +6,12 @@
  * super step, S super steps per simulated second, spends at least
  * S (L U + W W_us) microseconds per simulated second (issue 29). L and W come
  * from the results' counters (simulation.enqueued, the streams summed), which
- * do not depend on the device: a PoCL run gives a GPU run's floor. Prints one
- * JSON object; exit 2 for bad flags, 1 for a results file without counters.
+ * do not depend on the device: a PoCL run gives a GPU run's floor. Where the
+ * results carry the kernels timed (simulation.kernels, issue 41), it also
+ * gives what they cost per super step on the device that ran them, and the
+ * idle time between them: the launches' and waits' bound beside the
+ * kernels' own. Prints one JSON object; exit 2 for bad flags, 1 for a
+ * results file without counters.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,6 +31,59 @@ static void floor_usage(FILE *f)
           "The real-time factor that the kernel launches and waits for the device of the run in\n"
           "RESULTS.json (nestcl run ... --out, with streams) impose at U microseconds per launch\n"
           "(default 5) and W per wait (default 20), however fast the kernels.\n");
+}
+
+/*
+ * "kernels": per kernel of simulation.kernels, launches and device time per
+ * super step; the device's busy time and the idle time between kernels per
+ * simulated second (null when the results have no kernel table).
+ */
+static void floor_kernels(json *j, const pmj *r, double steps, double per_s)
+{
+  const pmj *k = pmj_path(r, "simulation.kernels");
+  const pmj *t = k ? pmj_get(k, "table") : NULL;
+  json_key(j, "kernels");
+  if (!t || t->type != PMJ_ARRAY) {
+    json_null(j);
+    return;
+  }
+  json_begin_object(j);
+  json_key(j, "table");
+  json_begin_array(j);
+  double busy = 0.0;
+  for (size_t i = 0; i < t->n; ++i) {
+    const pmj *e = &t->items[i];
+    int ok = 1;
+    const char *name = pmj_string(e, "name");
+    double launches = pmj_number(e, "launches", &ok), us = pmj_number(e, "device_us_per_launch", &ok);
+    if (!ok || !name) {
+      continue;
+    }
+    busy += launches * us;
+    json_begin_object(j);
+    json_key(j, "name");
+    json_string(j, name);
+    json_key(j, "launches_per_super_step");
+    json_number(j, launches / steps);
+    json_key(j, "device_us_per_launch");
+    json_number(j, us);
+    json_key(j, "device_us_per_super_step");
+    json_number(j, launches * us / steps);
+    json_end_object(j);
+  }
+  json_end_array(j);
+  int ok = 1;
+  double gap_us = pmj_number(r, "simulation.kernels.idle.us_per_gap", &ok);
+  json_key(j, "device_busy_us_per_super_step");
+  json_number(j, busy / steps);
+  json_key(j, "device_busy_s_per_simulated_s");
+  json_number(j, busy * 1e-6 / steps * per_s);
+  json_key(j, "idle_us_per_gap");
+  if (ok)
+    json_number(j, gap_us);
+  else
+    json_null(j);
+  json_end_object(j);
 }
 
 int pm_floor(int argc, char **argv)
@@ -110,6 +167,7 @@ int pm_floor(int argc, char **argv)
   json_number(&j, per_s * w * wait_us * 1e-6);
   json_key(&j, "real_time_factor_floor");
   json_number(&j, floor_s);
+  floor_kernels(&j, r, steps, per_s);
   json_end_object(&j);
   pmj_free(r);
   int code = CLI_OK;

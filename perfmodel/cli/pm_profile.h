@@ -26,6 +26,8 @@ typedef struct pm_candidate {
   double wall;
 } pm_candidate;
 /* Every (T_C, T_G) in the bounds (not both 0) with its best alpha, fastest first; returns the count. */
+/* `nestcl perfmodel profiles`: the repository's and the cache's profiles of the device, and the one a run uses. */
+int pm_profiles(int argc, char **argv);
 int pm_candidates(const nestcl_pm_profile *p, const nestcl_pm_config *base, int t_lo, int t_hi, int g_lo, int g_hi,
                   pm_candidate *out);
 #endif

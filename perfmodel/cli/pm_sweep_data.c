@@ -94,6 +94,8 @@ int pm_read_sweeps(char **files, int n_files, sweep_data *d)
         snprintf(d->device_driver, sizeof d->device_driver, "%s", dd);
         snprintf(d->benchmark, sizeof d->benchmark, "%s", bm);
         d->cores = (int)r.c.P;
+        const char *host = pmj_string(v, "host");
+        snprintf(d->host, sizeof d->host, "%s", host ? host : "");
       } else if (strcmp(d->device_name, dn) != 0 || strcmp(d->device_driver, dd) != 0 ||
                  strcmp(d->benchmark, bm) != 0 || d->cores != (int)r.c.P) {
         fprintf(stderr,
@@ -315,6 +317,7 @@ int pm_fit_sweep(const sweep_data *d, int folds, nestcl_pm_profile *prof, double
   snprintf(prof->benchmark, sizeof prof->benchmark, "%s", d->benchmark);
   prof->cores = d->cores;
   prof->created = (double)time(NULL);
+  snprintf(prof->machine, sizeof prof->machine, "%s", d->host);
   rate_tables(d, prof);
   size_t n_obs, *map = NULL;
   nestcl_pm_obs *obs = make_obs(d, &n_obs, &map);

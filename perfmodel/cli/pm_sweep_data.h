@@ -25,6 +25,7 @@ typedef struct sweep_data {
   size_t n, cap;
   char device_name[256], device_driver[128], benchmark[64];
   int cores;
+  char host[256]; /* the first line's "host" (nestcl_pm_host), "" without one */
 } sweep_data;
 
 /* Reads the JSON lines of one or more sweep files (repeats merged); CLI exit codes, after an error line. */

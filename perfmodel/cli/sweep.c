@@ -26,6 +26,7 @@
 #include "run_common.h"
 #include "nestcl/device.h"
 #include "nestcl/pm_json.h"
+#include "nestcl/pm_model.h"
 #include "pm_sweep.h"
 
 extern char **environ;
@@ -305,6 +306,10 @@ static int sweep_line(json *j, const pmj *r, const sweep_cfg *c, const char *ben
   json_string(j, dev->driver_version);
   json_key(j, "cores");
   json_integer(j, sysconf(_SC_NPROCESSORS_ONLN));
+  char host[512];
+  nestcl_pm_host(host, sizeof host);
+  json_key(j, "host");
+  json_string(j, host);
   json_key(j, "repeat");
   json_integer(j, repeat);
   json_key(j, "scale");

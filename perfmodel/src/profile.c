@@ -1,16 +1,23 @@
 /*
  * Profiles: the fitted model of one device and driver on one host, stored as
- * JSON in the cache folder (nestcl/pm_model.h). Written to a temporary file
- * and renamed, so a reader never sees half a profile; read back strictly
- * (every parameter by name, finite, the schema), since a stale or damaged
- * profile would silently choose a bad split.
+ * JSON in the cache folder (nestcl/pm_model.h), or committed to the
+ * repository (perfmodel/profiles/, installed as share/nestcl/perfmodel/
+ * profiles) for the machines it was fitted on, with the machine and the date
+ * in them. Written to a temporary file and renamed, so a reader never sees
+ * half a profile; read back strictly (every parameter by name, finite, the
+ * schema), since a stale or damaged profile would silently choose a bad split.
  */
+#define _GNU_SOURCE /* dladdr: the repository's profiles lie relative to the binary or library */
+#include <dirent.h>
+#include <dlfcn.h>
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -78,15 +85,64 @@ int nestcl_pm_profile_path(const char *benchmark, const char *device_name, const
   if (make_dirs(dir) != 0) {
     return nestcl_set_error(NESTCL_EIO, "perfmodel: cannot create the profile folder %s: %s", dir, strerror(errno));
   }
-  char b[96], d[96], v[96];
-  safe_name(benchmark, b, sizeof b);
-  safe_name(device_name, d, sizeof d);
-  safe_name(driver, v, sizeof v);
-  int n = snprintf(out, cap, "%s/%s--%s--%s.json", dir, b, d, v);
+  char name[320];
+  int rc = nestcl_pm_profile_name(benchmark, device_name, driver, name, sizeof name);
+  if (rc) {
+    return rc;
+  }
+  int n = snprintf(out, cap, "%s/%s", dir, name);
   if (n < 0 || (size_t)n >= cap) {
     return nestcl_set_error(NESTCL_EINVAL, "perfmodel: profile path too long");
   }
   return 0;
+}
+
+int nestcl_pm_profile_name(const char *benchmark, const char *device_name, const char *driver, char *out, size_t cap)
+{
+  char b[96], d[96], v[96];
+  safe_name(benchmark, b, sizeof b);
+  safe_name(device_name, d, sizeof d);
+  safe_name(driver, v, sizeof v);
+  int n = snprintf(out, cap, "%s--%s--%s.json", b, d, v);
+  if (n < 0 || (size_t)n >= cap) {
+    return nestcl_set_error(NESTCL_EINVAL, "perfmodel: profile name too long");
+  }
+  return 0;
+}
+
+/* The CPU's model name from /proc/cpuinfo (x86's "model name", else the first of "Hardware" or "CPU part"). */
+static void cpu_model(char *out, size_t cap)
+{
+  snprintf(out, cap, "unknown CPU");
+  FILE *f = fopen("/proc/cpuinfo", "r");
+  if (!f) {
+    return;
+  }
+  char line[512];
+  while (fgets(line, sizeof line, f)) {
+    char *colon = strchr(line, ':');
+    if (!colon ||
+        (strncmp(line, "model name", 10) != 0 && strncmp(line, "Hardware", 8) != 0 &&
+         strncmp(line, "CPU part", 8) != 0)) {
+      continue;
+    }
+    char *v = colon + 1;
+    v += strspn(v, " \t");
+    v[strcspn(v, "\n")] = 0;
+    snprintf(out, cap, "%s", v);
+    break;
+  }
+  fclose(f);
+}
+
+void nestcl_pm_host(char *out, size_t cap)
+{
+  char cpu[200];
+  cpu_model(cpu, sizeof cpu);
+  struct utsname u;
+  int have = uname(&u) == 0;
+  snprintf(out, cap, "%s, %ld cores, %s %s %s", cpu, sysconf(_SC_NPROCESSORS_ONLN), have ? u.sysname : "?",
+           have ? u.release : "?", have ? u.machine : "?");
 }
 
 static void put_string(FILE *f, const char *s)
@@ -154,7 +210,18 @@ int nestcl_pm_profile_save(const nestcl_pm_profile *p, const char *path)
   put_string(f, p->device_name);
   fputs(",\n  \"device_driver\": ", f);
   put_string(f, p->device_driver);
-  fprintf(f, ",\n  \"cores\": %d,\n  \"created\": %.0f,\n  \"parameters\": {\n", p->cores, p->created);
+  fprintf(f, ",\n  \"cores\": %d,\n  \"created\": %.0f,\n  \"date\": ", p->cores, p->created);
+  /* For a reader: the date and the machine say which real machine a repository profile describes. */
+  char date[32] = "";
+  time_t t = (time_t)p->created;
+  struct tm tm;
+  if (gmtime_r(&t, &tm)) {
+    strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  }
+  put_string(f, date);
+  fputs(",\n  \"machine\": ", f);
+  put_string(f, p->machine);
+  fputs(",\n  \"parameters\": {\n", f);
   for (int i = 0; i < NESTCL_PM_NP; ++i) {
     fprintf(f, "    \"%s\": {\"value\": ", nestcl_pm_param_names[i]);
     put_num(f, p->p[i]);
@@ -259,6 +326,8 @@ int nestcl_pm_profile_load(const char *path, const char *device_name, const char
     snprintf(p->device_driver, sizeof p->device_driver, "%s", dd);
     p->cores = (int)cores;
     p->created = created;
+    const char *machine = pmj_string(root, "machine"); /* optional: older profiles lack it */
+    snprintf(p->machine, sizeof p->machine, "%s", machine ? machine : "");
     const pmj *params = pmj_get(root, "parameters");
     if (!params || params->type != PMJ_OBJECT || params->n != NESTCL_PM_NP) {
       snprintf(why, sizeof why, "parameters must hold exactly the model's %d parameters", NESTCL_PM_NP);
@@ -297,8 +366,8 @@ int nestcl_pm_profile_load(const char *path, const char *device_name, const char
   return rc;
 }
 
-int nestcl_pm_profile_find(const char *benchmark, const char *device_name, const char *driver, nestcl_pm_profile *prof,
-                           char *path, size_t cap)
+static int find_cache(const char *benchmark, const char *device_name, const char *driver, nestcl_pm_profile *prof,
+                      char *path, size_t cap)
 {
   if (nestcl_pm_profile_path(benchmark, device_name, driver, path, cap) != 0) {
     return NESTCL_PM_NO_CACHE;
@@ -316,4 +385,182 @@ int nestcl_pm_profile_find(const char *benchmark, const char *device_name, const
     return NESTCL_PM_UNUSABLE;
   }
   return NESTCL_PM_FOUND;
+}
+
+int nestcl_pm_profile_find(const char *benchmark, const char *device_name, const char *driver, nestcl_pm_profile *prof,
+                           char *path, size_t cap)
+{
+  int st = find_cache(benchmark, device_name, driver, prof, path, cap);
+  if (st == NESTCL_PM_FOUND) {
+    prof->repository = 0;
+    return st;
+  }
+  /* The cache's reason stays the error of record when the repository has nothing either. */
+  char why[1024];
+  snprintf(why, sizeof why, "%s", nestcl_last_error());
+  char rpath[4096];
+  nestcl_pm_profile rp;
+  long cores = sysconf(_SC_NPROCESSORS_ONLN);
+  if (nestcl_pm_profile_find_repository(benchmark, device_name, driver, (int)cores, &rp, rpath, sizeof rpath, NULL,
+                                        0) == NESTCL_PM_FOUND) {
+    *prof = rp;
+    snprintf(path, cap, "%s", rpath);
+    return NESTCL_PM_FOUND;
+  }
+  if (st == NESTCL_PM_UNUSABLE) {
+    nestcl_set_error(NESTCL_EINVAL, "%s", why);
+  }
+  return st;
+}
+
+/* dir + rel, resolved, when it is a folder. */
+static int folder_at(const char *dir, const char *rel, char *out, size_t cap)
+{
+  char p[PATH_MAX + 64], real[PATH_MAX];
+  snprintf(p, sizeof p, "%s/%s", dir, rel);
+  struct stat st;
+  if (!realpath(p, real) || stat(real, &st) != 0 || !S_ISDIR(st.st_mode) || strlen(real) >= cap) {
+    return -1;
+  }
+  snprintf(out, cap, "%s", real);
+  return 0;
+}
+
+int nestcl_pm_repository(char *dir, size_t cap)
+{
+  const char *env = getenv("NESTCL_PERFMODEL_PROFILES");
+  if (env && *env) {
+    return strcmp(env, "off") == 0 ? -1 : folder_at(env, ".", dir, cap);
+  }
+  /* The file this code was loaded from: the nestcl binary, or libnestcl_perfmodel.so under NEST. */
+  char obj[PATH_MAX] = "";
+  Dl_info info;
+  if (!dladdr((void *)nestcl_pm_repository, &info) || !info.dli_fname || !*info.dli_fname ||
+      !realpath(info.dli_fname, obj)) {
+    ssize_t n = readlink("/proc/self/exe", obj, sizeof obj - 1);
+    if (n <= 0) {
+      return -1;
+    }
+    obj[n] = 0;
+  }
+  char *slash = strrchr(obj, '/');
+  if (!slash) {
+    return -1;
+  }
+  *slash = 0;
+  /* bin/ or lib/ (of an install or a build tree), or lib/<multiarch>/ */
+  static const char *const rel[] = {"../share/nestcl/perfmodel/profiles", "../../share/nestcl/perfmodel/profiles"};
+  for (size_t k = 0; k < sizeof rel / sizeof *rel; ++k) {
+    if (folder_at(obj, rel[k], dir, cap) == 0) {
+      return 0;
+    }
+  }
+  return -1;
+}
+
+static int cmp_name(const void *a, const void *b)
+{
+  return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Sorted, so that the choice among equal matches does not depend on readdir's order. */
+int nestcl_pm_list_profiles(const char *dir, char ***names, size_t *n)
+{
+  DIR *d = opendir(dir);
+  *names = NULL;
+  *n = 0;
+  if (!d) {
+    return -1;
+  }
+  size_t cap = 0;
+  struct dirent *de;
+  while ((de = readdir(d))) {
+    size_t len = strlen(de->d_name);
+    if (len < 6 || strcmp(de->d_name + len - 5, ".json") != 0) {
+      continue;
+    }
+    if (*n == cap) {
+      cap = cap ? 2 * cap : 16;
+      char **t = realloc(*names, cap * sizeof *t);
+      if (!t) {
+        break;
+      }
+      *names = t;
+    }
+    if (((*names)[*n] = strdup(de->d_name))) {
+      ++*n;
+    }
+  }
+  closedir(d);
+  if (*n) {
+    qsort(*names, *n, sizeof **names, cmp_name);
+  }
+  return 0;
+}
+
+/* Appends to why (when given) what a file of the repository was, if not the one wanted. */
+static void note_other(char *why, size_t cap, const char *name, const nestcl_pm_profile *p, int loaded)
+{
+  if (!why) {
+    return;
+  }
+  size_t len = strlen(why);
+  if (len + 1 >= cap) {
+    return;
+  }
+  if (loaded) {
+    snprintf(why + len, cap - len, "%s%s: %s on '%s' (driver %s, %d cores)", len ? "; " : "", name, p->benchmark,
+             p->device_name, p->device_driver, p->cores);
+  } else {
+    snprintf(why + len, cap - len, "%s%s: unreadable (%s)", len ? "; " : "", name, nestcl_last_error());
+  }
+}
+
+int nestcl_pm_profile_find_repository(const char *benchmark, const char *device_name, const char *driver, int cores,
+                                      nestcl_pm_profile *prof, char *path, size_t cap, char *why, size_t why_cap)
+{
+  char dir[PATH_MAX];
+  if (why && why_cap) {
+    *why = 0;
+  }
+  if (nestcl_pm_repository(dir, sizeof dir) != 0) {
+    if (why && why_cap) {
+      snprintf(why, why_cap, "no folder of repository profiles");
+    }
+    return NESTCL_PM_MISSING;
+  }
+  char **names;
+  size_t n;
+  nestcl_pm_list_profiles(dir, &names, &n);
+  int found = 0;
+  for (size_t k = 0; k < n; ++k) {
+    char file[PATH_MAX + 256];
+    snprintf(file, sizeof file, "%s/%s", dir, names[k]);
+    nestcl_pm_profile p;
+    int loaded = nestcl_pm_profile_load(file, NULL, NULL, &p) == 0;
+    if (!loaded || strcmp(p.benchmark, benchmark) != 0 || strcmp(p.device_name, device_name) != 0 ||
+        strcmp(p.device_driver, driver) != 0 || p.cores != cores) {
+      note_other(why, why_cap, names[k], &p, loaded);
+      continue;
+    }
+    /* Of several fits of this machine, the newest. */
+    if (!found || p.created > prof->created) {
+      *prof = p;
+      prof->repository = 1;
+      snprintf(path, cap, "%s", file);
+      found = 1;
+    }
+  }
+  for (size_t k = 0; k < n; ++k) {
+    free(names[k]);
+  }
+  free(names);
+  if (!found && why && why_cap && !*why) {
+    snprintf(why, why_cap, "%s holds no profile", dir);
+  } else if (!found && why && why_cap) {
+    char tail[2048];
+    snprintf(tail, sizeof tail, "%s", why);
+    snprintf(why, why_cap, "%s holds other machines' profiles only: %s", dir, tail);
+  }
+  return found ? NESTCL_PM_FOUND : NESTCL_PM_MISSING;
 }

@@ -6,7 +6,8 @@
 #   tune     FILE has a best configuration no slower than each runner-up
 #   sweep    FILE holds LINES nestcl-sweep/1 lines, each with the model's inputs and a measured time
 #   png      DIR holds the three plots, each a PNG (its 8-byte signature) of more than 1 KiB
-#   auto     FILE is a results file whose split came from the performance profile (-DSOURCE=regex)
+#   auto     FILE is a results file whose split came from the performance profile (-DSOURCE=regex; -DPROFILE=regex:
+#            the profile file used)
 #   tune_measure FILE is tune --measure's (-DMEASURED=K -DREPEATS=R): the fastest measured is recommended
 #   rebalance FILE is a results file of --rebalance with its rounds (-DAPPLIED=1: one repartitioned)
 if(NOT WHAT STREQUAL "png" AND NOT EXISTS "${FILE}")
@@ -124,6 +125,12 @@ elseif(WHAT STREQUAL "auto")
   string(JSON pred GET "${doc}" config predicted_wall_s_per_s)
   if(NOT src MATCHES "${SOURCE}" OR a LESS 0 OR a GREATER 1 OR NOT pred GREATER 0)
     message(FATAL_ERROR "check_cli auto: source '${src}', alpha ${a}, predicted ${pred}")
+  endif()
+  if(DEFINED PROFILE) # -DPROFILE=regex: the profile used (config.perf_profile)
+    string(JSON used GET "${doc}" config perf_profile)
+    if(NOT used MATCHES "${PROFILE}")
+      message(FATAL_ERROR "check_cli auto: profile '${used}' does not match '${PROFILE}'")
+    endif()
   endif()
   message(STATUS "auto split: alpha ${a} from ${src}, predicted ${pred} s per simulated s")
 elseif(WHAT STREQUAL "rebalance")

@@ -210,10 +210,13 @@ int brunel_collect(const brunel_engine *be, brunel_result *out)
   }
   nestcl_engine_get_stats(e, &out->st);
   memset(&out->enq_stream, 0, sizeof out->enq_stream);
+  out->plastic_tasks = out->plastic_tasks_other = 0;
   for (int v = out->st.n_vps - 1; v >= 0 && out->st.vps; --v) {
     if (out->st.vps[v].is_gpu) {
       out->enq_stream = out->st.vps[v].enqueued;
     }
+    out->plastic_tasks += out->st.vps[v].plastic_tasks;
+    out->plastic_tasks_other += out->st.vps[v].plastic_tasks_other;
   }
   out->st.vps = NULL;
   if (out->st.plastic_synapses) {

@@ -55,6 +55,7 @@ typedef struct brunel_result {
   size_t n;
   nestcl_engine_stats st;
   nestcl_enqueue_counts enq_stream; /* what the first stream enqueued (st.vps is gone with the engine) */
+  uint64_t plastic_tasks, plastic_tasks_other; /* the CPU VPs' plastic delivery tasks, summed over VPs */
   nestcl_weight_stats w; /* of the E->E synapses when they are translated ones */
 } brunel_result;
 

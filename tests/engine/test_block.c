@@ -119,6 +119,8 @@ static int run_model(nestcl_device *dev, const nestcl_model *m)
     memcpy(cf[f], bf[f], nestcl_field_type_size(m->fields[f].type) * field_len(&m->fields[f], K) * N);
   }
   CHECK(nestcl_block_upload(b) == 0, "%s: upload", m->name);
+  /* Every kernel launch timed (issue 41), checked against the block's launch count at the end. */
+  CHECK(nestcl_block_profile_kernels(b, 1) == 0, "%s: kernel profile: %s", m->name, nestcl_last_error());
   /*
    * Device-resident recurrent synapses (row = the spiking neuron) and a device
    * poisson_generator on every neuron; the C twin adds the same to its ring.
@@ -283,6 +285,23 @@ static int run_model(nestcl_device *dev, const nestcl_model *m)
           SLICES);
   }
   CHECK(!m->spike_offsets || nonzero_offsets > 0, "%s: every spike offset was 0, the comparison is too weak", m->name);
+  {
+    nestcl_kernel_profile kp;
+    memset(&kp, 0, sizeof kp);
+    uint64_t launches = 0, timed = 0;
+    CHECK(nestcl_block_kernel_profile(b, &kp) == 0, "%s: kernel profile: %s", m->name, nestcl_last_error());
+    nestcl_block_enqueued(b, &launches, NULL);
+    for (int k = 0; k < kp.n_kernels; ++k) {
+      const nestcl_kernel_time *t = &kp.kernels[k];
+      CHECK(t->profiled == t->launches && t->device_s > 0.0, "%s: kernel %s: %llu of %llu launches timed, %g s",
+            m->name, t->name, (unsigned long long)t->profiled, (unsigned long long)t->launches, t->device_s);
+      timed += t->launches;
+    }
+    CHECK(kp.sample_every == 1 && timed == launches && launches > 0 && kp.gaps > 0,
+          "%s: kernel profile counts %llu launches (%llu gaps), the block %llu", m->name, (unsigned long long)timed,
+          (unsigned long long)kp.gaps, (unsigned long long)launches);
+    nestcl_kernel_profile_free(&kp);
+  }
   printf("%-26s %6llu spikes, %u channels, %u recordables, %zu device bytes: block == C loop\n", m->name,
          (unsigned long long)total, nch, nrec, nestcl_block_device_bytes(b));
   for (int f = 0; f < m->n_fields; ++f)

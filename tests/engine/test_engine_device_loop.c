@@ -1,5 +1,5 @@
 /*
- * The device loop (host/src/engine/resident.c, issue 29): one stream runs
+ * The device loop (host/src/engine/device_loop/resident.c, issue 29): one stream runs
  * whole super steps and the host waits for it only every sync_interval super
  * steps, at the end of simulate() and on a stop request.
  *  1. The Brunel network (test_lif, 2,000 neurons) on one stream gives the C

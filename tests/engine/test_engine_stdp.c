@@ -4,7 +4,8 @@
  * stdp_synapse, 2,000 neurons, in-degree 200, 200 ms, gives bit-identical
  * spike trains and final E->E weights (count, checksum of every (source,
  * target, weight), exact mean and sd) with 1 and 2 CPU threads, 1 and 2 PoCL
- * streams, mixes, simulate() in pieces, both delivery shapes, and a history
+ * streams, mixes, threads that share their plastic delivery in tasks (every
+ * task run once), simulate() in pieces, both delivery shapes, and a history
  * ring that starts at one entry per neuron and has to grow (in the device
  * loop: it halts at the super step whose append finds a ring full, and the
  * host grows the ring and resumes there; beside a thread the stream waits
@@ -24,6 +25,60 @@
 #include "brunel.h"
 
 #ifdef NESTCL_TEST_HAVE_BUILTIN_MODELS
+/*
+ * CPU threads that share their plastic delivery (issue 42, host/src/engine/plastic_cpu.c): the same spikes and
+ * weights as one thread, whatever the tasks and whichever thread runs them, and every task run exactly once: per
+ * super step with spikes the CPU VPs' threads run, summed, the tasks their E blocks are cut into (each VP
+ * min(tasks, its E neurons); the E->E synapses are the only plastic ones; unshared, one per VP).
+ */
+static int check_shared(const brunel_net *net, const nestcl_engine_config *cfg, const brunel_result *ref)
+{
+  const double whole[] = {200.0};
+  const struct {
+    const char *name;
+    int threads, streams;
+    double alpha;
+    int tasks;
+    uint64_t per_step;
+  } runs[] = {
+    {"3 threads sharing 7 tasks each", 3, 0, 0.0, 7, 21},
+    {"4 threads, a task per neuron (400 each), taken over all the time", 4, 0, 0.0, 4096, 1600},
+    {"2 threads + 1 stream, alpha 0.3, sharing 5 tasks each", 2, 1, 0.3, 5, 10},
+    {"2 threads, not shared", 2, 0, 0.0, -1, 2},
+  };
+  int fails = 0;
+  for (size_t k = 0; k < sizeof runs / sizeof runs[0]; ++k) {
+    nestcl_engine_config c = *cfg;
+    c.cpu_threads = runs[k].threads;
+    c.gpu_streams = runs[k].streams;
+    c.gpu_fraction = runs[k].alpha;
+    c.plastic_tasks = runs[k].tasks;
+    char what[200];
+    snprintf(what, sizeof what, "%s, %s", net->label, runs[k].name);
+    brunel_result r;
+    if (brunel_run(net, &c, 2000, 200, whole, 1, &r)) {
+      fprintf(stderr, "FAIL %s: %s\n", what, nestcl_last_error());
+      fails++;
+      continue;
+    }
+    int bad = brunel_compare(what, ref, &r);
+    const uint64_t steps = (uint64_t)(r.st.steps / r.st.min_delay_steps), n = r.plastic_tasks;
+    if (n == 0 || n % runs[k].per_step != 0 || n / runs[k].per_step > steps ||
+        (runs[k].tasks < 0 && r.plastic_tasks_other != 0)) {
+      fprintf(stderr, "FAIL %s: %llu tasks run (%llu of other VPs) in %llu super steps, not %llu per super step\n",
+              what, (unsigned long long)n, (unsigned long long)r.plastic_tasks_other, (unsigned long long)steps,
+              (unsigned long long)runs[k].per_step);
+      bad++;
+    }
+    printf("%s: %zu spikes, weights %016llx, %s; %llu tasks, %llu taken over from other VPs\n", what, r.n,
+           (unsigned long long)r.w.checksum, bad ? "DIFFERENT" : "identical", (unsigned long long)n,
+           (unsigned long long)r.plastic_tasks_other);
+    fails += bad;
+    brunel_free(&r);
+  }
+  return fails;
+}
+
 /* 0 pass, 1 fail, 77 no device. */
 static int check_net(const brunel_net *net)
 {
@@ -139,6 +194,7 @@ static int check_net(const brunel_net *net)
       brunel_free(&r);
     }
   }
+  fails += check_shared(net, &cfg, &ref);
   brunel_free(&ref);
   return fails ? 1 : 0;
 }

@@ -1,10 +1,14 @@
-# cmake -DDIR=<OUT of gpu-check run> [-DRUN_EXIT=<its exit status>] -P check_gpu_check.cmake
+# cmake -DDIR=<OUT of gpu-check run> [-DRUN_EXIT=<its exit status>]
+#       [-DPERFMODEL=1 -DNESTCL=<a nestcl binary>] -P check_gpu_check.cmake
 #
 # Checks what `run` (scripts/gpu-check-run) wrote: gpu-check.json is valid
 # JSON with every section filled (device, driver, the device tests, each
 # benchmark's results, the identity checks, the sweep and the fit), every step
 # passed, and summary.txt names them. Any gap is a failure: a section that a
 # change to `run` left empty would otherwise travel unnoticed to a GPU machine.
+# With PERFMODEL (`run --perfmodel`): the device, the sweep and the fit, and one
+# profile in DIR/perfmodel/profiles that NESTCL, looking there for the
+# repository's profiles, takes for this machine's and would use.
 cmake_minimum_required(VERSION 3.20)  # the project's: IN_LIST and string(JSON)
 set(json ${DIR}/gpu-check.json)
 if(NOT EXISTS "${json}")
@@ -51,6 +55,45 @@ if(devices LESS 1)
   message(FATAL_ERROR "check_gpu_check: nestcl-info listed no device")
 endif()
 
+if(PERFMODEL)
+  expect_pass(perfmodel sweep)
+  count(runs perfmodel sweep_runs)
+  expect_pass(perfmodel fit)
+  foreach(stage cpu gpu co)
+    get(r2 perfmodel fit result profile r2_held_out ${stage})
+  endforeach()
+  get(only perfmodel_only)
+  count(n tests)
+  if(runs LESS 3 OR NOT only OR n GREATER 0)
+    message(FATAL_ERROR "check_gpu_check: --perfmodel: ${runs} sweep runs, perfmodel_only ${only}, ${n} tests run")
+  endif()
+  file(GLOB profiles ${DIR}/perfmodel/profiles/*.json)
+  list(LENGTH profiles np)
+  if(NOT np EQUAL 1)
+    message(FATAL_ERROR "check_gpu_check: --perfmodel wrote ${np} profiles (want 1): ${profiles}")
+  endif()
+  execute_process(COMMAND ${CMAKE_COMMAND} -E env NESTCL_PERFMODEL_PROFILES=${DIR}/perfmodel/profiles
+    NESTCL_CACHE_DIR=off ${NESTCL} perfmodel profiles RESULT_VARIABLE rc OUTPUT_VARIABLE listed ERROR_VARIABLE err)
+  if(NOT rc EQUAL 0 OR NOT listed MATCHES "\"this_machine\": true" OR NOT listed MATCHES "\"used\": {")
+    message(FATAL_ERROR "check_gpu_check: the profile written is not this machine's, or would not be used:\n${listed}${err}")
+  endif()
+  file(READ "${DIR}/summary.txt" summary)
+  foreach(want "steps passed" "held-out R^2" "ready to commit")
+    string(FIND "${summary}" "${want}" at)
+    if(at LESS 0)
+      message(FATAL_ERROR "check_gpu_check: summary.txt lacks '${want}'")
+    endif()
+  endforeach()
+  count(failed steps failed)
+  get(passed passed)
+  if(failed GREATER 0 OR NOT passed OR (DEFINED RUN_EXIT AND NOT RUN_EXIT EQUAL 0))
+    get(list steps failed)
+    message(FATAL_ERROR "check_gpu_check: failed steps: ${list} (run exited ${RUN_EXIT})")
+  endif()
+  message(STATUS "check_gpu_check: --perfmodel: ${runs} sweep runs, fitted, profile ${profiles}")
+  return()
+endif()
+
 # The tests: each passed, and the families `run` must cover are there.
 count(n tests)
 set(names "")
@@ -70,8 +113,8 @@ endforeach()
 
 # The benchmarks: each passed with its results embedded.
 count(n benchmarks)
-if(n LESS 7)
-  message(FATAL_ERROR "check_gpu_check: ${n} benchmarks (want 7)")
+if(n LESS 8)
+  message(FATAL_ERROR "check_gpu_check: ${n} benchmarks (want 8)")
 endif()
 math(EXPR last "${n} - 1")
 foreach(i RANGE ${last})
@@ -86,8 +129,8 @@ foreach(i RANGE ${last})
 endforeach()
 
 count(n identity)
-if(n LESS 3)
-  message(FATAL_ERROR "check_gpu_check: ${n} identity checks (want 3)")
+if(n LESS 4)
+  message(FATAL_ERROR "check_gpu_check: ${n} identity checks (want 4)")
 endif()
 math(EXPR last "${n} - 1")
 foreach(i RANGE ${last})
@@ -95,7 +138,7 @@ foreach(i RANGE ${last})
   get(name identity ${i} name)
   get(detail identity ${i} detail)
   if(NOT v STREQUAL "identical")
-    message(FATAL_ERROR "check_gpu_check: ${name} against hpc_plastic: ${v} (${detail})")
+    message(FATAL_ERROR "check_gpu_check: ${name} against its reference: ${v} (${detail})")
   endif()
 endforeach()
 
@@ -120,7 +163,8 @@ if(DEFINED RUN_EXIT AND NOT RUN_EXIT EQUAL 0)
 endif()
 
 file(READ "${DIR}/summary.txt" summary)
-foreach(want "steps passed" "hpc_plastic_large" "microcircuit" "identical" "held-out R^2")
+foreach(want "steps passed" "hpc_plastic_large" "microcircuit" "identical" "held-out R^2" "Kernels timed"
+        "(idle between kernels)")
   string(FIND "${summary}" "${want}" at)
   if(at LESS 0)
     message(FATAL_ERROR "check_gpu_check: summary.txt lacks '${want}'")

@@ -7,7 +7,7 @@
 #   relocated     the installed tree copied elsewhere, the source and build trees
 #                 hidden (empty tmpfs over both, in a private mount namespace),
 #                 and `nestcl run hpc_benchmark --scale 0.05` run from another
-#                 directory
+#                 directory; its repository profiles found beside it
 #   reproducible  the models translated from copies at two different paths are
 #                 byte-identical to each other and to the build's own, and no
 #                 generated file of the build names the source or build path
@@ -37,6 +37,9 @@ install)
            lib/cmake/nestcl/nestclConfig.cmake lib/cmake/nestcl/nestclConfigVersion.cmake lib/pkgconfig/nestcl.pc; do
     [ -e "$prefix/$f" ] || fail "the install lacks $f"
   done
+  # The repository's performance profiles: a folder even while it holds none (docs/perfmodel.md, "Profiles").
+  [ -d "$prefix/share/nestcl/perfmodel/profiles" ] || [ ! -d "$build/share/nestcl/perfmodel" ] ||
+    fail "the install lacks share/nestcl/perfmodel/profiles"
   soname=$(readelf -d "$prefix/lib/libnestcl.so.0" | sed -n 's/.*SONAME.*\[\(.*\)\]/\1/p')
   [ "$soname" = libnestcl.so.0 ] || fail "libnestcl's soname is '$soname', not libnestcl.so.0"
   echo "installed into $prefix"
@@ -77,7 +80,12 @@ relocated)
     cd "$3/work"
     NESTCL_CACHE_DIR="$3/cache" POCL_CACHE_DIR="$3/pocl" \
       "$3/nestcl/bin/nestcl" run hpc_benchmark --scale 0.05 --simtime 100 --quiet --out result.json
-    grep -q "\"mean_rate_hz\"" result.json' _ "$src" "$build" "$away" || fail "the relocated nestcl did not run"
+    grep -q "\"mean_rate_hz\"" result.json
+    # The repository profiles it would use lie beside it, not in the (hidden) trees it was built in.
+    if [ -d "$3/nestcl/share/nestcl/perfmodel" ]; then
+      NESTCL_CACHE_DIR="$3/cache" POCL_CACHE_DIR="$3/pocl" "$3/nestcl/bin/nestcl" perfmodel profiles |
+        grep -q "\"repository\": \"$3/nestcl/share/nestcl/perfmodel/profiles\""
+    fi' _ "$src" "$build" "$away" || fail "the relocated nestcl did not run, or did not find its profiles"
   echo "relocated install at $away ran hpc_benchmark with the source and build trees hidden"
   ;;
 deb)

@@ -4,12 +4,15 @@ patched NEST, nestcl's kernel keys; with --static-ee its E->E synapses are the
 static syn_ex (static_synapse_hpc at the STDP synapse's initial weight).
 --seed N sets the RNG seed (the script's params entry "rng_seed" or its
 nest.rng_seed; NEST 3.10's script sets none, so nest.rng_seed = N goes right
-after its ResetKernel). --ee-weights adds, after the run, the mean, SD, count
+after its ResetKernel). --keys '{"nestcl_gpu_fraction": 1.0, ...}' sets more
+kernel keys there (with --streams). --ee-weights adds, after the run, the mean, SD, count
 and a 40-bin histogram of the weights (pA) of the E->E synapses onto the
 first 200 E neurons.
 Prints one JSON line: spikes of the recorded E neurons (count and SHA-256 of
 the sorted (sender, time) list), rate, CV of ISI, the script's own presim and
-sim times, and nestcl's device time."""
+sim times (and the build's), the real-time factor of the simulation, and
+nestcl's figures (the path of the last Run and why, device time, the
+Prepare's packing and export, launches, waits and slices)."""
 import argparse
 import glob
 import hashlib
@@ -33,6 +36,7 @@ def main():
     ap.add_argument("--static-ee", action="store_true")
     ap.add_argument("--seed", type=int, help="NEST rng_seed, 1 .. 2^32-2; default: the script's (NEST's default)")
     ap.add_argument("--ee-weights", action="store_true", help="report E->E weights onto the first 200 E neurons")
+    ap.add_argument("--keys", default="{}", help="more kernel keys (JSON), set with the streams")
     a = ap.parse_args()
     if a.seed is not None and not 0 < a.seed < 2**32 - 1:
         ap.error("--seed must be in 1 .. %d" % (2**32 - 2))
@@ -62,6 +66,8 @@ def main():
         # The nestcl keys right after the script's ResetKernel (streams need the threads first).
         keys = '{"local_num_threads": %d, "nestcl_streams": %d}' % (a.threads, a.streams)
         after_reset.append("nest.SetKernelStatus(%s)" % keys)
+        if json.loads(a.keys):
+            after_reset.append("nest.SetKernelStatus(%r)" % json.loads(a.keys))
     if after_reset:
         text, n = re.subn(r"nest\.ResetKernel\(\)", "; ".join(["nest.ResetKernel()"] + after_reset), text)
         if n != 1:
@@ -107,10 +113,24 @@ def main():
            "rate_hz": float(np.sum(window)) / max(n_rec, 1) / (a.simtime / 1000.0),
            "cv_isi": float(np.mean(cvs)) if cvs else None,
            "presim_time_s": log.get("presim_time"), "sim_time_s": log.get("sim_time"),
+           "build_time_nodes_s": log.get("build_time_nodes"), "build_edge_time_s": log.get("build_edge_time"),
+           "real_time_factor": log.get("sim_time", 0.0) / (a.simtime / 1000.0),
+           # NEST's own time_simulate: the last Simulate's run without its Prepare and Cleanup (nestcl's export)
+           "time_simulate_s": nest.GetKernelStatus("time_simulate"),
+           "real_time_factor_run": nest.GetKernelStatus("time_simulate") / (a.simtime / 1000.0),
            "nestcl_time_update_s": nest.GetKernelStatus("nestcl_time_update") if a.streams >= 0 else None,
            "nestcl_device_plastic_synapses": nest.GetKernelStatus("nestcl_device_plastic_synapses")
            if a.streams >= 0 else None,
            "seed": a.seed if a.seed is not None else nest.rng_seed}
+    if a.streams >= 0:
+        ks = nest.GetKernelStatus()
+        for k in ("nestcl_simulate_path", "nestcl_simulate_path_reason", "nestcl_time_prepare", "nestcl_time_stage",
+                  "nestcl_time_emit", "nestcl_time_deliver", "nestcl_launches", "nestcl_waits", "nestcl_slices",
+                  "nestcl_device_synapses", "nestcl_device_generators", "nestcl_gpu_fraction",
+                  "nestcl_gpu_fraction_source", "nestcl_device_name"):
+            out[k] = ks.get(k)
+        out["waits_per_slice"] = ks["nestcl_waits"] / max(1, ks["nestcl_slices"])
+        out["launches_per_slice"] = ks["nestcl_launches"] / max(1, ks["nestcl_slices"])
     if a.ee_weights:
         E = g["E_neurons"]
         model = "syn_ex" if a.static_ee else "stdp_pl_synapse_hom_hpc"

@@ -106,6 +106,18 @@ int nestcl_block_update_collect(nestcl_block *b);
 /* Kernel launches and waits for the device (clFinish, blocking transfers) that the block's slices made so far. */
 void nestcl_block_enqueued(const nestcl_block *b, uint64_t *launches, uint64_t *waits);
 /*
+ * Times the block's kernels from profiling events from now on (issue 41,
+ * nestcl_kernel_profile in device.h): launches i of each kernel with
+ * i mod sample_every < 2 (1: every launch; 0: stop timing, the table so far
+ * dropped). nestcl_block_kernel_profile adds the block's table to out (by
+ * kernel name; out zeroed by the caller, freed with nestcl_kernel_profile_free),
+ * waiting for the timed launches still on the device. Its idle gaps are
+ * between this block's own consecutive commands: other blocks' commands on
+ * the same queue in between lengthen them.
+ */
+int nestcl_block_profile_kernels(nestcl_block *b, int sample_every);
+int nestcl_block_kernel_profile(const nestcl_block *b, nestcl_kernel_profile *out);
+/*
  * Whether the last update recorded a failure (model.h, Failures: the model's
  * update() threw, e.g. GSLSolverFailure): 1 with the failure code (k names
  * model->failures[k - 1]), the neuron's local index, the lag of the failing

@@ -164,6 +164,41 @@ void nestcl_buffer_free(nestcl_device *dev, nestcl_buffer *buf);
 size_t nestcl_device_bytes_in_use(const nestcl_device *dev, nestcl_mem_class cls);
 size_t nestcl_device_bytes_total(const nestcl_device *dev);
 
+/*
+ * Kernels timed from OpenCL profiling events (issue 41; docs/architecture.md,
+ * "The device loop"). Every launch of a queue's kernels is counted by the
+ * kernel's name; launches i of a kernel with i mod sample_every < 2 (two in a
+ * row, so that the device's idle time between consecutive kernels is seen too;
+ * sample_every 1: every launch) get an event, whose start and end give the
+ * device time. A recorded super step replayed from a command buffer is one
+ * entry, "command_buffer". Sampled figures are means over the timed launches:
+ * device_s / profiled is the time per launch, and launches times that the
+ * total.
+ */
+typedef struct nestcl_kernel_time {
+  char name[64];
+  uint64_t launches; /* every launch */
+  uint64_t profiled; /* the launches timed */
+  double device_s; /* their device time, summed (CL_PROFILING_COMMAND_END - START) */
+} nestcl_kernel_time;
+
+typedef struct nestcl_kernel_profile {
+  int sample_every; /* 0: nothing timed (launches not counted either) */
+  int n_kernels;
+  nestcl_kernel_time *kernels; /* in the order of their first launch; owned (nestcl_kernel_profile_free) */
+  /*
+   * Consecutive commands of a queue that were both timed kernels: gaps of
+   * them, and the device's idle time between one's end and the next's start.
+   */
+  uint64_t gaps;
+  double idle_s;
+} nestcl_kernel_profile;
+
+void nestcl_kernel_profile_free(nestcl_kernel_profile *p);
+/* a less b, kernel by kernel (by name) and in gaps: the measured part of a run between two profiles. */
+int nestcl_kernel_profile_diff(const nestcl_kernel_profile *a, const nestcl_kernel_profile *b,
+                               nestcl_kernel_profile *out);
+
 #ifdef __cplusplus
 }
 #endif

@@ -129,7 +129,36 @@ typedef struct nestcl_engine_config {
    */
   void (*build_progress)(void *arg, double fraction, double seconds);
   void *build_progress_arg;
+  /*
+   * Kernels timed from profiling events on the streams (issue 41,
+   * nestcl_kernel_profile in device.h): launches i of each kernel with
+   * i mod kernel_sample < 2 get an event (default 64: about 3 % of the
+   * launches, so that the events cost under 2 % of a GPU run); 1: every
+   * launch; 0: none (nor are launches counted by kernel).
+   */
+  int kernel_sample;
+  /*
+   * The persistent device loop (issue 41): in the device loop, one launch
+   * runs many super steps, its phases separated by grid barriers, where the
+   * device runs all its work-groups at once (one per compute unit), the
+   * populations are of one model and there are no plastic synapses or
+   * multimeters. -1 (default): on GPUs; 1: on any device (a CPU device runs
+   * one work-group per thread); 0: never (--no-persistent). A barrier that
+   * does not complete within a bound stops the run with an error naming the
+   * device, never a hang, and the process's later device loops launch.
+   */
+  int persistent;
+  /*
+   * CPU threads share their plastic delivery (issue 42): each CPU VP's is cut
+   * into tasks, plastic_tasks ranges of target neurons per population (0: the
+   * default, NESTCL_PLASTIC_TASKS_DEFAULT; at most 4096), and a thread that has run its own takes the
+   * others' open tasks instead of waiting for them. -1: each thread delivers
+   * its own VP's synapses alone (NEST's way). The results are the same.
+   */
+  int plastic_tasks;
 } nestcl_engine_config;
+
+#define NESTCL_PLASTIC_TASKS_DEFAULT 16
 
 void nestcl_engine_config_defaults(nestcl_engine_config *c);
 
@@ -483,6 +512,14 @@ typedef struct nestcl_enqueue_counts {
   uint64_t resumes;
   uint64_t writes, reads; /* transfers host -> device, device -> host */
   uint64_t bytes_written, bytes_read;
+  /* Super steps run inside the persistent loop's launches (each launch in launches, once, for many of them). */
+  uint64_t persistent_steps;
+  /*
+   * Internal: the kernel profile the VP's launches are timed into (NULL:
+   * none; always NULL in the copies nestcl_engine_get_stats gives out; read
+   * the profile with nestcl_engine_kernel_profile).
+   */
+  struct nestcl_kprof *profile;
 } nestcl_enqueue_counts;
 
 typedef struct nestcl_vp_stats {
@@ -494,6 +531,12 @@ typedef struct nestcl_vp_stats {
   double
     plastic_seconds; /* delivery through translated (plastic) synapses; included in seconds[NESTCL_PHASE_DELIVER] */
   uint64_t plastic_batches; /* batches of batched plastic delivery (0: resident) */
+  /* CPU VPs: plastic delivery tasks this VP's thread ran (nestcl_engine_config.plastic_tasks), and of those the
+     ones of other VPs, taken over while they were still busy */
+  uint64_t plastic_tasks, plastic_tasks_other;
+  /* CPU VPs: the thread's CPU time in those tasks (the wall time is in plastic_seconds, with the rest of the
+     delivery): less than the wall time where the thread did not run all the while */
+  double plastic_cpu_seconds;
   uint64_t plastic_synapses; /* of the synapses onto this VP's neurons */
   nestcl_enqueue_counts enqueued; /* since the build, simulate() only (not checkpoints or weight reads) */
 } nestcl_vp_stats;
@@ -530,9 +573,17 @@ typedef struct nestcl_engine_stats {
   int device_loop; /* the stream runs whole super steps and the host enqueues ahead (config: host_clock) */
   int sync_interval; /* then: super steps between its drains, at most (config, or fewer for the recording) */
   int command_buffer; /* then: whole super steps replayed from a command buffer */
+  int persistent_groups; /* then: work-groups of the persistent loop's launches (0: it launches per phase) */
 } nestcl_engine_stats;
 
 int nestcl_engine_get_stats(const nestcl_engine *e, nestcl_engine_stats *out);
+/*
+ * The kernels this rank's streams launched since the build, by name, and the
+ * device's idle time between them (config.kernel_sample; device.h). out is
+ * the caller's (nestcl_kernel_profile_free); waits for the timed launches
+ * still on the device. Without streams or with kernel_sample 0, no kernels.
+ */
+int nestcl_engine_kernel_profile(const nestcl_engine *e, nestcl_kernel_profile *out);
 
 /*
  * The peak of the PSP (mV) of a unit (1 pA) alpha-shaped current in an

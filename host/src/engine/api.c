@@ -53,6 +53,8 @@ void nestcl_engine_config_defaults(nestcl_engine_config *c)
   c->history_capacity = 64;
   c->history_max = 4096;
   c->command_buffer = 1;
+  c->kernel_sample = 64;
+  c->persistent = -1;
 }
 
 int nestcl_engine_create(const nestcl_engine_config *c, nestcl_engine **out)
@@ -113,6 +115,22 @@ int nestcl_engine_create(const nestcl_engine_config *c, nestcl_engine **out)
   }
   if (c->command_buffer != 0 && c->command_buffer != 1) {
     return nestcl_set_error(NESTCL_EINVAL, "command_buffer %d: must be 0 or 1", c->command_buffer);
+  }
+  if (c->kernel_sample < 0 || c->kernel_sample > 1000000) {
+    return nestcl_set_error(NESTCL_EINVAL,
+                            "kernel_sample %d: need 1 to 1000000 (every launch to one in a million), "
+                            "or 0 for no kernel timing",
+                            c->kernel_sample);
+  }
+  if (c->persistent < -1 || c->persistent > 1) {
+    return nestcl_set_error(NESTCL_EINVAL, "persistent %d: must be -1 (on GPUs), 0 (never) or 1 (where it can run)",
+                            c->persistent);
+  }
+  if (c->plastic_tasks < -1 || c->plastic_tasks > 4096) {
+    return nestcl_set_error(NESTCL_EINVAL,
+                            "plastic_tasks %d: need 1 to 4096 tasks per population (0: the default, "
+                            "-1: no sharing between threads)",
+                            c->plastic_tasks);
   }
   if (c->host_clock != 0 && c->host_clock != 1) {
     return nestcl_set_error(NESTCL_EINVAL, "host_clock %d: must be 0 or 1", c->host_clock);
@@ -924,6 +942,7 @@ int nestcl_engine_get_stats(const nestcl_engine *e, nestcl_engine_stats *out)
   out->n_vps = e->n_vps;
   for (int v = 0; v < e->n_vps; ++v) {
     e->stats.vp_stats[v] = e->vps[v].st;
+    e->stats.vp_stats[v].enqueued.profile = NULL; /* internal (engine.h) */
   }
   out->vps = e->stats.vp_stats;
   out->synapses = e->stats.synapses_total;
@@ -943,6 +962,7 @@ int nestcl_engine_get_stats(const nestcl_engine *e, nestcl_engine_stats *out)
   out->device_loop = e->device.res.on && e->device.res.full;
   out->sync_interval = e->device.res.on && e->device.res.full ? e->device.res.plan.k : 0;
   out->command_buffer = e->device.res.graph != NULL;
+  out->persistent_groups = (int)eng_resident_persist_groups(e);
   size_t syn_bytes = 0;
   for (int c = 0; c < NESTCL_MEM_CLASSES; ++c) {
     out->device_bytes[c] = e->device.dev ? nestcl_device_bytes_in_use(e->device.dev, (nestcl_mem_class)c) : 0;

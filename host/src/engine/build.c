@@ -535,6 +535,8 @@ static int upload_device(nestcl_engine *e)
   }
   int rc = check_device_budget(e);
   if (!rc)
+    rc = eng_kernel_profile_open(e);
+  if (!rc)
     rc = build_programs(e);
   for (int k = 0; k < e->desc.n_drives && !rc; ++k) {
     eng_drive *d = &e->desc.drives[k];
@@ -691,6 +693,7 @@ static void free_block(nestcl_engine *e, eng_block *b, const nestcl_model *m)
 
 void eng_free_built(nestcl_engine *e)
 {
+  eng_kernel_profile_close(e);
   for (int v = 0; e->vps && v < e->n_vps; ++v) {
     eng_vp *vp = &e->vps[v];
     for (int p = 0; vp->blocks && p < e->desc.n_pops; ++p) {

@@ -429,12 +429,7 @@ int eng_ck_view_write_device(nestcl_engine *e, eng_vp *vp, eng_block *b, blk_vie
   }
   int rc = eng_cl_check(err, "writing a restored state to the device");
   if (!rc && v->hist_downloaded) {
-    cl_kernel users[64];
-    int nu = 0;
-    for (int j = 0; j < b->n_plastic && nu < 64; ++j) {
-      users[nu++] = b->plastic[j].k;
-    }
-    rc = eng_hist_replace_device(&b->hist, e->device.dev, users, nu);
+    rc = eng_hist_replace_device(&b->hist, e->device.dev);
     v->hist_downloaded = 0;
     /* The device loop's kernels (and its recorded super step) follow the new buffers. */
     if (!rc && e->device.res.on && vp == &e->vps[e->device.res.vp]) {

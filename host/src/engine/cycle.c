@@ -678,8 +678,11 @@ static void vp_run(nestcl_engine *e, eng_vp *vp, int64_t origin, int lag, int64_
     if (to == e->clock.min_delay) {
       eng_vp_fail(vp, ops->deliver(e, vp, origin));
       vp->st.seconds[NESTCL_PHASE_DELIVER] += eng_now() - t_dl;
-      /* Translated synapses: the history of this VP's spikes, then their delivery (timed inside). */
-      if (e->desc.any_plastic && !vp->status) {
+      /*
+       * Translated synapses: the history of this VP's spikes, then their delivery (timed inside). A failed VP
+       * is called too: CPU threads share this work and wait for each other's part (plastic_cpu.c).
+       */
+      if (e->desc.any_plastic) {
         eng_vp_fail(vp, ops->plastic(e, vp, origin));
       }
     }
@@ -786,8 +789,19 @@ static void gpu_account(eng_vp *vp, nestcl_mem_class c, size_t bytes)
   (void)bytes;
 }
 
+/* A stream's plastic step (eng_vp_ops.plastic), nothing once the stream has failed. */
+static int stream_plastic(nestcl_engine *e, eng_vp *vp, int64_t origin)
+{
+  return vp->status ? 0 : eng_plastic_deliver_device(e, vp, origin);
+}
+
+static int resident_plastic(nestcl_engine *e, eng_vp *vp, int64_t origin)
+{
+  return vp->status ? 0 : eng_resident_plastic_step(e, vp, origin);
+}
+
 /* A stream keeps no host copy of its plastic synapses, and uses no C path. */
-static int no_plastic_init(nestcl_engine *e, eng_vp *vp, const eng_plastic *pl)
+static int no_plastic_init(nestcl_engine *e, eng_vp *vp, eng_plastic *pl)
 {
   (void)e;
   (void)vp;
@@ -892,7 +906,7 @@ static const eng_vp_ops stream_ops = {
   .partial = NULL,
   .collect = gpu_collect,
   .deliver = gpu_deliver,
-  .plastic = eng_plastic_deliver_device,
+  .plastic = stream_plastic,
   .drain = gpu_drain,
 };
 
@@ -915,7 +929,7 @@ static const eng_vp_ops resident_ops = {
   .partial = eng_resident_partial,
   .collect = eng_resident_collect,
   .deliver = eng_resident_deliver,
-  .plastic = eng_resident_plastic_step,
+  .plastic = resident_plastic,
   .drain = gpu_drain,
 };
 

@@ -31,16 +31,18 @@
  *   core_cpu.c    the C twins of the core kernels
  *   plastic.c     translated synapses: state, history, delivery, weights
  *   record.c      spike recorders and multimeters
+ *   kernel_profile.c  the streams' kernels timed (kprof.h)
  *   psp.c         hpc_benchmark's PSP peak (weight conversion)
  *   checkpoint.c, checkpoint_write.c, checkpoint_read.c, checkpoint_restore.c
  *                 checkpoint and restore (checkpoint_internal.h: what they share)
- *   resident.c, resident_run.c, resident_merge.c, resident_update.c,
- *   resident_graph.c, resident_plastic.c, resident_step.c
- *                 the device loop, and one stream beside threads or ranks
+ *   device_loop/  the device loop, and one stream beside threads or ranks:
+ *                 resident.c, resident_run.c, resident_merge.c,
+ *                 resident_update.c, resident_graph.c, resident_plastic.c,
+ *                 resident_persist.c, resident_step.c
  * The shared helpers (clock.c, value.c, mpi.c, vp.c, partition.c) call no
  * engine file above them. The files' dependencies form no circle
  * (tests: style_circles): the build calls the estimate, the cycle's VP kinds
- * and the device loop's setup (resident.c), then its recorded super step
+ * and the device loop's setup (device_loop/resident.c), then its recorded super step
  * (resident_graph.c), and frees them in the reverse order; the cycle calls
  * the device loop (resident_run.c, and resident_step.c and resident_plastic.c
  * through the VP's table); resident_step.c and resident_run.c drive
@@ -113,6 +115,9 @@ typedef struct eng_plastic {
   uint32_t delay_hom;
   unsigned char *state; /* per synapse (eng_syn_layout) */
   unsigned char *src_state; /* per source row */
+  unsigned char
+    *src_prev; /* CPU VPs that share their delivery: src_state as at the super step's start (plastic_cpu.c) */
+  int rows_sorted; /* CPU VPs: every row lists its targets in ascending order (plastic_cpu.c) */
   uint64_t nnz;
   uint32_t max_row;
   nestcl_buffer b_row, b_target, b_delay, b_state, b_src_state, b_tmpl, b_cp;
@@ -232,8 +237,10 @@ typedef struct eng_vp {
   size_t n_out, out_cap;
   nestcl_buffer b_global; /* the global spike list (GPU VPs) */
   nestcl_buffer b_srcs, b_lags; /* the spiking sources and their lags (GPU VPs with plastic synapses) */
-  unsigned char *syn_scratch; /* CPU VPs: two synapse structs for the C path's send() */
-  size_t syn_scratch_half; /* bytes of one, rounded up to 8 */
+  /* CPU VPs: the C path's working memory (plastic_cpu.c), whole cache lines: the words by which the VP's plastic
+     delivery is shared between threads, then two synapse structs of syn_scratch_half bytes each */
+  unsigned char *syn_scratch;
+  size_t syn_scratch_half; /* the largest synapse struct, rounded up to 8 bytes */
   size_t global_cap;
   nestcl_vp_stats st;
   size_t host_bytes[NESTCL_MEM_CLASSES];
@@ -252,8 +259,8 @@ typedef struct eng_vp_ops {
   const char *kind;
   /* Build: host memory of the VP's arrays (counted where they stay for the run). */
   void (*account)(eng_vp *vp, nestcl_mem_class c, size_t bytes);
-  /* Build: a translated-synapse set made on the VP (its host copy counted, the C path's structs sized). */
-  int (*plastic_init)(nestcl_engine *e, eng_vp *vp, const eng_plastic *pl);
+  /* Build: a translated-synapse set made on the VP (its host copy counted, the C path's working memory made). */
+  int (*plastic_init)(nestcl_engine *e, eng_vp *vp, eng_plastic *pl);
   /* Build: the VP's blocks to its device (nothing for threads). */
   int (*upload)(nestcl_engine *e, eng_vp *vp);
   /*
@@ -287,7 +294,8 @@ typedef struct eng_vp_ops {
   int (*collect)(nestcl_engine *e, eng_vp *vp, int64_t origin);
   /* Cycle: the global list into the VP's rings. */
   int (*deliver)(nestcl_engine *e, eng_vp *vp, int64_t origin);
-  /* Cycle: the translated synapses' history and delivery. */
+  /* Cycle: the translated synapses' history and delivery; called on a failed VP too (threads wait for each other's
+     part of the delivery, plastic_cpu.c), which then does nothing but tell the others. */
   int (*plastic)(nestcl_engine *e, eng_vp *vp, int64_t origin);
   /* Cycle: the multimeters' buffers into the blocks' host mirrors. */
   int (*drain)(nestcl_engine *e, eng_vp *vp);
@@ -362,6 +370,8 @@ typedef struct eng_update {
   nestcl_buffer b_tab; /* per block: n, K, channels, capacity, ring/count/list offsets, first gid, field offsets */
   size_t width; /* the largest block, rounded up to a multiple of group */
   size_t group; /* work-items per work-group (64, or the kernel's limit) */
+  char *opts; /* its program's build options (the model's constants), for the persistent loop's program */
+  int stride; /* words per block in the table */
 } eng_update;
 
 /* The device loop (resident.c, resident_run.c, resident_merge.c, resident_update.c); on == 0: cycle.c's loop runs. */
@@ -378,7 +388,9 @@ typedef struct eng_resident {
   size_t *mm_off; /* per population: its records' offset within a slot (elements) */
   int64_t *slices; /* per slot: the slice's origin, from and to */
   cl_kernel k_gather;
-  size_t gather_width, deliver_groups;
+  size_t gather_width;
+  size_t deliver_groups; /* work-groups of a plastic delivery: enough to fill the device */
+  size_t step_groups; /* work-groups of the merged end of a super step: a few per compute unit (resident_merge.c) */
   cl_program merged; /* the generated merged kernels */
   eng_launch *launches; /* the end of a super step */
   int n_launches;
@@ -388,6 +400,7 @@ typedef struct eng_resident {
   int n_upd;
   int *merged_pop; /* per population: updated by a merged launch */
   struct eng_graph *graph; /* the recorded super step (resident_graph.c); NULL: launched one by one */
+  struct eng_persist *persist; /* the persistent loop (resident_persist.c); NULL: launches */
   int clock_stale; /* the device's clock words need the host's before the next replay */
   uint32_t bucket_width; /* plastic synapses: spikes a neuron's bucket holds per super step (0: none) */
   nestcl_buffer b_bucket_word, b_bucket_src, b_bucket_lags;
@@ -478,7 +491,7 @@ typedef struct eng_exchange {
   char ex_err[512];
 } eng_exchange;
 
-/* The OpenCL device: its programs, the delivery's shape, and the device loop (resident*.c). */
+/* The OpenCL device: its programs, the delivery's shape, and the device loop (device_loop/). */
 typedef struct eng_device {
   nestcl_device *dev;
   cl_program *model_programs; /* per population (NULL entries for CPU-only runs) */
@@ -577,6 +590,9 @@ int eng_build_thread_count(const nestcl_engine *e);
 /* estimate.c: the synapses this rank's blocks get by the rules' expectations (exact where the rule is). */
 double eng_expected_synapses(const nestcl_engine *e);
 void eng_free_built(nestcl_engine *e);
+/* kernel_profile.c: the stream VPs' kernel profiles (config.kernel_sample), made before their kernels, and freed. */
+int eng_kernel_profile_open(nestcl_engine *e);
+void eng_kernel_profile_close(nestcl_engine *e);
 int eng_run(nestcl_engine *e, int64_t steps);
 /* vp.c: records a worker thread's failure in its VP (message copied). */
 void eng_vp_fail(eng_vp *vp, int rc);
@@ -614,10 +630,28 @@ int eng_resident_merge_setup(nestcl_engine *e, eng_vp *vp);
 int eng_resident_rehome_rings(nestcl_engine *e, eng_vp *vp);
 int eng_resident_update_setup(nestcl_engine *e, eng_vp *vp);
 void eng_resident_update_free(nestcl_engine *e);
+/* The model's kernel as a function of the neuron given (the persistent loop's update); NULL: it cannot be. */
+char *eng_resident_update_at_source(const nestcl_model *m);
 /* slot: the multimeter's slot of this slice (0 beside threads and ranks, where nothing is sampled). */
 cl_int eng_resident_enqueue_update(nestcl_engine *e, eng_vp *vp, cl_command_queue q, int64_t origin, int from, int to,
                                    int slot);
 void eng_resident_merge_free(nestcl_engine *e);
+/* resident_persist.c: the persistent loop, where it can run (else persist stays NULL); its launch of n_ss super steps. */
+int eng_resident_persist_setup(nestcl_engine *e, eng_vp *vp);
+void eng_resident_persist_free(nestcl_engine *e);
+size_t eng_resident_persist_groups(const nestcl_engine *e);
+cl_int eng_resident_persist_enqueue(nestcl_engine *e, eng_vp *vp, cl_command_queue q, int64_t origin, int n_ss,
+                                    int64_t window_origin);
+/* Its barrier words into bar[4] (at a drain), and the error when bar[2] says a barrier failed. */
+cl_int eng_resident_persist_read(nestcl_engine *e, eng_vp *vp, cl_command_queue q, cl_uint *bar);
+int eng_resident_persist_failed(nestcl_engine *e);
+/* Its launch was refused at the enqueue (nothing ran): this engine's loop launches per phase from now on. */
+void eng_resident_persist_refused(nestcl_engine *e, cl_int err);
+/* resident_update.c: the OpenCL type of a field. */
+const char *eng_resident_cl_type(nestcl_field_type t);
+/* resident_merge.c for the persistent loop: the end of a super step's parameters (params) or body; its arguments. */
+char *eng_resident_step_text(const nestcl_engine *e, const eng_vp *vp, int params);
+cl_int eng_resident_step_args(nestcl_engine *e, eng_vp *vp, cl_kernel k, cl_uint *a);
 /* Kernels with their fixed arguments (a command buffer records its own: PoCL 3.1 reads arguments at each replay). */
 cl_kernel eng_resident_update_kernel(nestcl_engine *e, const eng_update *u, int clocked, cl_int *err);
 cl_kernel eng_resident_gather_kernel(nestcl_engine *e, eng_vp *vp, int clocked, cl_int *err);
@@ -667,10 +701,11 @@ size_t eng_plastic_slot_bytes(const nestcl_engine *e, const eng_plastic *pl, uin
 /* Master, after the exchange: the spiking sources of the global list. */
 void eng_plastic_sources(nestcl_engine *e);
 /* The VP's part of the super step's plastic work: history of its own spikes, then delivery (eng_vp_ops.plastic). */
-int eng_plastic_deliver_host(nestcl_engine *e, eng_vp *vp, int64_t origin);
 int eng_plastic_deliver_device(nestcl_engine *e, eng_vp *vp, int64_t origin);
-/* A thread's set (eng_vp_ops.plastic_init). */
-int eng_plastic_host_init(nestcl_engine *e, eng_vp *vp, const eng_plastic *pl);
+/* plastic_cpu.c: a thread's part (shared with the other threads), and a thread's set (eng_vp_ops.plastic_init). */
+int eng_plastic_deliver_host(nestcl_engine *e, eng_vp *vp, int64_t origin);
+int eng_plastic_host_init(nestcl_engine *e, eng_vp *vp, eng_plastic *pl);
+
 /* A set's weights, targets and delays from the host copy, or from the device unless batched (eng_vp_ops.plastic_snapshot). */
 int eng_plastic_snapshot_host(nestcl_engine *e, const eng_vp *vp, const eng_plastic *pl, double *w, uint32_t *tg,
                               uint16_t *dl);

@@ -2,8 +2,9 @@
  * Translated synapses in the engine (issue 9; docs/architecture.md, "Plastic synapses and the spike history"):
  * the postsynaptic spike history of their targets (nestcl_history.h, one
  * bounded ring per neuron that grows on demand), and the delivery that runs a
- * synapse model's send() for every (synapse, presynaptic spike), on the C path
- * through the descriptor and on the device through plastic_kernels.cl.
+ * synapse model's send() for every (synapse, presynaptic spike), on the device
+ * through plastic_kernels.cl (the C path, and how CPU threads share it, is
+ * plastic_cpu.c).
  *
  * Order of a super step, as in NEST: the update appends every spike of a
  * neuron to its history (set_spiketime; here right after the update, before
@@ -59,25 +60,6 @@ size_t eng_plastic_slot_bytes(const nestcl_engine *e, const eng_plastic *pl, uin
   size_t per_syn = 4 + L->state_bytes + (pl->delay_hom == NESTCL_DELAY_PER_SYNAPSE ? 2 : 0);
   size_t per_row = 8 + L->src_bytes + 12;
   return 2 * ((size_t)cap * (per_syn + per_row) + 8);
-}
-
-/* A thread's set (vp_ops.plastic_init): its host memory counted, and the C path's working structs sized for it. */
-int eng_plastic_host_init(nestcl_engine *e, eng_vp *vp, const eng_plastic *pl)
-{
-  const eng_projection *pr = &e->desc.projs[pl->proj];
-  vp->host_bytes[NESTCL_MEM_SYNAPSES] += (pl->n_rows + 1) * 8 + pl->nnz * (4 + pr->lay.state_bytes) +
-    (pl->delay ? pl->nnz * 2 : 0) + pl->n_rows * pr->lay.src_bytes;
-  /* The C path's two working structs (the row's template, one synapse), made once, aligned for any member. */
-  size_t half = (pr->sm->syn_size + 7) / 8 * 8;
-  if (half > vp->syn_scratch_half) {
-    unsigned char *sc = realloc(vp->syn_scratch, 2 * half);
-    if (!sc) {
-      return nestcl_set_error(NESTCL_ENOMEM, "out of host memory");
-    }
-    vp->syn_scratch = sc;
-    vp->syn_scratch_half = half;
-  }
-  return 0;
 }
 
 int eng_plastic_init_state(nestcl_engine *e, eng_vp *vp, eng_block *b, const uint32_t *hist_nin,
@@ -279,6 +261,9 @@ int eng_plastic_upload(nestcl_engine *e, eng_vp *vp, eng_block *b)
       return rc;
     err = eng_plastic_kernel_args(e, b, pl, pl->k, &vp->b_srcs, &vp->b_lags);
     if ((rc = eng_cl_check(err, "clSetKernelArg(nestcl_plastic)")))
+      return rc;
+    /* It reads the history: it follows the history's moves (plastic_dev.h), with every other set of the block. */
+    if (h->cap && (rc = eng_hist_add_user(h, pl->k)))
       return rc;
     if (pl->batch_cap) {
       continue; /* batched: the host keeps the synapses */
@@ -600,62 +585,6 @@ void eng_plastic_sources(nestcl_engine *e)
   }
 }
 
-/* The C path: every synapse of every spiking source's row, its spikes in time order. */
-static void deliver_cpu(nestcl_engine *e, eng_block *b, eng_plastic *pl, int64_t origin, unsigned char *base,
-                        unsigned char *self)
-{
-  const eng_projection *pr = &e->desc.projs[pl->proj];
-  const nestcl_synapse_model *sm = pr->sm;
-  const eng_syn_layout *L = &pr->lay;
-  nestcl_history hv = eng_hist_view(&b->hist);
-  nestcl_syn_env env;
-  memset(&env, 0, sizeof env);
-  env.hist = b->hist.cap ? &hv : NULL;
-  env.rport = pr->syn.rport;
-  env.multiplicity = 1;
-  env.tau_minus_inv = b->hist.cap ? b->hist.tau_minus_inv : 0.0;
-  env.eps = ENG_STDP_EPS;
-  env.fused = e->device.libm_fused;
-  int64_t tps = tics_per_step(e);
-  double mps = eng_delay_ms(e, 1);
-  for (size_t s = 0; s < e->exchange.n_src_list; ++s) {
-    uint64_t gid = e->exchange.src_list[3 * s];
-    if (gid < pl->src_first || gid - pl->src_first >= pl->n_rows) {
-      continue;
-    }
-    uint32_t row = (uint32_t)(gid - pl->src_first);
-    uint64_t r0 = pl->row_ptr[row], r1 = pl->row_ptr[row + 1];
-    if (r0 == r1) {
-      continue;
-    }
-    uint32_t q0 = e->exchange.src_list[3 * s + 1], q1 = e->exchange.src_list[3 * s + 2];
-    memcpy(base, pr->tmpl, sm->syn_size);
-    eng_syn_load(sm, base, pl->src_state, L->n_src, L->src_f, L->src_off, pl->n_rows, row);
-    for (uint64_t k = r0; k < r1; ++k) {
-      memcpy(self, base, sm->syn_size);
-      eng_syn_load(sm, self, pl->state, L->n_state, L->state_f, L->state_off, pl->nnz, k);
-      uint32_t i = pl->target[k];
-      int64_t d = pl->delay ? pl->delay[k] : pl->delay_hom;
-      env.target = i;
-      env.delay_steps = d;
-      env.delay_ms = (double)d * mps;
-      for (uint32_t q = q0; q < q1; ++q) {
-        int64_t step = origin + (int64_t)e->exchange.src_lags[q];
-        env.t_spike = nestcl_step_ms(step + 1, tps, 1e-3);
-        double w = 0.0;
-        if (sm->send_cpu(self, pr->cp, &env, &w)) {
-          nestcl_plastic_emit(b->ring, b->n_channels, b->n, (uint32_t)e->clock.ring_slots, step, d, i, w,
-                              (uint32_t)pr->ch_pos, (uint32_t)pr->ch_neg, (uint32_t)pr->ch_zero);
-        }
-      }
-      eng_syn_store(sm, self, pl->state, L->n_state, L->state_f, L->state_off, pl->nnz, k);
-      if (k == r0) {
-        eng_syn_store(sm, self, pl->src_state, L->n_src, L->src_f, L->src_off, pl->n_rows, row);
-      }
-    }
-  }
-}
-
 static int deliver_device(nestcl_engine *e, eng_vp *vp, eng_block *b, int64_t origin)
 {
   cl_command_queue q = nestcl_device_queue(e->device.dev, vp->queue);
@@ -689,39 +618,11 @@ static int deliver_device(nestcl_engine *e, eng_vp *vp, eng_block *b, int64_t or
   return eng_cl_check(err, "plastic delivery kernel");
 }
 
-/* A thread's history of its own spikes: appended on the host. */
-static int hist_host(nestcl_engine *e, eng_vp *vp, eng_block *b, int64_t origin)
-{
-  (void)e;
-  (void)vp;
-  return eng_hist_append_host(&b->hist, origin);
-}
-
 /* A stream's: appended on the device, before the plastic kernels that read it. */
 static int hist_device(nestcl_engine *e, eng_vp *vp, eng_block *b, int64_t origin)
 {
-  cl_kernel users[64];
-  int nu = 0;
-  for (int j = 0; j < b->n_plastic && nu < 64; ++j) {
-    users[nu++] = b->plastic[j].k;
-  }
   b->hist.counts = &vp->st.enqueued;
-  return eng_hist_append_device(&b->hist, e->device.dev, vp->queue, origin, users, nu);
-}
-
-/* A thread's delivery: the C path of every set of every block. */
-static int deliver_host_all(nestcl_engine *e, eng_vp *vp, int64_t origin)
-{
-  for (int p = 0; p < e->desc.n_pops; ++p) {
-    eng_block *b = &vp->blocks[p];
-    if (b->n_plastic == 0 || b->n == 0) {
-      continue;
-    }
-    for (int j = 0; j < b->n_plastic; ++j) {
-      deliver_cpu(e, b, &b->plastic[j], origin, vp->syn_scratch, vp->syn_scratch + vp->syn_scratch_half);
-    }
-  }
-  return 0;
+  return eng_hist_append_device(&b->hist, e->device.dev, vp->queue, origin);
 }
 
 /* A stream's delivery: the spiking sources to the device, then each block's kernels (or batches). */
@@ -774,11 +675,6 @@ static int plastic_step(nestcl_engine *e, eng_vp *vp, int64_t origin,
   vp->st.plastic_seconds += dt;
   vp->st.seconds[NESTCL_PHASE_DELIVER] += dt;
   return rc;
-}
-
-int eng_plastic_deliver_host(nestcl_engine *e, eng_vp *vp, int64_t origin)
-{
-  return plastic_step(e, vp, origin, hist_host, deliver_host_all);
 }
 
 int eng_plastic_deliver_device(nestcl_engine *e, eng_vp *vp, int64_t origin)
@@ -991,6 +887,7 @@ void eng_plastic_free(nestcl_engine *e, eng_block *b)
     free(pl->delay);
     free(pl->state);
     free(pl->src_state);
+    free(pl->src_prev);
     if (pl->k)
       clReleaseKernel(pl->k);
     for (int k = 0; k < 2; ++k) {

@@ -155,6 +155,8 @@ typedef struct nestcl_pm_profile {
   nestcl_pm_stage cpu, gpu, co;
   nestcl_pm_rate_table rate_stdp, rate_static;
   double created; /* seconds since the epoch */
+  char machine[256]; /* the host the sweep ran on (nestcl_pm_host); "" when the profile does not say */
+  int repository; /* nestcl_pm_profile_find took it from the repository's profiles, not the cache */
 } nestcl_pm_profile;
 
 /*
@@ -169,15 +171,40 @@ int nestcl_pm_fit_profile(const nestcl_pm_obs *obs, size_t n, int folds, nestcl_
 
 /* The profile's file: <cache>/perfmodel/<benchmark>--<device>--<driver>.json (names made file-safe). */
 int nestcl_pm_profile_path(const char *benchmark, const char *device_name, const char *driver, char *out, size_t cap);
+/* Its file name alone, <benchmark>--<device>--<driver>.json, as the cache and the repository's profiles name it. */
+int nestcl_pm_profile_name(const char *benchmark, const char *device_name, const char *driver, char *out, size_t cap);
+/* This host in words, for a profile's "machine": the CPU model, the cores, the kernel and the architecture. */
+void nestcl_pm_host(char *out, size_t cap);
 /*
- * The cache's profile of benchmark on one device, checked against this host
- * (its core count): NESTCL_PM_FOUND, or why not: NESTCL_PM_NO_CACHE (the
- * cache is off), NESTCL_PM_MISSING (no file at path), NESTCL_PM_UNUSABLE
- * (corrupt or stale; nestcl_last_error() says which). path receives the file.
+ * The profile of benchmark on one device for this host (its core count): the
+ * cache's; where the cache has no usable one, the repository's (the
+ * profiles fitted on real machines that perfmodel/profiles/ holds, installed
+ * as <prefix>/share/nestcl/perfmodel/profiles: nestcl_pm_repository),
+ * marked prof->repository. NESTCL_PM_FOUND, or why not: NESTCL_PM_NO_CACHE
+ * (the cache is off), NESTCL_PM_MISSING (no file at path), NESTCL_PM_UNUSABLE
+ * (corrupt or stale; nestcl_last_error() says which). path receives the file
+ * used, else the cache's.
  */
 enum { NESTCL_PM_FOUND, NESTCL_PM_NO_CACHE, NESTCL_PM_MISSING, NESTCL_PM_UNUSABLE };
 int nestcl_pm_profile_find(const char *benchmark, const char *device_name, const char *driver, nestcl_pm_profile *prof,
                            char *path, size_t cap);
+/*
+ * The folder of the repository's profiles: $NESTCL_PERFMODEL_PROFILES ("off":
+ * none), else share/nestcl/perfmodel/profiles found relative to the binary or
+ * library this code is in (bin/ or lib/ of an install or of a build tree;
+ * lib/<multiarch>/ too). 0, or -1 when there is none.
+ */
+int nestcl_pm_repository(char *dir, size_t cap);
+/* The *.json file names in dir, sorted, malloc'd (each, and the array); 0, or -1 when dir cannot be read. */
+int nestcl_pm_list_profiles(const char *dir, char ***names, size_t *n);
+/*
+ * The repository's profile of benchmark for a device, driver and host of
+ * `cores` cores: NESTCL_PM_FOUND (prof, path), else NESTCL_PM_MISSING; why
+ * (may be NULL) then says what the folder held instead (profiles of other
+ * devices, drivers or core counts, unreadable ones), or that there is none.
+ */
+int nestcl_pm_profile_find_repository(const char *benchmark, const char *device_name, const char *driver, int cores,
+                                      nestcl_pm_profile *prof, char *path, size_t cap, char *why, size_t why_cap);
 /* Writes atomically (temporary file and rename). */
 int nestcl_pm_profile_save(const nestcl_pm_profile *prof, const char *path);
 /*

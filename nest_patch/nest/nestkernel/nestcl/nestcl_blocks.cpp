@@ -355,30 +355,15 @@ NestclManager::Impl::restore_pending( size_t tid )
 }
 
 void
-NestclManager::Impl::prepare_thread( size_t tid, const BlockSetup& setup, std::vector< char >& on_device )
+NestclManager::Impl::prepare_neurons( size_t tid, const BlockSetup& setup, std::vector< char >& on_device )
 {
   Impl& m = *this;
   const SparseNodeArray& local = kernel().node_manager.get_local_nodes( tid );
   on_device.assign( local.size(), 0 );
   group_neurons( tid, local, on_device );
-  const bool on_host = runs_on_host( tid, setup.min_delay );
-  const size_t scratch = create_blocks( tid, setup, on_host );
+  m.c_loop[ tid ] = runs_on_host( tid, setup.min_delay );
+  const size_t scratch = create_blocks( tid, setup, m.c_loop[ tid ] );
   index_groups( tid, local.size() );
-  // With precise spikes (off-grid communication) NEST delivers from another buffer, which the delivery
-  // hook does not see: the synapses stay with NEST's connectors, which deliver into the nodes' buffers
-  // that update() drains (device copies of plastic synapses would miss every spike).
-  // A host block holds no synapses either: NEST's connectors deliver to its nodes.
-  if ( not on_host and not kernel().event_delivery_manager.get_off_grid_communication() )
-  {
-    export_synapses( tid, m.groups[ tid ], m.where[ tid ], m.syn_rows[ tid ], m.n_syn[ tid ] );
-    m.n_plastic[ tid ] = export_plastic( tid, m.groups[ tid ], m.where[ tid ], m.plastic[ tid ] );
-  }
-  m.prows[ tid ].assign( m.plastic[ tid ].size(), std::vector< uint32_t >() );
-  m.plags[ tid ].assign( m.plastic[ tid ].size(), std::vector< uint32_t >() );
-  m.n_gen[ tid ] = m.device_poisson and not on_host and not m.groups[ tid ].empty()
-    ? export_generators( tid, m.groups[ tid ], m.where[ tid ], on_device )
-    : 0;
-  restore_pending( tid );
   m.scratch[ tid ].assign( scratch + 1, 0.0 );
   size_t most = 0;
   for ( const Group& g : m.groups[ tid ] )
@@ -388,10 +373,58 @@ NestclManager::Impl::prepare_thread( size_t tid, const BlockSetup& setup, std::v
   m.sorted[ tid ].reserve( most * static_cast< size_t >( setup.min_delay ) );  // a block's spikes of one slice at most
 }
 
+void
+NestclManager::Impl::prepare_synapses( size_t tid, std::vector< char >& on_device )
+{
+  Impl& m = *this;
+  const bool on_host = m.c_loop[ tid ];
+  // With precise spikes (off-grid communication) NEST delivers from another buffer, which the delivery
+  // hook does not see: the synapses stay with NEST's connectors, which deliver into the nodes' buffers
+  // that update() drains (device copies of plastic synapses would miss every spike).
+  // A host block holds no synapses either: NEST's connectors deliver to its nodes.
+  if ( not on_host and not kernel().event_delivery_manager.get_off_grid_communication() )
+  {
+    export_synapses( tid, m.groups[ tid ], m.where[ tid ], m.loop_ids[ tid ], m.syn_rows[ tid ], m.n_syn[ tid ] );
+    m.n_plastic[ tid ] = export_plastic( tid, m.groups[ tid ], m.where[ tid ], m.loop_ids[ tid ], m.plastic[ tid ] );
+  }
+  m.prows[ tid ].assign( m.plastic[ tid ].size(), std::vector< uint32_t >() );
+  m.plags[ tid ].assign( m.plastic[ tid ].size(), std::vector< uint32_t >() );
+  m.n_gen[ tid ] = m.device_poisson and not on_host and not m.groups[ tid ].empty()
+    ? export_generators( tid, m.groups[ tid ], m.where[ tid ], on_device )
+    : 0;
+  restore_pending( tid );
+  if ( not on_host )
+  {
+    make_set( tid );
+  }
+}
+
 /*
- * Update, first part: every group's staged input and update go to thread tid's
- * queue, without a wait (the spike lists come back in the one round trip that
- * finish_groups() waits for).
+ * Thread tid's blocks as one set (nestcl/block_set.h): one merged update and
+ * one merged delivery per slice whatever the number of models, the staging
+ * one transfer; the device loop runs on it too.
+ */
+void
+NestclManager::Impl::make_set( size_t tid )
+{
+  Impl& m = *this;
+  std::vector< nestcl_block* > blocks;
+  for ( Group& g : m.groups[ tid ] )
+  {
+    blocks.push_back( g.block );
+  }
+  if ( not blocks.empty() )
+  {
+    check( nestcl_block_set_create( m.dev, blocks.data(), static_cast< int >( blocks.size() ), &m.sets[ tid ] ),
+      "merging the stream VP's blocks" );
+  }
+}
+
+/*
+ * Update, first part: every group's staged input, and the update of all
+ * groups to thread tid's queue, without a wait (the spike lists come back in
+ * the one round trip that the caller waits for). Through the thread's set
+ * when it has one: one staging transfer and two launches whatever its models.
  */
 template< typename M >
 static void
@@ -400,6 +433,7 @@ enqueue_groups( M& m, size_t tid, long origin_steps, long from, long to )
   double* scratch = m.scratch[ tid ].data();
   std::vector< int >& enq_rc = m.enq_rc[ tid ];
   enq_rc.assign( m.groups[ tid ].size(), 0 );
+  nestcl_block_set* set = tid < m.sets.size() ? m.sets[ tid ] : nullptr;
   double t_stage = 0.0, t_update = 0.0;
   for ( size_t gi = 0; gi < m.groups[ tid ].size(); ++gi )
   {
@@ -430,9 +464,20 @@ enqueue_groups( M& m, size_t tid, long origin_steps, long from, long to )
       }
     }
     const double t1 = now_s();
-    enq_rc[ gi ] =
-      nestcl_block_update_enqueue( g.block, origin_steps, static_cast< int >( from ), static_cast< int >( to ) );
+    if ( not set )
+    {
+      enq_rc[ gi ] =
+        nestcl_block_update_enqueue( g.block, origin_steps, static_cast< int >( from ), static_cast< int >( to ) );
+    }
     t_stage += t1 - t0;
+    t_update += now_s() - t1;
+  }
+  if ( set )
+  {
+    const double t1 = now_s();
+    const int rc =
+      nestcl_block_set_update_enqueue( set, origin_steps, static_cast< int >( from ), static_cast< int >( to ) );
+    enq_rc.assign( m.groups[ tid ].size(), rc );
     t_update += now_s() - t1;
   }
   m.t_stage[ tid ] += t_stage;
@@ -486,7 +531,9 @@ send_group( M& m, size_t tid, size_t gi, long origin_steps, long from, long to )
   Group& g = m.groups[ tid ][ gi ];
   const size_t n = g.nodes.size();
   const double t1 = now_s();
-  const int update_rc = enq_rc[ gi ] ? enq_rc[ gi ] : nestcl_block_update_collect( g.block );
+  // Through the set, every block was collected at the wait (set_collect's result is enq_rc's).
+  const bool in_set = tid < m.sets.size() and m.sets[ tid ];
+  const int update_rc = enq_rc[ gi ] ? enq_rc[ gi ] : in_set ? 0 : nestcl_block_update_collect( g.block );
   uint32_t f_code = 0, f_index = 0, f_lag = 0;
   int f_status = 0;
   if ( nestcl_block_failure( g.block, &f_code, &f_index, &f_lag, &f_status ) )
@@ -551,6 +598,40 @@ send_group( M& m, size_t tid, size_t gi, long origin_steps, long from, long to )
 #endif
 
 void
+NestclManager::Impl::replay( size_t tid, const nestcl_loop_spike* sp, size_t n, long origin )
+{
+  Impl& m = *this;
+  // A spike of multiplicity m is m equal entries (nestcl/block_set.h): one event, as send_group sends it.
+  for ( size_t k = 0; k < n; )
+  {
+    size_t e = k + 1;
+    while (
+      e < n and sp[ e ].block == sp[ k ].block and sp[ e ].index == sp[ k ].index and sp[ e ].step == sp[ k ].step )
+    {
+      ++e;
+    }
+    Group& g = m.groups[ tid ][ sp[ k ].block ];
+    g.glue->emit( *g.nodes[ sp[ k ].index ], origin, static_cast< long >( sp[ k ].step - origin ), e - k, 0.0 );
+    k = e;
+  }
+}
+
+void
+NestclManager::Impl::loop_failure( size_t tid, size_t group, long origin )
+{
+  Impl& m = *this;
+  const std::string err = nestcl_last_error();
+  const Group& g = m.groups[ tid ][ group ];
+  uint32_t f_code = 0, f_index = 0, f_lag = 0;
+  int f_status = 0;
+  if ( nestcl_block_failure( g.block, &f_code, &f_index, &f_lag, &f_status ) )
+  {
+    throw_failure( g, origin, f_code, f_index, f_lag, f_status );
+  }
+  throw KernelException( "nestcl: updating " + std::string( g.name ) + ": " + err );
+}
+
+void
 NestclManager::update( size_t tid, const Time& origin, long from, long to )
 {
 #ifdef HAVE_NESTCL
@@ -576,7 +657,29 @@ NestclManager::update( size_t tid, const Time& origin, long from, long to )
     if ( not waited )
     {
       const double t1 = now_s();
-      check( nestcl_block_finish( m.groups[ tid ].front().block ), "waiting for the device" );
+      nestcl_block_set* set = tid < m.sets.size() ? m.sets[ tid ] : nullptr;
+      if ( set )
+      {
+        // One wait, then every block's results; a failed block's record is its own (send_group reports it).
+        check( nestcl_block_set_finish( set ), "waiting for the device" );
+        const int rc = nestcl_block_set_collect( set );
+        // A failed update is its group's (the groups before it send their spikes first, as NEST's loop would);
+        // any other error every group's.
+        bool failed = false;
+        for ( const Group& g : m.groups[ tid ] )
+        {
+          failed = failed or nestcl_block_failure( g.block, nullptr, nullptr, nullptr, nullptr );
+        }
+        for ( size_t gi = 0; gi < m.groups[ tid ].size(); ++gi )
+        {
+          const bool own = nestcl_block_failure( m.groups[ tid ][ gi ].block, nullptr, nullptr, nullptr, nullptr );
+          m.enq_rc[ tid ][ gi ] = m.enq_rc[ tid ][ gi ] ? m.enq_rc[ tid ][ gi ] : ( own or not failed ? rc : 0 );
+        }
+      }
+      else
+      {
+        check( nestcl_block_finish( m.groups[ tid ].front().block ), "waiting for the device" );
+      }
       m.t_update[ tid ] += now_s() - t1;
       ++m.n_slices[ tid ];
       waited = true;
@@ -622,6 +725,19 @@ void
 NestclManager::Impl::release_blocks()
 {
   Impl& m = *this;
+  // The sets first: a block's buffers are parts of its set's, which gives the blocks their own staging back.
+  for ( size_t tid = 0; tid < m.sets.size(); ++tid )
+  {
+    if ( m.sets[ tid ] and tid < m.n_launches.size() )
+    {
+      uint64_t l = 0, w = 0;
+      nestcl_block_set_enqueued( m.sets[ tid ], &l, &w );
+      m.n_launches[ tid ] += static_cast< long >( l );
+      m.n_waits[ tid ] += static_cast< long >( w );
+    }
+    nestcl_block_set_destroy( m.sets[ tid ] );
+    m.sets[ tid ] = nullptr;
+  }
   for ( auto& groups : m.groups )
   {
     for ( Group& g : groups )

@@ -48,7 +48,7 @@ route_spike( M& m, size_t tid, const SpikeData& sd, size_t lcid, const Time& clo
         throw KernelException( "nestcl: a spike for lcid " + std::to_string( lcid )
           + ", which does not start a source's STDP connections on the device" );
       }
-      m.prows[ tid ][ pi ].push_back( static_cast< uint32_t >( at - starts.begin() ) );
+      m.prows[ tid ][ pi ].push_back( m.plastic[ tid ][ pi ].row_of[ at - starts.begin() ] );
       m.plags[ tid ][ pi ].push_back( sd.get_lag() );
     }
   }
@@ -62,7 +62,7 @@ route_spike( M& m, size_t tid, const SpikeData& sd, size_t lcid, const Time& clo
         throw KernelException( "nestcl: a spike for lcid " + std::to_string( lcid )
           + ", which does not start a source's connections on the device" );
       }
-      m.rows[ tid ].push_back( sr->base + static_cast< uint32_t >( at - sr->starts.begin() ) );
+      m.rows[ tid ].push_back( sr->row_of[ at - sr->starts.begin() ] );
       m.lags[ tid ].push_back( sd.get_lag() );
     }
   }
@@ -121,10 +121,21 @@ deliver_rows( M& m, size_t tid, long from_step )
 {
   std::vector< uint32_t >& rows = m.rows[ tid ];
   std::vector< uint32_t >& lags = m.lags[ tid ];
-  for ( Group& g : m.groups[ tid ] )
+  if ( tid < m.sets.size() and m.sets[ tid ] )
   {
-    check( nestcl_block_deliver( g.block, from_step, rows.data(), lags.data(), static_cast< uint32_t >( rows.size() ) ),
-      "delivering spikes to " + std::string( g.name ) );
+    // The thread's set delivers the rows into every block at once (one list, one launch).
+    check( nestcl_block_set_deliver(
+             m.sets[ tid ], from_step, rows.data(), lags.data(), static_cast< uint32_t >( rows.size() ) ),
+      "delivering spikes to the stream VP's blocks" );
+  }
+  else
+  {
+    for ( Group& g : m.groups[ tid ] )
+    {
+      check(
+        nestcl_block_deliver( g.block, from_step, rows.data(), lags.data(), static_cast< uint32_t >( rows.size() ) ),
+        "delivering spikes to " + std::string( g.name ) );
+    }
   }
   for ( size_t q = 0; q < m.plastic[ tid ].size(); ++q )
   {

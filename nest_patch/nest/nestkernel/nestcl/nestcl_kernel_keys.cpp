@@ -40,6 +40,11 @@ const std::string KEY_WAITS = "nestcl_waits";
 const std::string KEY_SLICES = "nestcl_slices";
 const std::string KEY_NODES = "nestcl_nodes";
 const std::string KEY_MIN_WORK = "nestcl_device_min_work";
+const std::string KEY_DEVICE_LOOP = "nestcl_device_loop";
+const std::string KEY_SYNC_INTERVAL = "nestcl_sync_interval";
+const std::string KEY_PATH = "nestcl_simulate_path";
+const std::string KEY_PATH_REASON = "nestcl_simulate_path_reason";
+const std::string KEY_TIME_PREPARE = "nestcl_time_prepare";
 }
 
 /*
@@ -147,9 +152,19 @@ NestclManager::set_status( const Dictionary& d )
     throw BadProperty( KEY_MIN_WORK + " must be a whole number of neuron-steps >= 0 (0: always the device), not "
       + std::to_string( min_work ) );
   }
+  long sync_interval = impl_->sync_interval;
+  if ( d.update_integer_value( KEY_SYNC_INTERVAL, sync_interval ) and sync_interval < 1 )
+  {
+    throw BadProperty(
+      KEY_SYNC_INTERVAL + " must be a whole number of slices >= 1, not " + std::to_string( sync_interval ) );
+  }
+  bool device_loop = impl_->device_loop;
+  d.update_value( KEY_DEVICE_LOOP, device_loop );  // takes effect at the next Simulate (Prepare)
   bool device_poisson = impl_->device_poisson;
   d.update_value( KEY_DEVICE_POISSON, device_poisson );  // takes effect at the next Simulate
   impl_->device_poisson = device_poisson;
+  impl_->device_loop = device_loop;
+  impl_->sync_interval = sync_interval;
   impl_->min_work = min_work;  // takes effect at the next Simulate
   impl_->streams = streams;
 #ifdef HAVE_NESTCL_PERFMODEL
@@ -244,6 +259,13 @@ put_device_work( const M& m, Dictionary& d )
     waits += m.n_waits[ k ];
   }
 #ifdef HAVE_NESTCL
+  for ( nestcl_block_set* set : m.sets )
+  {
+    uint64_t l = 0, w = 0;
+    nestcl_block_set_enqueued( set, &l, &w );
+    launches += static_cast< long >( l );
+    waits += static_cast< long >( w );
+  }
   for ( const std::vector< Group >& gs : m.groups )
   {
     for ( const Group& g : gs )
@@ -300,6 +322,11 @@ NestclManager::get_status( Dictionary& d )
   d[ KEY_DEVICE ] = impl_->device_spec;
   d[ KEY_DEVICE_POISSON ] = impl_->device_poisson;
   d[ KEY_MIN_WORK ] = impl_->min_work;
+  d[ KEY_DEVICE_LOOP ] = impl_->device_loop;
+  d[ KEY_SYNC_INTERVAL ] = impl_->sync_interval;
+  d[ KEY_PATH ] = impl_->sim_path;
+  d[ KEY_PATH_REASON ] = impl_->sim_path_why;
+  d[ KEY_TIME_PREPARE ] = impl_->t_prepare;
   put_device( *impl_, d );
   put_totals( *impl_, d );
   put_device_work( *impl_, d );

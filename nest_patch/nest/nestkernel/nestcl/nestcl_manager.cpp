@@ -53,6 +53,11 @@ NestclManager::initialize( const bool adjust_number_of_threads_or_rng_only )
     impl_->device_spec.clear();
     impl_->device_poisson = false;
     impl_->min_work = DEFAULT_MIN_WORK;
+    impl_->device_loop = true;
+    impl_->sync_interval = DEFAULT_SYNC_INTERVAL;
+    impl_->sim_path.clear();
+    impl_->sim_path_why.clear();
+    impl_->t_prepare = 0.0;
     impl_->placed.clear();
 #ifdef HAVE_NESTCL
     impl_->pending.clear();
@@ -118,6 +123,9 @@ NestclManager::Impl::reset_threads( size_t T )
   rows.assign( T, std::vector< uint32_t >() );
   lags.assign( T, std::vector< uint32_t >() );
   where.assign( T, std::vector< std::pair< uint32_t, uint32_t > >() );
+  sets.assign( T, nullptr );
+  c_loop.assign( T, 0 );
+  loop_ids.assign( T, LoopIds() );
   next_step.resize( T, -1 );  // kept from the last Simulate (one that updated nothing leaves it)
 }
 #endif
@@ -147,6 +155,7 @@ NestclManager::prepare()
   }
 #ifdef HAVE_NESTCL
   Impl& m = *impl_;
+  const double t0 = now_s();
   BlockSetup setup;
   setup.first_stream = T - static_cast< size_t >( m.streams );
   m.open_device();
@@ -159,9 +168,27 @@ NestclManager::prepare()
   setup.rng_seed = static_cast< uint32_t >( rng_status.get< long >( "rng_seed" ) );
   for ( size_t tid = setup.first_stream; tid < T; ++tid )
   {
-    m.prepare_thread( tid, setup, on_device_[ tid ] );
+    m.prepare_neurons( tid, setup, on_device_[ tid ] );
+  }
+  // Where the device loop may run, the device's synapse rows are its loop ids (nestcl_device_loop.cpp).
+  size_t loop_tid = 0;
+  m.loop_tid = -1;
+  m.loop_why = m.loop_problem_before( setup.first_stream, loop_tid );
+  if ( m.loop_why.empty() )
+  {
+    m.loop_ids_of( loop_tid );
+  }
+  for ( size_t tid = setup.first_stream; tid < T; ++tid )
+  {
+    m.prepare_synapses( tid, on_device_[ tid ] );
+  }
+  if ( m.loop_why.empty() )
+  {
+    m.loop_why = m.loop_problem_after( loop_tid, on_device_[ loop_tid ] );
+    m.loop_tid = m.loop_why.empty() ? static_cast< long >( loop_tid ) : -1;
   }
   m.pending.clear();
+  m.t_prepare += now_s() - t0;
   m.mark_run_start();
 #endif
 }
@@ -180,6 +207,7 @@ NestclManager::cleanup()
   }
   m.plastic.clear();
   m.release_blocks();
+  m.loop_tid = -1;
   m.syn_rows.clear();
   m.where.clear();
 #endif

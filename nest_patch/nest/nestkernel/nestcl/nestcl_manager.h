@@ -52,6 +52,8 @@
 
 namespace nest
 {
+class SimulationManager;
+
 class NestclManager : public ManagerInterface
 {
 public:
@@ -76,6 +78,14 @@ public:
    * NEST's own deliver_events_.
    */
   bool deliver( size_t tid, const std::vector< SpikeData >& recv_buffer );
+
+  /*
+   * Run hook (SimulationManager::update_): when prepare() found that one
+   * stream VP holds the whole network and its slices need nothing but the
+   * device, runs the Run's slices in the device loop (nestcl_device_loop.cpp)
+   * and returns true; false leaves them to NEST's own loop.
+   */
+  bool run_device_loop( SimulationManager& sm );
 
   /*
    * Placement hook (nestcl_placement::before_create): before the first Create

@@ -13,6 +13,8 @@
  *   nestcl_synapse_export.cpp   static synapses and poisson_generators from NEST's connectors onto the device
  *   nestcl_plastic_export.cpp   translated (STDP) synapses and their targets' spike histories, there and back
  *   nestcl_delivery.cpp         the spikes a stream VP receives, handed to the device's synapse rows
+ *   nestcl_device_loop.cpp      a whole Run on the device when one stream VP holds the network (the device
+ *                               loop): whether it may, and the run of its slices
  *   nestcl_placement.cpp        weighted placement of node ids on VPs (its own header, for NEST's files)
  *
  * Functions of one file that need the state take it as a template parameter
@@ -36,6 +38,7 @@
 
 #ifdef HAVE_NESTCL
 #include "nestcl/block.h"
+#include "nestcl/block_set.h"
 #include "nestcl/device.h"
 #include "nestcl/model.h"
 #ifdef HAVE_NESTCL_PERFMODEL
@@ -56,6 +59,9 @@ namespace nest
 // takes 0.03-2 us (iaf_psc_alpha to aeif/hh with RKF45): below 64 the thread is never much slower, and for
 // a few neurons with a one-step min delay (NEST's precise-spike accuracy tests) ~50 times faster.
 const long DEFAULT_MIN_WORK = 64;
+// Slices of the device loop between two waits for the device (nestcl_sync_interval), as the engine's sync_interval:
+// a wait costs tens of microseconds on a GPU, and the spikes kept in between cost device memory.
+const long DEFAULT_SYNC_INTERVAL = 250;
 
 inline double
 now_s()
@@ -85,12 +91,30 @@ struct Group
   nestcl_block* block = nullptr;
 };
 
-/* The device rows of one synapse model on one thread: row base + k for the run of lcids starting at starts[k]. */
+/*
+ * The device rows of one synapse model on one thread: row row_of[k] for the
+ * run of lcids starting at starts[k] (base + k, or, where the device loop may
+ * run, the loop id of the run's source: Impl::loop_ids).
+ */
 struct SynRows
 {
   synindex syn_id = 0;
   std::vector< size_t > starts;
   uint32_t base = 0;
+  std::vector< uint32_t > row_of;
+};
+
+/*
+ * Where the device loop may run on a thread, each source's loop id (its
+ * group's first loop id + its index there) by the (syn_id, first lcid) of
+ * each run of its connections on the thread: the device's rows are then loop
+ * ids (nestcl/block_set.h) and several synapse models of one source share a
+ * row. Empty: rows are runs.
+ */
+struct LoopIds
+{
+  std::map< std::pair< size_t, size_t >, uint32_t > of;
+  uint32_t n = 0;  // neurons of the thread's groups
 };
 
 /*
@@ -103,6 +127,7 @@ struct PlasticRows
 {
   synindex syn_id = 0;
   std::vector< size_t > starts;
+  std::vector< uint32_t > row_of;             // the device row of run k (k, or its source's loop id)
   std::vector< int > set;                     // per group: the block's set, -1 without synapses there
   std::vector< std::vector< size_t > > lcid;  // per group, CSR order
   const nestcl_synapse_model* sm = nullptr;
@@ -135,15 +160,26 @@ std::vector< std::string > translated_models();
 std::vector< ConnectorBase* >& thread_connectors( size_t tid );
 /* nestcl_synapse_export.cpp: NEST's static synapse types (under any name CopyModel gave them). */
 bool is_static_connector( const ConnectorBase* c );
-/* nestcl_synapse_export.cpp: thread tid's static synapses onto its device neurons as device CSR rows. */
+/*
+ * nestcl_synapse_export.cpp: thread tid's static synapses onto its device
+ * neurons as device CSR rows (by run, or by loop id where ids is not empty).
+ */
 void export_synapses( size_t tid, std::vector< Group >& groups,
-  const std::vector< std::pair< uint32_t, uint32_t > >& where, std::vector< SynRows >& out, long& n_syn );
+  const std::vector< std::pair< uint32_t, uint32_t > >& where, const LoopIds& ids, std::vector< SynRows >& out,
+  long& n_syn );
+/*
+ * nestcl_synapse_export.cpp: a CSR of `rows` rows (row_ptr) whose row r
+ * belongs to device row row_of[r] of n_out, as a CSR over those: the new
+ * row_ptr, and the order in which its entries take the old ones.
+ */
+void csr_by_row( const std::vector< uint64_t >& row_ptr, const std::vector< uint32_t >& row_of, uint32_t n_out,
+  std::vector< uint64_t >& out_ptr, std::vector< size_t >& order );
 /* nestcl_synapse_export.cpp: nestcl_device_poisson, the poisson_generators drawn on the device; how many. */
 long export_generators( size_t tid, std::vector< Group >& groups,
   const std::vector< std::pair< uint32_t, uint32_t > >& where, std::vector< char >& skip );
 /* nestcl_plastic_export.cpp: thread tid's STDP synapses and their targets' histories onto the device; how many. */
 long export_plastic( size_t tid, std::vector< Group >& groups,
-  const std::vector< std::pair< uint32_t, uint32_t > >& where, std::vector< PlasticRows >& out );
+  const std::vector< std::pair< uint32_t, uint32_t > >& where, const LoopIds& ids, std::vector< PlasticRows >& out );
 /* nestcl_plastic_export.cpp: the device's synapse state and spike histories back into NEST. */
 void import_plastic( std::vector< Group >& groups, std::vector< PlasticRows >& sets );
 
@@ -185,6 +221,10 @@ struct NestclManager::Impl
 #endif
   bool device_poisson = false;
   long min_work = DEFAULT_MIN_WORK;                            // nestcl_device_min_work
+  bool device_loop = true;                                     // nestcl_device_loop
+  long sync_interval = DEFAULT_SYNC_INTERVAL;                  // nestcl_sync_interval
+  std::string sim_path, sim_path_why;                          // the last Run's path, and why not the device loop
+  double t_prepare = 0.0;                                      // seconds of the Prepares: packing and export
   std::vector< double > t_update, t_stage, t_emit, t_deliver;  // per thread, seconds
   std::vector< long > n_syn, n_gen;                            // per thread: device synapses, device generators
   std::vector< long > n_plastic;                               // per thread: device STDP synapses
@@ -229,7 +269,12 @@ struct NestclManager::Impl
     int64_t value;
   };
   std::map< size_t, std::vector< Pending > > pending;
-  std::vector< int64_t > next_step;  // per thread: the step its blocks update next
+  std::vector< int64_t > next_step;       // per thread: the step its blocks update next
+  std::vector< nestcl_block_set* > sets;  // per thread: its blocks as one set (nullptr: none)
+  std::vector< char > c_loop;             // per thread: its blocks run their C loops on the thread
+  std::vector< LoopIds > loop_ids;        // per thread: rows by loop id where the device loop may run
+  long loop_tid = -1;                     // the stream thread whose Runs go to the device loop, or -1
+  std::string loop_why;                   // why none (nestcl_simulate_path_reason)
 #endif
 
   /* nestcl_gpu_fraction.cpp: when the run of a Simulate begins (the end of prepare), for measure_split. */
@@ -240,13 +285,26 @@ struct NestclManager::Impl
 
   /* nestcl_blocks.cpp: opens the device, or reopens it for another spec or stream count. */
   void open_device();
-  /* nestcl_blocks.cpp: stream thread tid's neurons into device blocks, with its synapses and generators. */
-  void prepare_thread( size_t tid, const BlockSetup& setup, std::vector< char >& on_device );
+  /* nestcl_blocks.cpp: stream thread tid's neurons into device blocks ... */
+  void prepare_neurons( size_t tid, const BlockSetup& setup, std::vector< char >& on_device );
+  /* ... then its synapses and generators, and the blocks as one set (make_set). */
+  void prepare_synapses( size_t tid, std::vector< char >& on_device );
+  /* nestcl_blocks.cpp: the spikes of one slice at origin that the device loop kept, sent as update() sends them. */
+  void replay( size_t tid, const nestcl_loop_spike* sp, size_t n, long origin );
+  /* nestcl_blocks.cpp: a group's update failed in the device loop's slice at origin: NEST's exception. */
+  [[noreturn]] void loop_failure( size_t tid, size_t group, long origin );
+  /* nestcl_device_loop.cpp: why NEST's loop must run the slices, before the export (else tid: the thread). */
+  std::string loop_problem_before( size_t first_stream, size_t& tid );
+  /* nestcl_device_loop.cpp: thread tid's loop ids by the runs of its sources' connections (LoopIds). */
+  void loop_ids_of( size_t tid );
+  /* nestcl_device_loop.cpp: why NEST's loop must still run them, after the export (empty: it need not). */
+  std::string loop_problem_after( size_t tid, const std::vector< char >& on_device );
   /* nestcl_blocks.cpp: every block's state back into its nodes, its input in flight kept; the blocks freed. */
   void release_blocks();
 
 private:
   void group_neurons( size_t tid, const SparseNodeArray& local, std::vector< char >& on_device );
+  void make_set( size_t tid );
   bool runs_on_host( size_t tid, long min_delay );
   size_t create_blocks( size_t tid, const BlockSetup& setup, bool on_host );
   void index_groups( size_t tid, size_t n_local );

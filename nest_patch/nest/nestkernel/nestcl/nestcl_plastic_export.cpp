@@ -8,6 +8,7 @@
 #include "nestcl/nestcl_manager.h"
 #include "nestcl/nestcl_manager_impl.h"
 
+#include <algorithm>
 #include <cstring>
 #include <deque>
 #include <type_traits>
@@ -15,6 +16,7 @@
 #include "archiving_node.h"
 #include "connector_base.h"
 #include "connector_model.h"
+#include "exceptions.h"
 #include "kernel_manager.h"
 #ifdef HAVE_NESTCL
 #include "nestcl_syn_glue_table.hpp"
@@ -166,61 +168,133 @@ struct PlasticExport
 };
 }
 
+namespace
+{
+/* What one chunk of a connector's runs makes: per group its CSR part and the lcids in CSR order. */
+struct PlasticPart
+{
+  std::vector< PlasticCsr > csr;
+  std::vector< std::vector< size_t > > lcid;
+  bool ok = true;
+};
+}
+
+/*
+ * Runs [k0, k1) of starts of a connector (items, lcid order) into part, one
+ * row per run; not ok when a connection does not qualify (another target, a
+ * delay outside the ring, another rport than param0's, unequal per-source
+ * state or parameters, or a target model that reads spike offsets).
+ */
+template< typename Items, typename Pack >
+static void
+plastic_chunk( PlasticExport& x, Items& items, const nestcl_synapse_model* sm, Pack pack,
+  const std::vector< size_t >& starts, size_t k0, size_t k1, const std::vector< unsigned char >& param0, long rport,
+  PlasticPart& part )
+{
+  std::vector< unsigned char > first( sm->syn_size ), one( sm->syn_size );
+  for ( size_t k = k0; k < k1 and part.ok; ++k )
+  {
+    const size_t end = k + 1 < starts.size() ? starts[ k + 1 ] : items.size();
+    for ( PlasticCsr& r : part.csr )
+    {
+      r.row_ptr.push_back( r.row_ptr.back() );
+    }
+    for ( size_t lcid = starts[ k ]; lcid < end and part.ok; ++lcid )
+    {
+      const auto& c = items[ lcid ];
+      Node* t = c.get_target( x.tid );
+      const size_t tl = t->get_thread_lid();
+      const long d = c.get_delay_steps();
+      if ( t->get_thread() != x.tid or tl >= x.where.size() or x.where[ tl ].first == 0 or d < 1 or d > x.max_delay
+        or d > 65535 )
+      {
+        part.ok = false;
+        break;
+      }
+      pack( c, sm, one.data() );
+      if ( lcid == starts[ k ] )
+      {
+        first = one;
+      }
+      const size_t g = x.where[ tl ].first - 1;
+      part.ok = static_cast< long >( c.get_rport() ) == rport
+        and same_role( sm, one.data(), first.data(), NESTCL_SYN_SOURCE )
+        and same_role( sm, one.data(), param0.data(), NESTCL_SYN_PARAMETER )
+        and not reads_offset( x.groups[ g ], rport );
+      PlasticCsr& r = part.csr[ g ];
+      r.target.push_back( x.where[ tl ].second );
+      r.delay.push_back( static_cast< uint16_t >( d ) );
+      r.syn.insert( r.syn.end(), one.begin(), one.end() );
+      r.row_ptr.back()++;
+      part.lcid[ g ].push_back( lcid );
+    }
+  }
+}
+
+/* A chunk's part after what mdl holds, per group (rows, synapses and lcids in order). */
+static void
+append_part( PlasticModel& mdl, const PlasticPart& part )
+{
+  for ( size_t g = 0; g < mdl.csr.size(); ++g )
+  {
+    PlasticCsr& to = mdl.csr[ g ];
+    const PlasticCsr& from = part.csr[ g ];
+    const uint64_t off = to.target.size();
+    for ( size_t k = 1; k < from.row_ptr.size(); ++k )
+    {
+      to.row_ptr.push_back( off + from.row_ptr[ k ] );
+    }
+    to.target.insert( to.target.end(), from.target.begin(), from.target.end() );
+    to.delay.insert( to.delay.end(), from.delay.begin(), from.delay.end() );
+    to.syn.insert( to.syn.end(), from.syn.begin(), from.syn.end() );
+    mdl.rows.lcid[ g ].insert( mdl.rows.lcid[ g ].end(), part.lcid[ g ].begin(), part.lcid[ g ].end() );
+  }
+}
+
 /*
  * The connections of one connector (items, lcid order) into mdl's rows, one
- * row per source's run; false when one does not qualify (another target, a
- * delay outside the ring, another rport, unequal per-source state or
- * parameters, or a target model that reads spike offsets).
+ * row per source's run, in chunks of runs on NEST's threads joined in order
+ * (the rows are one thread's); false when one does not qualify.
  */
 template< typename Items, typename Pack >
 static bool
 plastic_rows( PlasticExport& x, Items& items, const nestcl_synapse_model* sm, Pack pack, PlasticModel& mdl )
 {
-  using C = std::decay_t< decltype( items[ 0 ] ) >;
-  std::vector< unsigned char > first( sm->syn_size ), one( sm->syn_size ), param0( sm->syn_size );
-  bool ok = true;
   const size_t n = items.size();
-  for ( size_t lcid = 0; lcid < n and ok; ++lcid )
+  if ( n == 0 )
   {
-    const C& c = items[ lcid ];
-    const bool starts = lcid == 0 or not items[ lcid - 1 ].source_has_more_targets();
-    Node* t = c.get_target( x.tid );
-    const size_t tl = t->get_thread_lid();
-    const long d = c.get_delay_steps();
-    if ( t->get_thread() != x.tid or tl >= x.where.size() or x.where[ tl ].first == 0 or d < 1 or d > x.max_delay
-      or d > 65535 )
-    {
-      ok = false;
-      break;
-    }
-    pack( c, sm, one.data() );
-    if ( lcid == 0 )
-    {
-      param0 = one;
-      mdl.rport = static_cast< long >( c.get_rport() );
-    }
-    if ( starts )
-    {
-      first = one;
-      mdl.rows.starts.push_back( lcid );
-      for ( PlasticCsr& r : mdl.csr )
-      {
-        r.row_ptr.push_back( r.row_ptr.back() );
-      }
-    }
-    const size_t g = x.where[ tl ].first - 1;
-    ok = static_cast< long >( c.get_rport() ) == mdl.rport
-      and same_role( sm, one.data(), first.data(), NESTCL_SYN_SOURCE )
-      and same_role( sm, one.data(), param0.data(), NESTCL_SYN_PARAMETER )
-      and not reads_offset( x.groups[ g ], mdl.rport );
-    PlasticCsr& r = mdl.csr[ g ];
-    r.target.push_back( x.where[ tl ].second );
-    r.delay.push_back( static_cast< uint16_t >( d ) );
-    r.syn.insert( r.syn.end(), one.begin(), one.end() );
-    r.row_ptr.back()++;
-    mdl.rows.lcid[ g ].push_back( lcid );
+    return true;
   }
-  return ok;
+  std::vector< size_t >& starts = mdl.rows.starts;
+  for ( size_t lcid = 0; lcid < n; ++lcid )
+  {
+    if ( lcid == 0 or not items[ lcid - 1 ].source_has_more_targets() )
+    {
+      starts.push_back( lcid );
+    }
+  }
+  std::vector< unsigned char > param0( sm->syn_size );
+  pack( items[ 0 ], sm, param0.data() );
+  mdl.rport = static_cast< long >( items[ 0 ].get_rport() );
+  const size_t n_chunks = std::min( starts.size(), 4 * kernel().vp_manager.get_num_threads() );
+  std::vector< PlasticPart > parts( n_chunks );
+#pragma omp parallel for schedule( dynamic, 1 )
+  for ( size_t q = 0; q < n_chunks; ++q )
+  {
+    parts[ q ].csr.assign( x.groups.size(), PlasticCsr() );
+    parts[ q ].lcid.assign( x.groups.size(), std::vector< size_t >() );
+    plastic_chunk( x, items, sm, pack, starts, starts.size() * q / n_chunks, starts.size() * ( q + 1 ) / n_chunks,
+      param0, mdl.rport, parts[ q ] );
+  }
+  for ( const PlasticPart& part : parts )
+  {
+    if ( not part.ok )
+    {
+      return false;
+    }
+    append_part( mdl, part );
+  }
+  return true;
 }
 
 /* One translated synapse model's connector (with_translated_synapses) into x.models, when it qualifies. */
@@ -330,13 +404,66 @@ upload_histories( std::vector< Group >& groups, const std::vector< double >& tau
   }
 }
 
+/*
+ * A model's rows as loop ids (ids not empty): each source has one run of the
+ * model's connections on the thread, which becomes the row of its loop id;
+ * the synapses, their structs and lcids follow. Otherwise row k is run k.
+ */
+static void
+plastic_loop_rows( PlasticModel& mdl, const LoopIds& ids )
+{
+  const size_t runs = mdl.rows.starts.size();
+  mdl.rows.row_of.resize( runs );
+  for ( size_t k = 0; k < runs; ++k )
+  {
+    mdl.rows.row_of[ k ] = static_cast< uint32_t >( k );
+    if ( not ids.of.empty() )
+    {
+      auto at = ids.of.find( std::make_pair( static_cast< size_t >( mdl.rows.syn_id ), mdl.rows.starts[ k ] ) );
+      if ( at == ids.of.end() )
+      {
+        throw KernelException( "nestcl: the source of the " + std::string( mdl.rows.sm->name )
+          + " connections from lcid " + std::to_string( mdl.rows.starts[ k ] ) + " is not a neuron of the stream VP" );
+      }
+      mdl.rows.row_of[ k ] = at->second;
+    }
+  }
+  if ( ids.of.empty() )
+  {
+    return;
+  }
+  const size_t size = mdl.rows.sm->syn_size;
+  for ( size_t g = 0; g < mdl.csr.size(); ++g )
+  {
+    PlasticCsr& c = mdl.csr[ g ];
+    std::vector< uint64_t > ptr;
+    std::vector< size_t > order;
+    csr_by_row( c.row_ptr, mdl.rows.row_of, ids.n, ptr, order );
+    PlasticCsr out;
+    out.row_ptr = ptr;
+    std::vector< size_t > lcid;
+    for ( const size_t k : order )
+    {
+      out.target.push_back( c.target[ k ] );
+      out.delay.push_back( c.delay[ k ] );
+      out.syn.insert( out.syn.end(), c.syn.begin() + k * size, c.syn.begin() + ( k + 1 ) * size );
+      lcid.push_back( mdl.rows.lcid[ g ][ k ] );
+    }
+    c = std::move( out );
+    mdl.rows.lcid[ g ] = std::move( lcid );
+  }
+}
+
 /* Every gathered model's CSR as a device set of each group's block; its rows go to out. Returns the synapses. */
 static long
-upload_sets( std::vector< Group >& groups, std::vector< PlasticModel >& models, std::vector< PlasticRows >& out )
+upload_sets( std::vector< Group >& groups, std::vector< PlasticModel >& models, const LoopIds& ids,
+  std::vector< PlasticRows >& out )
 {
   long count = 0;
   for ( PlasticModel& mdl : models )
   {
+    plastic_loop_rows( mdl, ids );
+    const uint32_t n_rows = ids.of.empty() ? static_cast< uint32_t >( mdl.rows.starts.size() ) : ids.n;
     mdl.rows.set.assign( groups.size(), -1 );
     for ( size_t g = 0; g < groups.size(); ++g )
     {
@@ -345,9 +472,8 @@ upload_sets( std::vector< Group >& groups, std::vector< PlasticModel >& models, 
       {
         continue;
       }
-      check( nestcl_block_add_plastic( groups[ g ].block, mdl.rows.sm, mdl.cp.data(), mdl.rport,
-               static_cast< uint32_t >( mdl.rows.starts.size() ), r.row_ptr.data(), r.target.data(), r.delay.data(),
-               r.syn.data(), &mdl.rows.set[ g ] ),
+      check( nestcl_block_add_plastic( groups[ g ].block, mdl.rows.sm, mdl.cp.data(), mdl.rport, n_rows,
+               r.row_ptr.data(), r.target.data(), r.delay.data(), r.syn.data(), &mdl.rows.set[ g ] ),
         "placing the " + std::string( mdl.rows.sm->name ) + " synapses of " + std::string( groups[ g ].name )
           + " on the device" );
       count += static_cast< long >( r.target.size() );
@@ -370,7 +496,7 @@ upload_sets( std::vector< Group >& groups, std::vector< PlasticModel >& models, 
  */
 long
 export_plastic( size_t tid, std::vector< Group >& groups, const std::vector< std::pair< uint32_t, uint32_t > >& where,
-  std::vector< PlasticRows >& out )
+  const LoopIds& ids, std::vector< PlasticRows >& out )
 {
   out.clear();
   std::vector< ConnectorBase* >& conns = thread_connectors( tid );
@@ -404,7 +530,7 @@ export_plastic( size_t tid, std::vector< Group >& groups, const std::vector< std
     return 0;
   }
   upload_histories( groups, tau, tau_t );
-  return upload_sets( groups, x.models, out );
+  return upload_sets( groups, x.models, ids, out );
 }
 
 /* The device's synapse state and spike histories back into NEST's connections and nodes. */

@@ -8,12 +8,14 @@
 #include "nestcl/nestcl_manager.h"
 #include "nestcl/nestcl_manager_impl.h"
 
+#include <algorithm>
 #include <map>
 
 #include "connection_manager_impl.h"
 #include "connector_base.h"
 #include "connector_model.h"
 #include "dictionary.h"
+#include "exceptions.h"
 #include "event_delivery_manager_impl.h"
 #include "kernel_manager.h"
 #include "static_synapse.h"
@@ -112,6 +114,212 @@ place( const ExportEvent::Hit& h, size_t tid, const std::vector< Group >& groups
   return true;
 }
 
+void
+csr_by_row( const std::vector< uint64_t >& row_ptr, const std::vector< uint32_t >& row_of, uint32_t n_out,
+  std::vector< uint64_t >& out_ptr, std::vector< size_t >& order )
+{
+  out_ptr.assign( static_cast< size_t >( n_out ) + 1, 0 );
+  for ( size_t r = 0; r + 1 < row_ptr.size(); ++r )
+  {
+    out_ptr[ row_of[ r ] + 1 ] += row_ptr[ r + 1 ] - row_ptr[ r ];
+  }
+  for ( size_t r = 0; r < n_out; ++r )
+  {
+    out_ptr[ r + 1 ] += out_ptr[ r ];
+  }
+  std::vector< uint64_t > at( out_ptr.begin(), out_ptr.end() - 1 );
+  order.assign( row_ptr.back(), 0 );
+  for ( size_t r = 0; r + 1 < row_ptr.size(); ++r )
+  {
+    for ( uint64_t k = row_ptr[ r ]; k < row_ptr[ r + 1 ]; ++k )
+    {
+      order[ at[ row_of[ r ] ]++ ] = k;
+    }
+  }
+}
+
+/* Each run's device row: base + k, or its source's loop id (ids not empty). */
+static std::vector< uint32_t >
+rows_of_runs( size_t syn_id, const std::vector< size_t >& starts, uint32_t base, const LoopIds& ids )
+{
+  std::vector< uint32_t > row_of( starts.size() );
+  for ( size_t k = 0; k < starts.size(); ++k )
+  {
+    if ( ids.of.empty() )
+    {
+      row_of[ k ] = base + static_cast< uint32_t >( k );
+      continue;
+    }
+    auto at = ids.of.find( std::make_pair( syn_id, starts[ k ] ) );
+    if ( at == ids.of.end() )
+    {
+      throw KernelException( "nestcl: the source of the connections of synapse model " + std::to_string( syn_id )
+        + " from lcid " + std::to_string( starts[ k ] ) + " is not a neuron of the stream VP" );
+    }
+    row_of[ k ] = at->second;
+  }
+  return row_of;
+}
+
+/* A group's CSR whose rows are runs (run r in row_of[r]) as one over ids.n loop ids. */
+static void
+to_loop_rows( Csr& c, const std::vector< uint32_t >& row_of, uint32_t n )
+{
+  std::vector< uint64_t > ptr;
+  std::vector< size_t > order;
+  csr_by_row( c.row_ptr, row_of, n, ptr, order );
+  Csr out;
+  out.row_ptr = ptr;
+  for ( const size_t k : order )
+  {
+    out.target.push_back( c.target[ k ] );
+    out.value.push_back( c.value[ k ] );
+    out.delay.push_back( c.delay[ k ] );
+  }
+  c = std::move( out );
+}
+
+/* The rows of from after those of to. */
+static void
+append_rows( Csr& to, const Csr& from )
+{
+  const uint64_t off = to.target.size();
+  for ( size_t k = 1; k < from.row_ptr.size(); ++k )
+  {
+    to.row_ptr.push_back( off + from.row_ptr[ k ] );
+  }
+  to.target.insert( to.target.end(), from.target.begin(), from.target.end() );
+  to.value.insert( to.value.end(), from.value.begin(), from.value.end() );
+  to.delay.insert( to.delay.end(), from.delay.begin(), from.delay.end() );
+}
+
+/*
+ * The first lcid of each source's run of connections in connector syn_id of
+ * thread tid (size connections): from the loop ids where the device loop may
+ * run, else from NEST's source table (its sources are sorted, one run per
+ * source), else empty (walk_runs then finds them one by one).
+ */
+static std::vector< size_t >
+run_starts( size_t tid, size_t syn_id, size_t size, const LoopIds& ids )
+{
+  std::vector< size_t > starts;
+  if ( not ids.of.empty() )
+  {
+    for ( auto at = ids.of.lower_bound( std::make_pair( syn_id, size_t( 0 ) ) );
+          at != ids.of.end() and at->first.first == syn_id; ++at )
+    {
+      starts.push_back( at->first.second );
+    }
+  }
+  else if ( kernel().connection_manager.get_keep_source_table() )
+  {
+    size_t last = 0;
+    for ( size_t lcid = 0; lcid < size; ++lcid )
+    {
+      const size_t src = kernel().connection_manager.get_source_node_id( tid, static_cast< synindex >( syn_id ), lcid );
+      if ( lcid == 0 or src != last )
+      {
+        starts.push_back( lcid );
+      }
+      last = src;
+    }
+  }
+  return starts;
+}
+
+/*
+ * Runs [k0, k1) of starts walked by the connector's own send() with an
+ * ExportEvent into part (per group, one row per run); false when a
+ * connection does not fit the device or a run does not end where the next
+ * begins.
+ */
+static bool
+walk_chunk( ConnectorBase* c, size_t tid, const std::vector< ConnectorModel* >& cm, const std::vector< size_t >& starts,
+  size_t k0, size_t k1, const std::vector< Group >& groups, const std::vector< std::pair< uint32_t, uint32_t > >& where,
+  long min_delay, long max_delay, std::vector< Csr >& part, long& count )
+{
+  ExportEvent ev;
+  for ( size_t k = k0; k < k1; ++k )
+  {
+    ev.hits.clear();
+    ev.set_port( starts[ k ] );
+    c->send( tid, starts[ k ], cm, ev );
+    const size_t next = ev.get_port() + 1;  // send() sets the port of every connection of the run
+    if ( next != ( k + 1 < starts.size() ? starts[ k + 1 ] : c->size() ) )
+    {
+      return false;
+    }
+    for ( const ExportEvent::Hit& h : ev.hits )
+    {
+      size_t g = 0;
+      uint32_t code = 0;
+      double value = 0;
+      if ( not place( h, tid, groups, where, min_delay, max_delay, g, code, value ) )
+      {
+        return false;
+      }
+      Csr& r = part[ g ];
+      r.target.push_back( code );
+      r.value.push_back( value );
+      r.delay.push_back( static_cast< uint16_t >( h.delay ) );
+    }
+    for ( Csr& r : part )
+    {
+      r.row_ptr.push_back( r.target.size() );
+    }
+    count += static_cast< long >( ev.hits.size() );
+  }
+  return true;
+}
+
+/*
+ * Every run of connector c as out's rows (per group), in the connector's
+ * order; starts found one by one when not given. With the runs known, chunks
+ * of them are walked on NEST's threads (each builds its own part) and joined
+ * in order, so the rows are the same as one thread's. False: the synapse
+ * model stays with NEST.
+ */
+static bool
+walk_runs( ConnectorBase* c, size_t tid, const std::vector< ConnectorModel* >& cm, std::vector< size_t >& starts,
+  const std::vector< Group >& groups, const std::vector< std::pair< uint32_t, uint32_t > >& where, long min_delay,
+  long max_delay, std::vector< Csr >& out, long& count )
+{
+  out.assign( groups.size(), Csr() );
+  if ( starts.empty() )
+  {
+    ExportEvent ev;
+    for ( size_t lcid = 0; lcid < c->size(); lcid = ev.get_port() + 1 )
+    {
+      starts.push_back( lcid );
+      ev.set_port( lcid );
+      c->send( tid, lcid, cm, ev );
+    }
+  }
+  const size_t n_chunks = std::min( starts.size(), 4 * kernel().vp_manager.get_num_threads() );
+  std::vector< std::vector< Csr > > parts( n_chunks, std::vector< Csr >( groups.size() ) );
+  std::vector< long > counts( n_chunks, 0 );
+  std::vector< char > ok( n_chunks, 1 );
+#pragma omp parallel for schedule( dynamic, 1 )
+  for ( size_t q = 0; q < n_chunks; ++q )
+  {
+    const size_t k0 = starts.size() * q / n_chunks, k1 = starts.size() * ( q + 1 ) / n_chunks;
+    ok[ q ] = walk_chunk( c, tid, cm, starts, k0, k1, groups, where, min_delay, max_delay, parts[ q ], counts[ q ] );
+  }
+  for ( size_t q = 0; q < n_chunks; ++q )
+  {
+    if ( not ok[ q ] )
+    {
+      return false;
+    }
+    for ( size_t g = 0; g < groups.size(); ++g )
+    {
+      append_rows( out[ g ], parts[ q ][ g ] );
+    }
+    count += counts[ q ];
+  }
+  return true;
+}
+
 /*
  * Thread tid's static synapses onto its device neurons become device CSR rows:
  * for every synapse model whose connections on the thread all target device
@@ -121,8 +329,9 @@ place( const ExportEvent::Hit& h, size_t tid, const std::vector< Group >& groups
  */
 void
 export_synapses( size_t tid, std::vector< Group >& groups, const std::vector< std::pair< uint32_t, uint32_t > >& where,
-  std::vector< SynRows >& out, long& n_syn )
+  const LoopIds& ids, std::vector< SynRows >& out, long& n_syn )
 {
+  std::vector< uint32_t > row_of;  // per run over every exported model
   out.clear();
   n_syn = 0;
   std::vector< ConnectorBase* >& conns = thread_connectors( tid );
@@ -131,7 +340,6 @@ export_synapses( size_t tid, std::vector< Group >& groups, const std::vector< st
   const long max_delay = kernel().connection_manager.get_max_delay();
   std::vector< Csr > csr( groups.size() );
   uint32_t rows = 0;
-  ExportEvent ev;
   for ( size_t syn_id = 0; syn_id < conns.size(); ++syn_id )
   {
     ConnectorBase* c = conns[ syn_id ];
@@ -140,59 +348,35 @@ export_synapses( size_t tid, std::vector< Group >& groups, const std::vector< st
     {
       continue;
     }
-    std::vector< Csr > mine( groups.size() );  // this model's rows, kept only if every synapse fits
     SynRows sr;
     sr.syn_id = static_cast< synindex >( syn_id );
     sr.base = rows;
-    bool fits = true;
     long count = 0;
-    for ( size_t lcid = 0; lcid < c->size() and fits; )
-    {
-      ev.hits.clear();
-      ev.set_port( lcid );
-      c->send( tid, lcid, cm, ev );
-      const size_t next = ev.get_port() + 1;  // send() sets the port of every connection of the run
-      sr.starts.push_back( lcid );
-      for ( const ExportEvent::Hit& h : ev.hits )
-      {
-        size_t g = 0;
-        uint32_t code = 0;
-        double value = 0;
-        if ( not place( h, tid, groups, where, min_delay, max_delay, g, code, value ) )
-        {
-          fits = false;
-          break;
-        }
-        Csr& r = mine[ g ];
-        r.target.push_back( code );
-        r.value.push_back( value );
-        r.delay.push_back( static_cast< uint16_t >( h.delay ) );
-      }
-      for ( Csr& r : mine )
-      {
-        r.row_ptr.push_back( r.target.size() );
-      }
-      count += static_cast< long >( ev.hits.size() );
-      lcid = next;
-    }
-    if ( not fits )
+    // The runs of lcids, then their synapses: chunks of runs on NEST's threads where the runs are known
+    // before the walk, each source's run as one row, in the connector's order.
+    std::vector< Csr > mine;
+    sr.starts = run_starts( tid, syn_id, c->size(), ids );
+    if ( not walk_runs( c, tid, cm, sr.starts, groups, where, min_delay, max_delay, mine, count ) )
     {
       continue;
     }
     for ( size_t g = 0; g < groups.size(); ++g )
     {
-      const uint64_t off = csr[ g ].target.size();
-      for ( size_t k = 1; k < mine[ g ].row_ptr.size(); ++k )
-      {
-        csr[ g ].row_ptr.push_back( off + mine[ g ].row_ptr[ k ] );
-      }
-      csr[ g ].target.insert( csr[ g ].target.end(), mine[ g ].target.begin(), mine[ g ].target.end() );
-      csr[ g ].value.insert( csr[ g ].value.end(), mine[ g ].value.begin(), mine[ g ].value.end() );
-      csr[ g ].delay.insert( csr[ g ].delay.end(), mine[ g ].delay.begin(), mine[ g ].delay.end() );
+      append_rows( csr[ g ], mine[ g ] );
     }
+    sr.row_of = rows_of_runs( syn_id, sr.starts, rows, ids );
+    row_of.insert( row_of.end(), sr.row_of.begin(), sr.row_of.end() );
     rows += static_cast< uint32_t >( sr.starts.size() );
     n_syn += count;
     out.push_back( std::move( sr ) );
+  }
+  if ( rows and not ids.of.empty() )
+  {
+    for ( Csr& c : csr )
+    {
+      to_loop_rows( c, row_of, ids.n );  // several models' runs of one source in its one row
+    }
+    rows = ids.n;
   }
   for ( size_t g = 0; g < groups.size(); ++g )
   {

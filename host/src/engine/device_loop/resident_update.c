@@ -22,7 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "engine_internal.h"
+#include "../engine_internal.h"
 #include "enqueue.h"
 #include "nestcl_rt_source.h"
 #include "specialise.h"
@@ -34,7 +34,7 @@ static size_t align_up(size_t x, size_t a)
   return (x + a - 1) / a * a;
 }
 
-static const char *cl_type(nestcl_field_type t)
+const char *eng_resident_cl_type(nestcl_field_type t)
 {
   switch (t) {
   case NESTCL_T_DOUBLE:
@@ -89,7 +89,7 @@ static char *merged_source(const nestcl_model *m, int tab_stride, int halt)
              "    const int to, const double resolution_ms, const uint ring_slots, __global double *rec,\n"
              "    const uint rng_seed, __global long *ring, __global uint *counts, __global uint2 *spikes");
   for (int f = 0; f < m->n_fields; ++f) {
-    k += snprintf(s + k, cap - (size_t)k, ",\n    __global %s *f%d", cl_type(m->fields[f].type), f);
+    k += snprintf(s + k, cap - (size_t)k, ",\n    __global %s *f%d", eng_resident_cl_type(m->fields[f].type), f);
   }
   /* A replay (clocked: resident_graph.c) reads the super step's origin from the status words. */
   k += snprintf(
@@ -107,6 +107,36 @@ static char *merged_source(const nestcl_model *m, int tab_stride, int halt)
     k += snprintf(s + k, cap - (size_t)k, ",\n      f%d + t[%d]", f, TAB_FIXED + f);
   }
   snprintf(s + k, cap - (size_t)k, ");\n}\n");
+  return s;
+}
+
+/*
+ * The persistent loop's update (resident_persist.c): model m's source with its
+ * kernel made a function <kernel>_at whose first parameter is the neuron
+ * (the persistent kernel's work-items take many neurons each), the rest the
+ * kernel's own. NULL when the kernel does not take its neuron from
+ * get_global_id(0) exactly once, as the translator writes it, or uses
+ * another work-item function.
+ */
+char *eng_resident_update_at_source(const nestcl_model *m)
+{
+  const char *ks = m->kernel_source;
+  char sig[256];
+  snprintf(sig, sizeof sig, "__kernel void %s(", m->kernel_name);
+  const char *at = strstr(ks, sig);
+  static const char idx[] = "(uint)get_global_id(0)";
+  const char *use = at ? strstr(at, idx) : NULL;
+  if (!use || strstr(use + strlen(idx), "get_global_id") || strstr(at, "get_local_") || strstr(at, "get_group_") ||
+      strstr(at, "barrier(")) {
+    return NULL;
+  }
+  size_t cap = strlen(ks) + 256;
+  char *s = malloc(cap);
+  if (!s) {
+    return NULL;
+  }
+  snprintf(s, cap, "%.*sstatic void %s_at(const uint nestcl_i_at, %.*snestcl_i_at%s\n", (int)(at - ks), ks,
+           m->kernel_name, (int)(use - at - strlen(sig)), at + strlen(sig), use + strlen(idx));
   return s;
 }
 
@@ -303,7 +333,11 @@ static int setup_one(nestcl_engine *e, eng_vp *vp, const int *pops, int np, eng_
     snprintf(opt + used, sizeof opt - used, "%s-DNESTCL_LIBM_VARIANT=%d -DNESTCL_K_MAX=%u", used ? " " : "",
              e->device.libm_fused, kmax);
     rc = nestcl_program_build(e->device.dev, src, opt, &u->prog);
+    u->opts = rc ? NULL : strdup(opt);
+    if (!rc && !u->opts)
+      rc = nestcl_set_error(NESTCL_ENOMEM, "out of host memory");
   }
+  u->stride = stride;
   free(src);
   cl_int err = CL_SUCCESS;
   if (!rc) {
@@ -374,6 +408,7 @@ void eng_resident_update_free(nestcl_engine *e)
       clReleaseKernel(u->k);
     if (u->prog)
       clReleaseProgram(u->prog);
+    free(u->opts);
     if (e->device.dev) {
       const nestcl_model *m = e->desc.pops[u->pops[0]].model;
       for (int f = 0; u->parents && f < m->n_fields; ++f) {

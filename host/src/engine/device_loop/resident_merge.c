@@ -24,7 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "engine_internal.h"
+#include "../engine_internal.h"
 #include "engine_kernels_source.h"
 #include "enqueue.h"
 #include "nestcl_rt_source.h"
@@ -82,7 +82,109 @@ static int block_drives(const nestcl_engine *e, int p, int *out)
   return m;
 }
 
-/* Kernel `name` for launch l: items [0, n_deliver) deliver, the rest drive. */
+/* Launch l's own parameters: per delivered block its CSR, per drive of a driven block its Poisson table. */
+static void gen_params(const nestcl_engine *e, text *t, const eng_launch *l, int *drv, const char *pfx)
+{
+  for (int j = 0; j < l->n_items; ++j) {
+    if (j < l->n_deliver) {
+      put(t,
+          ",\n  __global const ulong *%srp%d, __global const uint *%stg%d, __global const NESTCL_W_T *%sw%d,"
+          " __global const nestcl_u16 *%sd%d",
+          pfx, j, pfx, j, pfx, j, pfx, j);
+      continue;
+    }
+    int m = block_drives(e, l->items[j], drv);
+    for (int k = 0; k < m; ++k) {
+      put(t, ",\n  __global const double *%scdf%d_%d", pfx, j, k);
+    }
+  }
+}
+
+/*
+ * The body of launch l's kernel: its work-groups take units in turn (unit u
+ * from get_group_id(1), stepping by the grid's work-groups), as many as the
+ * super step has: a delivery unit per spike of the global list and delivered
+ * block (block-major), then a drive unit per CH (a multiple of the width)
+ * neurons of each driven block whose drives are on in this super step (none
+ * otherwise). The grid is fixed and small (step_groups, resident.c), so the
+ * kernel costs what its units cost, not what the longest list could (issue
+ * 41).
+ */
+static void gen_units(const nestcl_engine *e, const eng_vp *vp, text *t, const eng_launch *l, int *drv, const char *pfx,
+                      int dim)
+{
+  const eng_resident *r = &e->device.res;
+  /*
+   * A drive unit: CH neurons, W per pass. On GPUs one pass (a neuron per
+   * work-item); on CPU devices, whose work-groups are one work-item wide
+   * (contiguous delivery), 64 neurons, so that a unit's bookkeeping (finding
+   * its block, its window) is not paid per neuron.
+   */
+  put(t,
+      "  const uint W = (uint)get_local_size(0), lid = (uint)get_local_id(0), CH = W * %du;\n  int f, t;\n"
+      "  (void)f; (void)t;\n",
+      e->device.deliver_contiguous ? 64 : 1);
+  for (int j = l->n_deliver; j < l->n_items; ++j) {
+    int m = block_drives(e, l->items[j], drv);
+    put(t, "  ulong c%d = 0ul; /* population %d's drive units: none while its drives are off */\n", j, l->items[j]);
+    for (int k = 0; k < m; ++k) {
+      const eng_drive *d = &e->desc.drives[drv[k]];
+      put(
+        t,
+        "  nestcl_drive_window(%lldl, %lldl, origin, %d, &f, &t);\n  if (f < t) {\n    c%d = (%uul + CH - 1ul) / CH;\n  }\n",
+        (long long)d->start_step, (long long)d->stop_step, e->clock.min_delay, j, vp->blocks[l->items[j]].n);
+    }
+  }
+  put(t, "  const ulong n_spikes = status[NESTCL_RES_GLOBAL_N + parity], nd = n_spikes * %dul;\n", l->n_deliver);
+  put(t, "  const ulong total = nd");
+  for (int j = l->n_deliver; j < l->n_items; ++j) {
+    put(t, " + c%d", j);
+  }
+  put(t, ";\n  for (ulong u = get_group_id(%d); u < total; u += get_num_groups(%d)) {\n", dim, dim);
+  if (l->n_deliver) {
+    /*
+     * Block-major (unit u: block u / n, spike u - that n; n the list's
+     * length), so that the block's index has no range the compiler knows:
+     * spike-major, u mod 8 blocks became a switch on an i3, which oclgrind
+     * 21.10 misreads (docs/oclgrind-reports.md, 7).
+     */
+    put(t, "    if (u < nd) {\n      const ulong j = u / n_spikes, s = u - j * n_spikes;\n      switch (j) {\n");
+    for (int j = 0; j < l->n_deliver; ++j) {
+      const eng_block *b = &vp->blocks[l->items[j]];
+      put(t,
+          "      case %d: nestcl_deliver_spike(spikes, s, origin, %srp%d, %stg%d, %sw%d, %sd%d, %uu, ring + %lluul,"
+          " ring_slots, %uu, %uu); break;\n",
+          j, pfx, j, pfx, j, pfx, j, pfx, j, b->delay_hom, (unsigned long long)r->ring_off[l->items[j]], b->n,
+          b->n_channels);
+    }
+    put(t, "      default: break;\n      }\n      continue;\n    }\n");
+  }
+  put(t, "    ulong v = u - nd;\n    (void)v;\n");
+  for (int j = l->n_deliver; j < l->n_items; ++j) {
+    const eng_block *b = &vp->blocks[l->items[j]];
+    const unsigned long long ro = r->ring_off[l->items[j]];
+    put(t,
+        "    if (v < c%d) {\n      const uint i1 = min((uint)v * CH + CH, %uu);\n"
+        "      for (uint i = (uint)v * CH + lid; i < i1; i += W) {\n",
+        j, b->n);
+    int m = block_drives(e, l->items[j], drv);
+    for (int k = 0; k < m; ++k) {
+      const eng_drive *d = &e->desc.drives[drv[k]];
+      /* eng_drive_window over the whole super step, on the device; the drives of a neuron in the engine's order. */
+      put(t, "        nestcl_drive_window(%lldl, %lldl, origin, %d, &f, &t);\n", (long long)d->start_step,
+          (long long)d->stop_step, e->clock.min_delay);
+      put(t,
+          "        nestcl_drive_neuron(ring + %lluul, %uu, %uu, ring_slots, %uu, i, %lluul, %uu, origin, f, t, %d,"
+          " %lldl, %d, seed, %scdf%d_%d, %uu, %uu, %uu);\n",
+          ro, b->n_channels, b->n, (unsigned)d->channel, (unsigned long long)b->first_gid, d->gen, d->delay_steps,
+          (long long)d->value_fixed, d->is_poisson, pfx, j, k, d->cdf_len, d->kstop, d->chunks);
+    }
+    put(t, "      }\n      continue;\n    }\n    v -= c%d;\n", j);
+  }
+  put(t, "  }\n");
+}
+
+/* Kernel `name` for launch l: items [0, n_deliver) deliver, the rest drive (gen_units). */
 static void gen_kernel(const nestcl_engine *e, const eng_vp *vp, text *t, const char *name, const eng_launch *l,
                        int *drv)
 {
@@ -91,19 +193,7 @@ static void gen_kernel(const nestcl_engine *e, const eng_vp *vp, text *t, const 
       "__kernel void %s(__global const uint *spikes, __global ulong *status, uint parity, long origin,\n"
       "  uint ring_slots, __global long *ring, uint seed, int clocked",
       name);
-  for (int j = 0; j < l->n_items; ++j) {
-    if (j < l->n_deliver) {
-      put(t,
-          ",\n  __global const ulong *rp%d, __global const uint *tg%d, __global const NESTCL_W_T *w%d,"
-          " __global const nestcl_u16 *d%d",
-          j, j, j, j);
-      continue;
-    }
-    int m = block_drives(e, l->items[j], drv);
-    for (int k = 0; k < m; ++k) {
-      put(t, ",\n  __global const double *cdf%d_%d", j, k);
-    }
-  }
+  gen_params(e, t, l, drv, "");
   /* A replay (clocked) reads its origin from the status words and advances the clock for the next one. */
   put(t, ")\n{\n");
   if (r->bucket_width) {
@@ -113,40 +203,11 @@ static void gen_kernel(const nestcl_engine *e, const eng_vp *vp, text *t, const 
   put(t,
       "  if (clocked) {\n    origin = (long)status[NESTCL_RES_CLOCK_END];\n"
       "    parity = (uint)((origin / %d) & 1);\n"
-      "    if (get_global_id(0) == 0 && get_global_id(1) == 0 && get_global_id(2) == 0) {\n"
+      "    if (get_global_id(0) == 0 && get_global_id(1) == 0) {\n"
       "      status[NESTCL_RES_CLOCK] = (ulong)(origin + %d);\n    }\n  }\n",
       e->clock.min_delay, e->clock.min_delay);
-  put(t,
-      "  const ulong n_spikes = status[NESTCL_RES_GLOBAL_N + parity];\n"
-      "  const uint i0 = (uint)(get_group_id(1) * get_local_size(0) + get_local_id(0));\n"
-      "  const uint di = (uint)(get_local_size(0) * get_num_groups(1));\n"
-      "  int f, t;\n  (void)n_spikes; (void)i0; (void)di; (void)f; (void)t;\n  switch (get_global_id(2)) {\n");
-  for (int j = 0; j < l->n_items; ++j) {
-    const eng_block *b = &vp->blocks[l->items[j]];
-    const unsigned long long ro = r->ring_off[l->items[j]];
-    if (j < l->n_deliver) {
-      put(t,
-          "  case %d: nestcl_deliver_list(spikes, n_spikes, origin, rp%d, tg%d, w%d, d%d, %uu, ring + %lluul,"
-          " ring_slots, %uu, %uu); break;\n",
-          j, j, j, j, j, b->delay_hom, ro, b->n, b->n_channels);
-      continue;
-    }
-    put(t, "  case %d:\n    for (uint i = i0; i < %uu; i += di) {\n", j, b->n);
-    int m = block_drives(e, l->items[j], drv);
-    for (int k = 0; k < m; ++k) {
-      const eng_drive *d = &e->desc.drives[drv[k]];
-      /* eng_drive_window over the whole super step, on the device. */
-      put(t, "      nestcl_drive_window(%lldl, %lldl, origin, %d, &f, &t);\n", (long long)d->start_step,
-          (long long)d->stop_step, e->clock.min_delay);
-      put(t,
-          "      nestcl_drive_neuron(ring + %lluul, %uu, %uu, ring_slots, %uu, i, %lluul, %uu, origin, f, t, %d,"
-          " %lldl, %d, seed, cdf%d_%d, %uu, %uu, %uu);\n",
-          ro, b->n_channels, b->n, (unsigned)d->channel, (unsigned long long)b->first_gid, d->gen, d->delay_steps,
-          (long long)d->value_fixed, d->is_poisson, j, k, d->cdf_len, d->kstop, d->chunks);
-    }
-    put(t, "    }\n    break;\n");
-  }
-  put(t, "  default: break;\n  }\n}\n\n");
+  gen_units(e, vp, t, l, drv, "", 1);
+  put(t, "}\n\n");
 }
 
 /*
@@ -193,6 +254,30 @@ static int plan_launches(nestcl_engine *e, const eng_vp *vp, size_t max_param, i
   return 0;
 }
 
+/* Launch l's own arguments of kernel k from index *a on (gen_params' order); the longest row delivered. */
+static size_t item_args(nestcl_engine *e, eng_vp *vp, const eng_launch *l, cl_kernel k, cl_uint *a, int *drv,
+                        cl_int *err)
+{
+  size_t max_row = 1;
+  for (int j = 0; j < l->n_items; ++j) {
+    const eng_block *b = &vp->blocks[l->items[j]];
+    if (j < l->n_deliver) {
+      *err |= clSetKernelArg(k, *a, sizeof(cl_mem), &b->b_row.mem);
+      *err |= clSetKernelArg(k, *a + 1, sizeof(cl_mem), &b->b_target.mem);
+      *err |= clSetKernelArg(k, *a + 2, sizeof(cl_mem), &b->b_weight.mem);
+      *err |= clSetKernelArg(k, *a + 3, sizeof(cl_mem), &b->b_delay.mem);
+      *a += PER_DELIVER;
+      max_row = b->max_row > max_row ? b->max_row : max_row;
+      continue;
+    }
+    int m = block_drives(e, l->items[j], drv);
+    for (int q = 0; q < m; ++q, *a += PER_DRIVE) {
+      *err |= clSetKernelArg(k, *a, sizeof(cl_mem), &e->desc.drives[drv[q]].b_cdf.mem);
+    }
+  }
+  return max_row;
+}
+
 /* The arguments of launch l's kernel k (the rest is in its source; parity and origin are set per launch). */
 static cl_int set_args(nestcl_engine *e, eng_vp *vp, eng_launch *l, cl_kernel k, int clocked, int *drv)
 {
@@ -206,23 +291,7 @@ static cl_int set_args(nestcl_engine *e, eng_vp *vp, eng_launch *l, cl_kernel k,
   err |= clSetKernelArg(k, 6, sizeof seed, &seed);
   err |= clSetKernelArg(k, 7, sizeof c, &c);
   cl_uint a = FIXED;
-  size_t max_row = 1;
-  for (int j = 0; j < l->n_items; ++j) {
-    const eng_block *b = &vp->blocks[l->items[j]];
-    if (j < l->n_deliver) {
-      err |= clSetKernelArg(k, a, sizeof(cl_mem), &b->b_row.mem);
-      err |= clSetKernelArg(k, a + 1, sizeof(cl_mem), &b->b_target.mem);
-      err |= clSetKernelArg(k, a + 2, sizeof(cl_mem), &b->b_weight.mem);
-      err |= clSetKernelArg(k, a + 3, sizeof(cl_mem), &b->b_delay.mem);
-      a += PER_DELIVER;
-      max_row = b->max_row > max_row ? b->max_row : max_row;
-      continue;
-    }
-    int m = block_drives(e, l->items[j], drv);
-    for (int q = 0; q < m; ++q, a += PER_DRIVE) {
-      err |= clSetKernelArg(k, a, sizeof(cl_mem), &e->desc.drives[drv[q]].b_cdf.mem);
-    }
-  }
+  size_t max_row = item_args(e, vp, l, k, &a, drv, &err);
   /* Work-items per spike (and per group of driven neurons): the engine's width within this kernel's limit. */
   size_t w;
   if (nestcl_kernel_wg_width(e->device.dev, k, "nestcl_step_merged", e->device.deliver_width, &w)) {
@@ -328,13 +397,57 @@ cl_int eng_resident_enqueue_step_end(nestcl_engine *e, eng_vp *vp, cl_command_qu
     }
     err = clSetKernelArg(l->k, 2, sizeof parity, &parity);
     err |= clSetKernelArg(l->k, 3, sizeof org, &org);
-    size_t gs[3] = {l->width, r->deliver_groups, (size_t)l->n_items}, ls[3] = {l->width, 1, 1};
+    size_t gs[2] = {l->width, r->step_groups}, ls[2] = {l->width, 1};
     if (err == CL_SUCCESS && active) {
-      err = nestcl_enq_launch(&vp->st.enqueued, q, l->k, 3, gs, ls, 0, NULL, NULL);
+      err = nestcl_enq_launch(&vp->st.enqueued, q, l->k, 2, gs, ls, 0, NULL, NULL);
     }
   }
   if (dp != drv) {
     free(dp);
   }
+  return err;
+}
+
+/*
+ * The persistent loop's end of a super step (resident_persist.c): every
+ * launch's parameters (params: ",\n  ..." each, named L<k>_...), or their
+ * units, for the work-groups of dimension 0, each launch in a scope of its
+ * own (the names its body declares repeat). NULL: out of memory.
+ */
+char *eng_resident_step_text(const nestcl_engine *e, const eng_vp *vp, int params)
+{
+  const eng_resident *r = &e->device.res;
+  int *drv = malloc(((size_t)e->desc.n_drives + 1) * sizeof *drv);
+  text t = {0};
+  put(&t, "%s", "");
+  for (int k = 0; drv && k < r->n_launches; ++k) {
+    char pfx[32];
+    snprintf(pfx, sizeof pfx, "L%d_", k);
+    if (params) {
+      gen_params(e, &t, &r->launches[k], drv, pfx);
+      continue;
+    }
+    put(&t, "    { /* the end of the super step, part %d */\n", k);
+    gen_units(e, vp, &t, &r->launches[k], drv, pfx, 0);
+    put(&t, "    }\n");
+  }
+  if (!drv || t.oom) {
+    free(t.s);
+    t.s = NULL;
+  }
+  free(drv);
+  return t.s;
+}
+
+/* The arguments of eng_resident_step_text's parameters of kernel k from index *a on. */
+cl_int eng_resident_step_args(nestcl_engine *e, eng_vp *vp, cl_kernel k, cl_uint *a)
+{
+  eng_resident *r = &e->device.res;
+  int *drv = malloc(((size_t)e->desc.n_drives + 1) * sizeof *drv);
+  cl_int err = drv ? CL_SUCCESS : CL_OUT_OF_HOST_MEMORY;
+  for (int j = 0; drv && j < r->n_launches; ++j) {
+    item_args(e, vp, &r->launches[j], k, a, drv, &err);
+  }
+  free(drv);
   return err;
 }

@@ -20,7 +20,7 @@
 
 #include <CL/cl_ext.h>
 
-#include "engine_internal.h"
+#include "../engine_internal.h"
 #include "enqueue.h"
 
 struct eng_graph {
@@ -136,9 +136,9 @@ static cl_int record(nestcl_engine *e, eng_vp *vp, struct eng_graph *g)
       break;
     err = clSetKernelArg(kk, 2, sizeof parity, &parity);
     err |= clSetKernelArg(kk, 3, sizeof zero, &zero);
-    size_t gs[3] = {l->width, r->deliver_groups, (size_t)l->n_items}, ls[3] = {l->width, 1, 1};
+    size_t gs[2] = {l->width, r->step_groups}, ls[2] = {l->width, 1};
     if (err == CL_SUCCESS) {
-      err = g->ndrange(g->cb, NULL, NULL, kk, 3, NULL, gs, ls, 1, &prev, &sp, NULL);
+      err = g->ndrange(g->cb, NULL, NULL, kk, 2, NULL, gs, ls, 1, &prev, &sp, NULL);
     }
     prev = sp;
   }
@@ -163,8 +163,9 @@ static void graph_free(struct eng_graph *g)
 int eng_resident_graph_setup(nestcl_engine *e, eng_vp *vp)
 {
   eng_resident *r = &e->device.res;
-  if (!e->desc.cfg.command_buffer || !r->full || r->n_launches == 0 || r->plan.mm_slot > 0) {
-    /* (without an end-of-super-step launch, nothing would advance the device's clock; a multimeter's slot moves) */
+  if (!e->desc.cfg.command_buffer || !r->full || r->n_launches == 0 || r->plan.mm_slot > 0 || r->persist) {
+    /* (without an end-of-super-step launch, nothing would advance the device's clock; a multimeter's slot moves;
+        the persistent loop runs every whole super step) */
     return 0;
   }
   for (int p = 0; p < e->desc.n_pops; ++p) {
@@ -235,8 +236,15 @@ cl_int eng_resident_graph_enqueue(nestcl_engine *e, eng_vp *vp, cl_command_queue
     r->clock_stale = 0;
   }
   if (err == CL_SUCCESS) {
+    nestcl_kprof *prof = vp->st.enqueued.profile;
+    cl_event *ev = NULL;
     vp->st.enqueued.replays++;
-    err = g->enqueue(1, &q, g->cb, 0, NULL, NULL);
+    /* Timed as one command (kprof.h): a replay's kernels have no events of their own. */
+    if (prof)
+      nestcl_kprof_begin(prof, "command_buffer", q, &ev);
+    err = g->enqueue(1, &q, g->cb, 0, NULL, ev);
+    if (prof)
+      nestcl_kprof_end(prof, err);
   }
   return err;
 }

@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "engine_internal.h"
+#include "../engine_internal.h"
 #include "enqueue.h"
 
 static int cl_failed(cl_int err, const char *what)

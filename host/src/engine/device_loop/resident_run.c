@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "engine_internal.h"
+#include "../engine_internal.h"
 #include "enqueue.h"
 
 #define AHEAD_S 0.05
@@ -42,12 +42,7 @@ int eng_resident_plastic_resume(nestcl_engine *e, eng_vp *vp, cl_command_queue q
                             (unsigned long long)gid);
   }
   eng_block *b = &vp->blocks[p];
-  cl_kernel users[64];
-  int nu = 0;
-  for (int j = 0; j < b->n_plastic && nu < 64; ++j) {
-    users[nu++] = b->plastic[j].k;
-  }
-  int rc = eng_hist_grow(&b->hist, e->device.dev, vp->queue, (uint32_t)(gid - b->first_gid), users, nu);
+  int rc = eng_hist_grow(&b->hist, e->device.dev, vp->queue, (uint32_t)(gid - b->first_gid));
   if (!rc)
     rc = eng_resident_repoint(e, vp, p);
   if (rc) {
@@ -253,6 +248,11 @@ static int drain(run_state *s, int64_t origin, int lag)
     err = nestcl_enq_read(c, s->q, r->b_mm.mem, CL_FALSE, 0, (size_t)s->n_slices * r->plan.mm_slot * 8, r->mm_host, 0,
                           NULL, NULL);
   }
+  /* The persistent loop's barrier words: [2] says whether a barrier failed (resident_persist.c). */
+  cl_uint bar[4] = {0, 0, 0, 0};
+  if (err == CL_SUCCESS && r->persist) {
+    err = eng_resident_persist_read(e, s->vp, s->q, bar);
+  }
   if (err == CL_SUCCESS) {
     err = nestcl_enq_finish(c, s->q);
   }
@@ -269,6 +269,9 @@ static int drain(run_state *s, int64_t origin, int lag)
   s->in_window = s->done = 0;
   if (err != CL_SUCCESS) {
     return cl_failed(err, "the device loop's drain");
+  }
+  if (bar[2] != 0) {
+    return eng_resident_persist_failed(e);
   }
   e->stats.spikes_total += st[ENG_RES_SPIKES] - r->status[ENG_RES_SPIKES];
   e->stats.events_total += st[ENG_RES_EVENTS] - r->status[ENG_RES_EVENTS];
@@ -376,6 +379,56 @@ static int advance_clock(nestcl_engine *e, int64_t steps, int64_t left)
   return 0;
 }
 
+/*
+ * Whole super steps from *origin in persistent launches (resident_persist.c):
+ * one launch for as many as the window has room for and the throttle lets
+ * run ahead (about half of AHEAD_S, so that a stop request is seen soon),
+ * its end marking each of them; then a drain or the throttle, as after a
+ * launched super step. *drained: whether this ended with a drain.
+ */
+static int persist_steps(run_state *s, int64_t *origin, int64_t *left, int *stop, int *drained)
+{
+  nestcl_engine *e = s->e;
+  eng_resident *r = &e->device.res;
+  int64_t n = *left / e->clock.min_delay;
+  int ahead = r->s_per_ss > 0.0 ? (int)(0.5 * AHEAD_S / r->s_per_ss) : 4;
+  n = n < r->plan.k - s->in_window ? n : r->plan.k - s->in_window;
+  n = n < ahead ? n : (ahead < 1 ? 1 : ahead);
+  /* A stop request already made: one super step, as the launched loop stops at the end of the next one. */
+  if (e->clock.stop_flag && *e->clock.stop_flag != 0)
+    n = 1;
+  cl_int err = eng_resident_persist_enqueue(e, s->vp, s->q, *origin, (int)n, s->window_origin);
+  if (err != CL_SUCCESS) {
+    /* Refused at the enqueue (nothing of it ran): the loop goes on launched, from this super step. */
+    clFinish(s->q);
+    eng_resident_persist_refused(e, err);
+    return 0;
+  }
+  cl_event end = NULL;
+  if (err == CL_SUCCESS)
+    err = clEnqueueMarkerWithWaitList(s->q, 0, NULL, &end);
+  for (int64_t k = 0; k < n && err == CL_SUCCESS; ++k) {
+    if (k > 0)
+      clRetainEvent(end);
+    r->markers[s->in_window++] = end;
+  }
+  if (err == CL_SUCCESS)
+    err = clFlush(s->q);
+  if (err != CL_SUCCESS) {
+    return cl_failed(err, "the persistent device loop");
+  }
+  *left -= n * e->clock.min_delay;
+  *origin += n * e->clock.min_delay;
+  *stop = e->clock.stop_flag && *e->clock.stop_flag != 0;
+  *drained = 0;
+  if (s->in_window >= r->plan.k || (*stop && *left > 0)) {
+    *drained = 1;
+    return drain(s, *origin, 0);
+  }
+  err = throttle(s);
+  return err == CL_SUCCESS ? 0 : cl_failed(err, "the device loop's throttle");
+}
+
 int eng_resident_run(nestcl_engine *e, int64_t steps)
 {
   eng_resident *r = &e->device.res;
@@ -393,6 +446,13 @@ int eng_resident_run(nestcl_engine *e, int64_t steps)
   double t0 = eng_now();
   for (;;) {
     while (left > 0 && err == CL_SUCCESS && !rc) {
+      if (r->persist && lag == 0 && left >= e->clock.min_delay) {
+        rc = persist_steps(&s, &origin, &left, &stop, &drained);
+        if (stop && left > 0) {
+          break;
+        }
+        continue;
+      }
       int from = lag;
       int to = (int64_t)(e->clock.min_delay - from) < left ? e->clock.min_delay : from + (int)left;
       drained = 0;

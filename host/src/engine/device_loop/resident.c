@@ -1,6 +1,11 @@
 /*
  * The device loop: super steps that run on the device on their own, while the
  * host enqueues ahead of them (issue 29; docs/architecture.md, "The device loop").
+ * This folder (host/src/engine/device_loop/) holds the loop's files: this
+ * one (eligibility, sizes, buffers), resident_run.c (the loop), resident_merge.c,
+ * resident_update.c, resident_plastic.c (its kernels), resident_graph.c (the
+ * recorded super step), resident_persist.c (many super steps per launch) and
+ * resident_step.c (one stream beside threads or ranks).
  *
  * cycle.c's loop makes the host the clock of the device: per super step it
  * waits for the update, reads each population's spikes back, sorts them,
@@ -42,10 +47,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "engine_internal.h"
+#include "../engine_internal.h"
 #include "enqueue.h"
 
 enum { RES_DEFAULT_K = 250 };
+/* Work-groups per compute unit of the merged end of a super step (resident_merge.c). */
+enum { STEP_GROUPS_PER_CU = 8 };
 /* Device bytes the recording buffer may take, at most (and at most half the device's largest allocation). */
 #define RES_REC_BUDGET ((size_t)256 << 20)
 
@@ -313,6 +320,9 @@ static int make_kernels(nestcl_engine *e, eng_vp *vp)
   }
   if (!rc)
     rc = eng_resident_plastic_setup(e, vp);
+  /* One launch for many super steps, where the device runs all of its work-groups at once. */
+  if (!rc)
+    rc = eng_resident_persist_setup(e, vp);
   return rc;
 }
 
@@ -399,10 +409,18 @@ int eng_resident_setup(nestcl_engine *e)
       (!(r->mm_host = malloc(r->plan.mm_bytes)) || !(r->slices = malloc(3 * ((size_t)r->plan.k + 2) * 8)))) {
     rc = nestcl_set_error(NESTCL_ENOMEM, "out of host memory");
   }
-  /* Work-groups of the delivery: enough to fill the device, each walking many spikes. */
+  /* Work-groups of the plastic delivery: enough to fill the device, each walking many spikes. */
   size_t cu = di->compute_units ? di->compute_units : 1;
   r->deliver_groups =
     cu * 32 < e->exchange.global_cap ? cu * 32 : (e->exchange.global_cap ? e->exchange.global_cap : 1);
+  /*
+   * The merged end of a super step takes its units (spikes times blocks,
+   * groups of driven neurons) in turn: STEP_GROUPS_PER_CU work-groups per
+   * compute unit keep a GPU's units busy (8 of 256 work-items: 2,048 per
+   * unit) without launching the empty work-groups that a grid sized for the
+   * longest list would (issue 41: 4,224 per block on an H200, 43 us).
+   */
+  r->step_groups = cu * STEP_GROUPS_PER_CU;
   if (!rc)
     rc = make_kernels(e, vp);
   if (!rc) {
@@ -418,6 +436,7 @@ void eng_resident_free(nestcl_engine *e)
 {
   eng_resident *r = &e->device.res;
   /* The recorded super step went first (build.c: eng_resident_graph_free): it uses what follows. */
+  eng_resident_persist_free(e);
   eng_resident_plastic_free(e);
   if (r->k_gather)
     clReleaseKernel(r->k_gather);

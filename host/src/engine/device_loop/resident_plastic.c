@@ -34,7 +34,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "engine_internal.h"
+#include "../engine_internal.h"
 #include "enqueue.h"
 
 /* nestcl_hist_append_loop's arguments (engine_kernels.cl): the origin, then the history's from HA_HIST on. */
@@ -390,19 +390,14 @@ static int append_history(nestcl_engine *e, eng_vp *vp, eng_block *b, const uint
     }
     q = q1;
   }
-  cl_kernel users[64];
-  int nu = 0;
-  for (int j = 0; j < b->n_plastic && nu < 64; ++j) {
-    users[nu++] = b->plastic[j].k;
-  }
   while (need > h->cap && h->cap < h->max_cap) {
-    int rc = eng_hist_grow(h, e->device.dev, vp->queue, worst, users, nu);
+    int rc = eng_hist_grow(h, e->device.dev, vp->queue, worst);
     if (rc) {
       return rc;
     }
   }
   if (need > h->cap) {
-    return eng_hist_append_device(h, e->device.dev, vp->queue, origin, users, nu);
+    return eng_hist_append_device(h, e->device.dev, vp->queue, origin);
   }
   return eng_cl_check(eng_hist_append_enqueue(h, e->device.dev, vp->queue, origin), "history append");
 }

@@ -1,0 +1,470 @@
+/*
+ * A whole Run on the device (docs/architecture.md, "Under NEST: nest_patch"):
+ * when one stream VP holds every neuron of a one-process network and
+ * everything its slices need is on the device (its synapses, its
+ * poisson_generators drawn there, spike recorders that take the spikes
+ * afterwards), NEST's slice loop would only wait for the device, exchange
+ * nothing that the device does not already have, and deliver nothing but on
+ * the device. Then SimulationManager::update_ hands the Run to
+ * run_device_loop(), which runs its whole slices in the device loop of the
+ * thread's block set (nestcl/block_set.h), the host waiting once per
+ * nestcl_sync_interval slices, and hands NEST at each drain what the slice
+ * path would have handed it slice by slice: every spike through the model's
+ * glue with NEST's clock at its slice (the node's spike time and history,
+ * NEST's spike counter, every spike recorder and recording backend, in NEST's
+ * order), and at the end the last slice's spikes in NEST's spike register
+ * and exchange, for the next slice to deliver as NEST would. A slice that
+ * begins or ends inside min_delay (a Run that is not a multiple of it) runs
+ * slice by slice, by the same code as NEST's loop runs it. Anything that does
+ * not fit keeps NEST's own slice loop; nestcl_simulate_path and
+ * nestcl_simulate_path_reason say which ran and why.
+ */
+#include "nestcl/nestcl_manager.h"
+#include "nestcl/nestcl_manager_impl.h"
+
+#include <algorithm>
+
+#include "connection_manager_impl.h"
+#include "event_delivery_manager.h"
+#include "exceptions.h"
+#include "kernel_manager.h"
+#include "simulation_manager.h"
+
+namespace nest
+{
+#ifdef HAVE_NESTCL
+/* EventDeliveryManager::reset_spike_register_ is private: an explicit instantiation may name it. */
+struct reset_register_tag
+{
+};
+auto member( reset_register_tag );
+template struct steal< reset_register_tag, &EventDeliveryManager::reset_spike_register_ >;
+
+/* The thread whose groups hold every neuron, or why there is none (empty when there is). */
+static std::string
+only_thread( const std::vector< std::vector< Group > >& groups, size_t first_stream, size_t& tid )
+{
+  const size_t T = kernel().vp_manager.get_num_threads();
+  size_t holders = 0;
+  for ( size_t t = 0; t < T; ++t )
+  {
+    const SparseNodeArray& local = kernel().node_manager.get_local_nodes( t );
+    bool neurons = false;
+    for ( auto it = local.begin(); it != local.end() and not neurons; ++it )
+    {
+      neurons = it->get_node()->has_proxies() and not it->get_node()->is_frozen();
+    }
+    if ( neurons )
+    {
+      ++holders;
+      tid = t;
+    }
+  }
+  if ( holders != 1 )
+  {
+    return holders == 0 ? "there are no neurons" : std::to_string( holders ) + " threads hold neurons (the device loop "
+                                                                              "runs one stream VP that holds all)";
+  }
+  if ( tid < first_stream or tid >= groups.size() or groups[ tid ].empty() )
+  {
+    return "the neurons are on a CPU thread, not a stream VP";
+  }
+  return "";
+}
+
+/* Why NEST's own loop must run this network's slices (empty: it need not), before the export. */
+std::string
+NestclManager::Impl::loop_problem_before( size_t first_stream, size_t& tid )
+{
+  Impl& m = *this;
+  if ( not m.device_loop )
+  {
+    return "nestcl_device_loop is False";
+  }
+  if ( kernel().mpi_manager.get_num_processes() != 1 )
+  {
+    return "the network runs on " + std::to_string( kernel().mpi_manager.get_num_processes() ) + " MPI processes";
+  }
+  std::string why = only_thread( m.groups, first_stream, tid );
+  if ( not why.empty() )
+  {
+    return why;
+  }
+  for ( const Step& step : m.plan[ tid ] )
+  {
+    if ( step.group < 0 )
+    {
+      return "a " + step.node->get_name() + " neuron runs on the host";
+    }
+  }
+  if ( m.c_loop[ tid ] )
+  {
+    return "the stream VP runs its neurons' C loops (nestcl_device_min_work)";
+  }
+  if ( kernel().event_delivery_manager.get_off_grid_communication() )
+  {
+    return "spikes are sent off the grid (precise spike times)";
+  }
+  if ( kernel().connection_manager.secondary_connections_exist() )
+  {
+    return "the network has gap junctions or other secondary connections";
+  }
+  if ( kernel().sp_manager.is_structural_plasticity_enabled() )
+  {
+    return "structural plasticity is on";
+  }
+  return "";
+}
+
+void
+NestclManager::Impl::loop_ids_of( size_t tid )
+{
+  Impl& m = *this;
+  LoopIds& ids = m.loop_ids[ tid ];
+  ids.of.clear();
+  ids.n = 0;
+  const bool compressed = kernel().connection_manager.use_compressed_spikes();
+  for ( const Group& g : m.groups[ tid ] )
+  {
+    for ( size_t i = 0; i < g.nodes.size(); ++i )
+    {
+      const uint32_t lid = ids.n + static_cast< uint32_t >( i );
+      const size_t local = kernel().vp_manager.node_id_to_lid( g.nodes[ i ]->get_node_id() );
+      for ( const Target& target : kernel().connection_manager.get_remote_targets_of_local_node( tid, local ) )
+      {
+        const synindex syn_id = target.get_syn_id();
+        size_t lcid = target.get_lcid();
+        if ( compressed )
+        {
+          lcid = kernel().connection_manager.get_compressed_spike_data( syn_id, lcid )[ tid ].get_lcid();
+        }
+        if ( lcid != invalid_lcid )
+        {
+          ids.of[ std::make_pair( static_cast< size_t >( syn_id ), lcid ) ] = lid;
+        }
+      }
+    }
+    ids.n += static_cast< uint32_t >( g.nodes.size() );
+  }
+}
+
+/* Why the exported network still needs NEST's slice loop (empty: it does not). */
+std::string
+NestclManager::Impl::loop_problem_after( size_t tid, const std::vector< char >& on_device )
+{
+  Impl& m = *this;
+  const std::vector< ConnectorBase* >& conns = thread_connectors( tid );
+  for ( size_t syn_id = 0; syn_id < conns.size(); ++syn_id )
+  {
+    if ( not conns[ syn_id ] or conns[ syn_id ]->size() == 0 )
+    {
+      continue;
+    }
+    bool there = false;
+    for ( const SynRows& r : m.syn_rows[ tid ] )
+    {
+      there = there or r.syn_id == syn_id;
+    }
+    for ( const PlasticRows& r : m.plastic[ tid ] )
+    {
+      there = there or r.syn_id == syn_id;
+    }
+    if ( not there )
+    {
+      return "the connections of " + kernel().model_manager.get_connection_model( syn_id, tid ).get_name()
+        + " stay with NEST";
+    }
+  }
+  const size_t T = kernel().vp_manager.get_num_threads();
+  for ( size_t t = 0; t < T; ++t )
+  {
+    const SparseNodeArray& local = kernel().node_manager.get_local_nodes( t );
+    for ( auto it = local.begin(); it != local.end(); ++it )
+    {
+      const Node* node = it->get_node();
+      const std::string name = node->get_name();
+      if ( node->has_proxies() or node->is_frozen() or name == "spike_recorder"
+        or ( t == tid and node->get_thread_lid() < on_device.size() and on_device[ node->get_thread_lid() ] ) )
+      {
+        continue;
+      }
+      if ( name == "poisson_generator" and t != tid )
+      {
+        continue;  // a replica without targets on its thread: it draws nothing
+      }
+      return name == "poisson_generator"
+        ? "poisson_generator " + std::to_string( node->get_node_id() ) + " is drawn by NEST (nestcl_device_poisson "
+          + ( m.device_poisson ? "is True, but it has a stimulation window or a target off the device)" : "is False)" )
+        : name + " " + std::to_string( node->get_node_id() ) + " takes part in every slice";
+    }
+  }
+  char why[ 256 ];
+  if ( not nestcl_block_set_loop_possible( m.sets[ tid ], why, sizeof why ) )
+  {
+    return why;
+  }
+  return "";
+}
+
+/*
+ * What the device loop takes over of NEST's slice loop is private to the
+ * SimulationManager (its clock and the step counters, advance_time_, the
+ * flags an exception sets) and to the EventDeliveryManager (the spike
+ * register's reset): explicit instantiations may name them (C++17
+ * [temp.spec]), as elsewhere in nest_patch, so that NEST's headers stay as
+ * they are and a change here rebuilds only nestcl's files.
+ */
+struct sm_clock_tag
+{
+};
+struct sm_slice_tag
+{
+};
+struct sm_to_do_tag
+{
+};
+struct sm_from_step_tag
+{
+};
+struct sm_to_step_tag
+{
+};
+struct sm_simulating_tag
+{
+};
+struct sm_inconsistent_tag
+{
+};
+struct sm_advance_tag
+{
+};
+auto member( sm_clock_tag );
+auto member( sm_slice_tag );
+auto member( sm_to_do_tag );
+auto member( sm_from_step_tag );
+auto member( sm_to_step_tag );
+auto member( sm_simulating_tag );
+auto member( sm_inconsistent_tag );
+auto member( sm_advance_tag );
+template struct steal< sm_clock_tag, &SimulationManager::clock_ >;
+template struct steal< sm_slice_tag, &SimulationManager::slice_ >;
+template struct steal< sm_to_do_tag, &SimulationManager::to_do_ >;
+template struct steal< sm_from_step_tag, &SimulationManager::from_step_ >;
+template struct steal< sm_to_step_tag, &SimulationManager::to_step_ >;
+template struct steal< sm_simulating_tag, &SimulationManager::simulating_ >;
+template struct steal< sm_inconsistent_tag, &SimulationManager::inconsistent_state_ >;
+template struct steal< sm_advance_tag, &SimulationManager::advance_time_ >;
+
+namespace
+{
+/* The SimulationManager's loop state, by reference. */
+struct Clock
+{
+  SimulationManager& sm;
+  Time& clock;
+  long& slice;
+  long& to_do;
+  long& from_step;
+  long& to_step;
+  explicit Clock( SimulationManager& s )
+    : sm( s )
+    , clock( s.*member( sm_clock_tag {} ) )
+    , slice( s.*member( sm_slice_tag {} ) )
+    , to_do( s.*member( sm_to_do_tag {} ) )
+    , from_step( s.*member( sm_from_step_tag {} ) )
+    , to_step( s.*member( sm_to_step_tag {} ) )
+  {
+  }
+  void
+  advance()
+  {
+    ( sm.*member( sm_advance_tag {} ) )();
+  }
+};
+
+/* The Run's state while its slices run: the loop on, the slices it enqueued since the last drain. */
+struct LoopRun
+{
+  size_t tid;
+  long min_delay;
+  nestcl_block_set* set;
+  bool on = false;
+  std::vector< long > origins;  // since the last drain
+};
+}
+
+/* NEST's start of a slice (SimulationManager::update_): the spikes of the last slice, delivered by every thread. */
+static void
+deliver_last_slice( const Clock& c )
+{
+  if ( c.slice > 0 and c.from_step == 0 )
+  {
+    for ( size_t t = 0; t < kernel().vp_manager.get_num_threads(); ++t )
+    {
+      kernel().event_delivery_manager.deliver_events( t );
+    }
+  }
+}
+
+/*
+ * The spikes of the drained slices handed to NEST slice by slice
+ * (nestcl_blocks.cpp's replay), each with NEST's clock at its slice. NEST's
+ * spike register then holds the last slice's only: the device delivered every
+ * earlier one, and the last one is delivered by the next slice, after NEST's
+ * exchange, as NEST's loop would.
+ */
+template< typename M >
+static void
+replay_loop( M& m, Clock& c, LoopRun& r )
+{
+  const nestcl_loop_spike* sp = nullptr;
+  size_t n = 0, at = 0;
+  nestcl_block_set_loop_spikes( r.set, &sp, &n );
+  const Time clock = c.clock;
+  for ( const long origin : r.origins )
+  {
+    ( kernel().event_delivery_manager.*member( reset_register_tag {} ) )( r.tid );
+    size_t end = at;
+    while ( end < n and sp[ end ].step < origin + r.min_delay )
+    {
+      ++end;
+    }
+    c.clock = Time::step( origin );
+    m.replay( r.tid, sp + at, end - at, origin );
+    at = end;
+  }
+  c.clock = clock;
+  if ( not r.origins.empty() )
+  {
+    m.next_step[ r.tid ] = r.origins.back() + r.min_delay;
+  }
+  r.origins.clear();
+}
+
+/* A failed slice or drain: the spikes before the failure handed to NEST, then NEST's exception for it. */
+template< typename M >
+[[noreturn]] static void
+loop_failed( M& m, Clock& c, LoopRun& r )
+{
+  int64_t at = 0;
+  const int block = nestcl_block_set_failed( r.set, &at );
+  const std::string err = nestcl_last_error();
+  if ( block < 0 )
+  {
+    throw KernelException( "nestcl: the device loop: " + err );
+  }
+  r.origins.erase(
+    std::remove_if( r.origins.begin(), r.origins.end(), [ & ]( long o ) { return o >= at; } ), r.origins.end() );
+  replay_loop( m, c, r );
+  m.loop_failure( r.tid, static_cast< size_t >( block ), at );
+}
+
+/* One whole slice in the loop (begun at its first), handed to NEST at each drain. */
+template< typename M >
+static void
+loop_slice( M& m, Clock& c, LoopRun& r )
+{
+  if ( not r.on )
+  {
+    deliver_last_slice( c );
+    check(
+      nestcl_block_set_loop_begin( r.set, static_cast< uint32_t >( m.sync_interval ) ), "starting the device loop" );
+    r.on = true;
+  }
+  int drained = 0;
+  r.origins.push_back( c.clock.get_steps() );
+  const double t0 = now_s();
+  const int rc = nestcl_block_set_loop_slice( r.set, c.clock.get_steps(), &drained );
+  m.t_update[ r.tid ] += now_s() - t0;
+  ++m.n_slices[ r.tid ];
+  if ( rc )
+  {
+    loop_failed( m, c, r );
+  }
+  if ( drained )
+  {
+    const double t1 = now_s();
+    replay_loop( m, c, r );
+    m.t_emit[ r.tid ] += now_s() - t1;
+  }
+}
+
+/* The loop's end: the last drain handed to NEST, whose exchange then takes the last slice's spikes. */
+template< typename M >
+static void
+loop_end( M& m, Clock& c, LoopRun& r )
+{
+  if ( not r.on )
+  {
+    return;
+  }
+  const double t0 = now_s();
+  if ( nestcl_block_set_loop_drain( r.set ) != 0 )
+  {
+    loop_failed( m, c, r );
+  }
+  const double t1 = now_s();
+  replay_loop( m, c, r );
+  check( nestcl_block_set_loop_end( r.set ), "ending the device loop" );
+  r.on = false;
+  m.t_update[ r.tid ] += t1 - t0;
+  m.t_emit[ r.tid ] += now_s() - t1;
+  kernel().event_delivery_manager.gather_spike_data();
+}
+#endif
+
+bool
+NestclManager::run_device_loop( SimulationManager& sm )
+{
+#ifdef HAVE_NESTCL
+  Impl& m = *impl_;
+  if ( m.loop_tid < 0 )
+  {
+    m.sim_path = m.streams ? "slice by slice" : "";
+    m.sim_path_why = m.streams ? m.loop_why : "";
+    return false;
+  }
+  m.sim_path = "device loop";
+  m.sim_path_why = "";
+  Clock c( sm );
+  LoopRun r { static_cast< size_t >( m.loop_tid ), kernel().connection_manager.get_min_delay(), m.sets[ m.loop_tid ] };
+  try
+  {
+    while ( c.to_do > 0 )
+    {
+      if ( c.from_step == 0 and c.to_step == r.min_delay )
+      {
+        loop_slice( m, c, r );
+      }
+      else
+      {
+        // A slice that starts or ends inside min_delay, as NEST's own loop runs it (only the stream VP has nodes).
+        loop_end( m, c, r );
+        deliver_last_slice( c );
+        update( r.tid, c.clock, c.from_step, c.to_step );
+        if ( c.to_step == r.min_delay )
+        {
+          kernel().event_delivery_manager.gather_spike_data();
+        }
+      }
+      c.advance();
+    }
+    loop_end( m, c, r );
+  }
+  catch ( ... )
+  {
+    if ( r.on )
+    {
+      nestcl_block_set_loop_end( r.set );
+    }
+    sm.*member( sm_simulating_tag {} ) = false;  // as update_ does for an exception of its threads
+    sm.*member( sm_inconsistent_tag {} ) = true;
+    throw;
+  }
+  return true;
+#else
+  (void) sm;
+  return false;
+#endif
+}
+}
