@@ -16,7 +16,12 @@ poisson_generators drawn on the device (nestcl_device_poisson):
   - a plastic network of two models (iaf_psc_alpha and iaf_psc_exp, stdp_synapse
     between them) on three threads;
 and networks that keep NEST's loop: a multimeter, a dc_generator, NEST's own
-Poisson draws, neurons on two threads. Prints each run's path, spikes and
+Poisson draws, neurons on two threads; and two that keep it after the device's
+rows were made loop ids or were refused them (a spike_generator), whose spikes
+must equal those with nestcl_device_loop False and with NEST alone: each
+source's connections in two static synapse models (one row, delivered once),
+and connections not sorted by source (use_compressed_spikes False: a source
+has several runs). Prints each run's path, spikes and
 device waits per slice. Exit 0 pass, 1 fail."""
 import sys
 
@@ -189,6 +194,46 @@ def check_case(name, builder, threads, calls, failures):
         failures.append("%s: %.2f waits per slice in the device loop" % (name, waits))
 
 
+def two_models():
+    """Neurons driven by I_e whose sources each have connections of two static models, and a spike_generator
+    (which keeps NEST's loop)."""
+    p = {"E_L": 0.0, "V_th": 20.0, "V_reset": 10.0, "t_ref": 2.0, "C_m": 250.0, "tau_m": 20.0, "I_e": 300.0}
+    allp = nest.Create("iaf_psc_alpha", 300, params=p)
+    allp.V_m = nest.random.uniform(0.0, 20.0)
+    sr = nest.Create("spike_recorder")
+    nest.CopyModel("static_synapse", "static_again", {"weight": -40.0, "delay": 2.3})
+    nest.Connect(allp, allp, {"rule": "fixed_indegree", "indegree": 20}, {"weight": 12.0, "delay": 1.5})
+    nest.Connect(allp, allp, {"rule": "fixed_indegree", "indegree": 10}, {"synapse_model": "static_again"})
+    nest.Connect(nest.Create("spike_generator", params={"spike_times": [3.0, 7.5]}), allp[:20],
+                 syn_spec={"weight": 500.0})
+    nest.Connect(allp, sr)
+    return allp, [sr], None
+
+
+def after_rows(name, why, failures, **keys):
+    """The slice path after the rows were chosen: equal to nestcl_device_loop False and to NEST alone."""
+    runs = []
+    for k in ({"nestcl_device_loop": True}, {"nestcl_device_loop": False}, {"nestcl_streams": 0}):
+        kernel(1, **keys, **k)
+        neurons, srs, _ = two_models()
+        nest.Simulate(60.0)
+        ks = nest.GetKernelStatus()
+        runs.append(([(np.asarray(sr.get("events", "senders")), np.asarray(sr.get("events", "times")))
+                      for sr in srs], state(neurons), ks))
+    (ev, st, ks), n_sp = runs[0], runs[0][0][0][0].size
+    print("%s: %s (%s); %d spikes recorded" % (name, ks["nestcl_simulate_path"], ks["nestcl_simulate_path_reason"],
+                                               n_sp))
+    if ks["nestcl_simulate_path"] != "slice by slice" or why not in ks["nestcl_simulate_path_reason"]:
+        failures.append("%s: path %r, reason %r (expected slice by slice, %r)"
+                        % (name, ks["nestcl_simulate_path"], ks["nestcl_simulate_path_reason"], why))
+    if n_sp < 100:
+        failures.append("%s: only %d spikes: nothing worth comparing" % (name, n_sp))
+    if not same(ev, runs[1][0]) or not np.array_equal(st, runs[1][1], equal_nan=True):
+        failures.append("%s: spikes or status differ from nestcl_device_loop False" % name)
+    if sorted(zip(*map(list, ev[0]))) != sorted(zip(*map(list, runs[2][0][0]))):
+        failures.append("%s: spikes differ from NEST alone" % name)
+
+
 def fallback(name, extra, why, failures, threads=1, **keys):
     kernel(threads, **keys)
     neurons, srs, _ = brunel()
@@ -220,6 +265,8 @@ def main():
              nestcl_device_poisson=False)
     fallback("two stream VPs", lambda n: None, "threads hold neurons", failures, threads=2, nestcl_streams=2,
              nestcl_gpu_fraction=1.0)
+    after_rows("two static models per source", "spike_generator", failures)
+    after_rows("connections not sorted by source", "several runs", failures, use_compressed_spikes=False)
     for f in failures:
         print("FAIL " + f)
     print("%d failed" % len(failures))

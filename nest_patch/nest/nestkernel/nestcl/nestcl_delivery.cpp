@@ -62,8 +62,11 @@ route_spike( M& m, size_t tid, const SpikeData& sd, size_t lcid, const Time& clo
         throw KernelException( "nestcl: a spike for lcid " + std::to_string( lcid )
           + ", which does not start a source's connections on the device" );
       }
-      m.rows[ tid ].push_back( sr->row_of[ at - sr->starts.begin() ] );
-      m.lags[ tid ].push_back( sd.get_lag() );
+      if ( sr->lead[ at - sr->starts.begin() ] )  // the row's other runs are in it: it goes once
+      {
+        m.rows[ tid ].push_back( sr->row_of[ at - sr->starts.begin() ] );
+        m.lags[ tid ].push_back( sd.get_lag() );
+      }
     }
   }
   else

@@ -116,7 +116,7 @@ NestclManager::Impl::loop_problem_before( size_t first_stream, size_t& tid )
   return "";
 }
 
-void
+std::string
 NestclManager::Impl::loop_ids_of( size_t tid )
 {
   Impl& m = *this;
@@ -130,9 +130,19 @@ NestclManager::Impl::loop_ids_of( size_t tid )
     {
       const uint32_t lid = ids.n + static_cast< uint32_t >( i );
       const size_t local = kernel().vp_manager.node_id_to_lid( g.nodes[ i ]->get_node_id() );
+      std::vector< synindex > seen;  // the node's synapse models with a run on the thread
       for ( const Target& target : kernel().connection_manager.get_remote_targets_of_local_node( tid, local ) )
       {
         const synindex syn_id = target.get_syn_id();
+        if ( std::find( seen.begin(), seen.end(), syn_id ) != seen.end() )
+        {
+          ids.of.clear();
+          ids.n = 0;
+          return "neuron " + std::to_string( g.nodes[ i ]->get_node_id() ) + " has several runs of "
+            + kernel().model_manager.get_connection_model( syn_id, tid ).get_name()
+            + " connections (NEST sorts connections by source only with use_compressed_spikes)";
+        }
+        seen.push_back( syn_id );
         size_t lcid = target.get_lcid();
         if ( compressed )
         {
@@ -146,6 +156,7 @@ NestclManager::Impl::loop_ids_of( size_t tid )
     }
     ids.n += static_cast< uint32_t >( g.nodes.size() );
   }
+  return "";
 }
 
 /* Why the exported network still needs NEST's slice loop (empty: it does not). */

@@ -176,7 +176,7 @@ NestclManager::prepare()
   m.loop_why = m.loop_problem_before( setup.first_stream, loop_tid );
   if ( m.loop_why.empty() )
   {
-    m.loop_ids_of( loop_tid );
+    m.loop_why = m.loop_ids_of( loop_tid );
   }
   for ( size_t tid = setup.first_stream; tid < T; ++tid )
   {

@@ -94,7 +94,10 @@ struct Group
 /*
  * The device rows of one synapse model on one thread: row row_of[k] for the
  * run of lcids starting at starts[k] (base + k, or, where the device loop may
- * run, the loop id of the run's source: Impl::loop_ids).
+ * run, the loop id of the run's source: Impl::loop_ids). A loop id's row holds
+ * every static model's run of its source, and a spike reaches each of those
+ * runs: only the run that leads the row (lead[k], the first of them) sends
+ * the row, so that the slice path delivers it once, as the device loop does.
  */
 struct SynRows
 {
@@ -102,6 +105,7 @@ struct SynRows
   std::vector< size_t > starts;
   uint32_t base = 0;
   std::vector< uint32_t > row_of;
+  std::vector< char > lead;
 };
 
 /*
@@ -109,7 +113,9 @@ struct SynRows
  * group's first loop id + its index there) by the (syn_id, first lcid) of
  * each run of its connections on the thread: the device's rows are then loop
  * ids (nestcl/block_set.h) and several synapse models of one source share a
- * row. Empty: rows are runs.
+ * row. A source has one run per synapse model on a thread only where NEST
+ * sorted the connections by source (use_compressed_spikes); otherwise the
+ * ids stay empty and the device loop does not run. Empty: rows are runs.
  */
 struct LoopIds
 {
@@ -295,8 +301,9 @@ struct NestclManager::Impl
   [[noreturn]] void loop_failure( size_t tid, size_t group, long origin );
   /* nestcl_device_loop.cpp: why NEST's loop must run the slices, before the export (else tid: the thread). */
   std::string loop_problem_before( size_t first_stream, size_t& tid );
-  /* nestcl_device_loop.cpp: thread tid's loop ids by the runs of its sources' connections (LoopIds). */
-  void loop_ids_of( size_t tid );
+  /* nestcl_device_loop.cpp: thread tid's loop ids by the runs of its sources' connections (LoopIds); why
+     not (empty: they are there). */
+  std::string loop_ids_of( size_t tid );
   /* nestcl_device_loop.cpp: why NEST's loop must still run them, after the export (empty: it need not). */
   std::string loop_problem_after( size_t tid, const std::vector< char >& on_device );
   /* nestcl_blocks.cpp: every block's state back into its nodes, its input in flight kept; the blocks freed. */

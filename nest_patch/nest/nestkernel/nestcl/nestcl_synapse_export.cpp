@@ -161,6 +161,22 @@ rows_of_runs( size_t syn_id, const std::vector< size_t >& starts, uint32_t base,
   return row_of;
 }
 
+/* Each run's lead flag (SynRows): the first run, over the models in order, of each of the n rows. */
+static void
+mark_leads( std::vector< SynRows >& models, uint32_t n )
+{
+  std::vector< char > taken( n, 0 );
+  for ( SynRows& sr : models )
+  {
+    sr.lead.assign( sr.row_of.size(), 0 );
+    for ( size_t k = 0; k < sr.row_of.size(); ++k )
+    {
+      sr.lead[ k ] = not taken[ sr.row_of[ k ] ];
+      taken[ sr.row_of[ k ] ] = 1;
+    }
+  }
+}
+
 /* A group's CSR whose rows are runs (run r in row_of[r]) as one over ids.n loop ids. */
 static void
 to_loop_rows( Csr& c, const std::vector< uint32_t >& row_of, uint32_t n )
@@ -370,6 +386,7 @@ export_synapses( size_t tid, std::vector< Group >& groups, const std::vector< st
     n_syn += count;
     out.push_back( std::move( sr ) );
   }
+  mark_leads( out, ids.of.empty() ? rows : ids.n );
   if ( rows and not ids.of.empty() )
   {
     for ( Csr& c : csr )
