@@ -9,10 +9,12 @@
  *     loop that waits every super step); and the loop waits at most twice per
  *     drain (the counters), where the host clock waits every super step.
  *     Beside a CPU thread the stream waits once per super step (its spike
- *     list), plus once where a simulate() ends inside a super step. Where the
- *     device offers cl_khr_command_buffer (PoCL 3.1 does), whole super steps
- *     are replayed (one replay each, no launch); with command_buffer = 0 they
- *     are launched kernel by kernel (3 each); the results are the same.
+ *     list), plus once where a simulate() ends: inside a super step for its
+ *     counts, at a super step's end (the stop) for that super step's delivery,
+ *     which reads host arrays (resident_step.c). Where the device offers
+ *     cl_khr_command_buffer (PoCL 3.1 does), whole super steps are replayed
+ *     (one replay each, no launch); with command_buffer = 0 they are launched
+ *     kernel by kernel (3 each); the results are the same.
  *  5. A checkpoint taken by a device loop draining every 7 super steps at
  *     99 ms (66 super steps: between two drains but for simulate()'s own),
  *     restored into a new device-loop engine and run to 200 ms, continues
@@ -108,7 +110,7 @@ static int check_brunel(void)
     /* 134 super steps of 1.5 ms: drains every 3, at the pieces' ends and the stop, two waits each at most. */
     {"device loop, interval 3, split, stop", stream_cfg(3, 0), split, 4, 1, 2 * (134 / 3 + 4 + 2)},
     {"host clock", stream_cfg(0, 1), whole, 1, 0, UINT64_MAX},
-    /* Beside a thread: one wait per super step (133), one more where a piece ends inside one (5 with the stop). */
+    /* Beside a thread: one wait per super step (133), one more where a piece ends (5 with the stop). */
     {"1 thread + 1 stream, split, stop", mixed_cfg(), split, 4, 0, 133 + 5},
   };
   for (size_t k = 0; k < sizeof v / sizeof *v; ++k) {

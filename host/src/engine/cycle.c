@@ -767,6 +767,8 @@ int eng_run(nestcl_engine *e, int64_t steps)
       vp_run(e, &e->vps[omp_get_thread_num()], origin0, lag0, steps, recording);
     }
   }
+  /* A resident stream beside threads or ranks left its last super step queued: the device finishes it first. */
+  eng_resident_run_end(e);
   if (!threads_ok) {
     return nestcl_set_error(e->exchange.ex_status, "%s", e->exchange.ex_err);
   }

@@ -380,6 +380,7 @@ typedef struct eng_resident {
   int full; /* and the whole loop (no threads, one rank): the device loop; else one wait per super step */
   int vp;
   uint64_t n_upload; /* beside threads or ranks: the global list's length, written to the device */
+  int queued; /* beside threads or ranks: the stream enqueued since its last wait (eng_resident_run_end) */
   eng_res_plan plan;
   nestcl_buffer b_counts, b_spikes; /* the blocks' count words and spike lists are parts of these */
   nestcl_buffer b_table, b_gids, b_degree, b_recorded, b_status, b_errs, b_rec;
@@ -623,6 +624,14 @@ int eng_resident_update(nestcl_engine *e, eng_vp *vp, int64_t origin, int from, 
 int eng_resident_collect(nestcl_engine *e, eng_vp *vp, int64_t origin);
 int eng_resident_deliver(nestcl_engine *e, eng_vp *vp, int64_t origin);
 int eng_resident_partial(nestcl_engine *e, eng_vp *vp, int64_t origin, int lag);
+/*
+ * After the VPs' threads, whatever the outcome: waits for what the stream
+ * enqueued since its last wait (a run that ends with a whole super step: its
+ * delivery, history append and plastic delivery), whose writes read host
+ * arrays (the spike histories' pairs, the exchange's lists) that may change or
+ * be freed once simulate() returns; a failure fails the stream's VP.
+ */
+void eng_resident_run_end(nestcl_engine *e);
 int eng_resident_setup(nestcl_engine *e);
 void eng_resident_free(nestcl_engine *e);
 int eng_resident_run(nestcl_engine *e, int64_t steps);

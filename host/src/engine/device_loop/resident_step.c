@@ -8,7 +8,11 @@
  * length guessed from the last super steps (a second read when more); after
  * the exchange the global list and its length go to the device without
  * waiting, and one launch delivers and drives. The next super step's update
- * queues behind it: nothing else waits.
+ * queues behind it: nothing else waits within a run. A run that ends with a
+ * whole super step waits once more at its end (eng_resident_run_end): that
+ * super step's delivery, history append and plastic delivery read host arrays
+ * that the engine may change or free as soon as simulate() returns (one that
+ * ends inside a super step waited for its counts already).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -43,6 +47,7 @@ int eng_resident_update(nestcl_engine *e, eng_vp *vp, int64_t origin, int from, 
   if (err == CL_SUCCESS) {
     err = clFlush(q);
   }
+  e->device.res.queued = 1;
   vp->st.seconds[NESTCL_PHASE_UPDATE] += eng_now() - t0;
   return err == CL_SUCCESS ? 0 : cl_failed(err, "update kernel");
 }
@@ -73,6 +78,7 @@ int eng_resident_collect(nestcl_engine *e, eng_vp *vp, int64_t origin)
   if (err != CL_SUCCESS) {
     return cl_failed(err, "collecting the stream's spikes");
   }
+  r->queued = 0;
   if (st[ENG_RES_FAILED]) {
     int rc = eng_resident_error(e, vp, (int64_t)(st[ENG_RES_FAILED] - 1), origin, 0);
     return rc ? rc : nestcl_set_error(NESTCL_ERUNTIME, "the stream's update failed (no failure record)");
@@ -114,6 +120,7 @@ int eng_resident_deliver(nestcl_engine *e, eng_vp *vp, int64_t origin)
     err = eng_resident_enqueue_step_end(e, vp, q, origin, parity);
   if (err == CL_SUCCESS)
     err = clFlush(q);
+  r->queued = 1; /* and the plastic step's history append and delivery follow, without a wait either */
   return err == CL_SUCCESS ? 0 : cl_failed(err, "delivery kernel");
 }
 
@@ -126,5 +133,22 @@ int eng_resident_partial(nestcl_engine *e, eng_vp *vp, int64_t origin, int lag)
   if (err != CL_SUCCESS) {
     return cl_failed(err, "reading the stream's counts");
   }
+  r->queued = 0;
   return eng_resident_error(e, vp, -1, origin, lag);
+}
+
+void eng_resident_run_end(nestcl_engine *e)
+{
+  eng_resident *r = &e->device.res;
+  if (!r->on || r->full || !r->queued) {
+    return;
+  }
+  eng_vp *vp = &e->vps[r->vp];
+  double t0 = eng_now();
+  cl_int err = nestcl_enq_finish(&vp->st.enqueued, nestcl_device_queue(e->device.dev, vp->queue));
+  vp->st.seconds[NESTCL_PHASE_DELIVER] += eng_now() - t0;
+  r->queued = 0;
+  if (err != CL_SUCCESS && !vp->status) {
+    eng_vp_fail(vp, cl_failed(err, "the stream's last super step"));
+  }
 }
