@@ -272,7 +272,7 @@ void nestcl_block_destroy(nestcl_block *b)
     if (p->prog)
       clReleaseProgram(p->prog);
     nestcl_buffer *bufs[] = {&p->b_row,  &p->b_target, &p->b_delay, &p->b_state, &p->b_src_state,
-                             &p->b_tmpl, &p->b_cp,     &p->b_srcs,  &p->b_lags};
+                             &p->b_tmpl, &p->b_cp,     &p->b_srcs,  &p->b_lags,  &p->b_done};
     for (size_t j = 0; j < sizeof bufs / sizeof *bufs; ++j) {
       nestcl_buffer_free(b->dev, bufs[j]);
     }
@@ -1061,13 +1061,17 @@ static int plastic_kernel(nestcl_block *b, block_plastic *p, long rport, const i
 {
   const nestcl_synapse_model *sm = p->sm;
   cl_int err = CL_SUCCESS;
-  int rc = eng_plastic_program(b->dev, sm, &p->lay, b->contiguous, &p->prog);
+  int rc = eng_plastic_shape_get(b->dev, &p->shape);
+  if (!rc)
+    rc = eng_plastic_program(b->dev, sm, &p->lay, b->contiguous, &p->shape, &p->prog);
   if (!rc) {
     p->k = clCreateKernel(p->prog, "nestcl_plastic", &err);
     rc = err == CL_SUCCESS ? 0 : cl_fail(err, "clCreateKernel(nestcl_plastic)");
   }
   if (!rc)
-    rc = nestcl_kernel_wg_width(b->dev, p->k, "nestcl_plastic", b->contiguous ? 1u : 256u, &p->width);
+    rc = eng_plastic_width(b->dev, p->k, &p->shape, b->contiguous ? 1u : 256u, &p->width);
+  if (!rc)
+    rc = eng_plastic_row_done_alloc(b->dev, p->n_rows, &p->b_done);
   if (rc) {
     return rc;
   }
@@ -1089,7 +1093,7 @@ static int plastic_kernel(nestcl_block *b, block_plastic *p, long rport, const i
                           b->hist.cap ? b->hist.fused : nestcl_libm_exp_fused() != 0};
   err = eng_plastic_fixed_args(p->k, &fx);
   err |= eng_plastic_rows_args(p->k, &p->b_tmpl, 0, p->n_rows, &p->b_row, &p->b_target, &p->b_delay, &p->b_state,
-                               p->nnz, &p->b_src_state);
+                               p->nnz, &p->b_src_state, &p->b_done);
   if (sm->uses_history) {
     err |= eng_hist_args(p->k, PK_HIST, &b->hist);
     /* It follows the history when it grows (plastic_dev.h). */
@@ -1262,14 +1266,28 @@ cl_int nestcl_block_enqueue_plastic(nestcl_block *b, cl_command_queue q)
     err |= clSetKernelArg(p->k, PK_N_SRCS, sizeof ns, &ns);
     err |= clSetKernelArg(p->k, PK_LAGS, sizeof(cl_mem), &p->b_lags.mem);
     err |= clSetKernelArg(p->k, PK_ORIGIN, sizeof org, &org);
-    size_t g = p->width < p->max_row ? p->width : (p->max_row ? p->max_row : 1);
-    size_t gsize[2] = {g, m}, lsize[2] = {g, 1};
+    size_t gsize[2], lsize[2];
+    block_plastic_grid(b, p, m, m, gsize, lsize);
     if (err == CL_SUCCESS) {
       err = nestcl_enq_launch(&b->enq, q, p->k, 2, gsize, lsize, 0, NULL, NULL);
     }
     p->n_pend = 0;
   }
   return err;
+}
+
+void block_plastic_grid(const nestcl_block *b, const block_plastic *p, uint64_t n_list, size_t max_groups,
+                        size_t gsize[2], size_t lsize[2])
+{
+  if (p->shape.flat) {
+    lsize[0] = gsize[0] = p->width;
+    gsize[1] = eng_plastic_flat_groups(b->dev, p->width, n_list, p->max_row);
+  } else {
+    lsize[0] = gsize[0] = p->width < p->max_row ? p->width : (p->max_row ? p->max_row : 1);
+    gsize[1] = n_list < max_groups ? n_list : max_groups;
+    gsize[1] = gsize[1] ? gsize[1] : 1;
+  }
+  lsize[1] = 1;
 }
 
 /* The block's spikes of this slice into the history (ArchivingNode::set_spiketime). */

@@ -27,11 +27,13 @@ typedef struct block_plastic {
   eng_syn_layout lay;
   cl_program prog;
   cl_kernel k;
-  size_t width; /* work-items per spiking source, within k's limit on the device */
+  size_t width; /* work-items per work-group (per spiking source, or per chunk: flat), within k's limit */
+  eng_plastic_shape shape; /* nestcl_plastic's (plastic_dev.h) */
   uint32_t n_rows, delay_hom, max_row;
   uint64_t nnz;
   unsigned char *tmpl; /* synapse 0: the parameters of all */
   nestcl_buffer b_row, b_target, b_delay, b_state, b_src_state, b_tmpl, b_cp, b_srcs, b_lags;
+  nestcl_buffer b_done; /* the flat shape's per-row counters */
   uint32_t *pend; /* (row, lag) pairs */
   uint32_t n_pend, pend_cap;
   int64_t pend_origin;
@@ -108,6 +110,9 @@ static inline void nestcl_block_update_args(const nestcl_block *b, nestcl_update
 int nestcl_block_repoint(nestcl_block *b);
 /* block.c: the pending spikes of every plastic set through its kernel (grouped by row, in time order). */
 cl_int nestcl_block_enqueue_plastic(nestcl_block *b, cl_command_queue q);
+/* The grid of set p's kernel over at most n_list sources (per source: at most max_groups work-groups). */
+void block_plastic_grid(const nestcl_block *b, const block_plastic *p, uint64_t n_list, size_t max_groups,
+                        size_t gsize[2], size_t lsize[2]);
 /* block.c: spike-list entries to read back with the count (twice the recent rate). */
 uint32_t nestcl_block_spike_guess(const nestcl_block *b);
 /* block.c: the parts of nestcl_block_update_enqueue that a set (block_set.c) runs for a block it did not merge. */

@@ -464,9 +464,8 @@ static cl_int enqueue_plastic(nestcl_block_set *s, cl_command_queue q, int64_t o
       if (p->nnz == 0) {
         continue;
       }
-      size_t g = p->width < p->max_row ? p->width : (p->max_row ? p->max_row : 1);
-      size_t gs[2] = {g, l->groups < p->n_rows ? l->groups : p->n_rows}, ls[2] = {g, 1};
-      gs[1] = gs[1] ? gs[1] : 1;
+      size_t gs[2], ls[2];
+      block_plastic_grid(b, p, p->n_rows, l->groups, gs, ls); /* at most every row in a slice */
       err = clSetKernelArg(p->k, PK_ORIGIN, sizeof org, &org);
       if (err == CL_SUCCESS)
         err = nestcl_enq_launch(&s->enq, q, p->k, 2, gs, ls, 0, NULL, NULL);

@@ -164,9 +164,82 @@ static int append(char **buf, size_t *len, size_t *cap, const char *fmt, ...)
   }
 }
 
+/* ---- shape ------------------------------------------------------------- */
+
+int eng_plastic_shape_get(const nestcl_device *dev, eng_plastic_shape *out)
+{
+  out->flat = strcmp(nestcl_device_get_info(dev)->type, "cpu") != 0;
+  out->want = ENG_PLASTIC_TILE;
+  const char *v = getenv("NESTCL_PLASTIC_SHAPE");
+  if (!v || !*v) {
+    return 0;
+  }
+  char *end = NULL;
+  long w = 0;
+  if (strcmp(v, "source") == 0) {
+    out->flat = 0;
+  } else if (strcmp(v, "flat") == 0) {
+    out->flat = 1;
+  } else if (strncmp(v, "flat:", 5) == 0 && (w = strtol(v + 5, &end, 10)) >= 1 && w <= ENG_PLASTIC_TILE && !*end) {
+    out->flat = 1;
+    out->want = (size_t)w;
+  } else {
+    return nestcl_set_error(NESTCL_EINVAL,
+                            "NESTCL_PLASTIC_SHAPE='%s': not one of source, flat, flat:W (W work-items, 1 to %d)", v,
+                            ENG_PLASTIC_TILE);
+  }
+  return 0;
+}
+
+int eng_plastic_width(nestcl_device *dev, cl_kernel k, const eng_plastic_shape *sh, size_t per_source_want,
+                      size_t *width)
+{
+  int rc = nestcl_kernel_wg_width(dev, k, "nestcl_plastic", sh->flat ? sh->want : per_source_want, width);
+  if (rc || !sh->flat) {
+    return rc;
+  }
+  /* The flat shape's tile (plastic_kernels.cl) is in local memory, more of it for more per-source fields. */
+  const nestcl_device_info *di = nestcl_device_get_info(dev);
+  cl_ulong local = 0;
+  cl_int err = clGetKernelWorkGroupInfo(k, di->device, CL_KERNEL_LOCAL_MEM_SIZE, sizeof local, &local, NULL);
+  if (err != CL_SUCCESS) {
+    return cl_check(err, "CL_KERNEL_LOCAL_MEM_SIZE of nestcl_plastic");
+  }
+  if (di->local_mem_bytes && local > di->local_mem_bytes) {
+    return nestcl_set_error(NESTCL_ENOMEM,
+                            "device '%s': the flat plastic delivery needs %llu bytes of local memory, the device has "
+                            "%llu (NESTCL_PLASTIC_SHAPE=source delivers one source per work-group instead)",
+                            di->device_name, (unsigned long long)local, (unsigned long long)di->local_mem_bytes);
+  }
+  return 0;
+}
+
+size_t eng_plastic_flat_groups(const nestcl_device *dev, size_t width, uint64_t sources, uint32_t longest)
+{
+  const nestcl_device_info *di = nestcl_device_get_info(dev);
+  const uint64_t cu = di->compute_units ? di->compute_units : 1;
+  const uint64_t fill = cu * (2048 / width ? 2048 / width : 1);
+  const uint64_t chunks = sources * ((longest + width - 1) / width);
+  const uint64_t g = chunks < fill ? chunks : fill;
+  return g ? (size_t)g : 1;
+}
+
+int eng_plastic_row_done_alloc(nestcl_device *dev, uint32_t n_rows, nestcl_buffer *out)
+{
+  size_t bytes = ((size_t)n_rows + 1) * 4;
+  void *zeros = calloc(bytes, 1);
+  if (!zeros) {
+    return nestcl_set_error(NESTCL_ENOMEM, "out of host memory");
+  }
+  int rc = nestcl_buffer_alloc(dev, NESTCL_MEM_OTHER, "plastic row counters", bytes,
+                               CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, zeros, out);
+  free(zeros);
+  return rc;
+}
+
 /* nestcl_rt_source, the prelude naming the model, its <model>_syn.cl, plastic_kernels.cl. */
 int eng_plastic_program(nestcl_device *dev, const nestcl_synapse_model *sm, const eng_syn_layout *lay, int contiguous,
-                        cl_program *out)
+                        const eng_plastic_shape *sh, cl_program *out)
 {
   size_t len = 0,
          cap = strlen(nestcl_rt_source) + strlen(sm->device_source) + strlen(nestcl_plastic_kernels_source) + 4096;
@@ -175,6 +248,7 @@ int eng_plastic_program(nestcl_device *dev, const nestcl_synapse_model *sm, cons
     return nestcl_set_error(NESTCL_ENOMEM, "out of host memory");
   }
   s[0] = 0;
+  const char *options = sh->flat ? "-DNESTCL_PLASTIC_FLAT=1" : (contiguous ? "-DNESTCL_DELIVER_CONTIGUOUS=1" : "");
   int rc = append(&s, &len, &cap,
                   "%s\n#define NESTCL_SYN_T nestcl_syn_%s\n#define NESTCL_SYNCP_T nestcl_syncp_%s\n"
                   "#define NESTCL_SYN_SEND %s\n#define NESTCL_SYN_STATE(X)",
@@ -192,7 +266,7 @@ int eng_plastic_program(nestcl_device *dev, const nestcl_synapse_model *sm, cons
   if (!rc)
     rc = append(&s, &len, &cap, "\n%s\n%s", sm->device_source, nestcl_plastic_kernels_source);
   if (!rc)
-    rc = nestcl_program_build(dev, s, contiguous ? "-DNESTCL_DELIVER_CONTIGUOUS=1" : "", out);
+    rc = nestcl_program_build(dev, s, options, out);
   free(s);
   return rc;
 }
@@ -236,7 +310,8 @@ cl_int eng_plastic_fixed_args(cl_kernel k, const eng_plastic_fixed *a)
 
 cl_int eng_plastic_rows_args(cl_kernel k, const nestcl_buffer *srcs, cl_ulong src_first, cl_uint n_rows,
                              const nestcl_buffer *row, const nestcl_buffer *target, const nestcl_buffer *delay,
-                             const nestcl_buffer *state, cl_ulong nnz, const nestcl_buffer *src_state)
+                             const nestcl_buffer *state, cl_ulong nnz, const nestcl_buffer *src_state,
+                             const nestcl_buffer *row_done)
 {
   cl_int err = clSetKernelArg(k, PK_SRCS, sizeof(cl_mem), &srcs->mem);
   err |= clSetKernelArg(k, PK_SRC_FIRST, sizeof src_first, &src_first);
@@ -246,6 +321,7 @@ cl_int eng_plastic_rows_args(cl_kernel k, const nestcl_buffer *srcs, cl_ulong sr
   err |= clSetKernelArg(k, PK_DELAY, sizeof(cl_mem), &delay->mem);
   err |= clSetKernelArg(k, PK_STATE, sizeof(cl_mem), &state->mem);
   err |= clSetKernelArg(k, PK_NNZ, sizeof nnz, &nnz);
+  err |= clSetKernelArg(k, PK_ROW_DONE, sizeof(cl_mem), &row_done->mem);
   return err | clSetKernelArg(k, PK_SRC_STATE, sizeof(cl_mem), &src_state->mem);
 }
 

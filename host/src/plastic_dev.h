@@ -54,9 +54,37 @@ void eng_syn_store(const nestcl_synapse_model *sm, const unsigned char *self, un
 int eng_plastic_route(const nestcl_model *m, uint32_t K, uint32_t n_channels, long rport, int *ch_pos, int *ch_neg,
                       int *ch_zero);
 
+/*
+ * The shape of nestcl_plastic on a device (plastic_kernels.cl): flat (work
+ * follows synapses, a chunk of a list of the spiking sources' rows per
+ * work-group) on GPUs and accelerators, one work-group per spiking source on
+ * CPU devices (PoCL runs a work-group's items one after another, so a row is
+ * one walk). NESTCL_PLASTIC_SHAPE forces one, for tests and tuning: "source",
+ * "flat", or "flat:W" (W work-items per work-group, 1 to ENG_PLASTIC_TILE);
+ * anything else is an error.
+ */
+#define ENG_PLASTIC_TILE 256 /* NESTCL_PLASTIC_TILE of plastic_kernels.cl */
+typedef struct eng_plastic_shape {
+  int flat;
+  size_t want; /* flat: work-items per work-group to ask the kernel for */
+} eng_plastic_shape;
+int eng_plastic_shape_get(const nestcl_device *dev, eng_plastic_shape *out);
+/* Work-items per work-group of a kernel built for shape sh (k's limit; source: per_source_want). */
+int eng_plastic_width(nestcl_device *dev, cl_kernel k, const eng_plastic_shape *sh, size_t per_source_want,
+                      size_t *width);
+/*
+ * Work-groups of a flat launch of width work-items over a list of at most
+ * `sources` sources whose rows hold at most `longest` synapses: enough to fill
+ * the device (2,048 work-items per compute unit), never more than the list
+ * has chunks of width synapses (sources times ceil(longest / width)). The
+ * kernel lengthens its chunks up to 8 times while every work-group still
+ * gets one.
+ */
+size_t eng_plastic_flat_groups(const nestcl_device *dev, size_t width, uint64_t sources, uint32_t longest);
+
 /* The program of a synapse model's delivery kernel "nestcl_plastic" (contiguous: CPU devices' row split). */
 int eng_plastic_program(nestcl_device *dev, const nestcl_synapse_model *sm, const eng_syn_layout *lay, int contiguous,
-                        cl_program *out);
+                        const eng_plastic_shape *sh, cl_program *out);
 
 /* Arguments of nestcl_plastic (plastic_kernels.cl), by position. */
 enum {
@@ -95,7 +123,8 @@ enum {
   PK_BUCKET_WORD,
   PK_BUCKET_WIDTH,
   PK_MIN_DELAY,
-  PK_LOOP
+  PK_LOOP,
+  PK_ROW_DONE /* the flat shape's per-row counters (uint, one per row, zero between launches) */
 };
 
 /* What stays fixed for one set of synapses on one block of neurons. */
@@ -108,10 +137,13 @@ typedef struct eng_plastic_fixed {
 } eng_plastic_fixed;
 /* Also sets the arguments from PK_STATUS on for the host's list of sources (loop 0). */
 cl_int eng_plastic_fixed_args(cl_kernel k, const eng_plastic_fixed *a);
-/* The arguments that name the rows it walks: a resident CSR or a batch. */
+/* The arguments that name the rows it walks: a resident CSR or a batch (row_done: a counter per row, zeros). */
 cl_int eng_plastic_rows_args(cl_kernel k, const nestcl_buffer *srcs, cl_ulong src_first, cl_uint n_rows,
                              const nestcl_buffer *row, const nestcl_buffer *target, const nestcl_buffer *delay,
-                             const nestcl_buffer *state, cl_ulong nnz, const nestcl_buffer *src_state);
+                             const nestcl_buffer *state, cl_ulong nnz, const nestcl_buffer *src_state,
+                             const nestcl_buffer *row_done);
+/* The per-row counters of a set of n_rows rows (zeros), which the kernel leaves as zeros after each launch. */
+int eng_plastic_row_done_alloc(nestcl_device *dev, uint32_t n_rows, nestcl_buffer *out);
 
 /* ---- the spike history of n neurons (ArchivingNode) ---------------------- */
 

@@ -18,6 +18,8 @@
  * two, whatever the number of models), and refusals (rows that are not loop
  * ids). Exit 77 without an OpenCL device. For a device simulator, --slices S and --small: 24
  * iaf_psc_alpha and 16 iaf_psc_exp neurons, the set slice by slice against the loop only.
+ * --plastic-shape S: B and C deliver the plastic synapses in shape S (NESTCL_PLASTIC_SHAPE,
+ * plastic_dev.h), A in the device's own, so that one shape is checked against the other.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -42,6 +44,7 @@ static int small;
 #define SILENT (NA - 1u) /* this iaf_psc_alpha neuron gets no input and never spikes */
 #define MAX_N 100u
 static int slices = 600;
+static const char *plastic_shape; /* --plastic-shape: NESTCL_PLASTIC_SHAPE of runs B and C */
 
 static uint32_t draw(uint64_t id, uint64_t k, uint32_t n)
 {
@@ -438,6 +441,8 @@ int main(int argc, char **argv)
   for (int a = 1; a < argc; ++a) {
     if (strcmp(argv[a], "--slices") == 0 && a + 1 < argc)
       slices = atoi(argv[a + 1]);
+    if (strcmp(argv[a], "--plastic-shape") == 0 && a + 1 < argc)
+      plastic_shape = argv[a + 1];
     if (strcmp(argv[a], "--small") == 0) {
       small = 1;
       NA = 24u;
@@ -457,7 +462,10 @@ int main(int argc, char **argv)
   /* --small (a device simulator): the set slice by slice against the loop; each block alone is PoCL's run. */
   const int first = small ? 1 : 0;
   for (int mode = first; mode < 3; ++mode) {
+    if (plastic_shape && mode > 0)
+      setenv("NESTCL_PLASTIC_SHAPE", plastic_shape, 1);
     make_net(dev, &nw[mode], 1);
+    unsetenv("NESTCL_PLASTIC_SHAPE");
     if (mode)
       CHECK(nestcl_block_set_create(dev, nw[mode].b, 2, &set[mode]) == 0, "set: %s", nestcl_last_error());
     simulate(&nw[mode], set[mode], &r[mode], mode);

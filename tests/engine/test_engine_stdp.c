@@ -12,7 +12,9 @@
  * once per super step, growing a ring before an append that could fill it),
  * and batched
  * delivery under a device memory budget (at least 10 batches per super step)
- * against resident delivery. The weights must
+ * against resident delivery; and the flat plastic delivery (the GPUs' shape,
+ * NESTCL_PLASTIC_SHAPE) on the device loop, the host clock, beside a thread
+ * and batched. The weights must
  * have moved (plasticity did something) and the run must stay in its regime.
  * Needs the translated models and an OpenCL device with fp64 and 64-bit
  * atomics (PoCL here); without a device it skips.
@@ -127,6 +129,50 @@ static int check_net(const brunel_net *net)
   }
   fails += bad;
   /*
+   * The flat plastic delivery (plastic_kernels.cl: work follows synapses, the
+   * GPUs' shape), forced on this CPU device: the device loop's buckets (with
+   * halts and resumes), the host clock's list and a stream beside a thread.
+   * Of 7 work-items, a row (about 160 synapses) spans many chunks and
+   * work-groups and a super step's sources many tiles; of 256, a chunk holds
+   * parts of several rows.
+   */
+  const struct {
+    const char *shape;
+    brunel_variant v;
+  } flat[] = {
+    {"flat:7",
+     {"flat delivery of width 7, 1 stream, history from 1 entry, draining every 3 super steps, 70+130 ms", 0, 1, 1.0,
+      split, 2, 0, 1, NULL, NULL, 3, 0, 1, 0}},
+    {"flat:7",
+     {"flat delivery of width 7, 1 thread + 1 stream, alpha 0.5", 1, 1, 0.5, whole, 1, 0, 0, NULL, NULL, 0, 0, 0, 1}},
+    {"flat", {"flat delivery, 1 stream, host clock", 0, 1, 1.0, whole, 1, 0, 0, NULL, NULL, 0, 1, 0, 0}},
+  };
+  for (size_t k = 0; k < sizeof flat / sizeof flat[0]; ++k) {
+    setenv("NESTCL_PLASTIC_SHAPE", flat[k].shape, 1);
+    fails += brunel_check_variants(net, &cfg, &ref, &flat[k].v, 1) != 0;
+    unsetenv("NESTCL_PLASTIC_SHAPE");
+  }
+  /* A shape the kernel does not have is refused, naming the variable. */
+  {
+    nestcl_engine_config c = cfg;
+    c.cpu_threads = 0;
+    c.gpu_streams = 1;
+    c.gpu_fraction = 1.0;
+    setenv("NESTCL_PLASTIC_SHAPE", "flat:257", 1);
+    brunel_result r;
+    int rc = brunel_run(net, &c, 2000, 200, whole, 1, &r);
+    unsetenv("NESTCL_PLASTIC_SHAPE");
+    if (rc != NESTCL_EINVAL || !strstr(nestcl_last_error(), "NESTCL_PLASTIC_SHAPE")) {
+      fprintf(stderr, "FAIL %s: NESTCL_PLASTIC_SHAPE=flat:257 gave %d: %s\n", net->label, rc,
+              rc ? nestcl_last_error() : "no error");
+      fails++;
+      if (rc == 0)
+        brunel_free(&r);
+    } else {
+      printf("%s, NESTCL_PLASTIC_SHAPE=flat:257: refused: %s\n", net->label, nestcl_last_error());
+    }
+  }
+  /*
    * Batched delivery: a device memory budget that leaves the plastic synapses
    * (P bytes when resident) only room for batches of a few hundred synapses,
    * so that every super step runs at least 10 batches; and one that leaves
@@ -137,10 +183,17 @@ static int check_net(const brunel_net *net)
     int streams;
     size_t room;
     int ok;
-  } budgets[] = {{"1 stream, batched (device memory budget for ~350 synapses per batch)", 1, 40000, 1},
-                 {"2 streams, batched (the same budget)", 2, 40000, 1},
-                 {"1 stream, budget too small for one batch", 1, 2000, 0}};
-  for (int k = 0; k < 3; ++k) {
+    const char *shape; /* NESTCL_PLASTIC_SHAPE, or NULL */
+  } budgets[] = {{"1 stream, batched (device memory budget for ~350 synapses per batch)", 1, 40000, 1, NULL},
+                 {"2 streams, batched (the same budget)", 2, 40000, 1, NULL},
+                 {"1 stream, batched, flat delivery of width 7", 1, 40000, 1, "flat:7"},
+                 {"1 stream, budget too small for one batch", 1, 2000, 0, NULL}};
+  for (size_t k = 0; k < sizeof budgets / sizeof budgets[0]; ++k) {
+    if (budgets[k].shape) {
+      setenv("NESTCL_PLASTIC_SHAPE", budgets[k].shape, 1);
+    } else {
+      unsetenv("NESTCL_PLASTIC_SHAPE");
+    }
     nestcl_engine_config c = cfg;
     c.cpu_threads = 0;
     c.gpu_streams = budgets[k].streams;
@@ -194,6 +247,7 @@ static int check_net(const brunel_net *net)
       brunel_free(&r);
     }
   }
+  unsetenv("NESTCL_PLASTIC_SHAPE");
   fails += check_shared(net, &cfg, &ref);
   brunel_free(&ref);
   return fails ? 1 : 0;

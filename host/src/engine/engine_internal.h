@@ -122,8 +122,9 @@ typedef struct eng_plastic {
   uint32_t max_row;
   nestcl_buffer b_row, b_target, b_delay, b_state, b_src_state, b_tmpl, b_cp;
   eng_stage stage[4]; /* a stream's targets, state, delays and per-source state on their way (the build) */
+  nestcl_buffer b_done; /* the flat kernel's per-row counters (plastic_dev.h), for resident rows and batches' */
   cl_kernel k;
-  size_t width; /* work-items per spiking source: e->device.deliver_width within k's limit */
+  size_t width; /* work-items per work-group within k's limit: per spiking source, or per chunk (flat) */
   /*
    * Batched mode (GPU VPs whose plastic synapses do not fit the device memory
    * budget): the CSR and state stay in host memory; the rows that one time
@@ -500,6 +501,7 @@ typedef struct eng_device {
   cl_program *plastic_programs; /* per projection (NULL: static, or no streams) */
   uint32_t deliver_width; /* work-items per spike (one work-group) in the delivery kernel */
   int deliver_contiguous; /* each work-item walks a contiguous chunk of the row (CPU devices), not a stride */
+  eng_plastic_shape plastic_shape; /* nestcl_plastic's shape (plastic_dev.h): flat on GPUs */
   int libm_fused; /* the host glibc's exp/pow build (nestcl_libm.h), for C path and device alike */
   int draw_on_device; /* the build draws the streams' synapses on the device where it can (connect_device.c) */
   cl_program connect_program; /* its kernels */
@@ -702,6 +704,14 @@ int eng_plastic_upload(nestcl_engine *e, eng_vp *vp, eng_block *b);
 void eng_plastic_hist_pairs(const eng_vp *vp, eng_block *b);
 cl_int eng_plastic_kernel_args(nestcl_engine *e, eng_block *b, eng_plastic *pl, cl_kernel k, const nestcl_buffer *srcs,
                                const nestcl_buffer *lags);
+/*
+ * The grid of pl's kernel over a list of at most n_list sources whose rows
+ * hold at most longest synapses: one work-group per source (at most
+ * max_groups, which then take every max_groups-th source), or in the flat
+ * shape as many as fill the device.
+ */
+void eng_plastic_grid(const nestcl_engine *e, const eng_plastic *pl, uint64_t n_list, uint32_t longest,
+                      size_t max_groups, size_t gsize[2], size_t lsize[2]);
 void eng_plastic_free(nestcl_engine *e, eng_block *b);
 /* Device bytes of a block's plastic synapses when resident. */
 size_t eng_plastic_resident_bytes(const nestcl_engine *e, const eng_block *b);

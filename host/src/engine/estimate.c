@@ -138,7 +138,8 @@ static void block_bytes(const nestcl_engine *e, int pop, uint32_t n, int device,
       o->plastic += s;
       history |= pr->sm->uses_history;
       if (device) {
-        o->cls[NESTCL_MEM_OTHER] += pr->sm->syn_size + (pr->sm->cp_size ? pr->sm->cp_size : 8);
+        /* the template, the common properties and the per-row counters (eng_plastic_row_done_alloc) */
+        o->cls[NESTCL_MEM_OTHER] += pr->sm->syn_size + (pr->sm->cp_size ? pr->sm->cp_size : 8) + ((size_t)rows + 1) * 4;
       }
       continue;
     }

@@ -134,6 +134,10 @@ int eng_plastic_build_programs(nestcl_engine *e)
   if (!e->device.plastic_programs) {
     return nestcl_set_error(NESTCL_ENOMEM, "out of host memory");
   }
+  int shape_rc = eng_plastic_shape_get(e->device.dev, &e->device.plastic_shape);
+  if (shape_rc) {
+    return shape_rc;
+  }
   for (int p = 0; p < e->desc.n_projs; ++p) {
     const eng_projection *pr = &e->desc.projs[p];
     if (!pr->sm) {
@@ -151,7 +155,7 @@ int eng_plastic_build_programs(nestcl_engine *e)
       continue;
     }
     int rc = eng_plastic_program(e->device.dev, pr->sm, &pr->lay, e->device.deliver_contiguous,
-                                 &e->device.plastic_programs[p]);
+                                 &e->device.plastic_shape, &e->device.plastic_programs[p]);
     if (rc) {
       return rc;
     }
@@ -191,7 +195,7 @@ cl_int eng_plastic_kernel_args(nestcl_engine *e, eng_block *b, eng_plastic *pl, 
   cl_int err = eng_plastic_fixed_args(k, &fx);
   if (!pl->batch_cap) {
     err |= eng_plastic_rows_args(k, srcs, pl->src_first, pl->n_rows, &pl->b_row, &pl->b_target, &pl->b_delay,
-                                 &pl->b_state, pl->nnz, &pl->b_src_state);
+                                 &pl->b_state, pl->nnz, &pl->b_src_state, &pl->b_done);
   }
   if (h->cap) {
     err |= eng_hist_args(k, PK_HIST, h);
@@ -245,6 +249,8 @@ int eng_plastic_upload(nestcl_engine *e, eng_vp *vp, eng_block *b)
                                  &pl->b_src_state);
     }
     if (!rc)
+      rc = eng_plastic_row_done_alloc(dev, pl->n_rows, &pl->b_done);
+    if (!rc)
       rc = nestcl_buffer_alloc(dev, NESTCL_MEM_OTHER, "synapse template", pr->sm->syn_size,
                                CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, pr->tmpl, &pl->b_tmpl);
     if (!rc)
@@ -257,7 +263,7 @@ int eng_plastic_upload(nestcl_engine *e, eng_vp *vp, eng_block *b)
     if ((rc = eng_cl_check(err, "clCreateKernel(nestcl_plastic)")))
       return rc;
     /* Its own limit: a translated send() may need more registers than static delivery. */
-    if ((rc = nestcl_kernel_wg_width(dev, pl->k, "nestcl_plastic", e->device.deliver_width, &pl->width)))
+    if ((rc = eng_plastic_width(dev, pl->k, &e->device.plastic_shape, e->device.deliver_width, &pl->width)))
       return rc;
     err = eng_plastic_kernel_args(e, b, pl, pl->k, &vp->b_srcs, &vp->b_lags);
     if ((rc = eng_cl_check(err, "clSetKernelArg(nestcl_plastic)")))
@@ -409,16 +415,16 @@ static int slot_launch(nestcl_engine *e, eng_vp *vp, eng_plastic *pl, struct eng
   cl_long org = origin;
   /* Rows are the slot's own (0, 1, ...); its arrays are laid out for the batch's synapses and rows. */
   err = eng_plastic_rows_args(pl->k, &sl->b_srcs, 0, sl->n_rows, &sl->b_row, &sl->b_target, &sl->b_delay, &sl->b_state,
-                              sl->nnz, &sl->b_src_state);
-  err |= clSetKernelArg(pl->k, 1, sizeof ns, &ns);
-  err |= clSetKernelArg(pl->k, 3, sizeof org, &org);
+                              sl->nnz, &sl->b_src_state, &pl->b_done);
+  err |= clSetKernelArg(pl->k, PK_N_SRCS, sizeof ns, &ns);
+  err |= clSetKernelArg(pl->k, PK_ORIGIN, sizeof org, &org);
   uint32_t longest = 0;
   for (uint32_t r = 0; r < sl->n_rows; ++r) {
     uint32_t len = (uint32_t)(sl->row[r + 1] - sl->row[r]);
     longest = len > longest ? len : longest;
   }
-  size_t g = pl->width < longest ? pl->width : (longest ? longest : 1);
-  size_t gsize[2] = {g, sl->n_rows}, lsize[2] = {g, 1};
+  size_t gsize[2], lsize[2];
+  eng_plastic_grid(e, pl, sl->n_rows, longest, sl->n_rows, gsize, lsize);
   if (err == CL_SUCCESS) {
     err = nestcl_enq_launch(&vp->st.enqueued, q, pl->k, 2, gsize, lsize, 1, &written, &ran);
   }
@@ -539,6 +545,22 @@ static int deliver_batched(nestcl_engine *e, eng_vp *vp, eng_plastic *pl, int64_
 
 /* ---- delivery ----------------------------------------------------------- */
 
+void eng_plastic_grid(const nestcl_engine *e, const eng_plastic *pl, uint64_t n_list, uint32_t longest,
+                      size_t max_groups, size_t gsize[2], size_t lsize[2])
+{
+  if (e->device.plastic_shape.flat) {
+    /* Every work-item a synapse: chunks of the list of rows, the grid as wide as the device. */
+    lsize[0] = gsize[0] = pl->width;
+    gsize[1] = eng_plastic_flat_groups(e->device.dev, pl->width, n_list, longest);
+  } else {
+    /* A work-group per source, no wider than the longest row. */
+    lsize[0] = gsize[0] = pl->width < longest ? pl->width : (longest ? longest : 1);
+    gsize[1] = n_list < max_groups ? n_list : max_groups;
+    gsize[1] = gsize[1] ? gsize[1] : 1;
+  }
+  lsize[1] = 1;
+}
+
 static int cmp_pair_gid(const void *x, const void *y)
 {
   return cmp_pair(x, y);
@@ -604,10 +626,10 @@ static int deliver_device(nestcl_engine *e, eng_vp *vp, eng_block *b, int64_t or
       }
       continue;
     }
-    err = clSetKernelArg(pl->k, 1, sizeof ns, &ns);
-    err |= clSetKernelArg(pl->k, 3, sizeof org, &org);
-    size_t g = pl->width < pl->max_row ? pl->width : (pl->max_row ? pl->max_row : 1);
-    size_t gsize[2] = {g, e->exchange.n_src_list}, lsize[2] = {g, 1};
+    err = clSetKernelArg(pl->k, PK_N_SRCS, sizeof ns, &ns);
+    err |= clSetKernelArg(pl->k, PK_ORIGIN, sizeof org, &org);
+    size_t gsize[2], lsize[2];
+    eng_plastic_grid(e, pl, e->exchange.n_src_list, pl->max_row, e->exchange.n_src_list, gsize, lsize);
     if (err == CL_SUCCESS) {
       err = nestcl_enq_launch(&vp->st.enqueued, q, pl->k, 2, gsize, lsize, 0, NULL, NULL);
     }
@@ -902,6 +924,7 @@ void eng_plastic_free(nestcl_engine *e, eng_block *b)
       }
     }
     nestcl_buffer *bufs[] = {&pl->b_row,
+                             &pl->b_done,
                              &pl->b_target,
                              &pl->b_delay,
                              &pl->b_state,

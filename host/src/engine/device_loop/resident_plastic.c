@@ -243,11 +243,8 @@ static int plan_launches(nestcl_engine *e, eng_vp *vp)
         eng_res_syn *l = &r->syn[r->n_syn++];
         l->pop = p;
         l->j = j;
-        size_t g = pl->width < pl->max_row ? pl->width : (pl->max_row ? pl->max_row : 1);
-        size_t groups = r->deliver_groups < pl->n_rows ? r->deliver_groups : pl->n_rows;
-        l->gsize[0] = l->lsize[0] = g;
-        l->gsize[1] = groups ? groups : 1;
-        l->lsize[1] = 1;
+        /* The super step's list is not known here: at most every row, each work-group taking several. */
+        eng_plastic_grid(e, pl, pl->n_rows, pl->max_row, r->deliver_groups, l->gsize, l->lsize);
         l->dims = 2;
       }
     }
@@ -435,8 +432,8 @@ int eng_resident_plastic_step(nestcl_engine *e, eng_vp *vp, int64_t origin)
       }
       err = clSetKernelArg(pl->k, PK_N_SRCS, sizeof ns, &ns);
       err |= clSetKernelArg(pl->k, PK_ORIGIN, sizeof org, &org);
-      size_t g = pl->width < pl->max_row ? pl->width : (pl->max_row ? pl->max_row : 1);
-      size_t gsize[2] = {g, e->exchange.n_src_list}, lsize[2] = {g, 1};
+      size_t gsize[2], lsize[2];
+      eng_plastic_grid(e, pl, e->exchange.n_src_list, pl->max_row, e->exchange.n_src_list, gsize, lsize);
       if (err == CL_SUCCESS)
         err = nestcl_enq_launch(c, q, pl->k, 2, gsize, lsize, 0, NULL, NULL);
     }
