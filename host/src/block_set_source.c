@@ -28,44 +28,12 @@
 #include <string.h>
 
 #include "block_set_internal.h"
+#include "gen_text.h"
 #include "core/nestcl_core.h"
 #include "engine_kernels_source.h"
 #include "nestcl_libm.h"
 #include "nestcl_rt_source.h"
 #include "specialise.h"
-
-typedef struct text {
-  char *s;
-  size_t n, cap;
-  int oom;
-} text;
-
-static void put(text *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void put(text *t, const char *fmt, ...)
-{
-  for (;;) {
-    va_list ap;
-    va_start(ap, fmt);
-    int k = vsnprintf(t->s ? t->s + t->n : NULL, t->s ? t->cap - t->n : 0, fmt, ap);
-    va_end(ap);
-    if (k < 0) {
-      t->oom = 1;
-      return;
-    }
-    if (t->s && t->n + (size_t)k < t->cap) {
-      t->n += (size_t)k;
-      return;
-    }
-    size_t cap = (t->cap ? 2 * t->cap : 1 << 16) + (size_t)k;
-    char *p = realloc(t->s, cap);
-    if (!p) {
-      t->oom = 1;
-      return;
-    }
-    t->s = p;
-    t->cap = cap;
-  }
-}
 
 static int set_src_fail(cl_int err, const char *what)
 {

@@ -27,6 +27,7 @@
 #include "../engine_internal.h"
 #include "engine_kernels_source.h"
 #include "enqueue.h"
+#include "gen_text.h"
 #include "nestcl_rt_source.h"
 
 /*
@@ -36,39 +37,6 @@
  */
 enum { FIXED = 8, PER_DELIVER = 4, PER_DRIVE = 1 };
 enum { FIXED_B = 56, DELIVER_B = 32, DRIVEN_B = 0, DRIVE_B = 8 };
-
-typedef struct text {
-  char *s;
-  size_t n, cap;
-  int oom;
-} text;
-
-static void put(text *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void put(text *t, const char *fmt, ...)
-{
-  for (;;) {
-    va_list ap;
-    va_start(ap, fmt);
-    int k = vsnprintf(t->s ? t->s + t->n : NULL, t->s ? t->cap - t->n : 0, fmt, ap);
-    va_end(ap);
-    if (k < 0) {
-      t->oom = 1;
-      return;
-    }
-    if (t->s && t->n + (size_t)k < t->cap) {
-      t->n += (size_t)k;
-      return;
-    }
-    size_t cap = (t->cap ? 2 * t->cap : 4096) + (size_t)k;
-    char *p = realloc(t->s, cap);
-    if (!p) {
-      t->oom = 1;
-      return;
-    }
-    t->s = p;
-    t->cap = cap;
-  }
-}
 
 /* The drives of population p, in the engine's order. */
 static int block_drives(const nestcl_engine *e, int p, int *out)
