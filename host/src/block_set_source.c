@@ -40,20 +40,6 @@ static int set_src_fail(cl_int err, const char *what)
   return nestcl_set_error(NESTCL_ECL, "block set: %s failed: %s", what, nestcl_cl_error_name(err));
 }
 
-static const char *cl_type(nestcl_field_type t)
-{
-  switch (t) {
-  case NESTCL_T_DOUBLE:
-    return "double";
-  case NESTCL_T_LONG:
-    return "long";
-  case NESTCL_T_SIZE:
-    return "ulong";
-  default:
-    return "int";
-  }
-}
-
 /* ---- the merged update ------------------------------------------------- */
 
 int set_model_index(const nestcl_block_set *s, int j)
@@ -179,7 +165,7 @@ static void put_update_kernel(text *t, const nestcl_block_set *s, const nestcl_m
         mi, mi, SET_TAB_K, SET_TAB_CHANNELS, SET_TAB_RING, SET_TAB_COUNT, SET_TAB_SPIKES, SET_TAB_CAP,
         SET_TAB_REC_INTERVAL, SET_TAB_REC, SET_TAB_ID_FIRST, SET_TAB_ID_STRIDE);
     for (int f = 0; f < m->n_fields; ++f) {
-      put(t, ",\n        (__global %s *)(state + t[%d])", cl_type(m->fields[f].type), SET_TAB_FIXED + f);
+      put(t, ",\n        (__global %s *)(state + t[%d])", nestcl_cl_type_name(m->fields[f].type), SET_TAB_FIXED + f);
     }
     put(t, ");\n    break;\n");
   }

@@ -3,7 +3,7 @@
  * block set's merged program, block_set_source.c; the device loop's merged
  * super step, engine/device_loop/resident_merge.c). put() appends printf-style;
  * an allocation failure sets oom and later puts do nothing, so a generator
- * checks once at its end.
+ * checks once at its end. nestcl_cl_type_name() names a field's type there.
  */
 #ifndef NESTCL_GEN_TEXT_H
 #define NESTCL_GEN_TEXT_H
@@ -11,6 +11,8 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+
+#include "nestcl/model.h"
 
 typedef struct text {
   char *s;
@@ -42,6 +44,22 @@ static void put(text *t, const char *fmt, ...)
     }
     t->s = p;
     t->cap = cap;
+  }
+}
+
+/* The OpenCL C type of a model's field. */
+static const char *nestcl_cl_type_name(nestcl_field_type t) __attribute__((unused));
+static const char *nestcl_cl_type_name(nestcl_field_type t)
+{
+  switch (t) {
+  case NESTCL_T_DOUBLE:
+    return "double";
+  case NESTCL_T_LONG:
+    return "long";
+  case NESTCL_T_SIZE:
+    return "ulong";
+  default:
+    return "int";
   }
 }
 

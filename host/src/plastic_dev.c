@@ -11,6 +11,7 @@
 #include "plastic_dev.h"
 #include "core_kernel_args.h"
 #include "enqueue.h"
+#include "gen_text.h"
 #include "plastic_kernels_source.h"
 #include "nestcl_rt_source.h"
 #include "core/nestcl_core.h"
@@ -123,20 +124,6 @@ int eng_plastic_route(const nestcl_model *m, uint32_t K, uint32_t n_channels, lo
 }
 
 /* ---- program ------------------------------------------------------------ */
-
-static const char *cl_type(nestcl_field_type t)
-{
-  switch (t) {
-  case NESTCL_T_DOUBLE:
-    return "double";
-  case NESTCL_T_LONG:
-    return "long";
-  case NESTCL_T_SIZE:
-    return "ulong";
-  default:
-    return "int";
-  }
-}
 
 static int append(char **buf, size_t *len, size_t *cap, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 
@@ -255,13 +242,13 @@ int eng_plastic_program(nestcl_device *dev, const nestcl_synapse_model *sm, cons
                   nestcl_rt_source, sm->name, sm->name, sm->send_name);
   for (int k = 0; k < lay->n_state && !rc; ++k) {
     const nestcl_syn_field *f = &sm->fields[lay->state_f[k]];
-    rc = append(&s, &len, &cap, " X(%s, %s, %zu)", f->member, cl_type(f->type), lay->state_off[k]);
+    rc = append(&s, &len, &cap, " X(%s, %s, %zu)", f->member, nestcl_cl_type_name(f->type), lay->state_off[k]);
   }
   if (!rc)
     rc = append(&s, &len, &cap, "\n#define NESTCL_SYN_SOURCE(X)");
   for (int k = 0; k < lay->n_src && !rc; ++k) {
     const nestcl_syn_field *f = &sm->fields[lay->src_f[k]];
-    rc = append(&s, &len, &cap, " X(%s, %s, %zu)", f->member, cl_type(f->type), lay->src_off[k]);
+    rc = append(&s, &len, &cap, " X(%s, %s, %zu)", f->member, nestcl_cl_type_name(f->type), lay->src_off[k]);
   }
   if (!rc)
     rc = append(&s, &len, &cap, "\n%s\n%s", sm->device_source, nestcl_plastic_kernels_source);

@@ -658,8 +658,6 @@ cl_int eng_resident_persist_read(nestcl_engine *e, eng_vp *vp, cl_command_queue 
 int eng_resident_persist_failed(nestcl_engine *e);
 /* Its launch was refused at the enqueue (nothing ran): this engine's loop launches per phase from now on. */
 void eng_resident_persist_refused(nestcl_engine *e, cl_int err);
-/* resident_update.c: the OpenCL type of a field. */
-const char *eng_resident_cl_type(nestcl_field_type t);
 /* resident_merge.c for the persistent loop: the end of a super step's parameters (params) or body; its arguments. */
 char *eng_resident_step_text(const nestcl_engine *e, const eng_vp *vp, int params);
 cl_int eng_resident_step_args(nestcl_engine *e, eng_vp *vp, cl_kernel k, cl_uint *a);

@@ -36,6 +36,7 @@
 #include "../engine_internal.h"
 #include "engine_kernels_source.h"
 #include "enqueue.h"
+#include "gen_text.h"
 #include "nestcl_rt_source.h"
 
 /* The spins of a barrier before it fails: reads of an atomic word, about 0.5 us each on a GPU, 20 ns on a CPU. */
@@ -139,7 +140,7 @@ static char *source(const nestcl_engine *e, const eng_vp *vp)
       "  __global ulong *bucket_word, __global uint *bucket_src, __global uint *bucket_lags, const uint seed,\n"
       "  volatile __global uint *bar, const ulong spins");
     for (int f = 0; f < m->n_fields; ++f) {
-      PUT(",\n  __global %s *f%d", eng_resident_cl_type(m->fields[f].type), f);
+      PUT(",\n  __global %s *f%d", nestcl_cl_type_name(m->fields[f].type), f);
     }
     PUT("%s,\n  const long origin0, const uint n_ss, const long window_origin)\n{\n", params);
     PUT(

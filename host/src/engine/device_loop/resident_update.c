@@ -24,6 +24,7 @@
 
 #include "../engine_internal.h"
 #include "enqueue.h"
+#include "gen_text.h"
 #include "nestcl_rt_source.h"
 #include "specialise.h"
 
@@ -32,20 +33,6 @@ enum { TAB_FIXED = 10 };
 static size_t align_up(size_t x, size_t a)
 {
   return (x + a - 1) / a * a;
-}
-
-const char *eng_resident_cl_type(nestcl_field_type t)
-{
-  switch (t) {
-  case NESTCL_T_DOUBLE:
-    return "double";
-  case NESTCL_T_LONG:
-    return "long";
-  case NESTCL_T_SIZE:
-    return "ulong";
-  default:
-    return "int";
-  }
 }
 
 /* Whether population p's model can be merged (and the blocks' host parameters are there for the constants). */
@@ -89,7 +76,7 @@ static char *merged_source(const nestcl_model *m, int tab_stride, int halt)
              "    const int to, const double resolution_ms, const uint ring_slots, __global double *rec,\n"
              "    const uint rng_seed, __global long *ring, __global uint *counts, __global uint2 *spikes");
   for (int f = 0; f < m->n_fields; ++f) {
-    k += snprintf(s + k, cap - (size_t)k, ",\n    __global %s *f%d", eng_resident_cl_type(m->fields[f].type), f);
+    k += snprintf(s + k, cap - (size_t)k, ",\n    __global %s *f%d", nestcl_cl_type_name(m->fields[f].type), f);
   }
   /* A replay (clocked: resident_graph.c) reads the super step's origin from the status words. */
   k += snprintf(
