@@ -234,6 +234,26 @@ int nestcl_block_create(nestcl_device *dev, const nestcl_block_config *c, nestcl
   return 0;
 }
 
+/* What a plastic set holds: kernel, buffers, host copies. */
+static void plastic_free(nestcl_device *dev, block_plastic *p)
+{
+  if (p->k)
+    clReleaseKernel(p->k);
+  if (p->prog)
+    clReleaseProgram(p->prog);
+  nestcl_buffer *bufs[] = {&p->b_row,  &p->b_target, &p->b_delay, &p->b_state, &p->b_src_state,
+                           &p->b_tmpl, &p->b_cp,     &p->b_srcs,  &p->b_lags,  &p->b_done};
+  for (size_t j = 0; j < sizeof bufs / sizeof *bufs; ++j) {
+    nestcl_buffer_free(dev, bufs[j]);
+  }
+  free(p->tmpl);
+  free(p->row_host);
+  free(p->pend);
+  free(p->srcs);
+  free(p->lags);
+  memset(p, 0, sizeof *p);
+}
+
 void nestcl_block_destroy(nestcl_block *b)
 {
   if (!b) {
@@ -266,20 +286,7 @@ void nestcl_block_destroy(nestcl_block *b)
   free(b->poisson);
   free(b->ring_copy);
   for (int k = 0; k < b->n_plastic; ++k) {
-    block_plastic *p = &b->plastic[k];
-    if (p->k)
-      clReleaseKernel(p->k);
-    if (p->prog)
-      clReleaseProgram(p->prog);
-    nestcl_buffer *bufs[] = {&p->b_row,  &p->b_target, &p->b_delay, &p->b_state, &p->b_src_state,
-                             &p->b_tmpl, &p->b_cp,     &p->b_srcs,  &p->b_lags,  &p->b_done};
-    for (size_t j = 0; j < sizeof bufs / sizeof *bufs; ++j) {
-      nestcl_buffer_free(b->dev, bufs[j]);
-    }
-    free(p->tmpl);
-    free(p->pend);
-    free(p->srcs);
-    free(p->lags);
+    plastic_free(b->dev, &b->plastic[k]);
   }
   free(b->plastic);
   eng_hist_free(&b->hist, b->dev);
@@ -545,15 +552,15 @@ static int host_refuses(const nestcl_block *b, const char *what)
                           b->c.model->name, what);
 }
 
-int nestcl_block_set_synapses(nestcl_block *b, uint32_t n_rows, const uint64_t *row_ptr, const uint32_t *target,
-                              const double *value, const uint16_t *delay)
+int nestcl_block_synapses_begin(nestcl_block *b, uint32_t n_rows, const uint64_t *row_ptr, uint16_t delay_min,
+                                uint16_t delay_max)
 {
   nestcl_buffer_free(b->dev, &b->b_row_ptr);
   nestcl_buffer_free(b->dev, &b->b_syn_target);
   nestcl_buffer_free(b->dev, &b->b_syn_value);
   nestcl_buffer_free(b->dev, &b->b_syn_delay);
   b->n_rows = 0;
-  b->nnz = b->max_row = 0;
+  b->nnz = b->max_row = b->syn_filled = 0;
   b->delay_hom = NESTCL_DELAY_PER_SYNAPSE;
   if (n_rows == 0) {
     return 0;
@@ -569,42 +576,98 @@ int nestcl_block_set_synapses(nestcl_block *b, uint32_t n_rows, const uint64_t *
     }
     max_row = row_ptr[r + 1] - row_ptr[r] > max_row ? row_ptr[r + 1] - row_ptr[r] : max_row;
   }
-  int hom = 1;
-  for (uint64_t k = 0; k < nnz; ++k) {
-    const uint32_t ch = target[k] >> NESTCL_TARGET_INDEX_BITS, i = target[k] & NESTCL_TARGET_INDEX_MASK;
-    if (ch >= b->n_channels || i >= b->c.n || delay[k] < b->c.min_delay_steps ||
-        (uint32_t)delay[k] + b->c.min_delay_steps > b->c.ring_slots) {
-      return nestcl_set_error(NESTCL_EINVAL,
-                              "block %s: synapse %llu (channel %u, neuron %u, delay %u steps) does not "
-                              "fit the block (%u channels, %u neurons, delays in [%u, %u])",
-                              b->c.model->name, (unsigned long long)k, ch, i, (unsigned)delay[k], b->n_channels, b->c.n,
-                              b->c.min_delay_steps, b->c.ring_slots - b->c.min_delay_steps);
-    }
-    hom = hom && delay[k] == delay[0];
+  if (nnz &&
+      (delay_min > delay_max || delay_min < b->c.min_delay_steps ||
+       (uint32_t)delay_max + b->c.min_delay_steps > b->c.ring_slots)) {
+    return nestcl_set_error(NESTCL_EINVAL, "block %s: synapse delays [%u, %u] steps outside [%u, %u]", b->c.model->name,
+                            (unsigned)delay_min, (unsigned)delay_max, b->c.min_delay_steps,
+                            b->c.ring_slots - b->c.min_delay_steps);
   }
+  const int hom = delay_min == delay_max;
   int rc = nestcl_buffer_alloc(b->dev, NESTCL_MEM_SYNAPSES, "synapse rows", ((size_t)n_rows + 1) * 8,
                                CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, (void *)row_ptr, &b->b_row_ptr);
   /* Empty arrays still get a (small, uninitialised) buffer: the kernel takes them as arguments. */
-  const cl_mem_flags copy = CL_MEM_READ_ONLY | (nnz ? CL_MEM_COPY_HOST_PTR : 0);
   if (!rc)
-    rc = nestcl_buffer_alloc(b->dev, NESTCL_MEM_SYNAPSES, "synapse targets", nnz ? nnz * 4 : 4, copy,
-                             nnz ? (void *)target : NULL, &b->b_syn_target);
+    rc = nestcl_buffer_alloc(b->dev, NESTCL_MEM_SYNAPSES, "synapse targets", nnz ? nnz * 4 : 4, CL_MEM_READ_ONLY, NULL,
+                             &b->b_syn_target);
   if (!rc)
-    rc = nestcl_buffer_alloc(b->dev, NESTCL_MEM_SYNAPSES, "synapse values", nnz ? nnz * 8 : 8, copy,
-                             nnz ? (void *)value : NULL, &b->b_syn_value);
+    rc = nestcl_buffer_alloc(b->dev, NESTCL_MEM_SYNAPSES, "synapse values", nnz ? nnz * 8 : 8, CL_MEM_READ_ONLY, NULL,
+                             &b->b_syn_value);
   if (!rc)
-    rc = nestcl_buffer_alloc(b->dev, NESTCL_MEM_SYNAPSES, "synapse delays", nnz && !hom ? nnz * 2 : 2,
-                             CL_MEM_READ_ONLY | (nnz && !hom ? CL_MEM_COPY_HOST_PTR : 0),
-                             nnz && !hom ? (void *)delay : NULL, &b->b_syn_delay);
+    rc = nestcl_buffer_alloc(b->dev, NESTCL_MEM_SYNAPSES, "synapse delays", nnz && !hom ? nnz * 2 : 2, CL_MEM_READ_ONLY,
+                             NULL, &b->b_syn_delay);
   if (rc) {
-    nestcl_block_set_synapses(b, 0, NULL, NULL, NULL, NULL);
+    nestcl_block_synapses_begin(b, 0, NULL, 0, 0);
     return rc;
   }
   b->n_rows = n_rows;
   b->nnz = nnz;
   b->max_row = max_row;
-  b->delay_hom = hom && nnz ? delay[0] : NESTCL_DELAY_PER_SYNAPSE;
+  b->delay_hom = hom && nnz ? delay_min : NESTCL_DELAY_PER_SYNAPSE;
+  b->syn_delay_min = delay_min;
+  b->syn_delay_max = delay_max;
   return 0;
+}
+
+int nestcl_block_synapses_fill(nestcl_block *b, uint64_t first, uint64_t n, const uint32_t *target, const double *value,
+                               const uint16_t *delay)
+{
+  if (first + n > b->nnz || first != b->syn_filled) {
+    return nestcl_set_error(NESTCL_EINVAL, "block %s: synapses [%llu, %llu) of %llu, after %llu written",
+                            b->c.model->name, (unsigned long long)first, (unsigned long long)(first + n),
+                            (unsigned long long)b->nnz, (unsigned long long)b->syn_filled);
+  }
+  for (uint64_t k = 0; k < n; ++k) {
+    const uint32_t ch = target[k] >> NESTCL_TARGET_INDEX_BITS, i = target[k] & NESTCL_TARGET_INDEX_MASK;
+    if (ch >= b->n_channels || i >= b->c.n || delay[k] < b->syn_delay_min || delay[k] > b->syn_delay_max) {
+      return nestcl_set_error(NESTCL_EINVAL,
+                              "block %s: synapse %llu (channel %u, neuron %u, delay %u steps) does not "
+                              "fit the block (%u channels, %u neurons, delays in [%u, %u])",
+                              b->c.model->name, (unsigned long long)(first + k), ch, i, (unsigned)delay[k],
+                              b->n_channels, b->c.n, (unsigned)b->syn_delay_min, (unsigned)b->syn_delay_max);
+    }
+  }
+  cl_command_queue q = nestcl_device_queue(b->dev, b->c.queue);
+  cl_int err = CL_SUCCESS;
+  if (n) {
+    err = clEnqueueWriteBuffer(q, b->b_syn_target.mem, CL_TRUE, first * 4, n * 4, target, 0, NULL, NULL);
+    err |= clEnqueueWriteBuffer(q, b->b_syn_value.mem, CL_TRUE, first * 8, n * 8, value, 0, NULL, NULL);
+    if (b->delay_hom == NESTCL_DELAY_PER_SYNAPSE)
+      err |= clEnqueueWriteBuffer(q, b->b_syn_delay.mem, CL_TRUE, first * 2, n * 2, delay, 0, NULL, NULL);
+  }
+  if (err != CL_SUCCESS) {
+    return cl_fail(err, "writing synapses");
+  }
+  b->syn_filled = first + n;
+  return 0;
+}
+
+int nestcl_block_synapses_end(nestcl_block *b)
+{
+  if (b->syn_filled != b->nnz) {
+    return nestcl_set_error(NESTCL_EINVAL, "block %s: %llu of %llu synapses written", b->c.model->name,
+                            (unsigned long long)b->syn_filled, (unsigned long long)b->nnz);
+  }
+  return 0;
+}
+
+int nestcl_block_set_synapses(nestcl_block *b, uint32_t n_rows, const uint64_t *row_ptr, const uint32_t *target,
+                              const double *value, const uint16_t *delay)
+{
+  const uint64_t nnz = n_rows ? row_ptr[n_rows] : 0;
+  uint16_t lo = nnz ? delay[0] : 0, hi = lo;
+  for (uint64_t k = 0; k < nnz; ++k) {
+    lo = delay[k] < lo ? delay[k] : lo;
+    hi = delay[k] > hi ? delay[k] : hi;
+  }
+  int rc = nestcl_block_synapses_begin(b, n_rows, row_ptr, lo, hi);
+  if (!rc && n_rows)
+    rc = nestcl_block_synapses_fill(b, 0, nnz, target, value, delay);
+  if (!rc && n_rows)
+    rc = nestcl_block_synapses_end(b);
+  if (rc && n_rows)
+    nestcl_block_synapses_begin(b, 0, NULL, 0, 0);
+  return rc;
 }
 
 /* Appends n (row, lag) spikes to a pending list with room for them, checking each. */
@@ -937,13 +1000,18 @@ int nestcl_block_history_get(const nestcl_block *b, uint32_t i, nestcl_history_s
   return 0;
 }
 
-/* Per-source fields of every row must agree, and parameters over all synapses. */
-static int plastic_check(const block_plastic *p, const uint64_t *row_ptr, const unsigned char *syn)
+/*
+ * Per-source fields of rows [r0, r1) must agree within each row, and the
+ * parameters with the set's template; syn holds synapses row_ptr[r0] ... on.
+ */
+static int plastic_check(const block_plastic *p, uint32_t r0, uint32_t r1, const unsigned char *syn)
 {
   const nestcl_synapse_model *sm = p->sm;
-  for (uint32_t r = 0; r < p->n_rows; ++r) {
-    for (uint64_t k = row_ptr[r]; k < row_ptr[r + 1]; ++k) {
-      const unsigned char *a = syn + k * sm->syn_size, *first = syn + row_ptr[r] * sm->syn_size;
+  const uint64_t base = p->row_host[r0];
+  for (uint32_t r = r0; r < r1; ++r) {
+    const unsigned char *first = syn + (p->row_host[r] - base) * sm->syn_size;
+    for (uint64_t k = p->row_host[r]; k < p->row_host[r + 1]; ++k) {
+      const unsigned char *a = syn + (k - base) * sm->syn_size;
       for (int f = 0; f < sm->n_syn_fields; ++f) {
         const nestcl_syn_field *sf = &sm->fields[f];
         const unsigned char *ref =
@@ -966,86 +1034,99 @@ int nestcl_block_plastic_routable(const nestcl_block *b, long rport)
   return eng_plastic_route(b->c.model, b->c.K, b->n_channels, rport, &pos, &neg, &zero) == 0;
 }
 
-/* Synapse 0 (or the model's defaults where there is none) as the template of the set's parameters, checked. */
-static int plastic_template(block_plastic *p, const uint64_t *row_ptr, const void *syn)
+/* Synapses [first, first + n) target the block's neurons with delays in the set's range. */
+static int plastic_targets(const nestcl_block *b, const block_plastic *p, uint64_t first, uint64_t n,
+                           const uint32_t *target, const uint16_t *delay)
 {
-  const nestcl_synapse_model *sm = p->sm;
-  if (p->nnz) {
-    memcpy(p->tmpl, syn, sm->syn_size);
-  } else {
-    unsigned char *scratch = malloc(sm->cp_size + 8);
-    if (!scratch) {
-      (void)nestcl_set_error(NESTCL_ENOMEM, "out of host memory");
-    } else {
-      sm->set_defaults(p->tmpl, scratch);
-      free(scratch);
-    }
-  }
-  return plastic_check(p, row_ptr, syn);
-}
-
-/* Every synapse's target and delay fit the block; *hom stays 1 while all delays equal delay[0]. */
-static int plastic_targets(const nestcl_block *b, const block_plastic *p, const uint32_t *target, const uint16_t *delay,
-                           uint16_t d0, int *hom)
-{
-  for (uint64_t k = 0; k < p->nnz; ++k) {
-    *hom = *hom && delay[k] == d0;
-    if (target[k] >= b->c.n || delay[k] < 1 || delay[k] >= b->c.ring_slots) {
+  for (uint64_t k = 0; k < n; ++k) {
+    if (target[k] >= b->c.n || delay[k] < p->delay_min || delay[k] > p->delay_max) {
       return nestcl_set_error(NESTCL_EINVAL,
-                              "block %s: plastic synapse %llu to %u with delay %u (%u neurons, ring of %u)",
-                              b->c.model->name, (unsigned long long)k, target[k], delay[k], b->c.n, b->c.ring_slots);
+                              "block %s: plastic synapse %llu to %u with delay %u (%u neurons, delays [%u, %u])",
+                              b->c.model->name, (unsigned long long)(first + k), target[k], delay[k], b->c.n,
+                              (unsigned)p->delay_min, (unsigned)p->delay_max);
     }
   }
   return 0;
 }
 
-/* The synapses' per-synapse state and each row's per-source state, in the device's layout (*state, *src). */
-static int plastic_pack(block_plastic *p, const uint64_t *row_ptr, const void *syn, unsigned char **state,
-                        unsigned char **src)
+/*
+ * Between the structs of rows [r0, r1) (syn, from synapse row_ptr[r0]) and
+ * the device's layout of those rows (per-synapse fields as arrays over the
+ * chunk's synapses, per-source fields over its rows): to_layout packs, else
+ * unpacks (template first, so parameters read back as they were set).
+ */
+static void plastic_convert(const block_plastic *p, uint32_t r0, uint32_t r1, unsigned char *syn, unsigned char *state,
+                            unsigned char *src, int to_layout)
 {
   const nestcl_synapse_model *sm = p->sm;
-  const uint32_t n_rows = p->n_rows;
-  *state = malloc(p->nnz * p->lay.state_bytes + 8);
-  *src = malloc((size_t)n_rows * p->lay.src_bytes + 8);
-  if (!*state || !*src) {
-    return nestcl_set_error(NESTCL_ENOMEM, "out of host memory");
-  }
-  for (uint32_t r = 0; r < n_rows; ++r) {
-    uint64_t r0 = row_ptr[r], r1 = row_ptr[r + 1];
-    p->max_row = r1 - r0 > p->max_row ? (uint32_t)(r1 - r0) : p->max_row;
-    const unsigned char *first = r1 > r0 ? (const unsigned char *)syn + r0 * sm->syn_size : p->tmpl;
-    eng_syn_store(sm, first, *src, p->lay.n_src, p->lay.src_f, p->lay.src_off, n_rows, r);
-    for (uint64_t k = r0; k < r1; ++k) {
-      eng_syn_store(sm, (const unsigned char *)syn + k * sm->syn_size, *state, p->lay.n_state, p->lay.state_f,
-                    p->lay.state_off, p->nnz, k);
+  const uint64_t base = p->row_host[r0], m = p->row_host[r1] - base;
+  for (uint32_t r = r0; r < r1; ++r) {
+    for (uint64_t k = p->row_host[r]; k < p->row_host[r + 1]; ++k) {
+      unsigned char *self = syn + (k - base) * sm->syn_size;
+      if (to_layout) {
+        eng_syn_store(sm, self, state, p->lay.n_state, p->lay.state_f, p->lay.state_off, m, k - base);
+      } else {
+        memcpy(self, p->tmpl, sm->syn_size);
+        eng_syn_load(sm, self, src, p->lay.n_src, p->lay.src_f, p->lay.src_off, r1 - r0, r - r0);
+        eng_syn_load(sm, self, state, p->lay.n_state, p->lay.state_f, p->lay.state_off, m, k - base);
+      }
+    }
+    if (to_layout) {
+      /* A row without synapses keeps the template's per-source fields. */
+      const unsigned char *first =
+        p->row_host[r + 1] > p->row_host[r] ? syn + (p->row_host[r] - base) * sm->syn_size : p->tmpl;
+      eng_syn_store(sm, first, src, p->lay.n_src, p->lay.src_f, p->lay.src_off, r1 - r0, r - r0);
     }
   }
-  return 0;
 }
 
-/* The set's device buffers: rows, targets, delays (one when homogeneous), state, template, common properties. */
-static int plastic_upload(nestcl_device *dev, block_plastic *p, const uint64_t *row_ptr, const uint32_t *target,
-                          const uint16_t *delay, int hom, unsigned char *state, unsigned char *src, const void *cp)
+/*
+ * Rows [r0, r1) of the device's state and per-source state, in the layout of
+ * plastic_convert, to (write) or from the device: one transfer per field.
+ */
+static int plastic_transfer(nestcl_block *b, block_plastic *p, uint32_t r0, uint32_t r1, unsigned char *state,
+                            unsigned char *src, int write)
+{
+  cl_command_queue q = nestcl_device_queue(b->dev, b->c.queue);
+  const uint64_t base = p->row_host[r0], m = p->row_host[r1] - base, nr = r1 - r0;
+  cl_int err = CL_SUCCESS;
+  for (int j = 0; j < p->lay.n_state && m; ++j) {
+    const size_t sz = eng_syn_field_size(&p->sm->fields[p->lay.state_f[j]]);
+    const size_t at = p->lay.state_off[j] * p->nnz + base * sz;
+    unsigned char *host = state + p->lay.state_off[j] * m;
+    err |= write ? clEnqueueWriteBuffer(q, p->b_state.mem, CL_TRUE, at, m * sz, host, 0, NULL, NULL)
+                 : clEnqueueReadBuffer(q, p->b_state.mem, CL_TRUE, at, m * sz, host, 0, NULL, NULL);
+  }
+  for (int j = 0; j < p->lay.n_src && nr; ++j) {
+    const size_t sz = eng_syn_field_size(&p->sm->fields[p->lay.src_f[j]]);
+    const size_t at = p->lay.src_off[j] * p->n_rows + (size_t)r0 * sz;
+    unsigned char *host = src + p->lay.src_off[j] * nr;
+    err |= write ? clEnqueueWriteBuffer(q, p->b_src_state.mem, CL_TRUE, at, nr * sz, host, 0, NULL, NULL)
+                 : clEnqueueReadBuffer(q, p->b_src_state.mem, CL_TRUE, at, nr * sz, host, 0, NULL, NULL);
+  }
+  return err == CL_SUCCESS ? 0 : cl_fail(err, write ? "writing plastic synapses" : "reading plastic synapses");
+}
+
+/* The set's device buffers, empty but for the rows, the template and the common properties. */
+static int plastic_alloc(nestcl_device *dev, block_plastic *p, const uint64_t *row_ptr, const void *cp)
 {
   const nestcl_synapse_model *sm = p->sm;
-  const uint32_t n_rows = p->n_rows;
-  size_t sb = p->nnz * p->lay.state_bytes, rb = (size_t)n_rows * p->lay.src_bytes;
-  int rc = nestcl_buffer_alloc(dev, NESTCL_MEM_SYNAPSES, "plastic row pointers", ((size_t)n_rows + 1) * 8,
+  const int hom = p->delay_hom != NESTCL_DELAY_PER_SYNAPSE;
+  size_t sb = p->nnz * p->lay.state_bytes, rb = (size_t)p->n_rows * p->lay.src_bytes;
+  int rc = nestcl_buffer_alloc(dev, NESTCL_MEM_SYNAPSES, "plastic row pointers", ((size_t)p->n_rows + 1) * 8,
                                CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, (void *)row_ptr, &p->b_row);
   if (!rc)
-    rc = nestcl_buffer_alloc(dev, NESTCL_MEM_SYNAPSES, "plastic targets", p->nnz * 4,
-                             CL_MEM_READ_ONLY | (p->nnz ? CL_MEM_COPY_HOST_PTR : 0), p->nnz ? (void *)target : NULL,
-                             &p->b_target);
+    rc = nestcl_buffer_alloc(dev, NESTCL_MEM_SYNAPSES, "plastic targets", p->nnz ? p->nnz * 4 : 4, CL_MEM_READ_ONLY,
+                             NULL, &p->b_target);
+  if (!rc)
+    rc = nestcl_buffer_alloc(dev, NESTCL_MEM_SYNAPSES, "plastic delays", hom || !p->nnz ? 2 : p->nnz * 2,
+                             CL_MEM_READ_ONLY, NULL, &p->b_delay);
   if (!rc)
     rc =
-      nestcl_buffer_alloc(dev, NESTCL_MEM_SYNAPSES, "plastic delays", hom ? 2 : p->nnz * 2,
-                          CL_MEM_READ_ONLY | (hom ? 0 : CL_MEM_COPY_HOST_PTR), hom ? NULL : (void *)delay, &p->b_delay);
+      nestcl_buffer_alloc(dev, NESTCL_MEM_SYNAPSES, "plastic state", sb ? sb : 8, CL_MEM_READ_WRITE, NULL, &p->b_state);
   if (!rc)
-    rc = nestcl_buffer_alloc(dev, NESTCL_MEM_SYNAPSES, "plastic state", sb,
-                             CL_MEM_READ_WRITE | (sb ? CL_MEM_COPY_HOST_PTR : 0), sb ? state : NULL, &p->b_state);
-  if (!rc)
-    rc = nestcl_buffer_alloc(dev, NESTCL_MEM_SYNAPSES, "per-source state", rb,
-                             CL_MEM_READ_WRITE | (rb ? CL_MEM_COPY_HOST_PTR : 0), rb ? src : NULL, &p->b_src_state);
+    rc = nestcl_buffer_alloc(dev, NESTCL_MEM_SYNAPSES, "per-source state", rb ? rb : 8, CL_MEM_READ_WRITE, NULL,
+                             &p->b_src_state);
   if (!rc)
     rc = nestcl_buffer_alloc(dev, NESTCL_MEM_OTHER, "synapse template", sm->syn_size,
                              CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, p->tmpl, &p->b_tmpl);
@@ -1109,27 +1190,64 @@ static int plastic_kernel(nestcl_block *b, block_plastic *p, long rport, const i
   return err == CL_SUCCESS ? 0 : cl_fail(err, "clSetKernelArg(nestcl_plastic)");
 }
 
-int nestcl_block_add_plastic(nestcl_block *b, const nestcl_synapse_model *sm, const void *cp, long rport,
-                             uint32_t n_rows, const uint64_t *row_ptr, const uint32_t *target, const uint16_t *delay,
-                             const void *syn, int *set)
+/* The set's template: tmpl, or the model's defaults. */
+static int plastic_template(block_plastic *p, const void *tmpl)
+{
+  const nestcl_synapse_model *sm = p->sm;
+  if (tmpl) {
+    memcpy(p->tmpl, tmpl, sm->syn_size);
+    return 0;
+  }
+  unsigned char *scratch = malloc(sm->cp_size + 8);
+  if (!scratch) {
+    return nestcl_set_error(NESTCL_ENOMEM, "out of host memory");
+  }
+  sm->set_defaults(p->tmpl, scratch);
+  free(scratch);
+  return 0;
+}
+
+/* What nestcl_block_plastic_begin checks before a set is added. */
+static int plastic_begin_check(const nestcl_block *b, const nestcl_synapse_model *sm, uint32_t n_rows,
+                               const uint64_t *row_ptr, uint16_t delay_min, uint16_t delay_max)
 {
   if (b->c.on_host) {
     return host_refuses(b, "plastic synapses");
   }
   if (!b->program) {
-    return nestcl_set_error(NESTCL_EINVAL, "block %s: add_plastic before the first upload", b->c.model->name);
+    return nestcl_set_error(NESTCL_EINVAL, "block %s: plastic synapses before the first upload", b->c.model->name);
   }
-  if (!sm || !sm->device_source || !row_ptr || (row_ptr[n_rows] && (!target || !delay || !syn))) {
-    return nestcl_set_error(NESTCL_EINVAL, "block %s: add_plastic without a translated model or synapses",
+  if (!sm || !sm->device_source || !row_ptr) {
+    return nestcl_set_error(NESTCL_EINVAL, "block %s: plastic synapses without a translated model or rows",
                             b->c.model->name);
   }
   if (sm->uses_history && !b->hist.cap) {
     return nestcl_set_error(NESTCL_EINVAL, "block %s: %s reads the spike history; set it up first", b->c.model->name,
                             sm->name);
   }
-  block_plastic *np = realloc(b->plastic, (size_t)(b->n_plastic + 1) * sizeof *np);
-  if (!np) {
-    return nestcl_set_error(NESTCL_ENOMEM, "out of host memory");
+  for (uint32_t r = 0; r < n_rows; ++r) {
+    if (row_ptr[r + 1] < row_ptr[r]) {
+      return nestcl_set_error(NESTCL_EINVAL, "block %s: plastic rows out of order at row %u", b->c.model->name, r);
+    }
+  }
+  if (row_ptr[n_rows] && (delay_min < 1 || delay_min > delay_max || delay_max >= b->c.ring_slots)) {
+    return nestcl_set_error(NESTCL_EINVAL, "block %s: plastic delays [%u, %u] outside [1, %u]", b->c.model->name,
+                            (unsigned)delay_min, (unsigned)delay_max, b->c.ring_slots - 1);
+  }
+  return 0;
+}
+
+int nestcl_block_plastic_begin(nestcl_block *b, const nestcl_synapse_model *sm, const void *cp, long rport,
+                               uint32_t n_rows, const uint64_t *row_ptr, uint16_t delay_min, uint16_t delay_max,
+                               const void *tmpl, int *set)
+{
+  int rc = plastic_begin_check(b, sm, n_rows, row_ptr, delay_min, delay_max);
+  block_plastic *np = rc ? NULL : realloc(b->plastic, (size_t)(b->n_plastic + 1) * sizeof *np);
+  if (!rc && !np) {
+    rc = nestcl_set_error(NESTCL_ENOMEM, "out of host memory");
+  }
+  if (rc) {
+    return rc;
   }
   b->plastic = np;
   block_plastic *p = &b->plastic[b->n_plastic];
@@ -1137,37 +1255,129 @@ int nestcl_block_add_plastic(nestcl_block *b, const nestcl_synapse_model *sm, co
   p->sm = sm;
   p->n_rows = n_rows;
   p->nnz = row_ptr[n_rows];
-  int ch[3] = {0, 0, 0}; /* the channels of positive, negative and zero weights */
-  int rc = eng_syn_layout_init(sm, &p->lay);
+  p->rport = rport;
+  p->delay_min = p->nnz ? delay_min : (uint16_t)b->c.min_delay_steps;
+  p->delay_max = p->nnz ? delay_max : p->delay_min;
+  p->delay_hom = p->delay_min == p->delay_max ? p->delay_min : NESTCL_DELAY_PER_SYNAPSE;
+  for (uint32_t r = 0; r < n_rows; ++r) {
+    p->max_row = row_ptr[r + 1] - row_ptr[r] > p->max_row ? (uint32_t)(row_ptr[r + 1] - row_ptr[r]) : p->max_row;
+  }
+  rc = eng_syn_layout_init(sm, &p->lay);
   if (!rc)
-    rc = eng_plastic_route(b->c.model, b->c.K, b->n_channels, rport, &ch[0], &ch[1], &ch[2]);
+    rc = eng_plastic_route(b->c.model, b->c.K, b->n_channels, rport, &p->ch[0], &p->ch[1], &p->ch[2]);
   p->tmpl = malloc(sm->syn_size + 1);
-  if (!rc && !p->tmpl)
+  p->row_host = malloc(((size_t)n_rows + 1) * 8);
+  if (!rc && (!p->tmpl || !p->row_host))
     rc = nestcl_set_error(NESTCL_ENOMEM, "out of host memory");
+  if (!rc) {
+    memcpy(p->row_host, row_ptr, ((size_t)n_rows + 1) * 8);
+    rc = plastic_template(p, tmpl);
+  }
   if (!rc)
-    rc = plastic_template(p, row_ptr, syn);
-  unsigned char *state = NULL, *src = NULL;
-  uint16_t d0 = p->nnz ? delay[0] : (uint16_t)b->c.min_delay_steps;
-  int hom = 1;
+    rc = plastic_alloc(b->dev, p, row_ptr, cp);
+  b->n_plastic++; /* also on failure: destroy frees what was made */
   if (!rc)
-    rc = plastic_targets(b, p, target, delay, d0, &hom);
-  p->delay_hom = hom ? d0 : NESTCL_DELAY_PER_SYNAPSE;
+    *set = b->n_plastic - 1;
+  return rc;
+}
+
+/* Set s, if there is one and its synapses are not yet all written (fill) or are (any other use). */
+static block_plastic *plastic_set(nestcl_block *b, int s, int filling)
+{
+  if (s < 0 || s >= b->n_plastic || (b->plastic[s].k != NULL) == filling) {
+    (void)nestcl_set_error(NESTCL_EINVAL, "block %s: no plastic set %d %s", b->c.model->name, s,
+                           filling ? "being filled" : "complete");
+    return NULL;
+  }
+  return &b->plastic[s];
+}
+
+int nestcl_block_plastic_fill(nestcl_block *b, int s, uint32_t first_row, uint32_t n_rows, const uint32_t *target,
+                              const uint16_t *delay, const void *syn)
+{
+  block_plastic *p = plastic_set(b, s, 1);
+  if (!p) {
+    return NESTCL_EINVAL;
+  }
+  if (first_row != p->rows_filled || n_rows > p->n_rows - first_row) {
+    return nestcl_set_error(NESTCL_EINVAL, "block %s: plastic rows [%u, %u) of %u, after %u written", b->c.model->name,
+                            first_row, first_row + n_rows, p->n_rows, p->rows_filled);
+  }
+  const uint32_t r1 = first_row + n_rows;
+  const uint64_t first = p->row_host[first_row], m = p->row_host[r1] - first;
+  int rc = plastic_targets(b, p, first, m, target, delay);
   if (!rc)
-    rc = plastic_pack(p, row_ptr, syn, &state, &src);
-  if (!rc)
-    rc = hist_to_device(b);
-  if (!rc)
-    rc = plastic_upload(b->dev, p, row_ptr, target, delay, hom, state, src, cp);
+    rc = plastic_check(p, first_row, r1, syn);
+  unsigned char *state = rc ? NULL : malloc(m * p->lay.state_bytes + 8);
+  unsigned char *src = rc ? NULL : malloc((size_t)n_rows * p->lay.src_bytes + 8);
+  if (!rc && (!state || !src))
+    rc = nestcl_set_error(NESTCL_ENOMEM, "out of host memory");
+  if (!rc) {
+    plastic_convert(p, first_row, r1, (unsigned char *)syn, state, src, 1);
+    rc = plastic_transfer(b, p, first_row, r1, state, src, 1);
+  }
+  cl_command_queue q = nestcl_device_queue(b->dev, b->c.queue);
+  cl_int err = CL_SUCCESS;
+  if (!rc && m) {
+    err = clEnqueueWriteBuffer(q, p->b_target.mem, CL_TRUE, first * 4, m * 4, target, 0, NULL, NULL);
+    if (p->delay_hom == NESTCL_DELAY_PER_SYNAPSE)
+      err |= clEnqueueWriteBuffer(q, p->b_delay.mem, CL_TRUE, first * 2, m * 2, delay, 0, NULL, NULL);
+    rc = err == CL_SUCCESS ? 0 : cl_fail(err, "writing plastic targets");
+  }
   free(state);
   free(src);
   if (!rc)
-    rc = plastic_kernel(b, p, rport, ch);
-  b->n_plastic++; /* also on failure: destroy frees what was made */
-  if (rc) {
-    return rc;
+    p->rows_filled = r1;
+  return rc;
+}
+
+int nestcl_block_plastic_end(nestcl_block *b, int s)
+{
+  block_plastic *p = plastic_set(b, s, 1);
+  if (!p) {
+    return NESTCL_EINVAL;
   }
-  *set = b->n_plastic - 1;
+  if (p->rows_filled != p->n_rows) {
+    return nestcl_set_error(NESTCL_EINVAL, "block %s: %u of %u plastic rows written", b->c.model->name, p->rows_filled,
+                            p->n_rows);
+  }
+  int rc = hist_to_device(b);
+  return rc ? rc : plastic_kernel(b, p, p->rport, p->ch);
+}
+
+int nestcl_block_plastic_cancel(nestcl_block *b, int s)
+{
+  if (s != b->n_plastic - 1 || s < 0) {
+    return nestcl_set_error(NESTCL_EINVAL, "block %s: only the last plastic set (%d) can be cancelled, not %d",
+                            b->c.model->name, b->n_plastic - 1, s);
+  }
+  plastic_free(b->dev, &b->plastic[s]);
+  b->n_plastic--;
   return 0;
+}
+
+int nestcl_block_add_plastic(nestcl_block *b, const nestcl_synapse_model *sm, const void *cp, long rport,
+                             uint32_t n_rows, const uint64_t *row_ptr, const uint32_t *target, const uint16_t *delay,
+                             const void *syn, int *set)
+{
+  const uint64_t nnz = row_ptr ? row_ptr[n_rows] : 0;
+  if (nnz && (!target || !delay || !syn)) {
+    return nestcl_set_error(NESTCL_EINVAL, "block %s: add_plastic without synapses", b->c.model->name);
+  }
+  uint16_t lo = nnz ? delay[0] : 1, hi = lo;
+  for (uint64_t k = 0; k < nnz; ++k) {
+    lo = delay[k] < lo ? delay[k] : lo;
+    hi = delay[k] > hi ? delay[k] : hi;
+  }
+  int s = -1;
+  int rc = nestcl_block_plastic_begin(b, sm, cp, rport, n_rows, row_ptr, lo, hi, nnz ? syn : NULL, &s);
+  if (!rc)
+    rc = nestcl_block_plastic_fill(b, s, 0, n_rows, target, delay, syn);
+  if (!rc)
+    rc = nestcl_block_plastic_end(b, s);
+  if (!rc)
+    *set = s;
+  return rc;
 }
 
 int nestcl_block_deliver_plastic(nestcl_block *b, int s, int64_t emit_origin, const uint32_t *rows,
@@ -1312,42 +1522,58 @@ static int append_history(nestcl_block *b, int64_t origin)
   return eng_hist_append_device(h, b->dev, b->c.queue, origin);
 }
 
-int nestcl_block_plastic_read(nestcl_block *b, int s, void *syn)
+/* Rows [first_row, first_row + n_rows) of set s between the device and syn (to_device: write). */
+static int plastic_rows_io(nestcl_block *b, int s, uint32_t first_row, uint32_t n_rows, unsigned char *syn,
+                           int to_device)
 {
-  if (s < 0 || s >= b->n_plastic) {
-    return nestcl_set_error(NESTCL_EINVAL, "block %s: no plastic set %d", b->c.model->name, s);
+  block_plastic *p = plastic_set(b, s, 0);
+  if (!p) {
+    return NESTCL_EINVAL;
   }
-  block_plastic *p = &b->plastic[s];
-  const nestcl_synapse_model *sm = p->sm;
-  size_t sb = p->nnz * p->lay.state_bytes, rb = (size_t)p->n_rows * p->lay.src_bytes;
-  unsigned char *state = malloc(sb + 8), *src = malloc(rb + 8);
-  uint64_t *row = malloc(((size_t)p->n_rows + 1) * 8);
-  if (!state || !src || !row) {
-    free(state);
-    free(src);
-    free(row);
-    return nestcl_set_error(NESTCL_ENOMEM, "out of host memory");
+  if (n_rows > p->n_rows || first_row > p->n_rows - n_rows) {
+    return nestcl_set_error(NESTCL_EINVAL, "block %s: plastic rows [%u, %u) of %u", b->c.model->name, first_row,
+                            first_row + n_rows, p->n_rows);
   }
-  cl_command_queue q = nestcl_device_queue(b->dev, b->c.queue);
-  cl_int err = clEnqueueReadBuffer(q, p->b_row.mem, CL_TRUE, 0, ((size_t)p->n_rows + 1) * 8, row, 0, NULL, NULL);
-  if (sb)
-    err |= clEnqueueReadBuffer(q, p->b_state.mem, CL_TRUE, 0, sb, state, 0, NULL, NULL);
-  if (rb)
-    err |= clEnqueueReadBuffer(q, p->b_src_state.mem, CL_TRUE, 0, rb, src, 0, NULL, NULL);
-  if (err == CL_SUCCESS) {
-    for (uint32_t r = 0; r < p->n_rows; ++r) {
-      for (uint64_t k = row[r]; k < row[r + 1]; ++k) {
-        unsigned char *self = (unsigned char *)syn + k * sm->syn_size;
-        memcpy(self, p->tmpl, sm->syn_size);
-        eng_syn_load(sm, self, src, p->lay.n_src, p->lay.src_f, p->lay.src_off, p->n_rows, r);
-        eng_syn_load(sm, self, state, p->lay.n_state, p->lay.state_f, p->lay.state_off, p->nnz, k);
-      }
-    }
+  const uint32_t r1 = first_row + n_rows;
+  const uint64_t m = p->row_host[r1] - p->row_host[first_row];
+  int rc = to_device ? plastic_check(p, first_row, r1, syn) : 0;
+  unsigned char *state = rc ? NULL : malloc(m * p->lay.state_bytes + 8);
+  unsigned char *src = rc ? NULL : malloc((size_t)n_rows * p->lay.src_bytes + 8);
+  if (!rc && (!state || !src))
+    rc = nestcl_set_error(NESTCL_ENOMEM, "out of host memory");
+  if (!rc && to_device) {
+    plastic_convert(p, first_row, r1, syn, state, src, 1);
+    rc = plastic_transfer(b, p, first_row, r1, state, src, 1);
+  } else if (!rc) {
+    rc = plastic_transfer(b, p, first_row, r1, state, src, 0);
+    if (!rc)
+      plastic_convert(p, first_row, r1, syn, state, src, 0);
   }
   free(state);
   free(src);
-  free(row);
-  return err == CL_SUCCESS ? 0 : cl_fail(err, "reading plastic synapses");
+  return rc;
+}
+
+int nestcl_block_plastic_read_rows(nestcl_block *b, int s, uint32_t first_row, uint32_t n_rows, void *syn)
+{
+  return plastic_rows_io(b, s, first_row, n_rows, syn, 0);
+}
+
+int nestcl_block_plastic_write_rows(nestcl_block *b, int s, uint32_t first_row, uint32_t n_rows, const void *syn)
+{
+  return plastic_rows_io(b, s, first_row, n_rows, (unsigned char *)syn, 1);
+}
+
+int nestcl_block_plastic_read(nestcl_block *b, int s, void *syn)
+{
+  block_plastic *p = plastic_set(b, s, 0);
+  return p ? plastic_rows_io(b, s, 0, p->n_rows, syn, 0) : NESTCL_EINVAL;
+}
+
+int nestcl_block_plastic_write(nestcl_block *b, int s, const void *syn)
+{
+  block_plastic *p = plastic_set(b, s, 0);
+  return p ? plastic_rows_io(b, s, 0, p->n_rows, (unsigned char *)syn, 1) : NESTCL_EINVAL;
 }
 
 /* The device poisson_generators' draws for lags [from, to) of the slice at origin. */

@@ -31,6 +31,11 @@ typedef struct block_plastic {
   eng_plastic_shape shape; /* nestcl_plastic's (plastic_dev.h) */
   uint32_t n_rows, delay_hom, max_row;
   uint64_t nnz;
+  uint64_t *row_host; /* the rows' pointers (n_rows + 1), for writes and reads by rows */
+  uint32_t rows_filled; /* rows written so far (nestcl_block_plastic_fill) */
+  uint16_t delay_min, delay_max;
+  long rport;
+  int ch[3]; /* the channels of positive, negative and zero weights */
   unsigned char *tmpl; /* synapse 0: the parameters of all */
   nestcl_buffer b_row, b_target, b_delay, b_state, b_src_state, b_tmpl, b_cp, b_srcs, b_lags;
   nestcl_buffer b_done; /* the flat shape's per-row counters */
@@ -66,6 +71,8 @@ struct nestcl_block {
   size_t deliver_width; /* work-items per spike at most (set with the kernels) */
   uint32_t n_rows, delay_hom;
   uint64_t nnz, max_row;
+  uint64_t syn_filled; /* synapses written so far (nestcl_block_synapses_fill) */
+  uint16_t syn_delay_min, syn_delay_max; /* their delays' range, as begun */
   nestcl_buffer b_row_ptr, b_syn_target, b_syn_value, b_syn_delay, b_pend;
   uint32_t *pend; /* (row, lag) pairs */
   uint32_t n_pend, pend_cap;

@@ -349,6 +349,17 @@ int nestcl_block_set_create(nestcl_device *dev, nestcl_block *const *blocks, int
   return 0;
 }
 
+int nestcl_block_set_refresh(nestcl_block_set *s)
+{
+  if (!s) {
+    return nestcl_set_error(NESTCL_EINVAL, "block set refresh: no set");
+  }
+  if (s->loop.on) {
+    return nestcl_set_error(NESTCL_EINVAL, "block set refresh: the device loop runs");
+  }
+  return s->n ? set_update_build(s) : 0;
+}
+
 void nestcl_block_set_destroy(nestcl_block_set *s)
 {
   if (!s) {

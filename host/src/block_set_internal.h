@@ -90,6 +90,7 @@ struct nestcl_block_set {
   /* The merged update (block_set_source.c). */
   cl_program prog_update;
   cl_kernel k_update;
+  uint8_t update_key[32]; /* SHA-256 of the merged update's source and options (nestcl_block_set_refresh) */
   nestcl_buffer b_tab;
   size_t upd_width, upd_group;
   /* The merged delivery and drive. */

@@ -29,6 +29,7 @@
 
 #include "block_set_internal.h"
 #include "gen_text.h"
+#include "hash.h"
 #include "core/nestcl_core.h"
 #include "engine_kernels_source.h"
 #include "nestcl_libm.h"
@@ -223,12 +224,28 @@ int set_update_build(nestcl_block_set *s)
     rc = nestcl_set_error(NESTCL_ENOMEM, "out of host memory");
   char opts[256];
   snprintf(opts, sizeof opts, "-DNESTCL_LIBM_VARIANT=%d -DNESTCL_K_MAX=%u", nestcl_libm_host_variant() != 0, kmax);
-  if (!rc && n_models)
+  /* A refresh whose blocks' constants did not change keeps the program it has. */
+  uint8_t key[32];
+  nestcl_sha256 h;
+  nestcl_sha256_init(&h);
+  nestcl_sha256_update(&h, t.s ? t.s : "", t.s ? strlen(t.s) : 0);
+  nestcl_sha256_update(&h, opts, strlen(opts));
+  nestcl_sha256_final(&h, key);
+  const int same = s->prog_update && memcmp(key, s->update_key, sizeof key) == 0;
+  if (!rc && n_models && !same) {
+    if (s->k_update)
+      clReleaseKernel(s->k_update);
+    if (s->prog_update)
+      clReleaseProgram(s->prog_update);
+    s->k_update = NULL;
+    s->prog_update = NULL;
+    memcpy(s->update_key, key, sizeof key);
     rc = nestcl_program_build(s->dev, t.s, opts, &s->prog_update);
+  }
   free(t.s);
   free(models);
   cl_int err = CL_SUCCESS;
-  if (!rc && n_models) {
+  if (!rc && n_models && !same) {
     s->k_update = clCreateKernel(s->prog_update, "nestcl_set_update", &err);
     rc = err == CL_SUCCESS ? 0 : set_src_fail(err, "clCreateKernel(nestcl_set_update)");
     if (!rc && (err = update_fixed_args(s)) != CL_SUCCESS)

@@ -12,7 +12,9 @@ Prints one JSON line: spikes of the recorded E neurons (count and SHA-256 of
 the sorted (sender, time) list), rate, CV of ISI, the script's own presim and
 sim times (and the build's), the real-time factor of the simulation, and
 nestcl's figures (the path of the last Run and why, device time, the
-Prepare's packing and export, launches, waits and slices)."""
+Prepare's packing and export and its parts, each Simulate call's own Prepare
+and wall time, what stayed resident, launches, waits and slices), NEST's
+time_construction_connect and the process's peak RSS."""
 import argparse
 import glob
 import hashlib
@@ -20,6 +22,7 @@ import json
 import os
 import re
 import sys
+import time
 
 import numpy as np
 
@@ -78,10 +81,24 @@ def main():
                           text, flags=re.M)
         if n != 1:
             sys.exit("error: hpc_benchmark.py's E population (E_neurons = nest.Create(...)) was not found")
+    import resource
+
     import nest
 
+    # Each Simulate's own Prepare (nestcl_time_prepare counts since ResetKernel) and wall time.
+    calls, simulate = [], nest.Simulate
+
+    def timed_simulate(t):
+        p0 = nest.GetKernelStatus("nestcl_time_prepare") if a.streams >= 0 else 0.0
+        w0 = time.perf_counter()
+        simulate(t)
+        calls.append({"ms": t, "wall_s": time.perf_counter() - w0,
+                      "prepare_s": (nest.GetKernelStatus("nestcl_time_prepare") - p0) if a.streams >= 0 else None})
+
+    nest.Simulate = timed_simulate
     g = {"__name__": "__main__", "__file__": a.script}
     exec(compile(text, a.script, "exec"), g)
+    nest.Simulate = simulate
     log = {}
     for f in glob.glob(os.path.join(a.out_dir, "log_*.dat")):
         for line in open(f):
@@ -121,13 +138,18 @@ def main():
            "nestcl_time_update_s": nest.GetKernelStatus("nestcl_time_update") if a.streams >= 0 else None,
            "nestcl_device_plastic_synapses": nest.GetKernelStatus("nestcl_device_plastic_synapses")
            if a.streams >= 0 else None,
-           "seed": a.seed if a.seed is not None else nest.rng_seed}
+           "seed": a.seed if a.seed is not None else nest.rng_seed,
+           "time_construction_connect_s": nest.GetKernelStatus("time_construction_connect"),
+           "simulate_calls": calls,
+           # ru_maxrss: the process's peak resident set in KiB (Linux); on PoCL it holds the device's bytes too
+           "peak_rss_gib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2.0**20}
     if a.streams >= 0:
         ks = nest.GetKernelStatus()
         for k in ("nestcl_simulate_path", "nestcl_simulate_path_reason", "nestcl_time_prepare", "nestcl_time_stage",
                   "nestcl_time_emit", "nestcl_time_deliver", "nestcl_launches", "nestcl_waits", "nestcl_slices",
                   "nestcl_device_synapses", "nestcl_device_generators", "nestcl_gpu_fraction",
-                  "nestcl_gpu_fraction_source", "nestcl_device_name"):
+                  "nestcl_gpu_fraction_source", "nestcl_device_name", "nestcl_device_bytes",
+                  "nestcl_time_prepare_parts", "nestcl_resident"):
             out[k] = ks.get(k)
         out["waits_per_slice"] = ks["nestcl_waits"] / max(1, ks["nestcl_slices"])
         out["launches_per_slice"] = ks["nestcl_launches"] / max(1, ks["nestcl_slices"])

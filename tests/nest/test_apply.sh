@@ -18,7 +18,7 @@ copy "$t"
 "$apply" "$t" && ok "apply" || bad "apply"
 "$apply" --check "$t" >/dev/null && ok "--check after apply (exit 0)" || bad "--check after apply"
 out=$("$apply" "$t") && echo "$out" | grep -q "already applied" && ok "a second apply is a no-op" || bad "second apply: $out"
-grep -c "// nestcl" "$t/nestkernel/simulation_manager.cpp" | grep -qx 4 && ok "simulation_manager.cpp has its four hook lines" \
+grep -c "// nestcl" "$t/nestkernel/simulation_manager.cpp" | grep -qx 5 && ok "simulation_manager.cpp has its five hook lines" \
   || bad "hook lines in simulation_manager.cpp"
 "$apply" --revert "$t" && same "$src" "$t" && ok "--revert restores the tree exactly" || bad "--revert"
 

@@ -152,6 +152,20 @@ uint32_t nestcl_block_recordables(const nestcl_block *b);
 int nestcl_block_set_synapses(nestcl_block *b, uint32_t n_rows, const uint64_t *row_ptr, const uint32_t *target,
                               const double *value, const uint16_t *delay);
 /*
+ * The same in parts, so that no host copy of all the synapses is needed
+ * (nest_patch writes NEST's connections chunk by chunk): _begin takes the
+ * rows (row_ptr: n_rows + 1 entries) and the range of the delays (one delay
+ * kept when they are all equal), _fill writes synapses [first, first + n) in
+ * order (first: those written so far), _end checks that all were written.
+ * The synapses are delivered only after _end; a failed part leaves the block
+ * to be begun again.
+ */
+int nestcl_block_synapses_begin(nestcl_block *b, uint32_t n_rows, const uint64_t *row_ptr, uint16_t delay_min,
+                                uint16_t delay_max);
+int nestcl_block_synapses_fill(nestcl_block *b, uint64_t first, uint64_t n, const uint32_t *target, const double *value,
+                               const uint16_t *delay);
+int nestcl_block_synapses_end(nestcl_block *b);
+/*
  * Spikes of rows[k], each emitted at step emit_origin + lags[k] (the step the
  * source updated through; its synapses add at that step + delay): added to the
  * ring on the device, by 64-bit integer atomics, at the start of the next
@@ -209,8 +223,37 @@ int nestcl_block_plastic_routable(const nestcl_block *b, long rport);
 /* Spikes through set s, as nestcl_block_deliver: each synapse gets its source's spikes in time order. */
 int nestcl_block_deliver_plastic(nestcl_block *b, int s, int64_t emit_origin, const uint32_t *rows,
                                  const uint32_t *lags, uint32_t n);
+/*
+ * The same in parts (nest_patch writes NEST's connections chunk by chunk, with
+ * no host copy of them all): _begin adds the set with its rows (row_ptr:
+ * n_rows + 1 entries), the range of its delays, the template of its
+ * parameters (NULL: the model's defaults) and hands out its handle; _fill
+ * writes rows [first_row, first_row + n_rows) in order (their synapses'
+ * targets, delays and structs, checked as above); _end makes the set ready.
+ * _cancel removes the last set, e.g. after a fill was refused (the caller then
+ * keeps those synapses).
+ */
+int nestcl_block_plastic_begin(nestcl_block *b, const nestcl_synapse_model *sm, const void *cp, long rport,
+                               uint32_t n_rows, const uint64_t *row_ptr, uint16_t delay_min, uint16_t delay_max,
+                               const void *tmpl, int *set);
+int nestcl_block_plastic_fill(nestcl_block *b, int s, uint32_t first_row, uint32_t n_rows, const uint32_t *target,
+                              const uint16_t *delay, const void *syn);
+int nestcl_block_plastic_end(nestcl_block *b, int s);
+int nestcl_block_plastic_cancel(nestcl_block *b, int s);
 /* Every synapse of set s back into syn (the structs as given, with their current state). */
 int nestcl_block_plastic_read(nestcl_block *b, int s, void *syn);
+/* The synapses of rows [first_row, first_row + n_rows) of set s back into syn (from the rows' first synapse). */
+int nestcl_block_plastic_read_rows(nestcl_block *b, int s, uint32_t first_row, uint32_t n_rows, void *syn);
+/* The same rows written from syn, in place, with nestcl_block_plastic_write's checks. */
+int nestcl_block_plastic_write_rows(nestcl_block *b, int s, uint32_t first_row, uint32_t n_rows, const void *syn);
+/*
+ * Every synapse of set s from syn, in place (the rows, targets and delays
+ * stay): NEST's connections after a SetStatus between Simulate calls. The
+ * per-source fields must still agree within each row and the parameters with
+ * the set's: otherwise NESTCL_EINVAL and nothing is written (the caller
+ * builds the set again).
+ */
+int nestcl_block_plastic_write(nestcl_block *b, int s, const void *syn);
 
 /*
  * The postsynaptic spike history of the block's neurons (NEST's ArchivingNode,

@@ -60,6 +60,14 @@ typedef struct nestcl_block_set nestcl_block_set;
 int nestcl_block_set_create(nestcl_device *dev, nestcl_block *const *blocks, int n, nestcl_block_set **out);
 void nestcl_block_set_destroy(nestcl_block_set *s);
 
+/*
+ * After blocks of the set were uploaded again (nestcl_block_upload, between
+ * NEST's Simulate calls): the merged update rebuilt where a block's constants
+ * changed (parameters equal over its neurons are compiled in). Not while the
+ * device loop runs.
+ */
+int nestcl_block_set_refresh(nestcl_block_set *s);
+
 /* Kernel launches and waits of the set's own calls so far (the blocks count theirs: nestcl_block_enqueued). */
 void nestcl_block_set_enqueued(const nestcl_block_set *s, uint64_t *launches, uint64_t *waits);
 /* Device bytes of the set's merged buffers and tables (the blocks' parts included), and of the device loop. */

@@ -191,7 +191,7 @@ NestclManager::Impl::group_neurons( size_t tid, const SparseNodeArray& local, st
     size_t K = 0;
     std::string why;
     const nestcl_glue::entry* glue = device_glue( *node, K, why );
-    Impl::Placed& placed = m.placed[ node->get_name() ];
+    Impl::Placed& placed = m.placed[ tid ][ node->get_name() ];
     if ( not glue )
     {
       // A hybrid stream VP: NEST's own update() runs this neuron, from update(), between the groups
@@ -265,7 +265,7 @@ NestclManager::Impl::runs_on_host( size_t tid, long min_delay )
   {
     for ( const Group& g : m.groups[ tid ] )
     {
-      Impl::Placed& placed = m.placed[ g.nodes.front()->get_name() ];
+      Impl::Placed& placed = m.placed[ tid ][ g.nodes.front()->get_name() ];
       placed.device -= static_cast< long >( g.nodes.size() );
       placed.c_loop += static_cast< long >( g.nodes.size() );
     }
@@ -389,12 +389,15 @@ NestclManager::Impl::prepare_synapses( size_t tid, std::vector< char >& on_devic
   }
   m.prows[ tid ].assign( m.plastic[ tid ].size(), std::vector< uint32_t >() );
   m.plags[ tid ].assign( m.plastic[ tid ].size(), std::vector< uint32_t >() );
-  m.n_gen[ tid ] = m.device_poisson and not on_host and not m.groups[ tid ].empty()
-    ? export_generators( tid, m.groups[ tid ], m.where[ tid ], on_device )
-    : 0;
+  if ( m.device_poisson and not on_host and not m.groups[ tid ].empty() )
+  {
+    Part p( "generators" );
+    m.n_gen[ tid ] = export_generators( tid, m.groups[ tid ], m.where[ tid ], on_device );
+  }
   restore_pending( tid );
   if ( not on_host )
   {
+    Part p( "set" );
     make_set( tid );
   }
 }
@@ -721,51 +724,133 @@ NestclManager::Impl::save_pending( size_t tid, const Group& g )
   }
 }
 
+/* The kernel keys count launches and waits over the whole session (until ResetKernel): a freed set's and block's. */
+template< typename M >
+static void
+count_work( M& m, size_t tid, const nestcl_block_set* set, const nestcl_block* b )
+{
+  if ( tid < m.n_launches.size() )
+  {
+    uint64_t l = 0, w = 0;
+    set ? nestcl_block_set_enqueued( set, &l, &w ) : nestcl_block_enqueued( b, &l, &w );
+    m.n_launches[ tid ] += static_cast< long >( l );
+    m.n_waits[ tid ] += static_cast< long >( w );
+  }
+}
+
 void
-NestclManager::Impl::release_blocks()
+NestclManager::Impl::pull_group( size_t tid, size_t g )
 {
   Impl& m = *this;
-  // The sets first: a block's buffers are parts of its set's, which gives the blocks their own staging back.
-  for ( size_t tid = 0; tid < m.sets.size(); ++tid )
+  Resident& r = m.res[ tid ];
+  Group& gr = m.groups[ tid ][ g ];
+  if ( g >= r.group_ahead.size() or not r.group_ahead[ g ] or not gr.block )
   {
-    if ( m.sets[ tid ] and tid < m.n_launches.size() )
+    return;
+  }
+  check( nestcl_block_download( gr.block ), "reading back " + std::string( gr.name ) );
+  void* const* f = nestcl_block_fields( gr.block );
+  for ( size_t i = 0; i < gr.nodes.size(); ++i )
+  {
+    gr.glue->unpack( *gr.nodes[ i ], f, gr.nodes.size(), i );
+  }
+  import_history( gr );
+  r.group_ahead[ g ] = 0;
+  ++m.traffic.blocks_read;
+}
+
+bool
+NestclManager::Impl::push_group( size_t tid, size_t g, std::string& why )
+{
+  Impl& m = *this;
+  Group& gr = m.groups[ tid ][ g ];
+  // A node's SetStatus may have changed what placed it in this block: its receptors, a condition.
+  for ( Node* node : gr.nodes )
+  {
+    size_t K = 0;
+    std::string off;
+    if ( device_glue( *node, K, off ) != gr.glue or K != gr.K )
     {
-      uint64_t l = 0, w = 0;
-      nestcl_block_set_enqueued( m.sets[ tid ], &l, &w );
-      m.n_launches[ tid ] += static_cast< long >( l );
-      m.n_waits[ tid ] += static_cast< long >( w );
+      why = "the status of " + node->get_name() + " " + std::to_string( node->get_node_id() ) + " changed its block";
+      return false;
     }
+  }
+  void* const* f = nestcl_block_fields( gr.block );
+  for ( size_t i = 0; i < gr.nodes.size(); ++i )
+  {
+    gr.glue->pack( *gr.nodes[ i ], f, gr.nodes.size(), i );
+  }
+  check( nestcl_block_upload( gr.block ), "sending " + std::string( gr.name ) + " to the device" );
+  ++m.traffic.blocks_sent;
+  return true;
+}
+
+void
+NestclManager::Impl::release_thread( size_t tid, bool pull )
+{
+  Impl& m = *this;
+  if ( tid >= m.groups.size() )
+  {
+    return;
+  }
+  if ( pull )
+  {
+    // STDP state first (NEST's connections), then each block's state and history into its nodes.
+    for ( size_t q = 0; q < m.plastic[ tid ].size(); ++q )
+    {
+      if ( q < m.res[ tid ].plastic_ahead.size() and m.res[ tid ].plastic_ahead[ q ] )
+      {
+        import_plastic( m.groups[ tid ], m.plastic[ tid ][ q ] );
+        ++m.traffic.synapses_read;
+      }
+    }
+    for ( size_t g = 0; g < m.groups[ tid ].size(); ++g )
+    {
+      pull_group( tid, g );
+    }
+  }
+  // The set first: a block's buffers are parts of its set's, which gives the blocks their own staging back.
+  if ( m.sets[ tid ] )
+  {
+    count_work( m, tid, m.sets[ tid ], nullptr );
     nestcl_block_set_destroy( m.sets[ tid ] );
     m.sets[ tid ] = nullptr;
   }
-  for ( auto& groups : m.groups )
+  for ( Group& g : m.groups[ tid ] )
   {
-    for ( Group& g : groups )
+    if ( pull )
     {
-      if ( g.block and nestcl_block_download( g.block ) == 0 )
-      {
-        void* const* f = nestcl_block_fields( g.block );
-        for ( size_t i = 0; i < g.nodes.size(); ++i )
-        {
-          g.glue->unpack( *g.nodes[ i ], f, g.nodes.size(), i );
-        }
-      }
-      const size_t tid = &groups - &m.groups[ 0 ];
       save_pending( tid, g );
-      if ( g.block and tid < m.n_launches.size() )
-      {
-        // The kernel keys count over the whole session (until ResetKernel), past Simulate calls included.
-        uint64_t l = 0, w = 0;
-        nestcl_block_enqueued( g.block, &l, &w );
-        m.n_launches[ tid ] += static_cast< long >( l );
-        m.n_waits[ tid ] += static_cast< long >( w );
-      }
-      nestcl_block_destroy( g.block );
-      g.block = nullptr;
     }
+    if ( g.block )
+    {
+      count_work( m, tid, nullptr, g.block );
+    }
+    nestcl_block_destroy( g.block );
+    g.block = nullptr;
   }
-  m.groups.clear();
-  m.plan.clear();
+  m.groups[ tid ].clear();
+  m.plan[ tid ].clear();
+  m.where[ tid ].clear();
+  m.syn_rows[ tid ].clear();
+  m.plastic[ tid ].clear();
+  m.loop_ids[ tid ] = LoopIds();
+  m.placed[ tid ].clear();
+  m.record[ tid ] = 0;
+  m.c_loop[ tid ] = 0;
+  m.n_syn[ tid ] = m.n_gen[ tid ] = m.n_plastic[ tid ] = 0;
+  m.res[ tid ] = Resident();
+}
+
+void
+NestclManager::Impl::release_all( bool pull )
+{
+  Impl& m = *this;
+  for ( size_t tid = 0; tid < m.groups.size(); ++tid )
+  {
+    release_thread( tid, pull );
+  }
+  m.loop_tid = -1;
 }
 #endif
 }

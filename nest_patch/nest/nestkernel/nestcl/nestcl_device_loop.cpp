@@ -429,6 +429,8 @@ NestclManager::run_device_loop( SimulationManager& sm )
 {
 #ifdef HAVE_NESTCL
   Impl& m = *impl_;
+  m.push_changes();  // a SetStatus between Run calls
+  m.mark_ahead();    // from here on the device moves on: a read after this Run brings its state back
   if ( m.loop_tid < 0 )
   {
     m.sim_path = m.streams ? "slice by slice" : "";
@@ -461,6 +463,16 @@ NestclManager::run_device_loop( SimulationManager& sm )
       c.advance();
     }
     loop_end( m, c, r );
+    // As NEST's update_ ends a Run: every node's calcium and synaptic elements brought to the Run's end.
+    const double end_ms = Time( Time::step( c.clock.get_steps() + c.to_step ) ).get_ms();
+    for ( size_t t = 0; t < kernel().vp_manager.get_num_threads(); ++t )
+    {
+      const SparseNodeArray& local = kernel().node_manager.get_local_nodes( t );
+      for ( auto it = local.begin(); it != local.end(); ++it )
+      {
+        it->get_node()->update_synaptic_elements( end_ms );
+      }
+    }
   }
   catch ( ... )
   {

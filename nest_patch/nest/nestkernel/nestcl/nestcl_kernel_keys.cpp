@@ -45,6 +45,8 @@ const std::string KEY_SYNC_INTERVAL = "nestcl_sync_interval";
 const std::string KEY_PATH = "nestcl_simulate_path";
 const std::string KEY_PATH_REASON = "nestcl_simulate_path_reason";
 const std::string KEY_TIME_PREPARE = "nestcl_time_prepare";
+const std::string KEY_TIME_PREPARE_PARTS = "nestcl_time_prepare_parts";
+const std::string KEY_RESIDENT = "nestcl_resident";
 }
 
 /*
@@ -288,7 +290,22 @@ static void
 put_nodes( const M& m, Dictionary& d )
 {
   Dictionary nodes;
-  for ( const auto& [ model, placed ] : m.placed )
+  std::map< std::string, typename M::Placed > all;  // over the stream threads
+  for ( const auto& by_model : m.placed )
+  {
+    for ( const auto& [ model, p ] : by_model )
+    {
+      typename M::Placed& a = all[ model ];
+      a.device += p.device;
+      a.host += p.host;
+      a.c_loop += p.c_loop;
+      for ( const auto& [ reason, count ] : p.why )
+      {
+        a.why[ reason ] += count;
+      }
+    }
+  }
+  for ( const auto& [ model, placed ] : all )
   {
     Dictionary entry, why;
     entry[ "device" ] = placed.device;
@@ -302,6 +319,36 @@ put_nodes( const M& m, Dictionary& d )
     nodes[ model ] = entry;
   }
   d[ KEY_NODES ] = nodes;
+}
+
+/*
+ * What stayed on the device between Simulate calls and what travelled since
+ * ResetKernel: threads built, blocks of neurons and thread-wise synapse
+ * models sent in place or read back, the device's bytes now, and each thread
+ * the last Prepare built again, with why.
+ */
+template< typename M >
+static void
+put_resident( const M& m, Dictionary& d )
+{
+  Dictionary r;
+  std::vector< std::string > rebuilt;
+  long built = 0, sent = 0, read = 0, syn_sent = 0, syn_read = 0;
+#ifdef HAVE_NESTCL
+  rebuilt = m.rebuilt;
+  built = m.traffic.built;
+  sent = m.traffic.blocks_sent;
+  read = m.traffic.blocks_read;
+  syn_sent = m.traffic.synapses_sent;
+  syn_read = m.traffic.synapses_read;
+#endif
+  r[ "threads_built" ] = built;
+  r[ "blocks_sent" ] = sent;
+  r[ "blocks_read" ] = read;
+  r[ "synapse_models_sent" ] = syn_sent;
+  r[ "synapse_models_read" ] = syn_read;
+  r[ "rebuilt" ] = rebuilt;
+  d[ KEY_RESIDENT ] = r;
 }
 
 void
@@ -327,6 +374,13 @@ NestclManager::get_status( Dictionary& d )
   d[ KEY_PATH ] = impl_->sim_path;
   d[ KEY_PATH_REASON ] = impl_->sim_path_why;
   d[ KEY_TIME_PREPARE ] = impl_->t_prepare;
+  Dictionary parts;
+  for ( const auto& [ name, seconds ] : prepare_parts() )
+  {
+    parts[ name ] = seconds;
+  }
+  d[ KEY_TIME_PREPARE_PARTS ] = parts;
+  put_resident( *impl_, d );
   put_device( *impl_, d );
   put_totals( *impl_, d );
   put_device_work( *impl_, d );

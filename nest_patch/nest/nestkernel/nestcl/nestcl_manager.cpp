@@ -20,6 +20,13 @@
 
 namespace nest
 {
+std::map< std::string, double >&
+prepare_parts()
+{
+  static std::map< std::string, double > parts;
+  return parts;
+}
+
 NestclManager&
 nestcl_manager()
 {
@@ -58,10 +65,13 @@ NestclManager::initialize( const bool adjust_number_of_threads_or_rng_only )
     impl_->sim_path.clear();
     impl_->sim_path_why.clear();
     impl_->t_prepare = 0.0;
-    impl_->placed.clear();
+    prepare_parts().clear();
 #ifdef HAVE_NESTCL
+    impl_->traffic = Impl::Traffic();
+    impl_->release_all( false );  // ResetKernel: the nodes go, and what the device held of them
+    impl_->built_for.clear();
     impl_->pending.clear();
-    impl_->next_step.clear();
+    impl_->next_step.assign( impl_->next_step.size(), -1 );  // the clock starts again
 #endif
   }
   // Fewer threads than streams: every thread is a stream VP.
@@ -92,10 +102,20 @@ NestclManager::initialize( const bool adjust_number_of_threads_or_rng_only )
   on_device_.assign( T, std::vector< char >() );
 }
 
+/* ResetKernel, or a change of threads (no nodes then): the device's copy of the network is dropped. */
 void
 NestclManager::finalize( const bool )
 {
-  cleanup();
+  measure_split();
+#ifdef HAVE_NESTCL
+  impl_->release_all( false );
+  impl_->built_for.clear();
+#endif
+  resident_ = false;
+  for ( auto& v : on_device_ )
+  {
+    v.clear();
+  }
 }
 
 #ifdef HAVE_NESTCL
@@ -109,8 +129,14 @@ check( int rc, const std::string& what )
 }
 
 void
-NestclManager::Impl::reset_threads( size_t T )
+NestclManager::Impl::size_threads( size_t T )
 {
+  next_step.resize( T, -1 );  // kept from the last Simulate (one that updated nothing leaves it)
+  if ( groups.size() == T )
+  {
+    return;
+  }
+  release_all( false );
   groups.assign( T, std::vector< Group >() );
   plan.assign( T, std::vector< Impl::Step >() );
   scratch.assign( T, std::vector< double >() );
@@ -126,28 +152,26 @@ NestclManager::Impl::reset_threads( size_t T )
   sets.assign( T, nullptr );
   c_loop.assign( T, 0 );
   loop_ids.assign( T, LoopIds() );
-  next_step.resize( T, -1 );  // kept from the last Simulate (one that updated nothing leaves it)
+  placed.assign( T, std::map< std::string, Placed >() );
+  res.assign( T, Resident() );
+  n_syn.assign( T, 0 );
+  n_gen.assign( T, 0 );
+  n_plastic.assign( T, 0 );
 }
 #endif
 
 /*
- * Before each Simulate: the last Simulate's counts reset; on the device, each
- * stream thread's neurons packed into blocks, its synapses and generators
- * exported; then the run's start marked for measure_split().
+ * Before each Simulate (Prepare): on the device, each stream thread's neurons
+ * packed into blocks and its synapses and generators exported, once; a thread
+ * already there gets only what changed since (nestcl_resident.cpp), or is
+ * built again where that cannot be done in place. Then the device loop's
+ * choice, and the run's start marked for measure_split().
  */
 void
 NestclManager::prepare()
 {
   const size_t T = kernel().vp_manager.get_num_threads();
-  on_device_.assign( T, std::vector< char >() );
-  impl_->n_syn.assign( T, 0 );
-  impl_->n_gen.assign( T, 0 );
-  impl_->n_plastic.assign( T, 0 );
-  impl_->placed.clear();
-#ifdef HAVE_NESTCL
-  impl_->syn_rows.assign( T, std::vector< SynRows >() );
-  impl_->plastic.assign( T, std::vector< PlasticRows >() );
-#endif
+  on_device_.resize( T );
   if ( impl_->streams == 0 )
   {
     impl_->mark_run_start();
@@ -158,62 +182,116 @@ NestclManager::prepare()
   const double t0 = now_s();
   BlockSetup setup;
   setup.first_stream = T - static_cast< size_t >( m.streams );
-  m.open_device();
-  m.reset_threads( T );
   setup.min_delay = kernel().connection_manager.get_min_delay();
   setup.max_delay = kernel().connection_manager.get_max_delay();
   setup.resolution_ms = Time::get_resolution().get_ms();
   Dictionary rng_status;
   kernel().random_manager.get_status( rng_status );
   setup.rng_seed = static_cast< uint32_t >( rng_status.get< long >( "rng_seed" ) );
+  m.size_threads( T );
+  m.rebuilt.clear();
+  const std::string settings = m.settings_of( setup );
+  if ( settings != m.built_for )
+  {
+    if ( not m.built_for.empty() )
+    {
+      m.rebuilt.push_back( "every thread: the device, the delays, the seed or a key of nestcl changed" );
+    }
+    Part p( "pull" );
+    m.release_all( true );  // another device, ring or seed: every thread again
+    m.built_for = settings;
+  }
+  m.open_device();
+  std::vector< char > fresh( T, 0 );
   for ( size_t tid = setup.first_stream; tid < T; ++tid )
   {
-    m.prepare_neurons( tid, setup, on_device_[ tid ] );
+    if ( m.res[ tid ].built )
+    {
+      std::string why = m.rebuild_reason( tid );
+      if ( why.empty() )
+      {
+        Part p( "changes" );
+        why = m.push_thread( tid );
+      }
+      if ( not why.empty() )
+      {
+        Part p( "pull" );
+        m.release_thread( tid, true );
+        m.rebuilt.push_back( "thread " + std::to_string( tid ) + ": " + why );
+      }
+    }
+    if ( not m.res[ tid ].built )
+    {
+      Part p( "neurons" );
+      m.release_thread( tid, false );  // what a Prepare that threw left half built (its nodes hold the state)
+      m.prepare_neurons( tid, setup, on_device_[ tid ] );
+      fresh[ tid ] = 1;
+    }
   }
-  // Where the device loop may run, the device's synapse rows are its loop ids (nestcl_device_loop.cpp).
-  size_t loop_tid = 0;
-  m.loop_tid = -1;
-  m.loop_why = m.loop_problem_before( setup.first_stream, loop_tid );
-  if ( m.loop_why.empty() )
-  {
-    m.loop_why = m.loop_ids_of( loop_tid );
-  }
+  m.choose_loop( setup, fresh, on_device_ );
   for ( size_t tid = setup.first_stream; tid < T; ++tid )
   {
-    m.prepare_synapses( tid, on_device_[ tid ] );
+    if ( fresh[ tid ] )
+    {
+      m.prepare_synapses( tid, on_device_[ tid ] );
+      m.mark_built( tid );
+    }
   }
   if ( m.loop_why.empty() )
   {
-    m.loop_why = m.loop_problem_after( loop_tid, on_device_[ loop_tid ] );
-    m.loop_tid = m.loop_why.empty() ? static_cast< long >( loop_tid ) : -1;
+    m.loop_why = m.loop_problem_after( static_cast< size_t >( m.loop_tid ), on_device_[ m.loop_tid ] );
+    m.loop_tid = m.loop_why.empty() ? m.loop_tid : -1;
   }
   m.pending.clear();
+  m.network_changed = false;
+  resident_ = true;
   m.t_prepare += now_s() - t0;
   m.mark_run_start();
 #endif
 }
 
-/* After each Simulate: what it measured; the device's state back into NEST's connections and nodes. */
+#ifdef HAVE_NESTCL
+/*
+ * Whether the device loop may run, and with which thread (Impl::loop_tid,
+ * or loop_why): where it may, that thread's synapse rows are its loop ids,
+ * numbered before its export; a resident thread whose rows are not is built
+ * again first.
+ */
+void
+NestclManager::Impl::choose_loop( const BlockSetup& setup, std::vector< char >& fresh,
+  std::vector< std::vector< char > >& on_device )
+{
+  Impl& m = *this;
+  size_t tid = 0;
+  m.loop_tid = -1;
+  m.loop_why = m.loop_problem_before( setup.first_stream, tid );
+  if ( not m.loop_why.empty() )
+  {
+    return;
+  }
+  if ( not fresh[ tid ] and m.loop_ids[ tid ].of.empty() )
+  {
+    m.release_thread( tid, true );
+    m.prepare_neurons( tid, setup, on_device[ tid ] );
+    fresh[ tid ] = 1;
+  }
+  if ( fresh[ tid ] )
+  {
+    Part p( "loop_ids" );
+    m.loop_why = m.loop_ids_of( tid );
+  }
+  m.loop_tid = m.loop_why.empty() ? static_cast< long >( tid ) : -1;
+}
+#endif
+
+/*
+ * After each Simulate (Cleanup): what it measured. The network stays on the
+ * device, which each Run left ahead of NEST (run_device_loop marks it so): a
+ * read brings back what it reads (nestcl_resident.cpp).
+ */
 void
 NestclManager::cleanup()
 {
   measure_split();
-#ifdef HAVE_NESTCL
-  Impl& m = *impl_;
-  // STDP state first: the blocks go below.
-  for ( size_t tid = 0; tid < m.groups.size() and tid < m.plastic.size(); ++tid )
-  {
-    import_plastic( m.groups[ tid ], m.plastic[ tid ] );
-  }
-  m.plastic.clear();
-  m.release_blocks();
-  m.loop_tid = -1;
-  m.syn_rows.clear();
-  m.where.clear();
-#endif
-  for ( auto& v : on_device_ )
-  {
-    v.clear();
-  }
 }
 }

@@ -45,6 +45,7 @@
 #include <string>
 #include <vector>
 
+#include "dictionary.h"
 #include "manager_interface.h"
 #include "nest_time.h"
 #include "node.h"
@@ -95,6 +96,51 @@ public:
   void choose_split( size_t n_neurons );
 
   /*
+   * The doors through which NEST reads and changes the network between
+   * Simulate calls, while it stays on the device (nestcl_resident.cpp):
+   * Node::get_status_base and ConnectionManager::get_synapse_status first
+   * bring back the device state of the node's block or the connection's
+   * synapse model; Node::set_status_base and set_synapse_status do so too and
+   * mark it, so that the next Prepare or Run sends it; SimulationManager's
+   * prepare, before NEST re-sorts connections that changed or takes new
+   * nodes, brings back what a re-sort would move. Nothing happens while no
+   * state is resident.
+   */
+  void
+  before_node_read( const Node& node )
+  {
+    if ( resident_ )
+    {
+      sync_node( node, nullptr );
+    }
+  }
+  void
+  before_node_write( const Node& node, const Dictionary& d )
+  {
+    if ( resident_ )
+    {
+      sync_node( node, &d );
+    }
+  }
+  void
+  before_synapse_read( size_t tid, synindex syn_id )
+  {
+    if ( resident_ )
+    {
+      sync_synapses( tid, syn_id, nullptr );
+    }
+  }
+  void
+  before_synapse_write( size_t tid, synindex syn_id, const Dictionary& d )
+  {
+    if ( resident_ )
+    {
+      sync_synapses( tid, syn_id, &d );
+    }
+  }
+  void before_network_update();
+
+  /*
    * Whether NEST's own loop must skip this node of thread tid: update() runs it,
    * on the device, or on the host with its own update() in NEST's order among
    * the device's neurons (a neuron that cannot run on the device); or it is a
@@ -115,8 +161,14 @@ private:
   /* After a Simulate: what it measured, and the share the model recommends for this network. */
   void measure_split();
 
+  /* The node's block's state back from the device (once); for a write (d), marked to be sent again. */
+  void sync_node( const Node& node, const Dictionary* d );
+  /* Thread tid's synapses of syn_id back from the device (once); for a write (d), marked to be sent again. */
+  void sync_synapses( size_t tid, synindex syn_id, const Dictionary* d );
+
   struct Impl;
   std::unique_ptr< Impl > impl_;
+  bool resident_ = false;  // a stream VP's blocks are on the device between Simulate calls
   std::vector< std::vector< char > > on_device_;  // per thread, by thread-local node index
 };
 

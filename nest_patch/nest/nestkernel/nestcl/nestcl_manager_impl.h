@@ -15,6 +15,8 @@
  *   nestcl_delivery.cpp         the spikes a stream VP receives, handed to the device's synapse rows
  *   nestcl_device_loop.cpp      a whole Run on the device when one stream VP holds the network (the device
  *                               loop): whether it may, and the run of its slices
+ *   nestcl_resident.cpp         the network resident between Simulate calls: what changed since it was built,
+ *                               what a read brings back, what a write sends at the next Prepare or Run
  *   nestcl_placement.cpp        weighted placement of node ids on VPs (its own header, for NEST's files)
  *
  * Functions of one file that need the state take it as a template parameter
@@ -69,6 +71,25 @@ now_s()
   return std::chrono::duration< double >( std::chrono::steady_clock::now().time_since_epoch() ).count();
 }
 
+/*
+ * Seconds of each part of the Prepares since ResetKernel (the kernel key
+ * nestcl_time_prepare_parts), by name; Part adds the seconds of its scope.
+ */
+std::map< std::string, double >& prepare_parts();
+struct Part
+{
+  const char* name;
+  double t0 = now_s();
+  explicit Part( const char* n )
+    : name( n )
+  {
+  }
+  ~Part()
+  {
+    prepare_parts()[ name ] += now_s() - t0;
+  }
+};
+
 #ifdef HAVE_NESTCL
 class ConnectorBase;
 class SparseNodeArray;
@@ -89,6 +110,7 @@ struct Group
   std::vector< Node* > nodes;  // node ids first, first + stride, ... (a block's random streams follow them)
   size_t stride = 0;
   nestcl_block* block = nullptr;
+  bool history = false;  // the block holds its neurons' spike histories (nestcl_plastic_export.cpp)
 };
 
 /*
@@ -137,7 +159,28 @@ struct PlasticRows
   std::vector< int > set;                     // per group: the block's set, -1 without synapses there
   std::vector< std::vector< size_t > > lcid;  // per group, CSR order
   const nestcl_synapse_model* sm = nullptr;
-  std::function< void( size_t, const void* ) > unpack;  // lcid, struct
+  std::function< void( size_t, const void* ) > unpack;  // lcid, struct: the device's state into NEST's connection
+  std::function< void( size_t, void* ) > pack;          // lcid, struct: NEST's connection into the device's struct
+};
+
+/*
+ * What a stream thread holds on the device between Simulate calls, and what
+ * changed since (nestcl_resident.cpp). The device is ahead of NEST after a
+ * run (its neurons' state, plastic synapses and histories moved on); NEST is
+ * ahead after a SetStatus (dirty). A read brings the device's copy back once;
+ * the next Prepare or Run sends what is dirty, or builds the thread again
+ * where the change cannot be made in place.
+ */
+struct Resident
+{
+  bool built = false;
+  size_t local = 0;                   // its local nodes when built (new nodes come after them)
+  std::vector< size_t > conn_size;    // per syn_id: the connector's size when exported
+  std::vector< char > group_ahead;    // per group: the device's state is newer than the nodes'
+  std::vector< char > group_dirty;    // per group: the nodes' state is newer (SetStatus): to be sent
+  std::vector< char > plastic_ahead;  // per plastic model (Impl::plastic): the device's synapses are newer
+  std::vector< char > plastic_dirty;  // per plastic model: NEST's connections are newer: to be sent
+  std::string rebuild;                // why the thread must be built again (empty: it need not)
 };
 
 /*
@@ -186,8 +229,15 @@ long export_generators( size_t tid, std::vector< Group >& groups,
 /* nestcl_plastic_export.cpp: thread tid's STDP synapses and their targets' histories onto the device; how many. */
 long export_plastic( size_t tid, std::vector< Group >& groups,
   const std::vector< std::pair< uint32_t, uint32_t > >& where, const LoopIds& ids, std::vector< PlasticRows >& out );
-/* nestcl_plastic_export.cpp: the device's synapse state and spike histories back into NEST. */
-void import_plastic( std::vector< Group >& groups, std::vector< PlasticRows >& sets );
+/* nestcl_plastic_export.cpp: the device's state of one translated synapse model back into NEST's connections. */
+void import_plastic( std::vector< Group >& groups, PlasticRows& rows );
+/*
+ * nestcl_plastic_export.cpp: NEST's connections of one translated synapse model into the device's, in place;
+ * false where they no longer qualify (a per-source field or a parameter differs now).
+ */
+bool export_plastic_state( std::vector< Group >& groups, PlasticRows& rows );
+/* nestcl_plastic_export.cpp: a group's spike histories back into its nodes (false: it has none on the device). */
+bool import_history( Group& g );
 
 /* What prepare() computes once for every stream thread's blocks. */
 struct BlockSetup
@@ -244,7 +294,7 @@ struct NestclManager::Impl
     long device = 0, host = 0, c_loop = 0;  // c_loop: translated, run by its C loop on the stream VP's thread
     std::map< std::string, long > why;
   };
-  std::map< std::string, Placed > placed;
+  std::vector< std::map< std::string, Placed > > placed;  // per thread
 #ifdef HAVE_NESTCL
   nestcl_device* dev = nullptr;
   std::string dev_opened_spec;
@@ -281,13 +331,25 @@ struct NestclManager::Impl
   std::vector< LoopIds > loop_ids;        // per thread: rows by loop id where the device loop may run
   long loop_tid = -1;                     // the stream thread whose Runs go to the device loop, or -1
   std::string loop_why;                   // why none (nestcl_simulate_path_reason)
+  std::vector< Resident > res;            // per thread: what is on the device between calls, what changed
+  std::string built_for;                  // the settings the resident threads were built for (settings_of)
+  std::vector< std::string > rebuilt;     // the last Prepare: each resident thread built again, and why
+  // What went to the device and came back since ResetKernel (nestcl_resident): threads built, blocks of
+  // neurons and synapse models (a thread's connections of one plastic model) sent in place or read back.
+  struct Traffic
+  {
+    long built = 0, blocks_sent = 0, blocks_read = 0, synapses_sent = 0, synapses_read = 0;
+  } traffic;
+  bool network_changed = false;           // new nodes or connections since the last Prepare (NEST re-sorts)
 #endif
 
   /* nestcl_gpu_fraction.cpp: when the run of a Simulate begins (the end of prepare), for measure_split. */
   void mark_run_start();
 #ifdef HAVE_NESTCL
-  /* nestcl_manager.cpp: the per-thread state of prepare, sized for T threads. */
-  void reset_threads( size_t T );
+  /* nestcl_manager.cpp: the per-thread state, sized for T threads (another T: everything released first). */
+  void size_threads( size_t T );
+  /* nestcl_manager.cpp: the device loop's thread (loop_tid) or why none (loop_why); fresh: threads built now. */
+  void choose_loop( const BlockSetup& setup, std::vector< char >& fresh, std::vector< std::vector< char > >& on_device );
 
   /* nestcl_blocks.cpp: opens the device, or reopens it for another spec or stream count. */
   void open_device();
@@ -306,8 +368,27 @@ struct NestclManager::Impl
   std::string loop_ids_of( size_t tid );
   /* nestcl_device_loop.cpp: why NEST's loop must still run them, after the export (empty: it need not). */
   std::string loop_problem_after( size_t tid, const std::vector< char >& on_device );
-  /* nestcl_blocks.cpp: every block's state back into its nodes, its input in flight kept; the blocks freed. */
-  void release_blocks();
+  /* nestcl_blocks.cpp: thread tid's blocks freed; with pull, their state and input in flight kept first. */
+  void release_thread( size_t tid, bool pull );
+  /* nestcl_blocks.cpp: every thread's blocks released (release_thread), the device loop's choice undone. */
+  void release_all( bool pull );
+  /* nestcl_blocks.cpp: group g of thread tid back into its nodes when the device is ahead (state, histories). */
+  void pull_group( size_t tid, size_t g );
+  /* nestcl_blocks.cpp: group g of thread tid packed from its nodes and sent to the device; false: it cannot be
+     in place (a node's model, receptors or condition changed), and why. */
+  bool push_group( size_t tid, size_t g, std::string& why );
+  /* nestcl_resident.cpp: the settings that blocks depend on, as one text (a change builds every thread again). */
+  std::string settings_of( const BlockSetup& setup ) const;
+  /* nestcl_resident.cpp: why resident thread tid must be built again (empty: it need not). */
+  std::string rebuild_reason( size_t tid );
+  /* nestcl_resident.cpp: thread tid built: what it was built from, for rebuild_reason. */
+  void mark_built( size_t tid );
+  /* nestcl_resident.cpp: what SetStatus changed on thread tid, to the device in place; why it cannot (empty: done). */
+  std::string push_thread( size_t tid );
+  /* nestcl_resident.cpp: push_thread for every thread at the start of a Run; NEST's exception where it cannot. */
+  void push_changes();
+  /* nestcl_resident.cpp: after a run, the device is ahead of NEST everywhere. */
+  void mark_ahead();
 
 private:
   void group_neurons( size_t tid, const SparseNodeArray& local, std::vector< char >& on_device );

@@ -334,6 +334,7 @@ gather_plastic( PlasticExport& x, size_t syn_id, const ConnectorModel& cm, Items
     }
   }
   mdl.rows.unpack = [ &items, sm, unpack ]( size_t lcid, const void* syn ) { unpack( items[ lcid ], sm, syn ); };
+  mdl.rows.pack = [ &items, sm, pack ]( size_t lcid, void* syn ) { pack( items[ lcid ], sm, syn ); };
   x.models.push_back( std::move( mdl ) );
 }
 
@@ -381,6 +382,7 @@ upload_histories( std::vector< Group >& groups, const std::vector< double >& tau
     {
       check( nestcl_block_history( gr.block, tau[ g ], tau_t[ g ], 1u << 20 ),
         "the spike history of " + std::string( gr.name ) );
+      gr.history = true;
       std::vector< nestcl_history_entry > e;
       for ( size_t i = 0; i < gr.nodes.size(); ++i )
       {
@@ -507,6 +509,7 @@ export_plastic( size_t tid, std::vector< Group >& groups, const std::vector< std
   {
     x.readers[ g ].assign( groups[ g ].nodes.size(), 0 );
   }
+  const double t0 = now_s();
   for ( size_t syn_id = 0; syn_id < conns.size(); ++syn_id )
   {
     ConnectorBase* c = conns[ syn_id ];
@@ -519,6 +522,7 @@ export_plastic( size_t tid, std::vector< Group >& groups, const std::vector< std
       [ & ]( auto& items, const nestcl_synapse_model* sm, auto pack, auto unpack, auto pack_cp )
       { gather_plastic( x, syn_id, *cm[ syn_id ], items, sm, pack, unpack, pack_cp ); } );
   }
+  prepare_parts()[ "plastic" ] += now_s() - t0;
   if ( x.models.empty() )
   {
     return 0;
@@ -529,60 +533,91 @@ export_plastic( size_t tid, std::vector< Group >& groups, const std::vector< std
   {
     return 0;
   }
-  upload_histories( groups, tau, tau_t );
+  {
+    Part p( "histories" );
+    upload_histories( groups, tau, tau_t );
+  }
+  Part p( "upload" );
   return upload_sets( groups, x.models, ids, out );
 }
 
-/* The device's synapse state and spike histories back into NEST's connections and nodes. */
 void
-import_plastic( std::vector< Group >& groups, std::vector< PlasticRows >& sets )
+import_plastic( std::vector< Group >& groups, PlasticRows& pr )
 {
-  for ( PlasticRows& pr : sets )
+  std::vector< unsigned char > syn;
+  for ( size_t g = 0; g < groups.size() and g < pr.set.size(); ++g )
   {
-    for ( size_t g = 0; g < groups.size() and g < pr.set.size(); ++g )
+    if ( pr.set[ g ] < 0 or not groups[ g ].block )
     {
-      if ( pr.set[ g ] < 0 or not groups[ g ].block )
-      {
-        continue;
-      }
-      std::vector< unsigned char > syn( pr.lcid[ g ].size() * pr.sm->syn_size );
-      check( nestcl_block_plastic_read( groups[ g ].block, pr.set[ g ], syn.data() ),
-        "reading back the " + std::string( pr.sm->name ) + " synapses" );
-      for ( size_t k = 0; k < pr.lcid[ g ].size(); ++k )
-      {
-        pr.unpack( pr.lcid[ g ][ k ], syn.data() + k * pr.sm->syn_size );
-      }
+      continue;
     }
+    syn.resize( pr.lcid[ g ].size() * pr.sm->syn_size );
+    check( nestcl_block_plastic_read( groups[ g ].block, pr.set[ g ], syn.data() ),
+      "reading back the " + std::string( pr.sm->name ) + " synapses" );
+    for ( size_t k = 0; k < pr.lcid[ g ].size(); ++k )
+    {
+      pr.unpack( pr.lcid[ g ][ k ], syn.data() + k * pr.sm->syn_size );
+    }
+  }
+}
+
+bool
+export_plastic_state( std::vector< Group >& groups, PlasticRows& pr )
+{
+  std::vector< unsigned char > syn;
+  for ( size_t g = 0; g < groups.size() and g < pr.set.size(); ++g )
+  {
+    if ( pr.set[ g ] < 0 or not groups[ g ].block )
+    {
+      continue;
+    }
+    syn.assign( pr.lcid[ g ].size() * pr.sm->syn_size, 0 );
+    for ( size_t k = 0; k < pr.lcid[ g ].size(); ++k )
+    {
+      pr.pack( pr.lcid[ g ][ k ], syn.data() + k * pr.sm->syn_size );
+    }
+    // NESTCL_EINVAL: a per-source field or a parameter no longer agrees; the thread is built again.
+    const int rc = nestcl_block_plastic_write( groups[ g ].block, pr.set[ g ], syn.data() );
+    if ( rc == NESTCL_EINVAL )
+    {
+      return false;
+    }
+    check( rc, "sending the " + std::string( pr.sm->name ) + " synapses to the device" );
+  }
+  return true;
+}
+
+bool
+import_history( Group& gr )
+{
+  // A block whose creation a refusal stopped (prepare threw) is null: nothing to read back.
+  if ( not gr.history or not gr.block or nestcl_block_history_read( gr.block ) != 0 )
+  {
+    return false;
   }
   std::vector< nestcl_history_entry > e;
-  for ( Group& gr : groups )
+  for ( size_t i = 0; i < gr.nodes.size(); ++i )
   {
-    // A block whose creation a refusal stopped (prepare threw) is null: nothing to read back.
-    if ( not gr.block or nestcl_block_history_read( gr.block ) != 0 )
+    ArchivingNode* a = dynamic_cast< ArchivingNode* >( gr.nodes[ i ] );
+    nestcl_history_state st;
+    if ( not a or nestcl_block_history_get( gr.block, static_cast< uint32_t >( i ), &st, nullptr ) != 0 )
     {
-      continue;  // no history on this block
+      continue;
     }
-    for ( size_t i = 0; i < gr.nodes.size(); ++i )
+    e.resize( st.n_entries + 1 );
+    nestcl_block_history_get( gr.block, static_cast< uint32_t >( i ), &st, e.data() );
+    // n_incoming and max_delay stay NEST's: the device never changes them, and a Connect since may have.
+    std::deque< histentry >& h = a->*member( an_history_tag {} );
+    h.clear();
+    for ( uint32_t k = 0; k < st.n_entries; ++k )
     {
-      ArchivingNode* a = dynamic_cast< ArchivingNode* >( gr.nodes[ i ] );
-      nestcl_history_state st;
-      if ( not a or nestcl_block_history_get( gr.block, static_cast< uint32_t >( i ), &st, nullptr ) != 0 )
-      {
-        continue;
-      }
-      e.resize( st.n_entries + 1 );
-      nestcl_block_history_get( gr.block, static_cast< uint32_t >( i ), &st, e.data() );
-      std::deque< histentry >& h = a->*member( an_history_tag {} );
-      h.clear();
-      for ( uint32_t k = 0; k < st.n_entries; ++k )
-      {
-        h.push_back( histentry( e[ k ].t, e[ k ].kminus, e[ k ].kminus_triplet, e[ k ].access ) );
-      }
-      a->*member( an_kminus_tag {} ) = st.Kminus;
-      a->*member( an_kminus_triplet_tag {} ) = st.Kminus_triplet;
-      a->*member( an_last_spike_tag {} ) = st.last_spike;
+      h.push_back( histentry( e[ k ].t, e[ k ].kminus, e[ k ].kminus_triplet, e[ k ].access ) );
     }
+    a->*member( an_kminus_tag {} ) = st.Kminus;
+    a->*member( an_kminus_triplet_tag {} ) = st.Kminus_triplet;
+    a->*member( an_last_spike_tag {} ) = st.last_spike;
   }
+  return true;
 }
 
 #endif

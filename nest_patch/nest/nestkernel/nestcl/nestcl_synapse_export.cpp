@@ -371,11 +371,15 @@ export_synapses( size_t tid, std::vector< Group >& groups, const std::vector< st
     // The runs of lcids, then their synapses: chunks of runs on NEST's threads where the runs are known
     // before the walk, each source's run as one row, in the connector's order.
     std::vector< Csr > mine;
-    sr.starts = run_starts( tid, syn_id, c->size(), ids );
-    if ( not walk_runs( c, tid, cm, sr.starts, groups, where, min_delay, max_delay, mine, count ) )
     {
-      continue;
+      Part p( "walk" );
+      sr.starts = run_starts( tid, syn_id, c->size(), ids );
+      if ( not walk_runs( c, tid, cm, sr.starts, groups, where, min_delay, max_delay, mine, count ) )
+      {
+        continue;
+      }
     }
+    Part p( "rows" );
     for ( size_t g = 0; g < groups.size(); ++g )
     {
       append_rows( csr[ g ], mine[ g ] );
@@ -386,15 +390,19 @@ export_synapses( size_t tid, std::vector< Group >& groups, const std::vector< st
     n_syn += count;
     out.push_back( std::move( sr ) );
   }
-  mark_leads( out, ids.of.empty() ? rows : ids.n );
-  if ( rows and not ids.of.empty() )
   {
-    for ( Csr& c : csr )
+    Part p( "rows" );
+    mark_leads( out, ids.of.empty() ? rows : ids.n );
+    if ( rows and not ids.of.empty() )
     {
-      to_loop_rows( c, row_of, ids.n );  // several models' runs of one source in its one row
+      for ( Csr& c : csr )
+      {
+        to_loop_rows( c, row_of, ids.n );  // several models' runs of one source in its one row
+      }
+      rows = ids.n;
     }
-    rows = ids.n;
   }
+  Part p( "upload" );
   for ( size_t g = 0; g < groups.size(); ++g )
   {
     if ( rows )
