@@ -258,8 +258,8 @@ NestclManager::prepare()
  * again first.
  */
 void
-NestclManager::Impl::choose_loop( const BlockSetup& setup, std::vector< char >& fresh,
-  std::vector< std::vector< char > >& on_device )
+NestclManager::Impl::choose_loop(
+  const BlockSetup& setup, std::vector< char >& fresh, std::vector< std::vector< char > >& on_device )
 {
   Impl& m = *this;
   size_t tid = 0;

@@ -168,7 +168,7 @@ private:
 
   struct Impl;
   std::unique_ptr< Impl > impl_;
-  bool resident_ = false;  // a stream VP's blocks are on the device between Simulate calls
+  bool resident_ = false;                         // a stream VP's blocks are on the device between Simulate calls
   std::vector< std::vector< char > > on_device_;  // per thread, by thread-local node index
 };
 

@@ -340,7 +340,7 @@ struct NestclManager::Impl
   {
     long built = 0, blocks_sent = 0, blocks_read = 0, synapses_sent = 0, synapses_read = 0;
   } traffic;
-  bool network_changed = false;           // new nodes or connections since the last Prepare (NEST re-sorts)
+  bool network_changed = false;  // new nodes or connections since the last Prepare (NEST re-sorts)
 #endif
 
   /* nestcl_gpu_fraction.cpp: when the run of a Simulate begins (the end of prepare), for measure_split. */
@@ -349,7 +349,8 @@ struct NestclManager::Impl
   /* nestcl_manager.cpp: the per-thread state, sized for T threads (another T: everything released first). */
   void size_threads( size_t T );
   /* nestcl_manager.cpp: the device loop's thread (loop_tid) or why none (loop_why); fresh: threads built now. */
-  void choose_loop( const BlockSetup& setup, std::vector< char >& fresh, std::vector< std::vector< char > >& on_device );
+  void choose_loop(
+    const BlockSetup& setup, std::vector< char >& fresh, std::vector< std::vector< char > >& on_device );
 
   /* nestcl_blocks.cpp: opens the device, or reopens it for another spec or stream count. */
   void open_device();

@@ -39,10 +39,10 @@ NestclManager::Impl::settings_of( const BlockSetup& setup ) const
 {
   const ConnectionManager& cm = kernel().connection_manager;
   std::ostringstream s;
-  s << device_spec << '|' << streams << '|' << setup.min_delay << '|' << setup.max_delay << '|'
-    << setup.resolution_ms << '|' << setup.rng_seed << '|' << device_poisson << '|' << min_work << '|'
-    << device_loop << '|' << kernel().event_delivery_manager.get_off_grid_communication() << '|'
-    << cm.use_compressed_spikes() << '|' << cm.get_keep_source_table();
+  s << device_spec << '|' << streams << '|' << setup.min_delay << '|' << setup.max_delay << '|' << setup.resolution_ms
+    << '|' << setup.rng_seed << '|' << device_poisson << '|' << min_work << '|' << device_loop << '|'
+    << kernel().event_delivery_manager.get_off_grid_communication() << '|' << cm.use_compressed_spikes() << '|'
+    << cm.get_keep_source_table();
   return s.str();
 }
 
@@ -110,8 +110,7 @@ NestclManager::Impl::rebuild_reason( size_t tid )
     const size_t now = syn_id < conns.size() and conns[ syn_id ] ? conns[ syn_id ]->size() : 0;
     if ( now != ( syn_id < r.conn_size.size() ? r.conn_size[ syn_id ] : 0 ) )
     {
-      return "the connections of " + kernel().model_manager.get_connection_model( syn_id, tid ).get_name()
-        + " changed";
+      return "the connections of " + kernel().model_manager.get_connection_model( syn_id, tid ).get_name() + " changed";
     }
   }
   if ( network_changed and not plastic[ tid ].empty() )
@@ -203,7 +202,8 @@ locate( const M& m, const Node& node, size_t& tid, size_t& g )
   }
   g = m.where[ tid ][ lid ].first - 1;
   const size_t i = m.where[ tid ][ lid ].second;
-  return g < m.groups[ tid ].size() and i < m.groups[ tid ][ g ].nodes.size() and m.groups[ tid ][ g ].nodes[ i ] == &node;
+  return g < m.groups[ tid ].size() and i < m.groups[ tid ][ g ].nodes.size()
+    and m.groups[ tid ][ g ].nodes[ i ] == &node;
 }
 #endif
 
@@ -224,8 +224,8 @@ NestclManager::sync_node( const Node& node, const Dictionary* d )
       if ( m.groups[ tid ][ g ].history
         and ( d->known( "tau_minus" ) or d->known( "tau_minus_triplet" ) or d->known( "clear" ) ) )
       {
-        m.res[ tid ].rebuild = "the spike history of " + node.get_name() + " " + std::to_string( node.get_node_id() )
-          + " changed";
+        m.res[ tid ].rebuild =
+          "the spike history of " + node.get_name() + " " + std::to_string( node.get_node_id() ) + " changed";
       }
     }
   }
