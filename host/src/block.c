@@ -552,6 +552,36 @@ static int host_refuses(const nestcl_block *b, const char *what)
                           b->c.model->name, what);
 }
 
+/*
+ * bytes of host data into buffer buf from offset on, through a map of the
+ * region (its old contents dropped), copied on every host thread: on a device
+ * whose memory the host can reach, the one copy that is needed, in parallel.
+ */
+static int write_mapped(nestcl_block *b, nestcl_buffer *buf, size_t offset, size_t bytes, const void *data)
+{
+  if (!bytes) {
+    return 0;
+  }
+  cl_command_queue q = nestcl_device_queue(b->dev, b->c.queue);
+  cl_int err;
+  unsigned char *to =
+    clEnqueueMapBuffer(q, buf->mem, CL_TRUE, CL_MAP_WRITE_INVALIDATE_REGION, offset, bytes, 0, NULL, NULL, &err);
+  if (err != CL_SUCCESS) {
+    return cl_fail(err, "mapping synapses");
+  }
+  const size_t part = 1u << 20;
+  const long parts = (long)((bytes + part - 1) / part);
+#pragma omp parallel for schedule(dynamic, 1)
+  for (long k = 0; k < parts; ++k) {
+    const size_t at = (size_t)k * part;
+    memcpy(to + at, (const unsigned char *)data + at, bytes - at < part ? bytes - at : part);
+  }
+  err = clEnqueueUnmapMemObject(q, buf->mem, to, 0, NULL, NULL);
+  if (err == CL_SUCCESS)
+    err = clFinish(q);
+  return err == CL_SUCCESS ? 0 : cl_fail(err, "writing synapses");
+}
+
 int nestcl_block_synapses_begin(nestcl_block *b, uint32_t n_rows, const uint64_t *row_ptr, uint16_t delay_min,
                                 uint16_t delay_max)
 {
@@ -617,26 +647,29 @@ int nestcl_block_synapses_fill(nestcl_block *b, uint64_t first, uint64_t n, cons
                             b->c.model->name, (unsigned long long)first, (unsigned long long)(first + n),
                             (unsigned long long)b->nnz, (unsigned long long)b->syn_filled);
   }
+  uint64_t bad = UINT64_MAX;
+#pragma omp parallel for reduction(min : bad) schedule(static)
   for (uint64_t k = 0; k < n; ++k) {
     const uint32_t ch = target[k] >> NESTCL_TARGET_INDEX_BITS, i = target[k] & NESTCL_TARGET_INDEX_MASK;
     if (ch >= b->n_channels || i >= b->c.n || delay[k] < b->syn_delay_min || delay[k] > b->syn_delay_max) {
-      return nestcl_set_error(NESTCL_EINVAL,
-                              "block %s: synapse %llu (channel %u, neuron %u, delay %u steps) does not "
-                              "fit the block (%u channels, %u neurons, delays in [%u, %u])",
-                              b->c.model->name, (unsigned long long)(first + k), ch, i, (unsigned)delay[k],
-                              b->n_channels, b->c.n, (unsigned)b->syn_delay_min, (unsigned)b->syn_delay_max);
+      bad = k < bad ? k : bad;
     }
   }
-  cl_command_queue q = nestcl_device_queue(b->dev, b->c.queue);
-  cl_int err = CL_SUCCESS;
-  if (n) {
-    err = clEnqueueWriteBuffer(q, b->b_syn_target.mem, CL_TRUE, first * 4, n * 4, target, 0, NULL, NULL);
-    err |= clEnqueueWriteBuffer(q, b->b_syn_value.mem, CL_TRUE, first * 8, n * 8, value, 0, NULL, NULL);
-    if (b->delay_hom == NESTCL_DELAY_PER_SYNAPSE)
-      err |= clEnqueueWriteBuffer(q, b->b_syn_delay.mem, CL_TRUE, first * 2, n * 2, delay, 0, NULL, NULL);
+  if (bad != UINT64_MAX) {
+    const uint32_t ch = target[bad] >> NESTCL_TARGET_INDEX_BITS, i = target[bad] & NESTCL_TARGET_INDEX_MASK;
+    return nestcl_set_error(NESTCL_EINVAL,
+                            "block %s: synapse %llu (channel %u, neuron %u, delay %u steps) does not "
+                            "fit the block (%u channels, %u neurons, delays in [%u, %u])",
+                            b->c.model->name, (unsigned long long)(first + bad), ch, i, (unsigned)delay[bad],
+                            b->n_channels, b->c.n, (unsigned)b->syn_delay_min, (unsigned)b->syn_delay_max);
   }
-  if (err != CL_SUCCESS) {
-    return cl_fail(err, "writing synapses");
+  int rc = write_mapped(b, &b->b_syn_target, first * 4, n * 4, target);
+  if (!rc)
+    rc = write_mapped(b, &b->b_syn_value, first * 8, n * 8, value);
+  if (!rc && b->delay_hom == NESTCL_DELAY_PER_SYNAPSE)
+    rc = write_mapped(b, &b->b_syn_delay, first * 2, n * 2, delay);
+  if (rc) {
+    return rc;
   }
   b->syn_filled = first + n;
   return 0;
@@ -1000,6 +1033,26 @@ int nestcl_block_history_get(const nestcl_block *b, uint32_t i, nestcl_history_s
   return 0;
 }
 
+/* A field's bytes copied or compared: 8 and 4 bytes inline, so that a loop over millions of synapses calls no libc. */
+static inline void copy_field(unsigned char *to, const unsigned char *from, size_t n)
+{
+  if (n == 8)
+    memcpy(to, from, 8);
+  else if (n == 4)
+    memcpy(to, from, 4);
+  else
+    memcpy(to, from, n);
+}
+
+static inline int same_field(const unsigned char *a, const unsigned char *b, size_t n)
+{
+  if (n == 8)
+    return memcmp(a, b, 8) == 0;
+  if (n == 4)
+    return memcmp(a, b, 4) == 0;
+  return memcmp(a, b, n) == 0;
+}
+
 /*
  * Per-source fields of rows [r0, r1) must agree within each row, and the
  * parameters with the set's template; syn holds synapses row_ptr[r0] ... on.
@@ -1008,24 +1061,44 @@ static int plastic_check(const block_plastic *p, uint32_t r0, uint32_t r1, const
 {
   const nestcl_synapse_model *sm = p->sm;
   const uint64_t base = p->row_host[r0];
+  /* The fields to check: per-source ones against the row's first synapse, parameters against the template. */
+  int n = 0, which[2 * ENG_SYN_FIELDS_MAX];
+  for (int f = 0; f < sm->n_syn_fields && n < 2 * ENG_SYN_FIELDS_MAX; ++f) {
+    if (sm->fields[f].role == NESTCL_SYN_SOURCE || sm->fields[f].role == NESTCL_SYN_PARAMETER)
+      which[n++] = f;
+  }
+  /* The first synapse that differs (rows checked in parallel, one at a time: rows may be few and long; each
+     finds its own, the least is reported). */
+  uint64_t bad = UINT64_MAX;
+  int bad_f = -1;
+#pragma omp parallel for schedule(dynamic, 1)
   for (uint32_t r = r0; r < r1; ++r) {
     const unsigned char *first = syn + (p->row_host[r] - base) * sm->syn_size;
     for (uint64_t k = p->row_host[r]; k < p->row_host[r + 1]; ++k) {
       const unsigned char *a = syn + (k - base) * sm->syn_size;
-      for (int f = 0; f < sm->n_syn_fields; ++f) {
-        const nestcl_syn_field *sf = &sm->fields[f];
-        const unsigned char *ref =
-          sf->role == NESTCL_SYN_SOURCE ? first : (sf->role == NESTCL_SYN_PARAMETER ? p->tmpl : NULL);
-        if (ref && memcmp(a + sf->offset, ref + sf->offset, eng_syn_field_size(sf)) != 0) {
-          return nestcl_set_error(NESTCL_EINVAL, "%s: synapse %llu differs from %s in %s, which the device keeps %s",
-                                  sm->name, (unsigned long long)k,
-                                  sf->role == NESTCL_SYN_SOURCE ? "its row's first" : "synapse 0", sf->member,
-                                  sf->role == NESTCL_SYN_SOURCE ? "once per source" : "once for all");
+      int f = -1;
+      for (int j = 0; j < n && f < 0; ++j) {
+        const nestcl_syn_field *sf = &sm->fields[which[j]];
+        const unsigned char *ref = sf->role == NESTCL_SYN_SOURCE ? first : p->tmpl;
+        f = same_field(a + sf->offset, ref + sf->offset, eng_syn_field_size(sf)) ? -1 : which[j];
+      }
+      if (f >= 0) {
+#pragma omp critical(nestcl_plastic_check)
+        if (k < bad) {
+          bad = k;
+          bad_f = f;
         }
+        break; /* the row's first difference is enough */
       }
     }
   }
-  return 0;
+  if (bad_f < 0) {
+    return 0;
+  }
+  const nestcl_syn_field *sf = &sm->fields[bad_f];
+  return nestcl_set_error(NESTCL_EINVAL, "%s: synapse %llu differs from %s in %s, which the device keeps %s", sm->name,
+                          (unsigned long long)bad, sf->role == NESTCL_SYN_SOURCE ? "its row's first" : "synapse 0",
+                          sf->member, sf->role == NESTCL_SYN_SOURCE ? "once per source" : "once for all");
 }
 
 int nestcl_block_plastic_routable(const nestcl_block *b, long rport)
@@ -1049,62 +1122,103 @@ static int plastic_targets(const nestcl_block *b, const block_plastic *p, uint64
   return 0;
 }
 
+/* Each per-synapse (state) or per-source (src) field of the layout: its bytes and its offset in the struct. */
+typedef struct plastic_fields {
+  int n;
+  size_t bytes[ENG_SYN_FIELDS_MAX], at[ENG_SYN_FIELDS_MAX];
+} plastic_fields;
+
+static plastic_fields fields_of(const block_plastic *p, int src)
+{
+  plastic_fields f = {src ? p->lay.n_src : p->lay.n_state, {0}, {0}};
+  for (int j = 0; j < f.n; ++j) {
+    const nestcl_syn_field *sf = &p->sm->fields[src ? p->lay.src_f[j] : p->lay.state_f[j]];
+    f.bytes[j] = eng_syn_field_size(sf);
+    f.at[j] = sf->offset;
+  }
+  return f;
+}
+
 /*
  * Between the structs of rows [r0, r1) (syn, from synapse row_ptr[r0]) and
- * the device's layout of those rows (per-synapse fields as arrays over the
- * chunk's synapses, per-source fields over its rows): to_layout packs, else
- * unpacks (template first, so parameters read back as they were set).
+ * the device's layout of those rows, mapped (st[j]: per-synapse field j over
+ * the rows' synapses, sr[j]: per-source field j over the rows): to_layout
+ * packs, else unpacks (template first, so parameters read back as they were
+ * set). Rows in parallel: each writes its own synapses and per-source entries.
  */
-static void plastic_convert(const block_plastic *p, uint32_t r0, uint32_t r1, unsigned char *syn, unsigned char *state,
-                            unsigned char *src, int to_layout)
+static void plastic_convert(const block_plastic *p, uint32_t r0, uint32_t r1, unsigned char *syn,
+                            unsigned char *const *st, unsigned char *const *sr, int to_layout)
 {
-  const nestcl_synapse_model *sm = p->sm;
-  const uint64_t base = p->row_host[r0], m = p->row_host[r1] - base;
+  const size_t size = p->sm->syn_size;
+  const uint64_t base = p->row_host[r0];
+  const plastic_fields fs = fields_of(p, 0), fr = fields_of(p, 1);
+#pragma omp parallel for schedule(dynamic, 1)
   for (uint32_t r = r0; r < r1; ++r) {
     for (uint64_t k = p->row_host[r]; k < p->row_host[r + 1]; ++k) {
-      unsigned char *self = syn + (k - base) * sm->syn_size;
-      if (to_layout) {
-        eng_syn_store(sm, self, state, p->lay.n_state, p->lay.state_f, p->lay.state_off, m, k - base);
-      } else {
-        memcpy(self, p->tmpl, sm->syn_size);
-        eng_syn_load(sm, self, src, p->lay.n_src, p->lay.src_f, p->lay.src_off, r1 - r0, r - r0);
-        eng_syn_load(sm, self, state, p->lay.n_state, p->lay.state_f, p->lay.state_off, m, k - base);
+      unsigned char *self = syn + (k - base) * size;
+      if (!to_layout) {
+        memcpy(self, p->tmpl, size);
+        for (int j = 0; j < fr.n; ++j)
+          copy_field(self + fr.at[j], sr[j] + (r - r0) * fr.bytes[j], fr.bytes[j]);
+      }
+      for (int j = 0; j < fs.n; ++j) {
+        unsigned char *dev = st[j] + (k - base) * fs.bytes[j];
+        to_layout ? copy_field(dev, self + fs.at[j], fs.bytes[j]) : copy_field(self + fs.at[j], dev, fs.bytes[j]);
       }
     }
     if (to_layout) {
       /* A row without synapses keeps the template's per-source fields. */
-      const unsigned char *first =
-        p->row_host[r + 1] > p->row_host[r] ? syn + (p->row_host[r] - base) * sm->syn_size : p->tmpl;
-      eng_syn_store(sm, first, src, p->lay.n_src, p->lay.src_f, p->lay.src_off, r1 - r0, r - r0);
+      const unsigned char *first = p->row_host[r + 1] > p->row_host[r] ? syn + (p->row_host[r] - base) * size : p->tmpl;
+      for (int j = 0; j < fr.n; ++j)
+        copy_field(sr[j] + (r - r0) * fr.bytes[j], first + fr.at[j], fr.bytes[j]);
     }
   }
 }
 
 /*
- * Rows [r0, r1) of the device's state and per-source state, in the layout of
- * plastic_convert, to (write) or from the device: one transfer per field.
+ * Rows [r0, r1) of the device's state and per-source state, mapped field by
+ * field into st and sr (map 1; for writing: their old contents dropped) or
+ * unmapped again (map 0): on a device whose memory the host can reach, no
+ * copy is made.
  */
-static int plastic_transfer(nestcl_block *b, block_plastic *p, uint32_t r0, uint32_t r1, unsigned char *state,
-                            unsigned char *src, int write)
+static int plastic_map(nestcl_block *b, block_plastic *p, uint32_t r0, uint32_t r1, int write, int map,
+                       unsigned char **st, unsigned char **sr)
 {
   cl_command_queue q = nestcl_device_queue(b->dev, b->c.queue);
   const uint64_t base = p->row_host[r0], m = p->row_host[r1] - base, nr = r1 - r0;
-  cl_int err = CL_SUCCESS;
-  for (int j = 0; j < p->lay.n_state && m; ++j) {
-    const size_t sz = eng_syn_field_size(&p->sm->fields[p->lay.state_f[j]]);
-    const size_t at = p->lay.state_off[j] * p->nnz + base * sz;
-    unsigned char *host = state + p->lay.state_off[j] * m;
-    err |= write ? clEnqueueWriteBuffer(q, p->b_state.mem, CL_TRUE, at, m * sz, host, 0, NULL, NULL)
-                 : clEnqueueReadBuffer(q, p->b_state.mem, CL_TRUE, at, m * sz, host, 0, NULL, NULL);
+  const cl_map_flags how = write ? CL_MAP_WRITE_INVALIDATE_REGION : CL_MAP_READ;
+  const plastic_fields fs = fields_of(p, 0), fr = fields_of(p, 1);
+  cl_int err = CL_SUCCESS, e = CL_SUCCESS;
+  for (int j = 0; j < fs.n && m; ++j) {
+    const size_t at = p->lay.state_off[j] * p->nnz + base * fs.bytes[j];
+    if (map)
+      st[j] = clEnqueueMapBuffer(q, p->b_state.mem, CL_TRUE, how, at, m * fs.bytes[j], 0, NULL, NULL, &e);
+    else
+      e = clEnqueueUnmapMemObject(q, p->b_state.mem, st[j], 0, NULL, NULL);
+    err |= e;
   }
-  for (int j = 0; j < p->lay.n_src && nr; ++j) {
-    const size_t sz = eng_syn_field_size(&p->sm->fields[p->lay.src_f[j]]);
-    const size_t at = p->lay.src_off[j] * p->n_rows + (size_t)r0 * sz;
-    unsigned char *host = src + p->lay.src_off[j] * nr;
-    err |= write ? clEnqueueWriteBuffer(q, p->b_src_state.mem, CL_TRUE, at, nr * sz, host, 0, NULL, NULL)
-                 : clEnqueueReadBuffer(q, p->b_src_state.mem, CL_TRUE, at, nr * sz, host, 0, NULL, NULL);
+  for (int j = 0; j < fr.n && nr; ++j) {
+    const size_t at = p->lay.src_off[j] * p->n_rows + (size_t)r0 * fr.bytes[j];
+    if (map)
+      sr[j] = clEnqueueMapBuffer(q, p->b_src_state.mem, CL_TRUE, how, at, nr * fr.bytes[j], 0, NULL, NULL, &e);
+    else
+      e = clEnqueueUnmapMemObject(q, p->b_src_state.mem, sr[j], 0, NULL, NULL);
+    err |= e;
   }
-  return err == CL_SUCCESS ? 0 : cl_fail(err, write ? "writing plastic synapses" : "reading plastic synapses");
+  if (!map && err == CL_SUCCESS)
+    err = clFinish(q); /* the data is the device's before the caller goes on */
+  return err == CL_SUCCESS ? 0 : cl_fail(err, "mapping plastic synapses");
+}
+
+/* Rows [r0, r1) between syn and the device, through the mapped layout (to_device: write). */
+static int plastic_move(nestcl_block *b, block_plastic *p, uint32_t r0, uint32_t r1, unsigned char *syn, int to_device)
+{
+  unsigned char *st[ENG_SYN_FIELDS_MAX] = {0}, *sr[ENG_SYN_FIELDS_MAX] = {0};
+  int rc = plastic_map(b, p, r0, r1, to_device, 1, st, sr);
+  if (!rc)
+    plastic_convert(p, r0, r1, syn, st, sr, to_device);
+  const int rc2 = plastic_map(b, p, r0, r1, to_device, 0, st, sr);
+  return rc ? rc : rc2;
 }
 
 /* The set's device buffers, empty but for the rows, the template and the common properties. */
@@ -1308,24 +1422,12 @@ int nestcl_block_plastic_fill(nestcl_block *b, int s, uint32_t first_row, uint32
   int rc = plastic_targets(b, p, first, m, target, delay);
   if (!rc)
     rc = plastic_check(p, first_row, r1, syn);
-  unsigned char *state = rc ? NULL : malloc(m * p->lay.state_bytes + 8);
-  unsigned char *src = rc ? NULL : malloc((size_t)n_rows * p->lay.src_bytes + 8);
-  if (!rc && (!state || !src))
-    rc = nestcl_set_error(NESTCL_ENOMEM, "out of host memory");
-  if (!rc) {
-    plastic_convert(p, first_row, r1, (unsigned char *)syn, state, src, 1);
-    rc = plastic_transfer(b, p, first_row, r1, state, src, 1);
-  }
-  cl_command_queue q = nestcl_device_queue(b->dev, b->c.queue);
-  cl_int err = CL_SUCCESS;
-  if (!rc && m) {
-    err = clEnqueueWriteBuffer(q, p->b_target.mem, CL_TRUE, first * 4, m * 4, target, 0, NULL, NULL);
-    if (p->delay_hom == NESTCL_DELAY_PER_SYNAPSE)
-      err |= clEnqueueWriteBuffer(q, p->b_delay.mem, CL_TRUE, first * 2, m * 2, delay, 0, NULL, NULL);
-    rc = err == CL_SUCCESS ? 0 : cl_fail(err, "writing plastic targets");
-  }
-  free(state);
-  free(src);
+  if (!rc)
+    rc = plastic_move(b, p, first_row, r1, (unsigned char *)syn, 1);
+  if (!rc)
+    rc = write_mapped(b, &p->b_target, first * 4, m * 4, target);
+  if (!rc && p->delay_hom == NESTCL_DELAY_PER_SYNAPSE)
+    rc = write_mapped(b, &p->b_delay, first * 2, m * 2, delay);
   if (!rc)
     p->rows_filled = r1;
   return rc;
@@ -1353,6 +1455,18 @@ int nestcl_block_plastic_cancel(nestcl_block *b, int s)
   }
   plastic_free(b->dev, &b->plastic[s]);
   b->n_plastic--;
+  return 0;
+}
+
+int nestcl_block_plastic_clear(nestcl_block *b)
+{
+  for (int k = 0; k < b->n_plastic; ++k) {
+    plastic_free(b->dev, &b->plastic[k]);
+  }
+  b->n_plastic = 0;
+  eng_hist_free(&b->hist, b->dev);
+  memset(&b->hist, 0, sizeof b->hist);
+  b->hist_on_device = 0;
   return 0;
 }
 
@@ -1535,23 +1649,8 @@ static int plastic_rows_io(nestcl_block *b, int s, uint32_t first_row, uint32_t 
                             first_row + n_rows, p->n_rows);
   }
   const uint32_t r1 = first_row + n_rows;
-  const uint64_t m = p->row_host[r1] - p->row_host[first_row];
-  int rc = to_device ? plastic_check(p, first_row, r1, syn) : 0;
-  unsigned char *state = rc ? NULL : malloc(m * p->lay.state_bytes + 8);
-  unsigned char *src = rc ? NULL : malloc((size_t)n_rows * p->lay.src_bytes + 8);
-  if (!rc && (!state || !src))
-    rc = nestcl_set_error(NESTCL_ENOMEM, "out of host memory");
-  if (!rc && to_device) {
-    plastic_convert(p, first_row, r1, syn, state, src, 1);
-    rc = plastic_transfer(b, p, first_row, r1, state, src, 1);
-  } else if (!rc) {
-    rc = plastic_transfer(b, p, first_row, r1, state, src, 0);
-    if (!rc)
-      plastic_convert(p, first_row, r1, syn, state, src, 0);
-  }
-  free(state);
-  free(src);
-  return rc;
+  const int rc = to_device ? plastic_check(p, first_row, r1, syn) : 0;
+  return rc ? rc : plastic_move(b, p, first_row, r1, syn, to_device);
 }
 
 int nestcl_block_plastic_read_rows(nestcl_block *b, int s, uint32_t first_row, uint32_t n_rows, void *syn)

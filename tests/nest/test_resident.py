@@ -212,16 +212,17 @@ def run(name, scenario, streams, loop):
     return obs, nest.GetKernelStatus()
 
 
-def compare(label, name, ref, got, failures):
+def compare(label, name, ref, got, failures, status_tol=0.0):
     for (what, a), (_, b) in zip(ref, got):
         if a.shape != b.shape:
             failures.append("%s: %s: shape %s against %s" % (label, what, b.shape, a.shape))
             continue
         # The plastic network's membrane potentials sum plastic weights in fixed point on the device.
         tol = 1e-9 if name == "plastic" and (what.startswith("status") or what == "recorder 1") else 0.0
+        tol = max(tol, status_tol if what.startswith("status") else 0.0)
         if not np.allclose(a, b, rtol=0.0, atol=tol, equal_nan=True) if tol else not np.array_equal(a, b,
                                                                                                  equal_nan=True):
-            failures.append("%s: %s differs from NEST alone (largest difference %g)"
+            failures.append("%s: %s differs (largest difference %g)"
                             % (label, what, float(np.nanmax(np.abs(a - b))) if a.size else 0.0))
     if len(ref) != len(got):
         failures.append("%s: %d observations against %d" % (label, len(got), len(ref)))
@@ -247,7 +248,9 @@ def check_equal(failures):
                 if scenario == "one call":
                     one[(name, loop)] = got
                 elif scenario == "K calls":
-                    compare(label + " against one call", name, one[(name, loop)], got, failures)
+                    # Spikes and weights as one call's; the status too, but for the calcium of NEST's structural
+                    # plasticity, which each Run's end decays in another number of steps (as NEST alone does)
+                    compare(label + " against one call", name, one[(name, loop)], got, failures, status_tol=1e-15)
                 if loop and name != "plastic" and ks["nestcl_simulate_path"] != "device loop":
                     failures.append("%s: the device loop did not run: %s" % (label, ks["nestcl_simulate_path_reason"]))
 

@@ -240,6 +240,8 @@ int nestcl_block_plastic_fill(nestcl_block *b, int s, uint32_t first_row, uint32
                               const uint16_t *delay, const void *syn);
 int nestcl_block_plastic_end(nestcl_block *b, int s);
 int nestcl_block_plastic_cancel(nestcl_block *b, int s);
+/* Every plastic set and the spike history removed (a caller that found synapses it must keep after all). */
+int nestcl_block_plastic_clear(nestcl_block *b);
 /* Every synapse of set s back into syn (the structs as given, with their current state). */
 int nestcl_block_plastic_read(nestcl_block *b, int s, void *syn);
 /* The synapses of rows [first_row, first_row + n_rows) of set s back into syn (from the rows' first synapse). */

@@ -18,6 +18,7 @@ target_sources( nestkernel PRIVATE ${PROJECT_SOURCE_DIR}/nestkernel/nestcl/nestc
   ${PROJECT_SOURCE_DIR}/nestkernel/nestcl/nestcl_delivery.cpp
   ${PROJECT_SOURCE_DIR}/nestkernel/nestcl/nestcl_device_loop.cpp
   ${PROJECT_SOURCE_DIR}/nestkernel/nestcl/nestcl_resident.cpp
+  ${PROJECT_SOURCE_DIR}/nestkernel/nestcl/nestcl_rows.cpp
   ${PROJECT_SOURCE_DIR}/nestkernel/nestcl/nestcl_placement.cpp )
 # NEST's installed vp_manager_impl.h includes it (external modules compile against it).
 if ( NOT "${SKBUILD}" STREQUAL "" )

@@ -800,7 +800,7 @@ NestclManager::Impl::release_thread( size_t tid, bool pull )
     {
       if ( q < m.res[ tid ].plastic_ahead.size() and m.res[ tid ].plastic_ahead[ q ] )
       {
-        import_plastic( m.groups[ tid ], m.plastic[ tid ][ q ] );
+        import_plastic( m.groups[ tid ], m.where[ tid ], tid, m.plastic[ tid ][ q ] );
         ++m.traffic.synapses_read;
       }
     }

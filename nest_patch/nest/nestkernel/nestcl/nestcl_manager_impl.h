@@ -32,6 +32,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -145,22 +146,26 @@ struct LoopIds
   uint32_t n = 0;  // neurons of the thread's groups
 };
 
+struct Runs;  // nestcl_rows.h
+
 /*
  * The translated (STDP) synapses of one synapse model on one thread: rows as
- * SynRows (row k = the run of lcids from starts[k]), in every group the
- * block's set and the lcids of its synapses in CSR order, and how to write a
- * synapse's state back into its NEST connection.
+ * SynRows (row_of[k] the row of the run of lcids from starts[k]), in every
+ * group the block's set (-1: no synapses there) and the host copy of its
+ * rows' pointers. The synapses' state is not kept on the host: NEST's
+ * connector c is walked again (runs, in row order) to read it back or send it.
  */
 struct PlasticRows
 {
   synindex syn_id = 0;
   std::vector< size_t > starts;
-  std::vector< uint32_t > row_of;             // the device row of run k (k, or its source's loop id)
-  std::vector< int > set;                     // per group: the block's set, -1 without synapses there
-  std::vector< std::vector< size_t > > lcid;  // per group, CSR order
+  std::vector< uint32_t > row_of;                  // the device row of run k (k, or its source's loop id)
+  std::vector< int > set;                          // per group: the block's set, -1 without synapses there
+  std::vector< std::vector< uint64_t > > row_ptr;  // per group: n_rows + 1
+  uint32_t n_rows = 0;
+  std::shared_ptr< Runs > runs;  // starts and rows again, in row order
   const nestcl_synapse_model* sm = nullptr;
-  std::function< void( size_t, const void* ) > unpack;  // lcid, struct: the device's state into NEST's connection
-  std::function< void( size_t, void* ) > pack;          // lcid, struct: NEST's connection into the device's struct
+  ConnectorBase* c = nullptr;
 };
 
 /*
@@ -216,13 +221,6 @@ bool is_static_connector( const ConnectorBase* c );
 void export_synapses( size_t tid, std::vector< Group >& groups,
   const std::vector< std::pair< uint32_t, uint32_t > >& where, const LoopIds& ids, std::vector< SynRows >& out,
   long& n_syn );
-/*
- * nestcl_synapse_export.cpp: a CSR of `rows` rows (row_ptr) whose row r
- * belongs to device row row_of[r] of n_out, as a CSR over those: the new
- * row_ptr, and the order in which its entries take the old ones.
- */
-void csr_by_row( const std::vector< uint64_t >& row_ptr, const std::vector< uint32_t >& row_of, uint32_t n_out,
-  std::vector< uint64_t >& out_ptr, std::vector< size_t >& order );
 /* nestcl_synapse_export.cpp: nestcl_device_poisson, the poisson_generators drawn on the device; how many. */
 long export_generators( size_t tid, std::vector< Group >& groups,
   const std::vector< std::pair< uint32_t, uint32_t > >& where, std::vector< char >& skip );
@@ -230,12 +228,14 @@ long export_generators( size_t tid, std::vector< Group >& groups,
 long export_plastic( size_t tid, std::vector< Group >& groups,
   const std::vector< std::pair< uint32_t, uint32_t > >& where, const LoopIds& ids, std::vector< PlasticRows >& out );
 /* nestcl_plastic_export.cpp: the device's state of one translated synapse model back into NEST's connections. */
-void import_plastic( std::vector< Group >& groups, PlasticRows& rows );
+void import_plastic( std::vector< Group >& groups, const std::vector< std::pair< uint32_t, uint32_t > >& where,
+  size_t tid, PlasticRows& rows );
 /*
  * nestcl_plastic_export.cpp: NEST's connections of one translated synapse model into the device's, in place;
  * false where they no longer qualify (a per-source field or a parameter differs now).
  */
-bool export_plastic_state( std::vector< Group >& groups, PlasticRows& rows );
+bool export_plastic_state( std::vector< Group >& groups, const std::vector< std::pair< uint32_t, uint32_t > >& where,
+  size_t tid, PlasticRows& rows );
 /* nestcl_plastic_export.cpp: a group's spike histories back into its nodes (false: it has none on the device). */
 bool import_history( Group& g );
 

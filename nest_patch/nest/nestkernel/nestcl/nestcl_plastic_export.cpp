@@ -7,10 +7,12 @@
  */
 #include "nestcl/nestcl_manager.h"
 #include "nestcl/nestcl_manager_impl.h"
+#include "nestcl/nestcl_rows.h"
 
 #include <algorithm>
 #include <cstring>
 #include <deque>
+#include <set>
 #include <type_traits>
 
 #include "archiving_node.h"
@@ -87,21 +89,6 @@ reads_offset( const Group& gr, long rport )
     and ( m->route_spike_offset( 1.0, rport, static_cast< uint32_t >( gr.K ), 0.0, &read, &ch, &value ) != 0 or read );
 }
 
-/* Every field of role `role` of two structs equal (bytes). */
-static bool
-same_role( const nestcl_synapse_model* sm, const unsigned char* a, const unsigned char* b, nestcl_syn_role role )
-{
-  for ( int f = 0; f < sm->n_syn_fields; ++f )
-  {
-    const nestcl_syn_field& sf = sm->fields[ f ];
-    if ( sf.role == role and std::memcmp( a + sf.offset, b + sf.offset, nestcl_field_type_size( sf.type ) ) != 0 )
-    {
-      return false;
-    }
-  }
-  return true;
-}
-
 /*
  * Whether the device delivers a translated synapse model: its set needs a
  * per-synapse double "weight" that send() updates (plastic_dev.c); one that
@@ -138,25 +125,19 @@ plastic_routable( const Group& gr, long rport )
 
 namespace
 {
-/* One group's CSR of one synapse model under construction: rows over the model's rows on the thread. */
-struct PlasticCsr
-{
-  std::vector< uint64_t > row_ptr { 0 };
-  std::vector< uint32_t > target;
-  std::vector< uint16_t > delay;
-  std::vector< unsigned char > syn;
-};
-
-/* A synapse model whose connectors qualify: its rows, a CSR per group, its common properties and rport. */
+/* A translated synapse model of the thread on its way to the device: its rows, per group its rows' counts. */
 struct PlasticModel
 {
   PlasticRows rows;
-  std::vector< PlasticCsr > csr;  // per group
-  std::vector< unsigned char > cp;
+  Runs runs;
+  std::vector< std::vector< uint64_t > > count;  // per group, per row
+  std::vector< unsigned char > cp, param0;       // common properties; synapse 0, the parameters' template
+  std::vector< char > offsets;                   // per group: its model reads spike offsets at rport
   long rport = 0;
+  uint16_t delay_min = 65535, delay_max = 0;
 };
 
-/* What export_plastic gathers over the thread's connectors before anything goes to the device. */
+/* What the export of one thread's translated synapses gathers before anything goes to the device. */
 struct PlasticExport
 {
   size_t tid;
@@ -168,140 +149,87 @@ struct PlasticExport
 };
 }
 
-namespace
-{
-/* What one chunk of a connector's runs makes: per group its CSR part and the lcids in CSR order. */
-struct PlasticPart
-{
-  std::vector< PlasticCsr > csr;
-  std::vector< std::vector< size_t > > lcid;
-  bool ok = true;
-};
-}
-
 /*
- * Runs [k0, k1) of starts of a connector (items, lcid order) into part, one
- * row per run; not ok when a connection does not qualify (another target, a
- * delay outside the ring, another rport than param0's, unequal per-source
- * state or parameters, or a target model that reads spike offsets).
- */
-template< typename Items, typename Pack >
-static void
-plastic_chunk( PlasticExport& x, Items& items, const nestcl_synapse_model* sm, Pack pack,
-  const std::vector< size_t >& starts, size_t k0, size_t k1, const std::vector< unsigned char >& param0, long rport,
-  PlasticPart& part )
-{
-  std::vector< unsigned char > first( sm->syn_size ), one( sm->syn_size );
-  for ( size_t k = k0; k < k1 and part.ok; ++k )
-  {
-    const size_t end = k + 1 < starts.size() ? starts[ k + 1 ] : items.size();
-    for ( PlasticCsr& r : part.csr )
-    {
-      r.row_ptr.push_back( r.row_ptr.back() );
-    }
-    for ( size_t lcid = starts[ k ]; lcid < end and part.ok; ++lcid )
-    {
-      const auto& c = items[ lcid ];
-      Node* t = c.get_target( x.tid );
-      const size_t tl = t->get_thread_lid();
-      const long d = c.get_delay_steps();
-      if ( t->get_thread() != x.tid or tl >= x.where.size() or x.where[ tl ].first == 0 or d < 1 or d > x.max_delay
-        or d > 65535 )
-      {
-        part.ok = false;
-        break;
-      }
-      pack( c, sm, one.data() );
-      if ( lcid == starts[ k ] )
-      {
-        first = one;
-      }
-      const size_t g = x.where[ tl ].first - 1;
-      part.ok = static_cast< long >( c.get_rport() ) == rport
-        and same_role( sm, one.data(), first.data(), NESTCL_SYN_SOURCE )
-        and same_role( sm, one.data(), param0.data(), NESTCL_SYN_PARAMETER )
-        and not reads_offset( x.groups[ g ], rport );
-      PlasticCsr& r = part.csr[ g ];
-      r.target.push_back( x.where[ tl ].second );
-      r.delay.push_back( static_cast< uint16_t >( d ) );
-      r.syn.insert( r.syn.end(), one.begin(), one.end() );
-      r.row_ptr.back()++;
-      part.lcid[ g ].push_back( lcid );
-    }
-  }
-}
-
-/* A chunk's part after what mdl holds, per group (rows, synapses and lcids in order). */
-static void
-append_part( PlasticModel& mdl, const PlasticPart& part )
-{
-  for ( size_t g = 0; g < mdl.csr.size(); ++g )
-  {
-    PlasticCsr& to = mdl.csr[ g ];
-    const PlasticCsr& from = part.csr[ g ];
-    const uint64_t off = to.target.size();
-    for ( size_t k = 1; k < from.row_ptr.size(); ++k )
-    {
-      to.row_ptr.push_back( off + from.row_ptr[ k ] );
-    }
-    to.target.insert( to.target.end(), from.target.begin(), from.target.end() );
-    to.delay.insert( to.delay.end(), from.delay.begin(), from.delay.end() );
-    to.syn.insert( to.syn.end(), from.syn.begin(), from.syn.end() );
-    mdl.rows.lcid[ g ].insert( mdl.rows.lcid[ g ].end(), part.lcid[ g ].begin(), part.lcid[ g ].end() );
-  }
-}
-
-/*
- * The connections of one connector (items, lcid order) into mdl's rows, one
- * row per source's run, in chunks of runs on NEST's threads joined in order
- * (the rows are one thread's); false when one does not qualify.
+ * Pass 1 over rows [a, b) of one model (items, lcid order): every connection
+ * counted per group and row and per target (the histories' readers), checked
+ * on what it costs nothing to read (its target a device neuron of the thread
+ * whose model does not read spike offsets, its delay in the ring, its rport
+ * the model's); false at the first that does not fit. The rest (per-source
+ * state equal along a source's run, parameters synapse 0's) the device checks
+ * as pass 2 writes them (fill_model).
  */
 template< typename Items, typename Pack >
 static bool
-plastic_rows( PlasticExport& x, Items& items, const nestcl_synapse_model* sm, Pack pack, PlasticModel& mdl )
+count_plastic( PlasticExport& x, PlasticModel& mdl, const Items& items, Pack, uint32_t a, uint32_t b,
+  std::vector< std::vector< uint32_t > >& readers, uint16_t& lo, uint16_t& hi )
 {
-  const size_t n = items.size();
-  if ( n == 0 )
-  {
-    return true;
-  }
-  std::vector< size_t >& starts = mdl.rows.starts;
-  for ( size_t lcid = 0; lcid < n; ++lcid )
-  {
-    if ( lcid == 0 or not items[ lcid - 1 ].source_has_more_targets() )
+  const bool history = mdl.rows.sm->uses_history;
+  bool ok = true;
+  mdl.runs.in_rows( a, b,
+    [ & ]( uint32_t k )
     {
-      starts.push_back( lcid );
-    }
-  }
-  std::vector< unsigned char > param0( sm->syn_size );
-  pack( items[ 0 ], sm, param0.data() );
-  mdl.rport = static_cast< long >( items[ 0 ].get_rport() );
-  const size_t n_chunks = std::min( starts.size(), 4 * kernel().vp_manager.get_num_threads() );
-  std::vector< PlasticPart > parts( n_chunks );
-#pragma omp parallel for schedule( dynamic, 1 )
-  for ( size_t q = 0; q < n_chunks; ++q )
-  {
-    parts[ q ].csr.assign( x.groups.size(), PlasticCsr() );
-    parts[ q ].lcid.assign( x.groups.size(), std::vector< size_t >() );
-    plastic_chunk( x, items, sm, pack, starts, starts.size() * q / n_chunks, starts.size() * ( q + 1 ) / n_chunks,
-      param0, mdl.rport, parts[ q ] );
-  }
-  for ( const PlasticPart& part : parts )
-  {
-    if ( not part.ok )
+      const uint32_t row = mdl.runs.row_of[ k ];
+      for ( size_t lcid = mdl.runs.starts[ k ]; ok and lcid < mdl.runs.starts[ k + 1 ]; ++lcid )
+      {
+        const auto& c = items[ lcid ];
+        size_t tl = 0;
+        const long d = c.get_delay_steps();
+        if ( not target_lid( c, x.tid, tl ) or tl >= x.where.size() or x.where[ tl ].first == 0 or d < 1
+          or d > x.max_delay or d > 65535 or static_cast< long >( c.get_rport() ) != mdl.rport
+          or mdl.offsets[ x.where[ tl ].first - 1 ] )
+        {
+          ok = false;
+          return;
+        }
+        const size_t g = x.where[ tl ].first - 1;
+        ++mdl.count[ g ][ row ];
+        readers[ g ][ x.where[ tl ].second ] += history ? 1 : 0;
+        lo = std::min( lo, static_cast< uint16_t >( d ) );
+        hi = std::max( hi, static_cast< uint16_t >( d ) );
+      }
+    } );
+  return ok;
+}
+
+/* Pass 1 of one model on every thread (each its rows); the readers of each history added to x's. */
+template< typename Items, typename Pack >
+static bool
+count_model( PlasticExport& x, PlasticModel& mdl, const Items& items, Pack pack )
+{
+  mdl.count.assign( x.groups.size(), std::vector< uint64_t >( mdl.rows.n_rows, 0 ) );
+  bool ok = true;
+  for_row_parts( 0, mdl.rows.n_rows,
+    [ & ]( uint32_t a, uint32_t b )
     {
-      return false;
-    }
-    append_part( mdl, part );
-  }
-  return true;
+      std::vector< std::vector< uint32_t > > readers( x.groups.size() );
+      for ( size_t g = 0; g < x.groups.size(); ++g )
+      {
+        readers[ g ].assign( x.groups[ g ].nodes.size(), 0 );
+      }
+      uint16_t lo = 65535, hi = 0;
+      const bool mine = count_plastic( x, mdl, items, pack, a, b, readers, lo, hi );
+#pragma omp critical( nestcl_plastic_count )
+      {
+        ok = ok and mine;
+        mdl.delay_min = std::min( mdl.delay_min, lo );
+        mdl.delay_max = std::max( mdl.delay_max, hi );
+        for ( size_t g = 0; g < x.groups.size(); ++g )
+        {
+          for ( size_t i = 0; i < readers[ g ].size(); ++i )
+          {
+            x.readers[ g ][ i ] += readers[ g ][ i ];
+          }
+        }
+      }
+    } );
+  return ok;
 }
 
 /* One translated synapse model's connector (with_translated_synapses) into x.models, when it qualifies. */
-template< typename Items, typename Pack, typename Unpack, typename PackCp >
+template< typename Items, typename Pack, typename PackCp >
 static void
-gather_plastic( PlasticExport& x, size_t syn_id, const ConnectorModel& cm, Items& items, const nestcl_synapse_model* sm,
-  Pack pack, Unpack unpack, PackCp pack_cp )
+gather_plastic( PlasticExport& x, size_t syn_id, const ConnectorModel& cm, ConnectorBase* c, const Items& items,
+  const nestcl_synapse_model* sm, Pack pack, PackCp pack_cp, const LoopIds& ids )
 {
   using C = std::decay_t< decltype( items[ 0 ] ) >;
   if ( not device_deliverable( sm ) )
@@ -311,30 +239,34 @@ gather_plastic( PlasticExport& x, size_t syn_id, const ConnectorModel& cm, Items
   PlasticModel mdl;
   mdl.rows.syn_id = static_cast< synindex >( syn_id );
   mdl.rows.sm = sm;
-  mdl.csr.assign( x.groups.size(), PlasticCsr() );
+  mdl.rows.c = c;
   mdl.cp.assign( sm->cp_size + 8, 0 );
   pack_cp( static_cast< const typename C::CommonPropertiesType& >( cm.get_common_properties() ), sm, mdl.cp.data() );
-  mdl.rows.lcid.assign( x.groups.size(), std::vector< size_t >() );
-  if ( not plastic_rows( x, items, sm, pack, mdl ) )
+  mdl.param0.assign( sm->syn_size, 0 );
+  pack( items[ 0 ], sm, mdl.param0.data() );
+  mdl.rport = static_cast< long >( items[ 0 ].get_rport() );
+  for ( const Group& gr : x.groups )
   {
+    mdl.offsets.push_back( reads_offset( gr, mdl.rport ) );
+  }
+  mdl.runs = runs_of( syn_id, items, 0, ids );
+  mdl.runs.order();
+  mdl.rows.n_rows = ids.of.empty() ? static_cast< uint32_t >( mdl.runs.size() ) : ids.n;
+  std::vector< std::vector< uint32_t > > before = x.readers;
+  if ( not count_model( x, mdl, items, pack ) )
+  {
+    x.readers = before;
     return;
   }
   for ( size_t g = 0; g < x.groups.size(); ++g )
   {
-    if ( not mdl.csr[ g ].target.empty() and not plastic_routable( x.groups[ g ], mdl.rport ) )
+    if ( std::any_of( mdl.count[ g ].begin(), mdl.count[ g ].end(), []( uint64_t n ) { return n > 0; } )
+      and not plastic_routable( x.groups[ g ], mdl.rport ) )
     {
+      x.readers = before;
       return;  // stays with NEST, whose connectors call the target's own handle()
     }
   }
-  for ( size_t g = 0; g < x.groups.size(); ++g )
-  {
-    for ( size_t k = 0; sm->uses_history and k < mdl.csr[ g ].target.size(); ++k )
-    {
-      x.readers[ g ][ mdl.csr[ g ].target[ k ] ]++;
-    }
-  }
-  mdl.rows.unpack = [ &items, sm, unpack ]( size_t lcid, const void* syn ) { unpack( items[ lcid ], sm, syn ); };
-  mdl.rows.pack = [ &items, sm, pack ]( size_t lcid, void* syn ) { pack( items[ lcid ], sm, syn ); };
   x.models.push_back( std::move( mdl ) );
 }
 
@@ -406,99 +338,159 @@ upload_histories( std::vector< Group >& groups, const std::vector< double >& tau
   }
 }
 
-/*
- * A model's rows as loop ids (ids not empty): each source has one run of the
- * model's connections on the thread, which becomes the row of its loop id;
- * the synapses, their structs and lcids follow. Otherwise row k is run k.
- */
-static void
-plastic_loop_rows( PlasticModel& mdl, const LoopIds& ids )
+/* What a chunk of one model's rows stages per group: targets, delays and the synapses' structs. */
+namespace
 {
-  const size_t runs = mdl.rows.starts.size();
-  mdl.rows.row_of.resize( runs );
-  for ( size_t k = 0; k < runs; ++k )
+struct PlasticStaging
+{
+  std::vector< uint32_t > target;
+  std::vector< uint16_t > delay;
+  std::vector< unsigned char > syn;
+};
+}
+
+/*
+ * Rows [a, b) of one model, a part of the chunk from r0 whose synapses
+ * start at first[ g ] in group g: each connection's position in its group's
+ * rows (runs in row order, a run's connections in lcid order), as f( lcid,
+ * group, index in the chunk ).
+ */
+template< typename Items, typename F >
+static void
+walk_plastic( const PlasticRows& pr, const Runs& runs, const Items& items, size_t tid,
+  const std::vector< std::pair< uint32_t, uint32_t > >& where, uint32_t a, uint32_t b, F f )
+{
+  std::vector< std::vector< uint64_t > > cursor( pr.row_ptr.size() );
+  for ( size_t g = 0; g < pr.row_ptr.size(); ++g )
   {
-    mdl.rows.row_of[ k ] = static_cast< uint32_t >( k );
-    if ( not ids.of.empty() )
+    cursor[ g ].assign( pr.row_ptr[ g ].begin() + a, pr.row_ptr[ g ].begin() + b );
+  }
+  runs.in_rows( a, b,
+    [ & ]( uint32_t k )
     {
-      auto at = ids.of.find( std::make_pair( static_cast< size_t >( mdl.rows.syn_id ), mdl.rows.starts[ k ] ) );
-      if ( at == ids.of.end() )
+      const uint32_t row = runs.row_of[ k ];
+      for ( size_t lcid = runs.starts[ k ]; lcid < runs.starts[ k + 1 ]; ++lcid )
       {
-        throw KernelException( "nestcl: the source of the " + std::string( mdl.rows.sm->name )
-          + " connections from lcid " + std::to_string( mdl.rows.starts[ k ] ) + " is not a neuron of the stream VP" );
+        size_t tl = 0;
+        target_lid( items[ lcid ], tid, tl );
+        const size_t g = where[ tl ].first - 1;
+        f( lcid, g, where[ tl ].second, cursor[ g ][ row - a ]++ );
       }
-      mdl.rows.row_of[ k ] = at->second;
-    }
-  }
-  if ( ids.of.empty() )
+    } );
+}
+
+/* Pass 2 of one model, chunk by chunk of rows: packed on every thread, then written to each group's set. */
+template< typename Items, typename Pack >
+static void
+fill_model( PlasticExport& x, PlasticModel& mdl, const Items& items, Pack pack )
+{
+  const PlasticRows& pr = mdl.rows;
+  const size_t G = x.groups.size(), size = pr.sm->syn_size;
+  std::vector< PlasticStaging > st( G );  // one chunk's, reused: it grows to the largest chunk (CHUNK_BYTES) once
+  for ( const auto& [ r0, r1 ] : row_chunks( pr.row_ptr, pr.n_rows, size + 6 ) )
   {
-    return;
-  }
-  const size_t size = mdl.rows.sm->syn_size;
-  for ( size_t g = 0; g < mdl.csr.size(); ++g )
-  {
-    PlasticCsr& c = mdl.csr[ g ];
-    std::vector< uint64_t > ptr;
-    std::vector< size_t > order;
-    csr_by_row( c.row_ptr, mdl.rows.row_of, ids.n, ptr, order );
-    PlasticCsr out;
-    out.row_ptr = ptr;
-    std::vector< size_t > lcid;
-    for ( const size_t k : order )
+    for ( size_t g = 0; g < G; ++g )
     {
-      out.target.push_back( c.target[ k ] );
-      out.delay.push_back( c.delay[ k ] );
-      out.syn.insert( out.syn.end(), c.syn.begin() + k * size, c.syn.begin() + ( k + 1 ) * size );
-      lcid.push_back( mdl.rows.lcid[ g ][ k ] );
+      const uint64_t n = pr.row_ptr[ g ][ r1 ] - pr.row_ptr[ g ][ r0 ];
+      st[ g ].target.resize( std::max< size_t >( n, st[ g ].target.size() ) );
+      st[ g ].delay.resize( std::max< size_t >( n, st[ g ].delay.size() ) );
+      st[ g ].syn.resize( std::max< size_t >( n * size, st[ g ].syn.size() ) );
     }
-    c = std::move( out );
-    mdl.rows.lcid[ g ] = std::move( lcid );
+    const uint32_t c0 = r0, c1 = r1;
+    const double t0 = now_s();
+    for_row_parts( c0, c1,
+      [ & ]( uint32_t a, uint32_t b )
+      {
+        walk_plastic( pr, mdl.runs, items, x.tid, x.where, a, b,
+          [ & ]( size_t lcid, size_t g, uint32_t i, uint64_t pos )
+          {
+            const uint64_t at = pos - pr.row_ptr[ g ][ c0 ];
+            st[ g ].target[ at ] = i;
+            st[ g ].delay[ at ] = static_cast< uint16_t >( items[ lcid ].get_delay_steps() );
+            pack( items[ lcid ], pr.sm, st[ g ].syn.data() + at * size );
+          } );
+      } );
+    prepare_parts()[ "plastic" ] += now_s() - t0;
+    Part p( "upload" );
+    for ( size_t g = 0; g < G; ++g )
+    {
+      if ( pr.set[ g ] >= 0 )
+      {
+        const int rc = nestcl_block_plastic_fill( x.groups[ g ].block, pr.set[ g ], r0, r1 - r0, st[ g ].target.data(),
+          st[ g ].delay.data(), st[ g ].syn.data() );
+        if ( rc == NESTCL_EINVAL )
+        {
+          throw Refused { pr.syn_id };  // a per-source field or a parameter the device keeps once differs
+        }
+        check( rc,
+          "placing the " + std::string( pr.sm->name ) + " synapses of " + std::string( x.groups[ g ].name )
+            + " on the device" );
+      }
+    }
   }
 }
 
-/* Every gathered model's CSR as a device set of each group's block; its rows go to out. Returns the synapses. */
+/* Every gathered model as a device set in each group's block that it reaches; its rows go to out. */
 static long
-upload_sets( std::vector< Group >& groups, std::vector< PlasticModel >& models, const LoopIds& ids,
-  std::vector< PlasticRows >& out )
+upload_sets( PlasticExport& x, std::vector< PlasticRows >& out )
 {
   long count = 0;
-  for ( PlasticModel& mdl : models )
+  for ( PlasticModel& mdl : x.models )
   {
-    plastic_loop_rows( mdl, ids );
-    const uint32_t n_rows = ids.of.empty() ? static_cast< uint32_t >( mdl.rows.starts.size() ) : ids.n;
-    mdl.rows.set.assign( groups.size(), -1 );
-    for ( size_t g = 0; g < groups.size(); ++g )
+    PlasticRows& pr = mdl.rows;
+    pr.set.assign( x.groups.size(), -1 );
+    pr.row_ptr.assign( x.groups.size(), std::vector< uint64_t >() );
+    for ( size_t g = 0; g < x.groups.size(); ++g )
     {
-      PlasticCsr& r = mdl.csr[ g ];
-      if ( r.target.empty() )
+      pr.row_ptr[ g ] = row_pointers( mdl.count[ g ] );
+      if ( pr.row_ptr[ g ].back() == 0 )
       {
+        pr.row_ptr[ g ].assign( pr.n_rows + 1, 0 );
         continue;
       }
-      check( nestcl_block_add_plastic( groups[ g ].block, mdl.rows.sm, mdl.cp.data(), mdl.rport, n_rows,
-               r.row_ptr.data(), r.target.data(), r.delay.data(), r.syn.data(), &mdl.rows.set[ g ] ),
-        "placing the " + std::string( mdl.rows.sm->name ) + " synapses of " + std::string( groups[ g ].name )
+      Part p( "upload_begin" );
+      check( nestcl_block_plastic_begin( x.groups[ g ].block, pr.sm, mdl.cp.data(), mdl.rport, pr.n_rows,
+               pr.row_ptr[ g ].data(), mdl.delay_min, mdl.delay_max, mdl.param0.data(), &pr.set[ g ] ),
+        "placing the " + std::string( pr.sm->name ) + " synapses of " + std::string( x.groups[ g ].name )
           + " on the device" );
-      count += static_cast< long >( r.target.size() );
+      count += static_cast< long >( pr.row_ptr[ g ].back() );
     }
-    out.push_back( std::move( mdl.rows ) );
+    nestcl_glue::with_translated_synapses( pr.c,
+      [ & ]( auto& items, const nestcl_synapse_model*, auto pack, auto, auto ) { fill_model( x, mdl, items, pack ); } );
+    for ( size_t g = 0; g < x.groups.size(); ++g )
+    {
+      if ( pr.set[ g ] >= 0 )
+      {
+        Part p( "upload_end" );
+        check( nestcl_block_plastic_end( x.groups[ g ].block, pr.set[ g ] ),
+          "placing the " + std::string( pr.sm->name ) + " synapses on the device" );
+      }
+    }
+    pr.starts.assign( mdl.runs.starts.begin(), mdl.runs.starts.end() - 1 );
+    pr.row_of = mdl.runs.row_of;
+    pr.runs = std::make_shared< Runs >( std::move( mdl.runs ) );
+    out.push_back( std::move( pr ) );
   }
   return count;
 }
 
 /*
  * Thread tid's translated (STDP) synapses onto its device neurons become
- * device sets (nestcl_block_add_plastic), their targets' spike histories
+ * device sets (nestcl_block_plastic_*), their targets' spike histories
  * device copies of the nodes' ArchivingNode histories. A connector qualifies
  * when all its connections target device neurons of the thread, with one
  * receptor port, no weight_recorder, per-source state equal within each
  * source's run and parameters equal over all. The thread's synapses go to the
  * device only all together: every device neuron that an STDP synapse reads
  * must have all of them there (its n_incoming), one tau_minus per block;
- * otherwise all stay with NEST.
+ * otherwise all stay with NEST. NEST's connectors are read twice on NEST's
+ * threads, each its own rows (counted and checked, then written chunk by
+ * chunk), without a host copy of all the synapses.
  */
-long
-export_plastic( size_t tid, std::vector< Group >& groups, const std::vector< std::pair< uint32_t, uint32_t > >& where,
-  const LoopIds& ids, std::vector< PlasticRows >& out )
+static long
+export_plastic_once( size_t tid, std::vector< Group >& groups,
+  const std::vector< std::pair< uint32_t, uint32_t > >& where, const LoopIds& ids, const std::set< synindex >& refused,
+  std::vector< PlasticRows >& out )
 {
   out.clear();
   std::vector< ConnectorBase* >& conns = thread_connectors( tid );
@@ -514,15 +506,16 @@ export_plastic( size_t tid, std::vector< Group >& groups, const std::vector< std
   {
     ConnectorBase* c = conns[ syn_id ];
     if ( not c or c->size() == 0 or is_static_connector( c )
-      or cm[ syn_id ]->get_common_properties().get_weight_recorder() )
+      or cm[ syn_id ]->get_common_properties().get_weight_recorder()
+      or refused.count( static_cast< synindex >( syn_id ) ) )
     {
       continue;
     }
     nestcl_glue::with_translated_synapses( c,
-      [ & ]( auto& items, const nestcl_synapse_model* sm, auto pack, auto unpack, auto pack_cp )
-      { gather_plastic( x, syn_id, *cm[ syn_id ], items, sm, pack, unpack, pack_cp ); } );
+      [ & ]( auto& items, const nestcl_synapse_model* sm, auto pack, auto, auto pack_cp )
+      { gather_plastic( x, syn_id, *cm[ syn_id ], c, items, sm, pack, pack_cp, ids ); } );
   }
-  prepare_parts()[ "plastic" ] += now_s() - t0;
+  prepare_parts()[ "count" ] += now_s() - t0;
   if ( x.models.empty() )
   {
     return 0;
@@ -537,54 +530,99 @@ export_plastic( size_t tid, std::vector< Group >& groups, const std::vector< std
     Part p( "histories" );
     upload_histories( groups, tau, tau_t );
   }
-  Part p( "upload" );
-  return upload_sets( groups, x.models, ids, out );
+  return upload_sets( x, out );
+}
+
+long
+export_plastic( size_t tid, std::vector< Group >& groups, const std::vector< std::pair< uint32_t, uint32_t > >& where,
+  const LoopIds& ids, std::vector< PlasticRows >& out )
+{
+  // Models whose second pass met a synapse the device cannot keep: they stay with NEST, and with them (their
+  // targets' histories being read by them) the thread's other plastic synapses are exported again without them.
+  std::set< synindex > refused;
+  while ( true )
+  {
+    try
+    {
+      return export_plastic_once( tid, groups, where, ids, refused, out );
+    }
+    catch ( const Refused& r )
+    {
+      refused.insert( r.syn_id );
+      for ( Group& gr : groups )
+      {
+        check( nestcl_block_plastic_clear( gr.block ), "removing the plastic synapses of " + std::string( gr.name ) );
+        gr.history = false;
+      }
+    }
+  }
+}
+
+/*
+ * One model's state between the device and NEST's connections, chunk by
+ * chunk of rows: read back and unpacked into each connection (to_device
+ * false), or packed from them and written in place (true; false returned
+ * where they no longer fit the set: a per-source field or a parameter
+ * differs now).
+ */
+static bool
+transfer_plastic( std::vector< Group >& groups, const std::vector< std::pair< uint32_t, uint32_t > >& where, size_t tid,
+  PlasticRows& pr, bool to_device )
+{
+  const size_t size = pr.sm->syn_size;
+  bool fits = true;
+  nestcl_glue::with_translated_synapses( pr.c,
+    [ & ]( auto& items, const nestcl_synapse_model* sm, auto pack, auto unpack, auto )
+    {
+      std::vector< std::vector< unsigned char > > syn( groups.size() );  // one chunk's, reused
+      for ( const auto& [ r0, r1 ] : row_chunks( pr.row_ptr, pr.n_rows, size ) )
+      {
+        for ( size_t g = 0; g < groups.size(); ++g )
+        {
+          syn[ g ].resize(
+            std::max< size_t >( ( pr.row_ptr[ g ][ r1 ] - pr.row_ptr[ g ][ r0 ] ) * size, syn[ g ].size() ) );
+          if ( pr.set[ g ] >= 0 and not to_device )
+          {
+            check( nestcl_block_plastic_read_rows( groups[ g ].block, pr.set[ g ], r0, r1 - r0, syn[ g ].data() ),
+              "reading back the " + std::string( sm->name ) + " synapses" );
+          }
+        }
+        const uint32_t c0 = r0, c1 = r1;
+        for_row_parts( c0, c1,
+          [ & ]( uint32_t a, uint32_t b )
+          {
+            walk_plastic( pr, *pr.runs, items, tid, where, a, b,
+              [ & ]( size_t lcid, size_t g, uint32_t, uint64_t pos )
+              {
+                unsigned char* at = syn[ g ].data() + ( pos - pr.row_ptr[ g ][ c0 ] ) * size;
+                to_device ? pack( items[ lcid ], sm, at ) : unpack( items[ lcid ], sm, at );
+              } );
+          } );
+        for ( size_t g = 0; to_device and g < groups.size(); ++g )
+        {
+          const int rc = pr.set[ g ] < 0
+            ? 0
+            : nestcl_block_plastic_write_rows( groups[ g ].block, pr.set[ g ], r0, r1 - r0, syn[ g ].data() );
+          fits = fits and rc != NESTCL_EINVAL;
+          check( rc == NESTCL_EINVAL ? 0 : rc, "sending the " + std::string( sm->name ) + " synapses to the device" );
+        }
+      }
+    } );
+  return fits;
 }
 
 void
-import_plastic( std::vector< Group >& groups, PlasticRows& pr )
+import_plastic( std::vector< Group >& groups, const std::vector< std::pair< uint32_t, uint32_t > >& where, size_t tid,
+  PlasticRows& pr )
 {
-  std::vector< unsigned char > syn;
-  for ( size_t g = 0; g < groups.size() and g < pr.set.size(); ++g )
-  {
-    if ( pr.set[ g ] < 0 or not groups[ g ].block )
-    {
-      continue;
-    }
-    syn.resize( pr.lcid[ g ].size() * pr.sm->syn_size );
-    check( nestcl_block_plastic_read( groups[ g ].block, pr.set[ g ], syn.data() ),
-      "reading back the " + std::string( pr.sm->name ) + " synapses" );
-    for ( size_t k = 0; k < pr.lcid[ g ].size(); ++k )
-    {
-      pr.unpack( pr.lcid[ g ][ k ], syn.data() + k * pr.sm->syn_size );
-    }
-  }
+  transfer_plastic( groups, where, tid, pr, false );
 }
 
 bool
-export_plastic_state( std::vector< Group >& groups, PlasticRows& pr )
+export_plastic_state( std::vector< Group >& groups, const std::vector< std::pair< uint32_t, uint32_t > >& where,
+  size_t tid, PlasticRows& pr )
 {
-  std::vector< unsigned char > syn;
-  for ( size_t g = 0; g < groups.size() and g < pr.set.size(); ++g )
-  {
-    if ( pr.set[ g ] < 0 or not groups[ g ].block )
-    {
-      continue;
-    }
-    syn.assign( pr.lcid[ g ].size() * pr.sm->syn_size, 0 );
-    for ( size_t k = 0; k < pr.lcid[ g ].size(); ++k )
-    {
-      pr.pack( pr.lcid[ g ][ k ], syn.data() + k * pr.sm->syn_size );
-    }
-    // NESTCL_EINVAL: a per-source field or a parameter no longer agrees; the thread is built again.
-    const int rc = nestcl_block_plastic_write( groups[ g ].block, pr.set[ g ], syn.data() );
-    if ( rc == NESTCL_EINVAL )
-    {
-      return false;
-    }
-    check( rc, "sending the " + std::string( pr.sm->name ) + " synapses to the device" );
-  }
-  return true;
+  return transfer_plastic( groups, where, tid, pr, true );
 }
 
 bool

@@ -142,7 +142,7 @@ NestclManager::Impl::push_thread( size_t tid )
   }
   for ( size_t q = 0; q < r.plastic_dirty.size(); ++q )
   {
-    if ( r.plastic_dirty[ q ] and not export_plastic_state( groups[ tid ], plastic[ tid ][ q ] ) )
+    if ( r.plastic_dirty[ q ] and not export_plastic_state( groups[ tid ], where[ tid ], tid, plastic[ tid ][ q ] ) )
     {
       return "the status of " + std::string( plastic[ tid ][ q ].sm->name )
         + " connections no longer fits the device (per-source state or parameters differ)";
@@ -255,7 +255,7 @@ NestclManager::sync_synapses( size_t tid, synindex syn_id, const Dictionary* d )
       }
       if ( r.plastic_ahead[ q ] )
       {
-        import_plastic( m.groups[ tid ], m.plastic[ tid ][ q ] );
+        import_plastic( m.groups[ tid ], m.where[ tid ], tid, m.plastic[ tid ][ q ] );
         r.plastic_ahead[ q ] = 0;
         ++m.traffic.synapses_read;
       }
@@ -299,7 +299,7 @@ NestclManager::before_network_update()
     {
       if ( m.res[ tid ].plastic_ahead[ q ] )
       {
-        import_plastic( m.groups[ tid ], m.plastic[ tid ][ q ] );
+        import_plastic( m.groups[ tid ], m.where[ tid ], tid, m.plastic[ tid ][ q ] );
         m.res[ tid ].plastic_ahead[ q ] = 0;
         ++m.traffic.synapses_read;
       }

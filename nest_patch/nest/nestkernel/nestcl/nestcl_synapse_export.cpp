@@ -7,9 +7,12 @@
  */
 #include "nestcl/nestcl_manager.h"
 #include "nestcl/nestcl_manager_impl.h"
+#include "nestcl/nestcl_rows.h"
 
 #include <algorithm>
 #include <map>
+#include <set>
+#include <tuple>
 
 #include "connection_manager_impl.h"
 #include "connector_base.h"
@@ -114,51 +117,230 @@ place( const ExportEvent::Hit& h, size_t tid, const std::vector< Group >& groups
   return true;
 }
 
-void
-csr_by_row( const std::vector< uint64_t >& row_ptr, const std::vector< uint32_t >& row_of, uint32_t n_out,
-  std::vector< uint64_t >& out_ptr, std::vector< size_t >& order )
+/*
+ * NEST's static connectors by type (Connector< T >::C_ is private; an
+ * explicit instantiation may name it, C++17 [temp.spec]): f( items, weight )
+ * with the connections and how to read one's weight (static_synapse_hom_w
+ * keeps one in its common properties). False for any other connector.
+ */
+struct ss_ptr_tag
 {
-  out_ptr.assign( static_cast< size_t >( n_out ) + 1, 0 );
-  for ( size_t r = 0; r + 1 < row_ptr.size(); ++r )
+};
+struct ss_index_tag
+{
+};
+struct sshw_ptr_tag
+{
+};
+struct sshw_index_tag
+{
+};
+auto member( ss_ptr_tag );
+auto member( ss_index_tag );
+auto member( sshw_ptr_tag );
+auto member( sshw_index_tag );
+template struct steal< ss_ptr_tag, &Connector< static_synapse< TargetIdentifierPtrRport > >::C_ >;
+template struct steal< ss_index_tag, &Connector< static_synapse< TargetIdentifierIndex > >::C_ >;
+template struct steal< sshw_ptr_tag, &Connector< static_synapse_hom_w< TargetIdentifierPtrRport > >::C_ >;
+template struct steal< sshw_index_tag, &Connector< static_synapse_hom_w< TargetIdentifierIndex > >::C_ >;
+
+struct ssw_ptr_tag
+{
+};
+struct ssw_index_tag
+{
+};
+auto member( ssw_ptr_tag );
+auto member( ssw_index_tag );
+template struct steal< ssw_ptr_tag, &static_synapse< TargetIdentifierPtrRport >::weight_ >;
+template struct steal< ssw_index_tag, &static_synapse< TargetIdentifierIndex >::weight_ >;
+
+template< typename F >
+static bool
+with_static_items( ConnectorBase* c, const ConnectorModel& cm, F&& f )
+{
+  if ( auto* k = dynamic_cast< Connector< static_synapse< TargetIdentifierPtrRport > >* >( c ) )
   {
-    out_ptr[ row_of[ r ] + 1 ] += row_ptr[ r + 1 ] - row_ptr[ r ];
+    f( k->*member( ss_ptr_tag {} ), []( const auto& x ) { return x.*member( ssw_ptr_tag {} ); } );
+    return true;
   }
-  for ( size_t r = 0; r < n_out; ++r )
+  if ( auto* k = dynamic_cast< Connector< static_synapse< TargetIdentifierIndex > >* >( c ) )
   {
-    out_ptr[ r + 1 ] += out_ptr[ r ];
+    f( k->*member( ss_index_tag {} ), []( const auto& x ) { return x.*member( ssw_index_tag {} ); } );
+    return true;
   }
-  std::vector< uint64_t > at( out_ptr.begin(), out_ptr.end() - 1 );
-  order.assign( row_ptr.back(), 0 );
-  for ( size_t r = 0; r + 1 < row_ptr.size(); ++r )
+  const double w = static_cast< const CommonPropertiesHomW& >( cm.get_common_properties() ).get_weight();
+  const auto common = [ w ]( const auto& ) { return w; };
+  if ( auto* k = dynamic_cast< Connector< static_synapse_hom_w< TargetIdentifierPtrRport > >* >( c ) )
   {
-    for ( uint64_t k = row_ptr[ r ]; k < row_ptr[ r + 1 ]; ++k )
-    {
-      order[ at[ row_of[ r ] ]++ ] = k;
-    }
+    f( k->*member( sshw_ptr_tag {} ), common );
+    return true;
+  }
+  if ( auto* k = dynamic_cast< Connector< static_synapse_hom_w< TargetIdentifierIndex > >* >( c ) )
+  {
+    f( k->*member( sshw_index_tag {} ), common );
+    return true;
+  }
+  return false;
+}
+
+namespace
+{
+/* One static synapse model of the thread on its way to the device: its runs, and per group its rows' counts. */
+struct StaticModel
+{
+  ConnectorBase* c;
+  const ConnectorModel* cm;
+  SynRows rows;
+  Runs runs;
+  std::vector< std::vector< uint64_t > > count;  // per group, per device row
+  uint16_t delay_min = 65535, delay_max = 0;
+  bool ok = true;
+};
+
+/* What the export of one thread's static synapses shares among its passes. */
+struct StaticExport
+{
+  size_t tid;
+  const std::vector< Group >& groups;
+  const std::vector< std::pair< uint32_t, uint32_t > >& where;
+  long min_delay, max_delay;
+  uint32_t n_rows;
+  std::vector< StaticModel > models;
+  std::vector< std::vector< uint64_t > > row_ptr;  // per group
+};
+
+}
+
+/*
+ * Whether weights of this sign reach group g at rport: the model's
+ * route_spike, asked once per group, port and sign (the second pass asks it
+ * for every synapse, for the value it adds).
+ */
+static bool
+routes(
+  const StaticExport& x, std::map< std::tuple< size_t, long, int >, char >& known, size_t g, long rport, double w )
+{
+  const int sign = ( w > 0 ) - ( w < 0 );
+  auto at = known.find( std::make_tuple( g, rport, sign ) );
+  if ( at == known.end() )
+  {
+    const Group& gr = x.groups[ g ];
+    int ch = -1;
+    double value = 0;
+    const bool ok = gr.model->route_spike( w, rport, static_cast< uint32_t >( gr.K ), &ch, &value ) == 0 and ch >= 0
+      and static_cast< uint32_t >( ch ) < nestcl_block_channels( gr.block );
+    at = known.emplace( std::make_tuple( g, rport, sign ), ok ).first;
+  }
+  return at->second;
+}
+
+/*
+ * Pass 1 over rows [a, b): each model's synapses counted per group and row,
+ * their delays' range; a model with one that does not fit (its target not a
+ * device neuron of the thread, a delay outside the ring, a receptor the
+ * target's model refuses) is marked and stays with NEST.
+ */
+static void
+count_part( StaticExport& x, uint32_t a, uint32_t b, std::vector< char >& bad, std::vector< uint16_t >& lo,
+  std::vector< uint16_t >& hi )
+{
+  std::map< std::tuple< size_t, long, int >, char > known;
+  for ( size_t mi = 0; mi < x.models.size(); ++mi )
+  {
+    StaticModel& m = x.models[ mi ];
+    with_static_items( m.c, *m.cm,
+      [ & ]( const auto& items, auto weight )
+      {
+        m.runs.in_rows( a, b,
+          [ & ]( uint32_t k )
+          {
+            for ( size_t lcid = m.runs.starts[ k ]; lcid < m.runs.starts[ k + 1 ] and not bad[ mi ]; ++lcid )
+            {
+              const auto& conn = items[ lcid ];
+              size_t tl = 0;
+              const long d = conn.get_delay_steps();
+              if ( not target_lid( conn, x.tid, tl ) or tl >= x.where.size() or x.where[ tl ].first == 0
+                or d < x.min_delay or d > x.max_delay or d > 65535
+                or not routes(
+                  x, known, x.where[ tl ].first - 1, static_cast< long >( conn.get_rport() ), weight( conn ) ) )
+              {
+                bad[ mi ] = 1;
+                return;
+              }
+              ++m.count[ x.where[ tl ].first - 1 ][ m.runs.row_of[ k ] ];
+              lo[ mi ] = std::min( lo[ mi ], static_cast< uint16_t >( d ) );
+              hi[ mi ] = std::max( hi[ mi ], static_cast< uint16_t >( d ) );
+            }
+          } );
+      } );
   }
 }
 
-/* Each run's device row: base + k, or its source's loop id (ids not empty). */
-static std::vector< uint32_t >
-rows_of_runs( size_t syn_id, const std::vector< size_t >& starts, uint32_t base, const LoopIds& ids )
+/* One chunk's staging per group: its synapses from position row_ptr[ r0 ] on. */
+namespace
 {
-  std::vector< uint32_t > row_of( starts.size() );
-  for ( size_t k = 0; k < starts.size(); ++k )
+struct Staging
+{
+  std::vector< uint32_t > target;
+  std::vector< double > value;
+  std::vector< uint16_t > delay;
+};
+}
+
+/*
+ * Pass 2 over rows [a, b) of the chunk from r0: every synapse of the models
+ * that fit, at its place in its group's rows (models in order within a row,
+ * each run's synapses in lcid order), into the staging.
+ */
+static void
+fill_part( const StaticExport& x, uint32_t r0, uint32_t a, uint32_t b, std::vector< Staging >& st )
+{
+  const size_t G = x.groups.size();
+  std::vector< std::vector< uint64_t > > cursor( G );
+  for ( size_t g = 0; g < G; ++g )
   {
-    if ( ids.of.empty() )
+    cursor[ g ].assign( x.row_ptr[ g ].begin() + a, x.row_ptr[ g ].begin() + b );
+  }
+  for ( const StaticModel& m : x.models )
+  {
+    if ( not m.ok )
     {
-      row_of[ k ] = base + static_cast< uint32_t >( k );
       continue;
     }
-    auto at = ids.of.find( std::make_pair( syn_id, starts[ k ] ) );
-    if ( at == ids.of.end() )
-    {
-      throw KernelException( "nestcl: the source of the connections of synapse model " + std::to_string( syn_id )
-        + " from lcid " + std::to_string( starts[ k ] ) + " is not a neuron of the stream VP" );
-    }
-    row_of[ k ] = at->second;
+    with_static_items( m.c, *m.cm,
+      [ & ]( const auto& items, auto weight )
+      {
+        m.runs.in_rows( a, b,
+          [ & ]( uint32_t k )
+          {
+            const uint32_t row = m.runs.row_of[ k ];
+            for ( size_t lcid = m.runs.starts[ k ]; lcid < m.runs.starts[ k + 1 ]; ++lcid )
+            {
+              const auto& conn = items[ lcid ];
+              size_t tl = 0;
+              target_lid( conn, x.tid, tl );
+              const size_t g = x.where[ tl ].first - 1;
+              const Group& gr = x.groups[ g ];
+              int ch = -1;
+              double value = 0;
+              if ( gr.model->route_spike( weight( conn ), static_cast< long >( conn.get_rport() ),
+                     static_cast< uint32_t >( gr.K ), &ch, &value )
+                  != 0
+                or ch < 0 or static_cast< uint32_t >( ch ) >= nestcl_block_channels( gr.block ) )
+              {
+                throw Refused { m.rows.syn_id };  // a weight that pass 1's check by sign did not see
+              }
+              const uint32_t code = ( static_cast< uint32_t >( ch ) << 24 ) | x.where[ tl ].second;
+              const long d = conn.get_delay_steps();
+              const uint64_t at = cursor[ g ][ row - a ]++ - x.row_ptr[ g ][ r0 ];
+              st[ g ].target[ at ] = code;
+              st[ g ].value[ at ] = value;
+              st[ g ].delay[ at ] = static_cast< uint16_t >( d );
+            }
+          } );
+      } );
   }
-  return row_of;
 }
 
 /* Each run's lead flag (SynRows): the first run, over the models in order, of each of the n rows. */
@@ -177,239 +359,201 @@ mark_leads( std::vector< SynRows >& models, uint32_t n )
   }
 }
 
-/* A group's CSR whose rows are runs (run r in row_of[r]) as one over ids.n loop ids. */
-static void
-to_loop_rows( Csr& c, const std::vector< uint32_t >& row_of, uint32_t n )
+/* The thread's static connectors that may go to the device, with their runs, into x.models; the rows they need. */
+static uint32_t
+static_models( StaticExport& x, const LoopIds& ids, const std::set< synindex >& refused )
 {
-  std::vector< uint64_t > ptr;
-  std::vector< size_t > order;
-  csr_by_row( c.row_ptr, row_of, n, ptr, order );
-  Csr out;
-  out.row_ptr = ptr;
-  for ( const size_t k : order )
-  {
-    out.target.push_back( c.target[ k ] );
-    out.value.push_back( c.value[ k ] );
-    out.delay.push_back( c.delay[ k ] );
-  }
-  c = std::move( out );
-}
-
-/* The rows of from after those of to. */
-static void
-append_rows( Csr& to, const Csr& from )
-{
-  const uint64_t off = to.target.size();
-  for ( size_t k = 1; k < from.row_ptr.size(); ++k )
-  {
-    to.row_ptr.push_back( off + from.row_ptr[ k ] );
-  }
-  to.target.insert( to.target.end(), from.target.begin(), from.target.end() );
-  to.value.insert( to.value.end(), from.value.begin(), from.value.end() );
-  to.delay.insert( to.delay.end(), from.delay.begin(), from.delay.end() );
-}
-
-/*
- * The first lcid of each source's run of connections in connector syn_id of
- * thread tid (size connections): from the loop ids where the device loop may
- * run, else from NEST's source table (its sources are sorted, one run per
- * source), else empty (walk_runs then finds them one by one).
- */
-static std::vector< size_t >
-run_starts( size_t tid, size_t syn_id, size_t size, const LoopIds& ids )
-{
-  std::vector< size_t > starts;
-  if ( not ids.of.empty() )
-  {
-    for ( auto at = ids.of.lower_bound( std::make_pair( syn_id, size_t( 0 ) ) );
-          at != ids.of.end() and at->first.first == syn_id; ++at )
-    {
-      starts.push_back( at->first.second );
-    }
-  }
-  else if ( kernel().connection_manager.get_keep_source_table() )
-  {
-    size_t last = 0;
-    for ( size_t lcid = 0; lcid < size; ++lcid )
-    {
-      const size_t src = kernel().connection_manager.get_source_node_id( tid, static_cast< synindex >( syn_id ), lcid );
-      if ( lcid == 0 or src != last )
-      {
-        starts.push_back( lcid );
-      }
-      last = src;
-    }
-  }
-  return starts;
-}
-
-/*
- * Runs [k0, k1) of starts walked by the connector's own send() with an
- * ExportEvent into part (per group, one row per run); false when a
- * connection does not fit the device or a run does not end where the next
- * begins.
- */
-static bool
-walk_chunk( ConnectorBase* c, size_t tid, const std::vector< ConnectorModel* >& cm, const std::vector< size_t >& starts,
-  size_t k0, size_t k1, const std::vector< Group >& groups, const std::vector< std::pair< uint32_t, uint32_t > >& where,
-  long min_delay, long max_delay, std::vector< Csr >& part, long& count )
-{
-  ExportEvent ev;
-  for ( size_t k = k0; k < k1; ++k )
-  {
-    ev.hits.clear();
-    ev.set_port( starts[ k ] );
-    c->send( tid, starts[ k ], cm, ev );
-    const size_t next = ev.get_port() + 1;  // send() sets the port of every connection of the run
-    if ( next != ( k + 1 < starts.size() ? starts[ k + 1 ] : c->size() ) )
-    {
-      return false;
-    }
-    for ( const ExportEvent::Hit& h : ev.hits )
-    {
-      size_t g = 0;
-      uint32_t code = 0;
-      double value = 0;
-      if ( not place( h, tid, groups, where, min_delay, max_delay, g, code, value ) )
-      {
-        return false;
-      }
-      Csr& r = part[ g ];
-      r.target.push_back( code );
-      r.value.push_back( value );
-      r.delay.push_back( static_cast< uint16_t >( h.delay ) );
-    }
-    for ( Csr& r : part )
-    {
-      r.row_ptr.push_back( r.target.size() );
-    }
-    count += static_cast< long >( ev.hits.size() );
-  }
-  return true;
-}
-
-/*
- * Every run of connector c as out's rows (per group), in the connector's
- * order; starts found one by one when not given. With the runs known, chunks
- * of them are walked on NEST's threads (each builds its own part) and joined
- * in order, so the rows are the same as one thread's. False: the synapse
- * model stays with NEST.
- */
-static bool
-walk_runs( ConnectorBase* c, size_t tid, const std::vector< ConnectorModel* >& cm, std::vector< size_t >& starts,
-  const std::vector< Group >& groups, const std::vector< std::pair< uint32_t, uint32_t > >& where, long min_delay,
-  long max_delay, std::vector< Csr >& out, long& count )
-{
-  out.assign( groups.size(), Csr() );
-  if ( starts.empty() )
-  {
-    ExportEvent ev;
-    for ( size_t lcid = 0; lcid < c->size(); lcid = ev.get_port() + 1 )
-    {
-      starts.push_back( lcid );
-      ev.set_port( lcid );
-      c->send( tid, lcid, cm, ev );
-    }
-  }
-  const size_t n_chunks = std::min( starts.size(), 4 * kernel().vp_manager.get_num_threads() );
-  std::vector< std::vector< Csr > > parts( n_chunks, std::vector< Csr >( groups.size() ) );
-  std::vector< long > counts( n_chunks, 0 );
-  std::vector< char > ok( n_chunks, 1 );
-#pragma omp parallel for schedule( dynamic, 1 )
-  for ( size_t q = 0; q < n_chunks; ++q )
-  {
-    const size_t k0 = starts.size() * q / n_chunks, k1 = starts.size() * ( q + 1 ) / n_chunks;
-    ok[ q ] = walk_chunk( c, tid, cm, starts, k0, k1, groups, where, min_delay, max_delay, parts[ q ], counts[ q ] );
-  }
-  for ( size_t q = 0; q < n_chunks; ++q )
-  {
-    if ( not ok[ q ] )
-    {
-      return false;
-    }
-    for ( size_t g = 0; g < groups.size(); ++g )
-    {
-      append_rows( out[ g ], parts[ q ][ g ] );
-    }
-    count += counts[ q ];
-  }
-  return true;
-}
-
-/*
- * Thread tid's static synapses onto its device neurons become device CSR rows:
- * for every synapse model whose connections on the thread all target device
- * neurons, each source's run of lcids (one row) is walked by the connector's
- * own send() with an ExportEvent. A model with another target, a receptor the
- * model refuses, a delay outside the ring or a weight_recorder stays with NEST.
- */
-void
-export_synapses( size_t tid, std::vector< Group >& groups, const std::vector< std::pair< uint32_t, uint32_t > >& where,
-  const LoopIds& ids, std::vector< SynRows >& out, long& n_syn )
-{
-  std::vector< uint32_t > row_of;  // per run over every exported model
-  out.clear();
-  n_syn = 0;
-  std::vector< ConnectorBase* >& conns = thread_connectors( tid );
-  const std::vector< ConnectorModel* >& cm = kernel().model_manager.get_connection_models( tid );
-  const long min_delay = kernel().connection_manager.get_min_delay();
-  const long max_delay = kernel().connection_manager.get_max_delay();
-  std::vector< Csr > csr( groups.size() );
+  std::vector< ConnectorBase* >& conns = thread_connectors( x.tid );
+  const std::vector< ConnectorModel* >& cm = kernel().model_manager.get_connection_models( x.tid );
   uint32_t rows = 0;
   for ( size_t syn_id = 0; syn_id < conns.size(); ++syn_id )
   {
     ConnectorBase* c = conns[ syn_id ];
-    if ( not c or c->size() == 0 or not is_static_connector( c )
-      or cm[ syn_id ]->get_common_properties().get_weight_recorder() )
+    if ( not c or c->size() == 0 or cm[ syn_id ]->get_common_properties().get_weight_recorder()
+      or refused.count( static_cast< synindex >( syn_id ) ) )
     {
       continue;
     }
-    SynRows sr;
-    sr.syn_id = static_cast< synindex >( syn_id );
-    sr.base = rows;
-    long count = 0;
-    // The runs of lcids, then their synapses: chunks of runs on NEST's threads where the runs are known
-    // before the walk, each source's run as one row, in the connector's order.
-    std::vector< Csr > mine;
+    StaticModel m { c, cm[ syn_id ], SynRows(), Runs(), {} };
+    if ( not with_static_items(
+           c, *cm[ syn_id ], [ & ]( const auto& items, auto ) { m.runs = runs_of( syn_id, items, rows, ids ); } ) )
+    {
+      continue;
+    }
+    m.rows.syn_id = static_cast< synindex >( syn_id );
+    m.rows.base = rows;
+    m.rows.starts.assign( m.runs.starts.begin(), m.runs.starts.end() - 1 );
+    m.rows.row_of = m.runs.row_of;
+    rows += static_cast< uint32_t >( m.runs.size() );
+    x.models.push_back( std::move( m ) );
+  }
+  return ids.of.empty() ? rows : ids.n;
+}
+
+/* Pass 1 on every thread: counts per group and row, delays, the models that fit. */
+static void
+count_all( StaticExport& x )
+{
+  const size_t M = x.models.size();
+  for ( StaticModel& m : x.models )
+  {
+    m.runs.order();
+    m.count.assign( x.groups.size(), std::vector< uint64_t >( x.n_rows, 0 ) );
+  }
+  std::vector< char > bad( M, 0 );
+  std::vector< uint16_t > lo( M, 65535 ), hi( M, 0 );
+  for_row_parts( 0, x.n_rows,
+    [ & ]( uint32_t a, uint32_t b )
+    {
+      std::vector< char > my_bad( M, 0 );
+      std::vector< uint16_t > my_lo( M, 65535 ), my_hi( M, 0 );
+      count_part( x, a, b, my_bad, my_lo, my_hi );
+#pragma omp critical( nestcl_static_count )
+      for ( size_t mi = 0; mi < M; ++mi )
+      {
+        bad[ mi ] = bad[ mi ] or my_bad[ mi ];
+        lo[ mi ] = std::min( lo[ mi ], my_lo[ mi ] );
+        hi[ mi ] = std::max( hi[ mi ], my_hi[ mi ] );
+      }
+    } );
+  for ( size_t mi = 0; mi < M; ++mi )
+  {
+    x.models[ mi ].ok = not bad[ mi ];
+    x.models[ mi ].delay_min = lo[ mi ];
+    x.models[ mi ].delay_max = hi[ mi ];
+  }
+}
+
+/* The rows' pointers per group over the models that fit; each group's delays' range. */
+static void
+point_rows( StaticExport& x, std::vector< uint16_t >& lo, std::vector< uint16_t >& hi )
+{
+  const size_t G = x.groups.size();
+  x.row_ptr.assign( G, std::vector< uint64_t >() );
+  lo.assign( G, 65535 );
+  hi.assign( G, 0 );
+  for ( size_t g = 0; g < G; ++g )
+  {
+    std::vector< uint64_t > count( x.n_rows, 0 );
+    for ( const StaticModel& m : x.models )
+    {
+      for ( uint32_t r = 0; m.ok and r < x.n_rows; ++r )
+      {
+        count[ r ] += m.count[ g ][ r ];
+      }
+      if ( m.ok )
+      {
+        lo[ g ] = std::min( lo[ g ], m.delay_min );
+        hi[ g ] = std::max( hi[ g ], m.delay_max );
+      }
+    }
+    x.row_ptr[ g ] = row_pointers( count );
+    if ( lo[ g ] > hi[ g ] )
+    {
+      lo[ g ] = hi[ g ] = static_cast< uint16_t >( x.min_delay );  // no synapses
+    }
+  }
+}
+
+/* Pass 2, chunk by chunk of rows: staged on every thread, then written to each group's block. */
+static void
+write_chunks( StaticExport& x )
+{
+  const size_t G = x.groups.size();
+  std::vector< Staging > st( G );  // one chunk's, reused: it grows to the largest chunk (CHUNK_BYTES) once
+  for ( const auto& [ r0, r1 ] : row_chunks( x.row_ptr, x.n_rows, 14 ) )
+  {
+    for ( size_t g = 0; g < G; ++g )
+    {
+      const uint64_t n = x.row_ptr[ g ][ r1 ] - x.row_ptr[ g ][ r0 ];
+      st[ g ].target.resize( std::max< size_t >( n, st[ g ].target.size() ) );
+      st[ g ].value.resize( std::max< size_t >( n, st[ g ].value.size() ) );
+      st[ g ].delay.resize( std::max< size_t >( n, st[ g ].delay.size() ) );
+    }
     {
       Part p( "walk" );
-      sr.starts = run_starts( tid, syn_id, c->size(), ids );
-      if ( not walk_runs( c, tid, cm, sr.starts, groups, where, min_delay, max_delay, mine, count ) )
-      {
-        continue;
-      }
+      const uint32_t c0 = r0, c1 = r1;
+      for_row_parts( c0, c1, [ & ]( uint32_t a, uint32_t b ) { fill_part( x, c0, a, b, st ); } );
     }
-    Part p( "rows" );
-    for ( size_t g = 0; g < groups.size(); ++g )
+    Part p( "upload" );
+    for ( size_t g = 0; g < G; ++g )
     {
-      append_rows( csr[ g ], mine[ g ] );
+      check( nestcl_block_synapses_fill( x.groups[ g ].block, x.row_ptr[ g ][ r0 ],
+               x.row_ptr[ g ][ r1 ] - x.row_ptr[ g ][ r0 ], st[ g ].target.data(), st[ g ].value.data(),
+               st[ g ].delay.data() ),
+        "placing the synapses of " + std::string( x.groups[ g ].name ) + " on the device" );
     }
-    sr.row_of = rows_of_runs( syn_id, sr.starts, rows, ids );
-    row_of.insert( row_of.end(), sr.row_of.begin(), sr.row_of.end() );
-    rows += static_cast< uint32_t >( sr.starts.size() );
-    n_syn += count;
-    out.push_back( std::move( sr ) );
   }
+}
+
+/*
+ * Thread tid's static synapses onto its device neurons become device CSR
+ * rows: for every static synapse model whose connections on the thread all
+ * target device neurons (with a receptor the model takes, a delay in the ring
+ * and no weight_recorder), each source's run of connections (one row, or its
+ * loop id's row shared with its other static models) is read from NEST's
+ * connector on NEST's threads, each thread its own rows: counted first, then
+ * written chunk by chunk into the blocks, without a host copy of all of them.
+ */
+static void
+export_static( size_t tid, std::vector< Group >& groups, const std::vector< std::pair< uint32_t, uint32_t > >& where,
+  const LoopIds& ids, const std::set< synindex >& refused, std::vector< SynRows >& out, long& n_syn )
+{
+  out.clear();
+  n_syn = 0;
+  StaticExport x { tid, groups, where, kernel().connection_manager.get_min_delay(),
+    kernel().connection_manager.get_max_delay(), 0, {}, {} };
+  std::vector< uint16_t > lo, hi;
   {
     Part p( "rows" );
-    mark_leads( out, ids.of.empty() ? rows : ids.n );
-    if ( rows and not ids.of.empty() )
+    x.n_rows = static_models( x, ids, refused );
+    if ( x.models.empty() or x.n_rows == 0 )
     {
-      for ( Csr& c : csr )
-      {
-        to_loop_rows( c, row_of, ids.n );  // several models' runs of one source in its one row
-      }
-      rows = ids.n;
+      return;
     }
   }
-  Part p( "upload" );
+  {
+    Part p( "count" );
+    count_all( x );
+    point_rows( x, lo, hi );
+  }
+  for ( StaticModel& m : x.models )
+  {
+    if ( m.ok )
+    {
+      out.push_back( m.rows );
+    }
+  }
+  mark_leads( out, ids.of.empty() ? x.n_rows : ids.n );
   for ( size_t g = 0; g < groups.size(); ++g )
   {
-    if ( rows )
+    check( nestcl_block_synapses_begin( groups[ g ].block, x.n_rows, x.row_ptr[ g ].data(), lo[ g ], hi[ g ] ),
+      "placing the synapses of " + std::string( groups[ g ].name ) + " on the device" );
+    n_syn += static_cast< long >( x.row_ptr[ g ].back() );
+  }
+  write_chunks( x );
+  for ( size_t g = 0; g < groups.size(); ++g )
+  {
+    check( nestcl_block_synapses_end( groups[ g ].block ),
+      "placing the synapses of " + std::string( groups[ g ].name ) + " on the device" );
+  }
+}
+
+void
+export_synapses( size_t tid, std::vector< Group >& groups, const std::vector< std::pair< uint32_t, uint32_t > >& where,
+  const LoopIds& ids, std::vector< SynRows >& out, long& n_syn )
+{
+  std::set< synindex > refused;  // models whose second pass found a synapse that does not fit: they stay with NEST
+  while ( true )
+  {
+    try
     {
-      check( nestcl_block_set_synapses( groups[ g ].block, rows, csr[ g ].row_ptr.data(), csr[ g ].target.data(),
-               csr[ g ].value.data(), csr[ g ].delay.data() ),
-        "placing the synapses of " + std::string( groups[ g ].name ) + " on the device" );
+      export_static( tid, groups, where, ids, refused, out, n_syn );
+      return;
+    }
+    catch ( const Refused& r )
+    {
+      refused.insert( r.syn_id );
     }
   }
 }
