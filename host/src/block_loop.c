@@ -375,6 +375,38 @@ static int plastic_mode(nestcl_block_set *s, int loop)
   return err == CL_SUCCESS ? 0 : loop_fail(err, "clSetKernelArg(nestcl_plastic)");
 }
 
+/*
+ * A loop kept from the last run (nestcl_block_set_loop_end) begun again: its
+ * tables, buffers and kernels are the set's as they were; only the status
+ * words, the error words, the spike list and the buckets start from zero.
+ */
+static int loop_restart(nestcl_block_set *s)
+{
+  set_loop *l = &s->loop;
+  cl_command_queue q = nestcl_device_queue(s->dev, s->queue);
+  memset(l->status_img, 0, sizeof l->status_img);
+  l->status_img[NESTCL_RES_HALT_GID] = UINT64_MAX;
+  memcpy(l->status, l->status_img, sizeof l->status);
+  const cl_uint zero = 0;
+  nestcl_buffer *const zeroed[] = {&l->b_errs, &l->b_global, &l->b_bucket_word, &l->b_bucket_src, &l->b_bucket_lags};
+  cl_int err =
+    clEnqueueWriteBuffer(q, l->b_status.mem, CL_FALSE, 0, sizeof l->status_img, l->status_img, 0, NULL, NULL);
+  for (size_t k = 0; k < sizeof zeroed / sizeof *zeroed; ++k) {
+    err |= clEnqueueFillBuffer(q, zeroed[k]->mem, &zero, sizeof zero, 0, zeroed[k]->bytes / 4 * 4, 0, NULL, NULL);
+  }
+  if (err != CL_SUCCESS) {
+    return loop_fail(err, "restarting the loop");
+  }
+  l->n_slices = 0;
+  l->n_spikes = 0;
+  l->failed_block = -1;
+  l->last = -1;
+  l->kept = 0;
+  int rc = plastic_mode(s, 1);
+  l->on = rc == 0;
+  return rc;
+}
+
 int nestcl_block_set_loop_begin(nestcl_block_set *s, uint32_t sync_interval)
 {
   set_loop *l = &s->loop;
@@ -382,6 +414,10 @@ int nestcl_block_set_loop_begin(nestcl_block_set *s, uint32_t sync_interval)
   if (l->on) {
     return nestcl_set_error(NESTCL_EINVAL, "device loop: begun twice");
   }
+  if (l->kept && l->kept_sync == sync_interval) {
+    return loop_restart(s);
+  }
+  set_loop_free(s);
   if (s->n == 0 || !nestcl_block_set_loop_possible(s, why, sizeof why)) {
     return nestcl_set_error(NESTCL_EINVAL, "device loop: %s", s->n ? why : "a set without blocks");
   }
@@ -423,6 +459,7 @@ int nestcl_block_set_loop_begin(nestcl_block_set *s, uint32_t sync_interval)
   l->failed_block = -1;
   l->last = -1;
   l->on = rc == 0;
+  l->kept_sync = sync_interval;
   if (rc) {
     set_loop_free(s);
   }
@@ -808,12 +845,18 @@ int nestcl_block_set_loop_end(nestcl_block_set *s)
     return 0;
   }
   int rc = s->loop.failed_block >= 0 ? 0 : nestcl_block_set_loop_drain(s);
-  /* The drain's last write of the status words may still be queued: the buffers go only after it. */
+  /* The drain's last write of the status words may still be queued: the buffers are reused only after it. */
   cl_int err = nestcl_enq_finish(&s->enq, nestcl_device_queue(s->dev, s->queue));
   if (!rc && err != CL_SUCCESS)
     rc = loop_fail(err, "the loop's end");
   const int rc2 = plastic_mode(s, 0);
-  set_loop_free(s);
+  /* Kept for the next run (a NEST user's loop of short Simulate calls): a failed one is made again. */
+  if (rc || rc2 || s->loop.failed_block >= 0) {
+    set_loop_free(s);
+  } else {
+    s->loop.on = 0;
+    s->loop.kept = 1;
+  }
   return rc ? rc : rc2;
 }
 

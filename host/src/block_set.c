@@ -357,6 +357,7 @@ int nestcl_block_set_refresh(nestcl_block_set *s)
   if (s->loop.on) {
     return nestcl_set_error(NESTCL_EINVAL, "block set refresh: the device loop runs");
   }
+  set_loop_free(s); /* a kept loop is made again for the blocks as they are now */
   return s->n ? set_update_build(s) : 0;
 }
 

@@ -43,6 +43,8 @@ typedef struct set_item {
 /* The device loop's state (block_loop.c); zero while the set runs slice by slice. */
 typedef struct set_loop {
   int on;
+  int kept; /* off, with its buffers and kernels kept for the next run (nestcl_block_set_loop_end) */
+  uint32_t kept_sync; /* the sync interval they were made for */
   uint32_t k; /* slices between drains, at most */
   uint32_t lids; /* neurons of all blocks: block b's neuron i is lid first[b] + i */
   uint64_t *first; /* [n + 1] */
