@@ -15,8 +15,12 @@ poisson_generators drawn on the device (nestcl_device_poisson):
     normal delays from 0.1 ms: one-step slices);
   - a plastic network of two models (iaf_psc_alpha and iaf_psc_exp, stdp_synapse
     between them) on three threads;
-and networks that keep NEST's loop: a multimeter, a dc_generator, NEST's own
-Poisson draws, neurons on two threads; and two that keep it after the device's
+the device loop of several stream VPs at once (Brunel on two, the
+hpc_benchmark network on three, the plastic network on two of three
+threads: their blocks one set, NEST building on every thread); and networks
+that keep NEST's loop: a multimeter (on one stream VP, and on two, whose
+shared set then goes back to a set per VP), a dc_generator, NEST's own
+Poisson draws, neurons on a CPU thread; and two that keep it after the device's
 rows were made loop ids or were refused them (a spike_generator), whose spikes
 must equal those with nestcl_device_loop False and with NEST alone: each
 source's connections in two static synapse models (one row, delivered once),
@@ -120,10 +124,14 @@ def plastic():
 
 
 # Each network: builder, threads, the Simulate calls (ms; "run" for Prepare/Run/Run/Cleanup).
-CASES = [("brunel", brunel, 1, [100.3, 60.0, 39.7]),
-         ("hpc_benchmark", hpc, 1, "run"),
-         ("microcircuit", microcircuit, 3, [80.0, 20.1]),
-         ("plastic, two models", plastic, 3, [120.0, 30.0])]
+CASES = [("brunel", brunel, 1, [100.3, 60.0, 39.7], {}),
+         ("hpc_benchmark", hpc, 1, "run", {}),
+         ("microcircuit", microcircuit, 3, [80.0, 20.1], {}),
+         ("plastic, two models", plastic, 3, [120.0, 30.0], {}),
+         # every stream VP of the device in one loop (their blocks one set): NEST builds on all its threads
+         ("brunel on two stream VPs", brunel, 2, [100.3, 60.0, 39.7], {"nestcl_streams": 2}),
+         ("hpc_benchmark on three stream VPs", hpc, 3, "run", {"nestcl_streams": 3}),
+         ("plastic, two models, on two of three", plastic, 3, [120.0, 30.0], {"nestcl_streams": 2})]
 
 
 def state(neurons):
@@ -135,8 +143,8 @@ def state(neurons):
     return np.array([st[k] for k in keys], dtype=float)
 
 
-def simulate(builder, threads, calls, loop):
-    kernel(threads, nestcl_device_loop=loop)
+def simulate(builder, threads, calls, loop, keys):
+    kernel(threads, nestcl_device_loop=loop, **keys)
     neurons, srs, syn = builder()
     states = []
     if calls == "run":
@@ -155,6 +163,8 @@ def simulate(builder, threads, calls, loop):
     if syn:
         conns = nest.GetConnections(syn[0], syn[1], synapse_model=syn[2])
         weights = np.asarray(conns.get("weight"))
+        # by source and target (NEST hands out several threads' connections in no fixed order)
+        weights = weights[np.lexsort((weights, np.asarray(conns.get("target")), np.asarray(conns.get("source"))))]
     return events, states, weights, ks
 
 
@@ -162,9 +172,9 @@ def same(x, y):
     return all(np.array_equal(a[0], b[0]) and np.array_equal(a[1], b[1]) for a, b in zip(x, y))
 
 
-def check_case(name, builder, threads, calls, failures):
-    ev_s, st_s, w_s, ks_s = simulate(builder, threads, calls, False)
-    ev_l, st_l, w_l, ks_l = simulate(builder, threads, calls, True)
+def check_case(name, builder, threads, calls, keys, failures):
+    ev_s, st_s, w_s, ks_s = simulate(builder, threads, calls, False, keys)
+    ev_l, st_l, w_l, ks_l = simulate(builder, threads, calls, True, keys)
     n_sp = sum(e[0].size for e in ev_l)
     waits = ks_l["nestcl_waits"] / max(1, ks_l["nestcl_slices"])
     print("%s: %s (%s) against %s; %d spikes recorded; %.3f waits per slice (%.3f slice by slice); "
@@ -249,8 +259,8 @@ def fallback(name, extra, why, failures, threads=1, **keys):
 def main():
     nest.verbosity = nest.VerbosityLevel.WARNING
     failures = []
-    for name, builder, threads, calls in CASES:
-        check_case(name, builder, threads, calls, failures)
+    for name, builder, threads, calls, keys in CASES:
+        check_case(name, builder, threads, calls, keys, failures)
 
     def multimeter(n):
         mm = nest.Create("multimeter", params={"record_from": ["V_m"]})
@@ -263,8 +273,9 @@ def main():
     fallback("a dc_generator", dc, "dc_generator", failures)
     fallback("NEST's Poisson draws", lambda n: None, "nestcl_device_poisson is False", failures,
              nestcl_device_poisson=False)
-    fallback("two stream VPs", lambda n: None, "threads hold neurons", failures, threads=2, nestcl_streams=2,
-             nestcl_gpu_fraction=1.0)
+    fallback("neurons on a CPU thread", lambda n: None, "CPU thread", failures, threads=2, nestcl_streams=1,
+             nestcl_gpu_fraction=0.5)
+    fallback("two stream VPs and a multimeter", multimeter, "multimeter", failures, threads=2, nestcl_streams=2)
     after_rows("two static models per source", "spike_generator", failures)
     after_rows("connections not sorted by source", "several runs", failures, use_compressed_spikes=False)
     for f in failures:

@@ -102,8 +102,8 @@ print("stream VP: %d slices, %d waits (%.3f per slice), %d launches (%.2f per sl
 if slices < 20 or waits != slices or launches > 3 * slices:
     failures.append("the stream VP should wait once per slice and launch at most 3 kernels per slice (two blocks):"
                     " %d slices, %d waits, %d launches" % (slices, waits, launches))
-if st["nestcl_simulate_path"] != "slice by slice" or "threads hold neurons" not in st["nestcl_simulate_path_reason"]:
-    failures.append("the weighted network ran %r (%r), not slice by slice because two threads hold neurons"
+if st["nestcl_simulate_path"] != "slice by slice" or "CPU thread" not in st["nestcl_simulate_path_reason"]:
+    failures.append("the weighted network ran %r (%r), not slice by slice because a CPU thread holds neurons"
                     % (st["nestcl_simulate_path"], st["nestcl_simulate_path_reason"]))
 # Spatial rules iterate a VP's nodes assuming round robin: refused under weighted placement.
 nest.ResetKernel()

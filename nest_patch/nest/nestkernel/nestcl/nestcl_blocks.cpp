@@ -275,7 +275,7 @@ NestclManager::Impl::runs_on_host( size_t tid, long min_delay )
 
 /* Every group of thread tid becomes a block with its nodes' state; returns the scratch that update() needs. */
 size_t
-NestclManager::Impl::create_blocks( size_t tid, const BlockSetup& setup, bool on_host )
+NestclManager::Impl::create_blocks( size_t tid, const BlockSetup& setup, bool on_host, int queue )
 {
   Impl& m = *this;
   size_t scratch = 0;
@@ -289,7 +289,7 @@ NestclManager::Impl::create_blocks( size_t tid, const BlockSetup& setup, bool on
     c.resolution_ms = setup.resolution_ms;
     c.min_delay_steps = static_cast< uint32_t >( setup.min_delay );
     c.ring_slots = static_cast< uint32_t >( setup.min_delay + setup.max_delay );
-    c.queue = static_cast< int >( tid - setup.first_stream );
+    c.queue = queue;
     c.record = m.record[ tid ];
     c.rng_seed = setup.rng_seed;
     c.id_first = g.nodes.front()->get_node_id();
@@ -362,8 +362,14 @@ NestclManager::Impl::prepare_neurons( size_t tid, const BlockSetup& setup, std::
   on_device.assign( local.size(), 0 );
   group_neurons( tid, local, on_device );
   m.c_loop[ tid ] = runs_on_host( tid, setup.min_delay );
-  const size_t scratch = create_blocks( tid, setup, m.c_loop[ tid ] );
   index_groups( tid, local.size() );
+}
+
+void
+NestclManager::Impl::make_blocks( size_t tid, const BlockSetup& setup, int queue )
+{
+  Impl& m = *this;
+  const size_t scratch = create_blocks( tid, setup, m.c_loop[ tid ], queue );
   m.scratch[ tid ].assign( scratch + 1, 0.0 );
   size_t most = 0;
   for ( const Group& g : m.groups[ tid ] )
@@ -395,53 +401,61 @@ NestclManager::Impl::prepare_synapses( size_t tid, std::vector< char >& on_devic
     m.n_gen[ tid ] = export_generators( tid, m.groups[ tid ], m.where[ tid ], on_device );
   }
   restore_pending( tid );
-  if ( not on_host )
-  {
-    Part p( "set" );
-    make_set( tid );
-  }
 }
 
 /*
- * Thread tid's blocks as one set (nestcl/block_set.h): one merged update and
- * one merged delivery per slice whatever the number of models, the staging
- * one transfer; the device loop runs on it too.
+ * The blocks of threads (in order) as one set (nestcl/block_set.h), owned by
+ * the first: one merged update and one merged delivery per slice whatever the
+ * number of models, the staging one transfer; the device loop runs on it too.
+ * One thread's blocks, or, where the device loop runs several stream VPs of
+ * the device, all of theirs (one queue, set_blocks says whose each block is).
  */
 void
-NestclManager::Impl::make_set( size_t tid )
+NestclManager::Impl::make_set( const std::vector< size_t >& threads )
 {
   Impl& m = *this;
   std::vector< nestcl_block* > blocks;
-  for ( Group& g : m.groups[ tid ] )
+  std::vector< std::pair< size_t, size_t > > whose;
+  for ( const size_t tid : threads )
   {
-    blocks.push_back( g.block );
+    for ( size_t g = 0; not m.c_loop[ tid ] and g < m.groups[ tid ].size(); ++g )
+    {
+      blocks.push_back( m.groups[ tid ][ g ].block );
+      whose.emplace_back( tid, g );
+    }
   }
   if ( not blocks.empty() )
   {
-    check( nestcl_block_set_create( m.dev, blocks.data(), static_cast< int >( blocks.size() ), &m.sets[ tid ] ),
-      "merging the stream VP's blocks" );
+    check(
+      nestcl_block_set_create( m.dev, blocks.data(), static_cast< int >( blocks.size() ), &m.sets[ threads.front() ] ),
+      "merging the stream VPs' blocks" );
+  }
+  if ( threads.size() > 1 )
+  {
+    m.set_blocks = whose;
+    m.set_threads = threads;
   }
 }
 
-/*
- * Update, first part: every group's staged input, and the update of all
- * groups to thread tid's queue, without a wait (the spike lists come back in
- * the one round trip that the caller waits for). Through the thread's set
- * when it has one: one staging transfer and two launches whatever its models.
- */
+nestcl_block_set*
+NestclManager::Impl::set_of( size_t tid ) const
+{
+  if ( std::find( set_threads.begin(), set_threads.end(), tid ) != set_threads.end() )
+  {
+    return sets[ set_threads.front() ];
+  }
+  return tid < sets.size() ? sets[ tid ] : nullptr;
+}
+
+/* Every group of thread tid: the input NEST delivered into its nodes' buffers for lags [from, to), staged. */
 template< typename M >
 static void
-enqueue_groups( M& m, size_t tid, long origin_steps, long from, long to )
+stage_groups( M& m, size_t tid, long origin_steps, long from, long to )
 {
   double* scratch = m.scratch[ tid ].data();
-  std::vector< int >& enq_rc = m.enq_rc[ tid ];
-  enq_rc.assign( m.groups[ tid ].size(), 0 );
-  nestcl_block_set* set = tid < m.sets.size() ? m.sets[ tid ] : nullptr;
-  double t_stage = 0.0, t_update = 0.0;
-  for ( size_t gi = 0; gi < m.groups[ tid ].size(); ++gi )
+  const double t0 = now_s();
+  for ( Group& g : m.groups[ tid ] )
   {
-    Group& g = m.groups[ tid ][ gi ];
-    const double t0 = now_s();
     const uint32_t nch = nestcl_block_channels( g.block );
     const size_t n = g.nodes.size();
     const bool events = g.model->event_queue != 0;
@@ -466,25 +480,45 @@ enqueue_groups( M& m, size_t tid, long origin_steps, long from, long to )
         }
       }
     }
+  }
+  m.t_stage[ tid ] += now_s() - t0;
+}
+
+/*
+ * Update, first part: every group's staged input, and the update of all
+ * groups of the threads (one, or those whose blocks are one set) to their
+ * queue, without a wait (the spike lists come back in the one round trip
+ * that the caller waits for). Through the set when there is one: one staging
+ * transfer and two launches whatever the models.
+ */
+template< typename M >
+static void
+enqueue_groups( M& m, const std::vector< size_t >& threads, long origin_steps, long from, long to )
+{
+  nestcl_block_set* set = m.set_of( threads.front() );
+  for ( const size_t tid : threads )
+  {
+    stage_groups( m, tid, origin_steps, from, to );
     const double t1 = now_s();
-    if ( not set )
+    m.enq_rc[ tid ].assign( m.groups[ tid ].size(), 0 );
+    for ( size_t gi = 0; not set and gi < m.groups[ tid ].size(); ++gi )
     {
-      enq_rc[ gi ] =
-        nestcl_block_update_enqueue( g.block, origin_steps, static_cast< int >( from ), static_cast< int >( to ) );
+      m.enq_rc[ tid ][ gi ] = nestcl_block_update_enqueue(
+        m.groups[ tid ][ gi ].block, origin_steps, static_cast< int >( from ), static_cast< int >( to ) );
     }
-    t_stage += t1 - t0;
-    t_update += now_s() - t1;
+    m.t_update[ tid ] += now_s() - t1;
   }
   if ( set )
   {
     const double t1 = now_s();
     const int rc =
       nestcl_block_set_update_enqueue( set, origin_steps, static_cast< int >( from ), static_cast< int >( to ) );
-    enq_rc.assign( m.groups[ tid ].size(), rc );
-    t_update += now_s() - t1;
+    for ( const size_t tid : threads )
+    {
+      m.enq_rc[ tid ].assign( m.groups[ tid ].size(), rc );
+    }
+    m.t_update[ threads.front() ] += now_s() - t1;
   }
-  m.t_stage[ tid ] += t_stage;
-  m.t_update[ tid ] += t_update;
 }
 
 /*
@@ -535,7 +569,7 @@ send_group( M& m, size_t tid, size_t gi, long origin_steps, long from, long to )
   const size_t n = g.nodes.size();
   const double t1 = now_s();
   // Through the set, every block was collected at the wait (set_collect's result is enq_rc's).
-  const bool in_set = tid < m.sets.size() and m.sets[ tid ];
+  const bool in_set = m.set_of( tid ) != nullptr;
   const int update_rc = enq_rc[ gi ] ? enq_rc[ gi ] : in_set ? 0 : nestcl_block_update_collect( g.block );
   uint32_t f_code = 0, f_index = 0, f_lag = 0;
   int f_status = 0;
@@ -600,6 +634,13 @@ send_group( M& m, size_t tid, size_t gi, long origin_steps, long from, long to )
 }
 #endif
 
+std::pair< size_t, size_t >
+NestclManager::Impl::group_of_block( size_t tid, uint32_t block ) const
+{
+  const bool shared = std::find( set_threads.begin(), set_threads.end(), tid ) != set_threads.end();
+  return shared ? set_blocks.at( block ) : std::make_pair( tid, static_cast< size_t >( block ) );
+}
+
 void
 NestclManager::Impl::replay( size_t tid, const nestcl_loop_spike* sp, size_t n, long origin )
 {
@@ -613,7 +654,8 @@ NestclManager::Impl::replay( size_t tid, const nestcl_loop_spike* sp, size_t n, 
     {
       ++e;
     }
-    Group& g = m.groups[ tid ][ sp[ k ].block ];
+    const auto [ t, gi ] = m.group_of_block( tid, sp[ k ].block );  // the set's block: its thread and group
+    Group& g = m.groups[ t ][ gi ];
     g.glue->emit( *g.nodes[ sp[ k ].index ], origin, static_cast< long >( sp[ k ].step - origin ), e - k, 0.0 );
     k = e;
   }
@@ -624,7 +666,8 @@ NestclManager::Impl::loop_failure( size_t tid, size_t group, long origin )
 {
   Impl& m = *this;
   const std::string err = nestcl_last_error();
-  const Group& g = m.groups[ tid ][ group ];
+  const auto [ t, gi ] = m.group_of_block( tid, static_cast< uint32_t >( group ) );
+  const Group& g = m.groups[ t ][ gi ];
   uint32_t f_code = 0, f_index = 0, f_lag = 0;
   int f_status = 0;
   if ( nestcl_block_failure( g.block, &f_code, &f_index, &f_lag, &f_status ) )
@@ -633,6 +676,48 @@ NestclManager::Impl::loop_failure( size_t tid, size_t group, long origin )
   }
   throw KernelException( "nestcl: updating " + std::string( g.name ) + ": " + err );
 }
+
+#ifdef HAVE_NESTCL
+/*
+ * After the update was enqueued: one wait, then every block's results; a
+ * failed update is its group's (the groups before it send their spikes first,
+ * as NEST's loop would), any other error every group's.
+ */
+template< typename M >
+static void
+wait_groups( M& m, const std::vector< size_t >& threads )
+{
+  const double t1 = now_s();
+  nestcl_block_set* set = m.set_of( threads.front() );
+  if ( set )
+  {
+    check( nestcl_block_set_finish( set ), "waiting for the device" );
+    const int rc = nestcl_block_set_collect( set );
+    bool failed = false;
+    for ( const size_t tid : threads )
+    {
+      for ( const Group& g : m.groups[ tid ] )
+      {
+        failed = failed or nestcl_block_failure( g.block, nullptr, nullptr, nullptr, nullptr );
+      }
+    }
+    for ( const size_t tid : threads )
+    {
+      for ( size_t gi = 0; gi < m.groups[ tid ].size(); ++gi )
+      {
+        const bool own = nestcl_block_failure( m.groups[ tid ][ gi ].block, nullptr, nullptr, nullptr, nullptr );
+        m.enq_rc[ tid ][ gi ] = m.enq_rc[ tid ][ gi ] ? m.enq_rc[ tid ][ gi ] : ( own or not failed ? rc : 0 );
+      }
+    }
+  }
+  else
+  {
+    check( nestcl_block_finish( m.groups[ threads.front() ].front().block ), "waiting for the device" );
+  }
+  m.t_update[ threads.front() ] += now_s() - t1;
+  ++m.n_slices[ threads.front() ];
+}
+#endif
 
 void
 NestclManager::update( size_t tid, const Time& origin, long from, long to )
@@ -643,51 +728,39 @@ NestclManager::update( size_t tid, const Time& origin, long from, long to )
   {
     return;
   }
+  // Where several stream VPs' blocks are one set (the device loop's), its owner updates all of them.
+  std::vector< size_t > threads { tid };
+  if ( std::find( m.set_threads.begin(), m.set_threads.end(), tid ) != m.set_threads.end() )
+  {
+    if ( tid != m.set_threads.front() )
+    {
+      return;
+    }
+    threads = m.set_threads;
+  }
   const long origin_steps = origin.get_steps();
-  // One wait per slice however many models the thread runs (nestcl_waits / nestcl_slices): every group
-  // goes to the queue first; the thread waits at the first group whose spikes it must send. The neurons
+  // One wait per slice however many models the threads run (nestcl_waits / nestcl_slices): every group
+  // goes to the queue first; the wait comes at the first group whose spikes must be sent. The neurons
   // that stay on the host run their own update() in their place among the groups, those before the first
   // group while the device works, so that every spike leaves in the order of NEST's own loop.
-  enqueue_groups( m, tid, origin_steps, from, to );
+  enqueue_groups( m, threads, origin_steps, from, to );
   bool waited = false;
-  for ( const Impl::Step& step : m.plan[ tid ] )
+  for ( const size_t t : threads )
   {
-    if ( step.group < 0 )
+    for ( const Impl::Step& step : m.plan[ t ] )
     {
-      step.node->update( origin, from, to );
-      continue;
-    }
-    if ( not waited )
-    {
-      const double t1 = now_s();
-      nestcl_block_set* set = tid < m.sets.size() ? m.sets[ tid ] : nullptr;
-      if ( set )
+      if ( step.group < 0 )
       {
-        // One wait, then every block's results; a failed block's record is its own (send_group reports it).
-        check( nestcl_block_set_finish( set ), "waiting for the device" );
-        const int rc = nestcl_block_set_collect( set );
-        // A failed update is its group's (the groups before it send their spikes first, as NEST's loop would);
-        // any other error every group's.
-        bool failed = false;
-        for ( const Group& g : m.groups[ tid ] )
-        {
-          failed = failed or nestcl_block_failure( g.block, nullptr, nullptr, nullptr, nullptr );
-        }
-        for ( size_t gi = 0; gi < m.groups[ tid ].size(); ++gi )
-        {
-          const bool own = nestcl_block_failure( m.groups[ tid ][ gi ].block, nullptr, nullptr, nullptr, nullptr );
-          m.enq_rc[ tid ][ gi ] = m.enq_rc[ tid ][ gi ] ? m.enq_rc[ tid ][ gi ] : ( own or not failed ? rc : 0 );
-        }
+        step.node->update( origin, from, to );
+        continue;
       }
-      else
+      if ( not waited )
       {
-        check( nestcl_block_finish( m.groups[ tid ].front().block ), "waiting for the device" );
+        wait_groups( m, threads );
+        waited = true;
       }
-      m.t_update[ tid ] += now_s() - t1;
-      ++m.n_slices[ tid ];
-      waited = true;
+      send_group( m, t, static_cast< size_t >( step.group ), origin_steps, from, to );
     }
-    send_group( m, tid, static_cast< size_t >( step.group ), origin_steps, from, to );
   }
 #else
   (void) tid;
@@ -810,11 +883,19 @@ NestclManager::Impl::release_thread( size_t tid, bool pull )
     }
   }
   // The set first: a block's buffers are parts of its set's, which gives the blocks their own staging back.
-  if ( m.sets[ tid ] )
+  // A set of several threads' blocks goes with the first of them that goes (the caller releases them all).
+  const bool shared = std::find( m.set_threads.begin(), m.set_threads.end(), tid ) != m.set_threads.end();
+  nestcl_block_set*& set = shared ? m.sets[ m.set_threads.front() ] : m.sets[ tid ];
+  if ( set )
   {
-    count_work( m, tid, m.sets[ tid ], nullptr );
-    nestcl_block_set_destroy( m.sets[ tid ] );
-    m.sets[ tid ] = nullptr;
+    count_work( m, tid, set, nullptr );
+    nestcl_block_set_destroy( set );
+    set = nullptr;
+  }
+  if ( shared )
+  {
+    m.set_blocks.clear();
+    m.set_threads.clear();
   }
   for ( Group& g : m.groups[ tid ] )
   {
@@ -850,7 +931,7 @@ NestclManager::Impl::release_all( bool pull )
   {
     release_thread( tid, pull );
   }
-  m.loop_tid = -1;
+  m.loop_threads.clear();
 }
 #endif
 }

@@ -117,6 +117,34 @@ receive( M& m, size_t tid, const std::vector< SpikeData >& recv_buffer, const Ti
   }
 }
 
+/*
+ * The static rows collected for the threads of one shared set (the device
+ * loop's, whose rows are loop ids): a source's row holds its synapses on every
+ * one of them, so each (row, lag) goes once, into the first thread's list.
+ */
+template< typename M >
+static void
+merge_rows( M& m, const std::vector< size_t >& threads )
+{
+  std::vector< std::pair< uint32_t, uint32_t > > all;
+  for ( const size_t t : threads )
+  {
+    for ( size_t k = 0; k < m.rows[ t ].size(); ++k )
+    {
+      all.emplace_back( m.lags[ t ][ k ], m.rows[ t ][ k ] );
+    }
+    m.rows[ t ].clear();
+    m.lags[ t ].clear();
+  }
+  std::sort( all.begin(), all.end() );
+  all.erase( std::unique( all.begin(), all.end() ), all.end() );
+  for ( const auto& [ lag, row ] : all )
+  {
+    m.rows[ threads.front() ].push_back( row );
+    m.lags[ threads.front() ].push_back( lag );
+  }
+}
+
 /* The rows collected for thread tid, to every block: static ones, then each STDP model's. */
 template< typename M >
 static void
@@ -124,11 +152,11 @@ deliver_rows( M& m, size_t tid, long from_step )
 {
   std::vector< uint32_t >& rows = m.rows[ tid ];
   std::vector< uint32_t >& lags = m.lags[ tid ];
-  if ( tid < m.sets.size() and m.sets[ tid ] )
+  if ( m.set_of( tid ) )
   {
     // The thread's set delivers the rows into every block at once (one list, one launch).
     check( nestcl_block_set_deliver(
-             m.sets[ tid ], from_step, rows.data(), lags.data(), static_cast< uint32_t >( rows.size() ) ),
+             m.set_of( tid ), from_step, rows.data(), lags.data(), static_cast< uint32_t >( rows.size() ) ),
       "delivering spikes to the stream VP's blocks" );
   }
   else
@@ -165,7 +193,14 @@ NestclManager::deliver( size_t tid, const std::vector< SpikeData >& recv_buffer 
 {
 #ifdef HAVE_NESTCL
   Impl& m = *impl_;
-  if ( tid >= m.syn_rows.size() or ( m.syn_rows[ tid ].empty() and m.plastic[ tid ].empty() ) )
+  // A shared set's threads (the device loop's, called one after another) are delivered by its owner, at once.
+  const bool shared = std::find( m.set_threads.begin(), m.set_threads.end(), tid ) != m.set_threads.end();
+  if ( shared and tid != m.set_threads.front() )
+  {
+    return true;
+  }
+  const std::vector< size_t > threads = shared ? m.set_threads : std::vector< size_t > { tid };
+  if ( not shared and ( tid >= m.syn_rows.size() or ( m.syn_rows[ tid ].empty() and m.plastic[ tid ].empty() ) ) )
   {
     return false;
   }
@@ -176,10 +211,20 @@ NestclManager::deliver( size_t tid, const std::vector< SpikeData >& recv_buffer 
   const double t0 = now_s();
   const long min_delay = kernel().connection_manager.get_min_delay();
   const Time clock = kernel().simulation_manager.get_clock();
-  m.rows[ tid ].clear();
-  m.lags[ tid ].clear();
-  receive( m, tid, recv_buffer, clock, min_delay );
-  deliver_rows( m, tid, clock.get_steps() - min_delay );
+  for ( const size_t t : threads )
+  {
+    m.rows[ t ].clear();
+    m.lags[ t ].clear();
+    receive( m, t, recv_buffer, clock, min_delay );
+  }
+  if ( shared )
+  {
+    merge_rows( m, threads );
+  }
+  for ( const size_t t : threads )
+  {
+    deliver_rows( m, t, clock.get_steps() - min_delay );
+  }
   m.t_deliver[ tid ] += now_s() - t0;
   return true;
 #else

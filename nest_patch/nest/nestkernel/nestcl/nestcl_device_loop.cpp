@@ -40,12 +40,12 @@ struct reset_register_tag
 auto member( reset_register_tag );
 template struct steal< reset_register_tag, &EventDeliveryManager::reset_spike_register_ >;
 
-/* The thread whose groups hold every neuron, or why there is none (empty when there is). */
+/* The threads that hold neurons, all of them stream VPs, or why not (empty when they are). */
 static std::string
-only_thread( const std::vector< std::vector< Group > >& groups, size_t first_stream, size_t& tid )
+holders( const std::vector< std::vector< Group > >& groups, size_t first_stream, std::vector< size_t >& threads )
 {
   const size_t T = kernel().vp_manager.get_num_threads();
-  size_t holders = 0;
+  threads.clear();
   for ( size_t t = 0; t < T; ++t )
   {
     const SparseNodeArray& local = kernel().node_manager.get_local_nodes( t );
@@ -54,27 +54,21 @@ only_thread( const std::vector< std::vector< Group > >& groups, size_t first_str
     {
       neurons = it->get_node()->has_proxies() and not it->get_node()->is_frozen();
     }
+    if ( neurons and ( t < first_stream or t >= groups.size() or groups[ t ].empty() ) )
+    {
+      return "neurons are on CPU thread " + std::to_string( t ) + ", not a stream VP";
+    }
     if ( neurons )
     {
-      ++holders;
-      tid = t;
+      threads.push_back( t );
     }
   }
-  if ( holders != 1 )
-  {
-    return holders == 0 ? "there are no neurons" : std::to_string( holders ) + " threads hold neurons (the device loop "
-                                                                              "runs one stream VP that holds all)";
-  }
-  if ( tid < first_stream or tid >= groups.size() or groups[ tid ].empty() )
-  {
-    return "the neurons are on a CPU thread, not a stream VP";
-  }
-  return "";
+  return threads.empty() ? "there are no neurons" : "";
 }
 
 /* Why NEST's own loop must run this network's slices (empty: it need not), before the export. */
 std::string
-NestclManager::Impl::loop_problem_before( size_t first_stream, size_t& tid )
+NestclManager::Impl::loop_problem_before( size_t first_stream, std::vector< size_t >& threads )
 {
   Impl& m = *this;
   if ( not m.device_loop )
@@ -85,21 +79,24 @@ NestclManager::Impl::loop_problem_before( size_t first_stream, size_t& tid )
   {
     return "the network runs on " + std::to_string( kernel().mpi_manager.get_num_processes() ) + " MPI processes";
   }
-  std::string why = only_thread( m.groups, first_stream, tid );
+  std::string why = holders( m.groups, first_stream, threads );
+  for ( size_t k = 0; why.empty() and k < threads.size(); ++k )
+  {
+    for ( const Step& step : m.plan[ threads[ k ] ] )
+    {
+      if ( step.group < 0 )
+      {
+        return "a " + step.node->get_name() + " neuron runs on the host";
+      }
+    }
+    if ( m.c_loop[ threads[ k ] ] )
+    {
+      return "a stream VP runs its neurons' C loops (nestcl_device_min_work)";
+    }
+  }
   if ( not why.empty() )
   {
     return why;
-  }
-  for ( const Step& step : m.plan[ tid ] )
-  {
-    if ( step.group < 0 )
-    {
-      return "a " + step.node->get_name() + " neuron runs on the host";
-    }
-  }
-  if ( m.c_loop[ tid ] )
-  {
-    return "the stream VP runs its neurons' C loops (nestcl_device_min_work)";
   }
   if ( kernel().event_delivery_manager.get_off_grid_communication() )
   {
@@ -116,74 +113,117 @@ NestclManager::Impl::loop_problem_before( size_t first_stream, size_t& tid )
   return "";
 }
 
+/*
+ * One source's runs on the stream threads (NEST's target table of its node on
+ * thread s): loop id lid in each thread's LoopIds by the (syn_id, first lcid)
+ * of the run there; false where it has two runs of one synapse model on a
+ * thread (connections not sorted by source), with why.
+ */
+static bool
+source_runs( size_t s, size_t local, uint32_t lid, const std::vector< size_t >& threads, std::vector< LoopIds >& ids,
+  std::string& why )
+{
+  const bool compressed = kernel().connection_manager.use_compressed_spikes();
+  std::vector< std::pair< size_t, synindex > > seen;  // (thread, model) with a run of the source
+  for ( const Target& target : kernel().connection_manager.get_remote_targets_of_local_node( s, local ) )
+  {
+    const synindex syn_id = target.get_syn_id();
+    for ( const size_t t : threads )
+    {
+      size_t lcid = target.get_lcid();
+      if ( compressed )
+      {
+        lcid = kernel().connection_manager.get_compressed_spike_data( syn_id, lcid )[ t ].get_lcid();
+      }
+      else if ( target.get_tid() != t )
+      {
+        continue;
+      }
+      if ( lcid == invalid_lcid )
+      {
+        continue;
+      }
+      if ( std::find( seen.begin(), seen.end(), std::make_pair( t, syn_id ) ) != seen.end() )
+      {
+        why = "has several runs of " + kernel().model_manager.get_connection_model( syn_id, t ).get_name()
+          + " connections (NEST sorts connections by source only with use_compressed_spikes)";
+        return false;
+      }
+      seen.emplace_back( t, syn_id );
+      ids[ t ].of[ std::make_pair( static_cast< size_t >( syn_id ), lcid ) ] = lid;
+    }
+  }
+  return true;
+}
+
 std::string
-NestclManager::Impl::loop_ids_of( size_t tid )
+NestclManager::Impl::loop_ids_of( const std::vector< size_t >& threads )
 {
   Impl& m = *this;
-  LoopIds& ids = m.loop_ids[ tid ];
-  ids.of.clear();
-  ids.n = 0;
-  const bool compressed = kernel().connection_manager.use_compressed_spikes();
-  for ( const Group& g : m.groups[ tid ] )
+  for ( const size_t t : threads )
   {
-    for ( size_t i = 0; i < g.nodes.size(); ++i )
+    m.loop_ids[ t ] = LoopIds();
+  }
+  uint32_t lid = 0;
+  std::string why;
+  for ( const size_t s : threads )
+  {
+    for ( const Group& g : m.groups[ s ] )
     {
-      const uint32_t lid = ids.n + static_cast< uint32_t >( i );
-      const size_t local = kernel().vp_manager.node_id_to_lid( g.nodes[ i ]->get_node_id() );
-      std::vector< synindex > seen;  // the node's synapse models with a run on the thread
-      for ( const Target& target : kernel().connection_manager.get_remote_targets_of_local_node( tid, local ) )
+      for ( size_t i = 0; i < g.nodes.size(); ++i, ++lid )
       {
-        const synindex syn_id = target.get_syn_id();
-        if ( std::find( seen.begin(), seen.end(), syn_id ) != seen.end() )
+        const size_t local = kernel().vp_manager.node_id_to_lid( g.nodes[ i ]->get_node_id() );
+        if ( not source_runs( s, local, lid, threads, m.loop_ids, why ) )
         {
-          ids.of.clear();
-          ids.n = 0;
-          return "neuron " + std::to_string( g.nodes[ i ]->get_node_id() ) + " has several runs of "
-            + kernel().model_manager.get_connection_model( syn_id, tid ).get_name()
-            + " connections (NEST sorts connections by source only with use_compressed_spikes)";
-        }
-        seen.push_back( syn_id );
-        size_t lcid = target.get_lcid();
-        if ( compressed )
-        {
-          lcid = kernel().connection_manager.get_compressed_spike_data( syn_id, lcid )[ tid ].get_lcid();
-        }
-        if ( lcid != invalid_lcid )
-        {
-          ids.of[ std::make_pair( static_cast< size_t >( syn_id ), lcid ) ] = lid;
+          for ( const size_t t : threads )
+          {
+            m.loop_ids[ t ] = LoopIds();
+          }
+          return "neuron " + std::to_string( g.nodes[ i ]->get_node_id() ) + " " + why;
         }
       }
     }
-    ids.n += static_cast< uint32_t >( g.nodes.size() );
+  }
+  for ( const size_t t : threads )
+  {
+    m.loop_ids[ t ].n = lid;
   }
   return "";
 }
 
+/* Whether thread tid's connector syn_id went to the device (static or translated synapses). */
+template< typename M >
+static bool
+exported( const M& m, size_t tid, size_t syn_id )
+{
+  bool there = false;
+  for ( const SynRows& r : m.syn_rows[ tid ] )
+  {
+    there = there or r.syn_id == syn_id;
+  }
+  for ( const PlasticRows& r : m.plastic[ tid ] )
+  {
+    there = there or r.syn_id == syn_id;
+  }
+  return there;
+}
+
 /* Why the exported network still needs NEST's slice loop (empty: it does not). */
 std::string
-NestclManager::Impl::loop_problem_after( size_t tid, const std::vector< char >& on_device )
+NestclManager::Impl::loop_problem_after(
+  const std::vector< size_t >& threads, const std::vector< std::vector< char > >& on_device )
 {
   Impl& m = *this;
-  const std::vector< ConnectorBase* >& conns = thread_connectors( tid );
-  for ( size_t syn_id = 0; syn_id < conns.size(); ++syn_id )
+  for ( const size_t tid : threads )
   {
-    if ( not conns[ syn_id ] or conns[ syn_id ]->size() == 0 )
+    const std::vector< ConnectorBase* >& conns = thread_connectors( tid );
+    for ( size_t syn_id = 0; syn_id < conns.size(); ++syn_id )
     {
-      continue;
-    }
-    bool there = false;
-    for ( const SynRows& r : m.syn_rows[ tid ] )
-    {
-      there = there or r.syn_id == syn_id;
-    }
-    for ( const PlasticRows& r : m.plastic[ tid ] )
-    {
-      there = there or r.syn_id == syn_id;
-    }
-    if ( not there )
-    {
-      return "the connections of " + kernel().model_manager.get_connection_model( syn_id, tid ).get_name()
-        + " stay with NEST";
+      if ( conns[ syn_id ] and conns[ syn_id ]->size() > 0 and not exported( m, tid, syn_id ) )
+      {
+        return "the connections of " + kernel().model_manager.get_connection_model( syn_id, tid ).get_name()
+          + " stay with NEST";
+      }
     }
   }
   const size_t T = kernel().vp_manager.get_num_threads();
@@ -194,12 +234,14 @@ NestclManager::Impl::loop_problem_after( size_t tid, const std::vector< char >& 
     {
       const Node* node = it->get_node();
       const std::string name = node->get_name();
-      if ( node->has_proxies() or node->is_frozen() or name == "spike_recorder"
-        or ( t == tid and node->get_thread_lid() < on_device.size() and on_device[ node->get_thread_lid() ] ) )
+      const bool ours = t < on_device.size() and node->get_thread_lid() < on_device[ t ].size()
+        and on_device[ t ][ node->get_thread_lid() ];
+      if ( node->has_proxies() or node->is_frozen() or name == "spike_recorder" or ours )
       {
         continue;
       }
-      if ( name == "poisson_generator" and t != tid )
+      const bool drawing = std::find( threads.begin(), threads.end(), t ) != threads.end();
+      if ( name == "poisson_generator" and not drawing )
       {
         continue;  // a replica without targets on its thread: it draws nothing
       }
@@ -210,7 +252,7 @@ NestclManager::Impl::loop_problem_after( size_t tid, const std::vector< char >& 
     }
   }
   char why[ 256 ];
-  if ( not nestcl_block_set_loop_possible( m.sets[ tid ], why, sizeof why ) )
+  if ( not nestcl_block_set_loop_possible( m.set_of( threads.front() ), why, sizeof why ) )
   {
     return why;
   }
@@ -334,7 +376,10 @@ replay_loop( M& m, Clock& c, LoopRun& r )
   const Time clock = c.clock;
   for ( const long origin : r.origins )
   {
-    ( kernel().event_delivery_manager.*member( reset_register_tag {} ) )( r.tid );
+    for ( const size_t t : m.loop_threads )
+    {
+      ( kernel().event_delivery_manager.*member( reset_register_tag {} ) )( t );
+    }
     size_t end = at;
     while ( end < n and sp[ end ].step < origin + r.min_delay )
     {
@@ -345,9 +390,9 @@ replay_loop( M& m, Clock& c, LoopRun& r )
     at = end;
   }
   c.clock = clock;
-  if ( not r.origins.empty() )
+  for ( const size_t t : m.loop_threads )
   {
-    m.next_step[ r.tid ] = r.origins.back() + r.min_delay;
+    m.next_step[ t ] = r.origins.empty() ? m.next_step[ t ] : r.origins.back() + r.min_delay;
   }
   r.origins.clear();
 }
@@ -431,7 +476,7 @@ NestclManager::run_device_loop( SimulationManager& sm )
   Impl& m = *impl_;
   m.push_changes();  // a SetStatus between Run calls
   m.mark_ahead();    // from here on the device moves on: a read after this Run brings its state back
-  if ( m.loop_tid < 0 )
+  if ( m.loop_threads.empty() )
   {
     m.sim_path = m.streams ? "slice by slice" : "";
     m.sim_path_why = m.streams ? m.loop_why : "";
@@ -440,7 +485,8 @@ NestclManager::run_device_loop( SimulationManager& sm )
   m.sim_path = "device loop";
   m.sim_path_why = "";
   Clock c( sm );
-  LoopRun r { static_cast< size_t >( m.loop_tid ), kernel().connection_manager.get_min_delay(), m.sets[ m.loop_tid ] };
+  // The loop's threads' blocks are one set, updated through its owner, the first.
+  LoopRun r { m.loop_threads.front(), kernel().connection_manager.get_min_delay(), m.set_of( m.loop_threads.front() ) };
   try
   {
     while ( c.to_do > 0 )

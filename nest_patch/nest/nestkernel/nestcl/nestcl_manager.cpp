@@ -203,45 +203,9 @@ NestclManager::prepare()
   }
   m.open_device();
   std::vector< char > fresh( T, 0 );
-  for ( size_t tid = setup.first_stream; tid < T; ++tid )
-  {
-    if ( m.res[ tid ].built )
-    {
-      std::string why = m.rebuild_reason( tid );
-      if ( why.empty() )
-      {
-        Part p( "changes" );
-        why = m.push_thread( tid );
-      }
-      if ( not why.empty() )
-      {
-        Part p( "pull" );
-        m.release_thread( tid, true );
-        m.rebuilt.push_back( "thread " + std::to_string( tid ) + ": " + why );
-      }
-    }
-    if ( not m.res[ tid ].built )
-    {
-      Part p( "neurons" );
-      m.release_thread( tid, false );  // what a Prepare that threw left half built (its nodes hold the state)
-      m.prepare_neurons( tid, setup, on_device_[ tid ] );
-      fresh[ tid ] = 1;
-    }
-  }
+  m.keep_or_rebuild( setup, fresh, on_device_ );
   m.choose_loop( setup, fresh, on_device_ );
-  for ( size_t tid = setup.first_stream; tid < T; ++tid )
-  {
-    if ( fresh[ tid ] )
-    {
-      m.prepare_synapses( tid, on_device_[ tid ] );
-      m.mark_built( tid );
-    }
-  }
-  if ( m.loop_why.empty() )
-  {
-    m.loop_why = m.loop_problem_after( static_cast< size_t >( m.loop_tid ), on_device_[ m.loop_tid ] );
-    m.loop_tid = m.loop_why.empty() ? m.loop_tid : -1;
-  }
+  m.finish_threads( setup, fresh, on_device_ );
   m.pending.clear();
   m.network_changed = false;
   resident_ = true;
@@ -251,36 +215,178 @@ NestclManager::prepare()
 }
 
 #ifdef HAVE_NESTCL
+static bool
+among( const std::vector< size_t >& threads, size_t tid )
+{
+  return std::find( threads.begin(), threads.end(), tid ) != threads.end();
+}
+
 /*
- * Whether the device loop may run, and with which thread (Impl::loop_tid,
- * or loop_why): where it may, that thread's synapse rows are its loop ids,
- * numbered before its export; a resident thread whose rows are not is built
- * again first.
+ * Each resident stream thread gets what changed in place, or is built again
+ * (released, its state kept for the new blocks) where that cannot be, with it
+ * every thread of a set it shares; every thread not built is grouped again
+ * (fresh).
+ */
+void
+NestclManager::Impl::keep_or_rebuild(
+  const BlockSetup& setup, std::vector< char >& fresh, std::vector< std::vector< char > >& on_device )
+{
+  Impl& m = *this;
+  const size_t T = fresh.size();
+  std::vector< std::string > why( T );
+  for ( size_t tid = setup.first_stream; tid < T; ++tid )
+  {
+    if ( m.res[ tid ].built )
+    {
+      why[ tid ] = m.rebuild_reason( tid );
+      if ( why[ tid ].empty() )
+      {
+        Part p( "changes" );
+        why[ tid ] = m.push_thread( tid );
+      }
+    }
+  }
+  for ( const size_t t : m.set_threads )
+  {
+    for ( const size_t u : m.set_threads )
+    {
+      why[ u ] =
+        why[ u ].empty() and not why[ t ].empty() ? "its set is shared with thread " + std::to_string( t ) : why[ u ];
+    }
+  }
+  for ( size_t tid = setup.first_stream; tid < T; ++tid )
+  {
+    if ( not why[ tid ].empty() )
+    {
+      Part p( "pull" );
+      m.release_thread( tid, true );
+      m.rebuilt.push_back( "thread " + std::to_string( tid ) + ": " + why[ tid ] );
+      m.share_refused.clear();  // the network changed: a shared set may fit again
+    }
+    if ( not m.res[ tid ].built )
+    {
+      Part p( "neurons" );
+      m.release_thread( tid, false );  // what a Prepare that threw left half built (its nodes hold the state)
+      m.prepare_neurons( tid, setup, on_device[ tid ] );
+      fresh[ tid ] = 1;
+    }
+  }
+}
+
+/*
+ * Whether the device loop may run, and with which threads (Impl::loop_threads,
+ * or loop_why), then the fresh threads' blocks: where it may, the threads'
+ * synapse rows are their loop ids (numbered before the export), and several
+ * threads' blocks go on one queue, for one set; a resident thread that does
+ * not have them so is built again first.
  */
 void
 NestclManager::Impl::choose_loop(
   const BlockSetup& setup, std::vector< char >& fresh, std::vector< std::vector< char > >& on_device )
 {
   Impl& m = *this;
-  size_t tid = 0;
-  m.loop_tid = -1;
-  m.loop_why = m.loop_problem_before( setup.first_stream, tid );
-  if ( not m.loop_why.empty() )
+  std::vector< size_t > threads;
+  m.loop_threads.clear();
+  m.loop_why = m.loop_problem_before( setup.first_stream, threads );
+  const bool share = m.loop_why.empty() and threads.size() > 1;
+  if ( share and not m.share_refused.empty() )
   {
-    return;
+    m.loop_why = m.share_refused;
   }
-  if ( not fresh[ tid ] and m.loop_ids[ tid ].of.empty() )
+  bool again = false;
+  for ( size_t k = 0; m.loop_why.empty() and k < threads.size(); ++k )
   {
-    m.release_thread( tid, true );
-    m.prepare_neurons( tid, setup, on_device[ tid ] );
-    fresh[ tid ] = 1;
+    again = again
+      or ( not fresh[ threads[ k ] ]
+        and ( m.loop_ids[ threads[ k ] ].of.empty() or ( share and m.set_threads != threads ) ) );
   }
-  if ( fresh[ tid ] )
+  for ( size_t k = 0; again and k < threads.size(); ++k )
+  {
+    if ( not fresh[ threads[ k ] ] )
+    {
+      m.release_thread( threads[ k ], true );
+      m.prepare_neurons( threads[ k ], setup, on_device[ threads[ k ] ] );
+      fresh[ threads[ k ] ] = 1;
+    }
+  }
+  bool any = false;
+  for ( size_t tid = setup.first_stream; tid < fresh.size(); ++tid )
+  {
+    if ( fresh[ tid ] )
+    {
+      Part p( "neurons" );
+      m.make_blocks( tid, setup,
+        share and m.loop_why.empty() and among( threads, tid ) ? 0 : static_cast< int >( tid - setup.first_stream ) );
+      any = any or among( threads, tid );
+    }
+  }
+  if ( m.loop_why.empty() and any )
   {
     Part p( "loop_ids" );
-    m.loop_why = m.loop_ids_of( tid );
+    m.loop_why = m.loop_ids_of( threads );
   }
-  m.loop_tid = m.loop_why.empty() ? static_cast< long >( tid ) : -1;
+  m.loop_threads = m.loop_why.empty() ? threads : std::vector< size_t >();
+}
+
+/*
+ * The fresh threads' synapses and generators, then their sets: the device
+ * loop's threads' one shared set where it runs several, each its own
+ * otherwise; whether the loop may run after all. A shared set runs only in
+ * the loop (NEST's own loop updates its threads in parallel): where the loop
+ * cannot run, its threads are built again with sets of their own.
+ */
+void
+NestclManager::Impl::finish_threads(
+  const BlockSetup& setup, std::vector< char >& fresh, std::vector< std::vector< char > >& on_device )
+{
+  Impl& m = *this;
+  const bool share = m.loop_threads.size() > 1 and fresh[ m.loop_threads.front() ];
+  for ( size_t tid = setup.first_stream; tid < fresh.size(); ++tid )
+  {
+    if ( fresh[ tid ] )
+    {
+      m.prepare_synapses( tid, on_device[ tid ] );
+      Part p( "set" );
+      if ( not m.c_loop[ tid ] and not( share and among( m.loop_threads, tid ) ) )
+      {
+        m.make_set( { tid } );
+      }
+    }
+  }
+  if ( share )
+  {
+    Part p( "set" );
+    m.make_set( m.loop_threads );
+  }
+  for ( size_t tid = setup.first_stream; tid < fresh.size(); ++tid )
+  {
+    if ( fresh[ tid ] )
+    {
+      m.mark_built( tid );
+    }
+  }
+  if ( m.loop_why.empty() )
+  {
+    m.loop_why = m.loop_problem_after( m.loop_threads, on_device );
+    m.loop_threads = m.loop_why.empty() ? m.loop_threads : std::vector< size_t >();
+  }
+  if ( not m.set_threads.empty() and m.loop_threads.empty() )
+  {
+    m.share_refused = "several stream VPs hold neurons, and " + m.loop_why;
+    const std::vector< size_t > again = m.set_threads;
+    for ( const size_t t : again )
+    {
+      m.release_thread( t, true );
+    }
+    std::vector< char > only( fresh.size(), 0 );
+    for ( const size_t t : again )
+    {
+      m.prepare_neurons( t, setup, on_device[ t ] );
+      m.make_blocks( t, setup, static_cast< int >( t - setup.first_stream ) );
+      only[ t ] = 1;
+    }
+    finish_threads( setup, only, on_device );
+  }
 }
 #endif
 

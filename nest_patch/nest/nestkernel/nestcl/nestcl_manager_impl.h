@@ -329,11 +329,17 @@ struct NestclManager::Impl
   std::vector< nestcl_block_set* > sets;  // per thread: its blocks as one set (nullptr: none)
   std::vector< char > c_loop;             // per thread: its blocks run their C loops on the thread
   std::vector< LoopIds > loop_ids;        // per thread: rows by loop id where the device loop may run
-  long loop_tid = -1;                     // the stream thread whose Runs go to the device loop, or -1
-  std::string loop_why;                   // why none (nestcl_simulate_path_reason)
-  std::vector< Resident > res;            // per thread: what is on the device between calls, what changed
-  std::string built_for;                  // the settings the resident threads were built for (settings_of)
-  std::vector< std::string > rebuilt;     // the last Prepare: each resident thread built again, and why
+  // The stream threads whose Runs go to the device loop (empty: none), and why none (nestcl_simulate_path_reason).
+  // With several, their blocks are one set (set_threads, set_blocks: block k is thread first's group second),
+  // owned by the first; set_of( tid ) finds any thread's set.
+  std::vector< size_t > loop_threads;
+  std::vector< size_t > set_threads;                      // the threads of the shared set (owner first), or none
+  std::vector< std::pair< size_t, size_t > > set_blocks;  // its blocks as (thread, group)
+  std::string share_refused;  // why the device loop's threads got sets of their own again (their export)
+  std::string loop_why;
+  std::vector< Resident > res;         // per thread: what is on the device between calls, what changed
+  std::string built_for;               // the settings the resident threads were built for (settings_of)
+  std::vector< std::string > rebuilt;  // the last Prepare: each resident thread built again, and why
   // What went to the device and came back since ResetKernel (nestcl_resident): threads built, blocks of
   // neurons and synapse models (a thread's connections of one plastic model) sent in place or read back.
   struct Traffic
@@ -348,27 +354,44 @@ struct NestclManager::Impl
 #ifdef HAVE_NESTCL
   /* nestcl_manager.cpp: the per-thread state, sized for T threads (another T: everything released first). */
   void size_threads( size_t T );
-  /* nestcl_manager.cpp: the device loop's thread (loop_tid) or why none (loop_why); fresh: threads built now. */
+  /* nestcl_manager.cpp: the device loop's threads (loop_threads) or why none (loop_why); fresh: threads built now,
+     whose blocks it makes, on one queue where the loop runs several threads. */
   void choose_loop(
+    const BlockSetup& setup, std::vector< char >& fresh, std::vector< std::vector< char > >& on_device );
+  /* nestcl_manager.cpp: the resident threads' changes sent, or the threads built again; fresh: the threads grouped. */
+  void keep_or_rebuild(
+    const BlockSetup& setup, std::vector< char >& fresh, std::vector< std::vector< char > >& on_device );
+  /* nestcl_manager.cpp: the fresh threads' synapses, their sets, and whether the device loop may run. */
+  void finish_threads(
     const BlockSetup& setup, std::vector< char >& fresh, std::vector< std::vector< char > >& on_device );
 
   /* nestcl_blocks.cpp: opens the device, or reopens it for another spec or stream count. */
   void open_device();
-  /* nestcl_blocks.cpp: stream thread tid's neurons into device blocks ... */
+  /* nestcl_blocks.cpp: stream thread tid's neurons grouped by model (the plan) ... */
   void prepare_neurons( size_t tid, const BlockSetup& setup, std::vector< char >& on_device );
-  /* ... then its synapses and generators, and the blocks as one set (make_set). */
+  /* ... into device blocks on queue ... */
+  void make_blocks( size_t tid, const BlockSetup& setup, int queue );
+  /* ... then its synapses and generators ... */
   void prepare_synapses( size_t tid, std::vector< char >& on_device );
+  /* ... and the blocks of threads (one, or the device loop's) as one set, owned by the first. */
+  void make_set( const std::vector< size_t >& threads );
+  /* nestcl_blocks.cpp: the set that holds thread tid's blocks (its own, or the device loop's shared one), or null. */
+  nestcl_block_set* set_of( size_t tid ) const;
+  /* nestcl_blocks.cpp: block b of thread tid's set as (thread, group): where the set is shared, set_blocks[ b ]. */
+  std::pair< size_t, size_t > group_of_block( size_t tid, uint32_t block ) const;
   /* nestcl_blocks.cpp: the spikes of one slice at origin that the device loop kept, sent as update() sends them. */
   void replay( size_t tid, const nestcl_loop_spike* sp, size_t n, long origin );
   /* nestcl_blocks.cpp: a group's update failed in the device loop's slice at origin: NEST's exception. */
   [[noreturn]] void loop_failure( size_t tid, size_t group, long origin );
-  /* nestcl_device_loop.cpp: why NEST's loop must run the slices, before the export (else tid: the thread). */
-  std::string loop_problem_before( size_t first_stream, size_t& tid );
-  /* nestcl_device_loop.cpp: thread tid's loop ids by the runs of its sources' connections (LoopIds); why
-     not (empty: they are there). */
-  std::string loop_ids_of( size_t tid );
+  /* nestcl_device_loop.cpp: why NEST's loop must run the slices, before the export (else threads: the stream
+     threads that hold every neuron). */
+  std::string loop_problem_before( size_t first_stream, std::vector< size_t >& threads );
+  /* nestcl_device_loop.cpp: the loop ids of the threads' neurons (in thread order, one numbering), and each
+     thread's rows by them (LoopIds); why not (empty: they are there). */
+  std::string loop_ids_of( const std::vector< size_t >& threads );
   /* nestcl_device_loop.cpp: why NEST's loop must still run them, after the export (empty: it need not). */
-  std::string loop_problem_after( size_t tid, const std::vector< char >& on_device );
+  std::string loop_problem_after(
+    const std::vector< size_t >& threads, const std::vector< std::vector< char > >& on_device );
   /* nestcl_blocks.cpp: thread tid's blocks freed; with pull, their state and input in flight kept first. */
   void release_thread( size_t tid, bool pull );
   /* nestcl_blocks.cpp: every thread's blocks released (release_thread), the device loop's choice undone. */
@@ -393,9 +416,8 @@ struct NestclManager::Impl
 
 private:
   void group_neurons( size_t tid, const SparseNodeArray& local, std::vector< char >& on_device );
-  void make_set( size_t tid );
   bool runs_on_host( size_t tid, long min_delay );
-  size_t create_blocks( size_t tid, const BlockSetup& setup, bool on_host );
+  size_t create_blocks( size_t tid, const BlockSetup& setup, bool on_host, int queue );
   void index_groups( size_t tid, size_t n_local );
   void restore_pending( size_t tid );
   void save_pending( size_t tid, const Group& g );

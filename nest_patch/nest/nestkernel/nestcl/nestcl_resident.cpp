@@ -150,10 +150,10 @@ NestclManager::Impl::push_thread( size_t tid )
     synapses_sent += r.plastic_dirty[ q ];
     r.plastic_dirty[ q ] = 0;
   }
-  if ( pushed and sets[ tid ] )
+  if ( pushed and set_of( tid ) )
   {
     // A block's constants (parameters equal over its neurons) are compiled into the set's kernels.
-    check( nestcl_block_set_refresh( sets[ tid ] ), "updating the stream VP's kernels" );
+    check( nestcl_block_set_refresh( set_of( tid ) ), "updating the stream VP's kernels" );
   }
   return "";
 }
