@@ -553,9 +553,11 @@ static int host_refuses(const nestcl_block *b, const char *what)
 }
 
 /*
- * bytes of host data into buffer buf from offset on, through a map of the
- * region (its old contents dropped), copied on every host thread: on a device
- * whose memory the host can reach, the one copy that is needed, in parallel.
+ * bytes of host data into buffer buf from offset on. Where the device's
+ * memory is the host's, through a map of the region (its old contents
+ * dropped), copied on every host thread: the one copy that is needed, in
+ * parallel. Elsewhere a write: a GPU's driver copies either way (and
+ * Oclgrind keeps initialised only a buffer's last region mapped for writing).
  */
 static int write_mapped(nestcl_block *b, nestcl_buffer *buf, size_t offset, size_t bytes, const void *data)
 {
@@ -564,6 +566,10 @@ static int write_mapped(nestcl_block *b, nestcl_buffer *buf, size_t offset, size
   }
   cl_command_queue q = nestcl_device_queue(b->dev, b->c.queue);
   cl_int err;
+  if (!nestcl_device_get_info(b->dev)->host_unified) { /* a copy either way: the driver's own */
+    err = clEnqueueWriteBuffer(q, buf->mem, CL_TRUE, offset, bytes, data, 0, NULL, NULL);
+    return err == CL_SUCCESS ? 0 : cl_fail(err, "writing synapses");
+  }
   unsigned char *to =
     clEnqueueMapBuffer(q, buf->mem, CL_TRUE, CL_MAP_WRITE_INVALIDATE_REGION, offset, bytes, 0, NULL, NULL, &err);
   if (err != CL_SUCCESS) {
@@ -1176,49 +1182,115 @@ static void plastic_convert(const block_plastic *p, uint32_t r0, uint32_t r1, un
 }
 
 /*
- * Rows [r0, r1) of the device's state and per-source state, mapped field by
- * field into st and sr (map 1; for writing: their old contents dropped) or
- * unmapped again (map 0): on a device whose memory the host can reach, no
- * copy is made.
+ * The host's view of rows [r0, r1) of a set's state and per-source state:
+ * st[j] (per-synapse field j over the rows' synapses) and sr[j] (per-source
+ * field j over the rows). Where the device's memory is the host's, the
+ * fields' regions are mapped (for writing: their old contents dropped), no
+ * copy made. Elsewhere a write goes through host memory of its own (a map
+ * would be a copy anyway), one piece per buffer when the rows are all of
+ * them: Oclgrind keeps initialised only a buffer's last region written from
+ * the host.
  */
-static int plastic_map(nestcl_block *b, block_plastic *p, uint32_t r0, uint32_t r1, int write, int map,
-                       unsigned char **st, unsigned char **sr)
+typedef struct plastic_view {
+  unsigned char *st[ENG_SYN_FIELDS_MAX], *sr[ENG_SYN_FIELDS_MAX];
+  int n, staged; /* regions; whether they are host copies written at the end */
+  cl_mem mem[2 * ENG_SYN_FIELDS_MAX];
+  size_t at[2 * ENG_SYN_FIELDS_MAX], size[2 * ENG_SYN_FIELDS_MAX];
+  unsigned char *ptr[2 * ENG_SYN_FIELDS_MAX];
+} plastic_view;
+
+/* v's regions: one per field, or (staged, all rows) one per buffer. */
+static void plastic_regions(const block_plastic *p, uint32_t r0, uint32_t r1, plastic_view *v)
 {
-  cl_command_queue q = nestcl_device_queue(b->dev, b->c.queue);
   const uint64_t base = p->row_host[r0], m = p->row_host[r1] - base, nr = r1 - r0;
-  const cl_map_flags how = write ? CL_MAP_WRITE_INVALIDATE_REGION : CL_MAP_READ;
   const plastic_fields fs = fields_of(p, 0), fr = fields_of(p, 1);
-  cl_int err = CL_SUCCESS, e = CL_SUCCESS;
-  for (int j = 0; j < fs.n && m; ++j) {
-    const size_t at = p->lay.state_off[j] * p->nnz + base * fs.bytes[j];
-    if (map)
-      st[j] = clEnqueueMapBuffer(q, p->b_state.mem, CL_TRUE, how, at, m * fs.bytes[j], 0, NULL, NULL, &e);
-    else
-      e = clEnqueueUnmapMemObject(q, p->b_state.mem, st[j], 0, NULL, NULL);
-    err |= e;
+  const int whole = v->staged && r0 == 0 && r1 == p->n_rows;
+  v->n = 0;
+  for (int j = 0; j < fs.n && m && !(whole && j); ++j) {
+    v->mem[v->n] = p->b_state.mem;
+    v->at[v->n] = whole ? 0 : p->lay.state_off[j] * p->nnz + base * fs.bytes[j];
+    v->size[v->n++] = whole ? p->nnz * p->lay.state_bytes : m * fs.bytes[j];
   }
-  for (int j = 0; j < fr.n && nr; ++j) {
-    const size_t at = p->lay.src_off[j] * p->n_rows + (size_t)r0 * fr.bytes[j];
-    if (map)
-      sr[j] = clEnqueueMapBuffer(q, p->b_src_state.mem, CL_TRUE, how, at, nr * fr.bytes[j], 0, NULL, NULL, &e);
-    else
-      e = clEnqueueUnmapMemObject(q, p->b_src_state.mem, sr[j], 0, NULL, NULL);
-    err |= e;
+  for (int j = 0; j < fr.n && nr && !(whole && j); ++j) {
+    v->mem[v->n] = p->b_src_state.mem;
+    v->at[v->n] = whole ? 0 : p->lay.src_off[j] * p->n_rows + (size_t)r0 * fr.bytes[j];
+    v->size[v->n++] = whole ? (size_t)p->n_rows * p->lay.src_bytes : nr * fr.bytes[j];
   }
-  if (!map && err == CL_SUCCESS)
-    err = clFinish(q); /* the data is the device's before the caller goes on */
-  return err == CL_SUCCESS ? 0 : cl_fail(err, "mapping plastic synapses");
 }
 
-/* Rows [r0, r1) between syn and the device, through the mapped layout (to_device: write). */
+/* The fields' pointers into v's regions. */
+static void plastic_fields_at(const block_plastic *p, uint32_t r0, uint32_t r1, plastic_view *v)
+{
+  const uint64_t m = p->row_host[r1] - p->row_host[r0];
+  const plastic_fields fs = fields_of(p, 0), fr = fields_of(p, 1);
+  const int whole = v->staged && r0 == 0 && r1 == p->n_rows, ns = m ? (whole ? 1 : fs.n) : 0;
+  for (int j = 0; j < fs.n && m; ++j)
+    v->st[j] = whole ? v->ptr[0] + p->lay.state_off[j] * p->nnz : v->ptr[j];
+  for (int j = 0; j < fr.n && r1 > r0; ++j)
+    v->sr[j] = whole ? v->ptr[ns] + p->lay.src_off[j] * p->n_rows : v->ptr[ns + j];
+}
+
+/* Opens v over rows [r0, r1) (write: for writing), or on failure leaves nothing open. */
+static int plastic_open(nestcl_block *b, block_plastic *p, uint32_t r0, uint32_t r1, int write, plastic_view *v)
+{
+  cl_command_queue q = nestcl_device_queue(b->dev, b->c.queue);
+  memset(v, 0, sizeof *v);
+  v->staged = write && !nestcl_device_get_info(b->dev)->host_unified;
+  plastic_regions(p, r0, r1, v);
+  const cl_map_flags how = write ? CL_MAP_WRITE_INVALIDATE_REGION : CL_MAP_READ;
+  cl_int err = CL_SUCCESS;
+  for (int k = 0; k < v->n && err == CL_SUCCESS; ++k) {
+    if (v->staged) {
+      v->ptr[k] = malloc(v->size[k]);
+      err = v->ptr[k] ? CL_SUCCESS : CL_OUT_OF_HOST_MEMORY;
+    } else {
+      v->ptr[k] = clEnqueueMapBuffer(q, v->mem[k], CL_TRUE, how, v->at[k], v->size[k], 0, NULL, NULL, &err);
+    }
+  }
+  for (int k = 0; k < v->n && err != CL_SUCCESS; ++k) {
+    if (v->ptr[k] && v->staged)
+      free(v->ptr[k]);
+    else if (v->ptr[k])
+      (void)clEnqueueUnmapMemObject(q, v->mem[k], v->ptr[k], 0, NULL, NULL);
+    v->ptr[k] = NULL;
+  }
+  if (err != CL_SUCCESS) {
+    (void)clFinish(q);
+    return cl_fail(err, "mapping plastic synapses");
+  }
+  plastic_fields_at(p, r0, r1, v);
+  return 0;
+}
+
+/* Closes v: staged copies written, maps released; the device has the data when this returns. */
+static int plastic_close(nestcl_block *b, plastic_view *v)
+{
+  cl_command_queue q = nestcl_device_queue(b->dev, b->c.queue);
+  cl_int err = CL_SUCCESS, e;
+  for (int k = 0; k < v->n; ++k) {
+    if (v->staged) {
+      e = clEnqueueWriteBuffer(q, v->mem[k], CL_TRUE, v->at[k], v->size[k], v->ptr[k], 0, NULL, NULL);
+      free(v->ptr[k]);
+    } else {
+      e = clEnqueueUnmapMemObject(q, v->mem[k], v->ptr[k], 0, NULL, NULL);
+    }
+    err = err == CL_SUCCESS ? e : err;
+  }
+  if (err == CL_SUCCESS)
+    err = clFinish(q);
+  return err == CL_SUCCESS ? 0 : cl_fail(err, "writing plastic synapses");
+}
+
+/* Rows [r0, r1) between syn and the device, through the view of their layout (to_device: write). */
 static int plastic_move(nestcl_block *b, block_plastic *p, uint32_t r0, uint32_t r1, unsigned char *syn, int to_device)
 {
-  unsigned char *st[ENG_SYN_FIELDS_MAX] = {0}, *sr[ENG_SYN_FIELDS_MAX] = {0};
-  int rc = plastic_map(b, p, r0, r1, to_device, 1, st, sr);
-  if (!rc)
-    plastic_convert(p, r0, r1, syn, st, sr, to_device);
-  const int rc2 = plastic_map(b, p, r0, r1, to_device, 0, st, sr);
-  return rc ? rc : rc2;
+  plastic_view v;
+  int rc = plastic_open(b, p, r0, r1, to_device, &v);
+  if (rc) {
+    return rc;
+  }
+  plastic_convert(p, r0, r1, syn, v.st, v.sr, to_device);
+  return plastic_close(b, &v);
 }
 
 /* The set's device buffers, empty but for the rows, the template and the common properties. */
@@ -1491,6 +1563,8 @@ int nestcl_block_add_plastic(nestcl_block *b, const nestcl_synapse_model *sm, co
     rc = nestcl_block_plastic_end(b, s);
   if (!rc)
     *set = s;
+  else if (s >= 0)
+    (void)nestcl_block_plastic_cancel(b, s); /* a refused set leaves nothing behind (the error stays the first) */
   return rc;
 }
 

@@ -94,6 +94,10 @@ static int fill_info(cl_platform_id p, cl_device_id d, nestcl_device_info *di)
   if (clGetDeviceInfo(d, CL_DEVICE_LOCAL_MEM_SIZE, sizeof di->local_mem_bytes, &di->local_mem_bytes, NULL) !=
       CL_SUCCESS)
     di->local_mem_bytes = 0;
+  cl_bool unified = CL_FALSE;
+  if (clGetDeviceInfo(d, CL_DEVICE_HOST_UNIFIED_MEMORY, sizeof unified, &unified, NULL) != CL_SUCCESS)
+    unified = CL_FALSE;
+  di->host_unified = unified == CL_TRUE;
   di->preferred_wg_multiple = 0;
   di->platform = p;
   di->device = d;

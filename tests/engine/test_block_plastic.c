@@ -119,7 +119,7 @@ static int run(nestcl_device *dev, const char *syn_name, const char *const *pn, 
           strstr(nestcl_last_error(), "once per source"),
         "differing Kplus: %s", nestcl_last_error());
   free(odd);
-  /* (Refused sets stay allocated, unused.) The real one: */
+  /* (A refused set leaves nothing behind.) The real one: */
   CHECK(nestcl_block_add_plastic(b, sm, cp, 0, SRC, row_ptr, target, delay, syn, &set) == 0, "add_plastic: %s",
         nestcl_last_error());
   /* The run, and the spikes both ways for the reference. */

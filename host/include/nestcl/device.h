@@ -65,6 +65,7 @@ typedef struct nestcl_device_info {
   size_t max_wg_size; /* CL_DEVICE_MAX_WORK_GROUP_SIZE */
   cl_ulong local_mem_bytes; /* CL_DEVICE_LOCAL_MEM_SIZE (nestcl_gather uses 4 bytes; no other kernel any) */
   size_t preferred_wg_multiple; /* CL_KERNEL_PREFERRED_WORK_GROUP_SIZE_MULTIPLE of a trivial kernel */
+  int host_unified; /* CL_DEVICE_HOST_UNIFIED_MEMORY: the device's memory is the host's (a CPU device) */
   cl_platform_id platform;
   cl_device_id device;
 } nestcl_device_info;

@@ -362,9 +362,7 @@ static int open_device(nestcl_engine *e)
     e->device.deliver_contiguous = 1;
   }
   /* The build's synapses: written in place where the device's memory is the host's, else sent from pinned copies. */
-  cl_bool unified = CL_FALSE;
-  clGetDeviceInfo(nestcl_device_id(e->device.dev), CL_DEVICE_HOST_UNIFIED_MEMORY, sizeof unified, &unified, NULL);
-  e->device.host_unified = unified == CL_TRUE;
+  e->device.host_unified = nestcl_device_get_info(e->device.dev)->host_unified;
   e->device.stage_map = e->desc.cfg.build_upload == NESTCL_BUILD_UPLOAD_MAP ||
     (e->desc.cfg.build_upload == NESTCL_BUILD_UPLOAD_AUTO && e->device.host_unified);
   e->device.deliver_width = e->device.deliver_contiguous ? DELIVER_CPU_WIDTH : 256u;
