@@ -2,6 +2,7 @@
 keys, bad values refused with NEST's error naming the key, and nothing of the
 network lost after a refusal. Exit 0 pass, 1 fail."""
 import os
+import re
 import sys
 
 import nest
@@ -32,10 +33,29 @@ for key, want in [("nestcl_streams", 0), ("nestcl_gpu_fraction", 0.0), ("nestcl_
                   ("nestcl_simulate_path_reason", ""), ("nestcl_time_prepare", 0.0)]:
     if st.get(key) != want:
         failures.append("default %s is %r, not %r" % (key, st.get(key), want))
-for key in ["nestcl_device_name", "nestcl_device_bytes", "nestcl_translated_models", "nestcl_time_update",
-            "nestcl_time_stage", "nestcl_time_emit", "nestcl_time_deliver"]:
+# Every key of nest_patch's one table of them (nestcl_keys.def): in the kernel status, and a PyNEST attribute
+# (nest_patch/apply makes them from the same table), read-only where the table says so.
+TABLE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "nest_patch", "nest", "nestkernel",
+                     "nestcl", "nestcl_keys.def")
+table = [re.match(r"NESTCL_KEY\(\s*(\w+),\s*\"\w+\",\s*(RW|RO),", line.strip())
+         for line in open(TABLE) if line.startswith("NESTCL_KEY(")]
+if len(table) < 30 or not all(table):
+    failures.append("nestcl_keys.def: %d keys read" % len(table))
+for m in filter(None, table):
+    key, access = m.group(1), m.group(2)
     if key not in st:
-        failures.append("kernel status lacks %s" % key)
+        failures.append("kernel status lacks %s (nestcl_keys.def has it)" % key)
+    if getattr(nest, key, None) != st.get(key) and key in st and not isinstance(st[key], (dict, list)):
+        failures.append("nest.%s is %r, the kernel status %r" % (key, getattr(nest, key, None), st.get(key)))
+    if access == "RO":
+        try:
+            setattr(nest, key, st.get(key))
+            failures.append("read-only %s was set" % key)
+        except Exception:
+            pass
+for key in st:
+    if key.startswith("nestcl_") and key not in [m.group(1) for m in table if m]:
+        failures.append("kernel status key %s is not in nestcl_keys.def" % key)
 models = list(st.get("nestcl_translated_models", []))
 for m in ["iaf_psc_alpha", "iaf_psc_exp", "iaf_psc_delta", "izhikevich", "gif_psc_exp", "mat2_psc_exp"]:
     if m not in models:

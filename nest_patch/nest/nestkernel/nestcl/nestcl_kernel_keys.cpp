@@ -14,39 +14,12 @@
 
 namespace nest
 {
-namespace
+/* The keys' names, from the one table of them (nestcl_keys.def): keys::nestcl_streams, ... */
+namespace keys
 {
-const std::string KEY_STREAMS = "nestcl_streams";
-const std::string KEY_FRACTION = "nestcl_gpu_fraction";
-const std::string KEY_FRACTION_SOURCE = "nestcl_gpu_fraction_source";
-const std::string KEY_PREDICTED_WALL = "nestcl_predicted_wall";
-const std::string KEY_MEASURED_WALL = "nestcl_measured_wall";
-const std::string KEY_RECOMMENDED = "nestcl_recommended_gpu_fraction";
-const std::string KEY_RECOMMENDED_WALL = "nestcl_recommended_wall";
-const std::string KEY_DEVICE = "nestcl_device";
-const std::string KEY_DEVICE_NAME = "nestcl_device_name";
-const std::string KEY_DEVICE_BYTES = "nestcl_device_bytes";
-const std::string KEY_MODELS = "nestcl_translated_models";
-const std::string KEY_TIME_UPDATE = "nestcl_time_update";
-const std::string KEY_TIME_STAGE = "nestcl_time_stage";
-const std::string KEY_TIME_EMIT = "nestcl_time_emit";
-const std::string KEY_TIME_DELIVER = "nestcl_time_deliver";
-const std::string KEY_DEVICE_POISSON = "nestcl_device_poisson";
-const std::string KEY_DEVICE_SYNAPSES = "nestcl_device_synapses";
-const std::string KEY_DEVICE_PLASTIC = "nestcl_device_plastic_synapses";
-const std::string KEY_DEVICE_GENERATORS = "nestcl_device_generators";
-const std::string KEY_LAUNCHES = "nestcl_launches";
-const std::string KEY_WAITS = "nestcl_waits";
-const std::string KEY_SLICES = "nestcl_slices";
-const std::string KEY_NODES = "nestcl_nodes";
-const std::string KEY_MIN_WORK = "nestcl_device_min_work";
-const std::string KEY_DEVICE_LOOP = "nestcl_device_loop";
-const std::string KEY_SYNC_INTERVAL = "nestcl_sync_interval";
-const std::string KEY_PATH = "nestcl_simulate_path";
-const std::string KEY_PATH_REASON = "nestcl_simulate_path_reason";
-const std::string KEY_TIME_PREPARE = "nestcl_time_prepare";
-const std::string KEY_TIME_PREPARE_PARTS = "nestcl_time_prepare_parts";
-const std::string KEY_RESIDENT = "nestcl_resident";
+#define NESTCL_KEY( name, type, access, def, doc ) const std::string name = #name;
+#include "nestcl/nestcl_keys.def"
+#undef NESTCL_KEY
 }
 
 /*
@@ -58,7 +31,7 @@ const std::string KEY_RESIDENT = "nestcl_resident";
 static void
 read_fraction( const Dictionary& d, bool& fraction_auto, double& fraction )
 {
-  if ( not d.known( KEY_FRACTION ) )
+  if ( not d.known( keys::nestcl_gpu_fraction ) )
   {
     return;
   }
@@ -66,7 +39,7 @@ read_fraction( const Dictionary& d, bool& fraction_auto, double& fraction )
   std::string fraction_text;
   try
   {
-    fraction_text = d.get< std::string >( KEY_FRACTION );
+    fraction_text = d.get< std::string >( keys::nestcl_gpu_fraction );
     is_text = true;
   }
   catch ( const TypeMismatch& )
@@ -76,16 +49,18 @@ read_fraction( const Dictionary& d, bool& fraction_auto, double& fraction )
   {
     if ( fraction_text != "auto" )
     {
-      throw BadProperty( KEY_FRACTION + " must be a number in [0, 1] or \"auto\", not \"" + fraction_text + "\"" );
+      throw BadProperty(
+        keys::nestcl_gpu_fraction + " must be a number in [0, 1] or \"auto\", not \"" + fraction_text + "\"" );
     }
     fraction_auto = true;
   }
   else
   {
-    fraction = d.get< double >( KEY_FRACTION );
+    fraction = d.get< double >( keys::nestcl_gpu_fraction );
     if ( not( fraction >= 0.0 and fraction <= 1.0 ) )
     {
-      throw BadProperty( KEY_FRACTION + " must be a number in [0, 1] or \"auto\", not " + std::to_string( fraction ) );
+      throw BadProperty(
+        keys::nestcl_gpu_fraction + " must be a number in [0, 1] or \"auto\", not " + std::to_string( fraction ) );
     }
     fraction_auto = false;
   }
@@ -97,38 +72,38 @@ NestclManager::set_status( const Dictionary& d )
   const long T = static_cast< long >( kernel().vp_manager.get_num_threads() );
   const bool frozen = kernel().node_manager.size() > 0 or kernel().simulation_manager.has_been_simulated();
   long streams = impl_->streams;
-  if ( d.update_integer_value( KEY_STREAMS, streams ) and streams != impl_->streams )
+  if ( d.update_integer_value( keys::nestcl_streams, streams ) and streams != impl_->streams )
   {
     if ( streams < 0 or streams > T )
     {
-      throw BadProperty( KEY_STREAMS + " must lie in [0, local_num_threads] = [0, " + std::to_string( T ) + "], not "
-        + std::to_string( streams ) );
+      throw BadProperty( keys::nestcl_streams + " must lie in [0, local_num_threads] = [0, " + std::to_string( T )
+        + "], not " + std::to_string( streams ) );
     }
 #ifndef HAVE_NESTCL
     if ( streams > 0 )
     {
       throw BadProperty(
-        KEY_STREAMS + ": this NEST was built without nestcl (configure it with -Dwith-nestcl=<prefix>)" );
+        keys::nestcl_streams + ": this NEST was built without nestcl (configure it with -Dwith-nestcl=<prefix>)" );
     }
 #endif
     if ( frozen )
     {
-      throw BadProperty(
-        KEY_STREAMS + " cannot change once nodes exist or the network was simulated (call ResetKernel first)" );
+      throw BadProperty( keys::nestcl_streams
+        + " cannot change once nodes exist or the network was simulated (call ResetKernel first)" );
     }
   }
   std::string spec = impl_->device_spec;
-  if ( d.update_value( KEY_DEVICE, spec ) and spec != impl_->device_spec )
+  if ( d.update_value( keys::nestcl_device, spec ) and spec != impl_->device_spec )
   {
     if ( frozen )
     {
-      throw BadProperty( KEY_DEVICE + " cannot change once nodes exist or the network was simulated" );
+      throw BadProperty( keys::nestcl_device + " cannot change once nodes exist or the network was simulated" );
     }
 #ifdef HAVE_NESTCL
     nestcl_device_info info;
     if ( nestcl_select_device( spec.empty() ? nullptr : spec.c_str(), &info ) != 0 )
     {
-      throw BadProperty( KEY_DEVICE + ": " + nestcl_last_error() );
+      throw BadProperty( keys::nestcl_device + ": " + nestcl_last_error() );
     }
 #endif
   }
@@ -140,30 +115,30 @@ NestclManager::set_status( const Dictionary& d )
     const std::string problem = fraction_problem( streams, fraction );
     if ( not problem.empty() )
     {
-      throw BadProperty( KEY_FRACTION + " = " + std::to_string( fraction ) + ": " + problem );
+      throw BadProperty( keys::nestcl_gpu_fraction + " = " + std::to_string( fraction ) + ": " + problem );
     }
   }
   if ( frozen and ( fraction_auto != impl_->fraction_auto or ( not fraction_auto and fraction != impl_->fraction ) ) )
   {
-    throw BadProperty(
-      KEY_FRACTION + " cannot change once nodes exist or the network was simulated (call ResetKernel first)" );
+    throw BadProperty( keys::nestcl_gpu_fraction
+      + " cannot change once nodes exist or the network was simulated (call ResetKernel first)" );
   }
   long min_work = impl_->min_work;
-  if ( d.update_integer_value( KEY_MIN_WORK, min_work ) and min_work < 0 )
+  if ( d.update_integer_value( keys::nestcl_device_min_work, min_work ) and min_work < 0 )
   {
-    throw BadProperty( KEY_MIN_WORK + " must be a whole number of neuron-steps >= 0 (0: always the device), not "
-      + std::to_string( min_work ) );
+    throw BadProperty( keys::nestcl_device_min_work
+      + " must be a whole number of neuron-steps >= 0 (0: always the device), not " + std::to_string( min_work ) );
   }
   long sync_interval = impl_->sync_interval;
-  if ( d.update_integer_value( KEY_SYNC_INTERVAL, sync_interval ) and sync_interval < 1 )
+  if ( d.update_integer_value( keys::nestcl_sync_interval, sync_interval ) and sync_interval < 1 )
   {
     throw BadProperty(
-      KEY_SYNC_INTERVAL + " must be a whole number of slices >= 1, not " + std::to_string( sync_interval ) );
+      keys::nestcl_sync_interval + " must be a whole number of slices >= 1, not " + std::to_string( sync_interval ) );
   }
   bool device_loop = impl_->device_loop;
-  d.update_value( KEY_DEVICE_LOOP, device_loop );  // takes effect at the next Simulate (Prepare)
+  d.update_value( keys::nestcl_device_loop, device_loop );  // takes effect at the next Simulate (Prepare)
   bool device_poisson = impl_->device_poisson;
-  d.update_value( KEY_DEVICE_POISSON, device_poisson );  // takes effect at the next Simulate
+  d.update_value( keys::nestcl_device_poisson, device_poisson );  // takes effect at the next Simulate
   impl_->device_poisson = device_poisson;
   impl_->device_loop = device_loop;
   impl_->sync_interval = sync_interval;
@@ -214,9 +189,9 @@ put_device( M& m, Dictionary& d )
     name = m.probed_name;
   }
 #endif
-  d[ KEY_MODELS ] = models;
-  d[ KEY_DEVICE_NAME ] = name;
-  d[ KEY_DEVICE_BYTES ] = bytes;
+  d[ keys::nestcl_translated_models ] = models;
+  d[ keys::nestcl_device_name ] = name;
+  d[ keys::nestcl_device_bytes ] = bytes;
 }
 
 /* The stream VPs' times and what they put on the device, summed over the threads. */
@@ -236,13 +211,13 @@ put_totals( const M& m, Dictionary& d )
     ng += m.n_gen[ k ];
     np += k < m.n_plastic.size() ? m.n_plastic[ k ] : 0;
   }
-  d[ KEY_TIME_UPDATE ] = tu;
-  d[ KEY_TIME_STAGE ] = ts;
-  d[ KEY_TIME_EMIT ] = te;
-  d[ KEY_TIME_DELIVER ] = td;
-  d[ KEY_DEVICE_SYNAPSES ] = ns;
-  d[ KEY_DEVICE_GENERATORS ] = ng;
-  d[ KEY_DEVICE_PLASTIC ] = np;
+  d[ keys::nestcl_time_update ] = tu;
+  d[ keys::nestcl_time_stage ] = ts;
+  d[ keys::nestcl_time_emit ] = te;
+  d[ keys::nestcl_time_deliver ] = td;
+  d[ keys::nestcl_device_synapses ] = ns;
+  d[ keys::nestcl_device_generators ] = ng;
+  d[ keys::nestcl_device_plastic_synapses ] = np;
 }
 
 /*
@@ -279,9 +254,9 @@ put_device_work( const M& m, Dictionary& d )
     }
   }
 #endif
-  d[ KEY_LAUNCHES ] = launches;
-  d[ KEY_WAITS ] = waits;
-  d[ KEY_SLICES ] = slices;
+  d[ keys::nestcl_launches ] = launches;
+  d[ keys::nestcl_waits ] = waits;
+  d[ keys::nestcl_slices ] = slices;
 }
 
 /* Per model, where the neurons of the last Simulate's stream VPs ran, and why those on the host did. */
@@ -318,7 +293,7 @@ put_nodes( const M& m, Dictionary& d )
     entry[ "host_reasons" ] = why;
     nodes[ model ] = entry;
   }
-  d[ KEY_NODES ] = nodes;
+  d[ keys::nestcl_nodes ] = nodes;
 }
 
 /*
@@ -348,38 +323,38 @@ put_resident( const M& m, Dictionary& d )
   r[ "synapse_models_sent" ] = syn_sent;
   r[ "synapse_models_read" ] = syn_read;
   r[ "rebuilt" ] = rebuilt;
-  d[ KEY_RESIDENT ] = r;
+  d[ keys::nestcl_resident ] = r;
 }
 
 void
 NestclManager::get_status( Dictionary& d )
 {
   const size_t T = kernel().vp_manager.get_num_threads();
-  d[ KEY_STREAMS ] = impl_->streams;
-  d[ KEY_FRACTION ] = not impl_->fraction_auto ? impl_->fraction
-    : impl_->split_alpha >= 0.0                ? impl_->split_alpha
+  d[ keys::nestcl_streams ] = impl_->streams;
+  d[ keys::nestcl_gpu_fraction ] = not impl_->fraction_auto ? impl_->fraction
+    : impl_->split_alpha >= 0.0                             ? impl_->split_alpha
                                 : ( T ? static_cast< double >( impl_->streams ) / static_cast< double >( T ) : 0.0 );
-  d[ KEY_FRACTION_SOURCE ] = impl_->split_source;
+  d[ keys::nestcl_gpu_fraction_source ] = impl_->split_source;
   // -1 where not known: NaN would make two reads of the kernel status unequal (NEST's test_status compares them).
   const auto known = []( double x ) { return std::isnan( x ) ? -1.0 : x; };
-  d[ KEY_PREDICTED_WALL ] = known( impl_->predicted_wall );
-  d[ KEY_MEASURED_WALL ] = known( impl_->measured_wall );
-  d[ KEY_RECOMMENDED ] = known( impl_->recommended );
-  d[ KEY_RECOMMENDED_WALL ] = known( impl_->recommended_wall );
-  d[ KEY_DEVICE ] = impl_->device_spec;
-  d[ KEY_DEVICE_POISSON ] = impl_->device_poisson;
-  d[ KEY_MIN_WORK ] = impl_->min_work;
-  d[ KEY_DEVICE_LOOP ] = impl_->device_loop;
-  d[ KEY_SYNC_INTERVAL ] = impl_->sync_interval;
-  d[ KEY_PATH ] = impl_->sim_path;
-  d[ KEY_PATH_REASON ] = impl_->sim_path_why;
-  d[ KEY_TIME_PREPARE ] = impl_->t_prepare;
+  d[ keys::nestcl_predicted_wall ] = known( impl_->predicted_wall );
+  d[ keys::nestcl_measured_wall ] = known( impl_->measured_wall );
+  d[ keys::nestcl_recommended_gpu_fraction ] = known( impl_->recommended );
+  d[ keys::nestcl_recommended_wall ] = known( impl_->recommended_wall );
+  d[ keys::nestcl_device ] = impl_->device_spec;
+  d[ keys::nestcl_device_poisson ] = impl_->device_poisson;
+  d[ keys::nestcl_device_min_work ] = impl_->min_work;
+  d[ keys::nestcl_device_loop ] = impl_->device_loop;
+  d[ keys::nestcl_sync_interval ] = impl_->sync_interval;
+  d[ keys::nestcl_simulate_path ] = impl_->sim_path;
+  d[ keys::nestcl_simulate_path_reason ] = impl_->sim_path_why;
+  d[ keys::nestcl_time_prepare ] = impl_->t_prepare;
   Dictionary parts;
   for ( const auto& [ name, seconds ] : prepare_parts() )
   {
     parts[ name ] = seconds;
   }
-  d[ KEY_TIME_PREPARE_PARTS ] = parts;
+  d[ keys::nestcl_time_prepare_parts ] = parts;
   put_resident( *impl_, d );
   put_device( *impl_, d );
   put_totals( *impl_, d );

@@ -25,7 +25,7 @@
 #ifdef HAVE_NESTCL
 namespace nest
 {
-/* Staging of one chunk: at most this many bytes of synapses (docs/using-with-nest.md, "Memory"). */
+/* Staging of one chunk: at most this many bytes of synapses (docs/using-with-nest.md, "How it works"). */
 const uint64_t CHUNK_BYTES = 4ull << 20;
 
 /*
