@@ -349,6 +349,9 @@ static int validate(const hpc_opts *o)
   if (cli_check_times(o->dt, o->simtime, o->presim) || cli_ckpt_check(&o->ck, o->dt, o->presim + o->simtime)) {
     return -1;
   }
+  if (o->out && cli_check_output("--out", o->out, 0)) {
+    return -1; /* before the build: a run must not end in a write that fails */
+  }
   if (o->rebalance && (o->ck.dir || o->ck.restore)) {
     fprintf(stderr,
             "error: --rebalance rebuilds and replays the presimulation: it does not combine with "

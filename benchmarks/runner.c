@@ -289,6 +289,10 @@ static int validate(const bench_def *b, run_opts *o, const void *bo)
             o->gpu_fraction);
     return -1;
   }
+  if ((o->out && cli_check_output("--out", o->out, 0)) || (o->spikes && cli_check_output("--spikes", o->spikes, 0)) ||
+      (o->plots && cli_check_output("--plots", o->plots, 1))) {
+    return -1; /* before the build: a run must not end in a write that fails */
+  }
   return b->validate(bo);
 }
 

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -49,6 +50,55 @@ int cli_need_path(const char *flag, const char *v)
 {
   if (!v || !*v) {
     fprintf(stderr, "error: %s needs a file name\n", flag);
+    return -1;
+  }
+  return 0;
+}
+
+/* The folder that holds path ("." where it names none), into buf of size n. */
+static void parent_of(const char *path, char *buf, size_t n)
+{
+  snprintf(buf, n, "%s", path);
+  size_t len = strlen(buf);
+  while (len > 1 && buf[len - 1] == '/') /* "dir/" names dir */
+    buf[--len] = '\0';
+  char *slash = strrchr(buf, '/');
+  if (!slash)
+    snprintf(buf, n, ".");
+  else if (slash == buf)
+    buf[1] = '\0'; /* "/x": the root */
+  else
+    *slash = '\0';
+}
+
+/* Why path cannot take what is asked (a folder: new entries; else: writing), or NULL. */
+static const char *unwritable(const char *path, int want_folder)
+{
+  struct stat st;
+  if (stat(path, &st) != 0)
+    return strerror(errno);
+  if ((S_ISDIR(st.st_mode) != 0) != (want_folder != 0))
+    return want_folder ? "not a folder" : "a folder, not a file";
+  return access(path, want_folder ? W_OK | X_OK : W_OK) != 0 ? strerror(errno) : NULL;
+}
+
+int cli_check_output(const char *flag, const char *path, int folder)
+{
+  struct stat st;
+  char dir[4096];
+  const char *why = strlen(path) >= sizeof dir ? "the path is too long" : NULL;
+  if (!why && stat(path, &st) == 0) {
+    why = unwritable(path, folder); /* it exists: it is written (or filled) in place */
+  } else if (!why) {
+    parent_of(path, dir, sizeof dir); /* it is made: its folder takes it */
+    const char *w = unwritable(dir, 1);
+    if (w) {
+      fprintf(stderr, "error: %s %s: cannot make it in %s: %s\n", flag, path, dir, w);
+      return -1;
+    }
+  }
+  if (why) {
+    fprintf(stderr, "error: %s %s: %s\n", flag, path, why);
     return -1;
   }
   return 0;
@@ -283,7 +333,7 @@ int cli_ckpt_check(const cli_ckpt *c, double dt, double end_ms)
     fprintf(stderr, "error: --checkpoint and --restore name the same folder %s\n", c->dir);
     return -1;
   }
-  return 0;
+  return cli_check_output("--checkpoint", c->dir, 1);
 }
 
 int cli_ckpt_prepare(nestcl_engine *e, cli_ckpt *c, double dt, double end_ms)

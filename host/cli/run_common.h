@@ -24,6 +24,14 @@ int cli_parse_double(const char *flag, const char *v, double *out);
 int cli_parse_long(const char *flag, const char *v, long lo, long hi, long *out);
 int cli_need_path(const char *flag, const char *v);
 /*
+ * Before the run, so that it does not end in a write that fails: a file can
+ * be written at path (its folder exists and takes new files; an existing
+ * path is a writable file), or (folder) a folder can be made or filled there
+ * (an existing one writable, else its parent taking new folders); -1 after an
+ * error line naming flag.
+ */
+int cli_check_output(const char *flag, const char *path, int folder);
+/*
  * Walks a command's flags: each "--flag=value" is split into its flag and
  * value; a flag given as "--flag value" takes the next argument when it asks
  * for one. The drivers' parsers test c.a against their flags in turn.
@@ -89,7 +97,8 @@ void cli_ckpt_init(cli_ckpt *c);
 int cli_ckpt_is_flag(const char *a);
 /* Its value; -1 after an error line. */
 int cli_ckpt_flag(cli_ckpt *c, const char *a, const char *v);
-/* After parsing: both of --checkpoint-at and --checkpoint or neither, MS a multiple of dt in [0, end_ms]; -1 after an error line. */
+/* After parsing: both of --checkpoint-at and --checkpoint or neither, MS a multiple of dt in [0, end_ms], DIR one that
+   can be made or filled; -1 after an error line. */
 int cli_ckpt_check(const cli_ckpt *c, double dt, double end_ms);
 /*
  * Builds (prepare), or with --restore builds and restores; then checks that a
