@@ -26,6 +26,7 @@
 #include "nestcl/block_set.h"
 #include "nestcl_check.h"
 #include "nestcl_philox.h"
+#include "builtin_models.h"
 
 #define N 40u
 #define SRC 25u
@@ -40,24 +41,6 @@ static uint32_t draw(uint64_t id, uint64_t k, uint32_t n)
 {
   nestcl_rng_stream s = nestcl_stream_init(nestcl_rng_key(5, 9), nestcl_rng_counter(id, k));
   return nestcl_stream_u32(&s) % n;
-}
-
-static const nestcl_model *find_model(const char *name)
-{
-  for (int k = 0; k < nestcl_builtin_model_count; ++k) {
-    if (strcmp(nestcl_builtin_models[k]->name, name) == 0)
-      return nestcl_builtin_models[k];
-  }
-  return NULL;
-}
-
-static const nestcl_synapse_model *find_syn(const char *name)
-{
-  for (int k = 0; k < nestcl_builtin_synapse_count; ++k) {
-    if (strcmp(nestcl_builtin_synapses[k]->name, name) == 0)
-      return nestcl_builtin_synapses[k];
-  }
-  return NULL;
 }
 
 /* One run's network: the synapses of both kinds, the same in A and B. */

@@ -24,6 +24,7 @@
 #include "nestcl_history.h"
 #include "nestcl_philox.h"
 #include "nestcl_synapse.h"
+#include "builtin_models.h"
 
 #define N 40u
 #define SRC 25u
@@ -38,24 +39,6 @@ static uint32_t draw(uint64_t id, uint64_t step, uint32_t n)
 {
   nestcl_rng_stream s = nestcl_stream_init(nestcl_rng_key(5, 9), nestcl_rng_counter(id, step));
   return nestcl_stream_u32(&s) % n;
-}
-
-static const nestcl_synapse_model *find_syn(const char *name)
-{
-  for (int k = 0; k < nestcl_builtin_synapse_count; ++k) {
-    if (strcmp(nestcl_builtin_synapses[k]->name, name) == 0)
-      return nestcl_builtin_synapses[k];
-  }
-  return NULL;
-}
-
-static const nestcl_model *find_model(const char *name)
-{
-  for (int k = 0; k < nestcl_builtin_model_count; ++k) {
-    if (strcmp(nestcl_builtin_models[k]->name, name) == 0)
-      return nestcl_builtin_models[k];
-  }
-  return NULL;
 }
 
 static int run(nestcl_device *dev, const char *syn_name, const char *const *pn, const double *pv, int np)

@@ -30,6 +30,7 @@
 #include "nestcl/block_set.h"
 #include "nestcl_check.h"
 #include "nestcl_philox.h"
+#include "builtin_models.h"
 
 /* 60 iaf_psc_alpha and 40 aeif_cond_exp neurons; --small: 24 and 16 iaf_psc_exp (a device simulator). */
 static uint32_t NA = 60u, NB = 40u;
@@ -50,24 +51,6 @@ static uint32_t draw(uint64_t id, uint64_t k, uint32_t n)
 {
   nestcl_rng_stream s = nestcl_stream_init(nestcl_rng_key(11, 3), nestcl_rng_counter(id, k));
   return nestcl_stream_u32(&s) % n;
-}
-
-static const nestcl_model *find_model(const char *name)
-{
-  for (int k = 0; k < nestcl_builtin_model_count; ++k) {
-    if (strcmp(nestcl_builtin_models[k]->name, name) == 0)
-      return nestcl_builtin_models[k];
-  }
-  return NULL;
-}
-
-static const nestcl_synapse_model *find_syn(const char *name)
-{
-  for (int k = 0; k < nestcl_builtin_synapse_count; ++k) {
-    if (strcmp(nestcl_builtin_synapses[k]->name, name) == 0)
-      return nestcl_builtin_synapses[k];
-  }
-  return NULL;
 }
 
 typedef struct net {

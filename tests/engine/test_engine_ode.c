@@ -24,14 +24,7 @@
 
 #include "nestcl/engine.h"
 #include "nestcl/model.h"
-
-static const nestcl_model *find_model(const char *name)
-{
-  for (int k = 0; k < nestcl_builtin_model_count; ++k)
-    if (strcmp(nestcl_builtin_models[k]->name, name) == 0)
-      return nestcl_builtin_models[k];
-  return NULL;
-}
+#include "builtin_models.h"
 
 typedef struct out {
   size_t ns, nsp;
