@@ -18,6 +18,8 @@ import statistics
 import sys
 import time
 
+from hpc_benchmark_run import set_params  # the script's parameters, set as that runner sets them
+
 
 def main():
     ap = argparse.ArgumentParser()
@@ -39,14 +41,7 @@ def main():
     text = open(a.script).read()
     subs = {"num_threads": str(a.threads), "scale": repr(a.scale), "simtime": "1.0", "presimtime": repr(a.presim),
             "path_name": repr(a.out_dir), "log_file": repr(os.path.join(a.out_dir, "log"))}
-    for key, value in subs.items():
-        text, n = re.subn(r'("%s":\s*)[^,]+,' % key, r"\g<1>%s," % value.replace("\\", "\\\\"), text, count=1)
-        if n != 1:
-            sys.exit("error: hpc_benchmark.py has no params entry %s" % key)
-    if a.static_ee:
-        text, n = re.subn(r'"synapse_model":\s*"stdp_pl_synapse_hom_hpc"', '"synapse_model": "syn_ex"', text)
-        if n != 1:
-            sys.exit("error: hpc_benchmark.py's E->E synapse was not found")
+    text = set_params(text, subs, a.static_ee)
     if a.streams >= 0:
         keys = dict({"local_num_threads": a.threads, "nestcl_streams": a.streams}, **json.loads(a.keys))
         text, n = re.subn(r"nest\.ResetKernel\(\)", "nest.ResetKernel(); nest.SetKernelStatus(%r)" % keys, text)

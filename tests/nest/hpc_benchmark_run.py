@@ -27,6 +27,20 @@ import time
 import numpy as np
 
 
+def set_params(text, subs, static_ee):
+    """hpc_benchmark.py's text with its params entries subs (name: Python literal) replaced, and with static_ee
+    its E->E synapse model static (syn_ex); exits naming what it did not find."""
+    for key, value in subs.items():
+        text, n = re.subn(r'("%s":\s*)[^,]+,' % key, r"\g<1>%s," % value.replace("\\", "\\\\"), text, count=1)
+        if n != 1:
+            sys.exit("error: hpc_benchmark.py has no params entry %s" % key)
+    if static_ee:
+        text, n = re.subn(r'"synapse_model":\s*"stdp_pl_synapse_hom_hpc"', '"synapse_model": "syn_ex"', text)
+        if n != 1:
+            sys.exit("error: hpc_benchmark.py's E->E synapse was not found")
+    return text
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--script", required=True)
@@ -50,14 +64,7 @@ def main():
     subs = {"num_threads": str(a.threads), "scale": repr(a.scale), "simtime": repr(a.simtime),
             "presimtime": repr(a.presimtime), "path_name": repr(a.out_dir),
             "log_file": repr(os.path.join(a.out_dir, "log"))}
-    for key, value in subs.items():
-        text, n = re.subn(r'("%s":\s*)[^,]+,' % key, r"\g<1>%s," % value.replace("\\", "\\\\"), text, count=1)
-        if n != 1:
-            sys.exit("error: hpc_benchmark.py has no params entry %s" % key)
-    if a.static_ee:
-        text, n = re.subn(r'"synapse_model":\s*"stdp_pl_synapse_hom_hpc"', '"synapse_model": "syn_ex"', text)
-        if n != 1:
-            sys.exit("error: hpc_benchmark.py's E->E synapse was not found")
+    text = set_params(text, subs, a.static_ee)
     after_reset = []  # statements put right after the script's ResetKernel
     if a.seed is not None:
         text, n = re.subn(r'("rng_seed":\s*)[^,]+,', r"\g<1>%d," % a.seed, text, count=1)
