@@ -1,4 +1,4 @@
-# cmake -DDIR=<OUT of gpu-check run> [-DRUN_EXIT=<its exit status>]
+# cmake -DDIR=<OUT of gpu-check run> [-DRUN_EXIT=<its exit status>] [-DWANT_TESTS=<run --tests' list, ;-separated>]
 #       [-DPERFMODEL=1 -DNESTCL=<a nestcl binary>] -P check_gpu_check.cmake
 #
 # Checks what `run` (scripts/gpu-check-run) wrote: gpu-check.json is valid
@@ -104,8 +104,17 @@ foreach(i RANGE ${last})
   get(seconds tests ${i} seconds)
   list(APPEND names ${name})
 endforeach()
-foreach(want engine_determinism engine_stdp engine_block engine_block_plastic unit.numeric_rkf45_opencl
+# WANT_TESTS (a ;-list): the tests a `run --tests` was given, instead of the families a whole run covers.
+if(NOT DEFINED WANT_TESTS)
+  set(WANT_TESTS engine_determinism engine_stdp engine_block engine_block_plastic unit.numeric_rkf45_opencl
     unit.numeric_libm unit.history models_trajectory_iaf_psc_alpha models_trajectory_hh_psc_alpha)
+else()
+  list(LENGTH WANT_TESTS n_want)
+  if(NOT n EQUAL n_want)
+    message(FATAL_ERROR "check_gpu_check: ${n} tests run, but --tests named ${n_want}")
+  endif()
+endif()
+foreach(want ${WANT_TESTS})
   if(NOT want IN_LIST names)
     message(FATAL_ERROR "check_gpu_check: test ${want} was not run")
   endif()
