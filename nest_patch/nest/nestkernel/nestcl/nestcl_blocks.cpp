@@ -498,7 +498,10 @@ enqueue_groups( M& m, const std::vector< size_t >& threads, long origin_steps, l
   nestcl_block_set* set = m.set_of( threads.front() );
   for ( const size_t tid : threads )
   {
-    stage_groups( m, tid, origin_steps, from, to );
+    if ( not m.in_device_loop )
+    {
+      stage_groups( m, tid, origin_steps, from, to );
+    }
     const double t1 = now_s();
     m.enq_rc[ tid ].assign( m.groups[ tid ].size(), 0 );
     for ( size_t gi = 0; not set and gi < m.groups[ tid ].size(); ++gi )

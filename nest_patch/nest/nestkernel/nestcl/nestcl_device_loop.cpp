@@ -23,6 +23,12 @@
 #include "nestcl/nestcl_manager_impl.h"
 
 #include <algorithm>
+#include <condition_variable>
+#include <exception>
+#include <mutex>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
 #include "connection_manager_impl.h"
 #include "event_delivery_manager.h"
@@ -467,6 +473,99 @@ loop_end( M& m, Clock& c, LoopRun& r )
   m.t_emit[ r.tid ] += now_s() - t1;
   kernel().event_delivery_manager.gather_spike_data();
 }
+
+/* The Run's slices: whole ones in the loop, those that begin or end inside min_delay as NEST's loop runs them. */
+template< typename M >
+static void
+run_slices( NestclManager& nm, M& m, Clock& c, LoopRun& r )
+{
+  while ( c.to_do > 0 )
+  {
+    if ( c.from_step == 0 and c.to_step == r.min_delay )
+    {
+      loop_slice( m, c, r );
+    }
+    else
+    {
+      // Only the stream VPs have nodes: their owner's update() runs every one of them.
+      loop_end( m, c, r );
+      deliver_last_slice( c );
+      nm.update( r.tid, c.clock, c.from_step, c.to_step );
+      if ( c.to_step == r.min_delay )
+      {
+        kernel().event_delivery_manager.gather_spike_data();
+      }
+    }
+    c.advance();
+  }
+  loop_end( m, c, r );
+  // As NEST's update_ ends a Run: every node's calcium and synaptic elements brought to the Run's end.
+  const double end_ms = Time( Time::step( c.clock.get_steps() + c.to_step ) ).get_ms();
+  for ( size_t t = 0; t < kernel().vp_manager.get_num_threads(); ++t )
+  {
+    const SparseNodeArray& local = kernel().node_manager.get_local_nodes( t );
+    for ( auto it = local.begin(); it != local.end(); ++it )
+    {
+      it->get_node()->update_synaptic_elements( end_ms );
+    }
+  }
+}
+
+/*
+ * work on this thread while NEST's other OpenMP threads sleep. The device
+ * loop runs on the master outside NEST's parallel region, and libgomp's idle
+ * threads spin for a while after every region (GOMP_SPINCOUNT, 300,000 turns
+ * by default): where the device is the host's cores (PoCL), they took one of
+ * its cores through every short Run (35 % of a loop of 1 ms Simulate calls'
+ * samples). In a region of their own they wait on a condition variable
+ * instead. NEST's code that work runs (update, deliver_events,
+ * gather_spike_data) has no OpenMP construct that would bind to this region.
+ */
+template< typename F >
+static void
+with_team_asleep( F&& work )
+{
+#ifdef _OPENMP
+  const int T = static_cast< int >( kernel().vp_manager.get_num_threads() );
+  if ( T > 1 and not omp_in_parallel() )
+  {
+    std::mutex mu;
+    std::condition_variable cv;
+    bool done = false;
+    std::exception_ptr failed;
+#pragma omp parallel num_threads( T )
+    {
+      if ( omp_get_thread_num() == 0 )
+      {
+        try
+        {
+          work();
+        }
+        catch ( ... )
+        {
+          failed = std::current_exception();
+        }
+        {
+          std::lock_guard< std::mutex > lock( mu );
+          done = true;
+        }
+        cv.notify_all();
+      }
+      else
+      {
+        std::unique_lock< std::mutex > lock( mu );
+        cv.wait( lock, [ & ] { return done; } );
+      }
+    }
+    if ( failed )
+    {
+      std::rethrow_exception( failed );
+    }
+    return;
+  }
+#endif
+  work();
+}
 #endif
 
 bool
@@ -489,39 +588,13 @@ NestclManager::run_device_loop( SimulationManager& sm )
   LoopRun r { m.loop_threads.front(), kernel().connection_manager.get_min_delay(), m.set_of( m.loop_threads.front() ) };
   try
   {
-    while ( c.to_do > 0 )
-    {
-      if ( c.from_step == 0 and c.to_step == r.min_delay )
-      {
-        loop_slice( m, c, r );
-      }
-      else
-      {
-        // A slice that starts or ends inside min_delay, as NEST's own loop runs it (only the stream VP has nodes).
-        loop_end( m, c, r );
-        deliver_last_slice( c );
-        update( r.tid, c.clock, c.from_step, c.to_step );
-        if ( c.to_step == r.min_delay )
-        {
-          kernel().event_delivery_manager.gather_spike_data();
-        }
-      }
-      c.advance();
-    }
-    loop_end( m, c, r );
-    // As NEST's update_ ends a Run: every node's calcium and synaptic elements brought to the Run's end.
-    const double end_ms = Time( Time::step( c.clock.get_steps() + c.to_step ) ).get_ms();
-    for ( size_t t = 0; t < kernel().vp_manager.get_num_threads(); ++t )
-    {
-      const SparseNodeArray& local = kernel().node_manager.get_local_nodes( t );
-      for ( auto it = local.begin(); it != local.end(); ++it )
-      {
-        it->get_node()->update_synaptic_elements( end_ms );
-      }
-    }
+    m.in_device_loop = true;
+    with_team_asleep( [ & ] { run_slices( *this, m, c, r ); } );
+    m.in_device_loop = false;
   }
   catch ( ... )
   {
+    m.in_device_loop = false;
     if ( r.on )
     {
       nestcl_block_set_loop_end( r.set );

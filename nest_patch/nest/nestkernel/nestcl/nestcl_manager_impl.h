@@ -337,6 +337,9 @@ struct NestclManager::Impl
   std::vector< std::pair< size_t, size_t > > set_blocks;  // its blocks as (thread, group)
   std::string share_refused;  // why the device loop's threads got sets of their own again (their export)
   std::string loop_why;
+  // A Run in the device loop is under way: its slices that begin or end inside min_delay go slice by slice, but
+  // nothing reaches NEST's ring buffers of the device neurons (the loop's condition), so none are drained.
+  bool in_device_loop = false;
   std::vector< Resident > res;         // per thread: what is on the device between calls, what changed
   std::string built_for;               // the settings the resident threads were built for (settings_of)
   std::vector< std::string > rebuilt;  // the last Prepare: each resident thread built again, and why

@@ -10,6 +10,7 @@
 #include "nestcl/nestcl_rows.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <map>
 #include <set>
 #include <tuple>
@@ -215,24 +216,45 @@ struct StaticExport
 /*
  * Whether weights of this sign reach group g at rport: the model's
  * route_spike, asked once per group, port and sign (the second pass asks it
- * for every synapse, for the value it adds).
+ * for every synapse, for the value it adds). The last answer is kept in front
+ * of the map: a source's synapses nearly all share group, port and sign, and
+ * pass 1 asks for each of them (a map lookup per synapse cost a third of it).
  */
+namespace
+{
+struct RouteCache
+{
+  std::map< std::tuple< size_t, long, int >, char > known;
+  size_t g = SIZE_MAX;
+  long rport = 0;
+  int sign = 0;
+  bool ok = false;
+};
+}
+
 static bool
-routes(
-  const StaticExport& x, std::map< std::tuple< size_t, long, int >, char >& known, size_t g, long rport, double w )
+routes( const StaticExport& x, RouteCache& c, size_t g, long rport, double w )
 {
   const int sign = ( w > 0 ) - ( w < 0 );
-  auto at = known.find( std::make_tuple( g, rport, sign ) );
-  if ( at == known.end() )
+  if ( g == c.g and rport == c.rport and sign == c.sign )
+  {
+    return c.ok;
+  }
+  auto at = c.known.find( std::make_tuple( g, rport, sign ) );
+  if ( at == c.known.end() )
   {
     const Group& gr = x.groups[ g ];
     int ch = -1;
     double value = 0;
     const bool ok = gr.model->route_spike( w, rport, static_cast< uint32_t >( gr.K ), &ch, &value ) == 0 and ch >= 0
       and static_cast< uint32_t >( ch ) < nestcl_block_channels( gr.block );
-    at = known.emplace( std::make_tuple( g, rport, sign ), ok ).first;
+    at = c.known.emplace( std::make_tuple( g, rport, sign ), ok ).first;
   }
-  return at->second;
+  c.g = g;
+  c.rport = rport;
+  c.sign = sign;
+  c.ok = at->second;
+  return c.ok;
 }
 
 /*
@@ -245,7 +267,7 @@ static void
 count_part( StaticExport& x, uint32_t a, uint32_t b, std::vector< char >& bad, std::vector< uint16_t >& lo,
   std::vector< uint16_t >& hi )
 {
-  std::map< std::tuple< size_t, long, int >, char > known;
+  RouteCache known;
   for ( size_t mi = 0; mi < x.models.size(); ++mi )
   {
     StaticModel& m = x.models[ mi ];
