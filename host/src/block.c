@@ -1067,11 +1067,18 @@ static int plastic_check(const block_plastic *p, uint32_t r0, uint32_t r1, const
 {
   const nestcl_synapse_model *sm = p->sm;
   const uint64_t base = p->row_host[r0];
-  /* The fields to check: per-source ones against the row's first synapse, parameters against the template. */
-  int n = 0, which[2 * ENG_SYN_FIELDS_MAX];
+  /* The fields to check, with their offsets and sizes looked up once (every synapse is checked): per-source
+     ones against the row's first synapse, parameters against the template. */
+  int n = 0, which[2 * ENG_SYN_FIELDS_MAX], per_source[2 * ENG_SYN_FIELDS_MAX];
+  size_t at[2 * ENG_SYN_FIELDS_MAX], bytes[2 * ENG_SYN_FIELDS_MAX];
   for (int f = 0; f < sm->n_syn_fields && n < 2 * ENG_SYN_FIELDS_MAX; ++f) {
-    if (sm->fields[f].role == NESTCL_SYN_SOURCE || sm->fields[f].role == NESTCL_SYN_PARAMETER)
-      which[n++] = f;
+    const nestcl_syn_field *sf = &sm->fields[f];
+    if (sf->role == NESTCL_SYN_SOURCE || sf->role == NESTCL_SYN_PARAMETER) {
+      which[n] = f;
+      per_source[n] = sf->role == NESTCL_SYN_SOURCE;
+      at[n] = sf->offset;
+      bytes[n++] = eng_syn_field_size(sf);
+    }
   }
   /* The first synapse that differs (rows checked in parallel, one at a time: rows may be few and long; each
      finds its own, the least is reported). */
@@ -1084,9 +1091,8 @@ static int plastic_check(const block_plastic *p, uint32_t r0, uint32_t r1, const
       const unsigned char *a = syn + (k - base) * sm->syn_size;
       int f = -1;
       for (int j = 0; j < n && f < 0; ++j) {
-        const nestcl_syn_field *sf = &sm->fields[which[j]];
-        const unsigned char *ref = sf->role == NESTCL_SYN_SOURCE ? first : p->tmpl;
-        f = same_field(a + sf->offset, ref + sf->offset, eng_syn_field_size(sf)) ? -1 : which[j];
+        const unsigned char *ref = per_source[j] ? first : p->tmpl;
+        f = same_field(a + at[j], ref + at[j], bytes[j]) ? -1 : which[j];
       }
       if (f >= 0) {
 #pragma omp critical(nestcl_plastic_check)
@@ -1113,19 +1119,24 @@ int nestcl_block_plastic_routable(const nestcl_block *b, long rport)
   return eng_plastic_route(b->c.model, b->c.K, b->n_channels, rport, &pos, &neg, &zero) == 0;
 }
 
-/* Synapses [first, first + n) target the block's neurons with delays in the set's range. */
+/* Synapses [first, first + n) target the block's neurons with delays in the set's range (checked in parallel:
+   every synapse of the export passes here; the first that does not is reported). */
 static int plastic_targets(const nestcl_block *b, const block_plastic *p, uint64_t first, uint64_t n,
                            const uint32_t *target, const uint16_t *delay)
 {
+  uint64_t bad = UINT64_MAX;
+#pragma omp parallel for reduction(min : bad) schedule(static)
   for (uint64_t k = 0; k < n; ++k) {
     if (target[k] >= b->c.n || delay[k] < p->delay_min || delay[k] > p->delay_max) {
-      return nestcl_set_error(NESTCL_EINVAL,
-                              "block %s: plastic synapse %llu to %u with delay %u (%u neurons, delays [%u, %u])",
-                              b->c.model->name, (unsigned long long)(first + k), target[k], delay[k], b->c.n,
-                              (unsigned)p->delay_min, (unsigned)p->delay_max);
+      bad = k < bad ? k : bad;
     }
   }
-  return 0;
+  if (bad == UINT64_MAX) {
+    return 0;
+  }
+  return nestcl_set_error(
+    NESTCL_EINVAL, "block %s: plastic synapse %llu to %u with delay %u (%u neurons, delays [%u, %u])", b->c.model->name,
+    (unsigned long long)(first + bad), target[bad], delay[bad], b->c.n, (unsigned)p->delay_min, (unsigned)p->delay_max);
 }
 
 /* Each per-synapse (state) or per-source (src) field of the layout: its bytes and its offset in the struct. */

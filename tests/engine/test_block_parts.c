@@ -100,6 +100,24 @@ static nestcl_block *make_block(nestcl_device *dev, const net *x, double ie)
   return b;
 }
 
+/* Rows [0, 7) with two targets past the last neuron: refused, naming the first of them (checked in parallel). */
+static int bad_target_refused(nestcl_block *b, int s, const net *x)
+{
+  const uint64_t m = x->row_ptr[7];
+  uint32_t *t = malloc(m * sizeof *t);
+  char want[64];
+  if (!t || m < 4) {
+    free(t);
+    return 0;
+  }
+  memcpy(t, x->ptarget, m * sizeof *t);
+  t[m - 1] = t[m / 2] = N;
+  snprintf(want, sizeof want, "plastic synapse %llu to %u", (unsigned long long)(m / 2), (unsigned)N);
+  const int rc = nestcl_block_plastic_fill(b, s, 0, 7, t, x->pdelay, x->syn);
+  free(t);
+  return rc == NESTCL_EINVAL && strstr(nestcl_last_error(), want) != NULL;
+}
+
 /* B: the synapses in chunks of rows [0, 7), [7, 7), [7, 19), [19, 25). */
 static int in_parts(nestcl_block *b, const net *x)
 {
@@ -120,6 +138,7 @@ static int in_parts(nestcl_block *b, const net *x)
   CHECK(nestcl_block_plastic_cancel(b, s) == 0, "cancel: %s", nestcl_last_error());
   CHECK(nestcl_block_plastic_begin(b, x->sm, x->cp, 0, SRC, x->row_ptr, 10, 29, x->syn, &s) == 0 && s == 0,
         "plastic_begin: %s", nestcl_last_error());
+  CHECK(bad_target_refused(b, s, x), "a plastic synapse outside the block");
   for (int c = 0; c < 4; ++c) {
     const uint64_t a = x->row_ptr[cut[c]];
     CHECK(nestcl_block_plastic_fill(b, s, cut[c], cut[c + 1] - cut[c], x->ptarget + a, x->pdelay + a,
