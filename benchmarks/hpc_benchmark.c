@@ -13,7 +13,7 @@
 
 #include "hpc_benchmark.h"
 
-int hpc_parameters(double scale, hpc_network *n)
+int hpc_parameters(double scale, double k_scale, hpc_network *n)
 {
   n->tau_syn = 0.32582722403722841;
   n->tau_m = 10.0;
@@ -24,8 +24,12 @@ int hpc_parameters(double scale, hpc_network *n)
   n->J_E_mV = 0.14;
   n->NE = (uint32_t)(9000.0 * scale);
   n->NI = (uint32_t)(2250.0 * scale);
-  n->CE = 9000;
-  n->CI = 2250;
+  /* --k-scale: fewer inputs per neuron (at least one of each kind); the external drive stays (p_rate below
+     does not depend on CE). */
+  n->CE = (uint32_t)(9000.0 * k_scale + 0.5);
+  n->CI = (uint32_t)(2250.0 * k_scale + 0.5);
+  n->CE = n->CE ? n->CE : 1;
+  n->CI = n->CI ? n->CI : 1;
   n->pe = n->pi = n->ee = -1;
   n->t_max = 0.0;
   n->v_max = 1.0;

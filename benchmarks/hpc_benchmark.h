@@ -21,8 +21,9 @@ typedef struct hpc_network {
   int pe, pi, ee;
 } hpc_network;
 
-/* The parameters at scale S (NE = 9000 S, NI = 2250 S) and the derived values; engine status codes. */
-int hpc_parameters(double scale, hpc_network *n);
+/* The parameters at scale S (NE = 9000 S, NI = 2250 S) and in-degree scale K (CE = 9000 K, CI = 2250 K; NEST's
+   benchmark: 1) and the derived values; engine status codes. */
+int hpc_parameters(double scale, double k_scale, hpc_network *n);
 
 /*
  * Creates, sets and connects the network on e: model (iaf_psc_alpha), one

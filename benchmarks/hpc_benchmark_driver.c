@@ -40,6 +40,8 @@ static void help(void)
          "E->E plastic: NEST's stdp_pl_synapse_hom, translated).\n"
          "\n"
          "  --scale S            network size: NE = 9000 S, NI = 2250 S (default 0.1)\n"
+         "  --k-scale K          in-degrees CE = 9000 K, CI = 2250 K, in (0, 1] (default 1, NEST's\n"
+         "                       benchmark; smaller for quick checks: the Poisson drive stays)\n"
          "  --simtime MS         measured simulation time (default 250)\n"
          "  --presim MS          presimulation before it (default 50)\n"
          "  --threads N|auto     CPU threads (CPU VPs; default 0)\n"
@@ -107,6 +109,7 @@ static void defaults(hpc_opts *o)
 {
   memset(o, 0, sizeof *o);
   o->scale = 0.1;
+  o->k_scale = 1.0;
   o->simtime = 250.0;
   o->presim = 50.0;
   o->dt = 0.1;
@@ -160,6 +163,9 @@ static int parse_split_flag(hpc_opts *o, cli_args *c)
     return FLAG_EXIT;
   } else if (strcmp(a, "--scale") == 0) {
     if (cli_parse_double(a, cli_args_value(c), &o->scale))
+      return FLAG_ERROR;
+  } else if (strcmp(a, "--k-scale") == 0) {
+    if (cli_parse_double(a, cli_args_value(c), &o->k_scale))
       return FLAG_ERROR;
   } else if (strcmp(a, "--simtime") == 0) {
     if (cli_parse_double(a, cli_args_value(c), &o->simtime))
@@ -346,6 +352,10 @@ static int validate(const hpc_opts *o)
     fprintf(stderr, "error: --scale %g must be in (0, 1000]\n", o->scale);
     return -1;
   }
+  if (!(o->k_scale > 0.0) || o->k_scale > 1.0) {
+    fprintf(stderr, "error: --k-scale %g must be in (0, 1]\n", o->k_scale);
+    return -1;
+  }
   if (cli_check_times(o->dt, o->simtime, o->presim) || cli_ckpt_check(&o->ck, o->dt, o->presim + o->simtime)) {
     return -1;
   }
@@ -364,6 +374,15 @@ static int validate(const hpc_opts *o)
   }
   if (o->rebalance && !(o->presim > 0.0)) {
     fprintf(stderr, "error: --rebalance measures in the presimulation: give --presim > 0\n");
+    return -1;
+  }
+  if (o->k_scale != 1.0 &&
+      (o->threads < 0 || o->streams < 0 || o->rebalance ||
+       (o->gpu_fraction_auto && o->threads > 0 && o->streams > 0))) {
+    fprintf(stderr,
+            "error: --k-scale %g: the performance model knows NEST's in-degrees only; give --threads and "
+            "--streams as numbers (and --gpu-fraction with both), without --rebalance\n",
+            o->k_scale);
     return -1;
   }
   if ((o->threads < 0 || o->streams < 0) && !o->gpu_fraction_auto) {
@@ -869,7 +888,7 @@ static int run(hpc_run *r, int *rc_out)
 {
   hpc_opts *o = &r->o;
   /* Network parameters (BENCHMARKS.md; benchmarks/hpc_benchmark.c). */
-  int rc = hpc_parameters(o->scale, &r->net.p);
+  int rc = hpc_parameters(o->scale, o->k_scale, &r->net.p);
   *rc_out = rc;
   r->net.nrec = o->record > (long)r->net.p.NE ? r->net.p.NE : (uint32_t)o->record;
   r->net.rec = -1;

@@ -18,7 +18,7 @@
 #endif
 
 typedef struct hpc_opts {
-  double scale, simtime, presim, dt, delay, gpu_fraction;
+  double scale, k_scale, simtime, presim, dt, delay, gpu_fraction;
   int gpu_fraction_auto;
   int threads, streams; /* -1: auto (from the performance profile) */
   const char *profile; /* --profile FILE */
