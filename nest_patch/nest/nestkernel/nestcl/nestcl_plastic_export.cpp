@@ -343,9 +343,9 @@ namespace
 {
 struct PlasticStaging
 {
-  std::vector< uint32_t > target;
-  std::vector< uint16_t > delay;
-  std::vector< unsigned char > syn;
+  StagingArray< uint32_t > target;
+  StagingArray< uint16_t > delay;
+  StagingArray< unsigned char > syn;
 };
 }
 
@@ -389,12 +389,15 @@ fill_model( PlasticExport& x, PlasticModel& mdl, const Items& items, Pack pack )
   std::vector< PlasticStaging > st( G );  // one chunk's, reused: it grows to the largest chunk (CHUNK_BYTES) once
   for ( const auto& [ r0, r1 ] : row_chunks( pr.row_ptr, pr.n_rows, size + 6 ) )
   {
-    for ( size_t g = 0; g < G; ++g )
     {
-      const uint64_t n = pr.row_ptr[ g ][ r1 ] - pr.row_ptr[ g ][ r0 ];
-      st[ g ].target.resize( std::max< size_t >( n, st[ g ].target.size() ) );
-      st[ g ].delay.resize( std::max< size_t >( n, st[ g ].delay.size() ) );
-      st[ g ].syn.resize( std::max< size_t >( n * size, st[ g ].syn.size() ) );
+      Part grow( "staging" );  // once per export: the chunk's staging grows to its largest, then is reused
+      for ( size_t g = 0; g < G; ++g )
+      {
+        const uint64_t n = pr.row_ptr[ g ][ r1 ] - pr.row_ptr[ g ][ r0 ];
+        st[ g ].target.grow( n );
+        st[ g ].delay.grow( n );
+        st[ g ].syn.grow( n * size );
+      }
     }
     const uint32_t c0 = r0, c1 = r1;
     const double t0 = now_s();

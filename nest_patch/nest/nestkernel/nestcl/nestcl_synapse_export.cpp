@@ -82,9 +82,9 @@ namespace
 struct Csr
 {
   std::vector< uint64_t > row_ptr { 0 };
-  std::vector< uint32_t > target;
-  std::vector< double > value;
-  std::vector< uint16_t > delay;
+  StagingArray< uint32_t > target;
+  StagingArray< double > value;
+  StagingArray< uint16_t > delay;
 };
 }
 
@@ -304,9 +304,9 @@ namespace
 {
 struct Staging
 {
-  std::vector< uint32_t > target;
-  std::vector< double > value;
-  std::vector< uint16_t > delay;
+  StagingArray< uint32_t > target;
+  StagingArray< double > value;
+  StagingArray< uint16_t > delay;
 };
 }
 
@@ -485,12 +485,15 @@ write_chunks( StaticExport& x )
   std::vector< Staging > st( G );  // one chunk's, reused: it grows to the largest chunk (CHUNK_BYTES) once
   for ( const auto& [ r0, r1 ] : row_chunks( x.row_ptr, x.n_rows, 14 ) )
   {
-    for ( size_t g = 0; g < G; ++g )
     {
-      const uint64_t n = x.row_ptr[ g ][ r1 ] - x.row_ptr[ g ][ r0 ];
-      st[ g ].target.resize( std::max< size_t >( n, st[ g ].target.size() ) );
-      st[ g ].value.resize( std::max< size_t >( n, st[ g ].value.size() ) );
-      st[ g ].delay.resize( std::max< size_t >( n, st[ g ].delay.size() ) );
+      Part grow( "staging" );  // once per export: the chunk's staging grows to its largest, then is reused
+      for ( size_t g = 0; g < G; ++g )
+      {
+        const uint64_t n = x.row_ptr[ g ][ r1 ] - x.row_ptr[ g ][ r0 ];
+        st[ g ].target.grow( n );
+        st[ g ].value.grow( n );
+        st[ g ].delay.grow( n );
+      }
     }
     {
       Part p( "walk" );
