@@ -29,7 +29,7 @@ namespace nest
 /*
  * Staging of one chunk: at most this many bytes of synapses (docs/using-with-nest.md, "How it works"). Each chunk
  * costs a map and a wait per device buffer: with 4 MiB, hpc_benchmark at scale 1 wrote about 2,000 of them, and
- * the upload took 3.8-4.1 s of its 6.7-6.9 s export; with 64 MiB 2.6-2.8 s (2026-12-08, PoCL, 2 cores).
+ * the upload took 3.6-4.1 s of its 6.5-6.9 s export; with 64 MiB 2.6-3.1 s (2026-12-08, PoCL, 2 cores).
  */
 const uint64_t CHUNK_BYTES = 64ull << 20;
 
