@@ -76,18 +76,6 @@ is_static_connector( const ConnectorBase* c )
     or dynamic_cast< const Connector< static_synapse_hom_w< TargetIdentifierIndex > >* >( c );
 }
 
-namespace
-{
-/* The CSR of one group under construction: rows over all of the thread's device rows. */
-struct Csr
-{
-  std::vector< uint64_t > row_ptr { 0 };
-  StagingArray< uint32_t > target;
-  StagingArray< double > value;
-  StagingArray< uint16_t > delay;
-};
-}
-
 /*
  * Where a connection that the export walked lands on the device: its group,
  * the target code (channel << 24 | index) and the value its spike adds (the
